@@ -1,0 +1,47 @@
+//! `cargo bench -p pussa-rules`: random playouts and single moves, per game.
+use divan::{black_box, Bencher};
+use pussa_rules::{playout, Game, Hole, Position, PlayoutScratch, Rng};
+
+fn main() {
+    divan::main();
+}
+
+const GAMES: [Game; 4] = Game::ALL;
+
+/// One random single game from the start, every rule on.
+#[divan::bench(args = GAMES)]
+fn random_playout(bencher: Bencher, game: Game) {
+    let start = Position::start(game);
+    let mut rng = Rng::new(1);
+    let mut scratch = PlayoutScratch::default();
+    bencher.bench_local(|| playout(black_box(&start), &mut rng, &mut scratch));
+}
+
+/// Every legal move of the start position (each sown once, endless detection on).
+#[divan::bench(args = GAMES)]
+fn legal_moves_at_start(bencher: Bencher, game: Game) {
+    let start = Position::start(game);
+    bencher.bench_local(|| black_box(&start).legal_moves());
+}
+
+/// One move, untraced against traced, to show the trace costs nothing when unused.
+#[divan::bench(args = GAMES)]
+fn play_first_move_untraced(bencher: Bencher, game: Game) {
+    let start = Position::start(game);
+    bencher.bench_local(|| {
+        let mut p = *black_box(&start);
+        p.play_unchecked(Hole::ALL[0])
+    });
+}
+
+/// The same move with a recorded trace.
+#[divan::bench(args = GAMES)]
+fn play_first_move_traced(bencher: Bencher, game: Game) {
+    let start = Position::start(game);
+    bencher.bench_local(|| {
+        let mut p = *black_box(&start);
+        let mut events = Vec::new();
+        let _ = p.play_traced(Hole::ALL[0], &mut events);
+        events
+    });
+}

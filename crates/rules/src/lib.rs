@@ -1,0 +1,46 @@
+//! # pussa-rules
+//!
+//! The rules of three South-Asian two-row mancala games of the *pussa* family, exactly as the
+//! project's rules contract fixes them: **Walak-pussa** (Sri Lanka), **Raja Pasu** (India and Sri
+//! Lanka) and **Pasu Pondi** (Tamil Nadu, with 5 or 6 seeds a hole). No I/O.
+//!
+//! - [`Position`]: a small `Copy` value for the state inside a round. [`Position::play`] checks
+//!   the move and returns a typed [`IllegalMove`]; [`Position::play_unchecked`] is the fast path
+//!   for search. Endless sowing is detected exactly (Brent's cycle detection over the states
+//!   "board, hole about to be lifted"), never with a lap cap.
+//! - [`GameState`]: single games and multi-round matches: the end-of-round rules, the repetition
+//!   rule, refills, closed holes, who starts each round, the end of a match.
+//! - [`Trace`]: every event of a move (lifts, drops, fours, the stop, captures, the round's end,
+//!   refills), emitted by the same code that plays the move and compiled away with [`NoTrace`].
+//! - [`Setup`]: the one-line position string; [`record`]: game records.
+//!
+//! # Examples
+//! ```
+//! use pussa_rules::{Game, GameState, Hole, Mode, Side};
+//! let mut g = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+//! let mut events = Vec::new();
+//! g.play_traced(Hole::from_letter('A')?, &mut events)?;
+//! assert_eq!(g.position().stores(), [6, 0]);
+//! assert!(events.len() > 30);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![warn(missing_docs)]
+
+mod perft;
+mod playout;
+mod position;
+mod setup;
+mod state;
+mod trace;
+mod types;
+
+pub use perft::{perft, perft_with_history};
+pub use playout::{play_random, playout, random_game, PlayoutResult, PlayoutScratch, Rng};
+pub use position::{IllegalMove, IllegalReason, MoveOutcome, Position};
+pub use setup::{Setup, SetupError};
+pub use state::{GameState, Mode, MoveReport, RoundResult, Status};
+pub use trace::{EndReason, Event, NoTrace, Trace};
+pub use types::{
+    ClosingEnd, Direction, Game, Hole, Moves, ParseHoleError, ParseSideError, Side, StarterRule,
+    StuckRule, UnknownGame,
+};

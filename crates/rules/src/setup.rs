@@ -1,0 +1,382 @@
+//! The one-line position string and [`Setup`], its unvalidated parse.
+//!
+//! ```text
+//! 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa
+//! └ South A..G ┘ └ North a..g ┘ │ │ │ │ └ game
+//!                               │ │ │ └ round (from 1)
+//!                               │ │ └ side to move
+//!                               └─┴ seeds held off the board by South, North
+//! ```
+//! A closed hole is written `x`. An optional seventh field names who started the round
+//! (`S` or `N`; by default the side to move); it matters only for who starts the next round.
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::position::{Position, ALL_OPEN};
+use crate::state::{GameState, Mode};
+use crate::types::{ClosingEnd, Game, Hole, Side};
+
+/// A position as written. Parsing with [`str::parse`] validates; a `Setup` built by hand is checked by
+/// [`Setup::position`] or [`Setup::game_state`].
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{Game, Setup};
+/// let s: Setup = "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa".parse()?;
+/// assert_eq!(s.game, Game::WalakPussa);
+/// let pos = s.position()?;
+/// assert_eq!(pos.seeds_on_board(), 56);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Setup {
+    /// The game.
+    pub game: Game,
+    /// Seeds per hole in index order `A`..`G`, `a`..`g` (0 for closed holes).
+    pub board: [u8; 14],
+    /// Bit mask of closed holes.
+    pub closed: u16,
+    /// Seeds held off the board, `[South, North]`.
+    pub stores: [u8; 2],
+    /// Side to move.
+    pub to_move: Side,
+    /// Round number, from 1.
+    pub round: u32,
+    /// Who started this round.
+    pub starter: Side,
+}
+
+/// What is wrong with a position string or a [`Setup`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// Wrong number of space-separated fields.
+    #[error("position: expected 6 or 7 fields (board, South's store, North's store, side to move, round, game[, round starter]); found {0}")]
+    FieldCount(usize),
+    /// The board field is not two rows separated by `/`.
+    #[error("position: the board must be two rows separated by '/' (South A-G, then North a-g)")]
+    Rows,
+    /// A row does not have seven entries.
+    #[error("position: {side}'s row has {found} holes; a row has 7")]
+    RowLength {
+        /// Whose row.
+        side: Side,
+        /// How many entries were found.
+        found: usize,
+    },
+    /// A hole entry is neither a number nor `x`.
+    #[error("position: hole {hole}: '{text}' is neither a seed count nor x (closed)")]
+    HoleValue {
+        /// The hole.
+        hole: Hole,
+        /// What was written.
+        text: String,
+    },
+    /// A number field is malformed.
+    #[error("position: {field}: '{text}' is not a number")]
+    Number {
+        /// Which field.
+        field: &'static str,
+        /// What was written.
+        text: String,
+    },
+    /// The side to move is neither `S` nor `N`.
+    #[error("position: side to move '{0}' must be S or N")]
+    Side(String),
+    /// The round starter is neither `S` nor `N`.
+    #[error("position: round starter '{0}' must be S or N")]
+    Starter(String),
+    /// Unknown game.
+    #[error("position: {0}")]
+    Game(#[from] crate::types::UnknownGame),
+    /// Round 0.
+    #[error("position: rounds count from 1")]
+    RoundZero,
+    /// A count larger than the game's seeds.
+    #[error("position: {place} holds {seeds} seeds, more than the {total} seeds of {game}")]
+    TooMany {
+        /// Which hole or store.
+        place: String,
+        /// The count found.
+        seeds: u32,
+        /// The game's total.
+        total: u8,
+        /// The game.
+        game: Game,
+    },
+    /// Board and stores do not add up to the game's total.
+    #[error("position: seeds add up to {found} (board {board} + stores {stores}); {game} has {total}")]
+    Total {
+        /// Board plus stores.
+        found: u32,
+        /// On the board.
+        board: u32,
+        /// In the stores.
+        stores: u32,
+        /// The game's total.
+        total: u8,
+        /// The game.
+        game: Game,
+    },
+    /// Closed holes in the first round.
+    #[error("position: hole {0} is closed in round 1; holes close only from round 2 of a match")]
+    ClosedInRoundOne(Hole),
+    /// Closed holes that do not run from the game's closing end.
+    #[error("position: {side}'s closed holes must run from the {end} end of the row in {game}; hole {hole} breaks the run")]
+    ClosedPattern {
+        /// Whose row.
+        side: Side,
+        /// `left` or `right`.
+        end: &'static str,
+        /// The first hole out of place.
+        hole: Hole,
+        /// The game.
+        game: Game,
+    },
+    /// A row with every hole closed.
+    #[error("position: every hole of {0}'s row is closed; a player with no open hole has lost the match")]
+    RowClosed(Side),
+    /// A position string for another game than the one asked for.
+    #[error("position is for {found}, but the game is {expected}")]
+    WrongGame {
+        /// The game asked for.
+        expected: Game,
+        /// The game in the string.
+        found: Game,
+    },
+}
+
+impl Setup {
+    /// The setup of `pos` in round `round`, started by the side to move.
+    #[must_use]
+    pub fn from_position(pos: &Position, round: u32) -> Setup {
+        Setup {
+            game: pos.game(),
+            board: pos.board(),
+            closed: pos.closed_mask(),
+            stores: pos.stores(),
+            to_move: pos.to_move(),
+            round,
+            starter: pos.to_move(),
+        }
+    }
+
+    /// The setup of a game in progress.
+    #[must_use]
+    pub fn from_state(state: &GameState) -> Setup {
+        Setup {
+            round: state.round(),
+            starter: state.round_starter(),
+            ..Setup::from_position(state.position(), state.round())
+        }
+    }
+
+    /// Checks every rule a position must satisfy.
+    ///
+    /// # Errors
+    /// The first problem found, naming the hole or field.
+    pub fn validate(&self) -> Result<(), SetupError> {
+        let game = self.game;
+        let total = game.total_seeds();
+        if self.round == 0 {
+            return Err(SetupError::RoundZero);
+        }
+        if self.closed & !ALL_OPEN != 0 {
+            return Err(SetupError::Rows);
+        }
+        for h in Hole::ALL {
+            let s = self.board[h.index()];
+            if s > total {
+                return Err(SetupError::TooMany {
+                    place: format!("hole {h}"),
+                    seeds: u32::from(s),
+                    total,
+                    game,
+                });
+            }
+            if self.closed & (1 << h.index()) != 0 {
+                if self.round == 1 {
+                    return Err(SetupError::ClosedInRoundOne(h));
+                }
+                if s != 0 {
+                    return Err(SetupError::HoleValue { hole: h, text: s.to_string() });
+                }
+            }
+        }
+        for side in Side::BOTH {
+            let s = self.stores[side.index()];
+            if s > total {
+                return Err(SetupError::TooMany {
+                    place: format!("{side}'s store"),
+                    seeds: u32::from(s),
+                    total,
+                    game,
+                });
+            }
+        }
+        let board: u32 = self.board.iter().map(|&s| u32::from(s)).sum();
+        let stores = u32::from(self.stores[0]) + u32::from(self.stores[1]);
+        if board + stores != u32::from(total) {
+            return Err(SetupError::Total { found: board + stores, board, stores, total, game });
+        }
+        for side in Side::BOTH {
+            let row = (self.closed >> (7 * side.index())) & 0x7f;
+            let k = row.count_ones() as u8;
+            if k == 7 {
+                return Err(SetupError::RowClosed(side));
+            }
+            let expected = game.closed_holes(side, 7 - k) >> (7 * side.index());
+            if row != expected {
+                let diff = row ^ expected;
+                let col = match game.closing_end() {
+                    ClosingEnd::Left => diff.trailing_zeros() as usize,
+                    ClosingEnd::Right => 15 - diff.leading_zeros() as usize,
+                };
+                let end = match game.closing_end() {
+                    ClosingEnd::Left => "left",
+                    ClosingEnd::Right => "right",
+                };
+                return Err(SetupError::ClosedPattern {
+                    side,
+                    end,
+                    hole: Hole::of_side(side, col),
+                    game,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The validated position.
+    ///
+    /// # Errors
+    /// See [`Setup::validate`].
+    pub fn position(&self) -> Result<Position, SetupError> {
+        self.validate()?;
+        Ok(Position::from_parts_unchecked(
+            self.game,
+            self.board,
+            self.closed,
+            self.stores,
+            self.to_move,
+        ))
+    }
+
+    /// A game or match continuing from this setup. The end-of-round rules are applied at once.
+    ///
+    /// # Errors
+    /// See [`Setup::validate`].
+    pub fn game_state(&self, mode: Mode) -> Result<GameState, SetupError> {
+        Ok(GameState::from_position(self.position()?, mode, self.round, self.starter))
+    }
+
+    /// Checks that the setup is for `game`.
+    ///
+    /// # Errors
+    /// [`SetupError::WrongGame`] otherwise.
+    pub fn expect_game(&self, game: Game) -> Result<(), SetupError> {
+        if self.game == game {
+            Ok(())
+        } else {
+            Err(SetupError::WrongGame { expected: game, found: self.game })
+        }
+    }
+}
+
+impl fmt::Display for Setup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for i in 0..14 {
+            if i == 7 {
+                f.write_str("/")?;
+            } else if i > 0 {
+                f.write_str(",")?;
+            }
+            if self.closed & (1 << i) != 0 {
+                f.write_str("x")?;
+            } else {
+                write!(f, "{}", self.board[i])?;
+            }
+        }
+        write!(
+            f,
+            " {} {} {} {} {}",
+            self.stores[0],
+            self.stores[1],
+            self.to_move.letter(),
+            self.round,
+            self.game
+        )?;
+        if self.starter != self.to_move {
+            write!(f, " {}", self.starter.letter())?;
+        }
+        Ok(())
+    }
+}
+
+fn number(field: &'static str, text: &str) -> Result<u32, SetupError> {
+    if text.is_empty() || text.len() > 9 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(SetupError::Number { field, text: text.to_string() });
+    }
+    text.parse().map_err(|_| SetupError::Number { field, text: text.to_string() })
+}
+
+impl FromStr for Setup {
+    type Err = SetupError;
+
+    /// Parses a position string and validates it (see [`Setup::validate`]).
+    fn from_str(s: &str) -> Result<Setup, SetupError> {
+        let fields: Vec<&str> = s.split_whitespace().collect();
+        if !(6..=7).contains(&fields.len()) {
+            return Err(SetupError::FieldCount(fields.len()));
+        }
+        let game: Game = fields[5].parse()?;
+        let total = game.total_seeds();
+        let rows: Vec<&str> = fields[0].split('/').collect();
+        if rows.len() != 2 {
+            return Err(SetupError::Rows);
+        }
+        let mut board = [0u8; 14];
+        let mut closed = 0u16;
+        for side in Side::BOTH {
+            let cells: Vec<&str> = rows[side.index()].split(',').collect();
+            if cells.len() != 7 {
+                return Err(SetupError::RowLength { side, found: cells.len() });
+            }
+            for (k, cell) in cells.iter().enumerate() {
+                let hole = Hole::of_side(side, k);
+                if cell.eq_ignore_ascii_case("x") {
+                    closed |= 1 << hole.index();
+                    continue;
+                }
+                let n = number("hole", cell)
+                    .map_err(|_| SetupError::HoleValue { hole, text: (*cell).to_string() })?;
+                if n > u32::from(total) {
+                    return Err(SetupError::TooMany {
+                        place: format!("hole {hole}"),
+                        seeds: n,
+                        total,
+                        game,
+                    });
+                }
+                board[hole.index()] = n as u8;
+            }
+        }
+        let mut stores = [0u8; 2];
+        for (i, name) in [(1, "South's store"), (2, "North's store")] {
+            let n = number(name, fields[i])?;
+            if n > u32::from(total) {
+                return Err(SetupError::TooMany { place: name.to_string(), seeds: n, total, game });
+            }
+            stores[i - 1] = n as u8;
+        }
+        let to_move = Side::parse(fields[3]).map_err(|_| SetupError::Side(fields[3].to_string()))?;
+        let round = number("round", fields[4])?;
+        let starter = match fields.get(6) {
+            Some(t) => Side::parse(t).map_err(|_| SetupError::Starter((*t).to_string()))?,
+            None => to_move,
+        };
+        let setup = Setup { game, board, closed, stores, to_move, round, starter };
+        setup.validate()?;
+        Ok(setup)
+    }
+}

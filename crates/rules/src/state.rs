@@ -1,0 +1,351 @@
+//! [`GameState`]: a single game or a multi-round match, with the end-of-round rules, the
+//! repetition rule, refills, closed holes and who starts each round.
+
+use serde::Serialize;
+
+use crate::position::{IllegalMove, IllegalReason, MoveOutcome, Position};
+use crate::trace::{EndReason, Event, NoTrace, Trace};
+use crate::types::{Game, Hole, Moves, Side, StarterRule, StuckRule};
+
+/// A single game (one round) or a match of several rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// One round; whoever took more seeds wins.
+    Single,
+    /// Rounds go on, with holes closed for a player who cannot fill them, until one player cannot
+    /// fill a single hole.
+    Match,
+}
+
+/// How a round ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RoundResult {
+    /// The round's number (from 1).
+    pub round: u32,
+    /// Why it ended.
+    pub reason: EndReason,
+    /// Seeds each player took off the board when it ended, `[South, North]`.
+    pub swept: [u8; 2],
+    /// Seeds each player took during the round, sweep included, `[South, North]`.
+    pub taken: [u8; 2],
+    /// Who took more in this round (`None`: equal).
+    pub winner: Option<Side>,
+}
+
+/// Where a game or match stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Status {
+    /// A move is expected from [`Position::to_move`].
+    Playing,
+    /// A round of a match is over and the next one has not been laid out yet
+    /// ([`GameState::next_round`]).
+    RoundOver {
+        /// How it ended.
+        result: RoundResult,
+        /// Who will start the next round.
+        next_starter: Side,
+    },
+    /// The game or match is over.
+    Over {
+        /// How the last round ended.
+        result: RoundResult,
+        /// The winner, `None` for a draw.
+        winner: Option<Side>,
+    },
+}
+
+/// What [`GameState::play`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveReport {
+    /// The sowing's outcome.
+    pub outcome: MoveOutcome,
+    /// The round's end, if the move ended it.
+    pub round_end: Option<RoundResult>,
+}
+
+/// A game in progress: the [`Position`] plus everything the rules need beyond it (the round,
+/// the positions seen in this round for the repetition rule, who started, the match mode).
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{Game, GameState, Hole, Mode, Side};
+/// let mut g = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+/// g.play(Hole::from_letter('G')?)?;
+/// assert_eq!(g.position().stores(), [11, 8]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameState {
+    pos: Position,
+    mode: Mode,
+    round: u32,
+    starter: Side,
+    round_start_stores: [u8; 2],
+    /// Repetition keys of the positions of this round since seeds last left the board
+    /// (only those can recur: the board's seed count never grows within a round).
+    history: Vec<u128>,
+    status: Status,
+}
+
+impl GameState {
+    /// A new single game or match from the start position with `first` to move.
+    #[must_use]
+    pub fn new(game: Game, mode: Mode, first: Side) -> GameState {
+        GameState::from_position(Position::start_with(game, first), mode, 1, first)
+    }
+
+    /// A game or match continuing from `pos` in round `round`, the round having been started by
+    /// `starter`. Seeds taken in this round are counted from `pos`'s stores (from zero in round 1).
+    /// The end-of-round rules are applied at once, so a position whose round is already over
+    /// yields a state that says so.
+    #[must_use]
+    pub fn from_position(pos: Position, mode: Mode, round: u32, starter: Side) -> GameState {
+        let round = round.max(1);
+        let round_start_stores = if round == 1 { [0, 0] } else { pos.stores() };
+        let mut g = GameState {
+            pos,
+            mode,
+            round,
+            starter,
+            round_start_stores,
+            history: Vec::with_capacity(16),
+            status: Status::Playing,
+        };
+        g.check_end(&mut NoTrace);
+        g
+    }
+
+    /// The current position.
+    #[must_use]
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// The game.
+    #[must_use]
+    pub fn game(&self) -> Game {
+        self.pos.game()
+    }
+
+    /// Single game or match.
+    #[must_use]
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The round being played (from 1).
+    #[must_use]
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// Who started this round.
+    #[must_use]
+    pub fn round_starter(&self) -> Side {
+        self.starter
+    }
+
+    /// The repetition keys ([`Position::repetition_key`]) of this round's positions since seeds
+    /// last left the board, the current one last: the only positions that can still recur.
+    /// A search continuing from this state must treat them as already seen.
+    #[must_use]
+    pub fn history(&self) -> &[u128] {
+        &self.history
+    }
+
+    /// Where the game stands.
+    #[must_use]
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The player to move, or `None` when no move is expected.
+    #[must_use]
+    pub fn to_move(&self) -> Option<Side> {
+        matches!(self.status, Status::Playing).then(|| self.pos.to_move())
+    }
+
+    /// True unless a move is expected.
+    #[must_use]
+    pub fn is_round_over(&self) -> bool {
+        !matches!(self.status, Status::Playing)
+    }
+
+    /// True when the game (single) or match is over.
+    #[must_use]
+    pub fn is_over(&self) -> bool {
+        matches!(self.status, Status::Over { .. })
+    }
+
+    /// The winner once the game or match is over (`Some(None)` for a draw).
+    #[must_use]
+    pub fn winner(&self) -> Option<Option<Side>> {
+        match self.status {
+            Status::Over { winner, .. } => Some(winner),
+            _ => None,
+        }
+    }
+
+    /// Seeds each player took so far in this round.
+    #[must_use]
+    pub fn taken_this_round(&self) -> [u8; 2] {
+        let s = self.pos.stores();
+        [
+            s[0].saturating_sub(self.round_start_stores[0]),
+            s[1].saturating_sub(self.round_start_stores[1]),
+        ]
+    }
+
+    /// The legal moves (empty when the round is over).
+    #[must_use]
+    pub fn legal_moves(&self) -> Moves {
+        if self.is_round_over() {
+            Moves::EMPTY
+        } else {
+            self.pos.legal_moves()
+        }
+    }
+
+    /// Plays `mv`, then applies the end-of-round rules.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] naming the move and why (not your hole, closed, empty, endless, round or
+    /// game over); the state is then unchanged.
+    pub fn play(&mut self, mv: Hole) -> Result<MoveReport, IllegalMove> {
+        self.play_traced(mv, &mut NoTrace)
+    }
+
+    /// [`GameState::play`], reporting each event of the move (and of the round's end) to `trace`.
+    ///
+    /// # Errors
+    /// As [`GameState::play`].
+    pub fn play_traced<T: Trace>(
+        &mut self,
+        mv: Hole,
+        trace: &mut T,
+    ) -> Result<MoveReport, IllegalMove> {
+        match self.status {
+            Status::Playing => {}
+            Status::RoundOver { .. } => {
+                return Err(IllegalMove { mv, reason: IllegalReason::RoundOver })
+            }
+            Status::Over { .. } => {
+                return Err(IllegalMove { mv, reason: IllegalReason::MatchOver })
+            }
+        }
+        let outcome = self.pos.play_traced(mv, trace)?;
+        if outcome.seeds_taken() > 0 {
+            self.history.clear();
+        }
+        let round_end = self.check_end(trace);
+        Ok(MoveReport { outcome, round_end })
+    }
+
+    /// Applies the end-of-round rules in the contract's order; records the position otherwise.
+    fn check_end<T: Trace>(&mut self, trace: &mut T) -> Option<RoundResult> {
+        let game = self.pos.game();
+        let to_move = self.pos.to_move();
+        let reason = if game.one_row_ends_round()
+            && (self.pos.row_seeds(Side::South) == 0 || self.pos.row_seeds(Side::North) == 0)
+        {
+            Some(EndReason::OneRow)
+        } else if self.history.contains(&self.pos.repetition_key()) {
+            Some(EndReason::Repetition)
+        } else if !self.pos.has_legal_move() {
+            Some(EndReason::NoLegalMove { stuck: to_move })
+        } else {
+            None
+        };
+        let Some(reason) = reason else {
+            self.history.push(self.pos.repetition_key());
+            return None;
+        };
+        let each_own = match reason {
+            EndReason::OneRow | EndReason::Repetition => true,
+            EndReason::NoLegalMove { .. } => game.stuck_rule() == StuckRule::EachTakesOwnRow,
+        };
+        let swept = self.pos.sweep(each_own, to_move.other());
+        trace.event(Event::RoundEnd { reason, swept });
+        let taken = self.taken_this_round();
+        let winner = match taken[0].cmp(&taken[1]) {
+            core::cmp::Ordering::Greater => Some(Side::South),
+            core::cmp::Ordering::Less => Some(Side::North),
+            core::cmp::Ordering::Equal => None,
+        };
+        let result = RoundResult { round: self.round, reason, swept, taken, winner };
+        self.history.clear();
+        self.status = match self.mode {
+            Mode::Single => Status::Over { result, winner },
+            Mode::Match => {
+                let sph = game.seeds_per_hole();
+                let stores = self.pos.stores();
+                if stores[0] < sph || stores[1] < sph {
+                    let winner = if stores[0] < sph && stores[1] < sph {
+                        None
+                    } else if stores[0] < sph {
+                        Some(Side::North)
+                    } else {
+                        Some(Side::South)
+                    };
+                    Status::Over { result, winner }
+                } else {
+                    Status::RoundOver { result, next_starter: self.next_starter(reason) }
+                }
+            }
+        };
+        if let Status::Over { winner, .. } = self.status {
+            trace.event(Event::MatchEnd { winner });
+        }
+        Some(result)
+    }
+
+    /// Who starts the round after one that ended for `reason`.
+    fn next_starter(&self, reason: EndReason) -> Side {
+        let not_last = self.starter.other();
+        match self.pos.game().starter_rule() {
+            StarterRule::TakerOfLeftovers => match reason {
+                EndReason::NoLegalMove { stuck } => stuck.other(),
+                _ => not_last,
+            },
+            StarterRule::FewerSeeds => {
+                let s = self.pos.stores();
+                match s[0].cmp(&s[1]) {
+                    core::cmp::Ordering::Less => Side::South,
+                    core::cmp::Ordering::Greater => Side::North,
+                    core::cmp::Ordering::Equal => not_last,
+                }
+            }
+            StarterRule::Alternate => not_last,
+        }
+    }
+
+    /// Lays out the next round of a match after [`Status::RoundOver`]: refill, closed holes,
+    /// the starter. Returns `false` (and does nothing) unless a round is over and the match goes on.
+    pub fn next_round(&mut self) -> bool {
+        self.next_round_traced(&mut NoTrace)
+    }
+
+    /// [`GameState::next_round`], reporting the refill to `trace`.
+    pub fn next_round_traced<T: Trace>(&mut self, trace: &mut T) -> bool {
+        let Status::RoundOver { next_starter, .. } = self.status else {
+            return false;
+        };
+        let filled = self.pos.refill(next_starter);
+        self.round += 1;
+        self.starter = next_starter;
+        self.round_start_stores = self.pos.stores();
+        self.history.clear();
+        self.status = Status::Playing;
+        trace.event(Event::Refill {
+            round: self.round,
+            filled,
+            remainder: self.pos.stores(),
+            closed: self.pos.closed_mask(),
+            starter: next_starter,
+        });
+        self.check_end(trace);
+        true
+    }
+}

@@ -1,0 +1,121 @@
+//! The sowing trace: the ordered events of a move, emitted by the same code that plays it.
+//!
+//! Every function that changes a position is generic over a [`Trace`]. Passing [`NoTrace`]
+//! compiles every event away (its [`Trace::ENABLED`] is `false`), so search pays nothing; passing a
+//! `Vec<Event>` records the move seed by seed for the web page's animation and for `pussa explain`.
+
+use serde::Serialize;
+
+use crate::types::{Hole, Side};
+
+/// Why a round ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EndReason {
+    /// Pasu Pondi: every seed left on the board lies in one row (or none is left).
+    OneRow,
+    /// The position (board, closed holes, player to move) had already occurred in this round.
+    Repetition,
+    /// The player to move (`stuck`) had no legal move.
+    NoLegalMove {
+        /// The player who could not move.
+        stuck: Side,
+    },
+}
+
+/// One event of a move, a round end or a refill.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// All seeds lifted from `hole` to sow a lap. `relay` is false for the mover's own hole and
+    /// true when the hand was empty and the next hole was lifted.
+    Lift {
+        /// The hole emptied.
+        hole: Hole,
+        /// Seeds in hand.
+        seeds: u8,
+        /// False for the first lift of a move.
+        relay: bool,
+    },
+    /// One seed dropped into `hole`, which now holds `now` seeds.
+    Drop {
+        /// Where the seed fell.
+        hole: Hole,
+        /// Seeds in the hole after the drop (before a four is taken).
+        now: u8,
+    },
+    /// `hole` reached exactly four seeds and its row's owner took them.
+    Four {
+        /// The hole emptied.
+        hole: Hole,
+        /// Who took the four seeds.
+        owner: Side,
+    },
+    /// The hand is empty at `last` and the next hole `empty` holds nothing: sowing ends.
+    Stop {
+        /// The hole that received the last seed.
+        last: Hole,
+        /// The empty hole after it.
+        empty: Hole,
+    },
+    /// The mover took the seeds of `hole` across an empty hole.
+    Capture {
+        /// The hole emptied.
+        hole: Hole,
+        /// Seeds taken.
+        seeds: u8,
+        /// The mover.
+        by: Side,
+        /// False for the capture across the first empty hole, true for Walak-pussa's chain.
+        chained: bool,
+    },
+    /// The round ended; `swept` is what each player (South, North) took from the board then.
+    RoundEnd {
+        /// Why.
+        reason: EndReason,
+        /// Seeds taken off the board at the end by South and North.
+        swept: [u8; 2],
+    },
+    /// A new round of a match was laid out.
+    Refill {
+        /// The new round's number (from 1).
+        round: u32,
+        /// Holes filled by South and by North.
+        filled: [u8; 2],
+        /// Seeds left in each store after filling.
+        remainder: [u8; 2],
+        /// Bit mask of the closed holes.
+        closed: u16,
+        /// Who starts the new round.
+        starter: Side,
+    },
+    /// The match (or single game) is over. `winner` is `None` for a draw.
+    MatchEnd {
+        /// The winner, if any.
+        winner: Option<Side>,
+    },
+}
+
+/// A receiver of [`Event`]s.
+pub trait Trace {
+    /// False only for receivers that ignore every event; lets the sowing code take fast paths.
+    const ENABLED: bool = true;
+    /// Receives one event.
+    fn event(&mut self, event: Event);
+}
+
+/// Ignores every event; the zero-cost default.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoTrace;
+
+impl Trace for NoTrace {
+    const ENABLED: bool = false;
+    #[inline(always)]
+    fn event(&mut self, _event: Event) {}
+}
+
+impl Trace for Vec<Event> {
+    fn event(&mut self, event: Event) {
+        self.push(event);
+    }
+}
