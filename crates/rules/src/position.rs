@@ -15,8 +15,8 @@ pub(crate) const SOUTH_ROW: u16 = 0x007f;
 const SOUTH_BYTES: u128 = 0x00ff_ffff_ffff_ffff;
 
 #[inline(always)]
-fn get(board: u128, h: usize) -> u8 {
-    (board >> (8 * h)) as u8
+fn packed(board: &[u8; 16]) -> u128 {
+    u128::from_le_bytes(*board)
 }
 
 #[inline(always)]
@@ -112,7 +112,7 @@ pub struct IllegalMove {
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Position {
-    board: u128,
+    board: [u8; 16],
     open: u16,
     stores: [u8; 2],
     to_move: Side,
@@ -130,7 +130,7 @@ impl Position {
     #[must_use]
     pub fn start_with(game: Game, first: Side) -> Position {
         Position {
-            board: ONES * u128::from(game.seeds_per_hole()),
+            board: (ONES * u128::from(game.seeds_per_hole())).to_le_bytes(),
             open: ALL_OPEN,
             stores: [0, 0],
             to_move: first,
@@ -149,10 +149,10 @@ impl Position {
         to_move: Side,
     ) -> Position {
         let open = !closed & ALL_OPEN;
-        let mut packed = 0u128;
+        let mut packed = [0u8; 16];
         for (i, &s) in board.iter().enumerate() {
             if open & (1 << i) != 0 {
-                packed |= u128::from(s) << (8 * i);
+                packed[i] = s;
             }
         }
         Position { board: packed, open, stores, to_move, game }
@@ -176,15 +176,14 @@ impl Position {
     #[inline]
     #[must_use]
     pub fn seeds(&self, hole: Hole) -> u8 {
-        get(self.board, hole.index())
+        self.board[hole.index()]
     }
 
     /// Seeds in every hole, in index order `A`..`G`, `a`..`g`.
     #[must_use]
     pub fn board(&self) -> [u8; 14] {
-        let bytes = self.board.to_le_bytes();
         let mut b = [0; 14];
-        b.copy_from_slice(&bytes[..14]);
+        b.copy_from_slice(&self.board[..14]);
         b
     }
 
@@ -192,7 +191,7 @@ impl Position {
     #[inline]
     #[must_use]
     pub fn packed_board(&self) -> u128 {
-        self.board
+        packed(&self.board)
     }
 
     /// True if `hole` is open this round.
@@ -234,9 +233,10 @@ impl Position {
     #[inline]
     #[must_use]
     pub fn row_seeds(&self, side: Side) -> u32 {
+        let b = packed(&self.board);
         let row = match side {
-            Side::South => self.board & SOUTH_BYTES,
-            Side::North => self.board >> 56,
+            Side::South => b & SOUTH_BYTES,
+            Side::North => b >> 56,
         };
         sum_bytes(row)
     }
@@ -245,7 +245,7 @@ impl Position {
     #[inline]
     #[must_use]
     pub fn seeds_on_board(&self) -> u32 {
-        sum_bytes(self.board)
+        sum_bytes(packed(&self.board))
     }
 
     /// A 64-bit hash of the board, the closed holes and the side to move (not the stores, which
@@ -253,8 +253,9 @@ impl Position {
     #[inline]
     #[must_use]
     pub fn hash(&self) -> u64 {
-        let lo = self.board as u64;
-        let hi = (self.board >> 64) as u64
+        let b = packed(&self.board);
+        let lo = b as u64;
+        let hi = (b >> 64) as u64
             | u64::from(self.open) << 48
             | (self.to_move.index() as u64) << 63;
         fmix64(lo ^ fmix64(hi ^ 0x9e37_79b9_7f4a_7c15).rotate_left(17))
@@ -265,7 +266,7 @@ impl Position {
     #[inline]
     #[must_use]
     pub fn repetition_key(&self) -> u128 {
-        self.board | (self.to_move.index() as u128) << 120
+        packed(&self.board) | (self.to_move.index() as u128) << 120
     }
 
     /// Holes the player to move may lift from: open, non-empty, in their row. Each of them is a
@@ -278,7 +279,7 @@ impl Position {
         let mut r = row & self.open;
         while r != 0 {
             let i = r.trailing_zeros() as usize;
-            if get(self.board, i) != 0 {
+            if self.board[i] != 0 {
                 mask |= 1 << i;
             }
             r &= r - 1;
@@ -399,8 +400,8 @@ impl Position {
         let mut relay = false;
         let mut laps = 0u32;
         loop {
-            let seeds = get(b, lift);
-            b &= !(0xffu128 << (8 * lift));
+            let seeds = b[lift];
+            b[lift] = 0;
             if T::ENABLED {
                 t.event(Event::Lift { hole: Hole::ALL[lift], seeds, relay });
             }
@@ -410,21 +411,23 @@ impl Position {
                 let s = u32::from(seeds);
                 let full = s / ring;
                 let rem = s % ring;
-                b += open_ones * u128::from(full as u8);
+                if full != 0 {
+                    b = (packed(&b) + open_ones * u128::from(full as u8)).to_le_bytes();
+                }
                 for _ in 0..rem {
                     h = next_open(dir, open, h);
-                    b += 1u128 << (8 * h);
+                    b[h] += 1;
                 }
             } else {
                 for _ in 0..seeds {
                     h = next_open(dir, open, h);
-                    b += 1u128 << (8 * h);
-                    let now = get(b, h);
+                    b[h] += 1;
+                    let now = b[h];
                     if T::ENABLED {
                         t.event(Event::Drop { hole: Hole::ALL[h], now });
                     }
                     if fours && now == 4 {
-                        b &= !(0xffu128 << (8 * h));
+                        b[h] = 0;
                         let owner = Side::of_index(h);
                         taken[owner.index()] += 4;
                         if T::ENABLED {
@@ -434,7 +437,7 @@ impl Position {
                 }
             }
             let n = next_open(dir, open, h);
-            if get(b, n) != 0 {
+            if b[n] != 0 {
                 if b == saved_board && n == saved_hole {
                     return None;
                 }
@@ -453,11 +456,11 @@ impl Position {
                 t.event(Event::Stop { last: Hole::ALL[h], empty: Hole::ALL[n] });
             }
             let mut c = next_open(dir, open, n);
-            if c != h && get(b, c) != 0 {
+            if c != h && b[c] != 0 {
                 let mut chained = false;
                 loop {
-                    let seeds = get(b, c);
-                    b &= !(0xffu128 << (8 * c));
+                    let seeds = b[c];
+                    b[c] = 0;
                     taken[mover.index()] += seeds;
                     if T::ENABLED {
                         t.event(Event::Capture { hole: Hole::ALL[c], seeds, by: mover, chained });
@@ -467,7 +470,7 @@ impl Position {
                     }
                     let e = next_open(dir, open, c);
                     let f = next_open(dir, open, e);
-                    if get(b, e) == 0 && get(b, f) != 0 && f != h {
+                    if b[e] == 0 && b[f] != 0 && f != h {
                         c = f;
                         chained = true;
                     } else {
@@ -496,7 +499,7 @@ impl Position {
         };
         self.stores[0] += swept[0];
         self.stores[1] += swept[1];
-        self.board = 0;
+        self.board = [0; 16];
         swept
     }
 
@@ -507,7 +510,7 @@ impl Position {
         let sph = game.seeds_per_hole();
         let mut filled = [0u8; 2];
         let mut closed = 0u16;
-        let mut board = 0u128;
+        let mut board = [0u8; 16];
         for side in Side::BOTH {
             let k = (self.stores[side.index()] / sph).min(7);
             filled[side.index()] = k;
@@ -518,7 +521,7 @@ impl Position {
             let mut r = row & !side_closed;
             while r != 0 {
                 let i = r.trailing_zeros();
-                board |= u128::from(sph) << (8 * i);
+                board[i as usize] = sph;
                 r &= r - 1;
             }
         }
@@ -586,7 +589,7 @@ impl fmt::Display for Position {
             if self.open & (1 << i) == 0 {
                 format!("{:>3}", "x")
             } else {
-                format!("{:>3}", get(self.board, i))
+                format!("{:>3}", self.board[i])
             }
         };
         write!(f, "      ")?;
