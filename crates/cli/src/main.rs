@@ -1,1 +1,54 @@
-fn main() {}
+//! `pussa`: the command line of the pussa mancala games.
+//!
+//! Every subcommand lives in its own module `cmd_<name>.rs` exposing `Args` (clap) and
+//! `run(args) -> anyhow::Result<()>`. Errors are printed as one line `error: ...` with exit
+//! code 1; clap's usage errors keep clap's exit code 2.
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+
+mod cmd_perft;
+
+/// The pussa mancala games: Walak-pussa, Raja Pasu and Pasu Pondi.
+#[derive(Parser)]
+#[command(name = "pussa", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the move sequences of each length from a position (perft).
+    Perft(cmd_perft::Args),
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        None => {
+            Cli::command().print_help()?;
+            Ok(())
+        }
+        Some(Command::Perft(args)) => cmd_perft::run(args),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // A closed pipe (`pussa ... | head`) is not an error worth reporting.
+            let broken_pipe = e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            });
+            if broken_pipe {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

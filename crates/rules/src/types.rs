@@ -463,7 +463,10 @@ impl Iterator for Moves {
         }
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.len(), Some(self.len()))
+        // Not `self.len()`: on `&Moves` that resolves to `ExactSizeIterator::len`, which calls
+        // `size_hint` again, for ever.
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
     }
 }
 
