@@ -73,7 +73,11 @@ impl fmt::Display for IllegalReason {
         match self {
             IllegalReason::NotYourHole { to_move } => {
                 write!(f, "not your hole: {to_move} is to move and owns ")?;
-                f.write_str(if *to_move == Side::South { "A-G" } else { "a-g" })
+                f.write_str(if *to_move == Side::South {
+                    "A-G"
+                } else {
+                    "a-g"
+                })
             }
             IllegalReason::Empty => f.write_str("the hole is empty"),
             IllegalReason::Closed => f.write_str("the hole is closed this round"),
@@ -155,7 +159,13 @@ impl Position {
                 packed[i] = s;
             }
         }
-        Position { board: packed, open, stores, to_move, game }
+        Position {
+            board: packed,
+            open,
+            stores,
+            to_move,
+            game,
+        }
     }
 
     /// The game being played.
@@ -255,9 +265,8 @@ impl Position {
     pub fn hash(&self) -> u64 {
         let b = packed(&self.board);
         let lo = b as u64;
-        let hi = (b >> 64) as u64
-            | u64::from(self.open) << 48
-            | (self.to_move.index() as u64) << 63;
+        let hi =
+            (b >> 64) as u64 | u64::from(self.open) << 48 | (self.to_move.index() as u64) << 63;
         fmix64(lo ^ fmix64(hi ^ 0x9e37_79b9_7f4a_7c15).rotate_left(17))
     }
 
@@ -275,16 +284,7 @@ impl Position {
     #[must_use]
     pub fn candidates(&self) -> Moves {
         let row = SOUTH_ROW << (7 * self.to_move.index());
-        let mut mask = 0u16;
-        let mut r = row & self.open;
-        while r != 0 {
-            let i = r.trailing_zeros() as usize;
-            if self.board[i] != 0 {
-                mask |= 1 << i;
-            }
-            r &= r - 1;
-        }
-        Moves(mask)
+        Moves(nonzero_holes(&self.board) & row & self.open)
     }
 
     /// The legal moves: the candidates whose sowing ends. This sows each candidate once.
@@ -312,7 +312,9 @@ impl Position {
     /// Why `mv` is not a candidate, if it is not.
     fn check_candidate(&self, mv: Hole) -> Result<(), IllegalMove> {
         let reason = if mv.owner() != self.to_move {
-            IllegalReason::NotYourHole { to_move: self.to_move }
+            IllegalReason::NotYourHole {
+                to_move: self.to_move,
+            }
         } else if !self.is_open(mv) {
             IllegalReason::Closed
         } else if self.seeds(mv) == 0 {
@@ -359,7 +361,10 @@ impl Position {
                 *self = p;
                 Ok(outcome)
             }
-            None => Err(IllegalMove { mv, reason: IllegalReason::Endless }),
+            None => Err(IllegalMove {
+                mv,
+                reason: IllegalReason::Endless,
+            }),
         }
     }
 
@@ -386,7 +391,11 @@ impl Position {
         let mover = self.to_move;
         let bulk = !T::ENABLED && !fours;
         let ring = open.count_ones();
-        let open_ones = if open == ALL_OPEN { ONES } else { ONES & byte_mask(open) };
+        let open_ones = if open == ALL_OPEN {
+            ONES
+        } else {
+            ONES & byte_mask(open)
+        };
         let mut b = self.board;
         let mut taken = [0u8; 2];
 
@@ -403,7 +412,11 @@ impl Position {
             let seeds = b[lift];
             b[lift] = 0;
             if T::ENABLED {
-                t.event(Event::Lift { hole: Hole::ALL[lift], seeds, relay });
+                t.event(Event::Lift {
+                    hole: Hole::ALL[lift],
+                    seeds,
+                    relay,
+                });
             }
             laps += 1;
             let mut h = lift;
@@ -424,14 +437,20 @@ impl Position {
                     b[h] += 1;
                     let now = b[h];
                     if T::ENABLED {
-                        t.event(Event::Drop { hole: Hole::ALL[h], now });
+                        t.event(Event::Drop {
+                            hole: Hole::ALL[h],
+                            now,
+                        });
                     }
                     if fours && now == 4 {
                         b[h] = 0;
                         let owner = Side::of_index(h);
                         taken[owner.index()] += 4;
                         if T::ENABLED {
-                            t.event(Event::Four { hole: Hole::ALL[h], owner });
+                            t.event(Event::Four {
+                                hole: Hole::ALL[h],
+                                owner,
+                            });
                         }
                     }
                 }
@@ -453,7 +472,10 @@ impl Position {
                 continue;
             }
             if T::ENABLED {
-                t.event(Event::Stop { last: Hole::ALL[h], empty: Hole::ALL[n] });
+                t.event(Event::Stop {
+                    last: Hole::ALL[h],
+                    empty: Hole::ALL[n],
+                });
             }
             let mut c = next_open(dir, open, n);
             if c != h && b[c] != 0 {
@@ -463,7 +485,12 @@ impl Position {
                     b[c] = 0;
                     taken[mover.index()] += seeds;
                     if T::ENABLED {
-                        t.event(Event::Capture { hole: Hole::ALL[c], seeds, by: mover, chained });
+                        t.event(Event::Capture {
+                            hole: Hole::ALL[c],
+                            seeds,
+                            by: mover,
+                            chained,
+                        });
                     }
                     if !game.chain_capture() {
                         break;
@@ -491,7 +518,10 @@ impl Position {
     /// and returns what each side took.
     pub(crate) fn sweep(&mut self, each_own_row: bool, taker: Side) -> [u8; 2] {
         let swept = if each_own_row {
-            [self.row_seeds(Side::South) as u8, self.row_seeds(Side::North) as u8]
+            [
+                self.row_seeds(Side::South) as u8,
+                self.row_seeds(Side::North) as u8,
+            ]
         } else {
             let mut s = [0, 0];
             s[taker.index()] = self.seeds_on_board() as u8;
@@ -553,6 +583,22 @@ pub(crate) fn next_open(dir: Direction, open: u16, h: usize) -> usize {
             }
         }
     }
+}
+
+/// Bit `i` set for every hole `i` holding seeds (SWAR: every count is below 128).
+#[inline(always)]
+fn nonzero_holes(board: &[u8; 16]) -> u16 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let x = packed(board);
+    let half = |v: u64| -> u64 {
+        let high = ((v & LOW7) + LOW7 | v) & !LOW7;
+        ((high >> 7).wrapping_mul(GATHER)) >> 56
+    };
+    let lo = half(x as u64);
+    let hi = half((x >> 64) as u64);
+    // The multiply gathers byte k's flag (bit 8k) into bit 56 + k.
+    (lo as u16 | (hi as u16) << 8) & ALL_OPEN
 }
 
 #[inline(always)]
@@ -633,6 +679,24 @@ mod tests {
         assert_eq!(next_open(ccw, open, 6), 8);
         assert_eq!(next_open(cw, open, 2), 13);
         assert_eq!(next_open(cw, open, 8), 6);
+    }
+
+    #[test]
+    fn nonzero_holes_matches_a_plain_loop() {
+        let mut rng = crate::Rng::new(3);
+        for _ in 0..10_000 {
+            let mut b = [0u8; 16];
+            for x in b.iter_mut().take(14) {
+                *x = match rng.below(4) {
+                    0 => 0,
+                    1 => 1,
+                    2 => rng.below(99) as u8,
+                    _ => 98,
+                };
+            }
+            let plain = (0..14).filter(|&i| b[i] != 0).fold(0u16, |m, i| m | 1 << i);
+            assert_eq!(nonzero_holes(&b), plain, "{b:?}");
+        }
     }
 
     #[test]
