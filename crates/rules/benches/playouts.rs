@@ -1,6 +1,6 @@
 //! `cargo bench -p pussa-rules`: random playouts and single moves, per game.
 use divan::{black_box, Bencher};
-use pussa_rules::{playout, Game, Hole, Position, PlayoutScratch, Rng};
+use pussa_rules::{playout, Game, Hole, PlayoutScratch, Position, Rng};
 
 fn main() {
     divan::main();

@@ -25,7 +25,9 @@ pub fn perft_with_history(pos: &Position, depth: u32, history: &mut Vec<u128>) -
     let mut total = 0;
     for mv in pos.candidates() {
         let mut child = *pos;
-        let Some(out) = child.play_unchecked(mv) else { continue };
+        let Some(out) = child.play_unchecked(mv) else {
+            continue;
+        };
         if depth == 1 {
             total += 1;
             continue;

@@ -91,7 +91,9 @@ pub fn playout(start: &Position, rng: &mut Rng, scratch: &mut PlayoutScratch) ->
             break EndReason::OneRow;
         }
         let Some((_, out)) = play_random(&mut pos, rng) else {
-            break EndReason::NoLegalMove { stuck: pos.to_move() };
+            break EndReason::NoLegalMove {
+                stuck: pos.to_move(),
+            };
         };
         moves += 1;
         let key = pos.repetition_key();
@@ -114,12 +116,22 @@ pub fn playout(start: &Position, rng: &mut Rng, scratch: &mut PlayoutScratch) ->
     };
     let taker = pos.to_move().other();
     pos.sweep(each_own, taker);
-    PlayoutResult { stores: pos.stores(), moves, reason }
+    PlayoutResult {
+        stores: pos.stores(),
+        moves,
+        reason,
+    }
 }
 
 /// Plays a whole random game or match through [`GameState`], stopping after `max_rounds`
 /// rounds. Returns the final state.
-pub fn random_game(game: Game, mode: Mode, first: Side, rng: &mut Rng, max_rounds: u32) -> GameState {
+pub fn random_game(
+    game: Game,
+    mode: Mode,
+    first: Side,
+    rng: &mut Rng,
+    max_rounds: u32,
+) -> GameState {
     let mut g = GameState::new(game, mode, first);
     loop {
         if g.is_over() {
@@ -133,7 +145,9 @@ pub fn random_game(game: Game, mode: Mode, first: Side, rng: &mut Rng, max_round
             continue;
         }
         let legal = g.legal_moves();
-        let mv = legal.nth(rng.below(legal.len() as u32) as usize).expect("a move is expected");
+        let mv = legal
+            .nth(rng.below(legal.len() as u32) as usize)
+            .expect("a move is expected");
         g.play(mv).expect("legal moves are legal");
     }
 }

@@ -105,7 +105,9 @@ pub enum SetupError {
         game: Game,
     },
     /// Board and stores do not add up to the game's total.
-    #[error("position: seeds add up to {found} (board {board} + stores {stores}); {game} has {total}")]
+    #[error(
+        "position: seeds add up to {found} (board {board} + stores {stores}); {game} has {total}"
+    )]
     Total {
         /// Board plus stores.
         found: u32,
@@ -199,7 +201,10 @@ impl Setup {
                     return Err(SetupError::ClosedInRoundOne(h));
                 }
                 if s != 0 {
-                    return Err(SetupError::HoleValue { hole: h, text: s.to_string() });
+                    return Err(SetupError::HoleValue {
+                        hole: h,
+                        text: s.to_string(),
+                    });
                 }
             }
         }
@@ -217,7 +222,13 @@ impl Setup {
         let board: u32 = self.board.iter().map(|&s| u32::from(s)).sum();
         let stores = u32::from(self.stores[0]) + u32::from(self.stores[1]);
         if board + stores != u32::from(total) {
-            return Err(SetupError::Total { found: board + stores, board, stores, total, game });
+            return Err(SetupError::Total {
+                found: board + stores,
+                board,
+                stores,
+                total,
+                game,
+            });
         }
         for side in Side::BOTH {
             let row = (self.closed >> (7 * side.index())) & 0x7f;
@@ -267,7 +278,12 @@ impl Setup {
     /// # Errors
     /// See [`Setup::validate`].
     pub fn game_state(&self, mode: Mode) -> Result<GameState, SetupError> {
-        Ok(GameState::from_position(self.position()?, mode, self.round, self.starter))
+        Ok(GameState::from_position(
+            self.position()?,
+            mode,
+            self.round,
+            self.starter,
+        ))
     }
 
     /// Checks that the setup is for `game`.
@@ -278,7 +294,10 @@ impl Setup {
         if self.game == game {
             Ok(())
         } else {
-            Err(SetupError::WrongGame { expected: game, found: self.game })
+            Err(SetupError::WrongGame {
+                expected: game,
+                found: self.game,
+            })
         }
     }
 }
@@ -315,9 +334,15 @@ impl fmt::Display for Setup {
 
 fn number(field: &'static str, text: &str) -> Result<u32, SetupError> {
     if text.is_empty() || text.len() > 9 || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(SetupError::Number { field, text: text.to_string() });
+        return Err(SetupError::Number {
+            field,
+            text: text.to_string(),
+        });
     }
-    text.parse().map_err(|_| SetupError::Number { field, text: text.to_string() })
+    text.parse().map_err(|_| SetupError::Number {
+        field,
+        text: text.to_string(),
+    })
 }
 
 impl FromStr for Setup {
@@ -340,7 +365,10 @@ impl FromStr for Setup {
         for side in Side::BOTH {
             let cells: Vec<&str> = rows[side.index()].split(',').collect();
             if cells.len() != 7 {
-                return Err(SetupError::RowLength { side, found: cells.len() });
+                return Err(SetupError::RowLength {
+                    side,
+                    found: cells.len(),
+                });
             }
             for (k, cell) in cells.iter().enumerate() {
                 let hole = Hole::of_side(side, k);
@@ -348,8 +376,10 @@ impl FromStr for Setup {
                     closed |= 1 << hole.index();
                     continue;
                 }
-                let n = number("hole", cell)
-                    .map_err(|_| SetupError::HoleValue { hole, text: (*cell).to_string() })?;
+                let n = number("hole", cell).map_err(|_| SetupError::HoleValue {
+                    hole,
+                    text: (*cell).to_string(),
+                })?;
                 if n > u32::from(total) {
                     return Err(SetupError::TooMany {
                         place: format!("hole {hole}"),
@@ -365,17 +395,31 @@ impl FromStr for Setup {
         for (i, name) in [(1, "South's store"), (2, "North's store")] {
             let n = number(name, fields[i])?;
             if n > u32::from(total) {
-                return Err(SetupError::TooMany { place: name.to_string(), seeds: n, total, game });
+                return Err(SetupError::TooMany {
+                    place: name.to_string(),
+                    seeds: n,
+                    total,
+                    game,
+                });
             }
             stores[i - 1] = n as u8;
         }
-        let to_move = Side::parse(fields[3]).map_err(|_| SetupError::Side(fields[3].to_string()))?;
+        let to_move =
+            Side::parse(fields[3]).map_err(|_| SetupError::Side(fields[3].to_string()))?;
         let round = number("round", fields[4])?;
         let starter = match fields.get(6) {
             Some(t) => Side::parse(t).map_err(|_| SetupError::Starter((*t).to_string()))?,
             None => to_move,
         };
-        let setup = Setup { game, board, closed, stores, to_move, round, starter };
+        let setup = Setup {
+            game,
+            board,
+            closed,
+            stores,
+            to_move,
+            round,
+            starter,
+        };
         setup.validate()?;
         Ok(setup)
     }

@@ -229,10 +229,16 @@ impl GameState {
         match self.status {
             Status::Playing => {}
             Status::RoundOver { .. } => {
-                return Err(IllegalMove { mv, reason: IllegalReason::RoundOver })
+                return Err(IllegalMove {
+                    mv,
+                    reason: IllegalReason::RoundOver,
+                })
             }
             Status::Over { .. } => {
-                return Err(IllegalMove { mv, reason: IllegalReason::MatchOver })
+                return Err(IllegalMove {
+                    mv,
+                    reason: IllegalReason::MatchOver,
+                })
             }
         }
         let outcome = self.pos.play_traced(mv, trace)?;
@@ -274,7 +280,13 @@ impl GameState {
             core::cmp::Ordering::Less => Some(Side::North),
             core::cmp::Ordering::Equal => None,
         };
-        let result = RoundResult { round: self.round, reason, swept, taken, winner };
+        let result = RoundResult {
+            round: self.round,
+            reason,
+            swept,
+            taken,
+            winner,
+        };
         self.history.clear();
         self.status = match self.mode {
             Mode::Single => Status::Over { result, winner },
@@ -291,7 +303,10 @@ impl GameState {
                     };
                     Status::Over { result, winner }
                 } else {
-                    Status::RoundOver { result, next_starter: self.next_starter(reason) }
+                    Status::RoundOver {
+                        result,
+                        next_starter: self.next_starter(reason),
+                    }
                 }
             }
         };

@@ -260,7 +260,12 @@ pub enum Game {
 
 impl Game {
     /// Every supported game.
-    pub const ALL: [Game; 4] = [Game::WalakPussa, Game::RajaPasu, Game::PasuPondi, Game::PasuPondi6];
+    pub const ALL: [Game; 4] = [
+        Game::WalakPussa,
+        Game::RajaPasu,
+        Game::PasuPondi,
+        Game::PasuPondi6,
+    ];
 
     /// The identifier used on the command line and in notation, e.g. `walak-pussa`.
     #[must_use]
