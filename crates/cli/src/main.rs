@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
+mod cmd_bench;
 mod cmd_perft;
 
 /// The pussa mancala games: Walak-pussa, Raja Pasu and Pasu Pondi.
@@ -20,6 +21,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Measure the rules engine: random playouts per second.
+    Bench(cmd_bench::Args),
     /// Count the move sequences of each length from a position (perft).
     Perft(cmd_perft::Args),
 }
@@ -30,6 +33,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Cli::command().print_help()?;
             Ok(())
         }
+        Some(Command::Bench(args)) => cmd_bench::run(args),
         Some(Command::Perft(args)) => cmd_perft::run(args),
     }
 }

@@ -1,0 +1,135 @@
+//! `pussa bench`: random playouts per second, per thread and in total.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::bail;
+use pussa_rules::{playout, Game, PlayoutScratch, Position, Rng};
+
+/// Measure the rules engine: random single games (uniform random legal moves, from the start
+/// to the end of the game, every rule on: endless moves refused, the repetition rule, the
+/// end-of-round rules) played for a fixed time on one or more threads.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The game to measure (default: all four, one after the other).
+    #[arg(long)]
+    pub game: Option<Game>,
+    /// Seconds to measure each game for.
+    #[arg(long, default_value_t = 2.0)]
+    pub seconds: f64,
+    /// Threads playing at once (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seed of the random moves; thread `t` uses seed + t.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// What one thread did.
+#[derive(Clone, Copy, Default)]
+struct Count {
+    playouts: u64,
+    moves: u64,
+    secs: f64,
+}
+
+/// Plays random games from `start` until `stop` is set; checks the flag every 256 playouts.
+fn worker(start: Position, seed: u64, stop: &AtomicBool) -> Count {
+    let mut rng = Rng::new(seed);
+    let mut scratch = PlayoutScratch::default();
+    let mut c = Count::default();
+    let t0 = Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        for _ in 0..256 {
+            let r = playout(&start, &mut rng, &mut scratch);
+            c.playouts += 1;
+            c.moves += u64::from(r.moves);
+        }
+    }
+    c.secs = t0.elapsed().as_secs_f64();
+    c
+}
+
+/// Runs `threads` workers on `game` for `seconds`.
+fn measure(game: Game, seconds: f64, threads: usize, seed: u64) -> Vec<Count> {
+    let start = Position::start(game);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let stop = &stop;
+                s.spawn(move || worker(start, seed.wrapping_add(t as u64), stop))
+            })
+            .collect();
+        std::thread::sleep(Duration::from_secs_f64(seconds));
+        stop.store(true, Ordering::Relaxed);
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// Runs `pussa bench`.
+///
+/// # Errors
+/// A non-positive time or zero threads; a failed write to standard output.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if !(args.seconds.is_finite() && args.seconds > 0.0 && args.seconds <= 3600.0) {
+        bail!(
+            "--seconds must be more than 0 and at most 3600, not {}",
+            args.seconds
+        );
+    }
+    let threads = match args.threads {
+        Some(0) => bail!("--threads must be at least 1"),
+        Some(t) if t > 1024 => bail!("--threads must be at most 1024, not {t}"),
+        Some(t) => t,
+        None => std::thread::available_parallelism().map_or(1, usize::from),
+    };
+    let games: Vec<Game> = match args.game {
+        Some(g) => vec![g],
+        None => Game::ALL.to_vec(),
+    };
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "random single games from the start, every rule on; {threads} thread(s), {} s per game, seed {}",
+        args.seconds, args.seed
+    )?;
+    writeln!(
+        out,
+        "{:<14} {:>7} {:>11} {:>13} {:>14} {:>14} {:>10}",
+        "game", "thread", "playouts", "playouts/s", "moves/s", "moves/playout", "seconds"
+    )?;
+    for game in games {
+        let counts = measure(game, args.seconds, threads, args.seed);
+        let row = |out: &mut std::io::StdoutLock, label: &str, c: Count| -> std::io::Result<()> {
+            let secs = c.secs.max(1e-9);
+            writeln!(
+                out,
+                "{:<14} {:>7} {:>11} {:>13.0} {:>14.0} {:>14.1} {:>10.2}",
+                game.name(),
+                label,
+                c.playouts,
+                c.playouts as f64 / secs,
+                c.moves as f64 / secs,
+                c.moves as f64 / c.playouts.max(1) as f64,
+                c.secs
+            )
+        };
+        if counts.len() > 1 {
+            for (t, c) in counts.iter().enumerate() {
+                row(&mut out, &t.to_string(), *c)?;
+            }
+        }
+        let total = Count {
+            playouts: counts.iter().map(|c| c.playouts).sum(),
+            moves: counts.iter().map(|c| c.moves).sum(),
+            secs: counts.iter().map(|c| c.secs).fold(0.0, f64::max),
+        };
+        row(&mut out, "all", total)?;
+    }
+    Ok(())
+}
