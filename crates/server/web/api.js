@@ -1,0 +1,124 @@
+// The server's JSON API and WebSocket (see docs/api.md), and the seats this browser holds.
+
+/** An error answer from the server: `status` and the server's message. */
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function call(method, path, body) {
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    opts.headers['Content-Type'] = 'application/json';
+    opts.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, opts);
+  } catch (e) {
+    throw new ApiError(0, `cannot reach the server (${e.message})`);
+  }
+  const type = res.headers.get('Content-Type') || '';
+  const data = type.includes('json') ? await res.json().catch(() => null) : await res.text();
+  if (!res.ok) {
+    const msg = data && typeof data === 'object' && data.error ? data.error : `${res.status} ${res.statusText}`;
+    throw new ApiError(res.status, msg);
+  }
+  return data;
+}
+
+export const api = {
+  meta: () => call('GET', '/api/meta'),
+  rules: (game) => call('GET', `/api/rules/${encodeURIComponent(game)}`),
+  create: (req) => call('POST', '/api/games', req),
+  join: (id, invite) => call('POST', `/api/games/${encodeURIComponent(id)}/join`, { invite }),
+  state: (id) => call('GET', `/api/games/${encodeURIComponent(id)}`),
+  move: (id, move, token, expectedPly) =>
+    call('POST', `/api/games/${encodeURIComponent(id)}/moves`, { move, token, expected_ply: expectedPly }),
+  undo: (id, token) => call('POST', `/api/games/${encodeURIComponent(id)}/undo`, { token }),
+  hint: (id, token) =>
+    call('GET', `/api/games/${encodeURIComponent(id)}/hint?token=${encodeURIComponent(token)}`),
+  importRecord: (record, opponent, seat) => call('POST', '/api/games/import', { record, opponent, seat }),
+  list: (finished, limit = 50) =>
+    call('GET', `/api/games?limit=${limit}${finished === undefined ? '' : `&finished=${finished}`}`),
+  recordUrl: (id) => `/api/games/${encodeURIComponent(id)}/record`,
+};
+
+/** Side letters to indices: "S"/"South" → 0, "N"/"North" → 1, anything else → -1. */
+export function sideIndex(s) {
+  if (s === 'S' || s === 'South' || s === 0) return 0;
+  if (s === 'N' || s === 'North' || s === 1) return 1;
+  return -1;
+}
+
+export const SIDE_NAME = ['South', 'North'];
+export const SIDE_LETTER = ['S', 'N'];
+
+const SEATS_KEY = 'pussa.seats';
+
+/** The seats (token and sides) this browser holds, by game id. */
+export const seats = {
+  all() {
+    try {
+      return JSON.parse(localStorage.getItem(SEATS_KEY) || '{}');
+    } catch {
+      return {};
+    }
+  },
+  get(id) {
+    return this.all()[id] || null;
+  },
+  put(id, seat) {
+    const all = this.all();
+    all[id] = { token: seat.token, seats: seat.seats, saved: Date.now() };
+    localStorage.setItem(SEATS_KEY, JSON.stringify(all));
+  },
+};
+
+/**
+ * A WebSocket to one game that reconnects after a drop. `onMessage` gets each parsed message;
+ * `onStatus` gets 'open' | 'closed'.
+ */
+export class GameSocket {
+  constructor(id, onMessage, onStatus = () => {}) {
+    this.id = id;
+    this.onMessage = onMessage;
+    this.onStatus = onStatus;
+    this.closed = false;
+    this.delay = 500;
+    this.connect();
+  }
+
+  connect() {
+    if (this.closed) return;
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(`${proto}//${location.host}/api/games/${encodeURIComponent(this.id)}/ws`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.delay = 500;
+      this.onStatus('open');
+    };
+    ws.onmessage = (e) => {
+      let msg;
+      try {
+        msg = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      this.onMessage(msg);
+    };
+    ws.onclose = () => {
+      this.onStatus('closed');
+      if (this.closed) return;
+      setTimeout(() => this.connect(), this.delay);
+      this.delay = Math.min(this.delay * 2, 8000);
+    };
+  }
+
+  close() {
+    this.closed = true;
+    if (this.ws) this.ws.close();
+  }
+}

@@ -1,0 +1,754 @@
+// The page: routing between views, the new-game form, the game view (board, animation, move
+// list, scoreboard, undo, hint, export, invite), saved games and the rules pages.
+
+import { api, seats, sideIndex, GameSocket, SIDE_NAME, SIDE_LETTER, ApiError } from './api.js';
+import { Board, Animator, LETTERS, SEEDS_PER_HOLE, holeIndex, reasonText } from './board.js';
+import { markdown } from './markdown.js';
+
+const $ = (sel) => document.querySelector(sel);
+const VIEWS = ['home', 'game', 'games', 'rules'];
+const TITLES = {
+  'walak-pussa': 'Walak-pussa',
+  'raja-pasu': 'Raja Pasu',
+  'pasu-pondi': 'Pasu Pondi',
+  'pasu-pondi-6': 'Pasu Pondi (6 seeds)',
+};
+
+let meta = null;
+let game = null; // the open game's controller
+let pending = null; // a just created or joined game's answer, consumed by the game view
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+function notice(text, kind = 'error') {
+  const n = $('#notice');
+  if (!text) {
+    n.hidden = true;
+    return;
+  }
+  n.textContent = text;
+  n.className = `notice${kind === 'info' ? ' info' : ''}`;
+  n.setAttribute('role', kind === 'info' ? 'status' : 'alert');
+  n.hidden = false;
+}
+
+function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function winnerText(w, names) {
+  if (w === 'draw' || w === null || w === undefined) return 'a draw';
+  const i = sideIndex(w);
+  return i < 0 ? String(w) : `${names[i]} wins`;
+}
+
+async function copyText(text, input) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    if (input) {
+      input.value = text;
+      input.select();
+      try {
+        return document.execCommand('copy');
+      } catch {
+        return false;
+      }
+    }
+    return false;
+  }
+}
+
+function closedBools(letters) {
+  const c = new Array(14).fill(false);
+  for (const l of letters || []) {
+    const i = holeIndex(l);
+    if (i >= 0) c[i] = true;
+  }
+  return c;
+}
+
+function modelOf(s) {
+  return { board: [...s.board], closed: closedBools(s.closed), stores: [...s.stores] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing
+
+function route() {
+  notice(null);
+  const hash = location.hash || '#/';
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  let view = 'home';
+  if (parts[0] === 'game' && parts[1]) view = 'game';
+  else if (parts[0] === 'games') view = 'games';
+  else if (parts[0] === 'rules') view = 'rules';
+  for (const v of VIEWS) $(`#view-${v}`).hidden = v !== view;
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    if (a.dataset.nav === view) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  if (view !== 'game' && game) {
+    game.close();
+    game = null;
+  }
+  if (view === 'home') document.title = 'pussa: play';
+  if (view === 'game') openGame(parts[1]);
+  if (view === 'games') showGames();
+  if (view === 'rules') showRules(parts[1] || 'walak-pussa');
+}
+
+// An invite link (/?game=ID&invite=T) or a watch link (/?game=ID) lands here first.
+async function landing() {
+  const q = new URLSearchParams(location.search);
+  const id = q.get('game');
+  if (!id) return;
+  const invite = q.get('invite');
+  history.replaceState(null, '', `/#/game/${encodeURIComponent(id)}`);
+  if (!invite) return;
+  try {
+    const r = await api.join(id, invite);
+    seats.put(r.id || id, { token: r.token, seats: r.seats || [r.seat] });
+    pending = { id: r.id || id, state: r.state, played: [] };
+  } catch (e) {
+    if (!seats.get(id)) notice(`Cannot take the seat: ${e.message}. You are watching this game.`, 'info');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// New game, import, open by id
+
+function setupHome() {
+  const form = $('#new-game');
+  const level = $('#level');
+  level.replaceChildren();
+  for (const l of meta.levels || []) {
+    level.append(h('option', { value: l, selected: l === meta.default_level }, l));
+  }
+  const sync = () => {
+    const opp = form.opponent.value;
+    $('#level-field').hidden = opp !== 'computer';
+    $('#seat-field').hidden = opp === 'hotseat';
+  };
+  form.addEventListener('change', sync);
+  sync();
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const opp = form.opponent.value;
+    const req = {
+      game: form.game.value,
+      mode: form.mode.value,
+      first: form.first.value,
+      opponent: opp === 'computer' ? { kind: 'computer', level: form.level.value } : { kind: opp },
+      seat: opp === 'hotseat' ? 'S' : form.seat.value,
+    };
+    const btn = $('#start');
+    btn.disabled = true;
+    try {
+      const r = await api.create(req);
+      started(r);
+    } catch (err) {
+      notice(`Cannot start the game: ${err.message}`);
+    } finally {
+      btn.disabled = false;
+    }
+  });
+
+  $('#import-file').addEventListener('change', async (e) => {
+    const f = e.target.files[0];
+    if (f) $('#import-text').value = await f.text();
+  });
+  $('#import-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const text = $('#import-text').value;
+    if (!text.trim()) {
+      notice('Paste a record or choose a file first.');
+      return;
+    }
+    try {
+      const r = await api.importRecord(text, { kind: 'hotseat' }, 'S');
+      $('#import-text').value = '';
+      started(r, true);
+    } catch (err) {
+      notice(`Cannot import the record: ${err.message}`);
+    }
+  });
+  $('#open-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const id = $('#open-id').value.trim();
+    if (id) location.hash = `#/game/${encodeURIComponent(id)}`;
+  });
+}
+
+function started(r, imported = false) {
+  seats.put(r.id, { token: r.token, seats: r.seats || [r.seat] });
+  if (r.invite && r.invite.url) {
+    const url = new URL(r.invite.url, location.origin).href;
+    localStorage.setItem(`pussa.invite.${r.id}`, url);
+  }
+  pending = { id: r.id, state: r.state, played: imported ? [] : r.played || [], fresh: !imported };
+  location.hash = `#/game/${encodeURIComponent(r.id)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The game view
+
+class GameView {
+  constructor(id) {
+    this.id = id;
+    this.seat = seats.get(id); // {token, seats}
+    this.mine = new Set((this.seat?.seats || []).map(sideIndex));
+    this.state = null;
+    this.shownPly = -1;
+    this.shownRounds = 0;
+    this.busy = false; // waiting for the server or animating
+    this.chain = Promise.resolve();
+    this.closed = false;
+    this.board = new Board($('#board-host'), { onPlay: (l) => this.play(l) });
+    this.animator = new Animator(this.board, $('#caption'));
+    this.animator.speed = localStorage.getItem('pussa.speed') || 'normal';
+    $('#speed').value = this.animator.speed;
+    const near = this.mine.size === 1 ? [...this.mine][0] : 0;
+    this.board.setView(near);
+    this.flipped = false;
+    this.setBusy(false);
+  }
+
+  close() {
+    this.closed = true;
+    if (this.socket) this.socket.close();
+    this.animator.skip();
+  }
+
+  get kind() {
+    return this.state?.opponent?.kind || 'hotseat';
+  }
+
+  names() {
+    const s = this.state;
+    if (!s) return ['South', 'North'];
+    return [0, 1].map((i) => {
+      const seat = s.seats?.[SIDE_LETTER[i]];
+      if (this.kind === 'hotseat') return SIDE_NAME[i];
+      if (this.mine.has(i)) return 'You';
+      if (seat?.kind === 'computer') return 'Computer';
+      if (this.kind === 'online' && this.mine.size) return seat?.taken ? 'Friend' : 'Friend (invited)';
+      return SIDE_NAME[i];
+    });
+  }
+
+  setBusy(b) {
+    this.busy = b;
+    document.body.dataset.busy = b ? '1' : '0';
+    $('#skip').disabled = !this.animator.running;
+  }
+
+  async start(initial) {
+    try {
+      let st;
+      let played = [];
+      if (initial && initial.id === this.id) {
+        st = initial.state;
+        played = initial.played || [];
+      } else {
+        st = await api.state(this.id);
+      }
+      if (this.closed) return;
+      if (played.length && initial.fresh && played[0].ply === 1) {
+        // The computer opened the game: show its move from the opening layout.
+        const sph = SEEDS_PER_HOLE[st.game] || 4;
+        this.state = { ...st, ply: 0 };
+        this.shownPly = 0;
+        this.board.render({ board: new Array(14).fill(sph), closed: new Array(14).fill(false), stores: [0, 0] });
+        this.setHeader(st);
+        this.enqueue(st, played);
+      } else {
+        this.shownRounds = (st.rounds || []).length;
+        this.show(st);
+      }
+    } catch (e) {
+      notice(e.status === 404 ? `No game with id “${this.id}”.` : `Cannot open the game: ${e.message}`);
+      $('#view-game').hidden = true;
+      return;
+    }
+    this.socket = new GameSocket(this.id, (m) => this.onSocket(m));
+  }
+
+  onSocket(m) {
+    if (this.closed) return;
+    if (m.type === 'state' && m.state) {
+      this.chain = this.chain.then(() => {
+        if (m.state.ply !== this.shownPly && !this.busy) this.show(m.state);
+      });
+    } else if (m.type === 'update' && m.state) {
+      if (m.joined) notice('Your friend has joined the game.', 'info');
+      this.enqueue(m.state, m.played, m.undone);
+    }
+  }
+
+  enqueue(state, played, undone) {
+    this.chain = this.chain.then(() => this.apply(state, played, undone)).catch((e) => {
+      console.error(e);
+      notice(`Display error: ${e.message}`);
+    });
+    return this.chain;
+  }
+
+  async apply(state, played, undone) {
+    if (this.closed) return;
+    if (!undone && played && state.ply <= this.shownPly && state.id === this.state?.id) return;
+    const animate = !undone && played && played.length && played[0].ply === this.shownPly + 1;
+    if (animate && this.animator.speed !== 'off') {
+      this.setBusy(true);
+      this.board.setLegal([]);
+      this.animator.running = true;
+      $('#skip').disabled = false;
+      for (const p of played) {
+        if (this.closed) return;
+        const before = this.board.model;
+        const who = this.names()[sideIndex(p.side)];
+        this.renderMoves(state, p.ply);
+        await this.animator.play(before, p.trace || [], SIDE_NAME[sideIndex(p.side)], state.game, who);
+        this.board.render({ board: [...p.board], closed: closedBools(p.closed), stores: [...p.stores] });
+        this.lastMove = p.move;
+      }
+    }
+    if (undone) $('#caption').textContent = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
+    this.show(state);
+  }
+
+  setHeader(s) {
+    const title = TITLES[s.game] || s.title || s.game;
+    $('#game-title').textContent = `${title}${s.mode === 'match' ? ' match' : ''}`;
+    document.title = `pussa: ${title}`;
+    const you = [...this.mine];
+    const role =
+      this.kind === 'hotseat' && this.mine.size
+        ? 'both seats on this screen'
+        : you.length
+          ? `you play ${SIDE_NAME[you[0]]}`
+          : 'watching (read-only)';
+    const opp =
+      this.kind === 'computer' ? `against the computer (${s.opponent.level})` : this.kind === 'online' ? 'online' : 'same screen';
+    $('#game-sub').textContent = `${opp} · ${role} · id ${s.id}`;
+  }
+
+  /** Draws a state exactly as the server sent it. */
+  show(s) {
+    const newRounds = (s.rounds || []).slice(this.shownRounds);
+    const overNow = s.match_over && !(this.state && this.state.match_over && this.shownPly === s.ply);
+    this.state = s;
+    this.shownPly = s.ply;
+    this.shownRounds = (s.rounds || []).length;
+    this.setHeader(s);
+    this.board.setNames(this.names());
+    this.board.clearMarks();
+    this.board.render(modelOf(s));
+    const last = s.moves && s.moves.length ? s.moves[s.moves.length - 1] : null;
+    if (last && last.round === s.round) this.board.mark(holeIndex(last.move), 'last');
+    this.renderTurn();
+    this.renderScore();
+    this.renderMoves(s);
+    this.renderActions();
+    $('#hint-text').textContent = '';
+    document.body.dataset.ply = String(s.ply);
+    this.setBusy(false);
+    this.animator.running = false;
+    $('#skip').disabled = true;
+    this.updateLegal();
+    if (newRounds.length || overNow) this.roundDialog(newRounds, s);
+  }
+
+  myTurn() {
+    const s = this.state;
+    return !!s && s.to_move && this.mine.has(sideIndex(s.to_move)) && !s.match_over;
+  }
+
+  updateLegal() {
+    this.board.setLegal(this.myTurn() && !this.busy ? this.state.legal : []);
+  }
+
+  renderTurn() {
+    const s = this.state;
+    const names = this.names();
+    const t = $('#turn');
+    if (s.match_over || s.round_over || !s.to_move) {
+      const st = s.stores;
+      t.textContent = `Game over: ${winnerText(s.winner, names)} (${st[0]}–${st[1]}).`;
+      return;
+    }
+    const i = sideIndex(s.to_move);
+    if (this.kind === 'online' && s.seats && Object.values(s.seats).some((x) => !x.taken)) {
+      t.textContent = this.mine.size ? 'Waiting for your friend to join (send the invite link).' : 'Waiting for the second player.';
+      if (!this.myTurn()) return;
+    }
+    if (this.myTurn()) {
+      t.innerHTML = '';
+      t.append(h('span', { class: 'you' }, this.kind === 'hotseat' ? `${SIDE_NAME[i]} to move` : 'Your move'), ` (${SIDE_NAME[i]}, holes ${i === 0 ? 'A–G' : 'a–g'})`);
+    } else if (s.seats?.[SIDE_LETTER[i]]?.kind === 'computer') {
+      t.textContent = 'The computer is thinking…';
+    } else {
+      t.textContent = `${names[i]} to move (${SIDE_NAME[i]}).`;
+    }
+  }
+
+  renderScore() {
+    const s = this.state;
+    const names = this.names();
+    const body = $('#scoreboard tbody');
+    body.replaceChildren();
+    const won = [0, 0];
+    for (const r of s.rounds || []) {
+      const w = sideIndex(r.winner);
+      if (w >= 0) won[w]++;
+    }
+    const closed = [0, 0];
+    for (const l of s.closed || []) closed[holeIndex(l) < 7 ? 0 : 1]++;
+    const near = this.board.view;
+    for (const i of [1 - near, near]) {
+      const tr = h(
+        'tr',
+        { class: s.to_move && sideIndex(s.to_move) === i && !s.match_over ? 'to-move' : '', 'data-side': SIDE_LETTER[i] },
+        h('td', {}, h('span', { class: `dot ${i ? 'n' : 's'}`, 'aria-hidden': 'true' }), `${names[i]}`, names[i] !== SIDE_NAME[i] ? h('small', { class: 'muted' }, ` ${SIDE_NAME[i]}`) : ''),
+        h('td', { class: 'big', 'data-store': SIDE_LETTER[i] }, s.stores[i]),
+        h('td', {}, (s.taken || [0, 0])[i]),
+        h('td', {}, won[i]),
+        h('td', {}, closed[i]),
+      );
+      body.append(tr);
+    }
+    const rounds = (s.rounds || []).length;
+    $('#round-line').textContent =
+      s.mode === 'match'
+        ? `Round ${s.round} · ${rounds} round${rounds === 1 ? '' : 's'} played · ${(SEEDS_PER_HOLE[s.game] || 4)} seeds fill a hole`
+        : 'Single game: whoever takes more seeds wins.';
+  }
+
+  renderMoves(s, upto = Infinity) {
+    const ol = $('#move-list');
+    ol.replaceChildren();
+    const moves = (s.moves || []).filter((m) => m.ply <= upto);
+    const byRound = new Map();
+    for (const m of moves) {
+      if (!byRound.has(m.round)) byRound.set(m.round, []);
+      byRound.get(m.round).push(m);
+    }
+    const results = new Map((s.rounds || []).map((r) => [r.round, r]));
+    const multi = s.mode === 'match';
+    let lastLi = null;
+    for (const [round, list] of byRound) {
+      if (multi) ol.append(h('li', { class: 'round' }, `Round ${round}`));
+      for (let k = 0; k < list.length; k += 2) {
+        const a = list[k];
+        const b = list[k + 1];
+        const li = h(
+          'li',
+          {},
+          h('span', { class: 'n' }, `${k / 2 + 1}.`),
+          h('span', { class: 'mv', 'data-ply': a.ply, title: `${SIDE_NAME[sideIndex(a.side)]} plays ${a.move}` }, a.move),
+          b ? h('span', { class: 'mv', 'data-ply': b.ply, title: `${SIDE_NAME[sideIndex(b.side)]} plays ${b.move}` }, b.move) : '',
+        );
+        ol.append(li);
+        lastLi = li;
+      }
+      const r = results.get(round);
+      if (r && upto === Infinity) {
+        ol.append(
+          h('li', {}, h('span', { class: 'res' }, `${reasonText(r.reason)}: South ${r.taken[0]} – ${r.taken[1]} North, ${winnerText(r.winner, SIDE_NAME)}`)),
+        );
+      }
+    }
+    const cur = ol.querySelectorAll('.mv');
+    if (cur.length) cur[cur.length - 1].classList.add('cur');
+    if (lastLi) lastLi.scrollIntoView({ block: 'nearest' });
+  }
+
+  renderActions() {
+    const s = this.state;
+    const canTakeBack = this.mine.size > 0 && (this.kind === 'computer' || this.kind === 'hotseat');
+    $('#undo').hidden = !canTakeBack;
+    $('#hint').hidden = !canTakeBack;
+    $('#undo').disabled = this.busy || s.ply === 0;
+    $('#hint').disabled = this.busy || !this.myTurn();
+    const exp = $('#export');
+    exp.href = api.recordUrl(s.id);
+    exp.setAttribute('download', `pussa-${s.id}.txt`);
+    const inviteUrl = localStorage.getItem(`pussa.invite.${s.id}`);
+    const waiting = this.kind === 'online' && s.seats && Object.values(s.seats).some((x) => !x.taken);
+    $('#copy-invite').hidden = !(inviteUrl && waiting);
+    $('#invite-box').hidden = !(inviteUrl && waiting);
+    if (inviteUrl) $('#invite-url').value = inviteUrl;
+  }
+
+  async play(letter) {
+    if (this.busy || !this.myTurn()) return;
+    if (!this.state.legal.includes(letter)) return;
+    this.setBusy(true);
+    this.board.setLegal([]);
+    notice(null);
+    const other = sideIndex(this.state.to_move) ^ 1;
+    if (this.state.seats?.[SIDE_LETTER[other]]?.kind === 'computer') $('#turn').textContent = 'The computer is thinking…';
+    try {
+      const r = await api.move(this.id, letter, this.seat.token, this.state.ply);
+      await this.enqueue(r.state, r.played);
+    } catch (e) {
+      notice(`Move ${letter} refused: ${e.message}`);
+      if (e instanceof ApiError && e.status === 409) {
+        try {
+          this.show(await api.state(this.id));
+        } catch {
+          /* keep the shown state */
+        }
+      }
+    } finally {
+      if (this.busy && !this.animator.running) {
+        this.setBusy(false);
+        this.updateLegal();
+        this.renderActions();
+      }
+    }
+  }
+
+  async undo() {
+    if (this.busy || !this.seat) return;
+    this.setBusy(true);
+    notice(null);
+    try {
+      const r = await api.undo(this.id, this.seat.token);
+      await this.enqueue(r.state, null, r.undone || 1);
+    } catch (e) {
+      notice(`Cannot undo: ${e.message}`);
+      this.setBusy(false);
+      this.updateLegal();
+    }
+  }
+
+  async hint() {
+    if (this.busy || !this.myTurn()) return;
+    const out = $('#hint-text');
+    out.textContent = 'Thinking…';
+    $('#hint').disabled = true;
+    try {
+      const r = await api.hint(this.id, this.seat.token);
+      const v = r.score > 0 ? `+${r.score}` : String(r.score);
+      const pv = r.pv && r.pv.length > 1 ? `; line ${r.pv.join(' ')}` : '';
+      out.textContent = `Hint: ${r.move}, value ${v} seed${Math.abs(r.score) === 1 ? '' : 's'} (${r.exact ? 'proven' : `depth ${r.depth}`})${pv}`;
+      this.board.clearMarks('hint');
+      this.board.mark(holeIndex(r.move), 'hint');
+    } catch (e) {
+      out.textContent = `No hint: ${e.message}`;
+    } finally {
+      $('#hint').disabled = this.busy || !this.myTurn();
+    }
+  }
+
+  /** Plays the player's hole number k (0..6, from their left): the A..G keys. */
+  key(k) {
+    if (!this.myTurn() || this.busy) return false;
+    const side = sideIndex(this.state.to_move);
+    const letter = LETTERS[side * 7 + k];
+    if (!this.state.legal.includes(letter)) {
+      $('#caption').textContent = `${letter} cannot be played now.`;
+      return true;
+    }
+    this.board.focusHole(letter);
+    this.play(letter);
+    return true;
+  }
+
+  flip() {
+    this.board.setView(1 - this.board.view);
+    if (this.state) this.show(this.state);
+  }
+
+  roundDialog(rounds, s) {
+    const d = $('#round-dialog');
+    const body = $('#round-dialog-body');
+    body.replaceChildren();
+    const names = this.names();
+    const r = rounds.length ? rounds[rounds.length - 1] : s.last_round;
+    if (r) {
+      body.append(
+        h('p', {}, `Round ${r.round} ended: ${reasonText(r.reason)}.`),
+        h(
+          'table',
+          {},
+          h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, 'Swept at the end'), h('th', {}, 'Taken in the round'))),
+          h(
+            'tbody',
+            {},
+            [0, 1].map((i) => h('tr', {}, h('th', { scope: 'row' }, `${names[i]} (${SIDE_NAME[i]})`), h('td', {}, r.swept[i]), h('td', {}, r.taken[i]))),
+          ),
+        ),
+        h('p', {}, r.winner && r.winner !== 'draw' ? `${names[sideIndex(r.winner)]} won the round.` : 'The round is drawn.'),
+      );
+    }
+    let title = 'Round over';
+    if (s.match_over) {
+      title = s.mode === 'match' ? 'Match over' : 'Game over';
+      body.append(h('p', { class: 'big' }, h('strong', {}, `${winnerText(s.winner, names)[0].toUpperCase()}${winnerText(s.winner, names).slice(1)}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
+    } else if (s.mode === 'match') {
+      const closed = s.closed || [];
+      body.append(
+        h('p', {}, `Round ${s.round} is laid out: South holds ${s.stores[0]} in store, North ${s.stores[1]}. ${closed.length ? `Closed holes: ${closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(s.to_move)]} starts.`),
+      );
+    }
+    $('#round-dialog-title').textContent = title;
+    if (!d.open) d.showModal();
+  }
+}
+
+async function openGame(id) {
+  if (game && game.id === id) return;
+  if (game) game.close();
+  game = new GameView(id);
+  const initial = pending;
+  pending = null;
+  $('#caption').innerHTML = '&nbsp;';
+  $('#hint-text').textContent = '';
+  $('#move-list').replaceChildren();
+  await game.start(initial);
+}
+
+function setupGameControls() {
+  $('#speed').addEventListener('change', (e) => {
+    localStorage.setItem('pussa.speed', e.target.value);
+    if (game) game.animator.speed = e.target.value;
+  });
+  $('#skip').addEventListener('click', () => game && game.animator.skip());
+  $('#flip').addEventListener('click', () => game && game.flip());
+  $('#undo').addEventListener('click', () => game && game.undo());
+  $('#hint').addEventListener('click', () => game && game.hint());
+  $('#copy-watch').addEventListener('click', async () => {
+    if (!game) return;
+    const url = `${location.origin}/?game=${encodeURIComponent(game.id)}`;
+    const ok = await copyText(url, null);
+    notice(ok ? `Watch link copied: ${url}` : `Watch link: ${url}`, 'info');
+  });
+  $('#copy-invite').addEventListener('click', async () => {
+    const url = $('#invite-url').value;
+    const ok = await copyText(url, $('#invite-url'));
+    notice(ok ? 'Invite link copied. Send it to your friend: it gives them the other seat.' : 'Copy the invite link below.', 'info');
+  });
+  document.addEventListener('keydown', (e) => {
+    if (!game || $('#view-game').hidden) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT')) return;
+    if ($('#round-dialog').open) return;
+    if (e.key === 'Escape') {
+      game.animator.skip();
+      return;
+    }
+    const k = 'abcdefg'.indexOf(e.key.toLowerCase());
+    if (e.key.length === 1 && k >= 0) {
+      if (game.key(k)) e.preventDefault();
+    } else if (e.key === 'u' || e.key === 'U') {
+      if (!$('#undo').hidden) game.undo();
+    } else if (e.key === 'h' || e.key === 'H') {
+      if (!$('#hint').hidden) game.hint();
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Saved games
+
+async function showGames() {
+  document.title = 'pussa: saved games';
+  const body = $('#games-table tbody');
+  const filter = $('#games-filter').value;
+  body.replaceChildren(h('tr', {}, h('td', { colspan: 6 }, 'Loading…')));
+  try {
+    const r = await api.list(filter === '' ? undefined : filter, 100);
+    body.replaceChildren();
+    const mineAll = seats.all();
+    for (const g of r.games || []) {
+      const mine = mineAll[g.id];
+      const result = g.finished ? (g.winner === 'draw' || !g.winner ? 'draw' : `${SIDE_NAME[sideIndex(g.winner)]} won`) : 'in progress';
+      const opp = typeof g.opponent === 'object' ? g.opponent.kind + (g.opponent.level ? ` (${g.opponent.level})` : '') : g.opponent;
+      body.append(
+        h(
+          'tr',
+          {},
+          h('td', {}, `${TITLES[g.game] || g.game}${g.mode === 'match' ? ' match' : ''}`),
+          h('td', {}, g.created ? new Date(g.created).toLocaleString() : ''),
+          h('td', {}, opp || ''),
+          h('td', {}, g.ply),
+          h('td', {}, result),
+          h(
+            'td',
+            {},
+            h('a', { href: `#/game/${encodeURIComponent(g.id)}` }, mine ? 'Open' : 'Watch'),
+            ' · ',
+            h('a', { href: api.recordUrl(g.id), download: `pussa-${g.id}.txt` }, 'Record'),
+          ),
+        ),
+      );
+    }
+    $('#games-empty').hidden = (r.games || []).length > 0;
+  } catch (e) {
+    body.replaceChildren();
+    notice(`Cannot list the games: ${e.message}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rules
+
+async function showRules(g) {
+  for (const a of document.querySelectorAll('#rules-tabs a')) {
+    if (a.dataset.game === g) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  document.title = `pussa: rules of ${TITLES[g] || g}`;
+  const art = $('#rules-body');
+  art.textContent = 'Loading…';
+  try {
+    const text = await api.rules(g);
+    art.innerHTML = markdown(typeof text === 'string' ? text : JSON.stringify(text));
+  } catch (e) {
+    art.textContent = '';
+    notice(`Cannot load the rules: ${e.message}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  setupGameControls();
+  $('#games-filter').addEventListener('change', showGames);
+  $('#round-dialog').addEventListener('close', () => {
+    if (game) game.board.svg.querySelector('.hole.legal')?.focus();
+  });
+  try {
+    meta = await api.meta();
+  } catch (e) {
+    meta = { levels: [], default_level: null, games: [] };
+    notice(`Cannot reach the server: ${e.message}`);
+  }
+  for (const g of meta.games || []) {
+    if (g.name && g.seeds_per_hole) SEEDS_PER_HOLE[g.name] = g.seeds_per_hole;
+    if (g.name && g.title) TITLES[g.name] = g.title;
+  }
+  setupHome();
+  await landing();
+  window.addEventListener('hashchange', route);
+  route();
+  document.body.dataset.ready = '1';
+}
+
+main();

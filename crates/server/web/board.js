@@ -1,0 +1,495 @@
+// The board: an SVG drawing of the 14 holes and the two stores, seen from one side, and the
+// lap-by-lap animation of a move from the server's trace. The page never decides what is legal:
+// it draws what the server sent and replays the server's trace; the final state always wins.
+
+const SVG = 'http://www.w3.org/2000/svg';
+export const LETTERS = 'ABCDEFGabcdefg';
+export const SIDES = ['South', 'North'];
+
+const W = 1000;
+const H = 420;
+const HOLE_R = 50;
+const COL_X = (i) => 180 + i * 106.7;
+const ROW_Y = { far: 145, near: 275 };
+const STORE = { w: 96, h: 250, y: 85 };
+const MAX_DRAWN = 60;
+
+/** Hole index (0..13) of a letter, or -1. */
+export function holeIndex(letter) {
+  return LETTERS.indexOf(letter);
+}
+
+/** 0 for "S"/"South", 1 for "N"/"North", -1 otherwise. */
+export function sideNum(s) {
+  if (s === 'S' || s === 'South') return 0;
+  if (s === 'N' || s === 'North') return 1;
+  return -1;
+}
+
+/** The owner (0 South, 1 North) of hole index i. */
+export function ownerOf(i) {
+  return i < 7 ? 0 : 1;
+}
+
+function el(name, attrs = {}, parent = null) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+// A small deterministic hash so a seed keeps its colour and jitter from one frame to the next.
+function jitter(i, k) {
+  let x = (i * 2654435761 + k * 40503) >>> 0;
+  x ^= x >>> 13;
+  x = Math.imul(x, 0x5bd1e995) >>> 0;
+  x ^= x >>> 15;
+  return (x % 1000) / 1000;
+}
+
+const SEED_FILLS = ['#f6eedb', '#efe2c4', '#e6d3ad', '#f9f3e6', '#dcc59a'];
+
+/** Draws `n` seeds laid out on a sunflower spiral inside a circle of radius `r` at (cx, cy). */
+function drawSeeds(g, n, cx, cy, r, salt, fresh = false) {
+  g.replaceChildren();
+  const shown = Math.min(n, MAX_DRAWN);
+  if (shown === 0) return;
+  const rs = Math.max(3.2, Math.min(9, (0.92 * r) / Math.sqrt(shown + 0.6)));
+  const c = (r - rs - 2) / Math.sqrt(shown);
+  const golden = Math.PI * (3 - Math.sqrt(5));
+  for (let i = 0; i < shown; i++) {
+    const rad = shown === 1 ? 0 : c * Math.sqrt(i + 0.5);
+    const a = i * golden + jitter(i, salt) * 0.4;
+    const s = el('circle', {
+      cx: (cx + rad * Math.cos(a)).toFixed(1),
+      cy: (cy + rad * Math.sin(a)).toFixed(1),
+      r: rs.toFixed(1),
+      fill: SEED_FILLS[Math.floor(jitter(i, salt + 7) * SEED_FILLS.length)],
+      class: 'seed',
+    }, g);
+    if (fresh && i === shown - 1) s.classList.add('fresh');
+  }
+}
+
+/** The board's model: holes, closed holes, stores. */
+export function cloneModel(m) {
+  return { board: [...m.board], closed: [...m.closed], stores: [...m.stores] };
+}
+
+export class Board {
+  /**
+   * @param {HTMLElement} host where the SVG goes
+   * @param {object} opts  onPlay(letter) when a legal hole is chosen
+   */
+  constructor(host, opts = {}) {
+    this.host = host;
+    this.onPlay = opts.onPlay || (() => {});
+    this.view = 0; // the side drawn nearest
+    this.names = ['South', 'North'];
+    this.legal = new Set();
+    this.model = { board: new Array(14).fill(0), closed: new Array(14).fill(false), stores: [0, 0] };
+    this.build();
+  }
+
+  build() {
+    const svg = el('svg', {
+      viewBox: `0 0 ${W} ${H}`,
+      class: 'board',
+      role: 'group',
+      'aria-label': 'Board',
+    });
+    const defs = el('defs', {}, svg);
+    const grad = el('radialGradient', { id: 'holeGrad', cx: '50%', cy: '40%', r: '60%' }, defs);
+    el('stop', { offset: '0%', 'stop-color': '#5c3a1c' }, grad);
+    el('stop', { offset: '100%', 'stop-color': '#7e5129' }, grad);
+    el('rect', { x: 8, y: 30, width: W - 16, height: H - 60, rx: 60, class: 'wood' }, svg);
+    this.svg = svg;
+    this.holes = [];
+    for (let i = 0; i < 14; i++) {
+      const g = el('g', { class: 'hole', 'data-hole': LETTERS[i] }, svg);
+      const ring = el('circle', { r: HOLE_R + 6, class: 'ring' }, g);
+      const pit = el('circle', { r: HOLE_R, class: 'pit' }, g);
+      const seeds = el('g', { class: 'seeds', 'aria-hidden': 'true' }, g);
+      const lid = el('g', { class: 'lid', 'aria-hidden': 'true' }, g);
+      const count = el('text', { class: 'count', 'aria-hidden': 'true' }, g);
+      const label = el('text', { class: 'label', 'aria-hidden': 'true' }, g);
+      g.addEventListener('click', () => this.choose(i));
+      g.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          this.choose(i);
+        }
+      });
+      this.holes.push({ g, ring, pit, seeds, lid, count, label, x: 0, y: 0 });
+    }
+    this.stores = [0, 1].map((side) => {
+      const g = el('g', { class: `store store-${side ? 'north' : 'south'}`, 'data-store': SIDES[side] }, svg);
+      const box = el('rect', { width: STORE.w, height: STORE.h, rx: 44, class: 'pit' }, g);
+      const seeds = el('g', { class: 'seeds', 'aria-hidden': 'true' }, g);
+      const count = el('text', { class: 'count store-count', 'aria-hidden': 'true' }, g);
+      const label = el('text', { class: 'label store-label', 'aria-hidden': 'true' }, g);
+      return { g, box, seeds, count, label, x: 0, y: 0 };
+    });
+    const hand = el('g', { class: 'hand', 'aria-hidden': 'true' }, svg);
+    el('circle', { r: 27, class: 'palm' }, hand);
+    this.handText = el('text', { class: 'hand-count', y: 9 }, hand);
+    this.hand = hand;
+    this.host.replaceChildren(svg);
+    this.layout();
+  }
+
+  /** Places holes and stores for the current point of view. */
+  layout() {
+    const near = this.view;
+    for (let i = 0; i < 14; i++) {
+      const h = this.holes[i];
+      const own = ownerOf(i);
+      const k = i % 7; // from the owner's left
+      const isNear = own === near;
+      // The near row runs left to right from its owner's left; the far row is reversed.
+      h.x = isNear ? COL_X(k) : COL_X(6 - k);
+      h.y = isNear ? ROW_Y.near : ROW_Y.far;
+      h.g.setAttribute('transform', `translate(${h.x},${h.y})`);
+      const out = isNear ? 1 : -1;
+      h.count.setAttribute('y', out * (HOLE_R + 38) + (isNear ? -6 : 18));
+      h.label.setAttribute('y', out * (HOLE_R + 70) + (isNear ? -12 : 24));
+      h.label.textContent = LETTERS[i];
+      h.g.classList.toggle('near', isNear);
+    }
+    // Each player's store at their right: the near player's on the right.
+    this.stores.forEach((s, side) => {
+      const right = side === near;
+      s.x = right ? W - 30 - STORE.w : 30;
+      s.y = STORE.y;
+      s.g.setAttribute('transform', `translate(${s.x},${s.y})`);
+      s.count.setAttribute('x', STORE.w / 2);
+      s.count.setAttribute('y', STORE.h + 0);
+      s.label.setAttribute('x', STORE.w / 2);
+      s.label.setAttribute('y', -14);
+      s.cx = s.x + STORE.w / 2;
+      s.cy = s.y + STORE.h / 2;
+    });
+    this.render();
+  }
+
+  setView(side) {
+    this.view = side;
+    this.layout();
+  }
+
+  setNames(names) {
+    this.names = names;
+    this.render();
+  }
+
+  /** Sets the holes that respond to clicks and keys (letters), none when empty. */
+  setLegal(letters) {
+    this.legal = new Set(letters || []);
+    this.render();
+  }
+
+  choose(i) {
+    if (this.legal.has(LETTERS[i])) this.onPlay(LETTERS[i]);
+  }
+
+  /** Draws the model; `fresh` marks the hole that just got a seed. */
+  render(model = this.model, fresh = -1) {
+    this.model = model;
+    for (let i = 0; i < 14; i++) this.renderHole(i, i === fresh);
+    this.stores.forEach((s, side) => {
+      const n = model.stores[side];
+      s.count.textContent = String(n);
+      s.label.textContent = this.names[side];
+      s.g.setAttribute('aria-label', `${this.names[side]}'s store, ${n} seed${n === 1 ? '' : 's'}`);
+      s.g.setAttribute('role', 'img');
+      this.drawStoreSeeds(s, n);
+    });
+  }
+
+  drawStoreSeeds(s, n) {
+    // Two stacked circles fill the tall store.
+    s.seeds.replaceChildren();
+    const top = el('g', {}, s.seeds);
+    const bottom = el('g', {}, s.seeds);
+    const half = Math.ceil(Math.min(n, 2 * MAX_DRAWN) / 2);
+    drawSeeds(top, half, STORE.w / 2, STORE.h * 0.3, 40, 91);
+    drawSeeds(bottom, Math.min(n, 2 * MAX_DRAWN) - half, STORE.w / 2, STORE.h * 0.7, 40, 93);
+  }
+
+  renderHole(i, fresh = false) {
+    const h = this.holes[i];
+    const n = this.model.board[i];
+    const closed = this.model.closed[i];
+    const legal = this.legal.has(LETTERS[i]);
+    h.g.classList.toggle('closed', closed);
+    h.g.classList.toggle('legal', legal);
+    h.g.setAttribute('data-count', String(n));
+    h.count.textContent = closed ? '' : String(n);
+    const who = SIDES[ownerOf(i)];
+    const name = `Hole ${LETTERS[i]} (${who})`;
+    h.g.setAttribute(
+      'aria-label',
+      closed ? `${name}, closed` : `${name}, ${n} seed${n === 1 ? '' : 's'}${legal ? ', playable' : ''}`,
+    );
+    if (legal) {
+      h.g.setAttribute('tabindex', '0');
+      h.g.setAttribute('role', 'button');
+      h.g.removeAttribute('aria-disabled');
+    } else {
+      h.g.removeAttribute('tabindex');
+      h.g.setAttribute('role', 'img');
+    }
+    h.lid.replaceChildren();
+    if (closed) {
+      el('circle', { r: HOLE_R - 4, class: 'lid-disc' }, h.lid);
+      el('path', { d: 'M-24,-24L24,24M24,-24L-24,24', class: 'lid-x' }, h.lid);
+      h.seeds.replaceChildren();
+    } else {
+      drawSeeds(h.seeds, n, 0, 0, HOLE_R - 4, i * 17, fresh);
+    }
+  }
+
+  /** Removes every transient highlight. */
+  clearMarks(...names) {
+    const all = names.length ? names : ['lifted', 'target', 'stop', 'taken', 'four', 'hint', 'last'];
+    for (const h of this.holes) h.g.classList.remove(...all);
+    for (const s of this.stores) s.g.classList.remove('gain');
+  }
+
+  mark(i, cls, on = true) {
+    this.holes[i].g.classList.toggle(cls, on);
+  }
+
+  focusHole(letter) {
+    const i = holeIndex(letter);
+    if (i >= 0) this.holes[i].g.focus();
+  }
+
+  showHand(i, seeds, ms) {
+    const h = this.holes[i];
+    const dy = h.g.classList.contains('near') ? -HOLE_R - 4 : HOLE_R + 4;
+    this.hand.style.transitionDuration = `${Math.max(0, ms)}ms`;
+    this.hand.style.transform = `translate(${h.x}px, ${h.y + dy * 0.55}px)`;
+    this.handText.textContent = String(seeds);
+    this.hand.classList.toggle('shown', seeds > 0);
+  }
+
+  hideHand() {
+    this.hand.classList.remove('shown');
+  }
+
+  /** The SVG element (for screenshots and tests). */
+  get element() {
+    return this.svg;
+  }
+}
+
+/** Seeds per hole of each game (for laying out a refill while animating). */
+export const SEEDS_PER_HOLE = { 'walak-pussa': 4, 'raja-pasu': 7, 'pasu-pondi': 5, 'pasu-pondi-6': 6 };
+
+/** One caption per event, as a player would say it. */
+export function caption(ev, mover) {
+  const side = (s) => SIDES[sideNum(s)] || String(s);
+  switch (ev.type) {
+    case 'lift':
+      return ev.relay
+        ? `Relay: lift ${ev.hole} (${ev.seeds})`
+        : `${side(mover)} lifts ${ev.hole} (${ev.seeds})`;
+    case 'drop':
+      return null;
+    case 'four':
+      return `Four in ${ev.hole}: ${side(ev.owner)} takes 4`;
+    case 'stop':
+      return `${ev.empty} is empty: sowing ends`;
+    case 'capture':
+      return ev.chained
+        ? `Necklace: ${side(ev.by)} takes ${ev.seeds} from ${ev.hole} too`
+        : `${side(ev.by)} takes ${ev.seeds} from ${ev.hole}`;
+    case 'round_end':
+      return `Round over (${reasonText(ev.reason)}): South sweeps ${ev.swept[0]}, North ${ev.swept[1]}`;
+    case 'refill':
+      return `Round ${ev.round}: South fills ${ev.filled[0]} holes, North ${ev.filled[1]}; ${side(ev.starter)} starts`;
+    case 'match_end':
+      return ev.winner && sideNum(ev.winner) >= 0 ? `${side(ev.winner)} wins` : 'A draw';
+    default:
+      return null;
+  }
+}
+
+/** Why a round ended, in words. */
+export function reasonText(reason) {
+  if (!reason) return '';
+  switch (reason.kind) {
+    case 'one_row':
+      return 'all seeds in one row';
+    case 'repetition':
+      return 'the position repeated';
+    case 'no_legal_move':
+      return `${SIDES[sideNum(reason.stuck)] || reason.stuck} cannot move`;
+    default:
+      return reason.kind;
+  }
+}
+
+const SPEEDS = { slow: { drop: 520, pause: 1100 }, normal: { drop: 200, pause: 650 }, fast: { drop: 60, pause: 260 } };
+
+/**
+ * Replays a move's trace on the board, starting from `before` (the model before the move).
+ * Resolves when done or skipped; the caller then draws the server's final state.
+ */
+export class Animator {
+  constructor(board, captionEl) {
+    this.board = board;
+    this.captionEl = captionEl;
+    this.speed = 'normal';
+    this.skipping = false;
+    this.running = false;
+    this.wake = null;
+  }
+
+  skip() {
+    this.skipping = true;
+    if (this.wake) this.wake();
+  }
+
+  sleep(ms) {
+    if (this.skipping || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+
+  say(text) {
+    if (text && this.captionEl) this.captionEl.textContent = text;
+  }
+
+  /**
+   * @param {object} before  board model before the move
+   * @param {Array} events   the trace
+   * @param {string} mover   'South' | 'North'
+   * @param {string} game    game id (for refills)
+   */
+  async play(before, events, mover, game) {
+    const b = this.board;
+    const m = cloneModel(before);
+    this.skipping = this.speed === 'off';
+    this.running = true;
+    const sp = SPEEDS[this.speed] || SPEEDS.normal;
+    const idx = (l) => holeIndex(l);
+    let hand = 0;
+    b.clearMarks();
+    b.render(m);
+    try {
+      for (const ev of events) {
+        if (this.skipping) break;
+        const text = caption(ev, mover);
+        if (text) this.say(text);
+        switch (ev.type) {
+          case 'lift': {
+            const i = idx(ev.hole);
+            b.clearMarks('lifted', 'target', 'stop');
+            m.board[i] = 0;
+            hand = ev.seeds;
+            b.mark(i, 'lifted');
+            b.showHand(i, hand, sp.drop);
+            b.render(m);
+            await this.sleep(ev.relay ? sp.pause : sp.pause * 0.7);
+            break;
+          }
+          case 'drop': {
+            const i = idx(ev.hole);
+            hand = Math.max(0, hand - 1);
+            m.board[i] = ev.now;
+            b.clearMarks('target');
+            b.mark(i, 'target');
+            b.showHand(i, hand, sp.drop * 0.8);
+            b.render(m, i);
+            await this.sleep(sp.drop);
+            break;
+          }
+          case 'four': {
+            const i = idx(ev.hole);
+            const side = sideNum(ev.owner);
+            m.board[i] = Math.max(0, m.board[i] - 4);
+            m.stores[side] += 4;
+            b.mark(i, 'four');
+            b.render(m);
+            b.stores[side].g.classList.add('gain');
+            await this.sleep(sp.pause);
+            b.mark(i, 'four', false);
+            b.stores[side].g.classList.remove('gain');
+            break;
+          }
+          case 'stop': {
+            b.hideHand();
+            b.clearMarks('target');
+            b.mark(idx(ev.last), 'target');
+            b.mark(idx(ev.empty), 'stop');
+            await this.sleep(sp.pause);
+            break;
+          }
+          case 'capture': {
+            const i = idx(ev.hole);
+            const side = sideNum(ev.by);
+            m.board[i] = 0;
+            m.stores[side] += ev.seeds;
+            b.mark(i, 'taken');
+            b.render(m);
+            b.stores[side].g.classList.add('gain');
+            await this.sleep(sp.pause * 1.2);
+            b.stores[side].g.classList.remove('gain');
+            break;
+          }
+          case 'round_end': {
+            b.hideHand();
+            const rows = [0, 0];
+            for (let i = 0; i < 14; i++) rows[ownerOf(i)] += m.board[i];
+            // Either each takes their own row, or one player takes everything.
+            if (rows[0] === ev.swept[0] && rows[1] === ev.swept[1]) {
+              for (let i = 0; i < 14; i++) m.board[i] = 0;
+            } else {
+              m.board.fill(0);
+            }
+            m.stores[0] += ev.swept[0];
+            m.stores[1] += ev.swept[1];
+            b.clearMarks();
+            b.render(m);
+            await this.sleep(sp.pause * 1.5);
+            break;
+          }
+          case 'refill': {
+            const sph = SEEDS_PER_HOLE[game] || 4;
+            for (let i = 0; i < 14; i++) {
+              const closed = ((ev.closed >> i) & 1) === 1;
+              m.closed[i] = closed;
+              m.board[i] = closed ? 0 : sph;
+            }
+            m.stores = [...ev.remainder];
+            b.clearMarks();
+            b.render(m);
+            await this.sleep(sp.pause * 1.5);
+            break;
+          }
+          case 'match_end':
+            await this.sleep(sp.pause);
+            break;
+          default:
+            break;
+        }
+      }
+    } finally {
+      b.hideHand();
+      b.clearMarks('lifted', 'target', 'stop', 'taken', 'four');
+      this.running = false;
+      this.skipping = false;
+    }
+  }
+}

@@ -1,0 +1,168 @@
+// A small Markdown renderer for the rules pages: headings, paragraphs, lists (nested by
+// indentation), tables, fenced code, block quotes, and inline code, bold, italic and links.
+// Everything is escaped first; only the tags written here are produced.
+
+function esc(s) {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Inline markup on one line of text (already a plain string). */
+export function inline(text) {
+  const parts = text.split(/(`[^`]*`)/);
+  return parts
+    .map((p) => {
+      if (p.length >= 2 && p.startsWith('`') && p.endsWith('`')) return `<code>${esc(p.slice(1, -1))}</code>`;
+      let s = esc(p);
+      s = s.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, label, href) => {
+        const safe = /^(https?:|\/|#)/.test(href) ? href : '#';
+        return `<a href="${safe}" rel="noopener">${label}</a>`;
+      });
+      s = s.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
+      s = s.replace(/(^|[^*\w])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>');
+      s = s.replace(/(^|[^_\w])_([^_\s][^_]*)_(?!\w)/g, '$1<em>$2</em>');
+      return s;
+    })
+    .join('');
+}
+
+function splitRow(line) {
+  let s = line.trim();
+  if (s.startsWith('|')) s = s.slice(1);
+  if (s.endsWith('|') && !s.endsWith('\\|')) s = s.slice(0, -1);
+  return s.split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
+}
+
+const LIST_RE = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/;
+
+function renderList(lines, start) {
+  // Returns [html, nextIndex]. Items are nested by their indentation.
+  const first = lines[start].match(LIST_RE);
+  const indent = first[1].length;
+  const ordered = /\d/.test(first[2]);
+  let html = ordered ? '<ol>' : '<ul>';
+  let i = start;
+  let item = null;
+  const flush = () => {
+    if (item !== null) html += `<li>${item}</li>`;
+    item = null;
+  };
+  while (i < lines.length) {
+    const line = lines[i];
+    if (!line.trim()) {
+      // A blank line ends the list unless the next line continues it.
+      const next = lines[i + 1];
+      if (next && (LIST_RE.test(next) || /^\s{2,}\S/.test(next)) && (next.match(/^\s*/)[0].length >= indent)) {
+        i++;
+        continue;
+      }
+      break;
+    }
+    const m = line.match(LIST_RE);
+    if (m && m[1].length === indent) {
+      flush();
+      item = inline(m[3]);
+      i++;
+    } else if (m && m[1].length > indent) {
+      const [sub, j] = renderList(lines, i);
+      item = (item ?? '') + sub;
+      i = j;
+    } else if (!m && line.match(/^\s*/)[0].length > indent && item !== null) {
+      item += ' ' + inline(line.trim());
+      i++;
+    } else {
+      break;
+    }
+  }
+  flush();
+  html += ordered ? '</ol>' : '</ul>';
+  return [html, i];
+}
+
+/** Renders Markdown text to an HTML string. */
+export function markdown(src) {
+  const lines = src.replace(/\r\n?/g, '\n').split('\n');
+  let html = '';
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i];
+    if (!line.trim()) {
+      i++;
+      continue;
+    }
+    const fence = line.match(/^\s*(```|~~~)(.*)$/);
+    if (fence) {
+      const body = [];
+      i++;
+      while (i < lines.length && !lines[i].trim().startsWith(fence[1])) body.push(lines[i++]);
+      i++;
+      html += `<pre><code>${esc(body.join('\n'))}</code></pre>`;
+      continue;
+    }
+    const h = line.match(/^(#{1,6})\s+(.*?)\s*#*\s*$/);
+    if (h) {
+      const n = Math.min(6, h[1].length + 1); // the page has its own h1
+      const id = h[2].toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+      html += `<h${n} id="rules-${id}">${inline(h[2])}</h${n}>`;
+      i++;
+      continue;
+    }
+    if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) {
+      html += '<hr>';
+      i++;
+      continue;
+    }
+    if (line.trim().startsWith('|') && i + 1 < lines.length && /^\s*\|?\s*:?-{2,}/.test(lines[i + 1])) {
+      const head = splitRow(line);
+      const aligns = splitRow(lines[i + 1]).map((c) =>
+        c.startsWith(':') && c.endsWith(':') ? 'center' : c.endsWith(':') ? 'right' : '',
+      );
+      i += 2;
+      let t = '<div class="table-wrap"><table><thead><tr>';
+      head.forEach((c, k) => {
+        t += `<th${aligns[k] ? ` style="text-align:${aligns[k]}"` : ''}>${inline(c)}</th>`;
+      });
+      t += '</tr></thead><tbody>';
+      while (i < lines.length && lines[i].trim().startsWith('|')) {
+        const cells = splitRow(lines[i]);
+        t += '<tr>';
+        head.forEach((_, k) => {
+          t += `<td${aligns[k] ? ` style="text-align:${aligns[k]}"` : ''}>${inline(cells[k] ?? '')}</td>`;
+        });
+        t += '</tr>';
+        i++;
+      }
+      html += t + '</tbody></table></div>';
+      continue;
+    }
+    if (LIST_RE.test(line)) {
+      const [l, j] = renderList(lines, i);
+      html += l;
+      i = j;
+      continue;
+    }
+    if (line.startsWith('>')) {
+      const body = [];
+      while (i < lines.length && lines[i].startsWith('>')) body.push(lines[i++].replace(/^>\s?/, ''));
+      html += `<blockquote>${markdown(body.join('\n'))}</blockquote>`;
+      continue;
+    }
+    const para = [];
+    while (
+      i < lines.length &&
+      lines[i].trim() &&
+      !/^(#{1,6}\s|```|~~~|>)/.test(lines[i]) &&
+      !LIST_RE.test(lines[i]) &&
+      !lines[i].trim().startsWith('|')
+    ) {
+      para.push(lines[i].trim());
+      i++;
+    }
+    if (para.length === 0) {
+      // A line no rule above took (e.g. a lone table row): show it as text.
+      para.push(lines[i].trim());
+      i++;
+    }
+    html += `<p>${inline(para.join(' '))}</p>`;
+  }
+  return html;
+}

@@ -1,0 +1,220 @@
+// Test harness: starts the real `pussa serve` binary on a free port with a temporary data
+// directory, and Debian's Chromium through playwright-core (never a browser download).
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '..', '..');
+export const SHOTS = join(here, 'screenshots');
+mkdirSync(SHOTS, { recursive: true });
+
+/** The pussa binary: $PUSSA_BIN, else $CARGO_TARGET_DIR/debug/pussa, else target/debug/pussa. */
+export function pussaBinary() {
+  const candidates = [
+    process.env.PUSSA_BIN,
+    process.env.CARGO_TARGET_DIR && join(resolve(root, process.env.CARGO_TARGET_DIR), 'debug', 'pussa'),
+    join(root, 'target', 'debug', 'pussa'),
+  ].filter(Boolean);
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new Error(`pussa binary not found (tried ${candidates.join(', ')}); run cargo build -p pussa`);
+  return found;
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** A running `pussa serve`: `url`, `get(path)`, `post(path, body)`, `stop()`. */
+export async function startServer() {
+  const port = await freePort();
+  const data = mkdtempSync(join(tmpdir(), 'pussa-browser-'));
+  const proc = spawn(pussaBinary(), ['serve', '--addr', `127.0.0.1:${port}`, '--data', data], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
+  });
+  let output = '';
+  proc.stdout.on('data', (d) => (output += d));
+  proc.stderr.on('data', (d) => (output += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`pussa serve exited (${proc.exitCode}):\n${output}`);
+    try {
+      const r = await fetch(`${url}/api/meta`);
+      if (r.ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`pussa serve did not answer within 30 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const json = async (r) => {
+    const body = await r.text();
+    assert.ok(r.ok, `${r.status}: ${body}`);
+    return JSON.parse(body);
+  };
+  return {
+    url,
+    output: () => output,
+    get: (p) => fetch(url + p).then(json),
+    post: (p, body) =>
+      fetch(url + p, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then(json),
+    async stop() {
+      proc.kill('SIGTERM');
+      await new Promise((r) => {
+        if (proc.exitCode !== null) r();
+        else proc.once('exit', r);
+        setTimeout(() => {
+          proc.kill('SIGKILL');
+          r();
+        }, 3000);
+      });
+      rmSync(data, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Debian's Chromium, headless. */
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * A new page whose animation speed starts at `speed` ('off' | 'fast' | 'normal' | 'slow').
+ * Fails the test on any page error and on any request to another host.
+ */
+export async function newPage(browser, server, { speed = 'off', viewport, mobile = false, context } = {}) {
+  const ctx =
+    context ||
+    (await browser.newContext({
+      viewport: viewport || { width: 1280, height: 860 },
+      isMobile: mobile,
+      hasTouch: mobile,
+      deviceScaleFactor: 1,
+    }));
+  await ctx.addInitScript((s) => {
+    if (!localStorage.getItem('pussa.speed.set')) {
+      localStorage.setItem('pussa.speed', s);
+      localStorage.setItem('pussa.speed.set', '1');
+    }
+  }, speed);
+  const page = await ctx.newPage();
+  const errors = [];
+  const foreign = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.protocol.startsWith('http') || u.protocol.startsWith('ws')) {
+      if (u.host !== new URL(server.url).host) foreign.push(r.url());
+    }
+  });
+  page.checkClean = () => {
+    assert.deepEqual(errors, [], 'page errors');
+    assert.deepEqual(foreign, [], 'requests to other hosts');
+  };
+  return { page, ctx };
+}
+
+/** Waits until the page is idle (no request pending, no animation) and shows ply `ply` (or more). */
+export async function settle(page, ply, timeout = 60000) {
+  await page.waitForFunction(
+    (p) => document.body.dataset.busy === '0' && Number(document.body.dataset.ply) >= p,
+    ply,
+    { timeout },
+  );
+}
+
+/** The counts the page shows: {board: [14], stores: [2], closed: [letters]} from the SVG. */
+export async function shownCounts(page) {
+  return page.evaluate(() => {
+    const letters = 'ABCDEFGabcdefg';
+    const board = [];
+    const closed = [];
+    for (const l of letters) {
+      const g = document.querySelector(`svg.board .hole[data-hole="${l}"]`);
+      const text = g.querySelector('.count').textContent;
+      const isClosed = g.classList.contains('closed');
+      if (isClosed) closed.push(l);
+      board.push(isClosed ? 0 : Number(text));
+      if (!isClosed && g.dataset.count !== text) throw new Error(`hole ${l}: data-count ${g.dataset.count} vs text ${text}`);
+      const label = g.getAttribute('aria-label');
+      if (!isClosed && !label.includes(`${text} seed`)) throw new Error(`hole ${l}: aria-label "${label}" vs ${text}`);
+    }
+    const stores = ['South', 'North'].map((s) =>
+      Number(document.querySelector(`svg.board [data-store="${s}"] .count`).textContent),
+    );
+    const table = ['S', 'N'].map((s) => Number(document.querySelector(`#scoreboard td[data-store="${s}"]`).textContent));
+    return { board, stores, closed, table, ply: Number(document.body.dataset.ply) };
+  });
+}
+
+/** Asserts the page shows exactly the server's state of game `id`; returns the state. */
+export async function assertShowsServer(page, server, id, what = '') {
+  const st = await server.get(`/api/games/${id}`);
+  await settle(page, st.ply);
+  const shown = await shownCounts(page);
+  assert.equal(shown.ply, st.ply, `${what}: ply`);
+  assert.deepEqual(shown.board, st.board, `${what}: holes after ply ${st.ply}`);
+  assert.deepEqual(shown.stores, st.stores, `${what}: stores after ply ${st.ply}`);
+  assert.deepEqual(shown.table, st.stores, `${what}: scoreboard after ply ${st.ply}`);
+  assert.deepEqual([...shown.closed].sort(), [...(st.closed || [])].sort(), `${what}: closed holes`);
+  return st;
+}
+
+/** The id of the game the page shows (from its URL). */
+export async function gameId(page) {
+  await page.waitForFunction(() => /^#\/game\/[^/]+$/.test(location.hash));
+  return page.evaluate(() => decodeURIComponent(location.hash.split('/')[2]));
+}
+
+/** Closes the round-end dialog if it is open. */
+export async function closeDialog(page) {
+  if (await page.locator('#round-dialog[open]').count()) {
+    await page.locator('#round-dialog button[value="ok"]').click();
+    await page.waitForSelector('#round-dialog:not([open])', { state: 'attached' });
+  }
+}
+
+/** Starts a game through the form. */
+export async function startFromForm(page, server, { game = 'walak-pussa', mode = 'single', opponent = 'computer', level, seat = 'S', first = 'S' } = {}) {
+  await page.goto(`${server.url}/`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await page.check(`input[name="game"][value="${game}"]`);
+  await page.check(`input[name="mode"][value="${mode}"]`);
+  await page.check(`input[name="opponent"][value="${opponent}"]`);
+  if (opponent === 'computer' && level) await page.selectOption('#level', level);
+  if (opponent !== 'hotseat') await page.selectOption('select[name="seat"]', seat);
+  await page.selectOption('select[name="first"]', first);
+  await page.click('#start');
+  return gameId(page);
+}
