@@ -1,1 +1,184 @@
-//! placeholder during bootstrap
+//! # pussa-engine
+//!
+//! The computer opponent for the pussa games: an alpha-beta search ([`search`]), every move's
+//! value ([`analyze`]), Monte Carlo tree search ([`mcts`]), a ladder of playing levels
+//! ([`Level`], [`choose_move`]) and a small game runner ([`play_game`]).
+//!
+//! Scores are in seeds, from the point of view of the side to move: the final margin of the
+//! round (seeds taken in this round by the side to move minus by the opponent when the round
+//! ends, with best play), seeds already taken in the round included.
+//!
+//! # Examples
+//! ```
+//! use pussa_engine::{search, Limits};
+//! use pussa_rules::{Game, GameState, Mode, Side};
+//! let state = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+//! let limits = Limits { depth: Some(4), ..Limits::default() };
+//! let result = search(&state, &limits, &mut |_| {});
+//! assert!(state.legal_moves().contains(result.best.unwrap()));
+//! ```
+#![warn(missing_docs)]
+
+use std::fmt;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pussa_rules::{GameState, Hole, Position};
+
+pub mod arena;
+pub mod eval;
+pub mod levels;
+pub mod mcts;
+pub mod params;
+pub mod protocol;
+pub mod reference;
+mod search;
+pub mod time;
+pub mod tournament;
+pub mod tt;
+
+pub use arena::{play_game, GameRecord, Player};
+pub use levels::{choose_move, Level, ParseLevelError};
+
+/// Exact values from elsewhere (endgame databases): the hook through which `pussa-egtb` plugs
+/// its tables into the search.
+///
+/// `probe` returns the exact *future* margin of `pos` in seeds for the side to move: the seeds
+/// the side to move will take from the board from now on minus those the opponent will take,
+/// with perfect play, when no earlier position of the round can recur (the search consults the
+/// oracle only right after seeds have left the board, where that holds). `None` when unknown.
+pub trait ExactOracle: Send + Sync {
+    /// The exact future margin of `pos` for the side to move, if known.
+    fn probe(&self, pos: &Position) -> Option<i32>;
+}
+
+/// Limits and options of a search. With no depth, node or time limit the search goes to
+/// [`params::DEFAULT_DEPTH`].
+#[derive(Clone)]
+pub struct Limits {
+    /// Deepest iteration, in plies.
+    pub depth: Option<u32>,
+    /// Node budget (the search stops as soon as it is spent).
+    pub nodes: Option<u64>,
+    /// Time for the move; the search stops on time (the clock is checked every
+    /// [`params::CHECK_EVERY`] nodes).
+    pub movetime: Option<Duration>,
+    /// Search threads (Lazy SMP). 1 is deterministic.
+    pub threads: usize,
+    /// Seed for the randomised parts (levels, MCTS). Same limits (without movetime) and seed,
+    /// same result.
+    pub seed: u64,
+    /// Raised by another thread to stop the search; the best move found so far is returned.
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Exact values for some positions (endgame databases), see [`ExactOracle`].
+    pub oracle: Option<Arc<dyn ExactOracle>>,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { depth: None, nodes: None, movetime: None, threads: 1, seed: 0, stop: None, oracle: None }
+    }
+}
+
+impl fmt::Debug for Limits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Limits")
+            .field("depth", &self.depth)
+            .field("nodes", &self.nodes)
+            .field("movetime", &self.movetime)
+            .field("threads", &self.threads)
+            .field("seed", &self.seed)
+            .field("stop", &self.stop.is_some())
+            .field("oracle", &self.oracle.is_some())
+            .finish()
+    }
+}
+
+/// Progress of a search, reported after each completed iteration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchInfo {
+    /// Depth completed, in plies.
+    pub depth: u32,
+    /// Score in seeds for the side to move (see the crate docs).
+    pub score: i32,
+    /// True if the score is proven.
+    pub exact: bool,
+    /// Nodes searched so far (all threads).
+    pub nodes: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// Time since the search started.
+    pub elapsed: Duration,
+    /// The principal variation.
+    pub pv: Vec<Hole>,
+}
+
+/// The outcome of [`search`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The best move; `None` iff no move is expected (round over or no legal move).
+    pub best: Option<Hole>,
+    /// Score in seeds for the side to move: the final margin of the round with best play,
+    /// seeds already taken in the round included.
+    pub score: i32,
+    /// The score is proven (the search reached every end of the round under the best move).
+    pub exact: bool,
+    /// Last depth completed.
+    pub depth: u32,
+    /// Nodes searched (all threads).
+    pub nodes: u64,
+    /// The principal variation, starting with `best`.
+    pub pv: Vec<Hole>,
+}
+
+/// Searches `state` within `limits`, reporting each completed iteration to `on_info`.
+///
+/// Score: seeds, from the side to move's point of view: the final margin of the round (seeds
+/// taken in this round by the side to move minus by the opponent at the round's end, with best
+/// play), already-taken seeds included. `exact`: the value is proven (the search reached every
+/// end, or exact oracle values).
+///
+/// # Examples
+/// ```
+/// use pussa_engine::{search, Limits};
+/// use pussa_rules::{Game, GameState, Mode, Side};
+/// let state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+/// let mut depths = Vec::new();
+/// let r = search(&state, &Limits { depth: Some(3), ..Limits::default() }, &mut |i| depths.push(i.depth));
+/// assert_eq!(depths, vec![1, 2, 3]);
+/// assert_eq!(r.pv.first().copied(), r.best);
+/// ```
+pub fn search(state: &GameState, limits: &Limits, on_info: &mut dyn FnMut(&SearchInfo)) -> SearchResult {
+    search::search(state, limits, on_info)
+}
+
+/// One legal move and its value, as [`analyze`] gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveValue {
+    /// The move.
+    pub mv: Hole,
+    /// Its value in seeds for the side to move (as [`SearchResult::score`]).
+    pub score: i32,
+    /// The value is proven.
+    pub exact: bool,
+    /// The principal variation, starting with `mv`.
+    pub pv: Vec<Hole>,
+}
+
+/// Every legal move of `state` with its value, best first (equal values in board order).
+/// Empty when no move is expected.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::{analyze, Limits};
+/// use pussa_rules::{Game, GameState, Mode, Side};
+/// let state = GameState::new(Game::PasuPondi, Mode::Single, Side::South);
+/// let values = analyze(&state, &Limits { depth: Some(3), ..Limits::default() });
+/// assert_eq!(values.len(), state.legal_moves().len());
+/// assert!(values.windows(2).all(|w| w[0].score >= w[1].score));
+/// ```
+#[must_use]
+pub fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
+    search::analyze(state, limits)
+}

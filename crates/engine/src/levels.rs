@@ -1,0 +1,194 @@
+//! The playing levels: a ladder from a beginner who makes human-like mistakes to full strength.
+//!
+//! - **Beginner, Novice, Casual** look 1, 2 and 3 plies ahead ([`crate::analyze`]) and pick a
+//!   move at random with probability growing with its value (a softmax with a temperature in
+//!   seeds); now and then they blunder: a random move, preferring one that visibly captures.
+//! - **Club, Expert, Master** search with a fixed node budget (deterministic, and the same
+//!   strength on any machine).
+//! - **Max** searches for [`params::level::MAX_MOVETIME_MS`] per move on every core.
+//!
+//! The constants are in [`params::level`]; the measured Elo of each level is in docs/engine.md.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use pussa_rules::{GameState, Hole, Rng};
+
+use crate::params;
+use crate::{analyze, search, Limits};
+
+/// A playing level, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// Looks one move ahead, often picks a lesser move, blunders a third of the time.
+    Beginner,
+    /// Looks two moves ahead, sometimes careless.
+    Novice,
+    /// Looks three moves ahead, rarely careless.
+    Casual,
+    /// A small search (a few thousand positions a move).
+    Club,
+    /// A medium search.
+    Expert,
+    /// A large search.
+    Master,
+    /// Full strength: a timed search on every core.
+    Max,
+}
+
+impl Level {
+    /// Every level, weakest first.
+    pub const ALL: [Level; 7] =
+        [Level::Beginner, Level::Novice, Level::Casual, Level::Club, Level::Expert, Level::Master, Level::Max];
+
+    /// The level's name (lower case), as accepted by [`str::parse`].
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Beginner => "beginner",
+            Level::Novice => "novice",
+            Level::Casual => "casual",
+            Level::Club => "club",
+            Level::Expert => "expert",
+            Level::Master => "master",
+            Level::Max => "max",
+        }
+    }
+
+    /// The level's number, 1 (weakest) to 7.
+    #[must_use]
+    pub fn number(self) -> usize {
+        self as usize + 1
+    }
+
+    /// One line saying how the level plays.
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            Level::Beginner => "looks one move ahead, often picks a lesser move, blunders a third of the time",
+            Level::Novice => "looks two moves ahead, sometimes careless",
+            Level::Casual => "looks three moves ahead, rarely careless",
+            Level::Club => "alpha-beta search of 2,000 positions a move",
+            Level::Expert => "alpha-beta search of 30,000 positions a move",
+            Level::Master => "alpha-beta search of 400,000 positions a move",
+            Level::Max => "full strength: 0.2 s of search a move on every core",
+        }
+    }
+
+    /// The search limits of the searching levels (Club and up), `None` for the others.
+    #[must_use]
+    pub fn limits(self, seed: u64) -> Option<Limits> {
+        let base = Limits { seed, ..Limits::default() };
+        match self {
+            Level::Club => Some(Limits { nodes: Some(params::level::NODES[0]), ..base }),
+            Level::Expert => Some(Limits { nodes: Some(params::level::NODES[1]), ..base }),
+            Level::Master => Some(Limits { nodes: Some(params::level::NODES[2]), ..base }),
+            Level::Max => Some(Limits {
+                movetime: Some(Duration::from_millis(params::level::MAX_MOVETIME_MS)),
+                threads: std::thread::available_parallelism().map_or(1, |n| n.get()).min(8),
+                ..base
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A level name or number that is not on the ladder.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown level '{0}': expected a number 1-7 or one of beginner, novice, casual, club, expert, master, max")]
+pub struct ParseLevelError(pub String);
+
+impl FromStr for Level {
+    type Err = ParseLevelError;
+    fn from_str(s: &str) -> Result<Level, ParseLevelError> {
+        let t = s.trim().to_ascii_lowercase();
+        if let Ok(n) = t.parse::<usize>() {
+            return (1..=Level::ALL.len())
+                .contains(&n)
+                .then(|| Level::ALL[n - 1])
+                .ok_or_else(|| ParseLevelError(s.to_string()));
+        }
+        Level::ALL.into_iter().find(|l| l.name() == t).ok_or_else(|| ParseLevelError(s.to_string()))
+    }
+}
+
+/// The move `level` plays in `state`; `None` iff no move is expected. The same state, level
+/// and seed give the same move (except for [`Level::Max`], which is timed).
+///
+/// # Examples
+/// ```
+/// use pussa_engine::{choose_move, Level};
+/// use pussa_rules::{Game, GameState, Mode, Side};
+/// let state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+/// let mv = choose_move(&state, Level::Beginner, 7).unwrap();
+/// assert!(state.legal_moves().contains(mv));
+/// assert_eq!(Some(mv), choose_move(&state, Level::Beginner, 7));
+/// ```
+#[must_use]
+pub fn choose_move(state: &GameState, level: Level, seed: u64) -> Option<Hole> {
+    let legal = state.legal_moves();
+    if legal.is_empty() {
+        return None;
+    }
+    if let Some(limits) = level.limits(seed) {
+        return search(state, &limits, &mut |_| {}).best;
+    }
+    let i = level as usize;
+    let mut rng = Rng::new(seed ^ state.position().hash().rotate_left(11) ^ u64::from(state.round()));
+    let values = analyze(state, &Limits { depth: Some(params::level::SOFT_DEPTH[i]), ..Limits::default() });
+    if rng.unit() < params::level::SOFT_BLUNDER[i] {
+        // A careless move: a random one, preferring a move that visibly captures right away.
+        let mut capturing = Vec::new();
+        for mv in legal {
+            let mut p = *state.position();
+            let me = p.to_move().index();
+            if p.play_unchecked(mv).is_some_and(|o| o.taken[me] > 0) {
+                capturing.push(mv);
+            }
+        }
+        let pool: Vec<Hole> = if capturing.is_empty() || rng.unit() < 0.3 { legal.collect() } else { capturing };
+        return Some(pool[rng.below(pool.len() as u32) as usize]);
+    }
+    Some(softmax_pick(&values, params::level::SOFT_TEMPERATURE[i], &mut rng))
+}
+
+fn softmax_pick(values: &[crate::MoveValue], temperature: f64, rng: &mut Rng) -> Hole {
+    let best = values.iter().map(|v| v.score).max().unwrap_or(0);
+    let weights: Vec<f64> =
+        values.iter().map(|v| (f64::from(v.score - best) / temperature.max(1e-6)).exp()).collect();
+    let total: f64 = weights.iter().sum();
+    let mut x = rng.unit() * total;
+    for (v, w) in values.iter().zip(&weights) {
+        if x < *w {
+            return v.mv;
+        }
+        x -= w;
+    }
+    values[0].mv
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_names_and_numbers_and_rejects_others() {
+        assert_eq!("Expert".parse::<Level>(), Ok(Level::Expert));
+        assert_eq!("1".parse::<Level>(), Ok(Level::Beginner));
+        assert_eq!("7".parse::<Level>(), Ok(Level::Max));
+        let e = "8".parse::<Level>().unwrap_err().to_string();
+        assert!(e.contains("beginner") && e.contains("max"), "{e}");
+        assert!("grandmaster".parse::<Level>().is_err());
+        for l in Level::ALL {
+            assert_eq!(l.name().parse::<Level>(), Ok(l));
+            assert_eq!(l.number().to_string().parse::<Level>(), Ok(l));
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! Monte Carlo tree search (UCT) with random playouts: the second algorithm, a comparison for
+//! the alpha-beta search.
+//!
+//! Rewards are the round's result for the player who made the move into a node: 1 for a win,
+//! ½ for a draw, 0 for a loss, blended with a little of the seed margin (so that, among won
+//! lines, bigger wins are preferred). The tree applies every end-of-round rule, the repetition
+//! rule included (with the history since seeds last left the board); the playouts
+//! ([`pussa_rules::playout`]) do too, from the leaf, but start their own repetition history
+//! there (a position seen in the tree above the leaf is not remembered by the playout: a small
+//! approximation that only affects the estimate, never the legality of a move).
+
+use std::time::Instant;
+
+use pussa_rules::{playout, GameState, Hole, PlayoutScratch, Position, Rng, Side};
+
+use crate::eval::{self, RoundEnd};
+use crate::params;
+use crate::{Limits, SearchResult};
+
+struct Node {
+    pos: Position,
+    mv: u8,
+    parent: u32,
+    first_child: u32,
+    n_children: u8,
+    expanded: bool,
+    /// The round's end at this node, as South's final future margin (seeds), if it is terminal.
+    terminal: Option<i32>,
+    visits: u32,
+    /// Sum of rewards for the player who moved into this node.
+    reward: f64,
+    /// Repetition keys since seeds last left the board, including this node's.
+    hist: Vec<u128>,
+}
+
+/// South's final margin of the round, from stores, relative to `base` (the stores at the root).
+fn south_margin(stores: [u8; 2], base: [u8; 2]) -> i32 {
+    (i32::from(stores[0]) - i32::from(base[0])) - (i32::from(stores[1]) - i32::from(base[1]))
+}
+
+fn reward_for(mover: Side, south_total: i32, total_seeds: i32) -> f64 {
+    let m = if mover == Side::South { south_total } else { -south_total };
+    let wdl = match m.cmp(&0) {
+        std::cmp::Ordering::Greater => 1.0,
+        std::cmp::Ordering::Equal => 0.5,
+        std::cmp::Ordering::Less => 0.0,
+    };
+    0.9 * wdl + 0.1 * (0.5 + 0.5 * f64::from(m) / f64::from(total_seeds.max(1)))
+}
+
+/// Terminal check of a node (the contract's end-of-round rules, in order). Returns South's
+/// future margin (from the board) if the round ends here.
+fn terminal_of(pos: &Position, hist: &[u128], is_root: bool) -> Option<i32> {
+    let south = |v: i32| if pos.to_move() == Side::South { v } else { -v };
+    if eval::one_row_end(pos) {
+        return Some(south(eval::terminal(pos, RoundEnd::EachOwnRow) / params::SCALE));
+    }
+    if !is_root && hist[..hist.len() - 1].contains(&pos.repetition_key()) {
+        return Some(south(eval::terminal(pos, RoundEnd::EachOwnRow) / params::SCALE));
+    }
+    if !pos.has_legal_move() {
+        return Some(south(eval::terminal(pos, eval::stuck_end(pos)) / params::SCALE));
+    }
+    None
+}
+
+/// Runs UCT on `state` for `limits.nodes` playouts (default 10,000) or `limits.movetime`,
+/// whichever comes first, or until `limits.stop` is raised. Deterministic for a given seed
+/// without a move time. The best move is the most visited; `score` is its mean reward scaled to
+/// −100..100 (0 = a draw expected), not seeds; `exact` is false; `nodes` counts playouts.
+#[must_use]
+pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
+    let root_pos = *state.position();
+    if state.is_round_over() || !root_pos.has_legal_move() {
+        return SearchResult { best: None, score: 0, exact: true, depth: 0, nodes: 0, pv: Vec::new() };
+    }
+    let start = Instant::now();
+    let deadline = limits.movetime.map(|t| start + t);
+    let budget = limits.nodes.unwrap_or(if limits.movetime.is_some() { u64::MAX } else { 10_000 });
+    let mut rng = Rng::new(limits.seed ^ 0x6d63_7473);
+    let mut scratch = PlayoutScratch::default();
+    let total = i32::from(root_pos.game().total_seeds());
+    let base = root_pos.stores();
+    let taken = state.taken_this_round();
+    // South's margin of the round so far.
+    let so_far = i32::from(taken[0]) - i32::from(taken[1]);
+    let mut root_hist: Vec<u128> = state.history().to_vec();
+    if root_hist.last() != Some(&root_pos.repetition_key()) {
+        root_hist.push(root_pos.repetition_key());
+    }
+    let mut nodes = vec![Node {
+        pos: root_pos,
+        mv: 255,
+        parent: u32::MAX,
+        first_child: 0,
+        n_children: 0,
+        expanded: false,
+        terminal: None,
+        visits: 0,
+        reward: 0.0,
+        hist: root_hist,
+    }];
+    let mut playouts = 0u64;
+    while playouts < budget {
+        if playouts & 63 == 0 {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            if limits.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                break;
+            }
+        }
+        // Selection.
+        let mut cur = 0usize;
+        while nodes[cur].expanded && nodes[cur].terminal.is_none() {
+            let parent_visits = f64::from(nodes[cur].visits.max(1)).ln();
+            let (f, n) = (nodes[cur].first_child as usize, nodes[cur].n_children as usize);
+            let mut best = f;
+            let mut best_u = f64::NEG_INFINITY;
+            for c in f..f + n {
+                let ch = &nodes[c];
+                let u = if ch.visits == 0 {
+                    1e9 + rng.unit()
+                } else {
+                    ch.reward / f64::from(ch.visits)
+                        + params::UCT_C * (parent_visits / f64::from(ch.visits)).sqrt()
+                };
+                if u > best_u {
+                    best_u = u;
+                    best = c;
+                }
+            }
+            cur = best;
+        }
+        // Expansion.
+        if !nodes[cur].expanded && nodes[cur].terminal.is_none() && nodes[cur].visits >= params::MCTS_EXPAND_AFTER.saturating_sub(1) {
+            let pos = nodes[cur].pos;
+            let first = nodes.len() as u32;
+            let mut count = 0u8;
+            for mv in pos.candidates() {
+                let mut c = pos;
+                if let Some(out) = c.play_unchecked(mv) {
+                    let hist = if out.seeds_taken() > 0 {
+                        vec![c.repetition_key()]
+                    } else {
+                        let mut h = nodes[cur].hist.clone();
+                        h.push(c.repetition_key());
+                        h
+                    };
+                    let terminal = terminal_of(&c, &hist, false);
+                    nodes.push(Node {
+                        pos: c,
+                        mv: mv.index() as u8,
+                        parent: cur as u32,
+                        first_child: 0,
+                        n_children: 0,
+                        expanded: false,
+                        terminal,
+                        visits: 0,
+                        reward: 0.0,
+                        hist,
+                    });
+                    count += 1;
+                }
+            }
+            nodes[cur].first_child = first;
+            nodes[cur].n_children = count;
+            nodes[cur].expanded = true;
+            if count > 0 {
+                cur = first as usize + rng.below(u32::from(count)) as usize;
+            }
+        }
+        // Simulation: South's final margin of the round.
+        let node = &nodes[cur];
+        let south_total = match node.terminal {
+            Some(t) => so_far + south_margin(node.pos.stores(), base) + t,
+            None => {
+                let r = playout(&node.pos, &mut rng, &mut scratch);
+                so_far + south_margin(r.stores, base)
+            }
+        };
+        playouts += 1;
+        // Backpropagation.
+        let mut i = cur;
+        loop {
+            let n = &mut nodes[i];
+            n.visits += 1;
+            if n.parent != u32::MAX {
+                let mover = n.pos.to_move().other();
+                n.reward += reward_for(mover, south_total, total);
+                i = n.parent as usize;
+            } else {
+                break;
+            }
+        }
+    }
+    let root = &nodes[0];
+    let (f, n) = (root.first_child as usize, root.n_children as usize);
+    let best = (f..f + n).max_by_key(|&c| (nodes[c].visits, std::cmp::Reverse(nodes[c].mv)));
+    let (best_mv, score, pv) = match best {
+        Some(c) => {
+            let mean = nodes[c].reward / f64::from(nodes[c].visits.max(1));
+            let mut pv = vec![Hole::ALL[nodes[c].mv as usize]];
+            let mut cur = c;
+            while nodes[cur].expanded && nodes[cur].n_children > 0 {
+                let (f, n) = (nodes[cur].first_child as usize, nodes[cur].n_children as usize);
+                let next = (f..f + n).max_by_key(|&k| nodes[k].visits).expect("children");
+                if nodes[next].visits == 0 {
+                    break;
+                }
+                pv.push(Hole::ALL[nodes[next].mv as usize]);
+                cur = next;
+            }
+            (Some(Hole::ALL[nodes[c].mv as usize]), ((mean - 0.5) * 200.0).round() as i32, pv)
+        }
+        None => (root_pos.legal_moves().next(), 0, Vec::new()),
+    };
+    SearchResult { best: best_mv, score, exact: false, depth: pv.len() as u32, nodes: playouts, pv }
+}

@@ -1,0 +1,66 @@
+//! Every tunable constant of the engine, in one place.
+
+/// Internal score units per seed. Scores inside the search are in 1/`SCALE` seeds so that the
+/// positional term of the evaluation can be finer than a seed; they are reported in seeds.
+pub const SCALE: i32 = 8;
+
+/// Evaluation: weight of (seeds in my row − seeds in the opponent's row), in internal units per
+/// seed (so 2 = a quarter of a seed per seed of row advantage).
+pub const EVAL_ROW_WEIGHT: i32 = 2;
+
+/// The deepest iteration the search ever starts.
+pub const MAX_DEPTH: u32 = 96;
+
+/// Maximum ply (depth from the root) the search tracks PV and killers for.
+pub const MAX_PLY: usize = 128;
+
+/// Depth used when a search is given no depth, node or time limit.
+pub const DEFAULT_DEPTH: u32 = 12;
+
+/// The clock and the stop flag are checked every `CHECK_EVERY` nodes (a power of two).
+pub const CHECK_EVERY: u64 = 1024;
+
+/// Time management: a new iteration is started only if less than this fraction (in percent) of
+/// the move time has been used, since the next one usually takes several times longer.
+pub const ITERATION_START_PERCENT: u32 = 45;
+
+/// Transposition table: default size in entries (a power of two; 16 bytes each).
+pub const TT_ENTRIES_DEFAULT: usize = 1 << 20;
+
+/// Transposition table: smallest size in entries.
+pub const TT_ENTRIES_MIN: usize = 1 << 10;
+
+/// Transposition table: largest size in entries.
+pub const TT_ENTRIES_MAX: usize = 1 << 22;
+
+/// Aspiration window half-width, in internal units, around the previous iteration's score
+/// (0 disables aspiration windows).
+pub const ASPIRATION: i32 = 2 * SCALE;
+
+/// Move ordering: bonus for the first and second killer move.
+pub const KILLER_BONUS: [i32; 2] = [20_000, 19_000];
+
+/// Move ordering: weight of a move's immediate gain (seeds taken by the mover minus by the
+/// opponent during the move).
+pub const GAIN_WEIGHT: i32 = 1_000;
+
+/// MCTS: the UCT exploration constant, for values normalised to [0, 1].
+pub const UCT_C: f64 = 0.7;
+
+/// MCTS: playouts per root move before the tree grows (visits before expansion).
+pub const MCTS_EXPAND_AFTER: u32 = 1;
+
+/// Levels, weakest first (see `levels.rs`): how each one chooses its move.
+pub mod level {
+    /// Search depth of the softmax levels' analysis (Beginner, Novice, Casual).
+    pub const SOFT_DEPTH: [u32; 3] = [1, 2, 3];
+    /// Softmax temperature in seeds (higher: more random) of Beginner, Novice, Casual.
+    pub const SOFT_TEMPERATURE: [f64; 3] = [3.0, 1.5, 0.8];
+    /// Chance of a blunder (a random move, preferring a visible capture) of Beginner, Novice,
+    /// Casual.
+    pub const SOFT_BLUNDER: [f64; 3] = [0.3, 0.15, 0.05];
+    /// Node budgets of the searching levels Club, Expert, Master.
+    pub const NODES: [u64; 3] = [2_000, 30_000, 400_000];
+    /// Time per move of the strongest level, Max, in milliseconds.
+    pub const MAX_MOVETIME_MS: u64 = 200;
+}

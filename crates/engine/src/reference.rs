@@ -1,0 +1,80 @@
+//! A plain minimax without pruning, tables or ordering: the reference the search is tested
+//! against (and a small exhaustive solver for tests elsewhere). It applies the same rules as the
+//! search (the contract's end-of-round rules, the repetition rule over the full history) and the
+//! same leaf evaluation at depth 0, so on positions small enough to be searched to every end the
+//! two must agree exactly.
+
+use pussa_rules::{GameState, Position};
+
+use crate::eval::{self, RoundEnd};
+use crate::params::SCALE;
+
+/// The minimax future margin of `pos` (internal units, side to move's view) to `depth` plies,
+/// `history` holding the repetition keys of the earlier positions of the round since seeds last
+/// left the board. Returns the value and whether every leaf was a real end of the round.
+pub fn minimax(pos: &Position, depth: u32, history: &mut Vec<u128>) -> (i32, bool) {
+    if eval::one_row_end(pos) {
+        return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
+    }
+    let key = pos.repetition_key();
+    if history.contains(&key) {
+        return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
+    }
+    if depth == 0 {
+        return (eval::evaluate(pos), false);
+    }
+    let me = pos.to_move().index();
+    let mut best: Option<i32> = None;
+    let mut exact = true;
+    for mv in pos.candidates() {
+        let mut child = pos.clone();
+        let Some(out) = child.play_unchecked(mv) else { continue };
+        let gain = (i32::from(out.taken[me]) - i32::from(out.taken[1 - me])) * SCALE;
+        let (v, e) = if out.seeds_taken() > 0 {
+            minimax(&child, depth - 1, &mut Vec::new())
+        } else {
+            history.push(key);
+            let r = minimax(&child, depth - 1, history);
+            history.pop();
+            r
+        };
+        exact &= e;
+        let v = gain - v;
+        best = Some(best.map_or(v, |b| b.max(v)));
+    }
+    match best {
+        Some(b) => (b, exact),
+        None => (eval::terminal(pos, eval::stuck_end(pos)), true),
+    }
+}
+
+/// The minimax value of `state` in seeds as [`crate::search`] reports it (the round's final
+/// margin for the side to move, seeds already taken included), and whether it is exact.
+/// `None` when no move is expected.
+#[must_use]
+pub fn minimax_state(state: &GameState, depth: u32) -> Option<(i32, bool)> {
+    if state.is_round_over() {
+        return None;
+    }
+    let pos = state.position();
+    let mut hist = state.history().to_vec();
+    if hist.last() == Some(&pos.repetition_key()) {
+        hist.pop();
+    }
+    // The root itself is never a repetition (the state says a move is expected).
+    let (v, e) = minimax_root(pos, depth, &mut hist);
+    let t = state.taken_this_round();
+    let me = pos.to_move();
+    let offset = i32::from(t[me.index()]) - i32::from(t[me.other().index()]);
+    Some((offset + crate::search::to_seeds(v), e))
+}
+
+fn minimax_root(pos: &Position, depth: u32, history: &mut Vec<u128>) -> (i32, bool) {
+    // As `minimax`, without the repetition test at the root.
+    let saved = std::mem::take(history);
+    let mut h = saved.clone();
+    h.retain(|&k| k != pos.repetition_key());
+    let r = minimax(pos, depth, &mut h);
+    *history = saved;
+    r
+}

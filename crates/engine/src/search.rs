@@ -1,0 +1,540 @@
+//! Negamax alpha-beta with principal-variation search, iterative deepening, aspiration windows,
+//! a transposition table and move ordering (TT move, killers, immediate gain, history).
+//!
+//! # Scores
+//! Inside the search every score is a *future margin* in internal units (see [`crate::eval`]):
+//! what the side to move will still take in this round minus what the opponent will take. A
+//! move's own takings (fours and captures) are added exactly as the move is made, so a node's
+//! score is `gain(move) − score(child)`. The round's end is a terminal node with its exact
+//! value by the contract: Pasu Pondi's one-row end, repetition (each takes their own row) and
+//! the no-legal-move end (Walak-pussa and Raja Pasu: the player who just moved takes every seed;
+//! Pasu Pondi: each takes their own row). Endless moves are never moves
+//! (`Position::play_unchecked` returns `None`).
+//!
+//! # Repetition and the transposition table
+//! The search keeps the repetition keys of the positions on the current path since seeds last
+//! left the board, after those of [`GameState::history`], and a position found among them ends
+//! the round. Since a value can depend on that set of earlier positions, the table is keyed by
+//! the position's hash xor-ed with a hash of the set: values are only reused where exactly the
+//! same repetitions are possible, so graph-history interaction cannot corrupt a value (up to
+//! 64-bit hash collisions). After a capture the set is empty: transpositions are shared there.
+//!
+//! # Proof
+//! Each node also reports whether its score is *proven*: every leaf under it was a real end of
+//! the round (or an exact oracle value), none was cut off by depth. Proven entries are stored
+//! with [`tt::PROVEN_DEPTH`] and reused at any depth; a proven root value is reported as exact
+//! and ends the iterative deepening.
+//!
+//! # Threads
+//! With `threads > 1` the search runs Lazy SMP: helper threads search the same root with the
+//! same table, starting at staggered depths, and the main thread's result is returned. With one
+//! thread the search is deterministic: same position, limits and seed give the same move, score
+//! and node count.
+
+use std::sync::atomic::Ordering;
+
+use pussa_rules::{GameState, Hole, Position};
+
+use crate::eval::{self, RoundEnd};
+use crate::params::{self, MAX_PLY, SCALE};
+use crate::time::Clock;
+use crate::tt::{self, Entry, Tt};
+use crate::{ExactOracle, Limits, MoveValue, SearchInfo, SearchResult};
+
+/// Larger than any score.
+pub(crate) const INF: i32 = 10_000;
+const NO_MOVE: u8 = 255;
+
+#[inline]
+fn key_hash(k: u128) -> u64 {
+    let mut x = (k as u64) ^ ((k >> 64) as u64).rotate_left(29) ^ 0x5851_f42d_4c95_7f2d;
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+/// Seeds (rounded) for an internal score.
+#[inline]
+pub(crate) fn to_seeds(v: i32) -> i32 {
+    (v + SCALE / 2).div_euclid(SCALE)
+}
+
+/// One searching thread.
+pub(crate) struct Worker<'a> {
+    tt: &'a Tt,
+    clock: &'a Clock,
+    oracle: Option<&'a dyn ExactOracle>,
+    node_limit: u64,
+    /// Repetition keys on the path (root history first); `path[base..]` are those since seeds
+    /// last left the board.
+    path: Vec<u128>,
+    base: usize,
+    set_hash: u64,
+    pub(crate) nodes: u64,
+    stopped: bool,
+    killers: Vec<[u8; 2]>,
+    history: [[i32; 14]; 2],
+    pv: Vec<[u8; MAX_PLY]>,
+    pv_len: Vec<usize>,
+}
+
+impl<'a> Worker<'a> {
+    pub(crate) fn new(
+        tt: &'a Tt,
+        clock: &'a Clock,
+        oracle: Option<&'a dyn ExactOracle>,
+        node_limit: u64,
+        root_history: &[u128],
+    ) -> Worker<'a> {
+        let mut w = Worker {
+            tt,
+            clock,
+            oracle,
+            node_limit,
+            path: Vec::with_capacity(256),
+            base: 0,
+            set_hash: 0,
+            nodes: 0,
+            stopped: false,
+            killers: vec![[NO_MOVE; 2]; MAX_PLY + 1],
+            history: [[0; 14]; 2],
+            pv: vec![[NO_MOVE; MAX_PLY]; MAX_PLY + 1],
+            pv_len: vec![0; MAX_PLY + 1],
+        };
+        for &k in root_history {
+            w.path.push(k);
+            w.set_hash ^= key_hash(k);
+        }
+        w
+    }
+
+    #[inline]
+    fn check_stop(&mut self) {
+        if self.nodes >= self.node_limit {
+            self.stopped = true;
+        } else if self.nodes & (params::CHECK_EVERY - 1) == 0 && self.clock.must_stop() {
+            self.stopped = true;
+        }
+    }
+
+    /// The principal variation found at the root by the last completed search.
+    pub(crate) fn root_pv(&self) -> Vec<Hole> {
+        self.pv[0][..self.pv_len[0]].iter().map(|&i| Hole::ALL[i as usize]).collect()
+    }
+
+    /// Negamax with alpha-beta (fail-soft) and PVS. Returns the score and whether it is proven.
+    pub(crate) fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> (i32, bool) {
+        self.pv_len[ply] = 0;
+        self.nodes += 1;
+        self.check_stop();
+        if self.stopped {
+            return (0, false);
+        }
+        // The end-of-round rules, in the contract's order (the third, no legal move, below).
+        if eval::one_row_end(pos) {
+            return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
+        }
+        let rkey = pos.repetition_key();
+        if ply > 0 && self.path[self.base..].contains(&rkey) {
+            return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
+        }
+        if ply > 0 && self.base == self.path.len() {
+            if let Some(oracle) = self.oracle {
+                if let Some(v) = oracle.probe(pos) {
+                    return (v * SCALE, true);
+                }
+            }
+        }
+        let key = pos.hash() ^ self.set_hash;
+        let mut tt_move = NO_MOVE;
+        if let Some(e) = self.tt.probe(key) {
+            tt_move = e.mv;
+            if ply > 0 && (e.depth == tt::PROVEN_DEPTH || i32::from(e.depth) >= depth) {
+                let proven = e.depth == tt::PROVEN_DEPTH;
+                let cut = match e.bound {
+                    tt::EXACT => true,
+                    tt::LOWER => e.score >= beta,
+                    _ => e.score <= alpha,
+                };
+                if cut {
+                    return (e.score, proven);
+                }
+            }
+        }
+        if depth <= 0 || ply >= MAX_PLY - 1 {
+            return (eval::evaluate(pos), false);
+        }
+
+        // Generate the children (sowing each once), ordered best first.
+        let me = pos.to_move();
+        let side = me.index();
+        let mut kids: [(u8, Position, i32, bool, i32); 7] = [(0, *pos, 0, false, 0); 7];
+        let mut n = 0;
+        for mv in pos.candidates() {
+            let mut c = *pos;
+            if let Some(out) = c.play_unchecked(mv) {
+                let gain = i32::from(out.taken[side]) - i32::from(out.taken[1 - side]);
+                let i = mv.index() as u8;
+                let mut order = gain * params::GAIN_WEIGHT + self.history[side][i as usize];
+                if i == tt_move {
+                    order = i32::MAX;
+                } else if i == self.killers[ply][0] {
+                    order += params::KILLER_BONUS[0];
+                } else if i == self.killers[ply][1] {
+                    order += params::KILLER_BONUS[1];
+                }
+                kids[n] = (i, c, gain * SCALE, out.seeds_taken() > 0, order);
+                n += 1;
+            }
+        }
+        if n == 0 {
+            return (eval::terminal(pos, eval::stuck_end(pos)), true);
+        }
+        let kids = &mut kids[..n];
+        kids.sort_by(|a, b| b.4.cmp(&a.4).then(a.0.cmp(&b.0)));
+
+        let old_alpha = alpha;
+        let mut best = -INF;
+        let mut best_mv = NO_MOVE;
+        let mut all_proven = true;
+        for (k, &(mv, ref child, g, captured, _)) in kids.iter().enumerate() {
+            let saved = (self.base, self.set_hash);
+            let pushed = if captured {
+                self.base = self.path.len();
+                self.set_hash = 0;
+                false
+            } else {
+                self.path.push(rkey);
+                self.set_hash ^= key_hash(rkey);
+                true
+            };
+            let (mut v, mut p);
+            if k == 0 {
+                let (cv, cp) = self.negamax(child, depth - 1, g - beta, g - alpha, ply + 1);
+                v = g - cv;
+                p = cp;
+            } else {
+                let (cv, cp) = self.negamax(child, depth - 1, g - alpha - 1, g - alpha, ply + 1);
+                v = g - cv;
+                p = cp;
+                if v > alpha && v < beta && !self.stopped {
+                    let (cv, cp) = self.negamax(child, depth - 1, g - beta, g - alpha, ply + 1);
+                    v = g - cv;
+                    p = cp;
+                }
+            }
+            if pushed {
+                self.path.pop();
+            }
+            (self.base, self.set_hash) = saved;
+            if self.stopped {
+                return (0, false);
+            }
+            all_proven &= p;
+            if v > best {
+                best = v;
+                best_mv = mv;
+                if v > alpha {
+                    alpha = v;
+                    self.pv[ply][0] = mv;
+                    let len = self.pv_len[ply + 1];
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    head[ply][1..=len].copy_from_slice(&tail[0][..len]);
+                    self.pv_len[ply] = len + 1;
+                    if alpha >= beta {
+                        if !captured && self.killers[ply][0] != mv {
+                            self.killers[ply][1] = self.killers[ply][0];
+                            self.killers[ply][0] = mv;
+                        }
+                        let h = &mut self.history[side][mv as usize];
+                        *h += depth * depth;
+                        if *h > 50_000 {
+                            for row in &mut self.history {
+                                for x in row.iter_mut() {
+                                    *x /= 2;
+                                }
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best <= old_alpha {
+            tt::UPPER
+        } else if best >= beta {
+            tt::LOWER
+        } else {
+            tt::EXACT
+        };
+        let d = if all_proven { tt::PROVEN_DEPTH } else { depth.clamp(0, 254) as u8 };
+        self.tt.store(key, Entry { score: best, depth: d, bound, mv: best_mv });
+        (best, all_proven)
+    }
+}
+
+/// What the root search of one iteration found.
+#[derive(Clone, Debug)]
+struct Iteration {
+    score: i32,
+    proven: bool,
+    pv: Vec<Hole>,
+}
+
+fn tt_entries(limits: &Limits) -> usize {
+    if let Some(n) = limits.nodes {
+        return (n as usize).saturating_mul(2);
+    }
+    if limits.movetime.is_some() {
+        return params::TT_ENTRIES_DEFAULT;
+    }
+    match limits.depth {
+        Some(d) => 1usize << (2 * d as usize + 4).min(22),
+        None => params::TT_ENTRIES_DEFAULT,
+    }
+}
+
+fn max_depth(limits: &Limits) -> u32 {
+    match limits.depth {
+        Some(d) => d.clamp(1, params::MAX_DEPTH),
+        None if limits.nodes.is_none() && limits.movetime.is_none() => params::DEFAULT_DEPTH,
+        None => params::MAX_DEPTH,
+    }
+}
+
+/// The score offset of the root: seeds taken so far in this round by the side to move minus
+/// by the opponent.
+fn root_offset(state: &GameState) -> i32 {
+    let t = state.taken_this_round();
+    let me = state.position().to_move();
+    i32::from(t[me.index()]) - i32::from(t[me.other().index()])
+}
+
+/// The root's history: the positions of the round that may recur, without the root itself.
+fn root_history(state: &GameState) -> Vec<u128> {
+    let mut h = state.history().to_vec();
+    if h.last() == Some(&state.position().repetition_key()) {
+        h.pop();
+    }
+    h
+}
+
+/// Iterative deepening on one thread. `report` is called after each completed iteration.
+fn iterate(
+    w: &mut Worker<'_>,
+    pos: &Position,
+    max_depth: u32,
+    first_depth: u32,
+    report: &mut dyn FnMut(u32, &Iteration, u64),
+) -> Option<(u32, Iteration)> {
+    let mut last: Option<(u32, Iteration)> = None;
+    let mut depth = first_depth.max(1);
+    while depth <= max_depth {
+        if depth > 1 && !w.clock.may_start_iteration() {
+            break;
+        }
+        let prev = last.as_ref().map(|(_, it)| it.score);
+        let (mut lo, mut hi) = match prev {
+            Some(s) if params::ASPIRATION > 0 && depth >= 3 => (s - params::ASPIRATION, s + params::ASPIRATION),
+            _ => (-INF, INF),
+        };
+        let (score, proven) = loop {
+            let (v, p) = w.negamax(pos, depth as i32, lo, hi, 0);
+            if w.stopped {
+                break (v, false);
+            }
+            if v <= lo && lo > -INF {
+                lo = -INF;
+            } else if v >= hi && hi < INF {
+                hi = INF;
+            } else {
+                break (v, p);
+            }
+        };
+        if w.stopped {
+            break;
+        }
+        let it = Iteration { score, proven, pv: w.root_pv() };
+        report(depth, &it, w.nodes);
+        let done = it.proven;
+        last = Some((depth, it));
+        if done {
+            break;
+        }
+        depth += 1;
+    }
+    last
+}
+
+/// The fallback when not even the first iteration completed: the legal move with the largest
+/// immediate gain (first in board order among equals).
+fn greedy_move(pos: &Position) -> Option<Hole> {
+    let me = pos.to_move().index();
+    let mut best: Option<(i32, Hole)> = None;
+    for mv in pos.candidates() {
+        let mut c = *pos;
+        if let Some(out) = c.play_unchecked(mv) {
+            let g = i32::from(out.taken[me]) - i32::from(out.taken[1 - me]);
+            if best.is_none_or(|(b, _)| g > b) {
+                best = Some((g, mv));
+            }
+        }
+    }
+    best.map(|(_, m)| m)
+}
+
+pub(crate) fn search(
+    state: &GameState,
+    limits: &Limits,
+    on_info: &mut dyn FnMut(&SearchInfo),
+) -> SearchResult {
+    let pos = *state.position();
+    if state.is_round_over() || !pos.has_legal_move() {
+        return SearchResult { best: None, score: root_offset(state), exact: true, depth: 0, nodes: 0, pv: Vec::new() };
+    }
+    let clock = Clock::new(limits.movetime, limits.stop.clone());
+    let tt = Tt::new(tt_entries(limits));
+    let hist = root_history(state);
+    let offset = root_offset(state);
+    let node_limit = limits.nodes.unwrap_or(u64::MAX);
+    let maxd = max_depth(limits);
+    let oracle = limits.oracle.as_deref();
+    let threads = limits.threads.max(1);
+    let helper_nodes = std::sync::atomic::AtomicU64::new(0);
+
+    let mut run_main = || {
+        let mut w = Worker::new(&tt, &clock, oracle, node_limit, &hist);
+        let mut report = |depth: u32, it: &Iteration, nodes: u64| {
+            let elapsed = clock.elapsed();
+            let total = nodes + helper_nodes.load(Ordering::Relaxed);
+            let nps = (total as f64 / elapsed.as_secs_f64().max(1e-9)) as u64;
+            on_info(&SearchInfo {
+                depth,
+                score: offset + to_seeds(it.score),
+                exact: it.proven,
+                nodes: total,
+                nps,
+                elapsed,
+                pv: it.pv.clone(),
+            });
+        };
+        let r = iterate(&mut w, &pos, maxd, 1, &mut report);
+        clock.done.store(true, Ordering::Relaxed);
+        (r, w.nodes)
+    };
+
+    let (result, main_nodes) = if threads == 1 {
+        run_main()
+    } else {
+        std::thread::scope(|s| {
+            for t in 1..threads {
+                let (tt, clock, hist, helper_nodes) = (&tt, &clock, &hist, &helper_nodes);
+                s.spawn(move || {
+                    let mut w = Worker::new(tt, clock, oracle, u64::MAX, hist);
+                    // Perturb the helpers' move ordering so they explore different trees.
+                    for (i, h) in w.history[0].iter_mut().enumerate() {
+                        *h = ((i * 7 + t * 13) % 11) as i32;
+                    }
+                    w.history[1] = w.history[0];
+                    let mut nop = |_: u32, _: &Iteration, _: u64| {};
+                    iterate(&mut w, &pos, maxd, 1 + (t as u32 % 2), &mut nop);
+                    helper_nodes.fetch_add(w.nodes, Ordering::Relaxed);
+                });
+            }
+            run_main()
+        })
+    };
+    let nodes = main_nodes + helper_nodes.load(Ordering::Relaxed);
+    match result {
+        Some((depth, it)) => SearchResult {
+            best: it.pv.first().copied().or_else(|| greedy_move(&pos)),
+            score: offset + to_seeds(it.score),
+            exact: it.proven,
+            depth,
+            nodes,
+            pv: it.pv,
+        },
+        None => {
+            let best = greedy_move(&pos);
+            SearchResult { best, score: offset, exact: false, depth: 0, nodes, pv: best.into_iter().collect() }
+        }
+    }
+}
+
+/// Every legal move with its value: iterative deepening where each root move is searched with a
+/// full window; the values of the last completed depth are returned, best first.
+pub(crate) fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
+    let pos = *state.position();
+    if state.is_round_over() {
+        return Vec::new();
+    }
+    let clock = Clock::new(limits.movetime, limits.stop.clone());
+    let tt = Tt::new(tt_entries(limits));
+    let hist = root_history(state);
+    let offset = root_offset(state);
+    let me = pos.to_move();
+    let maxd = max_depth(limits);
+    let mut w = Worker::new(&tt, &clock, limits.oracle.as_deref(), limits.nodes.unwrap_or(u64::MAX), &hist);
+    let rkey = pos.repetition_key();
+
+    let mut moves: Vec<(Hole, Position, i32, bool)> = Vec::new();
+    for mv in pos.candidates() {
+        let mut c = pos;
+        if let Some(out) = c.play_unchecked(mv) {
+            let g = i32::from(out.taken[me.index()]) - i32::from(out.taken[me.other().index()]);
+            moves.push((mv, c, g * SCALE, out.seeds_taken() > 0));
+        }
+    }
+    let mut values: Vec<MoveValue> = moves
+        .iter()
+        .map(|&(mv, _, g, _)| MoveValue { mv, score: offset + to_seeds(g), exact: false, pv: vec![mv] })
+        .collect();
+    let mut depth = 1;
+    while depth <= maxd {
+        if depth > 1 && !clock.may_start_iteration() {
+            break;
+        }
+        let mut this = Vec::with_capacity(moves.len());
+        for &(mv, ref child, g, captured) in &moves {
+            let saved = (w.base, w.set_hash);
+            if captured {
+                w.base = w.path.len();
+                w.set_hash = 0;
+            } else {
+                w.path.push(rkey);
+                w.set_hash ^= key_hash(rkey);
+            }
+            let (cv, p) = w.negamax(child, depth as i32 - 1, -INF, INF, 1);
+            if !captured {
+                w.path.pop();
+            }
+            (w.base, w.set_hash) = saved;
+            if w.stopped {
+                break;
+            }
+            let mut pv = vec![mv];
+            pv.extend(w.pv[1][..w.pv_len[1]].iter().map(|&i| Hole::ALL[i as usize]));
+            this.push(MoveValue { mv, score: offset + to_seeds(g - cv), exact: p, pv });
+        }
+        if w.stopped {
+            break;
+        }
+        let all_exact = this.iter().all(|m| m.exact);
+        values = this;
+        if all_exact {
+            break;
+        }
+        depth += 1;
+    }
+    values.sort_by(|a, b| b.score.cmp(&a.score).then(a.mv.index().cmp(&b.mv.index())));
+    values
+}

@@ -1,0 +1,161 @@
+//! The search against a plain minimax, and its limits, determinism and legality.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pussa_engine::reference::minimax_state;
+use pussa_engine::{analyze, search, Limits};
+use pussa_rules::{Game, GameState, Mode, Position, Rng, Side};
+
+/// A random position of `game` with `seeds` seeds on the board (the rest in the stores), a random
+/// side to move, then up to `walk` random moves played through `GameState` (so the state carries
+/// a repetition history). `None` if the round is already over.
+fn small_state(game: Game, seeds: u32, walk: u32, rng: &mut Rng) -> Option<GameState> {
+    let mut board = [0u8; 14];
+    for _ in 0..seeds {
+        board[rng.below(14) as usize] += 1;
+    }
+    let rest = u32::from(game.total_seeds()) - seeds;
+    let s = rng.below(rest + 1);
+    let stores = [s as u8, (rest - s) as u8];
+    let to_move = if rng.below(2) == 0 { Side::South } else { Side::North };
+    let pos = Position::from_parts_unchecked(game, board, 0, stores, to_move);
+    let mut st = GameState::from_position(pos, Mode::Single, 1, to_move);
+    for _ in 0..walk {
+        if st.is_round_over() {
+            break;
+        }
+        let legal = st.legal_moves();
+        let mv = legal.nth(rng.below(legal.len() as u32) as usize).unwrap();
+        st.play(mv).unwrap();
+    }
+    (!st.is_round_over()).then_some(st)
+}
+
+#[test]
+fn search_equals_plain_minimax_on_small_positions_every_game() {
+    let mut rng = Rng::new(2024);
+    let mut compared = [0; 4];
+    let mut with_history = 0;
+    for (gi, game) in Game::ALL.into_iter().enumerate() {
+        let mut tries = 0;
+        while compared[gi] < 60 && tries < 2000 {
+            tries += 1;
+            let seeds = 2 + rng.below(6);
+            let Some(st) = small_state(game, seeds, rng.below(4), &mut rng) else { continue };
+            let Some((want, exact)) = minimax_state(&st, 12) else { continue };
+            if !exact {
+                continue;
+            }
+            let r = search(&st, &Limits { depth: Some(12), ..Limits::default() }, &mut |_| {});
+            assert!(r.exact, "{game} {:?}: search not exact where minimax is", st.position());
+            assert_eq!(r.score, want, "{game} {:?} history {}", st.position(), st.history().len());
+            let best = r.best.unwrap();
+            assert!(st.legal_moves().contains(best));
+            // The best move's own value is the root value.
+            let mut child = st.clone();
+            child.play(best).unwrap();
+            let child_value = match minimax_state(&child, 12) {
+                Some((v, _)) => -v,
+                None => {
+                    let t = child.taken_this_round();
+                    let me = st.position().to_move().index();
+                    i32::from(t[me]) - i32::from(t[1 - me])
+                }
+            };
+            assert_eq!(child_value, want, "{game} {:?}: best move {best} is not best", st.position());
+            // Every move's value from analyze, against minimax of the child.
+            for mvv in analyze(&st, &Limits { depth: Some(12), ..Limits::default() }) {
+                let mut c = st.clone();
+                c.play(mvv.mv).unwrap();
+                let v = match minimax_state(&c, 12) {
+                    Some((v, e)) => {
+                        assert!(e);
+                        -v
+                    }
+                    None => {
+                        let t = c.taken_this_round();
+                        let me = st.position().to_move().index();
+                        i32::from(t[me]) - i32::from(t[1 - me])
+                    }
+                };
+                assert!(mvv.exact);
+                assert_eq!(mvv.score, v, "{game} {:?} move {}", st.position(), mvv.mv);
+            }
+            if st.history().len() > 1 {
+                with_history += 1;
+            }
+            compared[gi] += 1;
+        }
+    }
+    assert!(compared.iter().all(|&c| c >= 30), "too few exact positions compared: {compared:?}");
+    assert!(with_history >= 10, "too few positions with a repetition history: {with_history}");
+}
+
+#[test]
+fn same_limits_same_move_score_and_nodes() {
+    for game in Game::ALL {
+        let st = GameState::new(game, Mode::Single, Side::South);
+        let l = Limits { nodes: Some(30_000), seed: 5, ..Limits::default() };
+        let a = search(&st, &l, &mut |_| {});
+        let b = search(&st, &l, &mut |_| {});
+        assert_eq!(a, b);
+        let l = Limits { depth: Some(6), ..Limits::default() };
+        assert_eq!(search(&st, &l, &mut |_| {}), search(&st, &l, &mut |_| {}));
+    }
+}
+
+#[test]
+fn stops_on_node_budget_time_and_flag() {
+    let st = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+    let r = search(&st, &Limits { nodes: Some(5_000), ..Limits::default() }, &mut |_| {});
+    assert!(r.nodes <= 5_000, "{} nodes", r.nodes);
+    assert!(st.legal_moves().contains(r.best.unwrap()));
+
+    let t = Instant::now();
+    let r = search(&st, &Limits { movetime: Some(Duration::from_millis(60)), ..Limits::default() }, &mut |_| {});
+    assert!(t.elapsed() < Duration::from_millis(600), "took {:?}", t.elapsed());
+    assert!(st.legal_moves().contains(r.best.unwrap()));
+
+    let flag = Arc::new(AtomicBool::new(true));
+    let t = Instant::now();
+    let r = search(&st, &Limits { depth: Some(60), stop: Some(flag), ..Limits::default() }, &mut |_| {});
+    assert!(t.elapsed() < Duration::from_millis(500));
+    assert!(st.legal_moves().contains(r.best.unwrap()), "a stopped search still returns a legal move");
+}
+
+#[test]
+fn plays_only_legal_moves_through_whole_matches() {
+    for game in Game::ALL {
+        let mut st = GameState::new(game, Mode::Match, Side::South);
+        let mut moves = 0;
+        while !st.is_over() && moves < 400 {
+            if st.is_round_over() {
+                st.next_round();
+                continue;
+            }
+            let r = search(&st, &Limits { depth: Some(3), ..Limits::default() }, &mut |_| {});
+            let mv = r.best.expect("a move is expected");
+            st.play(mv).unwrap_or_else(|e| panic!("{game}: search chose {e}"));
+            moves += 1;
+        }
+        assert!(search(&st, &Limits::default(), &mut |_| {}).best.is_none() || !st.is_round_over());
+    }
+}
+
+#[test]
+fn reported_info_is_monotone_and_pv_is_playable() {
+    let st = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+    let mut infos = Vec::new();
+    let r = search(&st, &Limits { depth: Some(8), ..Limits::default() }, &mut |i| infos.push(i.clone()));
+    assert_eq!(infos.len(), 8);
+    assert!(infos.windows(2).all(|w| w[0].depth < w[1].depth && w[0].nodes <= w[1].nodes));
+    let mut g = st.clone();
+    for mv in &r.pv {
+        if g.is_round_over() {
+            break;
+        }
+        g.play(*mv).unwrap();
+    }
+}
