@@ -1,0 +1,888 @@
+//! The engine protocol: a line protocol on a reader and a writer, in the spirit of UCI, so that
+//! graphical front ends and tournament managers can drive the engine (`pussa engine`).
+//!
+//! The full description, with a transcript, is in `docs/protocol.md`. In short:
+//!
+//! ```text
+//! pussa                                  → id name … / id author … / option … / pussaok
+//! isready                                → readyok (answered at once, even while searching)
+//! setoption name Threads value 2         (also Seed, Level)
+//! newgame raja-pasu match                (game, then single | match; default single)
+//! position startpos [first S|N] [moves A d C …]
+//! position fen <position string> [moves …]
+//! go depth N | nodes N | movetime MS | infinite   → info … lines, then bestmove X | bestmove none
+//! stop                                   → the running search ends and says bestmove
+//! d | show                               → the board, the position string, the legal moves
+//! quit
+//! ```
+//!
+//! Every error (unknown command or option, malformed number, illegal or endless move, impossible
+//! position) is answered with one line `info string error: …` and the engine goes on; the state
+//! is left as it was before the failing command.
+//!
+//! The search runs on its own thread: `stop`, `isready` and `d` are answered while it runs.
+//!
+//! # Examples
+//! ```
+//! use std::io::Cursor;
+//! let input = Cursor::new("pussa\nnewgame walak-pussa\nposition startpos moves A\nd\nquit\n");
+//! let mut out = Vec::new();
+//! pussa_engine::protocol::run(input, &mut out)?;
+//! let text = String::from_utf8(out)?;
+//! assert!(text.contains("pussaok"));
+//! assert!(text.contains("fen 2,1,7,7,7,0,7/0,0,6,1,6,6,0 6 0 N 1 walak-pussa"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side, Status};
+
+use crate::{choose_move, search, Level, Limits, SearchInfo};
+
+/// The engine's name, as sent in `id name`.
+pub const ENGINE_NAME: &str = concat!("pussa ", env!("CARGO_PKG_VERSION"));
+/// The author line sent in `id author`.
+pub const ENGINE_AUTHOR: &str = "the pussa developers";
+/// The largest `Threads` value accepted.
+pub const MAX_THREADS: usize = 256;
+/// What a bare `go` (no limit given) means: this many milliseconds of search.
+pub const DEFAULT_MOVETIME_MS: u64 = 1000;
+
+/// Whether the command loop goes on after a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next command.
+    Continue,
+    /// `quit` was received.
+    Quit,
+}
+
+/// The limits of one `go` command.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GoLimits {
+    /// `depth N`.
+    pub depth: Option<u32>,
+    /// `nodes N`.
+    pub nodes: Option<u64>,
+    /// `movetime MS`.
+    pub movetime: Option<Duration>,
+    /// `infinite`: search until `stop`.
+    pub infinite: bool,
+}
+
+impl GoLimits {
+    /// Parses the words after `go`.
+    ///
+    /// # Errors
+    /// A message naming the unknown word or the malformed number.
+    pub fn parse(words: &[&str]) -> Result<GoLimits, String> {
+        let mut g = GoLimits::default();
+        let mut it = words.iter();
+        while let Some(&w) = it.next() {
+            let mut num = |name: &str| -> Result<u64, String> {
+                let v = it
+                    .next()
+                    .ok_or_else(|| format!("go: '{name}' needs a number"))?;
+                v.parse::<u64>()
+                    .map_err(|_| format!("go: {name} '{v}' is not a non-negative whole number"))
+            };
+            match w.to_ascii_lowercase().as_str() {
+                "depth" => {
+                    let d = num("depth")?;
+                    if d == 0 || d > 1000 {
+                        return Err(format!("go: depth {d} is out of range 1..=1000"));
+                    }
+                    g.depth = Some(d as u32);
+                }
+                "nodes" => {
+                    let n = num("nodes")?;
+                    if n == 0 {
+                        return Err("go: nodes must be at least 1".to_string());
+                    }
+                    g.nodes = Some(n);
+                }
+                "movetime" => g.movetime = Some(Duration::from_millis(num("movetime")?)),
+                "infinite" => g.infinite = true,
+                other => {
+                    return Err(format!(
+                        "go: unknown limit '{other}' (expected depth N, nodes N, movetime MS or infinite)"
+                    ))
+                }
+            }
+        }
+        Ok(g)
+    }
+
+    /// True when no limit at all was given (a bare `go`).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.depth.is_none() && self.nodes.is_none() && self.movetime.is_none() && !self.infinite
+    }
+}
+
+/// A running search.
+struct Running {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<()>,
+}
+
+/// The protocol's state: the game, the options, the running search. Feed it lines with
+/// [`Engine::handle_line`], or let [`run`] read them.
+pub struct Engine<W: Write + Send + 'static> {
+    out: Arc<Mutex<W>>,
+    game: Game,
+    mode: Mode,
+    state: GameState,
+    threads: usize,
+    seed: u64,
+    level: Option<Level>,
+    running: Option<Running>,
+    broken: Arc<AtomicBool>,
+}
+
+/// Reads commands from `input` until `quit` or the end of input, answering on `output`.
+/// A running search is stopped and its `bestmove` written before this returns.
+///
+/// # Errors
+/// Only an error reading `input`; errors in commands are answered on `output` and the loop
+/// goes on. A closed `output` ends the loop quietly.
+pub fn run<R: BufRead, W: Write + Send + 'static>(mut input: R, output: W) -> io::Result<()> {
+    let mut engine = Engine::new(output);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        if engine.handle_line(&line) == Flow::Quit || engine.output_broken() {
+            break;
+        }
+    }
+    engine.finish();
+    Ok(())
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// Formats one `info` line for a search report.
+#[must_use]
+pub fn info_line(info: &SearchInfo) -> String {
+    let mut s = format!(
+        "info depth {} score seeds {} exact {} nodes {} nps {} time {}",
+        info.depth,
+        info.score,
+        yes_no(info.exact),
+        info.nodes,
+        info.nps,
+        info.elapsed.as_millis()
+    );
+    if !info.pv.is_empty() {
+        s.push_str(" pv");
+        for h in &info.pv {
+            s.push(' ');
+            s.push(h.letter());
+        }
+    }
+    s
+}
+
+/// The board as text, as a player at South sees it: North's row on top (`g` … `a`), South's
+/// row below (`A` … `G`), closed holes as `x`, with the stores and whose turn it is.
+#[must_use]
+pub fn board_lines(state: &GameState) -> Vec<String> {
+    let pos = state.position();
+    let cell = |h: Hole| {
+        if pos.is_open(h) {
+            format!("{:>3}", pos.seeds(h))
+        } else {
+            "  x".to_string()
+        }
+    };
+    let north: String = (0..7)
+        .rev()
+        .map(|k| cell(Hole::of_side(Side::North, k)))
+        .collect();
+    let south: String = (0..7)
+        .map(|k| cell(Hole::of_side(Side::South, k)))
+        .collect();
+    let stores = pos.stores();
+    let turn = match state.status() {
+        Status::Playing => format!("{} to move", pos.to_move()),
+        Status::RoundOver {
+            result,
+            next_starter,
+        } => format!(
+            "round {} over (South {} North {}), {next_starter} starts the next",
+            result.round, result.taken[0], result.taken[1]
+        ),
+        Status::Over { winner, .. } => match winner {
+            Some(w) => format!("over, {w} wins"),
+            None => "over, a draw".to_string(),
+        },
+    };
+    vec![
+        "      g  f  e  d  c  b  a".to_string(),
+        format!("  N {north}   North holds {}", stores[1]),
+        format!("  S {south}   South holds {}", stores[0]),
+        "      A  B  C  D  E  F  G".to_string(),
+        format!(
+            "  {} {}, round {}, {}",
+            state.game().title(),
+            match state.mode() {
+                Mode::Single => "single game",
+                Mode::Match => "match",
+            },
+            state.round(),
+            turn
+        ),
+    ]
+}
+
+/// Applies `moves` to `state`, laying out the next round of a match when a round is over and a
+/// move follows. Then, if the last move ended a round of a match that goes on, lays out the
+/// next round too, so the state is always one where a move is expected unless the match is over.
+///
+/// # Errors
+/// A message naming the move's number, the move and why it cannot be played.
+pub fn apply_moves<'a, I: IntoIterator<Item = &'a str>>(
+    state: &mut GameState,
+    moves: I,
+) -> Result<(), String> {
+    for (i, text) in moves.into_iter().enumerate() {
+        let mv: Hole = text
+            .parse()
+            .map_err(|e| format!("move {} '{text}': {e}", i + 1))?;
+        state.next_round();
+        state
+            .play(mv)
+            .map_err(|e| format!("move {} '{text}': {e}", i + 1))?;
+    }
+    state.next_round();
+    Ok(())
+}
+
+impl<W: Write + Send + 'static> Engine<W> {
+    /// An engine answering on `out`, set to a single game of Walak-pussa from the start.
+    pub fn new(out: W) -> Engine<W> {
+        let game = Game::WalakPussa;
+        Engine {
+            out: Arc::new(Mutex::new(out)),
+            game,
+            mode: Mode::Single,
+            state: GameState::new(game, Mode::Single, Side::South),
+            threads: 1,
+            seed: 0,
+            level: None,
+            running: None,
+            broken: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// The current game state (after the last `newgame` / `position`).
+    pub fn state(&self) -> &GameState {
+        &self.state
+    }
+
+    /// True once writing to the output failed (the reader went away).
+    pub fn output_broken(&self) -> bool {
+        self.broken.load(Ordering::Relaxed)
+    }
+
+    fn send(&self, line: &str) {
+        send_to(&self.out, &self.broken, line);
+    }
+
+    fn error(&self, msg: &str) {
+        // One line, whatever the message holds.
+        let msg = msg.replace(['\n', '\r'], " ");
+        self.send(&format!("info string error: {msg}"));
+    }
+
+    fn searching(&self) -> bool {
+        self.running
+            .as_ref()
+            .is_some_and(|r| !r.handle.is_finished())
+    }
+
+    /// Stops the running search (if any) and waits for its `bestmove`.
+    pub fn finish(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.stop.store(true, Ordering::Relaxed);
+            let _ = r.handle.join();
+        }
+    }
+
+    /// Waits for the running search (if any) to end by itself; `go infinite` never does.
+    pub fn wait(&mut self) {
+        if let Some(r) = self.running.take() {
+            let _ = r.handle.join();
+        }
+    }
+
+    /// Handles one command line (a trailing newline is ignored). Never panics.
+    pub fn handle_line(&mut self, line: &str) -> Flow {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some((&cmd, rest)) = words.split_first() else {
+            return Flow::Continue;
+        };
+        match cmd.to_ascii_lowercase().as_str() {
+            "pussa" => self.hello(),
+            "isready" => self.send("readyok"),
+            "setoption" => {
+                if let Err(e) = self.setoption(rest) {
+                    self.error(&e);
+                }
+            }
+            "newgame" => {
+                if let Err(e) = self.newgame(rest) {
+                    self.error(&e);
+                }
+            }
+            "position" => {
+                if let Err(e) = self.position(rest) {
+                    self.error(&e);
+                }
+            }
+            "go" => {
+                if let Err(e) = self.go(rest) {
+                    self.error(&e);
+                }
+            }
+            "stop" => {
+                if let Some(r) = &self.running {
+                    r.stop.store(true, Ordering::Relaxed);
+                }
+            }
+            "d" | "show" => self.show(),
+            "help" => {
+                for l in HELP {
+                    self.send(&format!("info string {l}"));
+                }
+            }
+            "quit" => {
+                self.finish();
+                return Flow::Quit;
+            }
+            other => self.error(&format!(
+                "unknown command '{other}' (commands: pussa, isready, setoption, newgame, position, go, stop, d, help, quit)"
+            )),
+        }
+        Flow::Continue
+    }
+
+    fn hello(&self) {
+        self.send(&format!("id name {ENGINE_NAME}"));
+        self.send(&format!("id author {ENGINE_AUTHOR}"));
+        self.send(&format!(
+            "option name Threads type spin default 1 min 1 max {MAX_THREADS}"
+        ));
+        self.send("option name Seed type spin default 0 min 0 max 18446744073709551615");
+        let levels: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+        self.send(&format!(
+            "option name Level type combo default search var search var {}",
+            levels.join(" var ")
+        ));
+        let games: Vec<&str> = Game::ALL.iter().map(|g| g.name()).collect();
+        self.send(&format!("info string games {}", games.join(" ")));
+        self.send("pussaok");
+    }
+
+    fn setoption(&mut self, words: &[&str]) -> Result<(), String> {
+        let usage = "setoption: expected 'setoption name <Threads|Seed|Level> value <value>'";
+        if words.first().map(|w| w.to_ascii_lowercase()) != Some("name".into()) {
+            return Err(usage.to_string());
+        }
+        let vpos = words
+            .iter()
+            .position(|w| w.eq_ignore_ascii_case("value"))
+            .ok_or_else(|| usage.to_string())?;
+        let name = words[1..vpos].join(" ");
+        let value = words[vpos + 1..].join(" ");
+        if name.is_empty() || value.is_empty() {
+            return Err(usage.to_string());
+        }
+        match name.to_ascii_lowercase().as_str() {
+            "threads" => {
+                let n: usize = value
+                    .parse()
+                    .map_err(|_| format!("setoption: Threads '{value}' is not a whole number"))?;
+                if !(1..=MAX_THREADS).contains(&n) {
+                    return Err(format!(
+                        "setoption: Threads {n} is out of range 1..={MAX_THREADS}"
+                    ));
+                }
+                self.threads = n;
+            }
+            "seed" => {
+                self.seed = value
+                    .parse()
+                    .map_err(|_| format!("setoption: Seed '{value}' is not a whole number"))?;
+            }
+            "level" => {
+                if value.eq_ignore_ascii_case("search") {
+                    self.level = None;
+                } else {
+                    let level: Level = value.parse().map_err(|_| {
+                        let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+                        format!(
+                            "setoption: unknown Level '{value}' (expected search, {})",
+                            names.join(", ")
+                        )
+                    })?;
+                    self.level = Some(level);
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "setoption: unknown option '{name}' (options: Threads, Seed, Level)"
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    fn newgame(&mut self, words: &[&str]) -> Result<(), String> {
+        let (game, mode) = match words {
+            [g] => (*g, "single"),
+            [g, m] => (*g, *m),
+            _ => return Err("newgame: expected 'newgame <game> [single|match]'".to_string()),
+        };
+        let game: Game = game.parse().map_err(|e| format!("newgame: {e}"))?;
+        let mode = parse_mode(mode).map_err(|e| format!("newgame: {e}"))?;
+        self.game = game;
+        self.mode = mode;
+        self.state = GameState::new(game, mode, Side::South);
+        Ok(())
+    }
+
+    fn position(&mut self, words: &[&str]) -> Result<(), String> {
+        let mpos = words.iter().position(|w| w.eq_ignore_ascii_case("moves"));
+        let (head, moves) = match mpos {
+            Some(i) => (&words[..i], &words[i + 1..]),
+            None => (words, &[][..]),
+        };
+        let mut state = match head.first().map(|w| w.to_ascii_lowercase()).as_deref() {
+            Some("startpos") => {
+                let first = match &head[1..] {
+                    [] => Side::South,
+                    [f, s] if f.eq_ignore_ascii_case("first") => {
+                        Side::parse(s).map_err(|e| format!("position: {e}"))?
+                    }
+                    _ => return Err(format!(
+                        "position: after 'startpos' expected 'first S|N' or 'moves', found '{}'",
+                        head[1..].join(" ")
+                    )),
+                };
+                GameState::new(self.game, self.mode, first)
+            }
+            Some("fen") => self.setup_state(&head[1..])?,
+            Some(w) if w.contains('/') => self.setup_state(head)?,
+            Some(other) => {
+                return Err(format!(
+                    "position: expected 'startpos' or 'fen <position string>', found '{other}'"
+                ))
+            }
+            None => return Err("position: expected 'startpos' or 'fen <position string>'".into()),
+        };
+        apply_moves(&mut state, moves.iter().copied()).map_err(|e| format!("position: {e}"))?;
+        self.game = state.game();
+        self.state = state;
+        Ok(())
+    }
+
+    fn setup_state(&self, fields: &[&str]) -> Result<GameState, String> {
+        if fields.is_empty() {
+            return Err("position: 'fen' needs a position string (6 or 7 fields, e.g. 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa)".into());
+        }
+        let setup: Setup = fields
+            .join(" ")
+            .parse()
+            .map_err(|e: pussa_rules::SetupError| e.to_string())?;
+        setup.game_state(self.mode).map_err(|e| e.to_string())
+    }
+
+    fn go(&mut self, words: &[&str]) -> Result<(), String> {
+        let mut g = GoLimits::parse(words)?;
+        if self.searching() {
+            return Err("go: a search is already running; send stop first".into());
+        }
+        // Reap a finished search thread.
+        self.wait();
+        if g.is_empty() {
+            g.movetime = Some(Duration::from_millis(DEFAULT_MOVETIME_MS));
+        }
+        let state = self.state.clone();
+        if state.legal_moves().is_empty() {
+            let why = match state.status() {
+                Status::Over {
+                    winner: Some(w), ..
+                } => format!("the game is over: {w} won"),
+                Status::Over { winner: None, .. } => "the game is over: a draw".to_string(),
+                _ => "the round is over".to_string(),
+            };
+            self.send(&format!("info string {why}"));
+            self.send("bestmove none");
+            return Ok(());
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let limits = Limits {
+            depth: g.depth,
+            nodes: g.nodes,
+            movetime: if g.infinite { None } else { g.movetime },
+            threads: self.threads,
+            seed: self.seed,
+            stop: Some(stop.clone()),
+            ..Limits::default()
+        };
+        let out = self.out.clone();
+        let broken = self.broken.clone();
+        let level = self.level;
+        let seed = self.seed;
+        let infinite = g.infinite;
+        let stop2 = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("pussa-search".into())
+            .spawn(move || {
+                let best = match level {
+                    Some(level) => choose_move(&state, level, seed),
+                    None => {
+                        let mut on_info =
+                            |info: &SearchInfo| send_to(&out, &broken, &info_line(info));
+                        let r = search(&state, &limits, &mut on_info);
+                        r.best
+                    }
+                };
+                if infinite {
+                    while !stop2.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(2));
+                    }
+                }
+                // A search stopped before its first iteration may have no move: never answer
+                // `none` while a move is possible.
+                let best = best
+                    .filter(|h| state.legal_moves().contains(*h))
+                    .or_else(|| state.legal_moves().next());
+                let line = match best {
+                    Some(h) => format!("bestmove {h}"),
+                    None => "bestmove none".to_string(),
+                };
+                send_to(&out, &broken, &line);
+            })
+            .map_err(|e| format!("go: cannot start the search thread: {e}"))?;
+        self.running = Some(Running { stop, handle });
+        Ok(())
+    }
+
+    fn show(&self) {
+        for l in board_lines(&self.state) {
+            self.send(&l);
+        }
+        self.send(&format!("fen {}", Setup::from_state(&self.state)));
+        let moves = self.state.legal_moves();
+        self.send(&format!(
+            "legal {}",
+            if moves.is_empty() {
+                "none".to_string()
+            } else {
+                moves.to_string()
+            }
+        ));
+    }
+}
+
+fn send_to<W: Write>(out: &Mutex<W>, broken: &AtomicBool, line: &str) {
+    let mut w = match out.lock() {
+        Ok(w) => w,
+        Err(p) => p.into_inner(),
+    };
+    if writeln!(w, "{line}").and_then(|()| w.flush()).is_err() {
+        broken.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Parses `single` or `match`.
+///
+/// # Errors
+/// A message naming the word.
+pub fn parse_mode(s: &str) -> Result<Mode, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "single" => Ok(Mode::Single),
+        "match" => Ok(Mode::Match),
+        _ => Err(format!("unknown mode '{s}': expected single or match")),
+    }
+}
+
+const HELP: [&str; 10] = [
+    "pussa: identify, list options, answer pussaok",
+    "isready: answer readyok",
+    "setoption name <Threads|Seed|Level> value <v>",
+    "newgame <walak-pussa|raja-pasu|pasu-pondi|pasu-pondi-6> [single|match]",
+    "position startpos [first S|N] [moves <m> ...]",
+    "position fen <position string> [moves <m> ...]",
+    "go [depth N] [nodes N] [movetime MS] [infinite]",
+    "stop: end the search, answer bestmove",
+    "d | show: print the board",
+    "quit",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer the test can read while the engine holds it.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Shared {
+        fn take(&self) -> Vec<String> {
+            let mut v = self.0.lock().unwrap();
+            let text = String::from_utf8(std::mem::take(&mut *v)).unwrap();
+            text.lines().map(str::to_string).collect()
+        }
+    }
+
+    fn engine() -> (Engine<Shared>, Shared) {
+        let out = Shared::default();
+        (Engine::new(out.clone()), out)
+    }
+
+    #[test]
+    fn handshake_lists_options_and_ends_with_pussaok() {
+        let (mut e, out) = engine();
+        e.handle_line("pussa");
+        let lines = out.take();
+        assert!(lines[0].starts_with("id name pussa "));
+        assert!(lines[1].starts_with("id author "));
+        assert!(lines
+            .iter()
+            .any(|l| l.starts_with("option name Threads type spin")));
+        assert!(lines
+            .iter()
+            .any(|l| l.contains("option name Level") && l.contains("var max")));
+        assert_eq!(lines.last().unwrap(), "pussaok");
+        e.handle_line("isready");
+        assert_eq!(out.take(), ["readyok"]);
+    }
+
+    #[test]
+    fn position_and_go_depth_give_info_and_a_legal_bestmove() {
+        let (mut e, out) = engine();
+        e.handle_line("newgame raja-pasu single");
+        e.handle_line("position startpos moves G");
+        e.handle_line("go depth 3");
+        e.wait();
+        let lines = out.take();
+        let infos: Vec<&String> = lines
+            .iter()
+            .filter(|l| l.starts_with("info depth"))
+            .collect();
+        assert_eq!(infos.len(), 3, "{lines:?}");
+        assert!(
+            infos[2].starts_with("info depth 3 score seeds "),
+            "{}",
+            infos[2]
+        );
+        for w in ["exact", "nodes", "nps", "time", "pv"] {
+            assert!(
+                infos[2].split_whitespace().any(|x| x == w),
+                "{w} missing in {}",
+                infos[2]
+            );
+        }
+        let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
+        let mv: Hole = best.parse().unwrap();
+        assert!(e.state().legal_moves().contains(mv));
+        assert_eq!(mv.owner(), Side::North);
+    }
+
+    #[test]
+    fn errors_are_one_line_and_leave_the_state_alone() {
+        let (mut e, out) = engine();
+        e.handle_line("position startpos moves A");
+        let before = e.state().clone();
+        for (cmd, needle) in [
+            ("frobnicate", "unknown command 'frobnicate'"),
+            (
+                "position startpos moves A b",
+                "move 2 'b': illegal move b: the hole is empty",
+            ),
+            (
+                "position startpos moves A A",
+                "move 2 'A': illegal move A: not your hole",
+            ),
+            ("position startpos moves Z", "move 1 'Z': unknown move 'Z'"),
+            (
+                "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,5 0 0 S 1 walak-pussa",
+                "seeds add up to 57",
+            ),
+            (
+                "position fen 4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa",
+                "South's row has 3 holes",
+            ),
+            ("setoption name Hash value 16", "unknown option 'Hash'"),
+            (
+                "setoption name Threads value 0",
+                "Threads 0 is out of range",
+            ),
+            (
+                "setoption name Level value godlike",
+                "unknown Level 'godlike'",
+            ),
+            ("newgame chess", "unknown game 'chess'"),
+            ("newgame raja-pasu forever", "unknown mode 'forever'"),
+            ("go depth x", "depth 'x' is not"),
+            ("go sideways", "unknown limit 'sideways'"),
+        ] {
+            e.handle_line(cmd);
+            let lines = out.take();
+            assert_eq!(lines.len(), 1, "{cmd}: {lines:?}");
+            assert!(
+                lines[0].starts_with("info string error: "),
+                "{cmd}: {lines:?}"
+            );
+            assert!(lines[0].contains(needle), "{cmd}: {lines:?}");
+            assert_eq!(e.state(), &before, "{cmd} changed the state");
+        }
+    }
+
+    #[test]
+    fn an_endless_move_is_refused_by_name() {
+        // In this Walak-pussa position South's D sows for ever (found by a search over small
+        // boards); A, C and F end.
+        let fen = "1,0,1,1,0,1,0/1,0,1,0,1,0,2 23 24 S 1 walak-pussa";
+        let (mut e, out) = engine();
+        e.handle_line(&format!("position fen {fen} moves D"));
+        let lines = out.take();
+        assert_eq!(lines.len(), 1);
+        assert!(
+            lines[0].contains("move 1 'D': illegal move D: endless sowing"),
+            "{lines:?}"
+        );
+        e.handle_line(&format!("position fen {fen}"));
+        e.handle_line("d");
+        assert!(out.take().iter().any(|l| l == "legal A C F"));
+        e.handle_line("go depth 4");
+        e.wait();
+        let lines = out.take();
+        assert_ne!(lines.last().unwrap(), "bestmove D", "{lines:?}");
+    }
+
+    #[test]
+    fn fen_positions_and_first_mover() {
+        let (mut e, out) = engine();
+        e.handle_line("position startpos first N moves a");
+        assert_eq!(e.state().position().to_move(), Side::South);
+        e.handle_line("position fen 2,1,7,7,7,0,7/0,0,6,1,6,6,0 6 0 N 1 walak-pussa moves c");
+        assert_eq!(e.state().position().to_move(), Side::South);
+        // The position string may also come without `fen`.
+        e.handle_line("position 2,1,7,7,7,0,7/0,0,6,1,6,6,0 6 0 N 1 walak-pussa");
+        e.handle_line("d");
+        let lines = out.take();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l == "fen 2,1,7,7,7,0,7/0,0,6,1,6,6,0 6 0 N 1 walak-pussa"),
+            "{lines:?}"
+        );
+        assert!(lines.iter().any(|l| l == "legal c d e f"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_finished_game_answers_bestmove_none() {
+        let (mut e, out) = engine();
+        // North has no seeds and no move: the round is over at once.
+        e.handle_line("position fen 0,0,0,0,0,0,1/0,0,0,0,0,0,0 30 25 N 1 walak-pussa");
+        e.handle_line("go depth 2");
+        e.wait();
+        let lines = out.take();
+        assert_eq!(lines.last().unwrap(), "bestmove none", "{lines:?}");
+    }
+
+    #[test]
+    fn match_moves_run_across_rounds() {
+        let (mut e, out) = engine();
+        e.handle_line("newgame walak-pussa match");
+        e.handle_line("position fen 0,0,0,0,0,0,1/0,0,0,0,0,0,0 50 5 N 1 walak-pussa");
+        // Round 1 ends at once (North stuck); the engine lays out round 2: North opens one hole.
+        assert_eq!(e.state().round(), 2);
+        assert_eq!(e.state().legal_moves().len(), 1);
+        e.handle_line("go depth 1");
+        e.wait();
+        let lines = out.take();
+        assert_eq!(lines.last().unwrap(), "bestmove g", "{lines:?}");
+    }
+
+    #[test]
+    fn infinite_search_stops_on_stop_and_isready_is_answered_meanwhile() {
+        let (mut e, out) = engine();
+        e.handle_line("go infinite");
+        std::thread::sleep(Duration::from_millis(50));
+        e.handle_line("isready");
+        e.handle_line("go depth 1");
+        let lines = out.take();
+        assert!(lines.iter().any(|l| l == "readyok"), "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("error: go: a search is already running")),
+            "{lines:?}"
+        );
+        assert!(
+            !lines.iter().any(|l| l.starts_with("bestmove")),
+            "{lines:?}"
+        );
+        e.handle_line("stop");
+        e.wait();
+        let lines = out.take();
+        let best = lines
+            .last()
+            .unwrap()
+            .strip_prefix("bestmove ")
+            .expect("bestmove after stop");
+        assert!(e.state().legal_moves().contains(best.parse().unwrap()));
+    }
+
+    #[test]
+    fn run_reads_until_quit() {
+        let input = io::Cursor::new("pussa\nisready\nquit\nisready\n");
+        let out = Shared::default();
+        run(input, out.clone()).unwrap();
+        let lines = out.take();
+        assert_eq!(lines.iter().filter(|l| *l == "readyok").count(), 1);
+    }
+
+    #[test]
+    fn levels_play_through_the_option() {
+        let (mut e, out) = engine();
+        e.handle_line(&format!(
+            "setoption name Level value {}",
+            Level::ALL[0].name()
+        ));
+        e.handle_line("go");
+        e.wait();
+        let lines = out.take();
+        assert!(lines.last().unwrap().starts_with("bestmove "), "{lines:?}");
+    }
+}

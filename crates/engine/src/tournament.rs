@@ -1,0 +1,1171 @@
+//! Tournaments: N games between two players (built-in levels, simple reference players, or
+//! external engines spoken to through the [engine protocol](crate::protocol)), both seats, varied
+//! openings, several games at once, with the Elo difference, its 95% interval and an optional
+//! sequential probability ratio test (SPRT) that stops the run as soon as it is decided.
+//!
+//! A broken external engine (it cannot be started, exits, hangs past the timeout, answers
+//! garbage or an illegal move) loses the game it broke, with the reason recorded; the
+//! tournament goes on.
+//!
+//! # Examples
+//! ```
+//! use pussa_engine::tournament::{elo_from_score, Wdl};
+//! let wdl = Wdl { wins: 30, draws: 0, losses: 10 };
+//! assert_eq!(wdl.score(), 0.75);
+//! assert!((elo_from_score(0.75) - 190.848).abs() < 1e-3);
+//! ```
+
+use std::fmt;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use pussa_rules::{Game, GameState, Hole, Mode, Rng, Setup, Side, Status};
+use serde::Serialize;
+
+use crate::{choose_move, search, Level, Limits};
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+// ---------------------------------------------------------------------------------------------
+
+/// Wins, draws and losses from the first player's point of view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Wdl {
+    /// Games the first player won.
+    pub wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Games the first player lost.
+    pub losses: u32,
+}
+
+impl Wdl {
+    /// Games counted.
+    #[must_use]
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// The first player's score per game, in `[0, 1]` (a draw counts a half); 0.5 with no games.
+    #[must_use]
+    pub fn score(&self) -> f64 {
+        let n = self.games();
+        if n == 0 {
+            return 0.5;
+        }
+        (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(n)
+    }
+
+    /// The variance of one game's score (0, ½ or 1) around [`Wdl::score`].
+    #[must_use]
+    pub fn variance(&self) -> f64 {
+        let n = self.games();
+        if n == 0 {
+            return 0.0;
+        }
+        let s = self.score();
+        let n = f64::from(n);
+        (f64::from(self.wins) * (1.0 - s).powi(2)
+            + f64::from(self.draws) * (0.5 - s).powi(2)
+            + f64::from(self.losses) * s.powi(2))
+            / n
+    }
+
+    /// The Elo difference (logistic model) and its 95% interval `(elo, low, high)`, from the
+    /// normal approximation of the mean score. Infinite when the score is 0 or 1.
+    #[must_use]
+    pub fn elo_interval(&self) -> (f64, f64, f64) {
+        let n = self.games();
+        let s = self.score();
+        if n == 0 {
+            return (0.0, f64::NEG_INFINITY, f64::INFINITY);
+        }
+        let se = (self.variance() / f64::from(n)).sqrt();
+        let z = 1.959_963_984_540_054;
+        let lo = (s - z * se).clamp(0.0, 1.0);
+        let hi = (s + z * se).clamp(0.0, 1.0);
+        (elo_from_score(s), elo_from_score(lo), elo_from_score(hi))
+    }
+
+    /// Adds one game's result for the first player.
+    pub fn add(&mut self, result: Option<bool>) {
+        match result {
+            Some(true) => self.wins += 1,
+            Some(false) => self.losses += 1,
+            None => self.draws += 1,
+        }
+    }
+}
+
+/// The Elo difference that gives an expected score `s` in the logistic model:
+/// `-400 log10(1/s - 1)`; ±infinity at 1 and 0.
+#[must_use]
+pub fn elo_from_score(s: f64) -> f64 {
+    if s <= 0.0 {
+        f64::NEG_INFINITY
+    } else if s >= 1.0 {
+        f64::INFINITY
+    } else {
+        -400.0 * (1.0 / s - 1.0).log10()
+    }
+}
+
+/// The expected score of a player `elo` points stronger: `1 / (1 + 10^(-elo/400))`.
+#[must_use]
+pub fn score_from_elo(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// A sequential probability ratio test of H0 "the Elo difference is `elo0`" against
+/// H1 "it is `elo1`", with error rates `alpha` (accept H1 when H0 holds) and `beta`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Sprt {
+    /// Elo under H0.
+    pub elo0: f64,
+    /// Elo under H1.
+    pub elo1: f64,
+    /// False positive rate.
+    pub alpha: f64,
+    /// False negative rate.
+    pub beta: f64,
+}
+
+/// What an SPRT says so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SprtDecision {
+    /// The log-likelihood ratio crossed the upper bound: H1 (elo1) accepted.
+    AcceptH1,
+    /// It crossed the lower bound: H0 (elo0) accepted.
+    AcceptH0,
+    /// Neither bound reached yet.
+    Continue,
+}
+
+impl Sprt {
+    /// Parses `elo0,elo1,alpha,beta`, e.g. `0,10,0.05,0.05`.
+    ///
+    /// # Errors
+    /// A message naming the malformed part.
+    pub fn parse(s: &str) -> Result<Sprt, String> {
+        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        if parts.len() != 4 {
+            return Err(format!(
+                "sprt '{s}': expected elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05)"
+            ));
+        }
+        let mut v = [0.0; 4];
+        for (i, p) in parts.iter().enumerate() {
+            v[i] = p
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| format!("sprt '{s}': '{p}' is not a number"))?;
+        }
+        let sprt = Sprt {
+            elo0: v[0],
+            elo1: v[1],
+            alpha: v[2],
+            beta: v[3],
+        };
+        if sprt.elo0 >= sprt.elo1 {
+            return Err(format!("sprt '{s}': elo0 must be below elo1"));
+        }
+        if !(0.0 < sprt.alpha && sprt.alpha < 0.5 && 0.0 < sprt.beta && sprt.beta < 0.5) {
+            return Err(format!(
+                "sprt '{s}': alpha and beta must lie strictly between 0 and 0.5"
+            ));
+        }
+        Ok(sprt)
+    }
+
+    /// The lower and upper bounds on the log-likelihood ratio:
+    /// `ln(beta / (1 - alpha))` and `ln((1 - beta) / alpha)`.
+    #[must_use]
+    pub fn bounds(&self) -> (f64, f64) {
+        (
+            (self.beta / (1.0 - self.alpha)).ln(),
+            ((1.0 - self.beta) / self.alpha).ln(),
+        )
+    }
+
+    /// The generalized SPRT log-likelihood ratio of the results (trinomial model, logistic Elo),
+    /// as fishtest computes it: `N (s1 - s0) (2 s - s0 - s1) / (2 var)` where `s` is the mean
+    /// score, `var` the variance of one game's score and `s0`, `s1` the scores `elo0` and `elo1`
+    /// predict. 0 while there is no variance to measure (no games, or every game alike).
+    #[must_use]
+    pub fn llr(&self, wdl: &Wdl) -> f64 {
+        let var = wdl.variance();
+        if wdl.games() == 0 || var <= 0.0 {
+            return 0.0;
+        }
+        let s0 = score_from_elo(self.elo0);
+        let s1 = score_from_elo(self.elo1);
+        let s = wdl.score();
+        f64::from(wdl.games()) * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+    }
+
+    /// Where the test stands after `wdl`.
+    #[must_use]
+    pub fn decision(&self, wdl: &Wdl) -> SprtDecision {
+        let llr = self.llr(wdl);
+        let (lo, hi) = self.bounds();
+        if llr >= hi {
+            SprtDecision::AcceptH1
+        } else if llr <= lo {
+            SprtDecision::AcceptH0
+        } else {
+            SprtDecision::Continue
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Players
+// ---------------------------------------------------------------------------------------------
+
+/// Who plays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerSpec {
+    /// A built-in level (`level:<name>`); its own strength settings, the per-move limits unused.
+    Level(Level),
+    /// The full search under the tournament's per-move limits (`search`).
+    Search,
+    /// A uniformly random legal move (`random`).
+    Random,
+    /// The move taking the most seeds at once, ties broken at random (`greedy`).
+    Greedy,
+    /// An external engine started with this command line and driven through the protocol
+    /// (`engine:<command line>`).
+    Engine(String),
+}
+
+impl FromStr for PlayerSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<PlayerSpec, String> {
+        let t = s.trim();
+        let lower = t.to_ascii_lowercase();
+        if let Some(name) = lower.strip_prefix("level:") {
+            return name.parse::<Level>().map(PlayerSpec::Level).map_err(|_| {
+                let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+                format!(
+                    "player '{s}': unknown level '{name}' (levels: {})",
+                    names.join(", ")
+                )
+            });
+        }
+        if lower.starts_with("engine:") {
+            let cmd = t["engine:".len()..].trim();
+            let cmd = cmd
+                .strip_prefix('"')
+                .and_then(|c| c.strip_suffix('"'))
+                .unwrap_or(cmd);
+            let words = split_command(cmd).map_err(|e| format!("player '{s}': {e}"))?;
+            if words.is_empty() {
+                return Err(format!("player '{s}': the engine command is empty"));
+            }
+            return Ok(PlayerSpec::Engine(cmd.to_string()));
+        }
+        match lower.as_str() {
+            "search" => Ok(PlayerSpec::Search),
+            "random" => Ok(PlayerSpec::Random),
+            "greedy" => Ok(PlayerSpec::Greedy),
+            _ => Err(format!(
+                "unknown player '{s}': expected level:<name>, search, random, greedy or engine:\"<command>\""
+            )),
+        }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Level(l) => write!(f, "level:{}", l.name()),
+            PlayerSpec::Search => f.write_str("search"),
+            PlayerSpec::Random => f.write_str("random"),
+            PlayerSpec::Greedy => f.write_str("greedy"),
+            PlayerSpec::Engine(c) => write!(f, "engine:\"{c}\""),
+        }
+    }
+}
+
+/// Splits a command line into words: whitespace separates, `'…'` and `"…"` quote, `\` escapes
+/// outside single quotes. No variables, globs or pipes.
+///
+/// # Errors
+/// An unterminated quote.
+pub fn split_command(s: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => cur.push(c),
+                        None => return Err(format!("unterminated ' in command '{s}'")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c) => cur.push(c),
+                            None => return Err(format!("unterminated \" in command '{s}'")),
+                        },
+                        Some(c) => cur.push(c),
+                        None => return Err(format!("unterminated \" in command '{s}'")),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(c) = chars.next() {
+                    cur.push(c);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+/// Per-move limits for `search` players and external engines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveLimits {
+    /// Search depth in plies.
+    pub depth: Option<u32>,
+    /// Nodes per move.
+    pub nodes: Option<u64>,
+    /// Time per move.
+    pub movetime: Option<Duration>,
+}
+
+impl MoveLimits {
+    /// The words after `go` for these limits (`movetime 100` when none is set).
+    #[must_use]
+    pub fn go_command(&self) -> String {
+        let mut s = String::from("go");
+        if let Some(d) = self.depth {
+            s.push_str(&format!(" depth {d}"));
+        }
+        if let Some(n) = self.nodes {
+            s.push_str(&format!(" nodes {n}"));
+        }
+        if let Some(t) = self.movetime {
+            s.push_str(&format!(" movetime {}", t.as_millis()));
+        }
+        if s == "go" {
+            s.push_str(" movetime 100");
+        }
+        s
+    }
+
+    fn is_empty(&self) -> bool {
+        self.depth.is_none() && self.nodes.is_none() && self.movetime.is_none()
+    }
+}
+
+/// The largest immediate gain: the legal move after which the mover holds the most seeds (fours,
+/// captures and a round-ending sweep all count). Ties are broken with `rng`. `None` when no
+/// move is expected.
+#[must_use]
+pub fn greedy_move(state: &GameState, rng: &mut Rng) -> Option<Hole> {
+    let mover = state.to_move()?;
+    let before = i32::from(state.position().store(mover));
+    let mut best: Vec<Hole> = Vec::new();
+    let mut best_gain = i32::MIN;
+    for mv in state.legal_moves() {
+        let mut s = state.clone();
+        if s.play(mv).is_err() {
+            continue;
+        }
+        let gain = i32::from(s.position().store(mover)) - before;
+        if gain > best_gain {
+            best_gain = gain;
+            best.clear();
+        }
+        if gain == best_gain {
+            best.push(mv);
+        }
+    }
+    if best.is_empty() {
+        return None;
+    }
+    Some(best[rng.below(best.len() as u32) as usize])
+}
+
+/// A uniformly random legal move, `None` when no move is expected.
+#[must_use]
+pub fn random_move(state: &GameState, rng: &mut Rng) -> Option<Hole> {
+    let moves = state.legal_moves();
+    if moves.is_empty() {
+        return None;
+    }
+    moves.nth(rng.below(moves.len() as u32) as usize)
+}
+
+/// An external engine process spoken to through the protocol, with a timeout on every answer.
+/// Dropping it sends `quit` and kills the process if it does not exit at once.
+pub struct ExternalEngine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    timeout: Duration,
+    /// The name the engine gave in `id name`, if any.
+    pub name: Option<String>,
+}
+
+impl ExternalEngine {
+    /// Starts `command` (split by [`split_command`]), says `pussa` and waits for `pussaok`,
+    /// then `newgame <game> <mode>` and `isready` → `readyok`.
+    ///
+    /// # Errors
+    /// A message saying what went wrong: cannot start, exited, timed out, or answered something
+    /// else than the protocol.
+    pub fn start(
+        command: &str,
+        game: Game,
+        mode: Mode,
+        timeout: Duration,
+    ) -> Result<ExternalEngine, String> {
+        let words = split_command(command)?;
+        let (prog, args) = words.split_first().ok_or("the engine command is empty")?;
+        let mut child = Command::new(prog)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start engine '{command}': {e}"))?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().ok_or("engine has no stdout")?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("engine-reader".into())
+            .spawn(move || {
+                let mut r = BufReader::new(stdout);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match r.read_until(b'\n', &mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {
+                            let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+                            if tx.send(line).is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start a reader thread: {e}"))?;
+        let mut e = ExternalEngine {
+            child,
+            stdin,
+            lines: rx,
+            timeout,
+            name: None,
+        };
+        e.send("pussa")?;
+        loop {
+            let line = e.recv("pussaok")?;
+            if line == "pussaok" {
+                break;
+            }
+            if let Some(n) = line.strip_prefix("id name ") {
+                e.name = Some(n.to_string());
+            } else if !(line.starts_with("id ")
+                || line.starts_with("option ")
+                || line.starts_with("info ")
+                || line.is_empty())
+            {
+                return Err(format!(
+                    "engine answered '{}' to 'pussa' (expected id/option lines and pussaok)",
+                    clip(&line)
+                ));
+            }
+        }
+        let mode_word = match mode {
+            Mode::Single => "single",
+            Mode::Match => "match",
+        };
+        e.send(&format!("newgame {} {mode_word}", game.name()))?;
+        e.sync()?;
+        Ok(e)
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), String> {
+        let stdin = self.stdin.as_mut().ok_or("engine input closed")?;
+        match writeln!(stdin, "{line}").and_then(|()| stdin.flush()) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.gone(&e.to_string())),
+        }
+    }
+
+    /// Describes an engine that stopped reading its input: its exit status and last words.
+    fn gone(&mut self, io_error: &str) -> String {
+        let mut said = Vec::new();
+        while let Ok(l) = self.lines.recv_timeout(Duration::from_millis(50)) {
+            if !l.trim().is_empty() {
+                said.push(l);
+            }
+        }
+        let status = self.child.try_wait().ok().flatten();
+        let mut msg = match status {
+            Some(st) => format!("engine exited ({st})"),
+            None => format!("engine stopped reading its input ({io_error})"),
+        };
+        if let Some(last) = said.last() {
+            msg.push_str(&format!(" after saying '{}'", clip(last)));
+        }
+        msg
+    }
+
+    /// The next line, within the timeout. Error lines (`info string error: …`) are reported.
+    fn recv(&mut self, waiting_for: &str) -> Result<String, String> {
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(err) = line.strip_prefix("info string error:") {
+                        return Err(format!("engine reported an error: {}", clip(err.trim())));
+                    }
+                    return Ok(line);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!(
+                        "engine timed out: no '{waiting_for}' within {} ms",
+                        self.timeout.as_millis()
+                    ))
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.child.try_wait().ok().flatten();
+                    return Err(match status {
+                        Some(st) => {
+                            format!("engine exited ({st}) while we waited for '{waiting_for}'")
+                        }
+                        None => {
+                            format!("engine closed its output while we waited for '{waiting_for}'")
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    /// `isready` → `readyok`, skipping `info` lines.
+    fn sync(&mut self) -> Result<(), String> {
+        self.send("isready")?;
+        loop {
+            let line = self.recv("readyok")?;
+            if line == "readyok" {
+                return Ok(());
+            }
+            if !line.starts_with("info") && !line.is_empty() {
+                return Err(format!("engine answered '{}' to 'isready'", clip(&line)));
+            }
+        }
+    }
+
+    /// Sends the game so far (`position startpos first S moves …`) and `go_command`, and returns
+    /// the engine's `bestmove` (`None` for `bestmove none`).
+    ///
+    /// # Errors
+    /// The engine broke: exited, timed out, reported an error or said something that is not a
+    /// move.
+    pub fn best_move(
+        &mut self,
+        first: Side,
+        moves: &[Hole],
+        go_command: &str,
+    ) -> Result<Option<Hole>, String> {
+        let mut pos = format!("position startpos first {}", first.letter());
+        if !moves.is_empty() {
+            pos.push_str(" moves");
+            for m in moves {
+                pos.push(' ');
+                pos.push(m.letter());
+            }
+        }
+        self.send(&pos)?;
+        self.send(go_command)?;
+        loop {
+            let line = self.recv("bestmove")?;
+            if let Some(rest) = line.strip_prefix("bestmove") {
+                let word = rest.split_whitespace().next().unwrap_or("");
+                if word == "none" {
+                    return Ok(None);
+                }
+                return word.parse::<Hole>().map(Some).map_err(|_| {
+                    format!("engine said 'bestmove {}', which is not a move", clip(word))
+                });
+            }
+            if !line.starts_with("info") && !line.is_empty() {
+                return Err(format!(
+                    "engine said '{}' while searching (expected info or bestmove)",
+                    clip(&line)
+                ));
+            }
+        }
+    }
+}
+
+impl Drop for ExternalEngine {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        self.stdin = None;
+        let deadline = Instant::now() + Duration::from_millis(300);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn clip(s: &str) -> String {
+    if s.chars().count() > 60 {
+        let t: String = s.chars().take(60).collect();
+        format!("{t}…")
+    } else {
+        s.to_string()
+    }
+}
+
+/// A player during one game.
+enum Player {
+    Level(Level),
+    Search,
+    Random,
+    Greedy,
+    Engine(Result<ExternalEngine, String>),
+}
+
+// ---------------------------------------------------------------------------------------------
+// Games
+// ---------------------------------------------------------------------------------------------
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Termination {
+    /// By the rules.
+    Normal,
+    /// A player broke (engine crash, timeout, illegal move…) and lost.
+    Forfeit {
+        /// The seat of the player who broke.
+        loser: Side,
+        /// What happened.
+        reason: String,
+    },
+    /// A match went on past the round limit and was scored a draw.
+    RoundLimit,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameResult {
+    /// Game number, from 0.
+    pub index: u32,
+    /// Which player (0 = first, 1 = second) sat South.
+    pub south_player: usize,
+    /// The random first moves the game started with.
+    pub opening: Vec<Hole>,
+    /// Every move from the start (opening included), across rounds.
+    pub moves: Vec<Hole>,
+    /// The winning seat; `None` for a draw.
+    pub winner: Option<Side>,
+    /// How it ended.
+    pub termination: Termination,
+    /// Seeds held by South and North at the end.
+    pub stores: [u8; 2],
+    /// Rounds played.
+    pub rounds: u32,
+    /// The final position string.
+    pub final_position: String,
+}
+
+impl GameResult {
+    /// The first player's result: `Some(true)` a win, `Some(false)` a loss, `None` a draw.
+    #[must_use]
+    pub fn first_player_won(&self) -> Option<bool> {
+        let first_seat = if self.south_player == 0 {
+            Side::South
+        } else {
+            Side::North
+        };
+        self.winner.map(|w| w == first_seat)
+    }
+
+    /// `1-0`, `0-1` or `1/2-1/2`, South's result first.
+    #[must_use]
+    pub fn result_text(&self) -> &'static str {
+        match self.winner {
+            Some(Side::South) => "1-0",
+            Some(Side::North) => "0-1",
+            None => "1/2-1/2",
+        }
+    }
+}
+
+/// A tournament's settings.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The game.
+    pub game: Game,
+    /// Single games or matches.
+    pub mode: Mode,
+    /// Games to play (pairs with colours swapped: use an even number).
+    pub games: u32,
+    /// The two players; results are given for the first.
+    pub players: [PlayerSpec; 2],
+    /// Per-move limits for `search` and external engines.
+    pub limits: MoveLimits,
+    /// Random plies at the start of every pair of games.
+    pub random_opening: u32,
+    /// The seed of everything random (openings, levels, random players).
+    pub seed: u64,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Stop when this test is decided.
+    pub sprt: Option<Sprt>,
+    /// How long an external engine may take to answer; `None`: three times the move time plus
+    /// a second, or 10 s without a move time.
+    pub engine_timeout: Option<Duration>,
+    /// A match still going after this many rounds is scored a draw.
+    pub max_rounds: u32,
+}
+
+impl Config {
+    /// The effective external-engine timeout.
+    #[must_use]
+    pub fn timeout(&self) -> Duration {
+        self.engine_timeout.unwrap_or(match self.limits.movetime {
+            Some(t) => t * 3 + Duration::from_secs(1),
+            None => Duration::from_secs(10),
+        })
+    }
+}
+
+/// The opening of pair `pair`: up to `plies` random legal moves from the start (fewer if a round
+/// would end), the same for both games of the pair.
+#[must_use]
+pub fn opening(game: Game, mode: Mode, plies: u32, seed: u64, pair: u32) -> Vec<Hole> {
+    let mut rng = Rng::new(
+        seed ^ 0x6f70_656e_696e_6700 ^ u64::from(pair).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+    );
+    let mut state = GameState::new(game, mode, Side::South);
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        let mut s = state.clone();
+        let Some(mv) = random_move(&s, &mut rng) else {
+            break;
+        };
+        if s.play(mv).is_err() || s.is_round_over() {
+            break;
+        }
+        moves.push(mv);
+        state = s;
+    }
+    moves
+}
+
+/// Plays game `index` of the tournament: player `index % 2` sits South (so each pair swaps
+/// seats), after the pair's random opening.
+#[must_use]
+pub fn play_game(config: &Config, index: u32) -> GameResult {
+    let south_player = (index % 2) as usize;
+    let pair = index / 2;
+    let opening = opening(
+        config.game,
+        config.mode,
+        config.random_opening,
+        config.seed,
+        pair,
+    );
+    let seat_player = |side: Side| -> usize {
+        if side == Side::South {
+            south_player
+        } else {
+            1 - south_player
+        }
+    };
+    let timeout = config.timeout();
+    let mut players: Vec<Player> = [Side::South, Side::North]
+        .iter()
+        .map(|&side| match &config.players[seat_player(side)] {
+            PlayerSpec::Level(l) => Player::Level(*l),
+            PlayerSpec::Search => Player::Search,
+            PlayerSpec::Random => Player::Random,
+            PlayerSpec::Greedy => Player::Greedy,
+            PlayerSpec::Engine(cmd) => Player::Engine(ExternalEngine::start(
+                cmd,
+                config.game,
+                config.mode,
+                timeout,
+            )),
+        })
+        .collect();
+    let mut rng =
+        Rng::new(config.seed ^ u64::from(index).wrapping_mul(0xa076_1d64_78bd_642f) ^ 0x5eed);
+    let mut state = GameState::new(config.game, config.mode, Side::South);
+    let mut moves: Vec<Hole> = Vec::new();
+    for &mv in &opening {
+        let _ = state.play(mv);
+        moves.push(mv);
+    }
+    let go = config.limits.go_command();
+    let mut termination = Termination::Normal;
+    let mut forfeit_winner = None;
+    loop {
+        if matches!(state.status(), Status::RoundOver { .. }) {
+            if state.round() >= config.max_rounds {
+                termination = Termination::RoundLimit;
+                break;
+            }
+            state.next_round();
+        }
+        let Some(side) = state.to_move() else { break };
+        let move_seed = rng.next_u64();
+        let choice: Result<Option<Hole>, String> = match &mut players[side.index()] {
+            Player::Level(l) => Ok(choose_move(&state, *l, move_seed)),
+            Player::Search => {
+                let limits = Limits {
+                    depth: config.limits.depth,
+                    nodes: config.limits.nodes,
+                    movetime: if config.limits.is_empty() {
+                        Some(Duration::from_millis(100))
+                    } else {
+                        config.limits.movetime
+                    },
+                    threads: 1,
+                    seed: move_seed,
+                    ..Limits::default()
+                };
+                Ok(search(&state, &limits, &mut |_| {}).best)
+            }
+            Player::Random => Ok(random_move(&state, &mut rng)),
+            Player::Greedy => Ok(greedy_move(&state, &mut rng)),
+            Player::Engine(Err(e)) => Err(e.clone()),
+            Player::Engine(Ok(engine)) => engine.best_move(Side::South, &moves, &go),
+        };
+        let played = match choice {
+            Ok(Some(mv)) => state
+                .play(mv)
+                .map(|_| mv)
+                .map_err(|e| format!("played an illegal move: {e}")),
+            Ok(None) => Err("gave no move although moves were legal".to_string()),
+            Err(e) => Err(e),
+        };
+        match played {
+            Ok(mv) => moves.push(mv),
+            Err(reason) => {
+                termination = Termination::Forfeit {
+                    loser: side,
+                    reason,
+                };
+                forfeit_winner = Some(side.other());
+                break;
+            }
+        }
+    }
+    drop(players);
+    let winner = match &termination {
+        Termination::Normal => state.winner().flatten(),
+        Termination::Forfeit { .. } => forfeit_winner,
+        Termination::RoundLimit => None,
+    };
+    GameResult {
+        index,
+        south_player,
+        opening,
+        moves,
+        winner,
+        termination,
+        stores: state.position().stores(),
+        rounds: state.round(),
+        final_position: Setup::from_state(&state).to_string(),
+    }
+}
+
+/// What a whole tournament gave.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// The players, as given.
+    pub players: [String; 2],
+    /// The games in order of their number.
+    pub games: Vec<GameResult>,
+    /// The first player's wins, draws and losses.
+    pub wdl: Wdl,
+    /// The SPRT's verdict, if one was asked for.
+    pub sprt: Option<SprtDecision>,
+    /// The SPRT's final log-likelihood ratio.
+    pub llr: Option<f64>,
+    /// True when the SPRT stopped the run before all games were played.
+    pub stopped_early: bool,
+}
+
+/// Runs the tournament on `config.concurrency` threads (a rayon pool); `on_game` is called
+/// after each game (from a worker thread) with the game and the running totals.
+///
+/// # Errors
+/// A message if the thread pool cannot be built.
+pub fn run(
+    config: &Config,
+    on_game: &(dyn Fn(&GameResult, &Wdl) + Sync),
+) -> Result<Report, String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.concurrency.max(1))
+        .thread_name(|i| format!("tournament-{i}"))
+        .build()
+        .map_err(|e| format!("cannot build the thread pool: {e}"))?;
+    let next = AtomicU32::new(0);
+    let stop = AtomicBool::new(false);
+    let done: Mutex<(Vec<GameResult>, Wdl)> = Mutex::new((Vec::new(), Wdl::default()));
+    pool.scope(|scope| {
+        for _ in 0..config.concurrency.max(1) {
+            scope.spawn(|_| loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= config.games {
+                    break;
+                }
+                let g = play_game(config, i);
+                let mut d = done
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                d.1.add(g.first_player_won());
+                on_game(&g, &d.1);
+                if let Some(sprt) = &config.sprt {
+                    if sprt.decision(&d.1) != SprtDecision::Continue {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                d.0.push(g);
+            });
+        }
+    });
+    let (mut games, wdl) = done
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    games.sort_by_key(|g| g.index);
+    let stopped_early = (games.len() as u32) < config.games;
+    Ok(Report {
+        players: [config.players[0].to_string(), config.players[1].to_string()],
+        games,
+        wdl,
+        sprt: config.sprt.map(|s| s.decision(&wdl)),
+        llr: config.sprt.map(|s| s.llr(&wdl)),
+        stopped_early,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, eps: f64) -> bool {
+        (a - b).abs() < eps
+    }
+
+    #[test]
+    fn elo_of_known_scores() {
+        assert!(close(elo_from_score(0.5), 0.0, 1e-12));
+        assert!(close(elo_from_score(0.75), 190.848_501_887_865, 1e-6));
+        assert!(close(elo_from_score(0.6), 70.436_503_622_272, 1e-6));
+        assert!(close(elo_from_score(0.25), -190.848_501_887_865, 1e-6));
+        assert_eq!(elo_from_score(1.0), f64::INFINITY);
+        assert_eq!(elo_from_score(0.0), f64::NEG_INFINITY);
+        assert!(close(score_from_elo(190.848_501_887_865), 0.75, 1e-12));
+    }
+
+    #[test]
+    fn elo_interval_of_known_results() {
+        // 60 wins, 20 draws, 20 losses: score 0.7, per-game variance 0.16, standard error 0.04.
+        let wdl = Wdl {
+            wins: 60,
+            draws: 20,
+            losses: 20,
+        };
+        assert!(close(wdl.score(), 0.7, 1e-12));
+        assert!(close(wdl.variance(), 0.16, 1e-12));
+        let (elo, lo, hi) = wdl.elo_interval();
+        assert!(close(elo, 147.190_714_117_838, 1e-6));
+        // 0.7 ∓ 1.96 × 0.04 = 0.62160 … 0.77840
+        assert!(close(
+            lo,
+            elo_from_score(0.7 - 1.959_963_984_540_054 * 0.04),
+            1e-9
+        ));
+        assert!(close(lo, 86.225, 0.001), "{lo}");
+        assert!(close(hi, 218.252, 0.001), "{hi}");
+    }
+
+    #[test]
+    fn sprt_llr_of_known_results() {
+        let sprt = Sprt::parse("0,10,0.05,0.05").unwrap();
+        let (lo, hi) = sprt.bounds();
+        assert!(close(lo, -2.944_438_979_166, 1e-9));
+        assert!(close(hi, 2.944_438_979_166, 1e-9));
+        // s0 = 0.5, s1 = 0.514387…; N (s1-s0)(2s-s0-s1)/(2 var) with s = 0.7, var = 0.16.
+        let wdl = Wdl {
+            wins: 60,
+            draws: 20,
+            losses: 20,
+        };
+        let s1 = 0.514_387_184_165_998_7;
+        assert!(close(score_from_elo(10.0), s1, 1e-12));
+        let expected = 100.0 * (s1 - 0.5) * (1.4 - 0.5 - s1) / 0.32;
+        assert!(close(sprt.llr(&wdl), expected, 1e-9));
+        assert!(close(sprt.llr(&wdl), 1.733_8, 1e-3));
+        assert_eq!(sprt.decision(&wdl), SprtDecision::Continue);
+        // Twice the games with the same proportions doubles the LLR: past the upper bound.
+        let wdl2 = Wdl {
+            wins: 120,
+            draws: 40,
+            losses: 40,
+        };
+        assert!(close(sprt.llr(&wdl2), 2.0 * expected, 1e-9));
+        assert_eq!(sprt.decision(&wdl2), SprtDecision::AcceptH1);
+        // A losing record accepts H0.
+        let bad = Wdl {
+            wins: 40,
+            draws: 40,
+            losses: 120,
+        };
+        assert!(sprt.llr(&bad) < lo);
+        assert_eq!(sprt.decision(&bad), SprtDecision::AcceptH0);
+    }
+
+    #[test]
+    fn sprt_parse_rejects_nonsense() {
+        assert!(Sprt::parse("0,10,0.05").is_err());
+        assert!(Sprt::parse("10,0,0.05,0.05").is_err());
+        assert!(Sprt::parse("0,10,0.7,0.05").is_err());
+        assert!(Sprt::parse("0,x,0.05,0.05").is_err());
+    }
+
+    #[test]
+    fn command_lines_split_like_a_shell() {
+        assert_eq!(
+            split_command("sh -c \"echo garbage\"").unwrap(),
+            ["sh", "-c", "echo garbage"]
+        );
+        assert_eq!(split_command("a 'b c' d\\ e").unwrap(), ["a", "b c", "d e"]);
+        assert_eq!(split_command("  ").unwrap(), Vec::<String>::new());
+        assert!(split_command("a 'b").is_err());
+    }
+
+    #[test]
+    fn player_specs_parse() {
+        assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random);
+        assert_eq!("greedy".parse::<PlayerSpec>().unwrap(), PlayerSpec::Greedy);
+        assert_eq!(
+            "engine:\"target/release/pussa engine\""
+                .parse::<PlayerSpec>()
+                .unwrap(),
+            PlayerSpec::Engine("target/release/pussa engine".into())
+        );
+        let l = Level::ALL[0];
+        assert_eq!(
+            format!("level:{}", l.name()).parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Level(l)
+        );
+        assert!("level:nonsense".parse::<PlayerSpec>().is_err());
+        assert!("engine:".parse::<PlayerSpec>().is_err());
+        assert!("nobody".parse::<PlayerSpec>().is_err());
+    }
+
+    #[test]
+    fn greedy_takes_the_largest_gain() {
+        // Raja Pasu from the start: A takes 15 for South (the contract's worked move), the most.
+        let state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+        let mut gains = Vec::new();
+        for mv in state.legal_moves() {
+            let mut s = state.clone();
+            s.play(mv).unwrap();
+            gains.push((s.position().store(Side::South), mv));
+        }
+        let best = gains.iter().map(|g| g.0).max().unwrap();
+        let mut rng = Rng::new(1);
+        let mv = greedy_move(&state, &mut rng).unwrap();
+        let mut s = state.clone();
+        s.play(mv).unwrap();
+        assert_eq!(s.position().store(Side::South), best);
+    }
+
+    #[test]
+    fn openings_are_seeded_and_shared_by_a_pair() {
+        let a = opening(Game::WalakPussa, Mode::Single, 4, 7, 3);
+        let b = opening(Game::WalakPussa, Mode::Single, 4, 7, 3);
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 4);
+        let mut differs = false;
+        for pair in 0..8 {
+            differs |= opening(Game::WalakPussa, Mode::Single, 4, 7, pair) != a;
+        }
+        assert!(differs);
+    }
+
+    #[test]
+    fn a_broken_engine_loses_with_the_reason() {
+        let config = Config {
+            game: Game::WalakPussa,
+            mode: Mode::Single,
+            games: 2,
+            players: [
+                PlayerSpec::Random,
+                PlayerSpec::Engine("sh -c \"echo garbage\"".into()),
+            ],
+            limits: MoveLimits::default(),
+            random_opening: 0,
+            seed: 1,
+            concurrency: 1,
+            sprt: None,
+            engine_timeout: Some(Duration::from_secs(5)),
+            max_rounds: 50,
+        };
+        for i in 0..2 {
+            let g = play_game(&config, i);
+            assert_eq!(g.first_player_won(), Some(true), "{g:?}");
+            match &g.termination {
+                Termination::Forfeit { loser, reason } => {
+                    assert_eq!(*loser, if i == 0 { Side::North } else { Side::South });
+                    assert!(reason.contains("garbage"), "{reason}");
+                }
+                t => panic!("expected a forfeit, got {t:?}"),
+            }
+        }
+    }
+}
