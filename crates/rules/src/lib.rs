@@ -29,6 +29,7 @@
 mod perft;
 mod playout;
 mod position;
+pub mod record;
 mod setup;
 mod state;
 mod trace;
