@@ -1,1 +1,145 @@
-//! placeholder during bootstrap
+//! # pussa-server
+//!
+//! `pussa serve`: the web page and the JSON/WebSocket API (docs/api.md) on axum, every game
+//! stored move by move in SQLite, online games with secret seat tokens.
+//!
+//! - [`Config`] and [`Server`]: bind, then [`Server::run`] until the shutdown future resolves.
+//! - The rules decide every move ([`pussa_rules::GameState::play_traced`]); the computer plays
+//!   with [`pussa_engine::choose_move`]; hints come from [`pussa_engine::search`].
+//! - Storage: one SQLite file (WAL); each move is committed before it is acknowledged, and every
+//!   unfinished game is rebuilt from its moves when the server starts.
+//!
+//! # Examples
+//! ```no_run
+//! # async fn demo() -> anyhow::Result<()> {
+//! let config = pussa_server::Config {
+//!     addr: "127.0.0.1:8080".parse()?,
+//!     db: "data/pussa.sqlite3".into(),
+//! };
+//! let server = pussa_server::Server::bind(&config).await?;
+//! println!("pussa: open http://{}/", server.local_addr());
+//! server.run(async { let _ = tokio::signal::ctrl_c().await; }).await?;
+//! # Ok(()) }
+//! ```
+#![warn(missing_docs)]
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use axum::Router;
+
+pub mod api;
+pub mod app;
+pub mod assets;
+pub mod engine;
+pub mod error;
+pub mod live;
+pub mod record;
+pub mod store;
+pub mod util;
+pub mod ws;
+
+/// Largest request body accepted (a long game record fits many times over).
+pub const MAX_BODY: usize = 256 * 1024;
+
+/// Where to listen and where to store games.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on.
+    pub addr: SocketAddr,
+    /// The SQLite file (created with its directory if missing).
+    pub db: PathBuf,
+}
+
+/// A bound server, ready to run.
+pub struct Server {
+    listener: tokio::net::TcpListener,
+    app: Arc<app::App>,
+}
+
+/// The router: the API under `/api/`, the page everywhere else.
+pub fn router(app: Arc<app::App>) -> Router {
+    let api = Router::new()
+        .route("/meta", get(api::meta))
+        .route("/rules/{game}", get(api::rules))
+        .route("/games", get(api::list).post(api::create))
+        .route("/games/import", post(api::import))
+        .route("/games/{id}", get(api::state))
+        .route("/games/{id}/join", post(api::join))
+        .route("/games/{id}/moves", post(api::play))
+        .route("/games/{id}/undo", post(api::undo))
+        .route("/games/{id}/hint", get(api::hint))
+        .route("/games/{id}/record", get(api::get_record))
+        .route("/games/{id}/ws", get(api::websocket))
+        .fallback(api::api_not_found)
+        .method_not_allowed_fallback(api::method_not_allowed);
+    Router::new()
+        .nest("/api", api)
+        .fallback(api::static_file)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(app)
+}
+
+impl Server {
+    /// Opens (or creates) the database, rebuilds the unfinished games and binds the address.
+    ///
+    /// # Errors
+    /// When the database cannot be opened or the address cannot be bound.
+    pub async fn bind(config: &Config) -> anyhow::Result<Server> {
+        if let Some(dir) = config.db.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let store = store::Store::open(&config.db)
+            .with_context(|| format!("cannot open the database {}", config.db.display()))?;
+        let app = app::App::open(store)?;
+        let listener = tokio::net::TcpListener::bind(config.addr)
+            .await
+            .with_context(|| format!("cannot listen on {}", config.addr))?;
+        Ok(Server { listener, app })
+    }
+
+    /// The address actually bound (useful with port 0).
+    ///
+    /// # Panics
+    /// Never in practice: a bound listener has an address.
+    #[must_use]
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .expect("a bound listener has an address")
+    }
+
+    /// Games rebuilt in memory.
+    #[must_use]
+    pub fn games_in_memory(&self) -> usize {
+        self.app.games_in_memory()
+    }
+
+    /// Serves until `shutdown` resolves, then finishes the requests in flight.
+    ///
+    /// # Errors
+    /// When the listener fails.
+    pub async fn run(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        self.app.resume_computer_moves();
+        let router = router(Arc::clone(&self.app));
+        let app = Arc::clone(&self.app);
+        let shutdown = async move {
+            shutdown.await;
+            // WebSocket connections would hold the graceful shutdown open: close them.
+            app.shutdown.send_replace(true);
+        };
+        axum::serve(self.listener, router)
+            .with_graceful_shutdown(shutdown)
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,95 @@
+//! `pussa serve`: the web page and the JSON/WebSocket API (docs/api.md).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+
+/// Default listening address.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+
+/// Start the web server: play in the browser, against the computer, on one screen or online.
+#[derive(clap::Args, Debug, Default)]
+pub struct Args {
+    /// Address to listen on [env: PUSSA_ADDR] [default: 127.0.0.1:8080].
+    #[arg(long, value_name = "HOST:PORT")]
+    pub addr: Option<SocketAddr>,
+    /// Directory for the games database `pussa.sqlite3` [env: PUSSA_DATA] [default: ./data].
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// The SQLite file itself (overrides --data).
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+}
+
+fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
+    let addr = match args.addr {
+        Some(a) => a,
+        None => match std::env::var("PUSSA_ADDR") {
+            Ok(s) if !s.trim().is_empty() => s.trim().parse().with_context(|| {
+                format!("PUSSA_ADDR: '{s}' is not an address like 127.0.0.1:8080")
+            })?,
+            _ => DEFAULT_ADDR.parse().expect("the default address parses"),
+        },
+    };
+    let db = match (args.db, args.data) {
+        (Some(db), _) => db,
+        (None, Some(dir)) => dir.join("pussa.sqlite3"),
+        (None, None) => {
+            let dir = std::env::var_os("PUSSA_DATA")
+                .filter(|d| !d.is_empty())
+                .map_or_else(|| PathBuf::from("data"), PathBuf::from);
+            dir.join("pussa.sqlite3")
+        }
+    };
+    Ok(pussa_server::Config { addr, db })
+}
+
+/// Runs the server until Ctrl-C (or SIGTERM).
+///
+/// # Errors
+/// A bad address or data directory, a database that cannot be opened, an address in use.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let config = resolve(args)?;
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let server = pussa_server::Server::bind(&config).await?;
+        let addr = server.local_addr();
+        let games = server.games_in_memory();
+        println!("pussa: open http://{addr}/");
+        if games > 0 {
+            println!(
+                "pussa: {games} unfinished game(s) restored from {}",
+                config.db.display()
+            );
+        }
+        server.run(shutdown_signal()).await?;
+        println!("pussa: stopped");
+        anyhow::Ok(())
+    })
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}

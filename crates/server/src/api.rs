@@ -1,0 +1,239 @@
+//! The HTTP handlers of the JSON API (see docs/api.md).
+
+use std::sync::Arc;
+
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::State;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::app::{App, CreateReq, OpponentReq};
+use crate::error::{ApiError, Json, Path, Query};
+use crate::{assets, engine, live, record, ws};
+
+type AppState = State<Arc<App>>;
+
+/// `GET /api/meta`.
+pub async fn meta() -> Json<Value> {
+    let games: Vec<Value> = pussa_rules::Game::ALL
+        .iter()
+        .map(|g| {
+            json!({
+                "name": g.name(),
+                "title": g.title(),
+                "seeds_per_hole": g.seeds_per_hole(),
+                "direction": match g.direction() {
+                    pussa_rules::Direction::Counterclockwise => "counterclockwise",
+                    pussa_rules::Direction::Clockwise => "clockwise",
+                },
+                "fours": g.fours(),
+                "chain_capture": g.chain_capture(),
+            })
+        })
+        .collect();
+    Json(json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "games": games,
+        "levels": engine::levels_json(),
+        "default_level": engine::default_level(),
+    }))
+}
+
+impl<T: serde::Serialize> IntoResponse for Json<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+/// `GET /api/rules/{game}`.
+pub async fn rules(Path(game): Path<String>) -> Result<Response, ApiError> {
+    assets::rules(&game)
+}
+
+/// `POST /api/games`.
+pub async fn create(
+    State(app): AppState,
+    Json(req): Json<CreateReq>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    Ok((StatusCode::CREATED, Json(app.create(req).await?)))
+}
+
+/// Body of `POST /api/games/{id}/join`.
+#[derive(Deserialize)]
+pub struct JoinReq {
+    invite: String,
+}
+
+/// `POST /api/games/{id}/join`.
+pub async fn join(
+    State(app): AppState,
+    Path(id): Path<String>,
+    Json(req): Json<JoinReq>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(app.join(&id, &req.invite).await?))
+}
+
+/// `GET /api/games/{id}`.
+pub async fn state(State(app): AppState, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    Ok(Json(app.state(&id).await?))
+}
+
+/// Body of `POST /api/games/{id}/moves`.
+#[derive(Deserialize)]
+pub struct MoveReq {
+    #[serde(rename = "move")]
+    mv: String,
+    token: String,
+    expected_ply: Option<u64>,
+}
+
+/// `POST /api/games/{id}/moves`.
+pub async fn play(
+    State(app): AppState,
+    Path(id): Path<String>,
+    Json(req): Json<MoveReq>,
+) -> Result<Json<Value>, ApiError> {
+    let (state, played) = app.play(&id, &req.token, &req.mv, req.expected_ply).await?;
+    let played: Vec<Value> = played.iter().map(live::Played::to_json).collect();
+    Ok(Json(json!({"state": state, "played": played})))
+}
+
+/// Body of `POST /api/games/{id}/undo`.
+#[derive(Deserialize)]
+pub struct TokenReq {
+    token: String,
+}
+
+/// `POST /api/games/{id}/undo`.
+pub async fn undo(
+    State(app): AppState,
+    Path(id): Path<String>,
+    Json(req): Json<TokenReq>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(app.undo(&id, &req.token).await?))
+}
+
+/// Query of `GET /api/games/{id}/hint`.
+#[derive(Deserialize)]
+pub struct HintQuery {
+    token: Option<String>,
+}
+
+/// `GET /api/games/{id}/hint?token=…`.
+pub async fn hint(
+    State(app): AppState,
+    Path(id): Path<String>,
+    Query(q): Query<HintQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let token = q
+        .token
+        .ok_or_else(|| ApiError::forbidden("a hint needs the seat's token: ?token=…"))?;
+    Ok(Json(app.hint(&id, &token).await?))
+}
+
+/// `GET /api/games/{id}/record`.
+pub async fn get_record(
+    State(app): AppState,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let g = app.snapshot(&id).await?;
+    let text = record::write(&g);
+    let mut resp = text.into_response();
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"pussa-{id}.txt\"")) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(resp)
+}
+
+/// Body of `POST /api/games/import`.
+#[derive(Deserialize)]
+pub struct ImportReq {
+    record: String,
+    opponent: Option<OpponentReq>,
+    seat: Option<String>,
+}
+
+/// `POST /api/games/import`.
+pub async fn import(
+    State(app): AppState,
+    Json(req): Json<ImportReq>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let parsed =
+        record::read(&req.record).map_err(|e| ApiError::bad_request(format!("record: {e}")))?;
+    let seat = live::parse_side(req.seat.as_deref().unwrap_or("S"), "seat")?;
+    let opponent = match req.opponent {
+        None => live::Opponent::Hotseat,
+        Some(o) => crate::app::parse_opponent(&o.kind, o.level.as_deref())?,
+    };
+    let v = app
+        .create_game(
+            parsed.game,
+            parsed.mode,
+            parsed.first,
+            seat,
+            opponent,
+            &parsed.moves,
+        )
+        .await?;
+    Ok((StatusCode::CREATED, Json(v)))
+}
+
+/// Query of `GET /api/games`.
+#[derive(Deserialize)]
+pub struct ListQuery {
+    finished: Option<bool>,
+    limit: Option<u32>,
+}
+
+/// `GET /api/games`.
+pub async fn list(
+    State(app): AppState,
+    Query(q): Query<ListQuery>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(app.list(q.finished, q.limit.unwrap_or(50))?))
+}
+
+/// `GET /api/games/{id}/ws`.
+pub async fn websocket(
+    State(app): AppState,
+    Path(id): Path<String>,
+    upgrade: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    let slot = app.slot(&id)?;
+    Ok(upgrade
+        .max_message_size(ws::MAX_FRAME)
+        .max_frame_size(ws::MAX_FRAME)
+        .on_upgrade(move |socket| ws::serve(socket, app, slot)))
+}
+
+/// Any other path under `/api/`.
+pub async fn api_not_found(uri: axum::http::Uri) -> ApiError {
+    ApiError::not_found(format!("no such API endpoint: {}", uri.path()))
+}
+
+/// A known path with the wrong method.
+pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{method} is not allowed on {}", uri.path()),
+    )
+}
+
+/// The web page's files.
+pub async fn static_file(uri: axum::http::Uri) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    if path
+        .split('/')
+        .any(|seg| seg == ".." || seg.starts_with('.'))
+    {
+        return (StatusCode::NOT_FOUND, "not found\n").into_response();
+    }
+    assets::serve(path)
+}

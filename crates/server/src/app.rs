@@ -1,0 +1,544 @@
+//! The server's shared state and the game operations used by both HTTP and WebSocket handlers.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use pussa_rules::{Game, Hole, Side};
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, Semaphore};
+
+use crate::engine;
+use crate::error::ApiError;
+use crate::live::{self, LiveGame, Meta, Opponent, Played};
+use crate::store::Store;
+use crate::util;
+
+/// One game's slot: the game behind an async lock (moves on one game are serialised), the
+/// channel that pushes updates to its WebSocket connections, and the hint guard.
+pub struct Slot {
+    /// The game.
+    pub game: tokio::sync::Mutex<LiveGame>,
+    /// Updates (JSON text) for every connection watching this game.
+    pub tx: broadcast::Sender<Arc<str>>,
+    hint_busy: AtomicBool,
+}
+
+impl Slot {
+    fn new(game: LiveGame) -> Arc<Slot> {
+        let (tx, _) = broadcast::channel(64);
+        Arc::new(Slot {
+            game: tokio::sync::Mutex::new(game),
+            tx,
+            hint_busy: AtomicBool::new(false),
+        })
+    }
+
+    fn publish(&self, msg: &Value) {
+        // No receivers is fine: nobody is watching.
+        let _ = self.tx.send(Arc::from(msg.to_string()));
+    }
+}
+
+/// Shared server state.
+pub struct App {
+    store: Mutex<Store>,
+    games: Mutex<HashMap<String, Arc<Slot>>>,
+    engine: Arc<Semaphore>,
+    /// Becomes true when the server shuts down: WebSocket connections close themselves.
+    pub shutdown: tokio::sync::watch::Sender<bool>,
+}
+
+/// What `POST /api/games` asks for.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct CreateReq {
+    /// Rule set name.
+    pub game: String,
+    /// `single` (default) or `match`.
+    pub mode: Option<String>,
+    /// `S` (default) or `N`.
+    pub first: Option<String>,
+    /// Default: hotseat.
+    pub opponent: Option<OpponentReq>,
+    /// The creator's seat, `S` by default.
+    pub seat: Option<String>,
+}
+
+/// The opponent asked for.
+#[derive(Debug, serde::Deserialize)]
+pub struct OpponentReq {
+    /// `computer`, `hotseat` or `online`.
+    pub kind: String,
+    /// The computer's level.
+    pub level: Option<String>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn played_json(played: &[Played]) -> Value {
+    Value::Array(played.iter().map(Played::to_json).collect())
+}
+
+impl App {
+    /// Opens the store and rebuilds every unfinished game from its moves.
+    ///
+    /// # Errors
+    /// When the database cannot be opened or read. A stored game whose moves no longer replay is
+    /// logged and skipped (it stays in the file untouched).
+    pub fn open(store: Store) -> anyhow::Result<Arc<App>> {
+        let mut games = HashMap::new();
+        for row in store.unfinished()? {
+            let moves = store.moves(&row.id)?;
+            match LiveGame::from_rows(&row, &moves) {
+                Ok(g) => {
+                    games.insert(row.id.clone(), Slot::new(g));
+                }
+                Err(e) => tracing::error!("cannot rebuild game {}: {e}", row.id),
+            }
+        }
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let app = Arc::new(App {
+            store: Mutex::new(store),
+            games: Mutex::new(games),
+            engine: Arc::new(Semaphore::new(threads)),
+            shutdown: tokio::sync::watch::Sender::new(false),
+        });
+        Ok(app)
+    }
+
+    /// Number of games held in memory.
+    #[must_use]
+    pub fn games_in_memory(&self) -> usize {
+        lock(&self.games).len()
+    }
+
+    /// Starts the computer's pending moves (after a restart the computer may be to move).
+    pub fn resume_computer_moves(self: &Arc<Self>) {
+        let slots: Vec<Arc<Slot>> = lock(&self.games).values().cloned().collect();
+        for slot in slots {
+            let app = Arc::clone(self);
+            tokio::spawn(async move {
+                let mut g = slot.game.lock().await;
+                let played = match app.computer_moves(&mut g).await {
+                    Ok(p) => p,
+                    Err(e) => {
+                        tracing::error!("computer move in game {}: {e}", g.meta.id);
+                        return;
+                    }
+                };
+                if !played.is_empty() {
+                    slot.publish(&json!({"type": "update", "state": g.to_json(), "played": played_json(&played)}));
+                }
+            });
+        }
+    }
+
+    /// The slot of game `id`, loading it from the database when it is not in memory.
+    ///
+    /// # Errors
+    /// 404 for an unknown id; 500 for a database error or a game that does not replay.
+    pub fn slot(&self, id: &str) -> Result<Arc<Slot>, ApiError> {
+        if !util::valid_game_id(id) {
+            return Err(ApiError::not_found(format!("no game with id '{id}'")));
+        }
+        let mut games = lock(&self.games);
+        if let Some(s) = games.get(id) {
+            return Ok(Arc::clone(s));
+        }
+        let store = lock(&self.store);
+        let Some(row) = store.game(id)? else {
+            return Err(ApiError::not_found(format!("no game with id '{id}'")));
+        };
+        let moves = store.moves(id)?;
+        drop(store);
+        let g = LiveGame::from_rows(&row, &moves).map_err(ApiError::internal)?;
+        let slot = Slot::new(g);
+        games.insert(id.to_string(), Arc::clone(&slot));
+        Ok(slot)
+    }
+
+    /// Stores `played` (just applied to `next`) and makes `next` the game, or leaves `g` as it was.
+    fn commit(&self, g: &mut LiveGame, next: LiveGame, played: &[Played]) -> Result<(), ApiError> {
+        let first_ply = played.first().map_or(0, |p| p.rec.ply) as i64;
+        let moves: Vec<String> = played
+            .iter()
+            .map(|p| p.rec.mv.letter().to_string())
+            .collect();
+        let finished = next.state.is_over().then(util::now_unix);
+        lock(&self.store).append_moves(
+            &g.meta.id,
+            first_ply,
+            &moves,
+            finished,
+            live::winner_name(&next.state),
+        )?;
+        *g = next;
+        Ok(())
+    }
+
+    /// Lets the computer move while it is to move; each move is stored before the next.
+    async fn computer_moves(&self, g: &mut LiveGame) -> Result<Vec<Played>, ApiError> {
+        let mut out = Vec::new();
+        while let Some(side) = g.state.to_move() {
+            if !g.is_computer(side) {
+                break;
+            }
+            let Opponent::Computer { level } = &g.meta.opponent else {
+                break;
+            };
+            let level = level.clone();
+            let state = g.state.clone();
+            let seed = engine::seed_for(&g.meta.id, g.moves.len());
+            let permit = Arc::clone(&self.engine)
+                .acquire_owned()
+                .await
+                .map_err(ApiError::internal)?;
+            let mv = tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                engine::choose(&state, &level, seed)
+            })
+            .await
+            .map_err(ApiError::internal)?
+            .map_err(ApiError::internal)?;
+            let mut next = g.clone();
+            let played = next.play_traced(mv, "computer").map_err(|e| {
+                ApiError::internal(format!("the engine chose an illegal move: {e}"))
+            })?;
+            self.commit(g, next, std::slice::from_ref(&played))?;
+            out.push(played);
+        }
+        Ok(out)
+    }
+
+    /// `POST /api/games`.
+    ///
+    /// # Errors
+    /// 400 for an unknown game, mode, side, opponent or level.
+    pub async fn create(&self, req: CreateReq) -> Result<Value, ApiError> {
+        let game: Game = req
+            .game
+            .parse()
+            .map_err(|e| ApiError::bad_request(format!("game: {e}")))?;
+        let mode = live::parse_mode(req.mode.as_deref().unwrap_or("single"))?;
+        let first = live::parse_side(req.first.as_deref().unwrap_or("S"), "first")?;
+        let seat = live::parse_side(req.seat.as_deref().unwrap_or("S"), "seat")?;
+        let opponent = match req.opponent {
+            None => Opponent::Hotseat,
+            Some(o) => parse_opponent(&o.kind, o.level.as_deref())?,
+        };
+        self.create_game(game, mode, first, seat, opponent, &[])
+            .await
+    }
+
+    /// Creates a game, plays `moves` (an imported record), lets the computer move if it is to
+    /// move, stores everything and answers as `POST /api/games` does.
+    ///
+    /// # Errors
+    /// 400 for a move of `moves` that is illegal.
+    pub async fn create_game(
+        &self,
+        game: Game,
+        mode: pussa_rules::Mode,
+        first: Side,
+        seat: Side,
+        opponent: Opponent,
+        moves: &[Hole],
+    ) -> Result<Value, ApiError> {
+        let token = util::new_token().map_err(ApiError::internal)?;
+        let mut tokens = [None, None];
+        tokens[seat.index()] = Some(token.clone());
+        let mut invite = None;
+        match opponent {
+            Opponent::Hotseat => tokens[seat.other().index()] = Some(token.clone()),
+            Opponent::Online => invite = Some(util::new_token().map_err(ApiError::internal)?),
+            Opponent::Computer { .. } => {}
+        }
+        let id = util::new_game_id().map_err(ApiError::internal)?;
+        let meta = Meta {
+            id: id.clone(),
+            game,
+            mode,
+            first,
+            opponent: opponent.clone(),
+            creator_seat: seat,
+            tokens,
+            invite: invite.clone(),
+            created: util::now_unix(),
+        };
+        let mut g = LiveGame::new(meta);
+        for (i, &mv) in moves.iter().enumerate() {
+            g.play(mv, &mut pussa_rules::NoTrace).map_err(|e| {
+                ApiError::bad_request(format!("record: move {} ({mv}): {e}", i + 1))
+            })?;
+        }
+        {
+            let mut row = g.to_row();
+            row.ply = g.moves.len() as i64;
+            let letters: Vec<String> = g.moves.iter().map(|m| m.mv.letter().to_string()).collect();
+            lock(&self.store).insert_game_with_moves(&row, &letters)?;
+        }
+        let played = self.computer_moves(&mut g).await?;
+        let state = g.to_json();
+        lock(&self.games).insert(id.clone(), Slot::new(g));
+        let seats: Vec<String> = match opponent {
+            Opponent::Hotseat => vec!["S".into(), "N".into()],
+            _ => vec![seat.letter().to_string()],
+        };
+        let invite = invite.map(|t| json!({"token": t, "url": format!("/?game={id}&invite={t}")}));
+        Ok(json!({
+            "id": id,
+            "seat": seat.letter().to_string(),
+            "seats": seats,
+            "token": token,
+            "invite": invite,
+            "state": state,
+            "played": played_json(&played),
+        }))
+    }
+
+    /// `POST /api/games/{id}/join`.
+    ///
+    /// # Errors
+    /// 404 unknown game; 409 not an online game or invite already used; 403 wrong invite.
+    pub async fn join(&self, id: &str, invite: &str) -> Result<Value, ApiError> {
+        let slot = self.slot(id)?;
+        let mut g = slot.game.lock().await;
+        if g.meta.opponent != Opponent::Online {
+            return Err(ApiError::conflict(format!(
+                "game {id} is not an online game: there is no seat to join"
+            )));
+        }
+        let Some(expected) = g.meta.invite.clone() else {
+            return Err(ApiError::conflict("invite already used: the seat is taken"));
+        };
+        if !util::secret_eq(&expected, invite) {
+            return Err(ApiError::forbidden(format!("wrong invite for game {id}")));
+        }
+        let seat = g.meta.creator_seat.other();
+        let token = util::new_token().map_err(ApiError::internal)?;
+        lock(&self.store).take_seat(id, seat.letter(), &token)?;
+        g.meta.tokens[seat.index()] = Some(token.clone());
+        g.meta.invite = None;
+        let state = g.to_json();
+        slot.publish(
+            &json!({"type": "update", "state": state, "joined": seat.letter().to_string()}),
+        );
+        Ok(
+            json!({"id": id, "seat": seat.letter().to_string(), "seats": [seat.letter().to_string()], "token": token, "state": state}),
+        )
+    }
+
+    /// The current state of game `id`.
+    ///
+    /// # Errors
+    /// 404 for an unknown id.
+    pub async fn state(&self, id: &str) -> Result<Value, ApiError> {
+        let slot = self.slot(id)?;
+        let g = slot.game.lock().await;
+        Ok(g.to_json())
+    }
+
+    /// Plays a move for the holder of `token`, then the computer's replies; stores each move
+    /// before answering and pushes the update to every watcher.
+    ///
+    /// # Errors
+    /// 400 malformed move; 403 a token that holds no seat; 409 not this seat's turn, stale
+    /// `expected_ply`, game over; 422 an illegal move.
+    pub async fn play(
+        &self,
+        id: &str,
+        token: &str,
+        mv: &str,
+        expected_ply: Option<u64>,
+    ) -> Result<(Value, Vec<Played>), ApiError> {
+        let slot = self.slot(id)?;
+        let mut g = slot.game.lock().await;
+        let seats = g.seats_of(token);
+        if seats.is_empty() {
+            return Err(ApiError::forbidden(format!(
+                "this token holds no seat in game {id}: watchers cannot move"
+            )));
+        }
+        if let Some(e) = expected_ply {
+            if e != g.moves.len() as u64 {
+                return Err(ApiError::conflict(format!(
+                    "stale move: the game is at ply {}, not {e}; reload the state",
+                    g.moves.len()
+                )));
+            }
+        }
+        let Some(to_move) = g.state.to_move() else {
+            return Err(ApiError::conflict("the game is over"));
+        };
+        if !seats.contains(&to_move) {
+            return Err(ApiError::conflict(format!(
+                "not your turn: {to_move} is to move"
+            )));
+        }
+        let hole: Hole = mv
+            .parse()
+            .map_err(|e| ApiError::bad_request(format!("move: {e}")))?;
+        let mut next = g.clone();
+        let played = next
+            .play_traced(hole, "human")
+            .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        self.commit(&mut g, next, std::slice::from_ref(&played))?;
+        let mut all = vec![played];
+        let computer = self.computer_moves(&mut g).await;
+        // The human move is stored whatever happens to the computer's reply.
+        if let Ok(more) = &computer {
+            all.extend(more.iter().cloned());
+        }
+        let state = g.to_json();
+        slot.publish(&json!({"type": "update", "state": state, "played": played_json(&all)}));
+        computer?;
+        Ok((state, all))
+    }
+
+    /// Takes back moves (see docs/api.md).
+    ///
+    /// # Errors
+    /// 403 a token that holds no seat; 409 online game or nothing to undo.
+    pub async fn undo(&self, id: &str, token: &str) -> Result<Value, ApiError> {
+        let slot = self.slot(id)?;
+        let mut g = slot.game.lock().await;
+        if g.seats_of(token).is_empty() {
+            return Err(ApiError::forbidden(format!(
+                "this token holds no seat in game {id}"
+            )));
+        }
+        let keep = match g.meta.opponent {
+            Opponent::Online => {
+                return Err(ApiError::conflict("undo is not offered in online games"))
+            }
+            Opponent::Hotseat => g.moves.len().checked_sub(1),
+            Opponent::Computer { .. } => {
+                let human = g.meta.creator_seat;
+                g.moves.iter().rposition(|m| m.side == human)
+            }
+        };
+        let Some(keep) = keep else {
+            return Err(ApiError::conflict("nothing to undo"));
+        };
+        let undone = g.moves.len() - keep;
+        let mut rebuilt = LiveGame::new(g.meta.clone());
+        for m in &g.moves[..keep] {
+            rebuilt
+                .play(m.mv, &mut pussa_rules::NoTrace)
+                .map_err(ApiError::internal)?;
+        }
+        lock(&self.store).truncate_moves(id, keep as i64)?;
+        *g = rebuilt;
+        let state = g.to_json();
+        slot.publish(&json!({"type": "update", "state": state, "undone": undone}));
+        Ok(json!({"state": state, "undone": undone}))
+    }
+
+    /// The engine's advice for the holder of `token`.
+    ///
+    /// # Errors
+    /// 403 no seat; 409 online game, game over, not your turn; 429 a hint already running.
+    pub async fn hint(&self, id: &str, token: &str) -> Result<Value, ApiError> {
+        let slot = self.slot(id)?;
+        let state = {
+            let g = slot.game.lock().await;
+            let seats = g.seats_of(token);
+            if seats.is_empty() {
+                return Err(ApiError::forbidden(format!(
+                    "this token holds no seat in game {id}"
+                )));
+            }
+            if g.meta.opponent == Opponent::Online {
+                return Err(ApiError::conflict("hints are not offered in online games"));
+            }
+            let Some(to_move) = g.state.to_move() else {
+                return Err(ApiError::conflict("the game is over"));
+            };
+            if !seats.contains(&to_move) {
+                return Err(ApiError::conflict(format!(
+                    "not your turn: {to_move} is to move"
+                )));
+            }
+            g.state.clone()
+        };
+        if slot.hint_busy.swap(true, Ordering::AcqRel) {
+            return Err(ApiError::too_many(
+                "a hint is already being computed for this game",
+            ));
+        }
+        let permit = Arc::clone(&self.engine)
+            .acquire_owned()
+            .await
+            .map_err(ApiError::internal);
+        let result = match permit {
+            Ok(permit) => tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                engine::hint(&state)
+            })
+            .await
+            .map_err(ApiError::internal)
+            .and_then(|r| r.map_err(ApiError::internal)),
+            Err(e) => Err(e),
+        };
+        slot.hint_busy.store(false, Ordering::Release);
+        result
+    }
+
+    /// `GET /api/games`.
+    ///
+    /// # Errors
+    /// On a database error.
+    pub fn list(&self, finished: Option<bool>, limit: u32) -> Result<Value, ApiError> {
+        let rows = lock(&self.store).list(finished, limit.min(200))?;
+        let games: Vec<Value> = rows
+            .into_iter()
+            .map(|r| {
+                let opponent = match r.opponent.as_str() {
+                    "computer" => json!({"kind": "computer", "level": r.level}),
+                    k => json!({"kind": k}),
+                };
+                json!({
+                    "id": r.id, "game": r.game, "mode": r.mode, "opponent": opponent,
+                    "created": util::rfc3339(r.created),
+                    "finished": r.finished.map(util::rfc3339),
+                    "ply": r.ply, "winner": r.winner,
+                })
+            })
+            .collect();
+        Ok(json!({ "games": games }))
+    }
+
+    /// A snapshot of game `id` (for the record writer).
+    ///
+    /// # Errors
+    /// 404 for an unknown id.
+    pub async fn snapshot(&self, id: &str) -> Result<LiveGame, ApiError> {
+        let slot = self.slot(id)?;
+        let g = slot.game.lock().await;
+        Ok(g.clone())
+    }
+}
+
+/// Parses an opponent kind and level.
+///
+/// # Errors
+/// 400 for an unknown kind or level.
+pub fn parse_opponent(kind: &str, level: Option<&str>) -> Result<Opponent, ApiError> {
+    match kind {
+        "computer" => {
+            let level = match level {
+                Some(l) => engine::check_level(l)
+                    .map_err(|e| ApiError::bad_request(format!("opponent.level: {e}")))?,
+                None => engine::default_level(),
+            };
+            Ok(Opponent::Computer { level })
+        }
+        "hotseat" => Ok(Opponent::Hotseat),
+        "online" => Ok(Opponent::Online),
+        other => Err(ApiError::bad_request(format!(
+            "opponent.kind: unknown opponent '{other}': expected computer, hotseat or online"
+        ))),
+    }
+}

@@ -1,0 +1,85 @@
+//! The server's use of the engine: the computer's moves (by level) and hints.
+
+use std::time::Duration;
+
+use pussa_engine::{choose_move, search, Level, Limits};
+use pussa_rules::{GameState, Hole};
+use serde_json::{json, Value};
+
+/// The level used when a game asks for the computer without naming one.
+pub const DEFAULT_LEVEL: Level = Level::Club;
+
+/// Time a hint may take.
+pub const HINT_TIME: Duration = Duration::from_millis(700);
+
+/// The level's canonical name.
+#[must_use]
+pub fn default_level() -> String {
+    DEFAULT_LEVEL.name().to_string()
+}
+
+/// Checks a level name or number and returns its canonical name.
+///
+/// # Errors
+/// The engine's message for an unknown level.
+pub fn check_level(s: &str) -> Result<String, String> {
+    s.parse::<Level>()
+        .map(|l| l.name().to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// Every level for `GET /api/meta`.
+#[must_use]
+pub fn levels_json() -> Value {
+    Value::Array(
+        Level::ALL
+            .iter()
+            .map(
+                |l| json!({"name": l.name(), "number": l.number(), "description": l.description()}),
+            )
+            .collect(),
+    )
+}
+
+/// A seed for the computer's move number `ply` in game `id`: the same game replays the same way.
+#[must_use]
+pub fn seed_for(id: &str, ply: usize) -> u64 {
+    // FNV-1a over the id, mixed with the ply.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in id.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^ (ply as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The computer's move at `level` (a name checked by [`check_level`]).
+///
+/// # Errors
+/// An unknown level, or no move expected.
+pub fn choose(state: &GameState, level: &str, seed: u64) -> Result<Hole, String> {
+    let level: Level = level
+        .parse()
+        .map_err(|e: pussa_engine::ParseLevelError| e.to_string())?;
+    choose_move(state, level, seed).ok_or_else(|| "no move is expected".to_string())
+}
+
+/// The engine's best move for the side to move, as the hint JSON.
+///
+/// # Errors
+/// When no move is expected.
+pub fn hint(state: &GameState) -> Result<Value, String> {
+    let limits = Limits {
+        movetime: Some(HINT_TIME),
+        threads: 1,
+        ..Limits::default()
+    };
+    let r = search(state, &limits, &mut |_| {});
+    let best = r.best.ok_or_else(|| "no move is expected".to_string())?;
+    Ok(json!({
+        "move": best.letter().to_string(),
+        "score": r.score,
+        "exact": r.exact,
+        "pv": r.pv.iter().map(|h| h.letter().to_string()).collect::<Vec<_>>(),
+        "depth": r.depth,
+    }))
+}

@@ -1,0 +1,151 @@
+//! API errors: an HTTP status and a message naming the problem, sent as `{"error", "status"}`.
+
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+
+/// An error answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// What went wrong, for people.
+    pub message: String,
+}
+
+impl ApiError {
+    /// An error with `status` and `message`.
+    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+    /// 400.
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+    /// 403.
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, message)
+    }
+    /// 404.
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, message)
+    }
+    /// 409.
+    pub fn conflict(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::CONFLICT, message)
+    }
+    /// 422.
+    pub fn unprocessable(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message)
+    }
+    /// 429.
+    pub fn too_many(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::TOO_MANY_REQUESTS, message)
+    }
+    /// 500, logged.
+    pub fn internal(message: impl std::fmt::Display) -> ApiError {
+        tracing::error!("internal error: {message}");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal error: {message}"),
+        )
+    }
+    /// The JSON body.
+    #[must_use]
+    pub fn body(&self) -> serde_json::Value {
+        serde_json::json!({ "error": self.message, "status": self.status.as_u16() })
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.status.as_u16(), self.message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, axum::Json(self.body())).into_response()
+    }
+}
+
+impl From<rusqlite::Error> for ApiError {
+    fn from(e: rusqlite::Error) -> ApiError {
+        ApiError::internal(format!("database: {e}"))
+    }
+}
+
+/// A JSON body whose rejections (malformed JSON, wrong field types, too large, wrong content
+/// type) become [`ApiError`]s with JSON bodies.
+pub struct Json<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
+    type Rejection = ApiError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(Json(v)),
+            Err(rej) => Err(json_rejection(&rej)),
+        }
+    }
+}
+
+fn json_rejection(rej: &JsonRejection) -> ApiError {
+    let status = rej.status();
+    let message = match rej {
+        JsonRejection::JsonDataError(e) => format!("bad request body: {}", e.body_text()),
+        JsonRejection::JsonSyntaxError(e) => format!("malformed JSON: {}", e.body_text()),
+        JsonRejection::MissingJsonContentType(_) => {
+            "the request body must be JSON with Content-Type: application/json".to_string()
+        }
+        _ if status == StatusCode::PAYLOAD_TOO_LARGE => "request body too large".to_string(),
+        other => other.body_text(),
+    };
+    // axum answers 422 for well-formed JSON of the wrong shape; for this API, 422 means an
+    // illegal move, so a malformed request is always 400.
+    let status = if status == StatusCode::UNPROCESSABLE_ENTITY {
+        StatusCode::BAD_REQUEST
+    } else {
+        status
+    };
+    ApiError::new(status, message)
+}
+
+/// A path extractor with JSON errors.
+pub struct Path<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T> {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(v)) => Ok(Path(v)),
+            Err(rej) => Err(path_rejection(&rej)),
+        }
+    }
+}
+
+fn path_rejection(rej: &PathRejection) -> ApiError {
+    ApiError::new(rej.status(), rej.body_text())
+}
+
+/// A query-string extractor with JSON errors.
+pub struct Query<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(v)) => Ok(Query(v)),
+            Err(rej) => Err(query_rejection(&rej)),
+        }
+    }
+}
+
+fn query_rejection(rej: &QueryRejection) -> ApiError {
+    ApiError::bad_request(rej.body_text())
+}

@@ -1,0 +1,420 @@
+//! A game held in memory: its row, the rules state rebuilt from its moves, and the JSON views.
+
+use pussa_rules::{Event, Game, GameState, Hole, Mode, RoundResult, Setup, Side, Status};
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::store::{GameRow, MoveRow};
+use crate::util;
+
+/// Who sits opposite the creator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Opponent {
+    /// The engine at a level.
+    Computer {
+        /// The level's name.
+        level: String,
+    },
+    /// A second player on the same screen: one token moves for both seats.
+    Hotseat,
+    /// A second player elsewhere, who joins through the invite.
+    Online,
+}
+
+impl Opponent {
+    /// `computer`, `hotseat`, `online`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Opponent::Computer { .. } => "computer",
+            Opponent::Hotseat => "hotseat",
+            Opponent::Online => "online",
+        }
+    }
+
+    /// The JSON form.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        match self {
+            Opponent::Computer { level } => json!({"kind": "computer", "level": level}),
+            other => json!({"kind": other.kind()}),
+        }
+    }
+}
+
+/// One move played.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveRec {
+    /// 1-based over the whole game.
+    pub ply: usize,
+    /// The round it was played in.
+    pub round: u32,
+    /// Who played it.
+    pub side: Side,
+    /// The hole.
+    pub mv: Hole,
+}
+
+/// A move just played, with its trace, for the answer and the broadcast.
+#[derive(Clone, Debug)]
+pub struct Played {
+    /// The move.
+    pub rec: MoveRec,
+    /// `human` or `computer`.
+    pub by: &'static str,
+    /// Every event of the move, the round's end and the refill.
+    pub trace: Vec<Event>,
+    /// The position after it: board.
+    pub board: [u8; 14],
+    /// Closed holes after it.
+    pub closed: u16,
+    /// Stores after it.
+    pub stores: [u8; 2],
+}
+
+impl Played {
+    /// The JSON form (see docs/api.md).
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        let mut trace = serde_json::to_value(&self.trace).unwrap_or(Value::Null);
+        short_sides(&mut trace);
+        json!({
+            "ply": self.rec.ply,
+            "round": self.rec.round,
+            "side": self.rec.side.letter().to_string(),
+            "move": self.rec.mv.letter().to_string(),
+            "by": self.by,
+            "trace": trace,
+            "board": self.board,
+            "closed": closed_letters(self.closed),
+            "stores": self.stores,
+        })
+    }
+}
+
+/// The game's metadata (the database row minus volatile fields).
+#[derive(Clone, Debug)]
+pub struct Meta {
+    /// Id.
+    pub id: String,
+    /// Rule set.
+    pub game: Game,
+    /// Single or match.
+    pub mode: Mode,
+    /// Who moved first.
+    pub first: Side,
+    /// The opponent.
+    pub opponent: Opponent,
+    /// The creator's seat.
+    pub creator_seat: Side,
+    /// Seat secrets, `[South, North]`.
+    pub tokens: [Option<String>; 2],
+    /// The unused invite.
+    pub invite: Option<String>,
+    /// Unix seconds.
+    pub created: i64,
+}
+
+/// A game in memory.
+#[derive(Clone, Debug)]
+pub struct LiveGame {
+    /// Metadata.
+    pub meta: Meta,
+    /// The rules state after the last move.
+    pub state: GameState,
+    /// Every move.
+    pub moves: Vec<MoveRec>,
+    /// Every finished round.
+    pub rounds: Vec<RoundResult>,
+}
+
+/// `Side` from `S`/`N`.
+///
+/// # Errors
+/// 400 naming the field.
+pub fn parse_side(s: &str, field: &str) -> Result<Side, ApiError> {
+    Side::parse(s).map_err(|e| ApiError::bad_request(format!("{field}: {e}")))
+}
+
+/// `Mode` from `single`/`match`.
+///
+/// # Errors
+/// 400.
+pub fn parse_mode(s: &str) -> Result<Mode, ApiError> {
+    match s {
+        "single" => Ok(Mode::Single),
+        "match" => Ok(Mode::Match),
+        other => Err(ApiError::bad_request(format!(
+            "mode: unknown mode '{other}': expected single or match"
+        ))),
+    }
+}
+
+/// `single` / `match`.
+#[must_use]
+pub fn mode_name(m: Mode) -> &'static str {
+    match m {
+        Mode::Single => "single",
+        Mode::Match => "match",
+    }
+}
+
+/// Letters of the holes in a bit mask.
+#[must_use]
+pub fn closed_letters(mask: u16) -> Vec<String> {
+    Hole::ALL
+        .iter()
+        .filter(|h| mask >> h.index() & 1 == 1)
+        .map(|h| h.letter().to_string())
+        .collect()
+}
+
+/// Rewrites `"South"`/`"North"` (serde's names for [`Side`]) as `"S"`/`"N"` everywhere in `v`.
+pub fn short_sides(v: &mut Value) {
+    match v {
+        Value::String(s) if s == "South" => *s = "S".into(),
+        Value::String(s) if s == "North" => *s = "N".into(),
+        Value::Array(a) => a.iter_mut().for_each(short_sides),
+        Value::Object(o) => o.values_mut().for_each(short_sides),
+        _ => {}
+    }
+}
+
+/// After a move: records the round(s) that ended and lays out the next round of a match
+/// (reporting the refill to `trace`), until a move is expected or the game is over.
+pub fn advance<T: pussa_rules::Trace>(
+    state: &mut GameState,
+    rounds: &mut Vec<RoundResult>,
+    trace: &mut T,
+) {
+    loop {
+        match state.status() {
+            Status::Playing => return,
+            Status::RoundOver { result, .. } => {
+                push_round(rounds, result);
+                if !state.next_round_traced(trace) {
+                    return;
+                }
+            }
+            Status::Over { result, .. } => {
+                push_round(rounds, result);
+                return;
+            }
+        }
+    }
+}
+
+fn push_round(rounds: &mut Vec<RoundResult>, r: RoundResult) {
+    if rounds.last().map(|x| x.round) != Some(r.round) {
+        rounds.push(r);
+    }
+}
+
+/// `S`, `N` or `draw` once over.
+#[must_use]
+pub fn winner_name(state: &GameState) -> Option<&'static str> {
+    state.winner().map(|w| match w {
+        Some(Side::South) => "S",
+        Some(Side::North) => "N",
+        None => "draw",
+    })
+}
+
+impl LiveGame {
+    /// A new game from the start position.
+    #[must_use]
+    pub fn new(meta: Meta) -> LiveGame {
+        let state = GameState::new(meta.game, meta.mode, meta.first);
+        LiveGame {
+            meta,
+            state,
+            moves: Vec::new(),
+            rounds: Vec::new(),
+        }
+    }
+
+    /// Rebuilds a stored game by replaying its moves through the rules.
+    ///
+    /// # Errors
+    /// A description of the first move that does not replay (a corrupted row).
+    pub fn from_rows(row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
+        let game: Game = row
+            .game
+            .parse()
+            .map_err(|e| format!("game {}: {e}", row.id))?;
+        let mode = parse_mode(&row.mode).map_err(|e| e.message)?;
+        let first = Side::parse(&row.first).map_err(|e| e.to_string())?;
+        let creator_seat = Side::parse(&row.creator_seat).map_err(|e| e.to_string())?;
+        let opponent = match row.opponent.as_str() {
+            "computer" => Opponent::Computer {
+                level: row.level.clone().unwrap_or_default(),
+            },
+            "hotseat" => Opponent::Hotseat,
+            "online" => Opponent::Online,
+            other => return Err(format!("game {}: unknown opponent kind '{other}'", row.id)),
+        };
+        let meta = Meta {
+            id: row.id.clone(),
+            game,
+            mode,
+            first,
+            opponent,
+            creator_seat,
+            tokens: [row.token_s.clone(), row.token_n.clone()],
+            invite: row.invite.clone(),
+            created: row.created,
+        };
+        let mut g = LiveGame::new(meta);
+        for (i, m) in moves.iter().enumerate() {
+            if m.ply != i as i64 + 1 {
+                return Err(format!("game {}: move {} is missing", row.id, i + 1));
+            }
+            let hole: Hole =
+                m.mv.parse()
+                    .map_err(|e| format!("game {} ply {}: {e}", row.id, m.ply))?;
+            g.play(hole, &mut pussa_rules::NoTrace)
+                .map_err(|e| format!("game {} ply {}: {e}", row.id, m.ply))?;
+        }
+        Ok(g)
+    }
+
+    /// Plays `mv` for the side to move (no seat check), records it, and lays out the next round
+    /// when a round of a match ends.
+    ///
+    /// # Errors
+    /// The rules' [`pussa_rules::IllegalMove`].
+    pub fn play<T: pussa_rules::Trace>(
+        &mut self,
+        mv: Hole,
+        trace: &mut T,
+    ) -> Result<MoveRec, pussa_rules::IllegalMove> {
+        let side = self.state.position().to_move();
+        let round = self.state.round();
+        self.state.play_traced(mv, trace)?;
+        advance(&mut self.state, &mut self.rounds, trace);
+        let rec = MoveRec {
+            ply: self.moves.len() + 1,
+            round,
+            side,
+            mv,
+        };
+        self.moves.push(rec.clone());
+        Ok(rec)
+    }
+
+    /// Plays `mv` and returns everything the page needs to show it.
+    ///
+    /// # Errors
+    /// The rules' [`pussa_rules::IllegalMove`].
+    pub fn play_traced(
+        &mut self,
+        mv: Hole,
+        by: &'static str,
+    ) -> Result<Played, pussa_rules::IllegalMove> {
+        let mut trace = Vec::new();
+        let rec = self.play(mv, &mut trace)?;
+        let pos = self.state.position();
+        Ok(Played {
+            rec,
+            by,
+            trace,
+            board: pos.board(),
+            closed: pos.closed_mask(),
+            stores: pos.stores(),
+        })
+    }
+
+    /// Whether `side` is played by the computer.
+    #[must_use]
+    pub fn is_computer(&self, side: Side) -> bool {
+        matches!(self.meta.opponent, Opponent::Computer { .. }) && side != self.meta.creator_seat
+    }
+
+    /// The seats `token` may move for.
+    #[must_use]
+    pub fn seats_of(&self, token: &str) -> Vec<Side> {
+        Side::BOTH
+            .into_iter()
+            .filter(|s| {
+                self.meta.tokens[s.index()]
+                    .as_deref()
+                    .is_some_and(|t| util::secret_eq(t, token))
+            })
+            .collect()
+    }
+
+    /// The state JSON (see docs/api.md).
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        let st = &self.state;
+        let pos = st.position();
+        let seat = |side: Side| -> Value {
+            if self.is_computer(side) {
+                json!({"kind": "computer", "level": match &self.meta.opponent { Opponent::Computer { level } => level.as_str(), _ => "" }, "taken": true})
+            } else {
+                json!({"kind": "human", "taken": self.meta.tokens[side.index()].is_some()})
+            }
+        };
+        let mut rounds = serde_json::to_value(&self.rounds).unwrap_or(Value::Null);
+        short_sides(&mut rounds);
+        let last_round = rounds
+            .as_array()
+            .and_then(|a| a.last().cloned())
+            .unwrap_or(Value::Null);
+        let moves: Vec<Value> = self
+            .moves
+            .iter()
+            .map(|m| json!({"ply": m.ply, "round": m.round, "side": m.side.letter().to_string(), "move": m.mv.letter().to_string()}))
+            .collect();
+        json!({
+            "id": self.meta.id,
+            "game": self.meta.game.name(),
+            "title": self.meta.game.title(),
+            "mode": mode_name(self.meta.mode),
+            "first": self.meta.first.letter().to_string(),
+            "opponent": self.meta.opponent.to_json(),
+            "seats": {"S": seat(Side::South), "N": seat(Side::North)},
+            "created": util::rfc3339(self.meta.created),
+            "ply": self.moves.len(),
+            "round": st.round(),
+            "board": pos.board(),
+            "closed": closed_letters(pos.closed_mask()),
+            "stores": pos.stores(),
+            "taken": st.taken_this_round(),
+            "to_move": st.to_move().map(|s| s.letter().to_string()),
+            "legal": st.legal_moves().into_iter().map(|h| h.letter().to_string()).collect::<Vec<_>>(),
+            "round_over": st.is_round_over(),
+            "match_over": st.is_over(),
+            "winner": winner_name(st),
+            "position": Setup::from_state(st).to_string(),
+            "moves": moves,
+            "rounds": rounds,
+            "last_round": last_round,
+        })
+    }
+
+    /// The database row for this game.
+    #[must_use]
+    pub fn to_row(&self) -> GameRow {
+        let level = match &self.meta.opponent {
+            Opponent::Computer { level } => Some(level.clone()),
+            _ => None,
+        };
+        GameRow {
+            id: self.meta.id.clone(),
+            game: self.meta.game.name().to_string(),
+            mode: mode_name(self.meta.mode).to_string(),
+            first: self.meta.first.letter().to_string(),
+            opponent: self.meta.opponent.kind().to_string(),
+            level,
+            creator_seat: self.meta.creator_seat.letter().to_string(),
+            token_s: self.meta.tokens[0].clone(),
+            token_n: self.meta.tokens[1].clone(),
+            invite: self.meta.invite.clone(),
+            created: self.meta.created,
+            finished: self.state.is_over().then(util::now_unix),
+            winner: winner_name(&self.state).map(str::to_string),
+            ply: self.moves.len() as i64,
+        }
+    }
+}

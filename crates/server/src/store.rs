@@ -1,0 +1,348 @@
+//! SQLite storage: one row per game, one row per move. Every change is one transaction.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// A game's row (everything but the moves).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    /// The game id.
+    pub id: String,
+    /// The rule set's name (`raja-pasu`).
+    pub game: String,
+    /// `single` or `match`.
+    pub mode: String,
+    /// `S` or `N`: who moved first in round 1.
+    pub first: String,
+    /// `computer`, `hotseat` or `online`.
+    pub opponent: String,
+    /// The computer's level (computer games only).
+    pub level: Option<String>,
+    /// `S` or `N`: the creator's seat.
+    pub creator_seat: String,
+    /// South's secret (hotseat: the same secret for both seats).
+    pub token_s: Option<String>,
+    /// North's secret.
+    pub token_n: Option<String>,
+    /// The one-use invite for the free seat of an online game (`None` once used).
+    pub invite: Option<String>,
+    /// Unix seconds.
+    pub created: i64,
+    /// Unix seconds when the game ended.
+    pub finished: Option<i64>,
+    /// `S`, `N` or `draw` once finished.
+    pub winner: Option<String>,
+    /// Moves stored.
+    pub ply: i64,
+}
+
+/// One stored move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveRow {
+    /// 1-based.
+    pub ply: i64,
+    /// The hole letter.
+    pub mv: String,
+}
+
+/// The database.
+pub struct Store {
+    conn: Connection,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS games (
+    id           TEXT PRIMARY KEY,
+    game         TEXT NOT NULL,
+    mode         TEXT NOT NULL,
+    first        TEXT NOT NULL,
+    opponent     TEXT NOT NULL,
+    level        TEXT,
+    creator_seat TEXT NOT NULL,
+    token_s      TEXT,
+    token_n      TEXT,
+    invite       TEXT,
+    created      INTEGER NOT NULL,
+    finished     INTEGER,
+    winner       TEXT,
+    ply          INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS games_finished ON games(finished);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id  TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    ply      INTEGER NOT NULL,
+    mv       TEXT NOT NULL,
+    created  INTEGER NOT NULL,
+    PRIMARY KEY (game_id, ply)
+) WITHOUT ROWID;
+";
+
+const GAME_COLS: &str = "id, game, mode, first, opponent, level, creator_seat, token_s, token_n, \
+                         invite, created, finished, winner, ply";
+
+fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
+    Ok(GameRow {
+        id: r.get(0)?,
+        game: r.get(1)?,
+        mode: r.get(2)?,
+        first: r.get(3)?,
+        opponent: r.get(4)?,
+        level: r.get(5)?,
+        creator_seat: r.get(6)?,
+        token_s: r.get(7)?,
+        token_n: r.get(8)?,
+        invite: r.get(9)?,
+        created: r.get(10)?,
+        finished: r.get(11)?,
+        winner: r.get(12)?,
+        ply: r.get(13)?,
+    })
+}
+
+impl Store {
+    /// Opens (creating if needed) the database file, in WAL mode, and its tables.
+    ///
+    /// # Errors
+    /// When the file cannot be opened or is not a pussa database.
+    pub fn open(path: &Path) -> rusqlite::Result<Store> {
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        // WAL + NORMAL: a commit survives the process being killed (kill -9); only a power
+        // loss can take back the last commits.
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.execute_batch(SCHEMA)?;
+        Ok(Store { conn })
+    }
+
+    /// Stores a new game.
+    ///
+    /// # Errors
+    /// On a database error (e.g. a duplicate id).
+    pub fn insert_game(&mut self, g: &GameRow) -> rusqlite::Result<()> {
+        self.conn.execute(
+            &format!("INSERT INTO games ({GAME_COLS}) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)"),
+            params![
+                g.id, g.game, g.mode, g.first, g.opponent, g.level, g.creator_seat, g.token_s,
+                g.token_n, g.invite, g.created, g.finished, g.winner, g.ply
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Stores a new game together with its first moves, in one transaction.
+    ///
+    /// # Errors
+    /// On a database error; nothing is stored then.
+    pub fn insert_game_with_moves(
+        &mut self,
+        g: &GameRow,
+        moves: &[String],
+    ) -> rusqlite::Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            &format!("INSERT INTO games ({GAME_COLS}) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)"),
+            params![
+                g.id, g.game, g.mode, g.first, g.opponent, g.level, g.creator_seat, g.token_s,
+                g.token_n, g.invite, g.created, g.finished, g.winner, g.ply
+            ],
+        )?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT INTO moves (game_id, ply, mv, created) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (i, mv) in moves.iter().enumerate() {
+                st.execute(params![g.id, i as i64 + 1, mv, g.created])?;
+            }
+        }
+        tx.commit()
+    }
+
+    /// Appends moves `first_ply..` and updates the game's ply and result, in one transaction.
+    ///
+    /// # Errors
+    /// On a database error (including a ply that is already stored); nothing is stored then.
+    pub fn append_moves(
+        &mut self,
+        id: &str,
+        first_ply: i64,
+        moves: &[String],
+        finished: Option<i64>,
+        winner: Option<&str>,
+    ) -> rusqlite::Result<()> {
+        let now = crate::util::now_unix();
+        let tx = self.conn.transaction()?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT INTO moves (game_id, ply, mv, created) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (i, mv) in moves.iter().enumerate() {
+                st.execute(params![id, first_ply + i as i64, mv, now])?;
+            }
+        }
+        let n = tx.execute(
+            "UPDATE games SET ply = ?2, finished = ?3, winner = ?4 WHERE id = ?1",
+            params![id, first_ply + moves.len() as i64 - 1, finished, winner],
+        )?;
+        if n != 1 {
+            return Err(rusqlite::Error::QueryReturnedNoRows);
+        }
+        tx.commit()
+    }
+
+    /// Deletes every move after `keep_ply` and updates the game, in one transaction.
+    ///
+    /// # Errors
+    /// On a database error; nothing changes then.
+    pub fn truncate_moves(&mut self, id: &str, keep_ply: i64) -> rusqlite::Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "DELETE FROM moves WHERE game_id = ?1 AND ply > ?2",
+            params![id, keep_ply],
+        )?;
+        tx.execute(
+            "UPDATE games SET ply = ?2, finished = NULL, winner = NULL WHERE id = ?1",
+            params![id, keep_ply],
+        )?;
+        tx.commit()
+    }
+
+    /// Gives the free seat to a player: sets its token and spends the invite.
+    ///
+    /// # Errors
+    /// On a database error.
+    pub fn take_seat(&mut self, id: &str, seat: char, token: &str) -> rusqlite::Result<()> {
+        let col = if seat == 'S' { "token_s" } else { "token_n" };
+        self.conn.execute(
+            &format!("UPDATE games SET {col} = ?2, invite = NULL WHERE id = ?1"),
+            params![id, token],
+        )?;
+        Ok(())
+    }
+
+    /// A game's row.
+    ///
+    /// # Errors
+    /// On a database error.
+    pub fn game(&self, id: &str) -> rusqlite::Result<Option<GameRow>> {
+        self.conn
+            .query_row(
+                &format!("SELECT {GAME_COLS} FROM games WHERE id = ?1"),
+                [id],
+                game_row,
+            )
+            .optional()
+    }
+
+    /// A game's moves in order.
+    ///
+    /// # Errors
+    /// On a database error.
+    pub fn moves(&self, id: &str) -> rusqlite::Result<Vec<MoveRow>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT ply, mv FROM moves WHERE game_id = ?1 ORDER BY ply")?;
+        let rows = st.query_map([id], |r| {
+            Ok(MoveRow {
+                ply: r.get(0)?,
+                mv: r.get(1)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// Every unfinished game.
+    ///
+    /// # Errors
+    /// On a database error.
+    pub fn unfinished(&self) -> rusqlite::Result<Vec<GameRow>> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT {GAME_COLS} FROM games WHERE finished IS NULL"
+        ))?;
+        let rows = st.query_map([], game_row)?;
+        rows.collect()
+    }
+
+    /// Games newest first; `finished` filters on whether they are over.
+    ///
+    /// # Errors
+    /// On a database error.
+    pub fn list(&self, finished: Option<bool>, limit: u32) -> rusqlite::Result<Vec<GameRow>> {
+        let filter = match finished {
+            None => "",
+            Some(true) => "WHERE finished IS NOT NULL",
+            Some(false) => "WHERE finished IS NULL",
+        };
+        let mut st = self.conn.prepare(&format!(
+            "SELECT {GAME_COLS} FROM games {filter} ORDER BY created DESC, rowid DESC LIMIT ?1"
+        ))?;
+        let rows = st.query_map([limit], game_row)?;
+        rows.collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str) -> GameRow {
+        GameRow {
+            id: id.into(),
+            game: "raja-pasu".into(),
+            mode: "single".into(),
+            first: "S".into(),
+            opponent: "hotseat".into(),
+            level: None,
+            creator_seat: "S".into(),
+            token_s: Some("t".into()),
+            token_n: Some("t".into()),
+            invite: None,
+            created: 1,
+            finished: None,
+            winner: None,
+            ply: 0,
+        }
+    }
+
+    #[test]
+    fn moves_round_trip_and_truncate() {
+        let dir = std::env::temp_dir().join(format!("pussa-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.sqlite3");
+        let _ = std::fs::remove_file(&path);
+        let mut s = Store::open(&path).unwrap();
+        s.insert_game(&row("abcd")).unwrap();
+        s.append_moves("abcd", 1, &["G".into(), "e".into()], None, None)
+            .unwrap();
+        // A ply stored twice is refused and the transaction leaves nothing behind.
+        assert!(s
+            .append_moves("abcd", 2, &["x".into()], None, None)
+            .is_err());
+        s.append_moves("abcd", 3, &["A".into()], Some(5), Some("S"))
+            .unwrap();
+        let g = s.game("abcd").unwrap().unwrap();
+        assert_eq!(
+            (g.ply, g.finished, g.winner.as_deref()),
+            (3, Some(5), Some("S"))
+        );
+        assert_eq!(
+            s.moves("abcd")
+                .unwrap()
+                .iter()
+                .map(|m| m.mv.as_str())
+                .collect::<Vec<_>>(),
+            ["G", "e", "A"]
+        );
+        s.truncate_moves("abcd", 1).unwrap();
+        assert_eq!(s.moves("abcd").unwrap().len(), 1);
+        assert_eq!(s.game("abcd").unwrap().unwrap().finished, None);
+        assert_eq!(s.unfinished().unwrap().len(), 1);
+        drop(s);
+        // Reopening sees the same data.
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.moves("abcd").unwrap().len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

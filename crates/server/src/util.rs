@@ -1,0 +1,110 @@
+//! Small helpers: secrets from the OS, game ids, timestamps.
+
+use std::io::Read;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// `n` random bytes from the operating system (`/dev/urandom`).
+///
+/// # Errors
+/// When the OS source cannot be read.
+pub fn random_bytes<const N: usize>() -> std::io::Result<[u8; N]> {
+    let mut buf = [0u8; N];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut buf)?;
+    Ok(buf)
+}
+
+/// A fresh secret token: 128 random bits as 32 lowercase hex digits.
+///
+/// # Errors
+/// When the OS random source cannot be read.
+pub fn new_token() -> std::io::Result<String> {
+    let b: [u8; 16] = random_bytes()?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+/// A fresh game id: 10 characters from an alphabet without look-alikes (50 random bits).
+///
+/// # Errors
+/// When the OS random source cannot be read.
+pub fn new_game_id() -> std::io::Result<String> {
+    const ALPHABET: &[u8; 32] = b"23456789abcdefghjkmnpqrstuvwxyz_";
+    let b: [u8; 10] = random_bytes()?;
+    // 31 usable symbols (skip '_'): reduce each byte mod 31 (bias is irrelevant for ids).
+    Ok(b.iter()
+        .map(|x| ALPHABET[(*x % 31) as usize] as char)
+        .collect())
+}
+
+/// Whether `s` looks like a game id (so junk never reaches the database).
+#[must_use]
+pub fn valid_game_id(s: &str) -> bool {
+    (4..=32).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// Compares two secrets without stopping at the first difference.
+#[must_use]
+pub fn secret_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Seconds since the Unix epoch.
+#[must_use]
+pub fn now_unix() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// `2026-11-29T20:41:03Z` for a Unix time.
+#[must_use]
+pub fn rfc3339(t: i64) -> String {
+    let days = t.div_euclid(86_400);
+    let secs = t.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_known_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_796_070_063), "2026-11-30T20:21:03Z");
+    }
+
+    #[test]
+    fn tokens_are_random_and_hex() {
+        let a = new_token().unwrap();
+        let b = new_token().unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+        assert!(secret_eq(&a, &a.clone()));
+        assert!(!secret_eq(&a, &b));
+        let id = new_game_id().unwrap();
+        assert!(valid_game_id(&id), "{id}");
+        assert!(!valid_game_id("../etc"));
+    }
+}

@@ -1,0 +1,182 @@
+//! `GET /api/games/{id}/ws`: live updates for players and watchers, and moves from players.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::app::{App, Slot};
+use crate::error::ApiError;
+
+/// Largest message the socket accepts at all (bigger: the connection is closed).
+pub const MAX_FRAME: usize = 64 * 1024;
+/// Largest message that is read (bigger, up to [`MAX_FRAME`]: an error 413).
+pub const MAX_MESSAGE: usize = 4 * 1024;
+/// Messages a second allowed on one connection, on average.
+pub const RATE_PER_SEC: f64 = 20.0;
+/// Messages allowed at once.
+pub const BURST: f64 = 40.0;
+/// Rejected messages after which the connection is closed.
+pub const MAX_REJECTED: u32 = 200;
+
+/// A token bucket.
+struct Bucket {
+    tokens: f64,
+    last: Instant,
+}
+
+impl Bucket {
+    fn new() -> Bucket {
+        Bucket {
+            tokens: BURST,
+            last: Instant::now(),
+        }
+    }
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        self.tokens =
+            (self.tokens + now.duration_since(self.last).as_secs_f64() * RATE_PER_SEC).min(BURST);
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+fn error_msg(e: &ApiError, req: &Value) -> String {
+    json!({"type": "error", "status": e.status.as_u16(), "message": e.message, "req": req})
+        .to_string()
+}
+
+/// What a client may send.
+#[derive(serde::Deserialize)]
+struct ClientMsg {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(rename = "move")]
+    mv: Option<String>,
+    token: Option<String>,
+    expected_ply: Option<u64>,
+    #[serde(default)]
+    req: Value,
+}
+
+/// Serves one connection until either side closes it.
+pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>) {
+    let (mut sink, mut stream) = socket.split();
+    let mut updates = slot.tx.subscribe();
+    // The state is read after subscribing, so no update between the two is missed.
+    let hello = {
+        let g = slot.game.lock().await;
+        json!({"type": "state", "state": g.to_json()}).to_string()
+    };
+    if sink.send(Message::Text(hello.into())).await.is_err() {
+        return;
+    }
+    let id = slot.game.lock().await.meta.id.clone();
+    let mut bucket = Bucket::new();
+    let mut rejected = 0u32;
+    let mut shutdown = app.shutdown.subscribe();
+    loop {
+        tokio::select! {
+            _ = shutdown.changed() => {
+                let _ = sink
+                    .send(Message::Close(Some(CloseFrame { code: 1001, reason: "server shutting down".into() })))
+                    .await;
+                break;
+            }
+            update = updates.recv() => {
+                let text: Utf8Bytes = match update {
+                    Ok(text) => (&*text).into(),
+                    Err(RecvError::Lagged(_)) => {
+                        // Too slow to keep up: send the current state instead of the backlog.
+                        let g = slot.game.lock().await;
+                        json!({"type": "state", "state": g.to_json()}).to_string().into()
+                    }
+                    Err(RecvError::Closed) => break,
+                };
+                if sink.send(Message::Text(text)).await.is_err() {
+                    break;
+                }
+            }
+            msg = stream.next() => {
+                let Some(Ok(msg)) = msg else { break };
+                let reply = match msg {
+                    Message::Text(t) => {
+                        if !bucket.take() {
+                            rejected += 1;
+                            Some(error_msg(&ApiError::too_many("too many messages: at most 20 a second"), &Value::Null))
+                        } else if t.len() > MAX_MESSAGE {
+                            rejected += 1;
+                            Some(error_msg(&ApiError::new(axum::http::StatusCode::PAYLOAD_TOO_LARGE, format!("message too large: at most {MAX_MESSAGE} bytes")), &Value::Null))
+                        } else {
+                            Some(handle(&app, &id, t.as_str()).await)
+                        }
+                    }
+                    Message::Binary(_) => {
+                        rejected += 1;
+                        Some(error_msg(&ApiError::bad_request("binary messages are not understood: send JSON text"), &Value::Null))
+                    }
+                    Message::Close(_) => break,
+                    Message::Ping(_) | Message::Pong(_) => None,
+                };
+                if rejected > MAX_REJECTED {
+                    let _ = sink
+                        .send(Message::Close(Some(CloseFrame { code: 1008, reason: "flooding".into() })))
+                        .await;
+                    break;
+                }
+                if let Some(reply) = reply {
+                    if sink.send(Message::Text(reply.into())).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    // Let a slow peer see the close before the socket drops.
+    let _ = tokio::time::timeout(Duration::from_millis(100), sink.close()).await;
+}
+
+/// One message from a client: the reply for the sender.
+async fn handle(app: &App, id: &str, text: &str) -> String {
+    let msg: ClientMsg = match serde_json::from_str(text) {
+        Ok(m) => m,
+        Err(e) => {
+            return error_msg(
+                &ApiError::bad_request(format!("malformed JSON: {e}")),
+                &Value::Null,
+            )
+        }
+    };
+    match msg.kind.as_str() {
+        "ping" => json!({"type": "pong", "req": msg.req}).to_string(),
+        "move" => {
+            let (Some(mv), Some(token)) = (msg.mv.as_deref(), msg.token.as_deref()) else {
+                return error_msg(
+                    &ApiError::bad_request("a move message needs \"move\" and \"token\""),
+                    &msg.req,
+                );
+            };
+            match app.play(id, token, mv, msg.expected_ply).await {
+                Ok((_, played)) => {
+                    json!({"type": "ack", "req": msg.req, "ply": played.first().map(|p| p.rec.ply)})
+                        .to_string()
+                }
+                Err(e) => error_msg(&e, &msg.req),
+            }
+        }
+        other => error_msg(
+            &ApiError::bad_request(format!(
+                "unknown message type '{other}': expected move or ping"
+            )),
+            &msg.req,
+        ),
+    }
+}
