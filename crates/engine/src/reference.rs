@@ -13,39 +13,54 @@ use crate::params::SCALE;
 /// `history` holding the repetition keys of the earlier positions of the round since seeds last
 /// left the board. Returns the value and whether every leaf was a real end of the round.
 pub fn minimax(pos: &Position, depth: u32, history: &mut Vec<u128>) -> (i32, bool) {
+    minimax_budget(pos, depth, history, &mut u64::MAX).expect("an unlimited budget")
+}
+
+/// [`minimax`] visiting at most `budget` nodes (decremented as it goes); `None` when the budget
+/// runs out first.
+pub fn minimax_budget(
+    pos: &Position,
+    depth: u32,
+    history: &mut Vec<u128>,
+    budget: &mut u64,
+) -> Option<(i32, bool)> {
+    if *budget == 0 {
+        return None;
+    }
+    *budget -= 1;
     if eval::one_row_end(pos) {
-        return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
+        return Some((eval::terminal(pos, RoundEnd::EachOwnRow), true));
     }
     let key = pos.repetition_key();
     if history.contains(&key) {
-        return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
+        return Some((eval::terminal(pos, RoundEnd::EachOwnRow), true));
     }
     if depth == 0 {
-        return (eval::evaluate(pos), false);
+        return Some((eval::evaluate(pos), false));
     }
     let me = pos.to_move().index();
     let mut best: Option<i32> = None;
     let mut exact = true;
     for mv in pos.candidates() {
-        let mut child = pos.clone();
+        let mut child = *pos;
         let Some(out) = child.play_unchecked(mv) else { continue };
         let gain = (i32::from(out.taken[me]) - i32::from(out.taken[1 - me])) * SCALE;
         let (v, e) = if out.seeds_taken() > 0 {
-            minimax(&child, depth - 1, &mut Vec::new())
+            minimax_budget(&child, depth - 1, &mut Vec::new(), budget)?
         } else {
             history.push(key);
-            let r = minimax(&child, depth - 1, history);
+            let r = minimax_budget(&child, depth - 1, history, budget);
             history.pop();
-            r
+            r?
         };
         exact &= e;
         let v = gain - v;
         best = Some(best.map_or(v, |b| b.max(v)));
     }
-    match best {
+    Some(match best {
         Some(b) => (b, exact),
         None => (eval::terminal(pos, eval::stuck_end(pos)), true),
-    }
+    })
 }
 
 /// The minimax value of `state` in seeds as [`crate::search`] reports it (the round's final
@@ -53,6 +68,12 @@ pub fn minimax(pos: &Position, depth: u32, history: &mut Vec<u128>) -> (i32, boo
 /// `None` when no move is expected.
 #[must_use]
 pub fn minimax_state(state: &GameState, depth: u32) -> Option<(i32, bool)> {
+    minimax_state_budget(state, depth, u64::MAX)
+}
+
+/// [`minimax_state`] within a budget of `budget` nodes: `None` also when it runs out.
+#[must_use]
+pub fn minimax_state_budget(state: &GameState, depth: u32, budget: u64) -> Option<(i32, bool)> {
     if state.is_round_over() {
         return None;
     }
@@ -62,19 +83,15 @@ pub fn minimax_state(state: &GameState, depth: u32) -> Option<(i32, bool)> {
         hist.pop();
     }
     // The root itself is never a repetition (the state says a move is expected).
-    let (v, e) = minimax_root(pos, depth, &mut hist);
+    let (v, e) = minimax_root(pos, depth, &mut hist, budget)?;
     let t = state.taken_this_round();
     let me = pos.to_move();
     let offset = i32::from(t[me.index()]) - i32::from(t[me.other().index()]);
     Some((offset + crate::search::to_seeds(v), e))
 }
 
-fn minimax_root(pos: &Position, depth: u32, history: &mut Vec<u128>) -> (i32, bool) {
+fn minimax_root(pos: &Position, depth: u32, history: &mut [u128], budget: u64) -> Option<(i32, bool)> {
     // As `minimax`, without the repetition test at the root.
-    let saved = std::mem::take(history);
-    let mut h = saved.clone();
-    h.retain(|&k| k != pos.repetition_key());
-    let r = minimax(pos, depth, &mut h);
-    *history = saved;
-    r
+    let mut h: Vec<u128> = history.iter().copied().filter(|&k| k != pos.repetition_key()).collect();
+    minimax_budget(pos, depth, &mut h, &mut { budget })
 }

@@ -298,7 +298,7 @@ fn tt_entries(limits: &Limits) -> usize {
         return params::TT_ENTRIES_DEFAULT;
     }
     match limits.depth {
-        Some(d) => 1usize << (2 * d as usize + 4).min(22),
+        Some(d) => 1usize << (2 * d as usize + 6).min(20),
         None => params::TT_ENTRIES_DEFAULT,
     }
 }

@@ -60,7 +60,8 @@ impl Entry {
 
 /// The table. Sizes are powers of two.
 pub struct Tt {
-    slots: Vec<[AtomicU64; 2]>,
+    /// Two words a slot: key ^ data, data.
+    words: Box<[AtomicU64]>,
     mask: usize,
 }
 
@@ -72,28 +73,29 @@ impl Tt {
         let n = entries
             .clamp(params::TT_ENTRIES_MIN, params::TT_ENTRIES_MAX)
             .next_power_of_two();
-        let mut slots = Vec::with_capacity(n);
-        slots.resize_with(n, || [AtomicU64::new(0), AtomicU64::new(0)]);
-        Tt { slots, mask: n - 1 }
+        let words = Box::<[AtomicU64]>::new_zeroed_slice(2 * n);
+        // SAFETY: an all-zero bit pattern is a valid `AtomicU64` (zero). Zeroed allocation lets
+        // the system hand out untouched pages, so a large table costs nothing until used.
+        let words = unsafe { words.assume_init() };
+        Tt { words, mask: n - 1 }
     }
 
     /// Number of slots.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.words.len() / 2
     }
 
     /// Always false: a table has at least [`params::TT_ENTRIES_MIN`] slots.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.words.is_empty()
     }
 
     /// Empties the table.
     pub fn clear(&self) {
-        for s in &self.slots {
-            s[0].store(0, Ordering::Relaxed);
-            s[1].store(0, Ordering::Relaxed);
+        for w in &*self.words {
+            w.store(0, Ordering::Relaxed);
         }
     }
 
@@ -101,9 +103,9 @@ impl Tt {
     #[inline]
     #[must_use]
     pub fn probe(&self, key: u64) -> Option<Entry> {
-        let s = &self.slots[key as usize & self.mask];
-        let k = s[0].load(Ordering::Relaxed);
-        let d = s[1].load(Ordering::Relaxed);
+        let i = 2 * (key as usize & self.mask);
+        let k = self.words[i].load(Ordering::Relaxed);
+        let d = self.words[i + 1].load(Ordering::Relaxed);
         (d != 0 && k ^ d == key).then(|| Entry::unpack(d))
     }
 
@@ -111,9 +113,9 @@ impl Tt {
     /// unless the new one is exact; the same key is always overwritten.
     #[inline]
     pub fn store(&self, key: u64, e: Entry) {
-        let s = &self.slots[key as usize & self.mask];
-        let old_d = s[1].load(Ordering::Relaxed);
-        let old_k = s[0].load(Ordering::Relaxed) ^ old_d;
+        let i = 2 * (key as usize & self.mask);
+        let old_d = self.words[i + 1].load(Ordering::Relaxed);
+        let old_k = self.words[i].load(Ordering::Relaxed) ^ old_d;
         if old_d != 0 && old_k != key {
             let old = Entry::unpack(old_d);
             if old.depth > e.depth.saturating_add(2) && e.bound != EXACT {
@@ -121,8 +123,8 @@ impl Tt {
             }
         }
         let d = e.pack() | 1 << 40; // never zero
-        s[0].store(key ^ d, Ordering::Relaxed);
-        s[1].store(d, Ordering::Relaxed);
+        self.words[i].store(key ^ d, Ordering::Relaxed);
+        self.words[i + 1].store(d, Ordering::Relaxed);
     }
 }
 
