@@ -9,7 +9,11 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 mod cmd_bench;
+mod cmd_engine;
 mod cmd_perft;
+mod cmd_play;
+mod cmd_tournament;
+mod tui;
 
 /// The pussa mancala games: Walak-pussa, Raja Pasu and Pasu Pondi.
 #[derive(Parser)]
@@ -23,8 +27,14 @@ struct Cli {
 enum Command {
     /// Measure the rules engine: random playouts per second.
     Bench(cmd_bench::Args),
+    /// Speak the engine protocol on stdin/stdout (for front ends and tournament managers).
+    Engine(cmd_engine::Args),
     /// Count the move sequences of each length from a position (perft).
     Perft(cmd_perft::Args),
+    /// Play in the terminal against the computer or a friend.
+    Play(cmd_play::Args),
+    /// Play a tournament between two players (levels, engines) with Elo and SPRT.
+    Tournament(cmd_tournament::Args),
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -34,7 +44,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(Command::Bench(args)) => cmd_bench::run(args),
+        Some(Command::Engine(args)) => cmd_engine::run(args),
         Some(Command::Perft(args)) => cmd_perft::run(args),
+        Some(Command::Play(args)) => cmd_play::run(args),
+        Some(Command::Tournament(args)) => cmd_tournament::run(args),
     }
 }
 

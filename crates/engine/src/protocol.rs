@@ -128,6 +128,8 @@ impl GoLimits {
 /// A running search.
 struct Running {
     stop: Arc<AtomicBool>,
+    /// Raised just before `bestmove` is written: from then on a new `go` may come.
+    done: Arc<AtomicBool>,
     handle: JoinHandle<()>,
 }
 
@@ -313,7 +315,7 @@ impl<W: Write + Send + 'static> Engine<W> {
     fn searching(&self) -> bool {
         self.running
             .as_ref()
-            .is_some_and(|r| !r.handle.is_finished())
+            .is_some_and(|r| !r.done.load(Ordering::SeqCst))
     }
 
     /// Stops the running search (if any) and waits for its `bestmove`.
@@ -480,10 +482,12 @@ impl<W: Write + Send + 'static> Engine<W> {
                     [f, s] if f.eq_ignore_ascii_case("first") => {
                         Side::parse(s).map_err(|e| format!("position: {e}"))?
                     }
-                    _ => return Err(format!(
+                    _ => {
+                        return Err(format!(
                         "position: after 'startpos' expected 'first S|N' or 'moves', found '{}'",
                         head[1..].join(" ")
-                    )),
+                    ))
+                    }
                 };
                 GameState::new(self.game, self.mode, first)
             }
@@ -552,6 +556,8 @@ impl<W: Write + Send + 'static> Engine<W> {
         let seed = self.seed;
         let infinite = g.infinite;
         let stop2 = stop.clone();
+        let done = Arc::new(AtomicBool::new(false));
+        let done2 = done.clone();
         let handle = std::thread::Builder::new()
             .name("pussa-search".into())
             .spawn(move || {
@@ -578,10 +584,11 @@ impl<W: Write + Send + 'static> Engine<W> {
                     Some(h) => format!("bestmove {h}"),
                     None => "bestmove none".to_string(),
                 };
+                done2.store(true, Ordering::SeqCst);
                 send_to(&out, &broken, &line);
             })
             .map_err(|e| format!("go: cannot start the search thread: {e}"))?;
-        self.running = Some(Running { stop, handle });
+        self.running = Some(Running { stop, done, handle });
         Ok(())
     }
 

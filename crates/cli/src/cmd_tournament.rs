@@ -1,0 +1,384 @@
+//! `pussa tournament`: N games between two players (built-in levels, reference players or
+//! external engines through the protocol), both seats, random openings, on all cores, with Elo,
+//! its 95% interval and an optional SPRT stop.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use pussa_engine::tournament::{
+    self, Config, MoveLimits, PlayerSpec, Report, Sprt, SprtDecision, Termination,
+};
+use pussa_rules::record::{Record, RecordResult};
+use pussa_rules::{Game, Mode, Side};
+
+/// Arguments of `pussa tournament`.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Players: level:<name> (a built-in level), search (full search under the \
+    per-move limits), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
+    external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\").\n\n\
+    Example: pussa tournament --game raja-pasu level:strong greedy --games 100 --sprt 0,50,0.05,0.05"
+)]
+pub struct Args {
+    /// The first player (results are given for it).
+    pub player1: String,
+    /// The second player.
+    pub player2: String,
+    /// The game: walak-pussa, raja-pasu, pasu-pondi, pasu-pondi-6.
+    #[arg(long, default_value = "walak-pussa")]
+    pub game: String,
+    /// Play matches (several rounds, closed holes) instead of single games.
+    #[arg(long = "match")]
+    pub match_mode: bool,
+    /// Number of games (played in pairs with the seats swapped).
+    #[arg(long, short = 'n', default_value_t = 20)]
+    pub games: u32,
+    /// Random plies at the start of each pair of games.
+    #[arg(long, default_value_t = 4)]
+    pub random_opening: u32,
+    /// Seed for openings, levels and random players.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Time per move in milliseconds (search and engine players).
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Search depth per move (search and engine players).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Nodes per move (search and engine players).
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Games played at once (default: every core).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Stop early when this SPRT is decided: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05).
+    #[arg(long)]
+    pub sprt: Option<String>,
+    /// How long an external engine may take to answer, in milliseconds (default: 3 × movetime
+    /// + 1000, or 10000).
+    #[arg(long)]
+    pub engine_timeout: Option<u64>,
+    /// A match still going after this many rounds is scored a draw.
+    #[arg(long, default_value_t = 100)]
+    pub max_rounds: u32,
+    /// Write the games as game records to this file.
+    #[arg(long)]
+    pub pgn: Option<PathBuf>,
+    /// Write the results to this file: CSV, or JSON if the name ends in .json.
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// Runs the tournament and prints the summary.
+///
+/// # Errors
+/// Bad arguments, or a file that cannot be written. Broken engines do not make it fail: they
+/// lose their games.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let game: Game = args.game.parse()?;
+    let players = [
+        args.player1
+            .parse::<PlayerSpec>()
+            .map_err(anyhow::Error::msg)?,
+        args.player2
+            .parse::<PlayerSpec>()
+            .map_err(anyhow::Error::msg)?,
+    ];
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    if args.depth == Some(0) || args.nodes == Some(0) || args.movetime == Some(0) {
+        bail!("--depth, --nodes and --movetime must be at least 1");
+    }
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(Sprt::parse)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let config = Config {
+        game,
+        mode: if args.match_mode {
+            Mode::Match
+        } else {
+            Mode::Single
+        },
+        games: args.games,
+        players,
+        limits: MoveLimits {
+            depth: args.depth,
+            nodes: args.nodes,
+            movetime: args.movetime.map(Duration::from_millis),
+        },
+        random_opening: args.random_opening,
+        seed: args.seed,
+        concurrency,
+        sprt,
+        engine_timeout: args.engine_timeout.map(Duration::from_millis),
+        max_rounds: args.max_rounds.max(1),
+    };
+    // Check the output files can be created before playing for minutes.
+    for path in [&args.pgn, &args.results].into_iter().flatten() {
+        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let bar = if args.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let b = indicatif::ProgressBar::new(u64::from(config.games));
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} games  {msg}",
+            )
+            .map_err(|e| anyhow::anyhow!("progress bar: {e}"))?
+            .progress_chars("=> "),
+        );
+        b
+    };
+    let report = tournament::run(&config, &|_, wdl| {
+        bar.inc(1);
+        let (elo, _, _) = wdl.elo_interval();
+        bar.set_message(format!(
+            "+{} ={} -{}  score {:.3}  elo {}",
+            wdl.wins,
+            wdl.draws,
+            wdl.losses,
+            wdl.score(),
+            fmt_elo(elo)
+        ));
+    })
+    .map_err(anyhow::Error::msg)?;
+    bar.finish_and_clear();
+    print!("{}", summary(&config, &report));
+    if let Some(path) = &args.pgn {
+        write_records(path, &config, &report)?;
+    }
+    if let Some(path) = &args.results {
+        let text = if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            serde_json::to_string_pretty(&serde_json::json!({
+                "game": config.game.name(),
+                "mode": mode_name(config.mode),
+                "players": report.players,
+                "wins": report.wdl.wins,
+                "draws": report.wdl.draws,
+                "losses": report.wdl.losses,
+                "score": report.wdl.score(),
+                "elo": finite(report.wdl.elo_interval().0),
+                "elo_low": finite(report.wdl.elo_interval().1),
+                "elo_high": finite(report.wdl.elo_interval().2),
+                "sprt": report.sprt,
+                "llr": report.llr,
+                "stopped_early": report.stopped_early,
+                "games": report.games,
+            }))? + "\n"
+        } else {
+            csv(&config, &report)
+        };
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Single => "single",
+        Mode::Match => "match",
+    }
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+fn fmt_elo(x: f64) -> String {
+    if x == f64::INFINITY {
+        "+inf".into()
+    } else if x == f64::NEG_INFINITY {
+        "-inf".into()
+    } else {
+        format!("{x:+.1}")
+    }
+}
+
+/// The text printed at the end.
+fn summary(config: &Config, report: &Report) -> String {
+    let w = report.wdl;
+    let (elo, lo, hi) = w.elo_interval();
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} vs {}: {} {}, {} games{}",
+        report.players[0],
+        report.players[1],
+        config.game.name(),
+        if config.mode == Mode::Match {
+            "matches"
+        } else {
+            "single games"
+        },
+        report.games.len(),
+        if report.stopped_early {
+            " (stopped by the SPRT)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        s,
+        "wins {}  draws {}  losses {}  score {:.1}/{} = {:.3}",
+        w.wins,
+        w.draws,
+        w.losses,
+        f64::from(w.wins) + 0.5 * f64::from(w.draws),
+        w.games(),
+        w.score()
+    );
+    let _ = writeln!(
+        s,
+        "elo {}  95% interval [{}, {}]",
+        fmt_elo(elo),
+        fmt_elo(lo),
+        fmt_elo(hi)
+    );
+    if let (Some(sprt), Some(d), Some(llr)) = (config.sprt, report.sprt, report.llr) {
+        let (a, b) = sprt.bounds();
+        let verdict = match d {
+            SprtDecision::AcceptH1 => format!("H1 accepted (elo >= {})", sprt.elo1),
+            SprtDecision::AcceptH0 => format!("H0 accepted (elo <= {})", sprt.elo0),
+            SprtDecision::Continue => "undecided".to_string(),
+        };
+        let _ = writeln!(
+            s,
+            "sprt elo0 {} elo1 {}: llr {llr:.3} bounds [{a:.3}, {b:.3}]: {verdict}",
+            sprt.elo0, sprt.elo1
+        );
+    }
+    for g in &report.games {
+        if let Termination::Forfeit { loser, reason } = &g.termination {
+            let who = if (*loser == Side::South) == (g.south_player == 0) {
+                &report.players[0]
+            } else {
+                &report.players[1]
+            };
+            let _ = writeln!(
+                s,
+                "game {}: {who} ({loser}) forfeited: {reason}",
+                g.index + 1
+            );
+        }
+        if g.termination == Termination::RoundLimit {
+            let _ = writeln!(
+                s,
+                "game {}: drawn at the round limit ({})",
+                g.index + 1,
+                config.max_rounds
+            );
+        }
+    }
+    s
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn moves_text(moves: &[pussa_rules::Hole]) -> String {
+    moves
+        .iter()
+        .map(|h| h.letter().to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One CSV row a game.
+fn csv(config: &Config, report: &Report) -> String {
+    let mut s = String::from(
+        "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position\n",
+    );
+    for g in &report.games {
+        let south = &report.players[g.south_player];
+        let north = &report.players[1 - g.south_player];
+        let score = match g.first_player_won() {
+            Some(true) => "1",
+            Some(false) => "0",
+            None => "0.5",
+        };
+        let (term, reason) = match &g.termination {
+            Termination::Normal => ("normal", String::new()),
+            Termination::Forfeit { loser, reason } => ("forfeit", format!("{loser}: {reason}")),
+            Termination::RoundLimit => ("round_limit", format!("{} rounds", config.max_rounds)),
+        };
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            g.index + 1,
+            csv_field(south),
+            csv_field(north),
+            g.result_text(),
+            score,
+            term,
+            csv_field(&reason),
+            g.moves.len(),
+            g.rounds,
+            g.stores[0],
+            g.stores[1],
+            moves_text(&g.opening),
+            moves_text(&g.moves),
+            csv_field(&g.final_position)
+        );
+    }
+    s
+}
+
+/// Writes every game as a game record (see `pussa_rules::record`), one after another.
+fn write_records(path: &std::path::Path, config: &Config, report: &Report) -> anyhow::Result<()> {
+    let mut text = String::new();
+    for g in &report.games {
+        let mut rec = Record::new(config.game, config.mode, Side::South);
+        rec.set_tag("Event", "pussa tournament")?;
+        rec.set_tag("Number", &(g.index + 1).to_string())?;
+        rec.set_tag("South", &report.players[g.south_player])?;
+        rec.set_tag("North", &report.players[1 - g.south_player])?;
+        for (i, &mv) in g.moves.iter().enumerate() {
+            rec.push(mv)
+                .with_context(|| format!("game {}: move {}", g.index + 1, i + 1))?;
+            if i + 1 == g.opening.len() {
+                rec.comment("end of the random opening");
+            }
+        }
+        match &g.termination {
+            Termination::Normal => {}
+            Termination::Forfeit { loser, reason } => {
+                rec.set_tag("Termination", &format!("forfeit: {loser} {reason}"))?;
+                rec.set_result(RecordResult::from_winner(g.winner))?;
+            }
+            Termination::RoundLimit => {
+                rec.set_tag(
+                    "Termination",
+                    &format!("drawn at the round limit ({})", config.max_rounds),
+                )?;
+                rec.set_result(RecordResult::Draw)?;
+            }
+        }
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&rec.to_string());
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}

@@ -1,0 +1,229 @@
+//! `pussa engine` driven as a child process: real pipes, real threads, timeouts on every read.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use pussa_rules::{Game, GameState, Hole, Mode, Side};
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+const WAIT: Duration = Duration::from_secs(20);
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .arg("engine")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start pussa engine");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Lines up to and including the first one for which `done` holds; fails after `WAIT`.
+    fn until(&mut self, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + WAIT;
+        let mut got = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    let stop = done(&l);
+                    got.push(l);
+                    if stop {
+                        return got;
+                    }
+                }
+                Err(e) => panic!("no answer ({e:?}); got so far: {got:?}"),
+            }
+        }
+    }
+
+    fn bestmove(&mut self) -> (Vec<String>, String) {
+        let lines = self.until(|l| l.starts_with("bestmove "));
+        let best = lines.last().unwrap()["bestmove ".len()..].to_string();
+        (lines, best)
+    }
+
+    fn quit(mut self) -> std::process::ExitStatus {
+        self.send("quit");
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(st) = self.child.try_wait().unwrap() {
+                return st;
+            }
+            assert!(Instant::now() < deadline, "engine did not exit after quit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+#[test]
+fn handshake_and_isready() {
+    let mut e = Engine::start();
+    e.send("pussa");
+    let lines = e.until(|l| l == "pussaok");
+    assert!(lines[0].starts_with("id name pussa"), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("id author")));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("option name Threads type spin default 1")));
+    e.send("isready");
+    assert_eq!(e.until(|_| true), ["readyok"]);
+    assert!(e.quit().success());
+}
+
+#[test]
+fn position_and_go_depth_give_a_legal_bestmove() {
+    let mut e = Engine::start();
+    e.send("newgame pasu-pondi single");
+    e.send("position startpos moves A");
+    e.send("go depth 4");
+    let (lines, best) = e.bestmove();
+    let info: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert_eq!(info.len(), 4, "{lines:?}");
+    let words: Vec<&str> = info[3].split_whitespace().collect();
+    assert_eq!(
+        &words[..5],
+        ["info", "depth", "4", "score", "seeds"],
+        "{}",
+        info[3]
+    );
+    let mut state = GameState::new(Game::PasuPondi, Mode::Single, Side::South);
+    state.play(Hole::from_letter('A').unwrap()).unwrap();
+    let mv: Hole = best.parse().expect("a move letter");
+    assert!(state.legal_moves().contains(mv), "{best} is not legal");
+    // The principal variation starts with the best move.
+    let pv = words.iter().position(|w| *w == "pv").expect("pv");
+    assert_eq!(words[pv + 1], best);
+    assert!(e.quit().success());
+}
+
+#[test]
+fn go_movetime_then_stop() {
+    let mut e = Engine::start();
+    e.send("newgame walak-pussa match");
+    e.send("position startpos first N");
+    e.send("go infinite");
+    e.send("isready");
+    // isready is answered while the search runs, before any bestmove.
+    let lines = e.until(|l| l == "readyok");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("bestmove")),
+        "{lines:?}"
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    let t = Instant::now();
+    e.send("stop");
+    let (_, best) = e.bestmove();
+    assert!(t.elapsed() < Duration::from_secs(5));
+    assert!(
+        best.chars().all(|c| ('a'..='g').contains(&c)) && best.len() == 1,
+        "{best}"
+    );
+    // A timed search answers by itself.
+    e.send("go movetime 150");
+    let t = Instant::now();
+    let (_, best) = e.bestmove();
+    assert!(t.elapsed() < Duration::from_secs(10));
+    assert_eq!(best.len(), 1);
+    assert!(e.quit().success());
+}
+
+#[test]
+fn errors_keep_the_engine_alive() {
+    let mut e = Engine::start();
+    for (cmd, needle) in [
+        ("bogus", "unknown command 'bogus'"),
+        (
+            "setoption name Contempt value 3",
+            "unknown option 'Contempt'",
+        ),
+        ("newgame tic-tac-toe", "unknown game 'tic-tac-toe'"),
+        (
+            "position startpos moves A a",
+            "move 2 'a': illegal move a: the hole is empty",
+        ),
+        (
+            "position fen 1,0,1,1,0,1,0/1,0,1,0,1,0,2 23 24 S 1 walak-pussa moves D",
+            "endless sowing",
+        ),
+        (
+            "position fen 9,9,9,9,9,9,9/9,9,9,9,9,9,9 0 0 S 1 walak-pussa",
+            "seeds add up to 126",
+        ),
+        (
+            "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1",
+            "expected 6 or 7 fields",
+        ),
+        ("go nodes", "'nodes' needs a number"),
+    ] {
+        e.send(cmd);
+        let lines = e.until(|_| true);
+        assert!(
+            lines[0].starts_with("info string error: "),
+            "{cmd}: {lines:?}"
+        );
+        assert!(lines[0].contains(needle), "{cmd}: {lines:?}");
+    }
+    // Still alive, still at the start position.
+    e.send("isready");
+    assert_eq!(e.until(|_| true), ["readyok"]);
+    e.send("go depth 2");
+    let (_, best) = e.bestmove();
+    assert!(
+        ["A", "B", "C", "D", "E", "F", "G"].contains(&best.as_str()),
+        "{best}"
+    );
+    assert!(e.quit().success());
+}
+
+#[test]
+fn end_of_input_and_quit_exit_zero() {
+    let mut e = Engine::start();
+    e.send("go depth 3");
+    let _ = e.bestmove();
+    drop(e.stdin);
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(st) = e.child.try_wait().unwrap() {
+            assert!(st.success());
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "engine did not exit at end of input"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

@@ -1,0 +1,216 @@
+//! `pussa tournament` through the binary: levels, an external engine that is pussa itself, and
+//! broken engines that must lose without hurting the run.
+
+use std::process::Command;
+
+fn pussa(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(args)
+        .output()
+        .expect("run pussa");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pussa-tournament-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// The wins-draws-losses line of the summary.
+fn wdl(stdout: &str) -> (u32, u32, u32) {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("wins "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let w: Vec<&str> = line.split_whitespace().collect();
+    (
+        w[1].parse().unwrap(),
+        w[3].parse().unwrap(),
+        w[5].parse().unwrap(),
+    )
+}
+
+#[test]
+fn two_levels_with_records_and_csv() {
+    let pgn = tmp("levels.pgn");
+    let csv = tmp("levels.csv");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "level:casual",
+        "random",
+        "--game",
+        "raja-pasu",
+        "--games",
+        "6",
+        "--random-opening",
+        "2",
+        "--concurrency",
+        "2",
+        "--quiet",
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--results",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let (w, d, l) = wdl(&out);
+    assert_eq!(w + d + l, 6, "{out}");
+    assert!(out.contains("elo "), "{out}");
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 7, "{csv}");
+    assert!(rows[0].starts_with("game,south,north,result"));
+    // Seats alternate within each pair, and the pair shares its opening.
+    assert!(rows[1].starts_with("1,level:casual,random,"), "{}", rows[1]);
+    assert!(rows[2].starts_with("2,random,level:casual,"), "{}", rows[2]);
+    let opening = |r: &str| r.split(',').nth(11).unwrap().to_string();
+    assert_eq!(opening(rows[1]), opening(rows[2]));
+    // The records read back as legal games with the results the CSV gives.
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let records: Vec<&str> = text.split("\n\n[").collect();
+    assert_eq!(records.len(), 6);
+    for (i, r) in records.iter().enumerate() {
+        let r = if i == 0 {
+            r.to_string()
+        } else {
+            format!("[{r}")
+        };
+        let rec = pussa_rules::record::Record::parse(&r).unwrap_or_else(|e| panic!("{e}\n{r}"));
+        let result = rows[i + 1].split(',').nth(3).unwrap();
+        assert_eq!(rec.result().token(), result);
+    }
+}
+
+#[test]
+fn against_pussa_itself_as_an_external_engine() {
+    let json = tmp("self.json");
+    let engine = format!("engine:\"{} engine\"", env!("CARGO_BIN_EXE_pussa"));
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        &engine,
+        "greedy",
+        "--game",
+        "walak-pussa",
+        "--games",
+        "2",
+        "--depth",
+        "3",
+        "--concurrency",
+        "2",
+        "--quiet",
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(!out.contains("forfeit"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["games"].as_array().unwrap().len(), 2);
+    for g in v["games"].as_array().unwrap() {
+        assert_eq!(g["termination"]["kind"], "normal", "{g}");
+        assert!(g["moves"].as_array().unwrap().len() > 4);
+    }
+    let (w, d, l) = wdl(&out);
+    assert_eq!(
+        (
+            v["wins"].as_u64(),
+            v["draws"].as_u64(),
+            v["losses"].as_u64()
+        ),
+        (Some(w.into()), Some(d.into()), Some(l.into()))
+    );
+}
+
+#[test]
+fn broken_engines_lose_and_the_tournament_ends() {
+    let csv = tmp("broken.csv");
+    // Garbage, an engine that exits at once, and one that never answers.
+    for (spec, reason) in [
+        ("engine:sh -c \"echo garbage\"", "garbage"),
+        ("engine:true", "exited"),
+        ("engine:sleep 30", "timed out"),
+        ("engine:/nonexistent/engine", "cannot start engine"),
+    ] {
+        let t = std::time::Instant::now();
+        let (ok, out, err) = pussa(&[
+            "tournament",
+            "random",
+            spec,
+            "--games",
+            "2",
+            "--quiet",
+            "--engine-timeout",
+            "500",
+            "--results",
+            csv.to_str().unwrap(),
+        ]);
+        assert!(ok, "{spec}: {err}");
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(20),
+            "{spec} took {:?}",
+            t.elapsed()
+        );
+        assert_eq!(wdl(&out), (2, 0, 0), "{spec}: {out}");
+        assert_eq!(out.matches("forfeited").count(), 2, "{spec}: {out}");
+        assert!(out.contains(reason), "{spec}: {out}");
+        let text = std::fs::read_to_string(&csv).unwrap();
+        assert_eq!(text.matches(",forfeit,").count(), 2, "{text}");
+    }
+}
+
+#[test]
+fn bad_arguments_are_one_line_errors() {
+    for (args, needle) in [
+        (
+            vec!["tournament", "nobody", "random"],
+            "unknown player 'nobody'",
+        ),
+        (
+            vec!["tournament", "level:godlike", "random"],
+            "unknown level 'godlike'",
+        ),
+        (
+            vec!["tournament", "random", "random", "--sprt", "1,2"],
+            "expected elo0,elo1,alpha,beta",
+        ),
+        (
+            vec!["tournament", "random", "random", "--game", "chess"],
+            "unknown game 'chess'",
+        ),
+    ] {
+        let (ok, _, err) = pussa(&args);
+        assert!(!ok);
+        assert!(
+            err.starts_with("error: ") && err.contains(needle),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn sprt_stops_a_lopsided_run_early() {
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "greedy",
+        "random",
+        "--game",
+        "raja-pasu",
+        "--games",
+        "400",
+        "--concurrency",
+        "1",
+        "--quiet",
+        "--sprt",
+        "0,100,0.05,0.05",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("stopped by the SPRT"), "{out}");
+    assert!(out.contains("H1 accepted"), "{out}");
+    let (w, d, l) = wdl(&out);
+    assert!(w + d + l < 400);
+}
