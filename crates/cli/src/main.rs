@@ -9,11 +9,10 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 mod cmd_bench;
-mod cmd_engine;
+mod cmd_explain;
 mod cmd_perft;
-mod cmd_play;
-mod cmd_tournament;
-mod tui;
+mod cmd_replay;
+mod cmd_rules;
 
 /// The pussa mancala games: Walak-pussa, Raja Pasu and Pasu Pondi.
 #[derive(Parser)]
@@ -27,14 +26,14 @@ struct Cli {
 enum Command {
     /// Measure the rules engine: random playouts per second.
     Bench(cmd_bench::Args),
-    /// Speak the engine protocol on stdin/stdout (for front ends and tournament managers).
-    Engine(cmd_engine::Args),
+    /// Tell one move lap by lap: lifts, relays, fours, the capture and the chain.
+    Explain(cmd_explain::Args),
     /// Count the move sequences of each length from a position (perft).
     Perft(cmd_perft::Args),
-    /// Play in the terminal against the computer or a friend.
-    Play(cmd_play::Args),
-    /// Play a tournament between two players (levels, engines) with Elo and SPRT.
-    Tournament(cmd_tournament::Args),
+    /// Replay moves and show every state, as boards or as JSON lines.
+    Replay(cmd_replay::Args),
+    /// Print the rules of a game in words.
+    Rules(cmd_rules::Args),
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -44,10 +43,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(Command::Bench(args)) => cmd_bench::run(args),
-        Some(Command::Engine(args)) => cmd_engine::run(args),
+        Some(Command::Explain(args)) => cmd_explain::run(args),
         Some(Command::Perft(args)) => cmd_perft::run(args),
-        Some(Command::Play(args)) => cmd_play::run(args),
-        Some(Command::Tournament(args)) => cmd_tournament::run(args),
+        Some(Command::Replay(args)) => cmd_replay::run(args),
+        Some(Command::Rules(args)) => cmd_rules::run(args),
     }
 }
 

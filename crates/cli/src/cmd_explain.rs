@@ -1,0 +1,258 @@
+//! `pussa explain`: one move told lap by lap, from the sowing trace.
+
+use std::io::Write;
+
+use anyhow::anyhow;
+use pussa_rules::{Direction, Event, Game, GameState, Hole, Mode, Position, Side};
+
+use crate::cmd_replay::{round_end_words, start_state};
+
+/// Tell a move lap by lap: every lift and where its seeds went, the fours taken on the way,
+/// the empty hole that ends the sowing, the capture across it (and Walak-pussa's chain), and
+/// the end of the round if the move ends it.
+#[derive(clap::Args)]
+#[command(after_help = "Example:\n  pussa explain --game walak-pussa --move A")]
+pub struct Args {
+    /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6.
+    #[arg(long)]
+    pub game: Game,
+    /// Explain the move in this position (a position string) instead of the start position.
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Treat the position as part of a match (what happens at the end of the round).
+    #[arg(long = "match")]
+    pub match_mode: bool,
+    /// The move: a hole letter, A-G (South) or a-g (North).
+    #[arg(long = "move")]
+    pub mv: Hole,
+    /// Print the trace's events as a JSON array instead of words.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The next open hole after `i` in the game's direction.
+fn next_open(pos: &Position, i: Hole) -> Hole {
+    let step = |k: usize| match pos.game().direction() {
+        Direction::Counterclockwise => (k + 1) % 14,
+        Direction::Clockwise => (k + 13) % 14,
+    };
+    let mut k = step(i.index());
+    for _ in 0..14 {
+        if pos.is_open(Hole::ALL[k]) {
+            break;
+        }
+        k = step(k);
+    }
+    Hole::ALL[k]
+}
+
+/// The holes a lap's seeds fell in: all of them when five or fewer, else "first … last".
+fn drops(holes: &[Hole]) -> String {
+    if holes.len() <= 5 {
+        holes
+            .iter()
+            .map(|h| h.letter().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        format!("{} … {}", holes[0], holes[holes.len() - 1])
+    }
+}
+
+/// "North takes 4 twice", "South takes 4, North takes 4".
+fn fours_taken(owners: &[Side]) -> String {
+    if owners.iter().all(|&o| o == owners[0]) {
+        let times = match owners.len() {
+            1 => String::new(),
+            2 => " twice".to_string(),
+            n => format!(" {n} times"),
+        };
+        format!("{} takes 4{times}", owners[0])
+    } else {
+        owners
+            .iter()
+            .map(|o| format!("{o} takes 4"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// One lap: the hole lifted and its seeds, the holes sown, the fours taken (hole, owner, made
+/// by the lap's last seed).
+struct Lap {
+    lift: (Hole, u8),
+    sown: Vec<Hole>,
+    fours: Vec<(Hole, Side, bool)>,
+}
+
+/// One lap in words: "lift d (10) → e … G, and G reaches 4: South takes 4".
+fn lap_line(lap: &Lap) -> String {
+    let mut s = format!(
+        "lift {} ({}) → {}",
+        lap.lift.0,
+        lap.lift.1,
+        drops(&lap.sown)
+    );
+    match lap.fours.as_slice() {
+        [] => {}
+        [(h, owner, true)] => s.push_str(&format!(", and {h} reaches 4: {owner} takes 4")),
+        [(h, owner, false)] => s.push_str(&format!(", {h} reaches 4 on the way: {owner} takes 4")),
+        many => {
+            let names: Vec<String> = many.iter().map(|(h, ..)| h.to_string()).collect();
+            let owners: Vec<Side> = many.iter().map(|&(_, o, _)| o).collect();
+            s.push_str(&format!(
+                ", {} reach 4: {}",
+                names.join(" and then "),
+                fours_taken(&owners)
+            ));
+        }
+    }
+    s
+}
+
+/// The move `mv` from `before`, told in lines. `after` is the position once the move is sown
+/// (before any end-of-round sweep); `events` is the full trace of the move.
+#[must_use]
+pub fn narrate(before: &Position, after: &Position, events: &[Event]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut lap: Option<Lap> = None;
+    let flush = |lap: &mut Option<Lap>, lines: &mut Vec<String>| {
+        if let Some(l) = lap.take() {
+            lines.push(lap_line(&l));
+        }
+    };
+    let mut last = None;
+    let mut last_capture: Option<Hole> = None;
+    for e in events {
+        match *e {
+            Event::Lift { hole, seeds, .. } => {
+                flush(&mut lap, &mut lines);
+                lap = Some(Lap {
+                    lift: (hole, seeds),
+                    sown: Vec::new(),
+                    fours: Vec::new(),
+                });
+            }
+            Event::Drop { hole, .. } => {
+                if let Some(l) = lap.as_mut() {
+                    l.sown.push(hole);
+                }
+            }
+            Event::Four { hole, owner } => {
+                if let Some(l) = lap.as_mut() {
+                    let at_end = l.sown.len() == usize::from(l.lift.1);
+                    l.fours.push((hole, owner, at_end));
+                }
+            }
+            Event::Stop { last: h, empty } => {
+                flush(&mut lap, &mut lines);
+                last = Some(h);
+                lines.push(format!("the hole after {h} is {empty}, empty: sowing ends"));
+                let m = next_open(before, empty);
+                if m == h {
+                    lines.push(format!(
+                        "the hole after it is {m}, where the last seed fell: nothing is taken"
+                    ));
+                } else if after.seeds(m) == 0
+                    && !events
+                        .iter()
+                        .any(|e| matches!(e, Event::Capture { hole, .. } if *hole == m))
+                {
+                    lines.push(format!(
+                        "the hole after it, {m}, is empty too: nothing is taken"
+                    ));
+                }
+            }
+            Event::Capture {
+                hole,
+                seeds,
+                by,
+                chained,
+            } => {
+                if chained {
+                    let prev = last_capture.unwrap_or(hole);
+                    let e = next_open(before, prev);
+                    lines.push(format!(
+                        "the hole after {prev} ({e}) is empty and the one after it, {hole}, holds {seeds}: {by} takes them too"
+                    ));
+                } else {
+                    lines.push(format!(
+                        "the hole after it, {hole}, holds {seeds}: {by} takes them"
+                    ));
+                }
+                last_capture = Some(hole);
+            }
+            Event::RoundEnd { .. } | Event::Refill { .. } | Event::MatchEnd { .. } => {
+                flush(&mut lap, &mut lines);
+            }
+        }
+    }
+    flush(&mut lap, &mut lines);
+    // Why Walak-pussa's chain stopped.
+    if let (true, Some(c), Some(h)) = (before.game().chain_capture(), last_capture, last) {
+        let e = next_open(after, c);
+        let f = next_open(after, e);
+        lines.push(if after.seeds(e) != 0 {
+            format!("the hole after {c} ({e}) is not empty, so the chain stops")
+        } else if f == h {
+            format!(
+                "the hole after {c} ({e}) is empty, but the one after it is {f}, where the last seed fell: the chain stops"
+            )
+        } else {
+            format!("the hole after {c} ({e}) is empty, and so is {f}: the chain stops")
+        });
+    }
+    lines
+}
+
+/// Runs `pussa explain`.
+///
+/// # Errors
+/// A malformed position, or an illegal or endless move.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let mode = if args.match_mode {
+        Mode::Match
+    } else {
+        Mode::Single
+    };
+    let mut g: GameState = start_state(args.game, mode, None, args.position.as_deref())?;
+    let before = *g.position();
+    let mut events = Vec::new();
+    let report = g
+        .play_traced(args.mv, &mut events)
+        .map_err(|e| anyhow!("move {}: {}", args.mv, e.reason))?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &events)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let mut after = before;
+    after
+        .play(args.mv)
+        .map_err(|e| anyhow!("move {}: {}", args.mv, e.reason))?;
+    writeln!(
+        out,
+        "{}, {} plays {}:",
+        args.game.title(),
+        before.to_move(),
+        args.mv
+    )?;
+    for line in narrate(&before, &after, &events) {
+        writeln!(out, "  {line}")?;
+    }
+    let t = report.outcome.taken;
+    writeln!(out, "Taken: South {}, North {}.", t[0], t[1])?;
+    if let Some(r) = report.round_end {
+        writeln!(out, "{}", round_end_words(args.game, &r))?;
+    }
+    if let Some(w) = g.winner() {
+        let what = if mode == Mode::Match { "match" } else { "game" };
+        match w {
+            Some(side) => writeln!(out, "The {what} is over: {side} wins.")?,
+            None => writeln!(out, "The {what} is over: a draw.")?,
+        }
+    }
+    writeln!(out, "\n{}", g.position())?;
+    Ok(())
+}

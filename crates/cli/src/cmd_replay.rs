@@ -1,0 +1,409 @@
+//! `pussa replay`: plays a list of moves and shows every state, as boards or as JSON lines.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context};
+use pussa_rules::record::Record;
+use pussa_rules::{
+    EndReason, Event, Game, GameState, Hole, Mode, MoveReport, RoundResult, Setup, Side, Status,
+};
+use serde::Serialize;
+
+/// Replay a game or match move by move. Each move is a hole letter: `A`..`G` for South,
+/// `a`..`g` for North. In a match, a new round is laid out as soon as one ends.
+///
+/// With `--json`, one JSON object a line: the start state, then the state after each move; in a
+/// match, a move that ends a round is followed by the start of the next round. Each object has
+/// exactly the fields `round`, `board` (14 numbers, `A`..`G` then `a`..`g`), `closed` (indices
+/// of closed holes), `stores` ([South, North]: seeds held off the board), `to_move` ("S", "N",
+/// or null when the round is over), `legal` (legal moves in board order), `round_over`,
+/// `match_over` (a single game's turns true when the game ends) and `winner` ("S", "N", "draw",
+/// or null until the game or match is over). At the end of a round the board has been swept:
+/// every hole is 0 and the stores include what each player took off the board at the end.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Examples:\n  pussa replay --game walak-pussa --moves \"A d C\"\n  \
+    pussa replay --game raja-pasu --match --first N --moves \"1... d 2. A b\" --json\n  \
+    pussa replay --record game.txt"
+)]
+pub struct Args {
+    /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6.
+    #[arg(long, required_unless_present = "record")]
+    pub game: Option<Game>,
+    /// Play a match of several rounds instead of a single game.
+    #[arg(long = "match", conflicts_with = "record")]
+    pub match_mode: bool,
+    /// Who moves first: S (South) or N (North).
+    #[arg(long, conflicts_with_all = ["position", "record"])]
+    pub first: Option<Side>,
+    /// Start from this position string (see `pussa rules`), e.g.
+    /// "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa".
+    #[arg(long, conflicts_with = "record")]
+    pub position: Option<String>,
+    /// The moves, separated by spaces or commas; move numbers such as `1.` or `1...` are skipped.
+    #[arg(long, conflicts_with = "record", allow_hyphen_values = true)]
+    pub moves: Option<String>,
+    /// Replay a game record file instead (its tags give the game, mode and start).
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Print one JSON object per state instead of boards.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses a move list: letters separated by spaces or commas, move numbers skipped.
+///
+/// # Errors
+/// A token that is not a move, naming its place in the list.
+pub fn parse_moves(text: &str) -> anyhow::Result<Vec<Hole>> {
+    let mut moves = Vec::new();
+    for token in text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+    {
+        let digits = token.bytes().take_while(u8::is_ascii_digit).count();
+        let dots = token
+            .bytes()
+            .skip(digits)
+            .take_while(|&b| b == b'.')
+            .count();
+        let rest = if digits > 0 && dots > 0 {
+            &token[digits + dots..]
+        } else {
+            token
+        };
+        if rest.is_empty() {
+            continue;
+        }
+        let mv: Hole = rest
+            .parse()
+            .map_err(|e| anyhow!("move {}: {e}", moves.len() + 1))?;
+        moves.push(mv);
+    }
+    Ok(moves)
+}
+
+/// The start of a game from `--game`, `--position`, `--first` and the mode.
+///
+/// # Errors
+/// A malformed position string, or one for another game than `game`.
+pub fn start_state(
+    game: Game,
+    mode: Mode,
+    first: Option<Side>,
+    position: Option<&str>,
+) -> anyhow::Result<GameState> {
+    match position {
+        None => Ok(GameState::new(game, mode, first.unwrap_or(Side::South))),
+        Some(p) => {
+            let setup: Setup = p.parse().context("--position")?;
+            setup.expect_game(game).context("--position")?;
+            Ok(setup.game_state(mode)?)
+        }
+    }
+}
+
+/// One line of `--json` output.
+#[derive(Serialize)]
+pub struct StateJson {
+    round: u32,
+    board: [u8; 14],
+    closed: Vec<usize>,
+    stores: [u8; 2],
+    to_move: Option<String>,
+    legal: Vec<String>,
+    round_over: bool,
+    match_over: bool,
+    winner: Option<&'static str>,
+}
+
+impl StateJson {
+    /// The JSON view of a state.
+    #[must_use]
+    pub fn of(g: &GameState) -> StateJson {
+        let pos = g.position();
+        let closed = pos.closed_mask();
+        StateJson {
+            round: g.round(),
+            board: pos.board(),
+            closed: (0..14).filter(|i| closed & (1 << i) != 0).collect(),
+            stores: pos.stores(),
+            to_move: g.to_move().map(|s| s.letter().to_string()),
+            legal: g.legal_moves().map(|h| h.letter().to_string()).collect(),
+            round_over: g.is_round_over(),
+            match_over: g.is_over(),
+            winner: g.winner().map(|w| match w {
+                Some(Side::South) => "S",
+                Some(Side::North) => "N",
+                None => "draw",
+            }),
+        }
+    }
+}
+
+/// How replay shows what happens.
+trait Show {
+    fn start(&mut self, g: &GameState) -> anyhow::Result<()>;
+    fn moved(&mut self, n: usize, mv: Hole, r: &MoveReport, g: &GameState) -> anyhow::Result<()>;
+    fn next_round(&mut self, refill: Option<&Event>, g: &GameState) -> anyhow::Result<()>;
+}
+
+struct Json<W: Write>(W);
+
+impl<W: Write> Json<W> {
+    fn line(&mut self, g: &GameState) -> anyhow::Result<()> {
+        serde_json::to_writer(&mut self.0, &StateJson::of(g))?;
+        writeln!(self.0)?;
+        Ok(())
+    }
+}
+
+impl<W: Write> Show for Json<W> {
+    fn start(&mut self, g: &GameState) -> anyhow::Result<()> {
+        self.line(g)
+    }
+    fn moved(&mut self, _: usize, _: Hole, _: &MoveReport, g: &GameState) -> anyhow::Result<()> {
+        self.line(g)
+    }
+    fn next_round(&mut self, _: Option<&Event>, g: &GameState) -> anyhow::Result<()> {
+        self.line(g)
+    }
+}
+
+struct Text<W: Write>(W);
+
+/// The board as South sees it, without the position's own "to move" line.
+fn board(g: &GameState) -> String {
+    let drawn = g.position().to_string();
+    let lines: Vec<&str> = drawn.lines().collect();
+    lines[..lines.len().saturating_sub(1)].join("\n")
+}
+
+/// "South 3, North 0".
+fn pair(p: [u8; 2]) -> String {
+    format!("South {}, North {}", p[0], p[1])
+}
+
+/// Names the holes of a mask, e.g. "A B".
+fn holes(mask: u16) -> String {
+    Hole::ALL
+        .iter()
+        .filter(|h| mask & (1 << h.index()) != 0)
+        .map(|h| h.letter().to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The end of a round in words.
+pub fn round_end_words(game: Game, r: &RoundResult) -> String {
+    let how = match r.reason {
+        EndReason::OneRow => {
+            format!(
+                "every seed left lies in one row; each player takes their own row ({})",
+                pair(r.swept)
+            )
+        }
+        EndReason::Repetition => format!(
+            "the position repeated; each player takes their own row ({})",
+            pair(r.swept)
+        ),
+        EndReason::NoLegalMove { stuck } => {
+            if r.swept[0] + r.swept[1] == 0
+                || game.stuck_rule() == pussa_rules::StuckRule::EachTakesOwnRow
+            {
+                format!(
+                    "{stuck} has no legal move; each player takes their own row ({})",
+                    pair(r.swept)
+                )
+            } else {
+                let taker = stuck.other();
+                format!(
+                    "{stuck} has no legal move; {taker} takes the {} seeds left on the board",
+                    r.swept[taker.index()]
+                )
+            }
+        }
+    };
+    let who = match r.winner {
+        Some(s) => format!("{s} wins the round"),
+        None => "the round is drawn".to_string(),
+    };
+    format!(
+        "Round {} is over: {how}. Taken in the round: {}; {who}.",
+        r.round,
+        pair(r.taken)
+    )
+}
+
+impl<W: Write> Text<W> {
+    fn state(&mut self, g: &GameState) -> anyhow::Result<()> {
+        writeln!(self.0, "{}", board(g))?;
+        match g.status() {
+            Status::Playing => {
+                let side = g.position().to_move();
+                writeln!(self.0, "{side} to move; legal: {}", g.legal_moves())?;
+            }
+            Status::RoundOver {
+                result,
+                next_starter,
+            } => {
+                writeln!(self.0, "{}", round_end_words(g.game(), &result))?;
+                writeln!(
+                    self.0,
+                    "Holding: {}; {next_starter} will start round {}.",
+                    pair(g.position().stores()),
+                    g.round() + 1
+                )?;
+            }
+            Status::Over { result, winner } => {
+                writeln!(self.0, "{}", round_end_words(g.game(), &result))?;
+                let what = if g.mode() == Mode::Match {
+                    "match"
+                } else {
+                    "game"
+                };
+                let s = g.position().stores();
+                match winner {
+                    Some(w) => writeln!(
+                        self.0,
+                        "The {what} is over: {w} wins, {} to {}.",
+                        s[w.index()],
+                        s[w.other().index()]
+                    )?,
+                    None => writeln!(self.0, "The {what} is over: a draw, {} to {}.", s[0], s[1])?,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> Show for Text<W> {
+    fn start(&mut self, g: &GameState) -> anyhow::Result<()> {
+        let what = if g.mode() == Mode::Match {
+            "match"
+        } else {
+            "single game"
+        };
+        writeln!(self.0, "{}, {what}, round {}.", g.game().title(), g.round())?;
+        self.state(g)
+    }
+
+    fn moved(&mut self, n: usize, mv: Hole, r: &MoveReport, g: &GameState) -> anyhow::Result<()> {
+        let t = r.outcome.taken;
+        let took = match (t[0], t[1]) {
+            (0, 0) => "nothing taken".to_string(),
+            (s, 0) => format!("South takes {s}"),
+            (0, nn) => format!("North takes {nn}"),
+            (s, nn) => format!("South takes {s}, North takes {nn}"),
+        };
+        let laps = r.outcome.laps;
+        writeln!(
+            self.0,
+            "\n{n}. {} plays {mv}: {laps} lap{}, {took}.",
+            mv.owner(),
+            if laps == 1 { "" } else { "s" }
+        )?;
+        self.state(g)
+    }
+
+    fn next_round(&mut self, refill: Option<&Event>, g: &GameState) -> anyhow::Result<()> {
+        if let Some(Event::Refill {
+            round,
+            filled,
+            remainder,
+            closed,
+            starter,
+        }) = refill
+        {
+            writeln!(self.0, "\nRound {round}:")?;
+            for side in Side::BOTH {
+                let i = side.index();
+                let row = closed & (0x7f << (7 * i));
+                let shut = if row == 0 {
+                    String::new()
+                } else {
+                    format!(", {} closed", holes(row))
+                };
+                writeln!(
+                    self.0,
+                    "  {side} fills {} hole{} with {} each{shut}; {} stay{} in the store.",
+                    filled[i],
+                    if filled[i] == 1 { "" } else { "s" },
+                    g.game().seeds_per_hole(),
+                    remainder[i],
+                    if remainder[i] == 1 { "s" } else { "" },
+                )?;
+            }
+            writeln!(self.0, "  {starter} starts.")?;
+        }
+        self.state(g)
+    }
+}
+
+/// Lays out every next round that is due, showing each.
+fn advance(g: &mut GameState, show: &mut dyn Show) -> anyhow::Result<()> {
+    while g.mode() == Mode::Match && matches!(g.status(), Status::RoundOver { .. }) {
+        let mut events = Vec::new();
+        if !g.next_round_traced(&mut events) {
+            break;
+        }
+        let refill = events.iter().find(|e| matches!(e, Event::Refill { .. }));
+        show.next_round(refill, g)?;
+    }
+    Ok(())
+}
+
+/// Plays `moves` from `g`, showing every state.
+fn replay(mut g: GameState, moves: &[Hole], show: &mut dyn Show) -> anyhow::Result<()> {
+    show.start(&g)?;
+    advance(&mut g, show)?;
+    for (i, &mv) in moves.iter().enumerate() {
+        let report = g
+            .play(mv)
+            .map_err(|e| anyhow!("move {} ({mv}): {}", i + 1, e.reason))?;
+        show.moved(i + 1, mv, &report, &g)?;
+        advance(&mut g, show)?;
+    }
+    Ok(())
+}
+
+/// Runs `pussa replay`.
+///
+/// # Errors
+/// A bad move list, position or record; an illegal or endless move (naming its number, the move
+/// and the reason, after the states before it have been printed).
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let (start, moves) = if let Some(path) = &args.record {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the record {}", path.display()))?;
+        let rec = Record::parse(&text).with_context(|| format!("record {}", path.display()))?;
+        if let Some(game) = args.game {
+            if game != rec.game() {
+                bail!(
+                    "--game is {game}, but the record {} is {}",
+                    path.display(),
+                    rec.game()
+                );
+            }
+        }
+        let moves: Vec<Hole> = rec.moves().iter().map(|m| m.hole).collect();
+        (rec.start_state().clone(), moves)
+    } else {
+        let game = args.game.ok_or_else(|| anyhow!("--game is required"))?;
+        let mode = if args.match_mode {
+            Mode::Match
+        } else {
+            Mode::Single
+        };
+        let start = start_state(game, mode, args.first, args.position.as_deref())?;
+        (start, parse_moves(args.moves.as_deref().unwrap_or(""))?)
+    };
+    let out = std::io::stdout().lock();
+    if args.json {
+        replay(start, &moves, &mut Json(out))
+    } else {
+        replay(start, &moves, &mut Text(out))
+    }
+}

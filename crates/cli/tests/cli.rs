@@ -1,0 +1,820 @@
+//! The `pussa` binary run as a child process: replay, explain, perft, bench, rules, and bad input.
+
+use std::process::{Command, Output};
+
+use pussa_rules::record::Record;
+use pussa_rules::{perft, Game, GameState, Hole, Mode, Position, Rng, Side};
+use serde_json::{json, Value};
+
+fn pussa(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Runs and expects success.
+fn ok(args: &[&str]) -> String {
+    let o = pussa(args);
+    assert!(o.status.success(), "{args:?} failed: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// Runs and expects a one-line `error: ...` with exit code 1, never a panic.
+fn fails(args: &[&str]) -> String {
+    let o = pussa(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    err
+}
+
+fn json_lines(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// What `replay --json` must print for a state, computed from the library.
+fn expected(g: &GameState) -> Value {
+    let pos = g.position();
+    json!({
+        "round": g.round(),
+        "board": pos.board().to_vec(),
+        "closed": (0..14).filter(|i| pos.closed_mask() & (1 << i) != 0).collect::<Vec<usize>>(),
+        "stores": pos.stores().to_vec(),
+        "to_move": g.to_move().map(|s| s.letter().to_string()),
+        "legal": g.legal_moves().map(|h| h.letter().to_string()).collect::<Vec<_>>(),
+        "round_over": g.is_round_over(),
+        "match_over": g.is_over(),
+        "winner": g.winner().map(|w| match w {
+            Some(Side::South) => "S",
+            Some(Side::North) => "N",
+            None => "draw",
+        }),
+    })
+}
+
+/// A random game or match to its end, with every state `replay --json` should print.
+fn random_play(game: Game, mode: Mode, seed: u64) -> (Vec<Hole>, Vec<Value>, Vec<GameState>) {
+    let mut rng = Rng::new(seed);
+    let mut g = GameState::new(game, mode, Side::South);
+    let mut moves = Vec::new();
+    let mut lines = vec![expected(&g)];
+    let mut states = vec![g.clone()];
+    while !g.is_over() {
+        let legal = g.legal_moves();
+        let mv = legal.nth(rng.below(legal.len() as u32) as usize).unwrap();
+        g.play(mv).unwrap();
+        moves.push(mv);
+        lines.push(expected(&g));
+        states.push(g.clone());
+        if g.is_round_over() && !g.is_over() {
+            g.next_round();
+            lines.push(expected(&g));
+            states.push(g.clone());
+        }
+    }
+    (moves, lines, states)
+}
+
+fn letters(moves: &[Hole]) -> String {
+    moves
+        .iter()
+        .map(|h| h.letter().to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn replay_json_has_exactly_the_fields_and_the_contracts_worked_first_moves() {
+    // (game, move, North g..a, South A..G, taken S/N) from the rules contract.
+    let worked = [
+        (
+            "walak-pussa",
+            "A",
+            [0, 6, 6, 1, 6, 0, 0],
+            [2, 1, 7, 7, 7, 0, 7],
+            [6, 0],
+        ),
+        (
+            "walak-pussa",
+            "D",
+            [1, 6, 0, 0, 7, 0, 7],
+            [6, 6, 0, 2, 1, 7, 7],
+            [6, 0],
+        ),
+        (
+            "raja-pasu",
+            "A",
+            [2, 14, 1, 14, 14, 2, 14],
+            [3, 1, 0, 0, 0, 14, 0],
+            [15, 4],
+        ),
+        (
+            "raja-pasu",
+            "G",
+            [14, 0, 14, 0, 0, 0, 1],
+            [2, 14, 14, 1, 14, 2, 3],
+            [11, 8],
+        ),
+        (
+            "pasu-pondi",
+            "A",
+            [8, 8, 8, 0, 0, 1, 7],
+            [2, 7, 1, 0, 7, 7, 7],
+            [7, 0],
+        ),
+        (
+            "pasu-pondi",
+            "G",
+            [7, 7, 7, 7, 0, 1, 7],
+            [1, 0, 0, 8, 8, 8, 2],
+            [7, 0],
+        ),
+    ];
+    for (game, mv, north, south, taken) in worked {
+        let lines = json_lines(&ok(&["replay", "--game", game, "--moves", mv, "--json"]));
+        assert_eq!(lines.len(), 2);
+        for l in &lines {
+            let mut keys: Vec<&str> = l.as_object().unwrap().keys().map(String::as_str).collect();
+            keys.sort_unstable();
+            assert_eq!(
+                keys,
+                [
+                    "board",
+                    "closed",
+                    "legal",
+                    "match_over",
+                    "round",
+                    "round_over",
+                    "stores",
+                    "to_move",
+                    "winner"
+                ]
+            );
+        }
+        let mut board: Vec<u64> = south.to_vec();
+        board.extend(north.iter().rev());
+        let after = &lines[1];
+        assert_eq!(after["board"], json!(board), "{game} {mv}");
+        assert_eq!(after["stores"], json!(taken), "{game} {mv}");
+        assert_eq!(after["to_move"], json!("N"));
+        assert_eq!(after["round"], json!(1));
+        assert_eq!(after["closed"], json!([]));
+        assert_eq!(after["round_over"], json!(false));
+        assert_eq!(after["winner"], Value::Null);
+        assert_eq!(
+            lines[0]["legal"],
+            json!(["A", "B", "C", "D", "E", "F", "G"])
+        );
+    }
+}
+
+#[test]
+fn replay_json_of_a_whole_random_game_matches_the_library() {
+    for (i, game) in Game::ALL.into_iter().enumerate() {
+        let (moves, want, _) = random_play(game, Mode::Single, 40 + i as u64);
+        let got = json_lines(&ok(&[
+            "replay",
+            "--game",
+            game.name(),
+            "--moves",
+            &letters(&moves),
+            "--json",
+        ]));
+        assert_eq!(got, want, "{game}");
+        let last = got.last().unwrap();
+        assert_eq!(
+            last["match_over"],
+            json!(true),
+            "a single game's match_over turns true at its end"
+        );
+        assert_eq!(last["round_over"], json!(true));
+        assert_eq!(last["to_move"], Value::Null);
+        assert_eq!(last["legal"], json!([]));
+        assert_ne!(last["winner"], Value::Null);
+        // Swept: nothing left on the board, the stores hold every seed.
+        assert!(last["board"].as_array().unwrap().iter().all(|v| v == 0));
+        let stores: u64 = last["stores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(stores, u64::from(game.total_seeds()));
+        assert!(got[..got.len() - 1]
+            .iter()
+            .all(|l| l["winner"].is_null() && l["match_over"] == json!(false)));
+    }
+}
+
+#[test]
+fn replay_json_of_a_match_shows_the_round_end_then_the_next_round_with_closed_holes() {
+    // Find a random Raja Pasu match whose second round closes a hole.
+    let mut found = false;
+    for seed in 0..200 {
+        let (moves, want, states) = random_play(Game::RajaPasu, Mode::Match, seed);
+        let Some(k) = states.iter().position(|s| s.round() == 2) else {
+            continue;
+        };
+        if states[k].position().closed_mask() == 0 {
+            continue;
+        }
+        let got = json_lines(&ok(&[
+            "replay",
+            "--game",
+            "raja-pasu",
+            "--match",
+            "--moves",
+            &letters(&moves),
+            "--json",
+        ]));
+        assert_eq!(got, want);
+        let end = &got[k - 1];
+        assert_eq!(end["round"], json!(1));
+        assert_eq!(end["round_over"], json!(true));
+        assert_eq!(end["match_over"], json!(false));
+        assert_eq!(end["to_move"], Value::Null);
+        assert_eq!(end["legal"], json!([]));
+        assert_eq!(end["winner"], Value::Null);
+        assert!(end["board"].as_array().unwrap().iter().all(|v| v == 0));
+        let next = &got[k];
+        assert_eq!(next["round"], json!(2));
+        assert_eq!(next["round_over"], json!(false));
+        assert!(!next["closed"].as_array().unwrap().is_empty());
+        assert!(next["to_move"].is_string());
+        // Refilled: closed holes hold nothing, open holes 7 each.
+        let closed: Vec<u64> = next["closed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        for (i, v) in next["board"].as_array().unwrap().iter().enumerate() {
+            let want = if closed.contains(&(i as u64)) { 0 } else { 7 };
+            assert_eq!(v.as_u64().unwrap(), want);
+        }
+        let last = got.last().unwrap();
+        assert_eq!(last["match_over"], json!(true));
+        assert!(last["winner"] == json!("S") || last["winner"] == json!("N"));
+        // The words tell the same story.
+        let text = ok(&[
+            "replay",
+            "--game",
+            "raja-pasu",
+            "--match",
+            "--moves",
+            &letters(&moves),
+        ]);
+        assert!(text.contains("Round 1 is over: "), "{text}");
+        assert!(text.contains("\nRound 2:\n"), "{text}");
+        assert!(text.contains("closed;"), "{text}");
+        assert!(text.contains("The match is over: "), "{text}");
+        found = true;
+        break;
+    }
+    assert!(found, "no random match with closed holes in round 2");
+}
+
+#[test]
+fn replay_from_a_match_position_with_closed_holes() {
+    let pos = "x,7,7,7,7,7,7/7,7,7,7,7,7,7 3 4 S 2 raja-pasu";
+    let lines = json_lines(&ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--position",
+        pos,
+        "--moves",
+        "B",
+        "--json",
+    ]));
+    assert_eq!(lines[0]["closed"], json!([0]));
+    assert_eq!(lines[0]["round"], json!(2));
+    assert_eq!(lines[0]["stores"], json!([3, 4]));
+    assert_eq!(lines[0]["legal"], json!(["B", "C", "D", "E", "F", "G"]));
+    assert_eq!(lines[1]["closed"], json!([0]));
+    assert_eq!(lines[1]["to_move"], json!("N"));
+    // A closed hole is refused by name.
+    let err = fails(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--position",
+        pos,
+        "--moves",
+        "A",
+    ]);
+    assert_eq!(
+        err.trim(),
+        "error: move 1 (A): the hole is closed this round"
+    );
+}
+
+#[test]
+fn move_lists_accept_commas_and_move_numbers() {
+    let plain = ok(&[
+        "replay",
+        "--game",
+        "walak-pussa",
+        "--moves",
+        "A d C",
+        "--json",
+    ]);
+    let numbered = ok(&[
+        "replay",
+        "--game",
+        "walak-pussa",
+        "--moves",
+        "1. A d 2. C",
+        "--json",
+    ]);
+    let commas = ok(&[
+        "replay",
+        "--game",
+        "walak-pussa",
+        "--moves",
+        "A,d,C",
+        "--json",
+    ]);
+    assert_eq!(plain, numbered);
+    assert_eq!(plain, commas);
+    let north_first = ok(&[
+        "replay",
+        "--game",
+        "walak-pussa",
+        "--first",
+        "N",
+        "--moves",
+        "1... d",
+        "--json",
+    ]);
+    assert_eq!(json_lines(&north_first)[0]["to_move"], json!("N"));
+}
+
+#[test]
+fn an_illegal_move_stops_the_replay_with_its_number_and_reason() {
+    let o = pussa(&[
+        "replay",
+        "--game",
+        "walak-pussa",
+        "--moves",
+        "A d a",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o).lines().count(),
+        3,
+        "the states before the bad move are printed"
+    );
+    assert_eq!(
+        stderr(&o),
+        "error: move 3 (a): not your hole: South is to move and owns A-G\n"
+    );
+    let err = fails(&["replay", "--game", "walak-pussa", "--moves", "A F"]);
+    assert!(
+        err.contains("move 2 (F): not your hole: North is to move"),
+        "{err}"
+    );
+    let err = fails(&["replay", "--game", "walak-pussa", "--moves", "A d F"]);
+    assert_eq!(err.trim(), "error: move 3 (F): the hole is empty");
+    let err = fails(&["replay", "--game", "walak-pussa", "--moves", "A x"]);
+    assert!(err.contains("move 2: unknown move 'x'"), "{err}");
+    let err = fails(&["replay", "--game", "walak-pussa", "--moves", "A dd"]);
+    assert!(err.contains("move 2: unknown move 'dd'"), "{err}");
+}
+
+#[test]
+fn an_endless_move_is_refused_by_replay_and_explain() {
+    let pos = "0,1,1,0,1,0,1/2,1,0,2,1,0,1 45 0 S 1 walak-pussa";
+    let lines = json_lines(&ok(&[
+        "replay",
+        "--game",
+        "walak-pussa",
+        "--position",
+        pos,
+        "--json",
+    ]));
+    let legal = lines[0]["legal"].as_array().unwrap();
+    assert!(
+        !legal.contains(&json!("C")),
+        "an endless move is never offered"
+    );
+    assert!(legal.contains(&json!("B")));
+    let err = fails(&[
+        "replay",
+        "--game",
+        "walak-pussa",
+        "--position",
+        pos,
+        "--moves",
+        "C",
+    ]);
+    assert!(
+        err.starts_with("error: move 1 (C): endless sowing"),
+        "{err}"
+    );
+    let err = fails(&[
+        "explain",
+        "--game",
+        "walak-pussa",
+        "--position",
+        pos,
+        "--move",
+        "C",
+    ]);
+    assert!(err.starts_with("error: move C: endless sowing"), "{err}");
+}
+
+#[test]
+fn malformed_positions_are_refused_with_what_is_wrong() {
+    let cases = [
+        (
+            "4,4,4,4,4,4,4/4,4,4,4,4,4 0 0 S 1 walak-pussa",
+            "North's row has 6 holes",
+        ),
+        (
+            "4,4,4,4,4,4,4/4,4,4,4,4,4,5 0 0 S 1 walak-pussa",
+            "seeds add up to 57",
+        ),
+        (
+            "4,4,4,4,4,4,4/4,4,4,4,4,4,q 0 0 S 1 walak-pussa",
+            "hole g: 'q'",
+        ),
+        (
+            "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 W 1 walak-pussa",
+            "side to move 'W'",
+        ),
+        (
+            "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 0 walak-pussa",
+            "rounds count from 1",
+        ),
+        ("4,4,4,4,4,4,4/4,4,4,4,4,4,4", "expected 6 or 7 fields"),
+        (
+            "x,4,4,4,4,4,4/4,4,4,4,4,4,4 4 0 S 1 walak-pussa",
+            "closed in round 1",
+        ),
+        (
+            "4,x,4,4,4,4,4/4,4,4,4,4,4,4 4 0 S 2 walak-pussa",
+            "left end",
+        ),
+        ("", "expected 6 or 7 fields"),
+    ];
+    for (pos, needle) in cases {
+        let err = fails(&["replay", "--game", "walak-pussa", "--position", pos]);
+        assert!(err.contains(needle), "{pos:?}: {err}");
+        assert!(err.starts_with("error: --position: "), "{err}");
+    }
+    let err = fails(&[
+        "replay",
+        "--game",
+        "walak-pussa",
+        "--position",
+        "7,7,7,7,7,7,7/7,7,7,7,7,7,7 0 0 S 1 raja-pasu",
+    ]);
+    assert!(
+        err.contains("position is for raja-pasu, but the game is walak-pussa"),
+        "{err}"
+    );
+    let err = fails(&[
+        "perft",
+        "--game",
+        "walak-pussa",
+        "--depth",
+        "2",
+        "--position",
+        "1/2",
+    ]);
+    assert!(err.contains("--position"), "{err}");
+}
+
+#[test]
+fn unknown_games_and_bad_flags_are_usage_errors() {
+    for args in [
+        &["replay", "--game", "chess", "--moves", "A"][..],
+        &["explain", "--game", "oware", "--move", "A"],
+        &["perft", "--game", "x", "--depth", "1"],
+        &["rules", "mancala"],
+        &["bench", "--game", "go"],
+    ] {
+        let o = pussa(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        assert!(err.contains("unknown game"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"));
+    }
+    for args in [
+        &["replay", "--game", "walak-pussa", "--bogus"][..],
+        &["replay", "--moves", "A"],
+        &["replay", "--game", "walak-pussa", "--first", "X"],
+        &[
+            "replay",
+            "--game",
+            "walak-pussa",
+            "--first",
+            "N",
+            "--position",
+            "p",
+        ],
+        &["explain", "--game", "walak-pussa", "--move", "Q"],
+        &["explain", "--game", "walak-pussa"],
+        &["perft", "--game", "walak-pussa", "--depth", "-1"],
+        &["perft", "--game", "walak-pussa", "--depth", "many"],
+        &["bench", "--threads", "x"],
+        &["no-such-command"],
+    ] {
+        let o = pussa(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with("error: "),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let err = fails(&["bench", "--seconds", "0"]);
+    assert!(err.contains("--seconds"), "{err}");
+    let err = fails(&["bench", "--threads", "0"]);
+    assert!(err.contains("--threads"), "{err}");
+}
+
+/// The laps of a narrative as (lifted hole, seeds, first and last hole sown).
+fn laps(text: &str) -> Vec<(String, String, String, String)> {
+    text.split(';')
+        .map(str::trim)
+        .filter_map(|part| {
+            let part = part.strip_prefix("lift ")?;
+            let (head, sown) = part.split_once(" → ")?;
+            let (hole, seeds) = head.split_once(' ')?;
+            let sown = sown.split(',').next().unwrap();
+            let holes: Vec<&str> = sown.split_whitespace().filter(|w| *w != "…").collect();
+            Some((
+                hole.into(),
+                seeds.into(),
+                holes[0].into(),
+                holes[holes.len() - 1].into(),
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn explain_tells_the_contracts_worked_moves_lap_by_lap() {
+    // The contract's narratives, as written there.
+    let walak = "lift A (4) → B C D E; lift F (4) → G a b c; lift d (4) → e f g A; \
+        lift B (5) → C D E F G; lift a (5) → b c d e f; lift g (5) → A B C D E; lift F (1) → G";
+    let raja = "lift G (7) → a … g; lift A (7) → B … G a; lift b (8) → c … C; lift D (8) \
+        → E … e; lift f (9) → g … a; lift b (1) → c; lift d (10) → e … G, and G reaches 4: South takes 4; \
+        lift a (11) → b … E, A reaches 4 on the way: South takes 4; lift F (11) → G … C; lift D (3) → E F G; \
+        lift a (1) → b; lift c (13) → d … b, f and then b reach 4: North takes 4 twice";
+    let out = ok(&["explain", "--game", "walak-pussa", "--move", "A"]);
+    let told: Vec<&str> = out.lines().map(str::trim).collect();
+    for lap in walak.split("; ") {
+        assert!(told.contains(&lap), "missing {lap:?} in\n{out}");
+    }
+    assert!(
+        told.contains(&"the hole after G is a, empty: sowing ends"),
+        "{out}"
+    );
+    assert!(
+        told.contains(&"the hole after it, b, holds 6: South takes them"),
+        "{out}"
+    );
+    assert!(
+        told.contains(&"the hole after b (c) is not empty, so the chain stops"),
+        "{out}"
+    );
+    assert!(out.contains("Taken: South 6, North 0."));
+
+    let out = ok(&["explain", "--game", "raja-pasu", "--move", "G"]);
+    let mine = laps(&out.lines().map(str::trim).collect::<Vec<_>>().join("; "));
+    assert_eq!(mine, laps(raja), "{out}");
+    for four in [
+        "and G reaches 4: South takes 4",
+        "A reaches 4 on the way: South takes 4",
+        "f and then b reach 4: North takes 4 twice",
+    ] {
+        assert!(out.contains(four), "missing {four:?} in\n{out}");
+    }
+    assert!(
+        out.contains("the hole after b is c, empty: sowing ends"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the hole after it, d, holds 3: South takes them"),
+        "{out}"
+    );
+    assert!(out.contains("Taken: South 11, North 8."));
+}
+
+#[test]
+fn explain_json_prints_the_trace() {
+    let out = ok(&["explain", "--game", "walak-pussa", "--move", "A", "--json"]);
+    let events: Value = serde_json::from_str(out.trim()).unwrap();
+    let events = events.as_array().unwrap();
+    assert_eq!(
+        events[0],
+        json!({"type": "lift", "hole": "A", "seeds": 4, "relay": false})
+    );
+    assert_eq!(events[1], json!({"type": "drop", "hole": "B", "now": 5}));
+    let lifts = events.iter().filter(|e| e["type"] == "lift").count();
+    assert_eq!(lifts, 7);
+    assert!(events.iter().any(|e| *e
+        == json!({"type": "capture", "hole": "b", "seeds": 6, "by": "South", "chained": false})));
+}
+
+#[test]
+fn explain_tells_a_chain_and_the_end_of_a_round() {
+    // Find Walak-pussa moves with a chained capture and moves that end the round, by random play.
+    let mut rng = Rng::new(8);
+    let (mut chain, mut end) = (false, false);
+    for _ in 0..300 {
+        if chain && end {
+            break;
+        }
+        let mut g = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+        while !g.is_over() {
+            let legal = g.legal_moves();
+            let mv = legal.nth(rng.below(legal.len() as u32) as usize).unwrap();
+            let before = g.clone();
+            let mut events = Vec::new();
+            g.play_traced(mv, &mut events).unwrap();
+            let chained = events
+                .iter()
+                .any(|e| matches!(e, pussa_rules::Event::Capture { chained: true, .. }));
+            if (chained && !chain) || (g.is_over() && !end) {
+                let pos = pussa_rules::Setup::from_state(&before).to_string();
+                let out = ok(&[
+                    "explain",
+                    "--game",
+                    "walak-pussa",
+                    "--position",
+                    &pos,
+                    "--move",
+                    &mv.to_string(),
+                ]);
+                if chained {
+                    assert!(out.contains("takes them too"), "{out}");
+                    assert!(out.contains("the chain stops"), "{out}");
+                    chain = true;
+                }
+                if g.is_over() {
+                    assert!(out.contains("Round 1 is over: "), "{out}");
+                    assert!(out.contains("The game is over: "), "{out}");
+                    end = true;
+                }
+            }
+        }
+    }
+    assert!(chain && end, "chain {chain}, end {end}");
+}
+
+#[test]
+fn perft_counts_agree_with_the_library() {
+    for game in Game::ALL {
+        let out = ok(&["perft", "--game", game.name(), "--depth", "4"]);
+        let start = Position::start(game);
+        for d in 1..=4 {
+            let line = format!("depth {d:>2}  {}", perft(&start, d));
+            assert!(out.contains(&line), "{game}: {line:?} not in\n{out}");
+        }
+    }
+    let out = ok(&["perft", "--game", "walak-pussa", "--depth", "3", "--divide"]);
+    let total: u64 = out
+        .lines()
+        .filter_map(|l| l.trim().split_once(": "))
+        .filter(|(mv, _)| mv.len() == 1)
+        .map(|(_, n)| n.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, perft(&Position::start(Game::WalakPussa), 3));
+    assert!(out.contains("depth  1  7"));
+    // From a position.
+    let pos = "x,7,7,7,7,7,7/7,7,7,7,7,7,7 3 4 S 2 raja-pasu";
+    let out = ok(&[
+        "perft",
+        "--game",
+        "raja-pasu",
+        "--position",
+        pos,
+        "--depth",
+        "2",
+    ]);
+    let p = pos
+        .parse::<pussa_rules::Setup>()
+        .unwrap()
+        .position()
+        .unwrap();
+    assert!(
+        out.contains(&format!("depth  2  {}", perft(&p, 2))),
+        "{out}"
+    );
+}
+
+#[test]
+fn rules_prints_the_common_sections_and_the_games_own() {
+    let raja = ok(&["rules", "raja-pasu"]);
+    assert!(raja.contains("## Raja Pasu"));
+    assert!(!raja.contains("## Walak-pussa"));
+    assert!(!raja.contains("## Pasu Pondi"));
+    for common in [
+        "## The board",
+        "## A move",
+        "### Endless moves",
+        "## The end of a round",
+        "## Matches",
+        "## Decisions and why",
+        "## Notation",
+    ] {
+        assert!(raja.contains(common), "{common}");
+    }
+    let pondi6 = ok(&["rules", "pasu-pondi-6"]);
+    assert!(pondi6.contains("## Pasu Pondi") && !pondi6.contains("## Raja Pasu"));
+    let all = ok(&["rules"]);
+    assert!(
+        all.contains("## Walak-pussa")
+            && all.contains("## Raja Pasu")
+            && all.contains("## Pasu Pondi")
+    );
+    assert_eq!(all, include_str!("../../../docs/rules.md"));
+}
+
+#[test]
+fn bench_prints_a_row_per_thread_and_a_total() {
+    let out = ok(&[
+        "bench",
+        "--game",
+        "pasu-pondi",
+        "--seconds",
+        "0.2",
+        "--threads",
+        "2",
+        "--seed",
+        "5",
+    ]);
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("pasu-pondi "))
+        .collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    let total: Vec<&str> = rows[2].split_whitespace().collect();
+    assert_eq!(total[1], "all");
+    let playouts: u64 = total[2].parse().unwrap();
+    let per_thread: u64 = rows[..2]
+        .iter()
+        .map(|r| r.split_whitespace().nth(2).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(playouts, per_thread);
+    assert!(playouts > 0);
+}
+
+#[test]
+fn replay_reads_a_game_record() {
+    let (moves, want, _) = random_play(Game::PasuPondi6, Mode::Match, 3);
+    let mut rec = Record::from_moves(Game::PasuPondi6, Mode::Match, Side::South, &moves).unwrap();
+    rec.set_tag("South", "test").unwrap();
+    let dir = std::env::temp_dir().join(format!("pussa-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("game.txt");
+    std::fs::write(&path, rec.to_string()).unwrap();
+    let got = json_lines(&ok(&[
+        "replay",
+        "--record",
+        path.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(got, want);
+    let err = fails(&[
+        "replay",
+        "--record",
+        path.to_str().unwrap(),
+        "--game",
+        "raja-pasu",
+    ]);
+    assert!(err.contains("the record"), "{err}");
+    std::fs::write(&path, "[Game \"raja-pasu\"]\n\n1. a *\n").unwrap();
+    let err = fails(&["replay", "--record", path.to_str().unwrap()]);
+    assert!(
+        err.contains("line 3, column 4: move 1 (a): not your hole"),
+        "{err}"
+    );
+    let err = fails(&[
+        "replay",
+        "--record",
+        dir.join("missing.txt").to_str().unwrap(),
+    ]);
+    assert!(err.contains("cannot read the record"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
