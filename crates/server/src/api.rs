@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
@@ -9,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::app::{App, CreateReq, OpponentReq};
+use crate::app::{App, CreateReq, NewGame, OpponentReq};
 use crate::error::{ApiError, Json, Path, Query};
 use crate::{assets, engine, live, record, ws};
 
@@ -139,7 +140,7 @@ pub async fn get_record(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let g = app.snapshot(&id).await?;
-    let text = record::write(&g);
+    let text = record::write(&g).map_err(ApiError::internal)?;
     let mut resp = text.into_response();
     let h = resp.headers_mut();
     h.insert(
@@ -165,22 +166,23 @@ pub async fn import(
     State(app): AppState,
     Json(req): Json<ImportReq>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let parsed =
-        record::read(&req.record).map_err(|e| ApiError::bad_request(format!("record: {e}")))?;
+    let rec = pussa_rules::record::Record::parse(&req.record)
+        .map_err(|e| ApiError::bad_request(format!("record: {e}")))?;
     let seat = live::parse_side(req.seat.as_deref().unwrap_or("S"), "seat")?;
     let opponent = match req.opponent {
         None => live::Opponent::Hotseat,
-        Some(o) => crate::app::parse_opponent(&o.kind, o.level.as_deref())?,
+        Some(o) => o.parse()?,
     };
     let v = app
-        .create_game(
-            parsed.game,
-            parsed.mode,
-            parsed.first,
+        .create_game(NewGame {
+            game: rec.game(),
+            mode: rec.mode(),
+            first: rec.first(),
             seat,
             opponent,
-            &parsed.moves,
-        )
+            setup: rec.setup().copied(),
+            moves: rec.moves().iter().map(|m| m.hole).collect(),
+        })
         .await?;
     Ok((StatusCode::CREATED, Json(v)))
 }
@@ -204,9 +206,15 @@ pub async fn list(
 pub async fn websocket(
     State(app): AppState,
     Path(id): Path<String>,
-    upgrade: WebSocketUpgrade,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let slot = app.slot(&id)?;
+    let upgrade = upgrade.map_err(|rej| {
+        ApiError::new(
+            rej.status(),
+            format!("a WebSocket upgrade is expected here: {}", rej.body_text()),
+        )
+    })?;
     Ok(upgrade
         .max_message_size(ws::MAX_FRAME)
         .max_frame_size(ws::MAX_FRAME)

@@ -69,8 +69,46 @@ pub struct CreateReq {
 pub struct OpponentReq {
     /// `computer`, `hotseat` or `online`.
     pub kind: String,
-    /// The computer's level.
-    pub level: Option<String>,
+    /// The computer's level: a name or a number.
+    pub level: Option<Value>,
+}
+
+impl OpponentReq {
+    /// The opponent.
+    ///
+    /// # Errors
+    /// 400 for an unknown kind or level.
+    pub fn parse(&self) -> Result<Opponent, ApiError> {
+        let level = match &self.level {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(other) => {
+                return Err(ApiError::bad_request(format!(
+                    "opponent.level: expected a name or a number, found {other}"
+                )))
+            }
+        };
+        parse_opponent(&self.kind, level.as_deref())
+    }
+}
+
+/// A game to create.
+pub struct NewGame {
+    /// Rule set.
+    pub game: Game,
+    /// Single or match.
+    pub mode: pussa_rules::Mode,
+    /// Who moves first.
+    pub first: Side,
+    /// The creator's seat.
+    pub seat: Side,
+    /// The opponent.
+    pub opponent: Opponent,
+    /// A start position other than the game's start (imported records).
+    pub setup: Option<pussa_rules::Setup>,
+    /// Moves to play at once (imported records).
+    pub moves: Vec<Hole>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -226,10 +264,18 @@ impl App {
         let seat = live::parse_side(req.seat.as_deref().unwrap_or("S"), "seat")?;
         let opponent = match req.opponent {
             None => Opponent::Hotseat,
-            Some(o) => parse_opponent(&o.kind, o.level.as_deref())?,
+            Some(o) => o.parse()?,
         };
-        self.create_game(game, mode, first, seat, opponent, &[])
-            .await
+        self.create_game(NewGame {
+            game,
+            mode,
+            first,
+            seat,
+            opponent,
+            setup: None,
+            moves: Vec::new(),
+        })
+        .await
     }
 
     /// Creates a game, plays `moves` (an imported record), lets the computer move if it is to
@@ -237,15 +283,16 @@ impl App {
     ///
     /// # Errors
     /// 400 for a move of `moves` that is illegal.
-    pub async fn create_game(
-        &self,
-        game: Game,
-        mode: pussa_rules::Mode,
-        first: Side,
-        seat: Side,
-        opponent: Opponent,
-        moves: &[Hole],
-    ) -> Result<Value, ApiError> {
+    pub async fn create_game(&self, new: NewGame) -> Result<Value, ApiError> {
+        let NewGame {
+            game,
+            mode,
+            first,
+            seat,
+            opponent,
+            setup,
+            moves,
+        } = new;
         let token = util::new_token().map_err(ApiError::internal)?;
         let mut tokens = [None, None];
         tokens[seat.index()] = Some(token.clone());
@@ -266,8 +313,10 @@ impl App {
             tokens,
             invite: invite.clone(),
             created: util::now_unix(),
+            setup,
         };
-        let mut g = LiveGame::new(meta);
+        let mut g =
+            LiveGame::new(meta).map_err(|e| ApiError::bad_request(format!("record: {e}")))?;
         for (i, &mv) in moves.iter().enumerate() {
             g.play(mv, &mut pussa_rules::NoTrace).map_err(|e| {
                 ApiError::bad_request(format!("record: move {} ({mv}): {e}", i + 1))
@@ -423,7 +472,7 @@ impl App {
             return Err(ApiError::conflict("nothing to undo"));
         };
         let undone = g.moves.len() - keep;
-        let mut rebuilt = LiveGame::new(g.meta.clone());
+        let mut rebuilt = LiveGame::new(g.meta.clone()).map_err(ApiError::internal)?;
         for m in &g.moves[..keep] {
             rebuilt
                 .play(m.mv, &mut pussa_rules::NoTrace)

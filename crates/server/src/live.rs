@@ -113,6 +113,8 @@ pub struct Meta {
     pub invite: Option<String>,
     /// Unix seconds.
     pub created: i64,
+    /// The position the game started from, when not the start of the game (imported records).
+    pub setup: Option<Setup>,
 }
 
 /// A game in memory.
@@ -221,16 +223,23 @@ pub fn winner_name(state: &GameState) -> Option<&'static str> {
 }
 
 impl LiveGame {
-    /// A new game from the start position.
-    #[must_use]
-    pub fn new(meta: Meta) -> LiveGame {
-        let state = GameState::new(meta.game, meta.mode, meta.first);
-        LiveGame {
+    /// A new game from the start position (or from `meta.setup`).
+    ///
+    /// # Errors
+    /// When `meta.setup` is not a valid position.
+    pub fn new(meta: Meta) -> Result<LiveGame, pussa_rules::SetupError> {
+        let mut state = match &meta.setup {
+            Some(setup) => setup.game_state(meta.mode)?,
+            None => GameState::new(meta.game, meta.mode, meta.first),
+        };
+        let mut rounds = Vec::new();
+        advance(&mut state, &mut rounds, &mut pussa_rules::NoTrace);
+        Ok(LiveGame {
             meta,
             state,
             moves: Vec::new(),
-            rounds: Vec::new(),
-        }
+            rounds,
+        })
     }
 
     /// Rebuilds a stored game by replaying its moves through the rules.
@@ -253,6 +262,13 @@ impl LiveGame {
             "online" => Opponent::Online,
             other => return Err(format!("game {}: unknown opponent kind '{other}'", row.id)),
         };
+        let setup = match &row.setup {
+            Some(text) => Some(
+                text.parse::<Setup>()
+                    .map_err(|e| format!("game {}: {e}", row.id))?,
+            ),
+            None => None,
+        };
         let meta = Meta {
             id: row.id.clone(),
             game,
@@ -263,8 +279,9 @@ impl LiveGame {
             tokens: [row.token_s.clone(), row.token_n.clone()],
             invite: row.invite.clone(),
             created: row.created,
+            setup,
         };
-        let mut g = LiveGame::new(meta);
+        let mut g = LiveGame::new(meta).map_err(|e| format!("game {}: {e}", row.id))?;
         for (i, m) in moves.iter().enumerate() {
             if m.ply != i as i64 + 1 {
                 return Err(format!("game {}: move {} is missing", row.id, i + 1));
@@ -387,6 +404,7 @@ impl LiveGame {
             "match_over": st.is_over(),
             "winner": winner_name(st),
             "position": Setup::from_state(st).to_string(),
+            "start_position": self.meta.setup.map(|s| s.to_string()),
             "moves": moves,
             "rounds": rounds,
             "last_round": last_round,
@@ -415,6 +433,7 @@ impl LiveGame {
             finished: self.state.is_over().then(util::now_unix),
             winner: winner_name(&self.state).map(str::to_string),
             ply: self.moves.len() as i64,
+            setup: self.meta.setup.map(|s| s.to_string()),
         }
     }
 }

@@ -35,6 +35,8 @@ pub struct GameRow {
     pub winner: Option<String>,
     /// Moves stored.
     pub ply: i64,
+    /// The position string the game started from (imported records), if not the start.
+    pub setup: Option<String>,
 }
 
 /// One stored move.
@@ -66,7 +68,8 @@ CREATE TABLE IF NOT EXISTS games (
     created      INTEGER NOT NULL,
     finished     INTEGER,
     winner       TEXT,
-    ply          INTEGER NOT NULL DEFAULT 0
+    ply          INTEGER NOT NULL DEFAULT 0,
+    setup        TEXT
 );
 CREATE INDEX IF NOT EXISTS games_finished ON games(finished);
 CREATE TABLE IF NOT EXISTS moves (
@@ -79,7 +82,7 @@ CREATE TABLE IF NOT EXISTS moves (
 ";
 
 const GAME_COLS: &str = "id, game, mode, first, opponent, level, creator_seat, token_s, token_n, \
-                         invite, created, finished, winner, ply";
+                         invite, created, finished, winner, ply, setup";
 
 fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
     Ok(GameRow {
@@ -97,6 +100,7 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
         finished: r.get(11)?,
         winner: r.get(12)?,
         ply: r.get(13)?,
+        setup: r.get(14)?,
     })
 }
 
@@ -123,10 +127,10 @@ impl Store {
     /// On a database error (e.g. a duplicate id).
     pub fn insert_game(&mut self, g: &GameRow) -> rusqlite::Result<()> {
         self.conn.execute(
-            &format!("INSERT INTO games ({GAME_COLS}) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)"),
+            &format!("INSERT INTO games ({GAME_COLS}) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"),
             params![
                 g.id, g.game, g.mode, g.first, g.opponent, g.level, g.creator_seat, g.token_s,
-                g.token_n, g.invite, g.created, g.finished, g.winner, g.ply
+                g.token_n, g.invite, g.created, g.finished, g.winner, g.ply, g.setup
             ],
         )?;
         Ok(())
@@ -143,10 +147,10 @@ impl Store {
     ) -> rusqlite::Result<()> {
         let tx = self.conn.transaction()?;
         tx.execute(
-            &format!("INSERT INTO games ({GAME_COLS}) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)"),
+            &format!("INSERT INTO games ({GAME_COLS}) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"),
             params![
                 g.id, g.game, g.mode, g.first, g.opponent, g.level, g.creator_seat, g.token_s,
-                g.token_n, g.invite, g.created, g.finished, g.winner, g.ply
+                g.token_n, g.invite, g.created, g.finished, g.winner, g.ply, g.setup
             ],
         )?;
         {
@@ -303,6 +307,7 @@ mod tests {
             finished: None,
             winner: None,
             ply: 0,
+            setup: None,
         }
     }
 

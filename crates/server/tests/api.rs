@@ -1,0 +1,632 @@
+//! The JSON API against a real server on a loopback port with its own SQLite file.
+
+mod common;
+
+use common::{assert_matches_rules, letters, TestServer};
+use serde_json::{json, Value};
+
+async fn create(s: &TestServer, body: Value) -> Value {
+    let r = s.post("/api/games", &body).await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    r.json()
+}
+
+async fn play(s: &TestServer, id: &str, token: &str, mv: &str) -> Value {
+    let r = s
+        .post(
+            &format!("/api/games/{id}/moves"),
+            &json!({"move": mv, "token": token}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "move {mv}: {}", r.body);
+    r.json()
+}
+
+/// A small deterministic generator for picking moves.
+struct Lcg(u64);
+impl Lcg {
+    fn pick<'a>(&mut self, v: &'a [String]) -> &'a str {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        &v[(self.0 >> 33) as usize % v.len()]
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hotseat_move_matches_the_contract_and_carries_its_trace() {
+    let s = TestServer::start("hotseat").await;
+    let c = create(
+        &s,
+        json!({"game": "raja-pasu", "opponent": {"kind": "hotseat"}}),
+    )
+    .await;
+    assert_eq!(letters(&c["seats"]), ["S", "N"]);
+    assert!(c["invite"].is_null());
+    let id = c["id"].as_str().unwrap();
+    let tok = c["token"].as_str().unwrap();
+    assert_eq!(
+        c["state"]["legal"],
+        json!(["A", "B", "C", "D", "E", "F", "G"])
+    );
+    let r = play(&s, id, tok, "G").await;
+    // The contract's worked move: raja-pasu G.
+    assert_eq!(
+        r["state"]["board"],
+        json!([2, 14, 14, 1, 14, 2, 3, 1, 0, 0, 0, 14, 0, 14])
+    );
+    assert_eq!(r["state"]["stores"], json!([11, 8]));
+    assert_eq!(r["state"]["to_move"], "N");
+    let played = r["played"].as_array().unwrap();
+    assert_eq!(played.len(), 1);
+    assert_eq!(
+        (played[0]["move"].as_str(), played[0]["side"].as_str()),
+        (Some("G"), Some("S"))
+    );
+    let trace = played[0]["trace"].as_array().unwrap();
+    assert_eq!(
+        trace[0],
+        json!({"type": "lift", "hole": "G", "seeds": 7, "relay": false})
+    );
+    let fours: Vec<&Value> = trace.iter().filter(|e| e["type"] == "four").collect();
+    assert_eq!(fours.len(), 4, "two fours for South, two for North");
+    assert_eq!(fours[0]["owner"], "S");
+    assert!(trace
+        .iter()
+        .any(|e| e["type"] == "capture" && e["hole"] == "d" && e["seeds"] == 3 && e["by"] == "S"));
+    // The same token moves for North too.
+    let r = play(&s, id, tok, "a").await;
+    assert_eq!(r["state"]["ply"], 2);
+    assert_matches_rules(&r["state"]);
+    let st = s.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(st, r["state"]);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn computer_replies_and_undo_takes_back_both_moves() {
+    let s = TestServer::start("computer").await;
+    let c = create(
+        &s,
+        json!({"game": "walak-pussa", "opponent": {"kind": "computer", "level": "beginner"}}),
+    )
+    .await;
+    assert_eq!(c["state"]["seats"]["N"]["kind"], "computer");
+    let id = c["id"].as_str().unwrap();
+    let tok = c["token"].as_str().unwrap();
+    let r = play(&s, id, tok, "A").await;
+    let played = r["played"].as_array().unwrap();
+    assert_eq!(played.len(), 2, "{played:?}");
+    assert_eq!(played[0]["by"], "human");
+    assert_eq!(played[1]["by"], "computer");
+    assert_eq!(played[1]["side"], "N");
+    assert_eq!(played[1]["board"], r["state"]["board"]);
+    assert_eq!(r["state"]["to_move"], "S");
+    assert_matches_rules(&r["state"]);
+    // Moving for the computer is refused.
+    let legal = letters(&r["state"]["legal"]);
+    let u = s
+        .post(&format!("/api/games/{id}/undo"), &json!({"token": tok}))
+        .await;
+    assert_eq!(u.status, 200, "{}", u.body);
+    assert_eq!(u.json()["undone"], 2);
+    assert_eq!(u.json()["state"]["ply"], 0);
+    assert_eq!(u.json()["state"]["board"], json!([4u8; 14].to_vec()));
+    s.post(&format!("/api/games/{id}/undo"), &json!({"token": tok}))
+        .await
+        .assert_error(409, "nothing to undo");
+    assert!(!legal.is_empty());
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn computer_moves_first_when_it_has_the_first_move() {
+    let s = TestServer::start("compfirst").await;
+    let c = create(
+        &s,
+        json!({"game": "pasu-pondi", "first": "S", "seat": "N", "opponent": {"kind": "computer", "level": 2}}),
+    )
+    .await;
+    assert_eq!(c["seat"], "N");
+    assert_eq!(c["state"]["opponent"]["level"], "novice");
+    assert_eq!(c["played"].as_array().unwrap().len(), 1);
+    assert_eq!(c["played"][0]["side"], "S");
+    assert_eq!(c["state"]["ply"], 1);
+    assert_eq!(c["state"]["to_move"], "N");
+    assert_matches_rules(&c["state"]);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn online_seats_cannot_be_taken_or_played_by_strangers() {
+    let s = TestServer::start("online").await;
+    let c = create(
+        &s,
+        json!({"game": "raja-pasu", "opponent": {"kind": "online"}, "seat": "S"}),
+    )
+    .await;
+    let id = c["id"].as_str().unwrap().to_string();
+    let south = c["token"].as_str().unwrap().to_string();
+    let invite = c["invite"]["token"].as_str().unwrap().to_string();
+    assert_eq!(c["invite"]["url"], format!("/?game={id}&invite={invite}"));
+    assert_eq!(c["state"]["seats"]["N"]["taken"], false);
+
+    // A watcher sees the state but no secret.
+    let watch = s.get(&format!("/api/games/{id}")).await;
+    assert_eq!(watch.status, 200);
+    assert!(!watch.body.contains(&south) && !watch.body.contains(&invite));
+
+    s.post(
+        &format!("/api/games/{id}/join"),
+        &json!({"invite": "0".repeat(32)}),
+    )
+    .await
+    .assert_error(403, "wrong invite");
+    let j = s
+        .post(&format!("/api/games/{id}/join"), &json!({"invite": invite}))
+        .await;
+    assert_eq!(j.status, 200, "{}", j.body);
+    let j = j.json();
+    assert_eq!(j["seat"], "N");
+    let north = j["token"].as_str().unwrap().to_string();
+    assert_ne!(north, invite, "the seat's secret is not the invite");
+    assert_eq!(j["state"]["seats"]["N"]["taken"], true);
+    s.post(&format!("/api/games/{id}/join"), &json!({"invite": invite}))
+        .await
+        .assert_error(409, "already used");
+
+    // A stranger, a watcher without a token, the invite itself: none may move.
+    let path = format!("/api/games/{id}/moves");
+    s.post(&path, &json!({"move": "A", "token": "f".repeat(32)}))
+        .await
+        .assert_error(403, "no seat");
+    s.post(&path, &json!({"move": "A", "token": ""}))
+        .await
+        .assert_error(403, "no seat");
+    s.post(&path, &json!({"move": "A", "token": invite}))
+        .await
+        .assert_error(403, "no seat");
+    // North may not move for South.
+    s.post(&path, &json!({"move": "A", "token": north}))
+        .await
+        .assert_error(409, "not your turn");
+    s.post(&path, &json!({"move": "a", "token": north}))
+        .await
+        .assert_error(409, "not your turn");
+    play(&s, &id, &south, "A").await;
+    s.post(&path, &json!({"move": "B", "token": south}))
+        .await
+        .assert_error(409, "not your turn");
+    let r = play(&s, &id, &north, "g").await;
+    assert_eq!(r["state"]["ply"], 2);
+    assert_matches_rules(&r["state"]);
+    // No undo and no hints online.
+    s.post(&format!("/api/games/{id}/undo"), &json!({"token": south}))
+        .await
+        .assert_error(409, "online");
+    s.get(&format!("/api/games/{id}/hint?token={south}"))
+        .await
+        .assert_error(409, "online");
+    s.post(&format!("/api/games/{id}/undo"), &json!({"token": "nope"}))
+        .await
+        .assert_error(403, "no seat");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_requests_get_400_naming_the_problem() {
+    let s = TestServer::start("bad").await;
+    s.post_raw("/api/games", "{\"game\": ")
+        .await
+        .assert_error(400, "malformed JSON");
+    s.post_raw("/api/games", "[1,2]")
+        .await
+        .assert_error(400, "bad request body");
+    s.post_raw("/api/games", "{}")
+        .await
+        .assert_error(400, "game");
+    s.post(&"/api/games", &json!({"game": 7}))
+        .await
+        .assert_error(400, "game");
+    s.post("/api/games", &json!({"game": "oware"}))
+        .await
+        .assert_error(400, "unknown game 'oware'");
+    s.post(
+        "/api/games",
+        &json!({"game": "raja-pasu", "mode": "league"}),
+    )
+    .await
+    .assert_error(400, "unknown mode");
+    s.post("/api/games", &json!({"game": "raja-pasu", "first": "E"}))
+        .await
+        .assert_error(400, "first");
+    s.post(
+        "/api/games",
+        &json!({"game": "raja-pasu", "opponent": {"kind": "alien"}}),
+    )
+    .await
+    .assert_error(400, "unknown opponent");
+    s.post(
+        "/api/games",
+        &json!({"game": "raja-pasu", "opponent": {"kind": "computer", "level": "god"}}),
+    )
+    .await
+    .assert_error(400, "unknown level 'god'");
+    // No JSON body at all.
+    common::http(s.addr, "POST", "/api/games", None)
+        .await
+        .assert_error(415, "Content-Type: application/json");
+    let c = create(&s, json!({"game": "raja-pasu"})).await;
+    let id = c["id"].as_str().unwrap();
+    let tok = c["token"].as_str().unwrap();
+    s.post(
+        &format!("/api/games/{id}/moves"),
+        &json!({"move": "Z", "token": tok}),
+    )
+    .await
+    .assert_error(400, "unknown move 'Z'");
+    s.post(
+        &format!("/api/games/{id}/moves"),
+        &json!({"move": "AB", "token": tok}),
+    )
+    .await
+    .assert_error(400, "unknown move");
+    s.post(&format!("/api/games/{id}/moves"), &json!({"token": tok}))
+        .await
+        .assert_error(400, "move");
+    // A broken HTTP request gets a 400 from the HTTP layer and the server goes on.
+    let r = common::raw(s.addr, b"BLAH /\x01\x02 HTTP/9\r\n\r\n").await;
+    assert_eq!(r.status, 400);
+    assert_eq!(s.get("/api/meta").await.status, 200);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_ids_paths_and_methods() {
+    let s = TestServer::start("notfound").await;
+    s.get("/api/games/zzzzzzzzzz")
+        .await
+        .assert_error(404, "no game with id 'zzzzzzzzzz'");
+    s.get("/api/games/..%2F..%2Fetc")
+        .await
+        .assert_error(404, "no game");
+    s.post(
+        "/api/games/zzzzzzzzzz/moves",
+        &json!({"move": "A", "token": "x"}),
+    )
+    .await
+    .assert_error(404, "no game");
+    s.post("/api/games/zzzzzzzzzz/join", &json!({"invite": "x"}))
+        .await
+        .assert_error(404, "no game");
+    s.get("/api/games/zzzzzzzzzz/record")
+        .await
+        .assert_error(404, "no game");
+    s.get("/api/games/zzzzzzzzzz/ws")
+        .await
+        .assert_error(404, "no game");
+    s.get("/api/nothing/here")
+        .await
+        .assert_error(404, "no such API endpoint");
+    s.get("/api/rules/oware")
+        .await
+        .assert_error(404, "unknown game");
+    let r = common::http(s.addr, "DELETE", "/api/games", None).await;
+    r.assert_error(405, "DELETE");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn illegal_moves_get_422_with_the_rules_reason() {
+    let s = TestServer::start("illegal").await;
+    let c = create(&s, json!({"game": "raja-pasu"})).await;
+    let id = c["id"].as_str().unwrap();
+    let tok = c["token"].as_str().unwrap();
+    let path = format!("/api/games/{id}/moves");
+    s.post(&path, &json!({"move": "a", "token": tok}))
+        .await
+        .assert_error(422, "not your hole");
+    play(&s, id, tok, "G").await;
+    // After raja-pasu G, North's b is empty.
+    s.post(&path, &json!({"move": "b", "token": tok}))
+        .await
+        .assert_error(422, "illegal move b: the hole is empty");
+    // Nothing was stored by the refused moves.
+    assert_eq!(s.get(&format!("/api/games/{id}")).await.json()["ply"], 1);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_move_is_refused_with_its_reason() {
+    // From this Walak-pussa position South's C sows for ever (the rules crate's record tests).
+    let pos = "0,1,1,0,1,0,1/2,1,0,2,1,0,1 45 0 S 1 walak-pussa";
+    let record = format!("[Game \"walak-pussa\"]\n[Position \"{pos}\"]\n\n*\n");
+    let s = TestServer::start("endless").await;
+    let r = s
+        .post("/api/games/import", &json!({"record": record}))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let c = r.json();
+    assert_eq!(c["state"]["start_position"], pos);
+    assert_eq!(c["state"]["position"], pos);
+    let legal = letters(&c["state"]["legal"]);
+    assert!(
+        !legal.contains(&"C".to_string()),
+        "an endless move is never offered: {legal:?}"
+    );
+    let id = c["id"].as_str().unwrap();
+    let tok = c["token"].as_str().unwrap();
+    s.post(
+        &format!("/api/games/{id}/moves"),
+        &json!({"move": "C", "token": tok}),
+    )
+    .await
+    .assert_error(422, "illegal move C: endless sowing");
+    assert_eq!(s.get(&format!("/api/games/{id}")).await.json()["ply"], 0);
+    // The other moves from there are fine.
+    play(&s, id, tok, "B").await;
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn records_download_and_import_round_trip() {
+    let s = TestServer::start("record").await;
+    let c = create(&s, json!({"game": "raja-pasu", "mode": "match", "opponent": {"kind": "computer", "level": "beginner"}})).await;
+    let id = c["id"].as_str().unwrap().to_string();
+    let tok = c["token"].as_str().unwrap().to_string();
+    let mut st = c["state"].clone();
+    let mut rng = Lcg(5);
+    for _ in 0..6 {
+        if st["to_move"].is_null() {
+            break;
+        }
+        let legal = letters(&st["legal"]);
+        st = play(&s, &id, &tok, rng.pick(&legal)).await["state"].clone();
+    }
+    let r = s.get(&format!("/api/games/{id}/record")).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("text/plain; charset=utf-8"));
+    assert_eq!(
+        r.header("content-disposition"),
+        Some(format!("attachment; filename=\"pussa-{id}.txt\"").as_str())
+    );
+    let rec =
+        pussa_rules::record::Record::parse(&r.body).unwrap_or_else(|e| panic!("{e}\n{}", r.body));
+    assert_eq!(rec.moves().len() as u64, st["ply"].as_u64().unwrap());
+    assert_eq!(rec.tag("North"), Some("pussa level beginner"));
+    assert_eq!(rec.tag("Mode"), Some("match"));
+    // Import: a new game, same moves, same position.
+    let imp = s
+        .post("/api/games/import", &json!({"record": r.body}))
+        .await;
+    assert_eq!(imp.status, 201, "{}", imp.body);
+    let imp = imp.json();
+    assert_ne!(imp["id"], id.as_str());
+    for key in [
+        "board", "stores", "moves", "round", "legal", "to_move", "rounds", "position", "mode",
+        "game",
+    ] {
+        assert_eq!(imp["state"][key], st[key], "{key}");
+    }
+    assert_eq!(imp["state"]["opponent"]["kind"], "hotseat");
+    // Broken records are refused with the place of the problem.
+    s.post(
+        "/api/games/import",
+        &json!({"record": "[Game \"raja-pasu\"]\n1. Q *"}),
+    )
+    .await
+    .assert_error(400, "record: line 2");
+    s.post(
+        "/api/games/import",
+        &json!({"record": "[Game \"raja-pasu\"]\n1. a *"}),
+    )
+    .await
+    .assert_error(400, "record:");
+    s.post("/api/games/import", &json!({"recrd": ""}))
+        .await
+        .assert_error(400, "record");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stale_ply_and_finished_games_get_409() {
+    let s = TestServer::start("stale").await;
+    let c = create(&s, json!({"game": "pasu-pondi", "mode": "single"})).await;
+    let id = c["id"].as_str().unwrap().to_string();
+    let tok = c["token"].as_str().unwrap().to_string();
+    let path = format!("/api/games/{id}/moves");
+    let r = s
+        .post(
+            &path,
+            &json!({"move": "A", "token": tok, "expected_ply": 0}),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    // The same submit again (a double click) is refused, not played twice.
+    s.post(
+        &path,
+        &json!({"move": "A", "token": tok, "expected_ply": 0}),
+    )
+    .await
+    .assert_error(409, "stale");
+    let mut st = s.get(&format!("/api/games/{id}")).await.json();
+    let mut rng = Lcg(3);
+    let mut n = 0;
+    while st["match_over"] == false {
+        let legal = letters(&st["legal"]);
+        let mv = rng.pick(&legal).to_string();
+        let ply = st["ply"].as_u64().unwrap();
+        let r = s
+            .post(
+                &path,
+                &json!({"move": mv, "token": tok, "expected_ply": ply}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        st = r.json()["state"].clone();
+        n += 1;
+        assert!(n < 2000, "a single game ends");
+    }
+    assert_matches_rules(&st);
+    assert!(st["to_move"].is_null());
+    assert_eq!(st["legal"], json!([]));
+    assert!(["S", "N", "draw"].contains(&st["winner"].as_str().unwrap()));
+    assert_eq!(st["rounds"].as_array().unwrap().len(), 1);
+    assert_eq!(st["last_round"], st["rounds"][0]);
+    s.post(&path, &json!({"move": "A", "token": tok}))
+        .await
+        .assert_error(409, "over");
+    s.get(&format!("/api/games/{id}/hint?token={tok}"))
+        .await
+        .assert_error(409, "over");
+    // Listed among the finished games, and openable after a restart.
+    let list = s.get("/api/games?finished=true").await.json();
+    assert!(list["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["id"] == id.as_str() && g["winner"] == st["winner"]));
+    let unfinished = s.get("/api/games?finished=false").await.json();
+    assert!(!unfinished["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["id"] == id.as_str()));
+    let dir = s.dir.clone();
+    s.stop().await;
+    let s = TestServer::start_in(dir).await;
+    let again = s.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(again, st);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_lays_out_the_next_round_in_the_trace() {
+    let s = TestServer::start("match").await;
+    let c = create(&s, json!({"game": "walak-pussa", "mode": "match"})).await;
+    let id = c["id"].as_str().unwrap().to_string();
+    let tok = c["token"].as_str().unwrap().to_string();
+    let mut st = c["state"].clone();
+    let mut rng = Lcg(11);
+    let mut refills = 0;
+    let mut n = 0;
+    while st["match_over"] == false && n < 600 {
+        let legal = letters(&st["legal"]);
+        let r = play(&s, &id, &tok, rng.pick(&legal)).await;
+        let trace = r["played"][0]["trace"].as_array().unwrap().clone();
+        let round_end = trace.iter().any(|e| e["type"] == "round_end");
+        let refill = trace.iter().find(|e| e["type"] == "refill");
+        if let Some(ev) = refill {
+            assert!(round_end, "a refill follows a round's end");
+            refills += 1;
+            assert_eq!(r["state"]["round"], ev["round"]);
+            assert_eq!(
+                r["state"]["rounds"].as_array().unwrap().len() as u64,
+                ev["round"].as_u64().unwrap() - 1
+            );
+            assert!(["S", "N"].contains(&ev["starter"].as_str().unwrap()));
+        }
+        st = r["state"].clone();
+        assert_eq!(
+            st["round_over"], st["match_over"],
+            "a match never waits between rounds"
+        );
+        n += 1;
+        if n % 25 == 0 {
+            assert_matches_rules(&st);
+        }
+    }
+    assert_matches_rules(&st);
+    assert!(refills >= 1, "at least one round was laid out in {n} moves");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hints_are_legal_and_flooding_them_gets_429() {
+    let s = TestServer::start("hint").await;
+    let c = create(
+        &s,
+        json!({"game": "raja-pasu", "opponent": {"kind": "computer", "level": "beginner"}}),
+    )
+    .await;
+    let id = c["id"].as_str().unwrap().to_string();
+    let tok = c["token"].as_str().unwrap().to_string();
+    let path = format!("/api/games/{id}/hint?token={tok}");
+    let (a, b) = tokio::join!(s.get(&path), async {
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        s.get(&path).await
+    });
+    assert_eq!(a.status, 200, "{}", a.body);
+    let h = a.json();
+    let mv = h["move"].as_str().unwrap();
+    assert!(letters(&c["state"]["legal"]).iter().any(|l| l == mv));
+    assert_eq!(h["pv"][0], mv);
+    assert!(h["score"].is_i64() && h["exact"].is_boolean());
+    b.assert_error(429, "already being computed");
+    s.get(&format!("/api/games/{id}/hint"))
+        .await
+        .assert_error(403, "token");
+    s.get(&format!("/api/games/{id}/hint?token=abc"))
+        .await
+        .assert_error(403, "no seat");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_bodies_get_413() {
+    let s = TestServer::start("big").await;
+    let big = format!(
+        "{{\"game\": \"raja-pasu\", \"pad\": \"{}\"}}",
+        "x".repeat(400 * 1024)
+    );
+    s.post_raw("/api/games", &big)
+        .await
+        .assert_error(413, "too large");
+    assert_eq!(s.get("/api/meta").await.status, 200);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn meta_page_and_rules() {
+    let s = TestServer::start("page").await;
+    let m = s.get("/api/meta").await.json();
+    assert_eq!(m["games"].as_array().unwrap().len(), 4);
+    assert_eq!(m["games"][3]["name"], "pasu-pondi-6");
+    assert_eq!(m["levels"].as_array().unwrap().len(), 7);
+    let index = s.get("/").await;
+    assert_eq!(index.status, 200);
+    assert_eq!(
+        index.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(index.body.contains("<html"));
+    let same = s.get("/?game=abc&invite=def").await;
+    assert_eq!(same.body, index.body);
+    assert_eq!(s.get("/no-such-file.js").await.status, 404);
+    assert_eq!(
+        common::http(s.addr, "GET", "/../Cargo.toml", None)
+            .await
+            .status,
+        404
+    );
+    // Every embedded file is served with its type.
+    for (path, bytes) in pussa_server::assets::ASSETS {
+        let r = s.get(&format!("/{path}")).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert_eq!(r.body.len(), bytes.len(), "{path}");
+    }
+    let rules_md = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules.md");
+    let r = s.get("/api/rules/raja-pasu").await;
+    if rules_md.is_file() && pussa_server::assets::RULES_MD.is_some() {
+        assert_eq!(r.status, 200);
+        assert!(r
+            .header("content-type")
+            .unwrap()
+            .starts_with("text/markdown"));
+        assert!(r.body.to_lowercase().contains("raja pasu"));
+    } else {
+        r.assert_error(404, "rules");
+    }
+    s.stop().await;
+}
