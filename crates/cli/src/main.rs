@@ -6,13 +6,14 @@
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 mod cmd_bench;
 mod cmd_explain;
 mod cmd_perft;
 mod cmd_replay;
 mod cmd_rules;
+mod cmd_serve;
 
 /// The pussa mancala games: Walak-pussa, Raja Pasu and Pasu Pondi.
 #[derive(Parser)]
@@ -34,19 +35,19 @@ enum Command {
     Replay(cmd_replay::Args),
     /// Print the rules of a game in words.
     Rules(cmd_rules::Args),
+    /// Play in the browser: the web page and its JSON/WebSocket API (the default command).
+    Serve(cmd_serve::Args),
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        None => {
-            Cli::command().print_help()?;
-            Ok(())
-        }
+        None => cmd_serve::run(cmd_serve::Args::default()),
         Some(Command::Bench(args)) => cmd_bench::run(args),
         Some(Command::Explain(args)) => cmd_explain::run(args),
         Some(Command::Perft(args)) => cmd_perft::run(args),
         Some(Command::Replay(args)) => cmd_replay::run(args),
         Some(Command::Rules(args)) => cmd_rules::run(args),
+        Some(Command::Serve(args)) => cmd_serve::run(args),
     }
 }
 
