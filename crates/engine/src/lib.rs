@@ -27,6 +27,7 @@ use std::time::Duration;
 use pussa_rules::{GameState, Hole, Position};
 
 pub mod arena;
+pub mod bench;
 pub mod eval;
 pub mod levels;
 pub mod mcts;

@@ -22,7 +22,7 @@ pub const CHECK_EVERY: u64 = 1024;
 
 /// Time management: a new iteration is started only if less than this fraction (in percent) of
 /// the move time has been used, since the next one usually takes several times longer.
-pub const ITERATION_START_PERCENT: u32 = 45;
+pub const ITERATION_START_PERCENT: u32 = 50;
 
 /// Transposition table: default size in entries (a power of two; 16 bytes each).
 pub const TT_ENTRIES_DEFAULT: usize = 1 << 20;

@@ -13,7 +13,8 @@ use crate::params::SCALE;
 /// `history` holding the repetition keys of the earlier positions of the round since seeds last
 /// left the board. Returns the value and whether every leaf was a real end of the round.
 pub fn minimax(pos: &Position, depth: u32, history: &mut Vec<u128>) -> (i32, bool) {
-    minimax_budget(pos, depth, history, &mut u64::MAX).expect("an unlimited budget")
+    let mut unlimited = u64::MAX;
+    minimax_budget(pos, depth, history, &mut unlimited).expect("an unlimited budget")
 }
 
 /// [`minimax`] visiting at most `budget` nodes (decremented as it goes); `None` when the budget

@@ -78,6 +78,9 @@ pub(crate) struct Worker<'a> {
     history: [[i32; 14]; 2],
     pv: Vec<[u8; MAX_PLY]>,
     pv_len: Vec<usize>,
+    /// The best root move of the iteration in progress, once one has been searched fully:
+    /// its score and principal variation (used when the iteration is cut short).
+    root_best: Option<(i32, Vec<Hole>)>,
 }
 
 impl<'a> Worker<'a> {
@@ -102,6 +105,7 @@ impl<'a> Worker<'a> {
             history: [[0; 14]; 2],
             pv: vec![[NO_MOVE; MAX_PLY]; MAX_PLY + 1],
             pv_len: vec![0; MAX_PLY + 1],
+            root_best: None,
         };
         for &k in root_history {
             w.path.push(k);
@@ -250,6 +254,9 @@ impl<'a> Worker<'a> {
                     let (head, tail) = self.pv.split_at_mut(ply + 1);
                     head[ply][1..=len].copy_from_slice(&tail[0][..len]);
                     self.pv_len[ply] = len + 1;
+                    if ply == 0 {
+                        self.root_best = Some((v, self.root_pv()));
+                    }
                     if alpha >= beta {
                         if !captured && self.killers[ply][0] != mv {
                             self.killers[ply][1] = self.killers[ply][0];
@@ -347,6 +354,7 @@ fn iterate(
             Some(s) if params::ASPIRATION > 0 && depth >= 3 => (s - params::ASPIRATION, s + params::ASPIRATION),
             _ => (-INF, INF),
         };
+        w.root_best = None;
         let (score, proven) = loop {
             let (v, p) = w.negamax(pos, depth as i32, lo, hi, 0);
             if w.stopped {
@@ -361,6 +369,13 @@ fn iterate(
             }
         };
         if w.stopped {
+            // Cut short: keep a root move this iteration searched fully, if any (it beat the
+            // previous best move's score at this depth, or is the previous best move itself).
+            if let Some((v, pv)) = w.root_best.take() {
+                let it = Iteration { score: v, proven: false, pv };
+                report(depth, &it, w.nodes);
+                last = Some((depth, it));
+            }
             break;
         }
         let it = Iteration { score, proven, pv: w.root_pv() };
