@@ -134,6 +134,10 @@ fn broken_engines_lose_and_the_tournament_ends() {
         ("engine:sh -c \"echo garbage\"", "garbage"),
         ("engine:true", "exited"),
         ("engine:sleep 30", "timed out"),
+        (
+            "engine:sh -c \"while :; do echo info string thinking; sleep 0.01; done\"",
+            "timed out",
+        ),
         ("engine:/nonexistent/engine", "cannot start engine"),
     ] {
         let t = std::time::Instant::now();

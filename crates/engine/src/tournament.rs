@@ -492,8 +492,9 @@ impl ExternalEngine {
             name: None,
         };
         e.send("pussa")?;
+        let deadline = e.deadline();
         loop {
-            let line = e.recv("pussaok")?;
+            let line = e.recv("pussaok", deadline)?;
             if line == "pussaok" {
                 break;
             }
@@ -546,44 +547,46 @@ impl ExternalEngine {
         msg
     }
 
-    /// The next line, within the timeout. Error lines (`info string error: …`) are reported.
-    fn recv(&mut self, waiting_for: &str) -> Result<String, String> {
-        let deadline = Instant::now() + self.timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    if let Some(err) = line.strip_prefix("info string error:") {
-                        return Err(format!("engine reported an error: {}", clip(err.trim())));
+    /// The next line before `deadline`. Error lines (`info string error: …`) are reported.
+    fn recv(&mut self, waiting_for: &str, deadline: Instant) -> Result<String, String> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(left) {
+            Ok(line) => match line.strip_prefix("info string error:") {
+                Some(err) => Err(format!("engine reported an error: {}", clip(err.trim()))),
+                None => Ok(line),
+            },
+            Err(RecvTimeoutError::Timeout) => Err(format!(
+                "engine timed out: no '{waiting_for}' within {} ms",
+                self.timeout.as_millis()
+            )),
+            Err(RecvTimeoutError::Disconnected) => {
+                // The output closed: give the process a moment to be reaped for its status.
+                let mut status = None;
+                for _ in 0..20 {
+                    status = self.child.try_wait().ok().flatten();
+                    if status.is_some() {
+                        break;
                     }
-                    return Ok(line);
+                    std::thread::sleep(Duration::from_millis(5));
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(format!(
-                        "engine timed out: no '{waiting_for}' within {} ms",
-                        self.timeout.as_millis()
-                    ))
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.child.try_wait().ok().flatten();
-                    return Err(match status {
-                        Some(st) => {
-                            format!("engine exited ({st}) while we waited for '{waiting_for}'")
-                        }
-                        None => {
-                            format!("engine closed its output while we waited for '{waiting_for}'")
-                        }
-                    });
-                }
+                Err(match status {
+                    Some(st) => format!("engine exited ({st}) while we waited for '{waiting_for}'"),
+                    None => format!("engine closed its output while we waited for '{waiting_for}'"),
+                })
             }
         }
+    }
+
+    fn deadline(&self) -> Instant {
+        Instant::now() + self.timeout
     }
 
     /// `isready` → `readyok`, skipping `info` lines.
     fn sync(&mut self) -> Result<(), String> {
         self.send("isready")?;
+        let deadline = self.deadline();
         loop {
-            let line = self.recv("readyok")?;
+            let line = self.recv("readyok", deadline)?;
             if line == "readyok" {
                 return Ok(());
             }
@@ -615,8 +618,9 @@ impl ExternalEngine {
         }
         self.send(&pos)?;
         self.send(go_command)?;
+        let deadline = self.deadline();
         loop {
-            let line = self.recv("bestmove")?;
+            let line = self.recv("bestmove", deadline)?;
             if let Some(rest) = line.strip_prefix("bestmove") {
                 let word = rest.split_whitespace().next().unwrap_or("");
                 if word == "none" {

@@ -394,7 +394,6 @@ impl App {
         }
         match key.code {
             KeyCode::Char('q' | 'Q') | KeyCode::Esc => Action::Quit,
-            _ if !self.anim.is_empty() => Action::Skip,
             KeyCode::Char('u' | 'U') | KeyCode::Backspace => {
                 if self.undo.is_empty() {
                     Action::Invalid("nothing to undo")
@@ -409,6 +408,7 @@ impl App {
                     Action::Invalid("a hint is for your own turn")
                 }
             }
+            _ if !self.anim.is_empty() => Action::Skip,
             KeyCode::Enter | KeyCode::Char(' ') | KeyCode::Char('n' | 'N') => {
                 if matches!(self.state.status(), Status::RoundOver { .. }) {
                     Action::NextRound
@@ -715,6 +715,22 @@ mod tests {
         assert_eq!(app.key_action(key('q')), Action::Quit);
         assert_eq!(app.key_action(key('u')), Action::Undo);
         assert_eq!(app.key_action(key('x')), Action::None);
+    }
+
+    #[test]
+    fn during_the_animation_keys_skip_it_but_hint_and_undo_work() {
+        let mut app = hotseat(Game::WalakPussa);
+        app.apply(Action::Move(Hole::from_letter('A').unwrap()));
+        assert!(!app.anim.is_empty());
+        assert_eq!(app.key_action(key('c')), Action::Skip);
+        assert_eq!(app.key_action(key('h')), Action::Hint);
+        assert_eq!(app.key_action(key('u')), Action::Undo);
+        app.apply(Action::Skip);
+        assert!(app.anim.is_empty());
+        assert_eq!(
+            app.shown.as_ref().unwrap().board,
+            app.state.position().board()
+        );
     }
 
     #[test]

@@ -1,0 +1,165 @@
+//! `pussa play` in a real terminal: tmux runs it in a detached session, the test types keys
+//! (`send-keys`) and reads the screen (`capture-pane`). scripts/test.sh installs tmux; without
+//! it the test says so and passes without running.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("run tmux")
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "play"]).stdout)
+            .into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "play"];
+        args.extend_from_slice(keys);
+        assert!(self.cmd(&args).status.success());
+    }
+
+    /// Waits until the screen satisfies `ok`; fails with the screen after 20 s.
+    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "waited for {what}; the screen is:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+fn tmux_present() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn play_against_the_computer_in_a_terminal() {
+    if !tmux_present() {
+        println!(
+            "note: tmux is not installed (scripts/test.sh installs it); terminal test skipped"
+        );
+        return;
+    }
+    let t = Tmux {
+        socket: format!("pussa-test-{}", std::process::id()),
+    };
+    let cmd = format!(
+        "{} play --game raja-pasu --level beginner --delay 0; echo EXIT=$?; sleep 60",
+        env!("CARGO_BIN_EXE_pussa")
+    );
+    let out = t.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        "play",
+        "-x",
+        "110",
+        "-y",
+        "30",
+        &cmd,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = t.wait_for("the first prompt", |s| s.contains("your move"));
+    assert!(s.contains("Raja Pasu · single game · round 1"), "{s}");
+    // South's row nearest, labelled A..G; North's row across, g..a.
+    let top = s
+        .find("  g   f   e   d   c   b   a")
+        .expect("North's labels");
+    let bottom = s
+        .find("  A   B   C   D   E   F   G")
+        .expect("South's labels");
+    assert!(top < bottom, "{s}");
+    // A lower-case letter plays South's hole: G, the contract's worked move (South 11, North 8).
+    t.keys(&["g"]);
+    let s = t.wait_for("South's move and the computer's reply", |s| {
+        s.contains("1. S G +11") && s.contains("2. N ") && s.contains("your move")
+    });
+    assert!(s.contains("South (you) holds"), "{s}");
+    // A hint names a legal move with its value.
+    t.keys(&["h"]);
+    let s = t.wait_for("the hint", |s| s.contains("hint: ") && s.contains("seeds"));
+    assert!(!s.contains("hint: no move"), "{s}");
+    // Undo goes back to the start: the move list is empty again.
+    t.keys(&["u"]);
+    let s = t.wait_for("the take-back", |s| s.contains("Taken back"));
+    assert!(!s.contains("1. S G"), "{s}");
+    t.keys(&["q"]);
+    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+}
+
+#[test]
+fn hotseat_match_shows_both_sides_moving() {
+    if !tmux_present() {
+        println!(
+            "note: tmux is not installed (scripts/test.sh installs it); terminal test skipped"
+        );
+        return;
+    }
+    let t = Tmux {
+        socket: format!("pussa-test-hs-{}", std::process::id()),
+    };
+    let cmd = format!(
+        "{} play --game walak-pussa --match --hotseat --delay 0; echo EXIT=$?; sleep 60",
+        env!("CARGO_BIN_EXE_pussa")
+    );
+    assert!(t
+        .cmd(&[
+            "new-session",
+            "-d",
+            "-s",
+            "play",
+            "-x",
+            "110",
+            "-y",
+            "30",
+            &cmd
+        ])
+        .status
+        .success());
+    t.wait_for("the first prompt", |s| s.contains("South: your move"));
+    t.keys(&["A"]);
+    let s = t.wait_for("North's turn", |s| s.contains("North: your move"));
+    assert!(s.contains("1. S A +6"), "{s}");
+    assert!(s.contains("South holds 6"), "{s}");
+    // North's `b` was captured: pressing B (North's b) is refused with the reason.
+    t.keys(&["B"]);
+    t.wait_for("the refusal", |s| {
+        s.contains("illegal move b: the hole is empty")
+    });
+    t.keys(&["c"]);
+    t.wait_for("North's move", |s| s.contains("2. N c"));
+    t.keys(&["q"]);
+    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+}
