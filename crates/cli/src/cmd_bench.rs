@@ -24,6 +24,53 @@ pub struct Args {
     /// Seed of the random moves; thread `t` uses seed + t.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Measure the search instead: a fixed set of positions, each searched to a fixed depth on
+    /// one thread; prints nodes and nodes per second, and the total node count (the search's
+    /// signature: deterministic, it changes only when the search's behaviour does).
+    #[arg(long, conflicts_with_all = ["game", "seconds", "threads", "seed"])]
+    pub search: bool,
+}
+
+/// `pussa bench --search`: the engine's fixed positions at fixed depths, one thread.
+fn run_search() -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "search benchmark: fixed positions, fixed depths, 1 thread")?;
+    writeln!(
+        out,
+        "{:<20} {:>5} {:>12} {:>12} {:>8} {:>5} {:>6}",
+        "position", "depth", "nodes", "nodes/s", "seconds", "best", "score"
+    )?;
+    let mut nodes = 0u64;
+    let mut secs = 0.0f64;
+    for p in pussa_engine::bench::positions() {
+        let t = Instant::now();
+        let r = p.run();
+        let s = t.elapsed().as_secs_f64();
+        nodes += r.nodes;
+        secs += s;
+        writeln!(
+            out,
+            "{:<20} {:>5} {:>12} {:>12.0} {:>8.3} {:>5} {:>+6}",
+            p.name,
+            p.depth,
+            r.nodes,
+            r.nodes as f64 / s.max(1e-9),
+            s,
+            r.best.map_or('-', |h| h.letter()),
+            r.score
+        )?;
+    }
+    writeln!(
+        out,
+        "{:<20} {:>5} {:>12} {:>12.0} {:>8.3}",
+        "total",
+        "",
+        nodes,
+        nodes as f64 / secs.max(1e-9),
+        secs
+    )?;
+    writeln!(out, "signature {nodes}")?;
+    Ok(())
 }
 
 /// What one thread did.
@@ -32,6 +79,16 @@ struct Count {
     playouts: u64,
     moves: u64,
     secs: f64,
+    /// Seconds the thread actually ran on a core, when the system tells (Linux).
+    cpu: Option<f64>,
+}
+
+/// Seconds the calling thread has run on a core so far, from `/proc/thread-self/schedstat`
+/// (Linux); `None` elsewhere. On a shared machine this, not the wall clock, shows the speed.
+fn thread_cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 * 1e-9)
 }
 
 /// Plays random games from `start` until `stop` is set; checks the flag every 256 playouts.
@@ -40,6 +97,7 @@ fn worker(start: Position, seed: u64, stop: &AtomicBool) -> Count {
     let mut scratch = PlayoutScratch::default();
     let mut c = Count::default();
     let t0 = Instant::now();
+    let cpu0 = thread_cpu_seconds();
     while !stop.load(Ordering::Relaxed) {
         for _ in 0..256 {
             let r = playout(&start, &mut rng, &mut scratch);
@@ -48,6 +106,10 @@ fn worker(start: Position, seed: u64, stop: &AtomicBool) -> Count {
         }
     }
     c.secs = t0.elapsed().as_secs_f64();
+    c.cpu = cpu0
+        .zip(thread_cpu_seconds())
+        .map(|(a, b)| b - a)
+        .filter(|&t| t > 0.0);
     c
 }
 
@@ -76,6 +138,9 @@ fn measure(game: Game, seconds: f64, threads: usize, seed: u64) -> Vec<Count> {
 /// # Errors
 /// A non-positive time or zero threads; a failed write to standard output.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.search {
+        return run_search();
+    }
     if !(args.seconds.is_finite() && args.seconds > 0.0 && args.seconds <= 3600.0) {
         bail!(
             "--seconds must be more than 0 and at most 3600, not {}",
@@ -100,23 +165,37 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     writeln!(
         out,
-        "{:<14} {:>7} {:>11} {:>13} {:>14} {:>14} {:>10}",
-        "game", "thread", "playouts", "playouts/s", "moves/s", "moves/playout", "seconds"
+        "{:<14} {:>6} {:>10} {:>11} {:>12} {:>10} {:>7} {:>7} {:>14}",
+        "game",
+        "thread",
+        "playouts",
+        "playouts/s",
+        "moves/s",
+        "moves/game",
+        "wall s",
+        "cpu s",
+        "playouts/cpu-s"
     )?;
     for game in games {
         let counts = measure(game, args.seconds, threads, args.seed);
         let row = |out: &mut std::io::StdoutLock, label: &str, c: Count| -> std::io::Result<()> {
             let secs = c.secs.max(1e-9);
+            let (cpu, per_cpu) = match c.cpu {
+                Some(t) => (format!("{t:.2}"), format!("{:.0}", c.playouts as f64 / t)),
+                None => ("-".to_string(), "-".to_string()),
+            };
             writeln!(
                 out,
-                "{:<14} {:>7} {:>11} {:>13.0} {:>14.0} {:>14.1} {:>10.2}",
+                "{:<14} {:>6} {:>10} {:>11.0} {:>12.0} {:>10.1} {:>7.2} {:>7} {:>14}",
                 game.name(),
                 label,
                 c.playouts,
                 c.playouts as f64 / secs,
                 c.moves as f64 / secs,
                 c.moves as f64 / c.playouts.max(1) as f64,
-                c.secs
+                c.secs,
+                cpu,
+                per_cpu
             )
         };
         if counts.len() > 1 {
@@ -128,8 +207,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             playouts: counts.iter().map(|c| c.playouts).sum(),
             moves: counts.iter().map(|c| c.moves).sum(),
             secs: counts.iter().map(|c| c.secs).fold(0.0, f64::max),
+            cpu: counts.iter().map(|c| c.cpu).sum(),
         };
         row(&mut out, "all", total)?;
     }
+    writeln!(
+        out,
+        "playouts/s and moves/s count wall-clock time; playouts/cpu-s counts only the time the \
+         threads ran on a core (it stays true when other programs share the machine)."
+    )?;
     Ok(())
 }

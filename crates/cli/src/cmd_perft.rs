@@ -83,7 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.depth > 0 && secs > 0.0 {
         writeln!(
             out,
-            "({nodes_total} leaves in {secs:.3} s, {:.0} per second)",
+            "({nodes_total} sequences counted in {secs:.3} s, {:.0} a second)",
             nodes_total as f64 / secs
         )?;
     }
