@@ -20,7 +20,7 @@ after(async () => {
 
 test('a whole game against the computer, clicking holes, counts equal the server after every move', async () => {
   const meta = await server.get('/api/meta');
-  const level = meta.levels[0]; // the fastest level
+  const level = meta.levels[0].name ?? meta.levels[0]; // the fastest level
   const { page } = await newPage(browser, server, { speed: 'fast' });
   const id = await startFromForm(page, server, { game: 'walak-pussa', opponent: 'computer', level });
   let st = await assertShowsServer(page, server, id, 'start');
@@ -63,7 +63,7 @@ test('a whole game against the computer, clicking holes, counts equal the server
 test('the animation is skippable and ends on the server state; undo and hint work against the computer', async () => {
   const meta = await server.get('/api/meta');
   const { page } = await newPage(browser, server, { speed: 'slow' });
-  const id = await startFromForm(page, server, { game: 'raja-pasu', opponent: 'computer', level: meta.levels[0] });
+  const id = await startFromForm(page, server, { game: 'raja-pasu', opponent: 'computer', level: meta.levels[0].name ?? meta.levels[0] });
   let st = await assertShowsServer(page, server, id, 'start');
   await page.click(`svg.board .hole[data-hole="G"]`);
   // Raja Pasu G is a long move: the slow animation is running with captions when we skip it.

@@ -105,6 +105,9 @@ export function launchBrowser() {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      // With PUSSA_WEB_DIR the files come from disk through request interception, which Chromium
+      // treats as a public address: let such a page still reach the loopback server's WebSocket.
+      ...(process.env.PUSSA_WEB_DIR ? ['--disable-features=LocalNetworkAccessChecks'] : []),
     ],
   });
 }
@@ -122,6 +125,19 @@ export async function newPage(browser, server, { speed = 'off', viewport, mobile
       hasTouch: mobile,
       deviceScaleFactor: 1,
     }));
+  if (process.env.PUSSA_WEB_DIR && !context) {
+    // Development aid: serve the page's files from disk, so a change shows without a rebuild.
+    await ctx.route(
+      (u) => u.host === new URL(server.url).host && !u.pathname.startsWith('/api/'),
+      async (route) => {
+        const p = new URL(route.request().url()).pathname.replace(/^\/$/, '/index.html');
+        const file = join(process.env.PUSSA_WEB_DIR, p);
+        const types = { js: 'text/javascript', css: 'text/css', html: 'text/html', svg: 'image/svg+xml' };
+        if (!existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
+        return route.fulfill({ path: file, contentType: types[p.split('.').pop()] || 'application/octet-stream' });
+      },
+    );
+  }
   await ctx.addInitScript((s) => {
     if (!localStorage.getItem('pussa.speed.set')) {
       localStorage.setItem('pussa.speed', s);

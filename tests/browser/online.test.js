@@ -70,6 +70,7 @@ test('two players online through the invite link, and a read-only watcher', asyn
     await watcher.keyboard.press(legal[0]);
     await mover.click(`svg.board .hole[data-hole="${legal[k % legal.length]}"]`);
     const ply = st.ply + 1;
+    await settle(mover, ply);
     for (const p of [south, north, watcher]) st = await assertShowsServer(p, server, id, `ply ${ply}`);
     assert.equal(st.ply, ply, 'exactly one move was played');
     assert.equal(st.moves[ply - 1].move, legal[k % legal.length]);

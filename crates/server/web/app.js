@@ -17,6 +17,7 @@ const TITLES = {
 let meta = null;
 let game = null; // the open game's controller
 let pending = null; // a just created or joined game's answer, consumed by the game view
+let landingNotice = null; // a message from the landing (invite) step, shown once routed
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
@@ -85,11 +86,28 @@ function modelOf(s) {
   return { board: [...s.board], closed: closedBools(s.closed), stores: [...s.stores] };
 }
 
+/** One line on a played move: who played what and what each side took. */
+function summary(p) {
+  const side = sideIndex(p.side);
+  const got = [0, 0];
+  let laps = 0;
+  for (const ev of p.trace || []) {
+    if (ev.type === 'lift') laps++;
+    if (ev.type === 'four') got[sideIndex(ev.owner)] += 4;
+    if (ev.type === 'capture') got[sideIndex(ev.by)] += ev.seeds;
+  }
+  const took = [];
+  if (got[side]) took.push(`took ${got[side]}`);
+  if (got[1 - side]) took.push(`${SIDE_NAME[1 - side]} took ${got[1 - side]}`);
+  return `${SIDE_NAME[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join(', ')}` : ''}).`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Routing
 
 function route() {
-  notice(null);
+  notice(landingNotice, 'info');
+  landingNotice = null;
   const hash = location.hash || '#/';
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   let view = 'home';
@@ -101,6 +119,7 @@ function route() {
     if (a.dataset.nav === view) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
+  window.scrollTo(0, 0);
   if (view !== 'game' && game) {
     game.close();
     game = null;
@@ -124,7 +143,7 @@ async function landing() {
     seats.put(r.id || id, { token: r.token, seats: r.seats || [r.seat] });
     pending = { id: r.id || id, state: r.state, played: [] };
   } catch (e) {
-    if (!seats.get(id)) notice(`Cannot take the seat: ${e.message}. You are watching this game.`, 'info');
+    if (!seats.get(id)) landingNotice = `Cannot take the seat: ${e.message}. You are watching this game.`;
   }
 }
 
@@ -136,7 +155,10 @@ function setupHome() {
   const level = $('#level');
   level.replaceChildren();
   for (const l of meta.levels || []) {
-    level.append(h('option', { value: l, selected: l === meta.default_level }, l));
+    // A level is a name, or {name, number, description}.
+    const name = typeof l === 'string' ? l : l.name;
+    const text = typeof l === 'string' ? l : `${l.number ? `${l.number}. ` : ''}${l.name}${l.description ? `: ${l.description}` : ''}`;
+    level.append(h('option', { value: name, selected: name === meta.default_level }, text));
   }
   const sync = () => {
     const opp = form.opponent.value;
@@ -254,6 +276,7 @@ class GameView {
     this.busy = b;
     document.body.dataset.busy = b ? '1' : '0';
     $('#skip').disabled = !this.animator.running;
+    if (this.state) this.renderActions();
   }
 
   async start(initial) {
@@ -327,6 +350,7 @@ class GameView {
       }
     }
     if (undone) $('#caption').textContent = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
+    else if (played && played.length) $('#caption').textContent = played.map(summary).join(' ');
     this.show(state);
   }
 
@@ -362,12 +386,11 @@ class GameView {
     this.renderTurn();
     this.renderScore();
     this.renderMoves(s);
+    this.animator.running = false;
+    this.setBusy(false);
     this.renderActions();
     $('#hint-text').textContent = '';
     document.body.dataset.ply = String(s.ply);
-    this.setBusy(false);
-    this.animator.running = false;
-    $('#skip').disabled = true;
     this.updateLegal();
     if (newRounds.length || overNow) this.roundDialog(newRounds, s);
   }
@@ -422,7 +445,7 @@ class GameView {
       const tr = h(
         'tr',
         { class: s.to_move && sideIndex(s.to_move) === i && !s.match_over ? 'to-move' : '', 'data-side': SIDE_LETTER[i] },
-        h('td', {}, h('span', { class: `dot ${i ? 'n' : 's'}`, 'aria-hidden': 'true' }), `${names[i]}`, names[i] !== SIDE_NAME[i] ? h('small', { class: 'muted' }, ` ${SIDE_NAME[i]}`) : ''),
+        h('td', { class: 'who' }, h('span', { class: `dot ${i ? 'n' : 's'}`, 'aria-hidden': 'true' }), `${names[i]}`, names[i] !== SIDE_NAME[i] ? h('small', { class: 'muted' }, SIDE_NAME[i]) : ''),
         h('td', { class: 'big', 'data-store': SIDE_LETTER[i] }, s.stores[i]),
         h('td', {}, (s.taken || [0, 0])[i]),
         h('td', {}, won[i]),
@@ -467,7 +490,7 @@ class GameView {
       const r = results.get(round);
       if (r && upto === Infinity) {
         ol.append(
-          h('li', {}, h('span', { class: 'res' }, `${reasonText(r.reason)}: South ${r.taken[0]} – ${r.taken[1]} North, ${winnerText(r.winner, SIDE_NAME)}`)),
+          h('li', { class: 'result' }, `${reasonText(r.reason)}: South ${r.taken[0]} – ${r.taken[1]} North, ${winnerText(r.winner, SIDE_NAME)}`),
         );
       }
     }

@@ -7,11 +7,14 @@ export const LETTERS = 'ABCDEFGabcdefg';
 export const SIDES = ['South', 'North'];
 
 const W = 1000;
-const H = 420;
+const H = 440;
 const HOLE_R = 50;
 const COL_X = (i) => 180 + i * 106.7;
-const ROW_Y = { far: 145, near: 275 };
-const STORE = { w: 96, h: 250, y: 85 };
+const ROW_Y = { far: 150, near: 290 };
+const STORE = { w: 96, h: 240, y: 100 };
+// Counts sit in the wood's margins, letters outside the wood.
+const COUNT_Y = { far: 82, near: 386 };
+const LETTER_Y = { far: 26, near: 432 };
 const MAX_DRAWN = 60;
 
 /** Hole index (0..13) of a letter, or -1. */
@@ -40,10 +43,10 @@ function el(name, attrs = {}, parent = null) {
 
 // A small deterministic hash so a seed keeps its colour and jitter from one frame to the next.
 function jitter(i, k) {
-  let x = (i * 2654435761 + k * 40503) >>> 0;
-  x ^= x >>> 13;
+  let x = (Math.imul(i + 1, 2654435761) + Math.imul(k + 1, 40503)) >>> 0;
+  x = (x ^ (x >>> 13)) >>> 0;
   x = Math.imul(x, 0x5bd1e995) >>> 0;
-  x ^= x >>> 15;
+  x = (x ^ (x >>> 15)) >>> 0;
   return (x % 1000) / 1000;
 }
 
@@ -102,7 +105,7 @@ export class Board {
     const grad = el('radialGradient', { id: 'holeGrad', cx: '50%', cy: '40%', r: '60%' }, defs);
     el('stop', { offset: '0%', 'stop-color': '#5c3a1c' }, grad);
     el('stop', { offset: '100%', 'stop-color': '#7e5129' }, grad);
-    el('rect', { x: 8, y: 30, width: W - 16, height: H - 60, rx: 60, class: 'wood' }, svg);
+    el('rect', { x: 8, y: 40, width: W - 16, height: 360, rx: 60, class: 'wood' }, svg);
     this.svg = svg;
     this.holes = [];
     for (let i = 0; i < 14; i++) {
@@ -126,6 +129,7 @@ export class Board {
       const g = el('g', { class: `store store-${side ? 'north' : 'south'}`, 'data-store': SIDES[side] }, svg);
       const box = el('rect', { width: STORE.w, height: STORE.h, rx: 44, class: 'pit' }, g);
       const seeds = el('g', { class: 'seeds', 'aria-hidden': 'true' }, g);
+      el('rect', { x: 14, y: STORE.h / 2 - 30, width: STORE.w - 28, height: 52, rx: 16, class: 'store-pill' }, g);
       const count = el('text', { class: 'count store-count', 'aria-hidden': 'true' }, g);
       const label = el('text', { class: 'label store-label', 'aria-hidden': 'true' }, g);
       return { g, box, seeds, count, label, x: 0, y: 0 };
@@ -150,9 +154,8 @@ export class Board {
       h.x = isNear ? COL_X(k) : COL_X(6 - k);
       h.y = isNear ? ROW_Y.near : ROW_Y.far;
       h.g.setAttribute('transform', `translate(${h.x},${h.y})`);
-      const out = isNear ? 1 : -1;
-      h.count.setAttribute('y', out * (HOLE_R + 38) + (isNear ? -6 : 18));
-      h.label.setAttribute('y', out * (HOLE_R + 70) + (isNear ? -12 : 24));
+      h.count.setAttribute('y', (isNear ? COUNT_Y.near : COUNT_Y.far) - h.y + 12);
+      h.label.setAttribute('y', (isNear ? LETTER_Y.near : LETTER_Y.far) - h.y + 8);
       h.label.textContent = LETTERS[i];
       h.g.classList.toggle('near', isNear);
     }
@@ -163,9 +166,9 @@ export class Board {
       s.y = STORE.y;
       s.g.setAttribute('transform', `translate(${s.x},${s.y})`);
       s.count.setAttribute('x', STORE.w / 2);
-      s.count.setAttribute('y', STORE.h + 0);
+      s.count.setAttribute('y', STORE.h / 2 + 10);
       s.label.setAttribute('x', STORE.w / 2);
-      s.label.setAttribute('y', -14);
+      s.label.setAttribute('y', COUNT_Y.far - STORE.y + 4);
       s.cx = s.x + STORE.w / 2;
       s.cy = s.y + STORE.h / 2;
     });
@@ -212,8 +215,8 @@ export class Board {
     const top = el('g', {}, s.seeds);
     const bottom = el('g', {}, s.seeds);
     const half = Math.ceil(Math.min(n, 2 * MAX_DRAWN) / 2);
-    drawSeeds(top, half, STORE.w / 2, STORE.h * 0.3, 40, 91);
-    drawSeeds(bottom, Math.min(n, 2 * MAX_DRAWN) - half, STORE.w / 2, STORE.h * 0.7, 40, 93);
+    drawSeeds(top, half, STORE.w / 2, STORE.h * 0.2, 40, 91);
+    drawSeeds(bottom, Math.min(n, 2 * MAX_DRAWN) - half, STORE.w / 2, STORE.h * 0.8, 40, 93);
   }
 
   renderHole(i, fresh = false) {
