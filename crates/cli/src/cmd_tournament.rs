@@ -17,7 +17,7 @@ use pussa_rules::{Game, Mode, Side};
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Players: level:<name> (a built-in level), search (full search under the \
-    per-move limits), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
+    per-move limits), mcts (Monte Carlo tree search under the per-move limits), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
     external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\").\n\n\
     Example: pussa tournament --game raja-pasu level:strong greedy --games 100 --sprt 0,50,0.05,0.05"
 )]
@@ -41,13 +41,13 @@ pub struct Args {
     /// Seed for openings, levels and random players.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Time per move in milliseconds (search and engine players).
+    /// Time per move in milliseconds (search, mcts and engine players).
     #[arg(long)]
     pub movetime: Option<u64>,
-    /// Search depth per move (search and engine players).
+    /// Search depth per move (search, mcts and engine players).
     #[arg(long)]
     pub depth: Option<u32>,
-    /// Nodes per move (search and engine players).
+    /// Nodes per move (search, mcts and engine players).
     #[arg(long)]
     pub nodes: Option<u64>,
     /// Games played at once (default: every core).
@@ -206,6 +206,8 @@ fn fmt_elo(x: f64) -> String {
         "+inf".into()
     } else if x == f64::NEG_INFINITY {
         "-inf".into()
+    } else if x.abs() < 0.05 {
+        "+0.0".into()
     } else {
         format!("{x:+.1}")
     }

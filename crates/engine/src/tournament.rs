@@ -236,6 +236,8 @@ pub enum PlayerSpec {
     Level(Level),
     /// The full search under the tournament's per-move limits (`search`).
     Search,
+    /// Monte Carlo tree search (UCT) under the per-move limits (`mcts`).
+    Mcts,
     /// A uniformly random legal move (`random`).
     Random,
     /// The move taking the most seeds at once, ties broken at random (`greedy`).
@@ -273,10 +275,11 @@ impl FromStr for PlayerSpec {
         }
         match lower.as_str() {
             "search" => Ok(PlayerSpec::Search),
+            "mcts" => Ok(PlayerSpec::Mcts),
             "random" => Ok(PlayerSpec::Random),
             "greedy" => Ok(PlayerSpec::Greedy),
             _ => Err(format!(
-                "unknown player '{s}': expected level:<name>, search, random, greedy or engine:\"<command>\""
+                "unknown player '{s}': expected level:<name>, search, mcts, random, greedy or engine:\"<command>\""
             )),
         }
     }
@@ -287,6 +290,7 @@ impl fmt::Display for PlayerSpec {
         match self {
             PlayerSpec::Level(l) => write!(f, "level:{}", l.name()),
             PlayerSpec::Search => f.write_str("search"),
+            PlayerSpec::Mcts => f.write_str("mcts"),
             PlayerSpec::Random => f.write_str("random"),
             PlayerSpec::Greedy => f.write_str("greedy"),
             PlayerSpec::Engine(c) => write!(f, "engine:\"{c}\""),
@@ -354,7 +358,7 @@ pub fn split_command(s: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
-/// Per-move limits for `search` players and external engines.
+/// Per-move limits for `search` and `mcts` players and external engines.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MoveLimits {
     /// Search depth in plies.
@@ -387,6 +391,24 @@ impl MoveLimits {
 
     fn is_empty(&self) -> bool {
         self.depth.is_none() && self.nodes.is_none() && self.movetime.is_none()
+    }
+
+    /// The limits for a built-in `search` or `mcts` player: these, or 100 ms when none is set;
+    /// one thread.
+    #[must_use]
+    pub fn search_limits(&self, seed: u64) -> Limits {
+        Limits {
+            depth: self.depth,
+            nodes: self.nodes,
+            movetime: if self.is_empty() {
+                Some(Duration::from_millis(100))
+            } else {
+                self.movetime
+            },
+            threads: 1,
+            seed,
+            ..Limits::default()
+        }
     }
 }
 
@@ -669,6 +691,7 @@ fn clip(s: &str) -> String {
 enum Player {
     Level(Level),
     Search,
+    Mcts,
     Random,
     Greedy,
     Engine(Result<ExternalEngine, String>),
@@ -829,6 +852,7 @@ pub fn play_game(config: &Config, index: u32) -> GameResult {
         .map(|&side| match &config.players[seat_player(side)] {
             PlayerSpec::Level(l) => Player::Level(*l),
             PlayerSpec::Search => Player::Search,
+            PlayerSpec::Mcts => Player::Mcts,
             PlayerSpec::Random => Player::Random,
             PlayerSpec::Greedy => Player::Greedy,
             PlayerSpec::Engine(cmd) => Player::Engine(ExternalEngine::start(
@@ -863,19 +887,10 @@ pub fn play_game(config: &Config, index: u32) -> GameResult {
         let choice: Result<Option<Hole>, String> = match &mut players[side.index()] {
             Player::Level(l) => Ok(choose_move(&state, *l, move_seed)),
             Player::Search => {
-                let limits = Limits {
-                    depth: config.limits.depth,
-                    nodes: config.limits.nodes,
-                    movetime: if config.limits.is_empty() {
-                        Some(Duration::from_millis(100))
-                    } else {
-                        config.limits.movetime
-                    },
-                    threads: 1,
-                    seed: move_seed,
-                    ..Limits::default()
-                };
-                Ok(search(&state, &limits, &mut |_| {}).best)
+                Ok(search(&state, &config.limits.search_limits(move_seed), &mut |_| {}).best)
+            }
+            Player::Mcts => {
+                Ok(crate::mcts::search(&state, &config.limits.search_limits(move_seed)).best)
             }
             Player::Random => Ok(random_move(&state, &mut rng)),
             Player::Greedy => Ok(greedy_move(&state, &mut rng)),
@@ -1095,6 +1110,8 @@ mod tests {
     fn player_specs_parse() {
         assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random);
         assert_eq!("greedy".parse::<PlayerSpec>().unwrap(), PlayerSpec::Greedy);
+        assert_eq!("MCTS".parse::<PlayerSpec>().unwrap(), PlayerSpec::Mcts);
+        assert_eq!("search".parse::<PlayerSpec>().unwrap(), PlayerSpec::Search);
         assert_eq!(
             "engine:\"target/release/pussa engine\""
                 .parse::<PlayerSpec>()
