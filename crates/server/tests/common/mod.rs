@@ -2,6 +2,8 @@
 //! tiny HTTP/1.1 client over a raw `TcpStream`.
 #![allow(dead_code)]
 
+pub mod wsc;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

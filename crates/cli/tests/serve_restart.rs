@@ -1,0 +1,273 @@
+//! `pussa serve` as a real process: killed with SIGKILL mid-game and restarted on the same
+//! SQLite file, every game continues from its last acknowledged move.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+struct Served {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `pussa serve` on a free port with its data in `dir`; waits for its "open" line.
+fn serve(dir: &Path) -> Served {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn pussa serve");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).expect("read the first line");
+    let url = line
+        .trim()
+        .strip_prefix("pussa: open http://")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    let addr: SocketAddr = url.trim_end_matches('/').parse().expect("an address");
+    // Keep draining stdout so the server never blocks on a full pipe.
+    std::thread::spawn(move || {
+        let mut sink = String::new();
+        let _ = out.read_to_string(&mut sink);
+    });
+    Served { child, addr }
+}
+
+/// One HTTP/1.1 request; (status, body).
+fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut buf = String::new();
+    s.read_to_string(&mut buf).expect("read answer");
+    let (head, body) = buf.split_once("\r\n\r\n").expect("header end");
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, body.to_string())
+}
+
+fn json_ok(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> Value {
+    let (status, text) = http(addr, method, path, body);
+    assert!(
+        status == 200 || status == 201,
+        "{method} {path}: {status} {text}"
+    );
+    serde_json::from_str(&text).unwrap()
+}
+
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pussa-serve-restart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn pick(legal: &Value, n: usize) -> String {
+    let v = legal.as_array().unwrap();
+    v[n % v.len()].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_killed_server_restarts_with_every_acknowledged_move() {
+    let dir = temp_dir();
+    let s = serve(&dir);
+    // A game against the computer and an online game, a few moves each.
+    let comp = json_ok(
+        s.addr,
+        "POST",
+        "/api/games",
+        Some(
+            &json!({"game": "raja-pasu", "mode": "match", "opponent": {"kind": "computer", "level": "beginner"}}),
+        ),
+    );
+    let comp_id = comp["id"].as_str().unwrap().to_string();
+    let comp_tok = comp["token"].as_str().unwrap().to_string();
+    let mut comp_state = comp["state"].clone();
+    for i in 0..3 {
+        let mv = pick(&comp_state["legal"], i);
+        comp_state = json_ok(
+            s.addr,
+            "POST",
+            &format!("/api/games/{comp_id}/moves"),
+            Some(&json!({"move": mv, "token": comp_tok})),
+        )["state"]
+            .clone();
+    }
+    let online = json_ok(
+        s.addr,
+        "POST",
+        "/api/games",
+        Some(&json!({"game": "walak-pussa", "opponent": {"kind": "online"}})),
+    );
+    let id = online["id"].as_str().unwrap().to_string();
+    let south = online["token"].as_str().unwrap().to_string();
+    let joined = json_ok(
+        s.addr,
+        "POST",
+        &format!("/api/games/{id}/join"),
+        Some(&json!({"invite": online["invite"]["token"]})),
+    );
+    let north = joined["token"].as_str().unwrap().to_string();
+
+    // A client plays the online game as fast as it can; the server is killed while it does.
+    let acked: Arc<Mutex<Vec<(u64, String)>>> = Arc::default();
+    let stop = Arc::new(AtomicBool::new(false));
+    let player = {
+        let (acked, stop, addr, id) = (Arc::clone(&acked), Arc::clone(&stop), s.addr, id.clone());
+        std::thread::spawn(move || {
+            let mut state = json_ok(addr, "GET", &format!("/api/games/{id}"), None);
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) && state["to_move"].is_string() {
+                let token = if state["to_move"] == "S" {
+                    &south
+                } else {
+                    &north
+                };
+                let mv = pick(&state["legal"], n);
+                n += 1;
+                let ply = state["ply"].as_u64().unwrap();
+                let Ok(mut sock) = TcpStream::connect(addr) else {
+                    break;
+                };
+                let body = json!({"move": mv, "token": token, "expected_ply": ply}).to_string();
+                let req = format!(
+                    "POST /api/games/{id}/moves HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                );
+                if sock.write_all(req.as_bytes()).is_err() {
+                    break;
+                }
+                let mut buf = String::new();
+                if sock.read_to_string(&mut buf).is_err() || !buf.starts_with("HTTP/1.1 200") {
+                    break; // killed before answering: this move was never acknowledged
+                }
+                acked.lock().unwrap().push((ply + 1, mv));
+                state = serde_json::from_str::<Value>(buf.split_once("\r\n\r\n").unwrap().1)
+                    .unwrap()["state"]
+                    .clone();
+            }
+        })
+    };
+    let t0 = Instant::now();
+    while acked.lock().unwrap().len() < 5 && t0.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut s = s;
+    s.child.kill().expect("SIGKILL"); // Child::kill is SIGKILL on Unix
+    s.child.wait().unwrap();
+    stop.store(true, Ordering::Relaxed);
+    player.join().unwrap();
+    drop(s);
+    let acked = acked.lock().unwrap().clone();
+    assert!(
+        acked.len() >= 5,
+        "the client got {} moves acknowledged before the kill",
+        acked.len()
+    );
+
+    // Restart on the same database.
+    let s = serve(&dir);
+    let st = json_ok(s.addr, "GET", &format!("/api/games/{id}"), None);
+    let stored: Vec<(u64, String)> = st["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["ply"].as_u64().unwrap(),
+                m["move"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // Every acknowledged move is there; at most the one in flight at the kill is there too.
+    assert!(
+        stored.len() >= acked.len() && stored.len() <= acked.len() + 1,
+        "stored {} acked {}",
+        stored.len(),
+        acked.len()
+    );
+    assert_eq!(&stored[..acked.len()], &acked[..]);
+    assert_eq!(st["seats"]["N"]["taken"], true);
+    // The game continues from there.
+    let token = if st["to_move"] == "S" {
+        &online["token"]
+    } else {
+        &joined["token"]
+    };
+    let mv = pick(&st["legal"], 0);
+    let after = json_ok(
+        s.addr,
+        "POST",
+        &format!("/api/games/{id}/moves"),
+        Some(&json!({"move": mv, "token": token, "expected_ply": st["ply"]})),
+    );
+    assert_eq!(after["state"]["ply"], stored.len() as u64 + 1);
+
+    // The computer game is exactly where it was, and goes on.
+    let cs = json_ok(s.addr, "GET", &format!("/api/games/{comp_id}"), None);
+    assert_eq!(cs, comp_state);
+    let mv = pick(&cs["legal"], 1);
+    let r = json_ok(
+        s.addr,
+        "POST",
+        &format!("/api/games/{comp_id}/moves"),
+        Some(&json!({"move": mv, "token": comp_tok})),
+    );
+    assert_eq!(
+        r["played"].as_array().unwrap().len(),
+        2,
+        "the computer replies after the restart"
+    );
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn serve_reports_a_bad_address_and_an_unusable_data_dir() {
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["serve", "--addr", "nowhere:99999"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "clap rejects it");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--addr"));
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--db",
+            "/proc/pussa-no/x.sqlite3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: cannot"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["serve"])
+        .env("PUSSA_ADDR", "not an address")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PUSSA_ADDR"));
+}

@@ -1,0 +1,59 @@
+//! A WebSocket test client.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio_tungstenite::tungstenite::Message;
+
+pub type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Connects to a game's socket.
+pub async fn connect(addr: SocketAddr, id: &str) -> Ws {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/games/{id}/ws"))
+        .await
+        .expect("websocket connects");
+    ws
+}
+
+pub async fn send(ws: &mut Ws, v: &Value) {
+    ws.send(Message::text(v.to_string())).await.expect("send");
+}
+
+/// The next JSON text message (pings skipped); panics after 10 s or on close.
+pub async fn next(ws: &mut Ws) -> Value {
+    match next_or_close(ws).await {
+        Ok(v) => v,
+        Err(code) => panic!("socket closed ({code:?}) while a message was expected"),
+    }
+}
+
+/// The next JSON text message, or the close code.
+pub async fn next_or_close(ws: &mut Ws) -> Result<Value, Option<u16>> {
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
+            .await
+            .expect("a message within 10 s");
+        match msg {
+            Some(Ok(Message::Text(t))) => {
+                return Ok(serde_json::from_str(t.as_str()).expect("JSON message"))
+            }
+            Some(Ok(Message::Close(frame))) => return Err(frame.map(|f| u16::from(f.code))),
+            Some(Ok(_)) => {}
+            Some(Err(_)) | None => return Err(None),
+        }
+    }
+}
+
+/// The next message of type `kind`, skipping others.
+pub async fn next_of(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let v = next(ws).await;
+        if v["type"] == kind {
+            return v;
+        }
+    }
+}

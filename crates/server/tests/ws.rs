@@ -1,0 +1,254 @@
+//! The WebSocket protocol: live updates for players and watchers, moves, errors and limits.
+
+mod common;
+
+use common::wsc::{connect, next, next_of, next_or_close, send};
+use common::{assert_matches_rules, TestServer};
+use futures_util::SinkExt;
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::Message;
+
+/// An online game with both seats taken: (id, South's token, North's token).
+async fn online_game(s: &TestServer) -> (String, String, String) {
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": {"kind": "online"}}),
+        )
+        .await
+        .json();
+    let id = c["id"].as_str().unwrap().to_string();
+    let j = s
+        .post(
+            &format!("/api/games/{id}/join"),
+            &json!({"invite": c["invite"]["token"]}),
+        )
+        .await
+        .json();
+    (
+        id,
+        c["token"].as_str().unwrap().to_string(),
+        j["token"].as_str().unwrap().to_string(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_and_watchers_see_every_move() {
+    let s = TestServer::start("ws-watch").await;
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "walak-pussa", "opponent": {"kind": "online"}}),
+        )
+        .await
+        .json();
+    let id = c["id"].as_str().unwrap().to_string();
+    let south = c["token"].as_str().unwrap().to_string();
+    let mut ws_s = connect(s.addr, &id).await;
+    let mut watcher = connect(s.addr, &id).await;
+    for ws in [&mut ws_s, &mut watcher] {
+        let hello = next(ws).await;
+        assert_eq!(hello["type"], "state");
+        assert_eq!(hello["state"]["id"], id.as_str());
+    }
+    // The friend joins: everyone is told.
+    let j = s
+        .post(
+            &format!("/api/games/{id}/join"),
+            &json!({"invite": c["invite"]["token"]}),
+        )
+        .await
+        .json();
+    let north = j["token"].as_str().unwrap().to_string();
+    let u = next(&mut watcher).await;
+    assert_eq!(
+        (u["type"].as_str(), u["joined"].as_str()),
+        (Some("update"), Some("N"))
+    );
+    assert_eq!(u["state"]["seats"]["N"]["taken"], true);
+    next_of(&mut ws_s, "update").await;
+    let mut ws_n = connect(s.addr, &id).await;
+    next(&mut ws_n).await;
+
+    // South moves over the socket: an ack for South, the move for everyone.
+    send(
+        &mut ws_s,
+        &json!({"type": "move", "move": "A", "token": south, "expected_ply": 0, "req": 1}),
+    )
+    .await;
+    let ack = next(&mut ws_s).await;
+    assert_eq!(ack, json!({"type": "ack", "req": 1, "ply": 1}));
+    for ws in [&mut ws_s, &mut ws_n, &mut watcher] {
+        let u = next_of(ws, "update").await;
+        assert_eq!(u["played"][0]["move"], "A");
+        assert_eq!(u["played"][0]["trace"][0]["type"], "lift");
+        assert_eq!(u["state"]["ply"], 1);
+        assert_eq!(
+            u["state"]["board"],
+            json!([2, 1, 7, 7, 7, 0, 7, 0, 0, 6, 1, 6, 6, 0])
+        );
+    }
+    // North moves over HTTP: the sockets see it too.
+    let r = s
+        .post(
+            &format!("/api/games/{id}/moves"),
+            &json!({"move": "d", "token": north}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    for ws in [&mut ws_s, &mut ws_n, &mut watcher] {
+        let u = next_of(ws, "update").await;
+        assert_eq!(u["played"][0]["move"], "d");
+        assert_eq!(u["state"], r.json()["state"]);
+    }
+    assert_matches_rules(&r.json()["state"]);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_messages_get_errors_and_the_socket_stays_usable() {
+    let s = TestServer::start("ws-errors").await;
+    let (id, south, north) = online_game(&s).await;
+    let mut ws = connect(s.addr, &id).await;
+    next(&mut ws).await;
+    let cases: Vec<(Value, u16, &str)> = vec![
+        (
+            json!({"type": "move", "move": "A", "req": "a"}),
+            400,
+            "needs \"move\" and \"token\"",
+        ),
+        (
+            json!({"type": "move", "move": "A", "token": "0123", "req": "b"}),
+            403,
+            "no seat",
+        ),
+        (
+            json!({"type": "move", "move": "A", "token": north, "req": "c"}),
+            409,
+            "not your turn",
+        ),
+        (
+            json!({"type": "move", "move": "a", "token": south, "req": "d"}),
+            422,
+            "not your hole",
+        ),
+        (
+            json!({"type": "move", "move": "Q", "token": south, "req": "e"}),
+            400,
+            "unknown move 'Q'",
+        ),
+        (
+            json!({"type": "move", "move": "A", "token": south, "expected_ply": 5, "req": "f"}),
+            409,
+            "stale",
+        ),
+        (
+            json!({"type": "dance", "req": "g"}),
+            400,
+            "unknown message type 'dance'",
+        ),
+    ];
+    for (msg, status, needle) in &cases {
+        send(&mut ws, msg).await;
+        let e = next(&mut ws).await;
+        assert_eq!(e["type"], "error", "{msg}: {e}");
+        assert_eq!(e["status"], *status, "{msg}: {e}");
+        assert!(
+            e["message"].as_str().unwrap().contains(needle),
+            "{msg}: {e}"
+        );
+        assert_eq!(e["req"], msg["req"]);
+    }
+    ws.send(Message::text("{not json")).await.unwrap();
+    let e = next(&mut ws).await;
+    assert_eq!(
+        (
+            e["status"].as_u64(),
+            e["message"].as_str().map(|m| m.contains("malformed JSON"))
+        ),
+        (Some(400), Some(true))
+    );
+    ws.send(Message::binary(vec![1u8, 2, 3])).await.unwrap();
+    assert_eq!(next(&mut ws).await["status"], 400);
+    // Too large to read (but not to receive): 413, and the socket goes on.
+    let big = json!({"type": "ping", "pad": "x".repeat(5000)});
+    send(&mut ws, &big).await;
+    let e = next(&mut ws).await;
+    assert_eq!(e["status"], 413, "{e}");
+    send(&mut ws, &json!({"type": "ping", "req": 9})).await;
+    assert_eq!(next(&mut ws).await, json!({"type": "pong", "req": 9}));
+    // Nothing was played by any of it.
+    assert_eq!(s.get(&format!("/api/games/{id}")).await.json()["ply"], 0);
+    // Far too large: the connection is closed, the server goes on.
+    let huge = json!({"type": "ping", "pad": "x".repeat(100 * 1024)});
+    let _ = ws.send(Message::text(huge.to_string())).await;
+    let closed = loop {
+        match next_or_close(&mut ws).await {
+            Ok(v) => assert_ne!(v["type"], "pong", "a huge message must not be answered"),
+            Err(code) => break code,
+        }
+    };
+    assert!(
+        matches!(closed, None | Some(1009)),
+        "closed with {closed:?}"
+    );
+    let mut again = connect(s.addr, &id).await;
+    assert_eq!(next(&mut again).await["type"], "state");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flooding_socket_is_throttled_then_closed_and_others_play_on() {
+    let s = TestServer::start("ws-flood").await;
+    let (id, south, _north) = online_game(&s).await;
+    let mut flood = connect(s.addr, &id).await;
+    next(&mut flood).await;
+    let mut player = connect(s.addr, &id).await;
+    next(&mut player).await;
+    // 400 messages at once: the first 40 (the burst) are answered, then 429s, then the close.
+    let sender = tokio::spawn(async move {
+        for i in 0..400 {
+            if flood
+                .send(Message::text(json!({"type": "ping", "req": i}).to_string()))
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+        let (mut pongs, mut throttled) = (0, 0);
+        let code = loop {
+            match next_or_close(&mut flood).await {
+                Ok(v) if v["type"] == "pong" => pongs += 1,
+                Ok(v) if v["status"] == 429 => throttled += 1,
+                Ok(v) => panic!("unexpected {v}"),
+                Err(code) => break code,
+            }
+        };
+        (pongs, throttled, code)
+    });
+    let (pongs, throttled, code) = sender.await.unwrap();
+    assert!((40..=60).contains(&pongs), "pongs {pongs}");
+    assert!(throttled >= 150, "throttled {throttled}");
+    assert_eq!(code, Some(1008), "closed for flooding");
+    // The other connection and the HTTP API are unaffected.
+    send(
+        &mut player,
+        &json!({"type": "move", "move": "C", "token": south, "req": 1}),
+    )
+    .await;
+    assert_eq!(next_of(&mut player, "ack").await["ply"], 1);
+    assert_eq!(s.get(&format!("/api/games/{id}")).await.json()["ply"], 1);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_closes_sockets() {
+    let s = TestServer::start("ws-shutdown").await;
+    let (id, _, _) = online_game(&s).await;
+    let mut ws = connect(s.addr, &id).await;
+    next(&mut ws).await;
+    let stop = tokio::spawn(s.stop());
+    assert_eq!(next_or_close(&mut ws).await, Err(Some(1001)));
+    stop.await.unwrap();
+}
