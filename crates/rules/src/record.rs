@@ -384,7 +384,9 @@ impl Record {
             comment: None,
         });
         self.state = next;
-        self.sync_result();
+        if self.state.is_over() {
+            self.sync_result();
+        }
         Ok(())
     }
 
@@ -745,6 +747,7 @@ impl Parser {
     fn record(&mut self) -> Result<Record, RecordError> {
         // Tags.
         let mut tags: Vec<Located<(String, String)>> = Vec::new();
+        let mut names = std::collections::HashSet::new();
         loop {
             self.skip_ws();
             if self.peek() != Some('[') {
@@ -752,7 +755,7 @@ impl Parser {
             }
             let (l, c) = (self.line, self.column);
             let t = self.tag()?;
-            if tags.iter().any(|((n, _), _, _)| *n == t.0) {
+            if !names.insert(t.0.clone()) {
                 return Parser::err_at(l, c, format!("tag {} appears twice", t.0));
             }
             tags.push((t, l, c));
