@@ -494,9 +494,12 @@ class GameView {
         );
       }
     }
+    if (!moves.length) ol.append(h('li', { class: 'result' }, 'No moves yet.'));
     const cur = ol.querySelectorAll('.mv');
     if (cur.length) cur[cur.length - 1].classList.add('cur');
-    if (lastLi) lastLi.scrollIntoView({ block: 'nearest' });
+    // Keep the newest move in view inside the list (never scroll the page itself).
+    const box = ol.closest('.moves');
+    if (box && lastLi) box.scrollTop = box.scrollHeight;
   }
 
   renderActions() {
@@ -613,7 +616,9 @@ class GameView {
           h(
             'tbody',
             {},
-            [0, 1].map((i) => h('tr', {}, h('th', { scope: 'row' }, `${names[i]} (${SIDE_NAME[i]})`), h('td', {}, r.swept[i]), h('td', {}, r.taken[i]))),
+            [0, 1].map((i) =>
+              h('tr', {}, h('th', { scope: 'row' }, names[i] === SIDE_NAME[i] ? names[i] : `${names[i]} (${SIDE_NAME[i]})`), h('td', {}, r.swept[i]), h('td', {}, r.taken[i])),
+            ),
           ),
         ),
         h('p', {}, r.winner && r.winner !== 'draw' ? `${names[sideIndex(r.winner)]} won the round.` : 'The round is drawn.'),
@@ -707,7 +712,7 @@ async function showGames() {
         h(
           'tr',
           {},
-          h('td', {}, `${TITLES[g.game] || g.game}${g.mode === 'match' ? ' match' : ''}`),
+          h('td', {}, `${TITLES[g.game] || g.game}${g.mode === 'match' ? ' match' : ''}`, h('small', { class: 'muted id' }, g.id)),
           h('td', {}, g.created ? new Date(g.created).toLocaleString() : ''),
           h('td', {}, opp || ''),
           h('td', {}, g.ply),

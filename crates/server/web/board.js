@@ -7,7 +7,7 @@ export const LETTERS = 'ABCDEFGabcdefg';
 export const SIDES = ['South', 'North'];
 
 const W = 1000;
-const H = 440;
+const H = 452;
 const HOLE_R = 50;
 const COL_X = (i) => 180 + i * 106.7;
 const ROW_Y = { far: 150, near: 290 };
