@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::anyhow;
 use pussa_rules::{Direction, Event, Game, GameState, Hole, Mode, Position, Side};
 
-use crate::cmd_replay::{round_end_words, start_state};
+use crate::cmd_replay::{board, round_end_words, start_state};
 
 /// Tell a move lap by lap: every lift and where its seeds went, the fours taken on the way,
 /// the empty hole that ends the sowing, the capture across it (and Walak-pussa's chain), and
@@ -253,6 +253,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             None => writeln!(out, "The {what} is over: a draw.")?,
         }
     }
-    writeln!(out, "\n{}", g.position())?;
+    writeln!(out, "\n{}", board(&g))?;
+    if let Some(side) = g.to_move() {
+        writeln!(out, "{side} to move")?;
+    }
     Ok(())
 }

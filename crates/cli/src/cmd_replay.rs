@@ -174,7 +174,7 @@ impl<W: Write> Show for Json<W> {
 struct Text<W: Write>(W);
 
 /// The board as South sees it, without the position's own "to move" line.
-fn board(g: &GameState) -> String {
+pub fn board(g: &GameState) -> String {
     let drawn = g.position().to_string();
     let lines: Vec<&str> = drawn.lines().collect();
     lines[..lines.len().saturating_sub(1)].join("\n")
