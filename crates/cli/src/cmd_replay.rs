@@ -209,9 +209,9 @@ pub fn round_end_words(game: Game, r: &RoundResult) -> String {
             pair(r.swept)
         ),
         EndReason::NoLegalMove { stuck } => {
-            if r.swept[0] + r.swept[1] == 0
-                || game.stuck_rule() == pussa_rules::StuckRule::EachTakesOwnRow
-            {
+            if r.swept[0] + r.swept[1] == 0 {
+                format!("{stuck} has no legal move; no seeds are left on the board")
+            } else if game.stuck_rule() == pussa_rules::StuckRule::EachTakesOwnRow {
                 format!(
                     "{stuck} has no legal move; each player takes their own row ({})",
                     pair(r.swept)
