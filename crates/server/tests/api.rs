@@ -226,7 +226,7 @@ async fn malformed_requests_get_400_naming_the_problem() {
     s.post_raw("/api/games", "{}")
         .await
         .assert_error(400, "game");
-    s.post(&"/api/games", &json!({"game": 7}))
+    s.post("/api/games", &json!({"game": 7}))
         .await
         .assert_error(400, "game");
     s.post("/api/games", &json!({"game": "oware"}))
