@@ -259,3 +259,98 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pussa_rules::Rng;
+
+    /// Narrates every move of random games of every kind and checks the story against the
+    /// trace: one line per lap, one per capture, the stop, and the chain's end in Walak-pussa.
+    #[test]
+    fn every_move_of_random_games_is_told_consistently() {
+        let mut rng = Rng::new(12);
+        // Which of the chain's endings have been told.
+        let mut endings = [false; 4];
+        for game in Game::ALL {
+            for _ in 0..30 {
+                let mut g = GameState::new(game, Mode::Match, Side::South);
+                while !g.is_over() {
+                    if g.is_round_over() {
+                        g.next_round();
+                        continue;
+                    }
+                    let legal = g.legal_moves();
+                    let mv = legal.nth(rng.below(legal.len() as u32) as usize).unwrap();
+                    let before = *g.position();
+                    let mut after = before;
+                    after.play(mv).unwrap();
+                    let mut events = Vec::new();
+                    g.play_traced(mv, &mut events).unwrap();
+                    let lines = narrate(&before, &after, &events);
+                    let count = |p: &dyn Fn(&Event) -> bool| events.iter().filter(|e| p(e)).count();
+                    let lifts = count(&|e| matches!(e, Event::Lift { .. }));
+                    let captures = count(&|e| matches!(e, Event::Capture { .. }));
+                    let fours = count(&|e| matches!(e, Event::Four { .. }));
+                    assert_eq!(
+                        lines.iter().filter(|l| l.starts_with("lift ")).count(),
+                        lifts
+                    );
+                    assert_eq!(
+                        lines
+                            .iter()
+                            .filter(|l| l.ends_with("takes them") || l.ends_with("takes them too"))
+                            .count(),
+                        captures,
+                        "{lines:#?}"
+                    );
+                    assert_eq!(
+                        lines
+                            .iter()
+                            .filter(|l| l.ends_with(": sowing ends"))
+                            .count(),
+                        1
+                    );
+                    let told_fours: usize = lines
+                        .iter()
+                        .filter(|l| l.contains("reach"))
+                        .map(|l| l.matches(" and then ").count() + 1)
+                        .sum();
+                    assert_eq!(told_fours, fours, "{lines:#?}");
+                    let chain_end = lines
+                        .iter()
+                        .filter(|l| l.ends_with("the chain stops"))
+                        .count();
+                    assert_eq!(
+                        chain_end,
+                        usize::from(game.chain_capture() && captures > 0),
+                        "{lines:#?}"
+                    );
+                    if captures == 0 {
+                        assert!(
+                            lines.last().unwrap().ends_with("nothing is taken"),
+                            "{lines:#?}"
+                        );
+                    }
+                    for l in &lines {
+                        for (k, words) in [
+                            "takes them too",
+                            "not empty, so the chain stops",
+                            "where the last seed fell: the chain stops",
+                        ]
+                        .into_iter()
+                        .enumerate()
+                        {
+                            endings[k] |= l.ends_with(words);
+                        }
+                        endings[3] |= l.contains(", and so is ");
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            endings, [true; 4],
+            "chained capture, the chain's three endings"
+        );
+    }
+}
