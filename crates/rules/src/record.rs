@@ -620,6 +620,8 @@ type Located<T> = (T, usize, usize);
 
 impl Parser {
     fn new(text: &str) -> Parser {
+        // A byte-order mark (some editors write one) is not part of the record.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         Parser {
             chars: text.chars().collect(),
             i: 0,

@@ -108,6 +108,14 @@ fn reading_ignores_move_numbers_and_accepts_loose_layout() {
 }
 
 #[test]
+fn windows_line_ends_and_a_byte_order_mark_are_read() {
+    let rec = Record::parse("\u{feff}[Game \"walak-pussa\"]\r\n[Result \"*\"]\r\n\r\n1. A d *\r\n")
+        .unwrap();
+    assert_eq!(rec.moves().len(), 2);
+    assert_eq!(rec.tags().len(), 4);
+}
+
+#[test]
 fn the_worked_first_move_replays_to_the_contracts_board() {
     let rec = Record::parse("[Game \"raja-pasu\"]\n[Result \"*\"]\n\n1. G *\n").unwrap();
     assert_eq!(rec.state().position().stores(), [11, 8]);
