@@ -344,6 +344,7 @@ class GameView {
         const before = this.board.model;
         const who = this.names()[sideIndex(p.side)];
         this.renderMoves(state, p.ply);
+        $('#turn').textContent = `${who === 'You' ? 'You play' : `${who} plays`} ${p.move}.`;
         await this.animator.play(before, p.trace || [], SIDE_NAME[sideIndex(p.side)], state.game, who);
         this.board.render({ board: [...p.board], closed: closedBools(p.closed), stores: [...p.stores] });
         this.lastMove = p.move;

@@ -271,8 +271,10 @@ export class Board {
   showHand(i, seeds, ms) {
     const h = this.holes[i];
     const dy = h.g.classList.contains('near') ? -HOLE_R - 4 : HOLE_R + 4;
-    this.hand.style.transitionDuration = `${Math.max(0, ms)}ms`;
-    this.hand.style.transform = `translate(${h.x}px, ${h.y + dy * 0.55}px)`;
+    // A hand that was hidden appears at once where the seeds are lifted.
+    const shown = this.hand.classList.contains('shown');
+    this.hand.style.transitionDuration = `${shown ? Math.max(0, ms) : 0}ms`;
+    this.hand.style.transform = `translate(${h.x}px, ${h.y + dy * 0.9}px)`;
     this.handText.textContent = String(seeds);
     this.hand.classList.toggle('shown', seeds > 0);
   }
@@ -453,14 +455,8 @@ export class Animator {
           }
           case 'round_end': {
             b.hideHand();
-            const rows = [0, 0];
-            for (let i = 0; i < 14; i++) rows[ownerOf(i)] += m.board[i];
-            // Either each takes their own row, or one player takes everything.
-            if (rows[0] === ev.swept[0] && rows[1] === ev.swept[1]) {
-              for (let i = 0; i < 14; i++) m.board[i] = 0;
-            } else {
-              m.board.fill(0);
-            }
+            // Every seed left leaves the board: to its row's owner or all to one player.
+            m.board.fill(0);
             m.stores[0] += ev.swept[0];
             m.stores[1] += ev.swept[1];
             b.clearMarks();
