@@ -24,7 +24,7 @@ use serde::Serialize;
 #[derive(clap::Args)]
 #[command(
     after_help = "Examples:\n  pussa replay --game walak-pussa --moves \"A d C\"\n  \
-    pussa replay --game raja-pasu --match --first N --moves \"1... d 2. A b\" --json\n  \
+    pussa replay --game raja-pasu --match --first N --moves \"1... d 2. B\" --json\n  \
     pussa replay --record game.txt"
 )]
 pub struct Args {

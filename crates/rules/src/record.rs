@@ -5,14 +5,15 @@
 //! [Mode "match"]
 //! [Date "2026.11.29"]
 //! [South "Asha"]
-//! [North "pussa level 5"]
+//! [North "pussa"]
 //! [First "S"]
-//! [Result "1-0"]
+//! [Result "*"]
 //!
-//! 1. G b 2. A {a four for each} c 3. D ...
-//! R2 1... d 2. C e ...
-//! 1-0
+//! 1. G e 2. D c 3. B {a comment} 3... g 4. E f 5. E g 6. C
+//! R2 1. D f *
 //! ```
+//!
+//! (A real match: round 1 ends after South's `C`, when North has no legal move.)
 //!
 //! - **Tags** come first, one a line: `[Name "value"]`, with `\"` and `\\` as the only escapes.
 //!   `Game` is required. `Mode` is `single` (default) or `match`; `First` is `S` (default) or `N`,

@@ -108,6 +108,21 @@ fn reading_ignores_move_numbers_and_accepts_loose_layout() {
 }
 
 #[test]
+fn the_example_in_the_notation_doc_is_a_real_match_in_canonical_form() {
+    let doc = include_str!("../../../docs/notation.md");
+    let start = doc.find("[Game \"raja-pasu\"]").unwrap();
+    let text = &doc[start..start + doc[start..].find("```").unwrap()];
+    let rec = Record::parse(text).unwrap();
+    assert_eq!(rec.to_string(), text);
+    assert_eq!(rec.moves()[10].round, 1);
+    assert_eq!(rec.moves()[11].round, 2);
+    let g = rec.state();
+    assert_eq!(g.round(), 2);
+    // North holds 33 at the refill: four holes, a b c closed.
+    assert_eq!(g.position().closed_mask(), 0b111 << 7);
+}
+
+#[test]
 fn windows_line_ends_and_a_byte_order_mark_are_read() {
     let rec = Record::parse("\u{feff}[Game \"walak-pussa\"]\r\n[Result \"*\"]\r\n\r\n1. A d *\r\n")
         .unwrap();
