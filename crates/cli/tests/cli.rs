@@ -818,3 +818,48 @@ fn replay_reads_a_game_record() {
     assert!(err.contains("cannot read the record"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Splits a command line on spaces, keeping double-quoted words whole.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !cur.is_empty() {
+                    words.push(std::mem::take(&mut cur));
+                }
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+#[test]
+fn the_readmes_command_line_examples_run() {
+    let readme = include_str!("../../../README.md");
+    let section = &readme[readme.find("## Command line").unwrap()..];
+    let section = &section[..section[3..].find("\n## ").unwrap()];
+    let mut ran = 0;
+    for line in section.lines().filter(|l| l.starts_with("pussa ")) {
+        let command = line.split(" #").next().unwrap();
+        let mut words = shell_words(command);
+        words.remove(0);
+        if words.iter().any(|w| w == "--record") {
+            continue; // needs a file; replay_reads_a_game_record covers it
+        }
+        if words[0] == "bench" {
+            words.extend(["--seconds".to_string(), "0.05".to_string()]);
+        }
+        let args: Vec<&str> = words.iter().map(String::as_str).collect();
+        ok(&args);
+        ran += 1;
+    }
+    assert!(ran >= 6, "only {ran} examples found");
+}
