@@ -94,3 +94,28 @@ test('the animation is skippable and ends on the server state; undo and hint wor
   assert.equal(await page.locator('#move-list .mv').count(), 0);
   page.checkClean();
 });
+
+test('playing North: the computer opens (animated), North\'s row is drawn nearest, A..G keys play a..g', async () => {
+  const meta = await server.get('/api/meta');
+  const { page } = await newPage(browser, server, { speed: 'fast' });
+  const id = await startFromForm(page, server, { game: 'pasu-pondi', opponent: 'computer', level: meta.levels[0].name ?? meta.levels[0], seat: 'N', first: 'S' });
+  // The computer's opening move is replayed from the opening layout, then the server's state shown.
+  await settle(page, 1, 60000);
+  let st = await assertShowsServer(page, server, id, 'after the computer opened');
+  assert.equal(st.moves[0].side, 'S');
+  assert.equal(st.to_move, 'N');
+  const near = await page.$$eval('svg.board .hole.near', (gs) =>
+    gs.map((g) => [g.dataset.hole, g.getBoundingClientRect().x]).sort((x, y) => x[1] - y[1]).map((x) => x[0]).join(''));
+  assert.equal(near, 'abcdefg', 'North sees a..g from its left');
+  const storeX = await page.$$eval('svg.board [data-store]', (gs) => gs.map((g) => [g.dataset.store, g.getBoundingClientRect().x]));
+  const right = storeX.sort((x, y) => y[1] - x[1])[0][0];
+  assert.equal(right, 'North', 'the player\'s own store is at their right');
+  await closeDialog(page);
+  const letter = st.legal[0];
+  await page.keyboard.press(letter.toUpperCase());
+  await settle(page, 3, 60000);
+  st = await assertShowsServer(page, server, id, 'after a key');
+  assert.equal(st.moves[1].move, letter);
+  await page.screenshot({ path: join(SHOTS, 'computer-as-north.png') });
+  page.checkClean();
+});

@@ -74,6 +74,8 @@ test('phone screen 360x640: the board fits, holes can be tapped, screenshots', a
   await page.goto(`${server.url}/`);
   await page.waitForSelector('body[data-ready="1"]');
   await page.screenshot({ path: join(SHOTS, 'phone-home.png'), fullPage: true });
+  const homeWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(homeWidth <= 360, `the start page fits the phone (it is ${homeWidth}px wide)`);
   await page.check('input[name="game"][value="raja-pasu"]');
   await page.check('input[name="opponent"][value="hotseat"]');
   await page.click('#start');

@@ -87,7 +87,7 @@ function modelOf(s) {
 }
 
 /** One line on a played move: who played what and what each side took. */
-function summary(p) {
+function summary(p, names = SIDE_NAME) {
   const side = sideIndex(p.side);
   const got = [0, 0];
   let laps = 0;
@@ -98,8 +98,8 @@ function summary(p) {
   }
   const took = [];
   if (got[side]) took.push(`took ${got[side]}`);
-  if (got[1 - side]) took.push(`${SIDE_NAME[1 - side]} took ${got[1 - side]}`);
-  return `${SIDE_NAME[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join(', ')}` : ''}).`;
+  if (got[1 - side]) took.push(`${names[1 - side]} took ${got[1 - side]}`);
+  return `${names[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join(', ')}` : ''}).`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -351,7 +351,7 @@ class GameView {
       }
     }
     if (undone) $('#caption').textContent = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
-    else if (played && played.length) $('#caption').textContent = played.map(summary).join(' ');
+    else if (played && played.length) $('#caption').textContent = played.map((p) => summary(p, this.names())).join(' ');
     this.show(state);
   }
 
