@@ -171,7 +171,12 @@ impl<W: Write> Show for Json<W> {
     }
 }
 
-struct Text<W: Write>(W);
+/// Boards and words; `comments[i]` is a record's comment on move `i + 1`.
+struct Text<W: Write> {
+    out: W,
+    header: Vec<String>,
+    comments: Vec<Option<String>>,
+}
 
 /// The board as South sees it, without the position's own "to move" line.
 pub fn board(g: &GameState) -> String {
@@ -238,26 +243,26 @@ pub fn round_end_words(game: Game, r: &RoundResult) -> String {
 
 impl<W: Write> Text<W> {
     fn state(&mut self, g: &GameState) -> anyhow::Result<()> {
-        writeln!(self.0, "{}", board(g))?;
+        writeln!(self.out, "{}", board(g))?;
         match g.status() {
             Status::Playing => {
                 let side = g.position().to_move();
-                writeln!(self.0, "{side} to move; legal: {}", g.legal_moves())?;
+                writeln!(self.out, "{side} to move; legal: {}", g.legal_moves())?;
             }
             Status::RoundOver {
                 result,
                 next_starter,
             } => {
-                writeln!(self.0, "{}", round_end_words(g.game(), &result))?;
+                writeln!(self.out, "{}", round_end_words(g.game(), &result))?;
                 writeln!(
-                    self.0,
+                    self.out,
                     "Holding: {}; {next_starter} will start round {}.",
                     pair(g.position().stores()),
                     g.round() + 1
                 )?;
             }
             Status::Over { result, winner } => {
-                writeln!(self.0, "{}", round_end_words(g.game(), &result))?;
+                writeln!(self.out, "{}", round_end_words(g.game(), &result))?;
                 let what = if g.mode() == Mode::Match {
                     "match"
                 } else {
@@ -266,12 +271,16 @@ impl<W: Write> Text<W> {
                 let s = g.position().stores();
                 match winner {
                     Some(w) => writeln!(
-                        self.0,
+                        self.out,
                         "The {what} is over: {w} wins, {} to {}.",
                         s[w.index()],
                         s[w.other().index()]
                     )?,
-                    None => writeln!(self.0, "The {what} is over: a draw, {} to {}.", s[0], s[1])?,
+                    None => writeln!(
+                        self.out,
+                        "The {what} is over: a draw, {} to {}.",
+                        s[0], s[1]
+                    )?,
                 }
             }
         }
@@ -281,12 +290,20 @@ impl<W: Write> Text<W> {
 
 impl<W: Write> Show for Text<W> {
     fn start(&mut self, g: &GameState) -> anyhow::Result<()> {
+        for line in &self.header {
+            writeln!(self.out, "{line}")?;
+        }
         let what = if g.mode() == Mode::Match {
             "match"
         } else {
             "single game"
         };
-        writeln!(self.0, "{}, {what}, round {}.", g.game().title(), g.round())?;
+        writeln!(
+            self.out,
+            "{}, {what}, round {}.",
+            g.game().title(),
+            g.round()
+        )?;
         self.state(g)
     }
 
@@ -300,11 +317,14 @@ impl<W: Write> Show for Text<W> {
         };
         let laps = r.outcome.laps;
         writeln!(
-            self.0,
+            self.out,
             "\n{n}. {} plays {mv}: {laps} lap{}, {took}.",
             mv.owner(),
             if laps == 1 { "" } else { "s" }
         )?;
+        if let Some(Some(c)) = self.comments.get(n - 1) {
+            writeln!(self.out, "{{{c}}}")?;
+        }
         self.state(g)
     }
 
@@ -317,7 +337,7 @@ impl<W: Write> Show for Text<W> {
             starter,
         }) = refill
         {
-            writeln!(self.0, "\nRound {round}:")?;
+            writeln!(self.out, "\nRound {round}:")?;
             for side in Side::BOTH {
                 let i = side.index();
                 let row = closed & (0x7f << (7 * i));
@@ -327,7 +347,7 @@ impl<W: Write> Show for Text<W> {
                     format!(", {} closed", holes(row))
                 };
                 writeln!(
-                    self.0,
+                    self.out,
                     "  {side} fills {} hole{} with {} each{shut}; {} stay{} in the store.",
                     filled[i],
                     if filled[i] == 1 { "" } else { "s" },
@@ -336,7 +356,7 @@ impl<W: Write> Show for Text<W> {
                     if remainder[i] == 1 { "s" } else { "" },
                 )?;
             }
-            writeln!(self.0, "  {starter} starts.")?;
+            writeln!(self.out, "  {starter} starts.")?;
         }
         self.state(g)
     }
@@ -375,6 +395,8 @@ fn replay(mut g: GameState, moves: &[Hole], show: &mut dyn Show) -> anyhow::Resu
 /// A bad move list, position or record; an illegal or endless move (naming its number, the move
 /// and the reason, after the states before it have been printed).
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let mut header = Vec::new();
+    let mut comments = Vec::new();
     let (start, moves) = if let Some(path) = &args.record {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the record {}", path.display()))?;
@@ -389,6 +411,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
         let moves: Vec<Hole> = rec.moves().iter().map(|m| m.hole).collect();
+        comments = rec.moves().iter().map(|m| m.comment.clone()).collect();
+        header = rec
+            .tags()
+            .iter()
+            .filter(|(name, _)| !["Game", "Mode", "First", "Position"].contains(&name.as_str()))
+            .map(|(name, value)| format!("{name}: {value}"))
+            .chain(rec.game_comment().map(|c| format!("{{{c}}}")))
+            .collect();
         (rec.start_state().clone(), moves)
     } else {
         let game = args.game.ok_or_else(|| anyhow!("--game is required"))?;
@@ -404,6 +434,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         replay(start, &moves, &mut Json(out))
     } else {
-        replay(start, &moves, &mut Text(out))
+        replay(
+            start,
+            &moves,
+            &mut Text {
+                out,
+                header,
+                comments,
+            },
+        )
     }
 }

@@ -785,6 +785,7 @@ fn replay_reads_a_game_record() {
     let (moves, want, _) = random_play(Game::PasuPondi6, Mode::Match, 3);
     let mut rec = Record::from_moves(Game::PasuPondi6, Mode::Match, Side::South, &moves).unwrap();
     rec.set_tag("South", "test").unwrap();
+    rec.comment("the last move");
     let dir = std::env::temp_dir().join(format!("pussa-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("game.txt");
@@ -796,6 +797,10 @@ fn replay_reads_a_game_record() {
         "--json",
     ]));
     assert_eq!(got, want);
+    let text = ok(&["replay", "--record", path.to_str().unwrap()]);
+    assert!(text.starts_with("South: test\n"), "{text}");
+    assert!(text.contains(&format!("\n{}. ", moves.len())), "{text}");
+    assert!(text.contains("{the last move}"), "{text}");
     let err = fails(&[
         "replay",
         "--record",
