@@ -57,6 +57,16 @@ test('a whole game against the computer, clicking holes, counts equal the server
   assert.equal(await page.locator('svg.board .hole.legal').count(), 0);
   assert.match(await page.textContent('#turn'), /Game over/);
   await page.screenshot({ path: join(SHOTS, 'computer-end.png'), fullPage: true });
+  // Reopening the finished game shows its result; "Play again" starts a new game, same settings.
+  await page.reload();
+  await page.waitForSelector('#round-dialog[open]');
+  await page.click('#rematch');
+  await page.waitForFunction((old) => location.hash.startsWith('#/game/') && !location.hash.endsWith(old), id);
+  const id2 = await gameId(page);
+  const again = await assertShowsServer(page, server, id2, 'play again');
+  assert.equal(again.game, 'walak-pussa');
+  assert.deepEqual(again.opponent, st.opponent);
+  assert.equal(again.match_over, false);
   page.checkClean();
 });
 

@@ -350,9 +350,14 @@ class GameView {
         this.lastMove = p.move;
       }
     }
-    if (undone) $('#caption').textContent = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
-    else if (played && played.length) $('#caption').textContent = played.map((p) => summary(p, this.names())).join(' ');
+    let said = '';
+    if (undone) said = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
+    else if (played && played.length) said = played.map((p) => summary(p, this.names())).join(' ');
+    if (said) $('#caption').textContent = said;
     this.show(state);
+    // One announcement per change for screen readers (the captions during the animation are not
+    // read one by one).
+    if (said) $('#announce').textContent = `${said} ${$('#turn').textContent}`;
   }
 
   setHeader(s) {
@@ -549,6 +554,18 @@ class GameView {
     }
   }
 
+  /** Starts a new game with this game's settings (computer or same screen). */
+  async rematch() {
+    const s = this.state;
+    const seat = this.mine.size === 1 ? SIDE_LETTER[[...this.mine][0]] : 'S';
+    const opponent = this.kind === 'computer' ? { kind: 'computer', level: s.opponent.level } : { kind: 'hotseat' };
+    try {
+      started(await api.create({ game: s.game, mode: s.mode, first: s.first, opponent, seat }));
+    } catch (e) {
+      notice(`Cannot start a new game: ${e.message}`);
+    }
+  }
+
   async undo() {
     if (this.busy || !this.seat) return;
     this.setBusy(true);
@@ -635,6 +652,8 @@ class GameView {
         h('p', {}, `Round ${s.round} is laid out: South holds ${s.stores[0]} in store, North ${s.stores[1]}. ${closed.length ? `Closed holes: ${closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(s.to_move)]} starts.`),
       );
     }
+    const again = $('#rematch');
+    again.hidden = !(s.match_over && this.mine.size && this.kind !== 'online');
     $('#round-dialog-title').textContent = title;
     if (!d.open) d.showModal();
   }
@@ -655,9 +674,16 @@ async function openGame(id) {
 function setupGameControls() {
   $('#speed').addEventListener('change', (e) => {
     localStorage.setItem('pussa.speed', e.target.value);
-    if (game) game.animator.speed = e.target.value;
+    if (game) {
+      game.animator.speed = e.target.value;
+      if (e.target.value === 'off') game.animator.skip();
+    }
   });
   $('#skip').addEventListener('click', () => game && game.animator.skip());
+  $('#rematch').addEventListener('click', () => {
+    $('#round-dialog').close();
+    if (game) game.rematch();
+  });
   $('#flip').addEventListener('click', () => game && game.flip());
   $('#undo').addEventListener('click', () => game && game.undo());
   $('#hint').addEventListener('click', () => game && game.hint());

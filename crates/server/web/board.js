@@ -336,7 +336,7 @@ export function reasonText(reason) {
   }
 }
 
-const SPEEDS = { slow: { drop: 520, pause: 1100 }, normal: { drop: 200, pause: 650 }, fast: { drop: 60, pause: 260 } };
+const SPEEDS = { slow: { drop: 480, pause: 1100 }, normal: { drop: 170, pause: 560 }, fast: { drop: 50, pause: 220 } };
 
 /**
  * Replays a move's trace on the board, starting from `before` (the model before the move).
@@ -387,7 +387,6 @@ export class Animator {
     const m = cloneModel(before);
     this.skipping = this.speed === 'off';
     this.running = true;
-    const sp = SPEEDS[this.speed] || SPEEDS.normal;
     const idx = (l) => holeIndex(l);
     let hand = 0;
     b.clearMarks();
@@ -395,6 +394,8 @@ export class Animator {
     try {
       for (const ev of events) {
         if (this.skipping) break;
+        // Read the speed at every event: a change applies at once, mid-move.
+        const sp = SPEEDS[this.speed] || SPEEDS.normal;
         const text = caption(ev, mover);
         if (text) this.say(text);
         switch (ev.type) {
