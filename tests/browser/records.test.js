@@ -80,6 +80,13 @@ test('rules pages render the server\'s markdown: headings, lists, tables', async
     if (md.includes('|---') || md.includes('| ---')) assert.ok(counts.tables > 0, `${g}: tables rendered`);
     assert.equal(counts.raw, false, `${g}: no raw markdown left`);
     if (g === 'raja-pasu') await page.screenshot({ path: join(SHOTS, 'rules-raja-pasu.png'), fullPage: true });
+    // A link to a section scrolls within the rules page (it does not leave it).
+    const anchor = page.locator('#rules-body a[data-anchor]').first();
+    if (await anchor.count()) {
+      await anchor.click();
+      assert.equal(await page.isVisible('#view-rules'), true);
+      assert.ok(page.url().includes(`#/rules/${g}`));
+    }
   }
   page.checkClean();
 });

@@ -99,7 +99,13 @@ function summary(p, names = SIDE_NAME) {
   const took = [];
   if (got[side]) took.push(`took ${got[side]}`);
   if (got[1 - side]) took.push(`${names[1 - side]} took ${got[1 - side]}`);
-  return `${names[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join(', ')}` : ''}).`;
+  let text = `${names[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join(', ')}` : ''}).`;
+  const end = (p.trace || []).find((ev) => ev.type === 'round_end');
+  if (end) {
+    const swept = [0, 1].filter((i) => end.swept[i] > 0).map((i) => `${names[i]} ${end.swept[i]}`);
+    text += ` Round over: ${reasonText(end.reason)}${swept.length ? `; left on the board: ${swept.join(', ')}` : ''}.`;
+  }
+  return text;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -775,6 +781,13 @@ async function showRules(g) {
   try {
     const text = await api.rules(g);
     art.innerHTML = markdown(typeof text === 'string' ? text : JSON.stringify(text));
+    for (const a of art.querySelectorAll('a[data-anchor]')) {
+      a.addEventListener('click', (e) => {
+        e.preventDefault();
+        const target = document.getElementById(a.dataset.anchor);
+        if (target) target.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      });
+    }
   } catch (e) {
     art.textContent = '';
     notice(`Cannot load the rules: ${e.message}`);

@@ -14,8 +14,11 @@ export function inline(text) {
       if (p.length >= 2 && p.startsWith('`') && p.endsWith('`')) return `<code>${esc(p.slice(1, -1))}</code>`;
       let s = esc(p);
       s = s.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, label, href) => {
-        const safe = /^(https?:|\/|#)/.test(href) ? href : '#';
-        return `<a href="${safe}" rel="noopener">${label}</a>`;
+        // In-page anchors scroll to the heading; web links open; anything else (a file of the
+        // repository) is shown as text.
+        if (href.startsWith('#')) return `<a href="${href}" data-anchor="rules-${href.slice(1)}">${label}</a>`;
+        if (/^https?:/.test(href)) return `<a href="${href}" rel="noopener noreferrer">${label}</a>`;
+        return `<span class="ref" title="${href}">${label}</span>`;
       });
       s = s.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
       s = s.replace(/(^|[^*\w])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>');
