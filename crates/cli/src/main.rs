@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cmd_analyze;
 mod cmd_bench;
 mod cmd_explain;
 mod cmd_perft;
@@ -25,6 +26,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Every legal move of a position with its value in seeds and its best line.
+    Analyze(cmd_analyze::Args),
     /// Measure the rules engine: random playouts per second.
     Bench(cmd_bench::Args),
     /// Tell one move lap by lap: lifts, relays, fours, the capture and the chain.
@@ -42,6 +45,7 @@ enum Command {
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         None => cmd_serve::run(cmd_serve::Args::default()),
+        Some(Command::Analyze(args)) => cmd_analyze::run(args),
         Some(Command::Bench(args)) => cmd_bench::run(args),
         Some(Command::Explain(args)) => cmd_explain::run(args),
         Some(Command::Perft(args)) => cmd_perft::run(args),

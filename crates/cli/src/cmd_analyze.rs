@@ -1,0 +1,137 @@
+//! `pussa analyze`: every legal move with its value in seeds and its principal variation.
+
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::bail;
+use pussa_engine::{analyze, Limits, MoveValue};
+use pussa_rules::{Game, Hole, Mode, Setup, Side, Status};
+use serde::Serialize;
+
+use crate::cmd_replay::{parse_moves, start_state, StateJson};
+
+/// List every legal move of a position with its value: the final seed margin of the round for
+/// the player to move (seeds already taken in the round included) if that move is played and
+/// both sides then play best, whether that value is proven (exact), and the line of best play.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Examples:\n  pussa analyze --game raja-pasu\n  \
+    pussa analyze --game walak-pussa --moves \"A d\" --depth 16 --json\n  \
+    pussa analyze --game pasu-pondi --match --movetime 2000"
+)]
+pub struct Args {
+    /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6.
+    #[arg(long)]
+    pub game: Game,
+    /// A match of several rounds instead of a single game (matters once moves end a round).
+    #[arg(long = "match")]
+    pub match_mode: bool,
+    /// Who moves first: S (South) or N (North).
+    #[arg(long, conflicts_with = "position")]
+    pub first: Option<Side>,
+    /// Start from this position string (see `pussa rules`).
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Moves played from the start before analysing, separated by spaces or commas.
+    #[arg(long, allow_hyphen_values = true)]
+    pub moves: Option<String>,
+    /// Search this many plies deep (default 12, less if every value is proven sooner).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=96), conflicts_with = "movetime")]
+    pub depth: Option<u32>,
+    /// Search for this many milliseconds instead of to a fixed depth.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub movetime: Option<u64>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct MoveJson {
+    #[serde(rename = "move")]
+    mv: String,
+    score: i32,
+    exact: bool,
+    pv: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct AnalysisJson {
+    game: &'static str,
+    position: String,
+    state: StateJson,
+    moves: Vec<MoveJson>,
+}
+
+fn letters(pv: &[Hole]) -> Vec<String> {
+    pv.iter().map(|h| h.letter().to_string()).collect()
+}
+
+/// Runs `pussa analyze`.
+///
+/// # Errors
+/// A bad position or move list, an illegal move (naming its number), or a game already over.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let mode = if args.match_mode { Mode::Match } else { Mode::Single };
+    let mut g = start_state(args.game, mode, args.first, args.position.as_deref())?;
+    let moves = parse_moves(args.moves.as_deref().unwrap_or(""))?;
+    for (i, &mv) in moves.iter().enumerate() {
+        if matches!(g.status(), Status::RoundOver { .. }) {
+            g.next_round();
+        }
+        g.play(mv).map_err(|e| anyhow::anyhow!("move {} ({mv}): {}", i + 1, e.reason))?;
+    }
+    if matches!(g.status(), Status::RoundOver { .. }) {
+        g.next_round();
+    }
+    if g.is_over() {
+        bail!("the game is over: there is no move to analyse");
+    }
+    let limits = Limits {
+        depth: args.depth,
+        movetime: args.movetime.map(Duration::from_millis),
+        ..Limits::default()
+    };
+    let values: Vec<MoveValue> = analyze(&g, &limits);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let a = AnalysisJson {
+            game: args.game.name(),
+            position: Setup::from_state(&g).to_string(),
+            state: StateJson::of(&g),
+            moves: values
+                .iter()
+                .map(|v| MoveJson {
+                    mv: v.mv.letter().to_string(),
+                    score: v.score,
+                    exact: v.exact,
+                    pv: letters(&v.pv),
+                })
+                .collect(),
+        };
+        writeln!(out, "{}", serde_json::to_string(&a)?)?;
+        return Ok(());
+    }
+    let pos = g.position();
+    writeln!(out, "{pos}")?;
+    writeln!(out, "position {}", Setup::from_state(&g))?;
+    writeln!(
+        out,
+        "values: the round's final seed margin for {} (seeds taken this round by {} minus by {})",
+        pos.to_move(),
+        pos.to_move(),
+        pos.to_move().other()
+    )?;
+    writeln!(out, "{:<5} {:>6}  {:<6} principal variation", "move", "value", "")?;
+    for v in &values {
+        writeln!(
+            out,
+            "{:<5} {:>+6}  {:<6} {}",
+            v.mv.letter(),
+            v.score,
+            if v.exact { "exact" } else { "" },
+            letters(&v.pv).join(" ")
+        )?;
+    }
+    Ok(())
+}
