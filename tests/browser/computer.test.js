@@ -127,5 +127,12 @@ test('playing North: the computer opens (animated), North\'s row is drawn neares
   st = await assertShowsServer(page, server, id, 'after a key');
   assert.equal(st.moves[1].move, letter);
   await page.screenshot({ path: join(SHOTS, 'computer-as-north.png') });
+  // Replay shows the last moves again (ours and the computer's), then the server's state.
+  assert.equal(await page.isEnabled('#replay'), true);
+  await page.click('#replay');
+  await page.waitForFunction(() => document.body.dataset.busy === '1' || /lifts|Relay/.test(document.querySelector('#caption').textContent));
+  await settle(page, st.ply, 60000);
+  await assertShowsServer(page, server, id, 'after a replay');
+  assert.match(await page.textContent('#caption'), /You played/);
   page.checkClean();
 });

@@ -2,7 +2,7 @@
 // list, scoreboard, undo, hint, export, invite), saved games and the rules pages.
 
 import { api, seats, sideIndex, GameSocket, SIDE_NAME, SIDE_LETTER, ApiError } from './api.js';
-import { Board, Animator, LETTERS, SEEDS_PER_HOLE, holeIndex, reasonText } from './board.js';
+import { Board, Animator, LETTERS, SEEDS_PER_HOLE, holeIndex, reasonText, cloneModel } from './board.js';
 import { markdown } from './markdown.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -313,7 +313,16 @@ class GameView {
       $('#view-game').hidden = true;
       return;
     }
-    this.socket = new GameSocket(this.id, (m) => this.onSocket(m));
+    this.socket = new GameSocket(
+      this.id,
+      (m) => this.onSocket(m),
+      (status) => {
+        const live = $('#live');
+        live.textContent = status === 'open' ? 'live' : 'reconnecting…';
+        live.className = `live ${status}`;
+        // On (re)connecting the server sends the state: onSocket catches up with anything missed.
+      },
+    );
   }
 
   onSocket(m) {
@@ -323,7 +332,7 @@ class GameView {
         if (m.state.ply !== this.shownPly && !this.busy) this.show(m.state);
       });
     } else if (m.type === 'update' && m.state) {
-      if (m.joined) notice('Your friend has joined the game.', 'info');
+      if (m.joined && this.mine.size) notice('Your friend has joined the game.', 'info');
       this.enqueue(m.state, m.played, m.undone);
     }
   }
@@ -340,21 +349,11 @@ class GameView {
     if (this.closed) return;
     if (!undone && played && state.ply <= this.shownPly && state.id === this.state?.id) return;
     const animate = !undone && played && played.length && played[0].ply === this.shownPly + 1;
-    if (animate && this.animator.speed !== 'off') {
-      this.setBusy(true);
-      this.board.setLegal([]);
-      this.animator.running = true;
-      $('#skip').disabled = false;
-      for (const p of played) {
-        if (this.closed) return;
-        const before = this.board.model;
-        const who = this.names()[sideIndex(p.side)];
-        this.renderMoves(state, p.ply);
-        $('#turn').textContent = `${who === 'You' ? 'You play' : `${who} plays`} ${p.move}.`;
-        await this.animator.play(before, p.trace || [], SIDE_NAME[sideIndex(p.side)], state.game, who);
-        this.board.render({ board: [...p.board], closed: closedBools(p.closed), stores: [...p.stores] });
-        this.lastMove = p.move;
-      }
+    this.replayable = null;
+    if (animate) {
+      // Kept so the last move(s) can be watched again.
+      this.replayable = { before: cloneModel(this.board.model), played, state };
+      if (this.animator.speed !== 'off') await this.animatePlayed(state, played);
     }
     let said = '';
     if (undone) said = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
@@ -364,6 +363,42 @@ class GameView {
     // One announcement per change for screen readers (the captions during the animation are not
     // read one by one).
     if (said) $('#announce').textContent = `${said} ${$('#turn').textContent}`;
+  }
+
+  /** Animates `played` (moves in order, each with its trace) from the board shown now. */
+  async animatePlayed(state, played) {
+    this.setBusy(true);
+    this.board.setLegal([]);
+    this.animator.running = true;
+    $('#skip').disabled = false;
+    for (const p of played) {
+      if (this.closed) return;
+      const before = this.board.model;
+      const who = this.names()[sideIndex(p.side)];
+      this.renderMoves(state, p.ply);
+      $('#turn').textContent = `${who === 'You' ? 'You play' : `${who} plays`} ${p.move}.`;
+      await this.animator.play(before, p.trace || [], SIDE_NAME[sideIndex(p.side)], state.game);
+      this.board.render({ board: [...p.board], closed: closedBools(p.closed), stores: [...p.stores] });
+    }
+  }
+
+  /** Plays the animation of the last move(s) again, then shows the server's state. */
+  async replay() {
+    const r = this.replayable;
+    if (!r || this.busy || r.state.ply !== this.shownPly) return;
+    const speed = this.animator.speed;
+    if (speed === 'off') this.animator.speed = 'normal';
+    this.board.render(cloneModel(r.before));
+    this.chain = this.chain.then(async () => {
+      try {
+        await this.animatePlayed(r.state, r.played);
+      } finally {
+        this.animator.speed = speed;
+        $('#caption').textContent = r.played.map((p) => summary(p, this.names())).join(' ');
+        this.show(this.state);
+      }
+    });
+    return this.chain;
   }
 
   setHeader(s) {
@@ -521,6 +556,8 @@ class GameView {
     $('#hint').hidden = !canTakeBack;
     $('#undo').disabled = this.busy || s.ply === 0;
     $('#hint').disabled = this.busy || !this.myTurn();
+    $('#replay').disabled = this.busy || !this.replayable || this.replayable.state.ply !== s.ply;
+    $('#position').textContent = s.position || '';
     const exp = $('#export');
     exp.href = api.recordUrl(s.id);
     exp.setAttribute('download', `pussa-${s.id}.txt`);
@@ -691,6 +728,7 @@ function setupGameControls() {
     if (game) game.rematch();
   });
   $('#flip').addEventListener('click', () => game && game.flip());
+  $('#replay').addEventListener('click', () => game && game.replay());
   $('#undo').addEventListener('click', () => game && game.undo());
   $('#hint').addEventListener('click', () => game && game.hint());
   $('#copy-watch').addEventListener('click', async () => {
@@ -719,6 +757,8 @@ function setupGameControls() {
       if (game.key(k)) e.preventDefault();
     } else if (e.key === 'u' || e.key === 'U') {
       if (!$('#undo').hidden) game.undo();
+    } else if (e.key === 'r' || e.key === 'R') {
+      game.replay();
     } else if (e.key === 'h' || e.key === 'H') {
       if (!$('#hint').hidden) game.hint();
     }
