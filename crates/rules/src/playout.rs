@@ -29,7 +29,7 @@ impl Rng {
     /// A uniform number in `0..n` (`n > 0`), by Lemire's multiply-shift (bias below 2⁻³²).
     #[inline]
     pub fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * u64::from(n) >> 32) as u32
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 
     /// A uniform float in `[0, 1)`.

@@ -592,7 +592,7 @@ fn nonzero_holes(board: &[u8; 16]) -> u16 {
     const GATHER: u64 = 0x0102_0408_1020_4080;
     let x = packed(board);
     let half = |v: u64| -> u64 {
-        let high = ((v & LOW7) + LOW7 | v) & !LOW7;
+        let high = (((v & LOW7) + LOW7) | v) & !LOW7;
         ((high >> 7).wrapping_mul(GATHER)) >> 56
     };
     let lo = half(x as u64);
