@@ -52,6 +52,11 @@ test('keyboard only: start a same-screen game, Tab to a hole and press Enter, th
   await settle(page, 1);
   st = await assertShowsServer(page, server, id, 'after Enter');
   assert.equal(st.moves[0].move, focused);
+  // The focus comes back on a playable hole of the next player (same screen: North).
+  if (!(await page.locator('#round-dialog[open]').count())) {
+    const back = await page.evaluate(() => document.activeElement?.dataset?.hole || null);
+    assert.ok(st.legal.includes(back), `focus is on a playable hole (${back})`);
+  }
   // Now North moves on the same screen: the letter keys name the mover's holes from their left.
   await closeDialog(page);
   const want = st.legal[st.legal.length - 1];

@@ -17,7 +17,8 @@ const TITLES = {
 let meta = null;
 let game = null; // the open game's controller
 let pending = null; // a just created or joined game's answer, consumed by the game view
-let landingNotice = null; // a message from the landing (invite) step, shown once routed
+let landingNotice = null;
+let keyboardUser = false; // the last interaction was a key, not a pointer // a message from the landing (invite) step, shown once routed
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
@@ -448,7 +449,16 @@ class GameView {
   }
 
   updateLegal() {
+    const active = document.activeElement;
+    const inBoard = active && this.board.svg.contains(active);
     this.board.setLegal(this.myTurn() && !this.busy ? this.state.legal : []);
+    // A keyboard player whose focus was on the board gets it back on a playable hole.
+    if (keyboardUser && this.myTurn() && !this.busy && (inBoard || active === document.body)) {
+      const same = active?.dataset?.hole;
+      const target = this.state.legal.includes(same) ? same : this.state.legal[0];
+      const g = this.board.svg.querySelector(`.hole[data-hole="${target}"]`);
+      if (g && document.activeElement !== g && !$('#round-dialog').open) g.focus({ preventScroll: true });
+    }
   }
 
   renderTurn() {
@@ -742,7 +752,9 @@ function setupGameControls() {
     const ok = await copyText(url, $('#invite-url'));
     notice(ok ? 'Invite link copied. Send it to your friend: it gives them the other seat.' : 'Copy the invite link below.', 'info');
   });
+  document.addEventListener('pointerdown', () => (keyboardUser = false), true);
   document.addEventListener('keydown', (e) => {
+    if (e.key === 'Tab' || e.key === 'Enter' || e.key.length === 1) keyboardUser = true;
     if (!game || $('#view-game').hidden) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
