@@ -61,6 +61,7 @@ function renderList(lines, start) {
       break;
     }
     const m = line.match(LIST_RE);
+    if (m && m[1].length === indent && /\d/.test(m[2]) !== ordered) break; // another kind of list
     if (m && m[1].length === indent) {
       flush();
       item = inline(m[3]);
