@@ -49,6 +49,9 @@ test('export a record, import it back, find both in the saved games', async () =
   // A broken record is refused with the server's message.
   await page.goto(`${server.url}/`);
   await page.waitForSelector('body[data-ready="1"]');
+  // The start page lists the games in progress this browser plays in.
+  await page.waitForSelector(`#continue-list a[href="#/game/${id}"]`);
+  await page.waitForSelector(`#continue-list a[href="#/game/${id2}"]`);
   await page.fill('#import-text', 'this is not a record');
   await page.click('#import-form button[type="submit"]');
   await page.waitForSelector('#notice:not([hidden])');

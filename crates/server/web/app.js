@@ -131,7 +131,10 @@ function route() {
     game.close();
     game = null;
   }
-  if (view === 'home') document.title = 'pussa: play';
+  if (view === 'home') {
+    document.title = 'pussa: play';
+    showContinue();
+  }
   if (view === 'game') openGame(parts[1]);
   if (view === 'games') showGames();
   if (view === 'rules') showRules(parts[1] || 'walak-pussa');
@@ -775,6 +778,32 @@ function setupGameControls() {
       if (!$('#hint').hidden) game.hint();
     }
   });
+}
+
+/** The games in progress this browser holds a seat in, on the start page. */
+async function showContinue() {
+  const mine = seats.all();
+  if (!Object.keys(mine).length) return;
+  try {
+    const r = await api.list(false, 200);
+    const list = (r.games || []).filter((g) => mine[g.id]).slice(0, 8);
+    const ul = $('#continue-list');
+    ul.replaceChildren(
+      ...list.map((g) => {
+        const opp = typeof g.opponent === 'object' ? g.opponent.kind : g.opponent;
+        const who = { computer: 'against the computer', hotseat: 'on this screen', online: 'online' }[opp] || opp || '';
+        return h(
+          'li',
+          {},
+          h('a', { href: `#/game/${encodeURIComponent(g.id)}` }, `${TITLES[g.game] || g.game}${g.mode === 'match' ? ' match' : ''}`),
+          ` ${who}, ${g.ply} move${g.ply === 1 ? '' : 's'}`,
+        );
+      }),
+    );
+    $('#continue').hidden = list.length === 0;
+  } catch {
+    $('#continue').hidden = true;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
