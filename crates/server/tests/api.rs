@@ -630,3 +630,48 @@ async fn meta_page_and_rules() {
     }
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computer_moves_after_a_restart_when_it_is_its_turn() {
+    use pussa_server::store::{GameRow, Store};
+    // As left by a kill after the human's move was stored and before the computer replied.
+    let dir = common::temp_dir("resume");
+    {
+        let mut store = Store::open(&dir.join("pussa.sqlite3")).unwrap();
+        let row = GameRow {
+            id: "resume2345".into(),
+            game: "raja-pasu".into(),
+            mode: "single".into(),
+            first: "S".into(),
+            opponent: "computer".into(),
+            level: Some("beginner".into()),
+            creator_seat: "S".into(),
+            token_s: Some("a".repeat(32)),
+            token_n: None,
+            invite: None,
+            created: 1_796_000_000,
+            finished: None,
+            winner: None,
+            ply: 0,
+            setup: None,
+        };
+        store.insert_game(&row).unwrap();
+        store
+            .append_moves("resume2345", 1, &["G".into()], None, None)
+            .unwrap();
+    }
+    let s = TestServer::start_in(dir).await;
+    let t0 = std::time::Instant::now();
+    let st = loop {
+        let st = s.get("/api/games/resume2345").await.json();
+        if st["ply"] == 2 || t0.elapsed() > std::time::Duration::from_secs(20) {
+            break st;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert_eq!(st["ply"], 2, "the computer replied: {st}");
+    assert_eq!(st["moves"][1]["side"], "N");
+    assert_eq!(st["to_move"], "S");
+    assert_matches_rules(&st);
+    s.stop().await;
+}
