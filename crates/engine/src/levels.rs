@@ -1,6 +1,6 @@
 //! The playing levels: a ladder from a beginner who makes human-like mistakes to full strength.
 //!
-//! - **Beginner, Novice, Casual** look 1, 2 and 3 plies ahead ([`crate::analyze`]) and pick a
+//! - **Beginner, Novice, Casual** look 1, 2 and 4 plies ahead ([`crate::analyze`]) and pick a
 //!   move at random with probability growing with its value (a softmax with a temperature in
 //!   seeds); now and then they blunder: a random move, preferring one that visibly captures.
 //! - **Club, Expert, Master** search with a fixed node budget (deterministic, and the same
@@ -11,12 +11,13 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use pussa_rules::{GameState, Hole, Rng};
 
 use crate::params;
-use crate::{analyze, search, Limits};
+use crate::{analyze, search, ExactOracle, Limits};
 
 /// A playing level, weakest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,7 +26,7 @@ pub enum Level {
     Beginner,
     /// Looks two moves ahead, sometimes careless.
     Novice,
-    /// Looks three moves ahead, rarely careless.
+    /// Looks four moves ahead, rarely careless.
     Casual,
     /// A small search (a few thousand positions a move).
     Club,
@@ -68,10 +69,10 @@ impl Level {
         match self {
             Level::Beginner => "looks one move ahead, often picks a lesser move, blunders a third of the time",
             Level::Novice => "looks two moves ahead, sometimes careless",
-            Level::Casual => "looks three moves ahead, rarely careless",
+            Level::Casual => "looks four moves ahead, rarely careless",
             Level::Club => "alpha-beta search of 2,000 positions a move",
-            Level::Expert => "alpha-beta search of 30,000 positions a move",
-            Level::Master => "alpha-beta search of 400,000 positions a move",
+            Level::Expert => "alpha-beta search of 20,000 positions a move",
+            Level::Master => "alpha-beta search of 200,000 positions a move",
             Level::Max => "full strength: 0.2 s of search a move on every core",
         }
     }
@@ -133,12 +134,24 @@ impl FromStr for Level {
 /// ```
 #[must_use]
 pub fn choose_move(state: &GameState, level: Level, seed: u64) -> Option<Hole> {
+    choose_move_with_oracle(state, level, seed, None)
+}
+
+/// [`choose_move`], the searching levels (Club and up) using exact values from `oracle`
+/// (endgame databases) where it has them.
+#[must_use]
+pub fn choose_move_with_oracle(
+    state: &GameState,
+    level: Level,
+    seed: u64,
+    oracle: Option<Arc<dyn ExactOracle>>,
+) -> Option<Hole> {
     let legal = state.legal_moves();
     if legal.is_empty() {
         return None;
     }
     if let Some(limits) = level.limits(seed) {
-        return search(state, &limits, &mut |_| {}).best;
+        return search(state, &Limits { oracle, ..limits }, &mut |_| {}).best;
     }
     let i = level as usize;
     let mut rng = Rng::new(seed ^ state.position().hash().rotate_left(11) ^ u64::from(state.round()));

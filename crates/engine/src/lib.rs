@@ -40,18 +40,29 @@ pub mod tournament;
 pub mod tt;
 
 pub use arena::{play_game, GameRecord, Player};
-pub use levels::{choose_move, Level, ParseLevelError};
+pub use levels::{choose_move, choose_move_with_oracle, Level, ParseLevelError};
 
 /// Exact values from elsewhere (endgame databases): the hook through which `pussa-egtb` plugs
-/// its tables into the search.
+/// its tables into the search, by [`Limits::oracle`].
 ///
-/// `probe` returns the exact *future* margin of `pos` in seeds for the side to move: the seeds
-/// the side to move will take from the board from now on minus those the opponent will take,
-/// with perfect play, when no earlier position of the round can recur (the search consults the
-/// oracle only right after seeds have left the board, where that holds). `None` when unknown.
+/// Values are exact *future* margins in seeds for the side to move: the seeds the side to move
+/// will take from the board from now on minus those the opponent will take, with perfect play,
+/// stores not counted. The search uses them as proven values (the node is not searched).
+///
+/// An adapter for `pussa_egtb::Tables` is a newtype whose `probe` calls `probe_fresh` and whose
+/// `probe_any_history` calls `probe`.
 pub trait ExactOracle: Send + Sync {
-    /// The exact future margin of `pos` for the side to move, if known.
+    /// The value of `pos` when no earlier position of the round can recur (the round's
+    /// repetition history starts at `pos`). The search asks this only right after a move that
+    /// took seeds (and never at the root), where that holds.
     fn probe(&self, pos: &Position) -> Option<i32>;
+
+    /// The value of `pos` if it is the same whatever positions were seen before in the round.
+    /// Asked at the other nodes (after moves that took nothing). By default `None`.
+    fn probe_any_history(&self, pos: &Position) -> Option<i32> {
+        let _ = pos;
+        None
+    }
 }
 
 /// Limits and options of a search. With no depth, node or time limit the search goes to

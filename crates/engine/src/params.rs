@@ -53,14 +53,14 @@ pub const MCTS_EXPAND_AFTER: u32 = 1;
 /// Levels, weakest first (see `levels.rs`): how each one chooses its move.
 pub mod level {
     /// Search depth of the softmax levels' analysis (Beginner, Novice, Casual).
-    pub const SOFT_DEPTH: [u32; 3] = [1, 2, 3];
+    pub const SOFT_DEPTH: [u32; 3] = [1, 2, 4];
     /// Softmax temperature in seeds (higher: more random) of Beginner, Novice, Casual.
-    pub const SOFT_TEMPERATURE: [f64; 3] = [3.0, 1.5, 0.8];
+    pub const SOFT_TEMPERATURE: [f64; 3] = [3.0, 2.0, 0.5];
     /// Chance of a blunder (a random move, preferring a visible capture) of Beginner, Novice,
     /// Casual.
-    pub const SOFT_BLUNDER: [f64; 3] = [0.3, 0.15, 0.05];
+    pub const SOFT_BLUNDER: [f64; 3] = [0.3, 0.15, 0.03];
     /// Node budgets of the searching levels Club, Expert, Master.
-    pub const NODES: [u64; 3] = [2_000, 30_000, 400_000];
+    pub const NODES: [u64; 3] = [2_000, 20_000, 200_000];
     /// Time per move of the strongest level, Max, in milliseconds.
     pub const MAX_MOVETIME_MS: u64 = 200;
 }

@@ -151,9 +151,14 @@ impl<'a> Worker<'a> {
         if ply > 0 && self.path[self.base..].contains(&rkey) {
             return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
         }
-        if ply > 0 && self.base == self.path.len() {
+        if ply > 0 {
             if let Some(oracle) = self.oracle {
-                if let Some(v) = oracle.probe(pos) {
+                let v = if self.base == self.path.len() {
+                    oracle.probe(pos)
+                } else {
+                    oracle.probe_any_history(pos)
+                };
+                if let Some(v) = v {
                     return (v * SCALE, true);
                 }
             }

@@ -945,10 +945,14 @@ pub struct Report {
     pub games: Vec<GameResult>,
     /// The first player's wins, draws and losses.
     pub wdl: Wdl,
-    /// The SPRT's verdict, if one was asked for.
+    /// The SPRT's verdict, if one was asked for: the bound first crossed, or
+    /// [`SprtDecision::Continue`] if none was.
     pub sprt: Option<SprtDecision>,
-    /// The SPRT's final log-likelihood ratio.
+    /// The log-likelihood ratio when a bound was crossed, or after the last game.
     pub llr: Option<f64>,
+    /// Games counted when a bound was crossed (games already running still finish and count
+    /// in [`Report::wdl`]).
+    pub sprt_games: Option<u32>,
     /// True when the SPRT stopped the run before all games were played.
     pub stopped_early: bool,
 }
@@ -969,7 +973,9 @@ pub fn run(
         .map_err(|e| format!("cannot build the thread pool: {e}"))?;
     let next = AtomicU32::new(0);
     let stop = AtomicBool::new(false);
-    let done: Mutex<(Vec<GameResult>, Wdl)> = Mutex::new((Vec::new(), Wdl::default()));
+    type Verdict = Option<(SprtDecision, f64, u32)>;
+    let done: Mutex<(Vec<GameResult>, Wdl, Verdict)> =
+        Mutex::new((Vec::new(), Wdl::default(), None));
     pool.scope(|scope| {
         for _ in 0..config.concurrency.max(1) {
             scope.spawn(|_| loop {
@@ -987,7 +993,9 @@ pub fn run(
                 d.1.add(g.first_player_won());
                 on_game(&g, &d.1);
                 if let Some(sprt) = &config.sprt {
-                    if sprt.decision(&d.1) != SprtDecision::Continue {
+                    let decision = sprt.decision(&d.1);
+                    if decision != SprtDecision::Continue && d.2.is_none() {
+                        d.2 = Some((decision, sprt.llr(&d.1), d.1.games()));
                         stop.store(true, Ordering::Relaxed);
                     }
                 }
@@ -995,7 +1003,7 @@ pub fn run(
             });
         }
     });
-    let (mut games, wdl) = done
+    let (mut games, wdl, verdict) = done
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     games.sort_by_key(|g| g.index);
@@ -1004,8 +1012,11 @@ pub fn run(
         players: [config.players[0].to_string(), config.players[1].to_string()],
         games,
         wdl,
-        sprt: config.sprt.map(|s| s.decision(&wdl)),
-        llr: config.sprt.map(|s| s.llr(&wdl)),
+        sprt: config
+            .sprt
+            .map(|s| verdict.map_or(s.decision(&wdl), |v| v.0)),
+        llr: config.sprt.map(|s| verdict.map_or(s.llr(&wdl), |v| v.1)),
+        sprt_games: verdict.map(|v| v.2),
         stopped_early,
     })
 }

@@ -162,3 +162,54 @@ fn reported_info_is_monotone_and_pv_is_playable() {
         g.play(*mv).unwrap();
     }
 }
+
+/// An oracle answering with the plain minimax for positions with few seeds (fresh history),
+/// counting its answers.
+struct MinimaxOracle {
+    max_seeds: u32,
+    answered: std::sync::atomic::AtomicU64,
+}
+
+impl pussa_engine::ExactOracle for MinimaxOracle {
+    fn probe(&self, pos: &Position) -> Option<i32> {
+        if pos.seeds_on_board() > self.max_seeds {
+            return None;
+        }
+        let mut budget = 100_000;
+        let (v, exact) = pussa_engine::reference::minimax_budget(pos, 14, &mut Vec::new(), &mut budget)?;
+        if !exact {
+            return None;
+        }
+        self.answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some(v / pussa_engine::params::SCALE)
+    }
+}
+
+#[test]
+fn an_exact_oracle_is_used_and_agrees_with_the_search() {
+    let mut rng = Rng::new(99);
+    let mut checked = 0;
+    let oracle = Arc::new(MinimaxOracle { max_seeds: 4, answered: Default::default() });
+    let mut tries = 0;
+    while checked < 15 && tries < 500 {
+        tries += 1;
+        let Some(st) = small_state(Game::WalakPussa, 5 + rng.below(3), 0, &mut rng) else { continue };
+        let plain = search(&st, &Limits { depth: Some(14), ..Limits::default() }, &mut |_| {});
+        if !plain.exact {
+            continue;
+        }
+        let with = search(
+            &st,
+            &Limits { depth: Some(14), oracle: Some(oracle.clone()), ..Limits::default() },
+            &mut |_| {},
+        );
+        // The oracle changes the tree (its nodes are not searched), so the proof may take
+        // other lines; where both are proven they must agree.
+        if with.exact {
+            assert_eq!(with.score, plain.score, "{:?}", st.position());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked}");
+    assert!(oracle.answered.load(std::sync::atomic::Ordering::Relaxed) > 0, "the oracle was never asked");
+}
