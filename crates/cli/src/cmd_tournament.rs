@@ -179,6 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "elo_high": finite(report.wdl.elo_interval().2),
                 "sprt": report.sprt,
                 "llr": report.llr,
+                "sprt_games": report.sprt_games,
                 "stopped_early": report.stopped_early,
                 "games": report.games,
             }))? + "\n"
@@ -246,13 +247,21 @@ fn summary(config: &Config, report: &Report) -> String {
         w.games(),
         w.score()
     );
-    let _ = writeln!(
-        s,
-        "elo {}  95% interval [{}, {}]",
-        fmt_elo(elo),
-        fmt_elo(lo),
-        fmt_elo(hi)
-    );
+    if w.games() > 0 && w.variance() == 0.0 {
+        let _ = writeln!(
+            s,
+            "elo {}  95% interval: none (every game gave the same result)",
+            fmt_elo(elo)
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "elo {}  95% interval [{}, {}]",
+            fmt_elo(elo),
+            fmt_elo(lo),
+            fmt_elo(hi)
+        );
+    }
     if let (Some(sprt), Some(d), Some(llr)) = (config.sprt, report.sprt, report.llr) {
         let (a, b) = sprt.bounds();
         let verdict = match d {
@@ -260,9 +269,13 @@ fn summary(config: &Config, report: &Report) -> String {
             SprtDecision::AcceptH0 => format!("H0 accepted (elo <= {})", sprt.elo0),
             SprtDecision::Continue => "undecided".to_string(),
         };
+        let at = match report.sprt_games {
+            Some(n) => format!(" after {n} games"),
+            None => String::new(),
+        };
         let _ = writeln!(
             s,
-            "sprt elo0 {} elo1 {}: llr {llr:.3} bounds [{a:.3}, {b:.3}]: {verdict}",
+            "sprt elo0 {} elo1 {}: llr {llr:.3} bounds [{a:.3}, {b:.3}]: {verdict}{at}",
             sprt.elo0, sprt.elo1
         );
     }
