@@ -643,9 +643,14 @@ class GameView {
     $('#hint').disabled = true;
     try {
       const r = await api.hint(this.id, this.seat.token);
-      const v = r.score > 0 ? `+${r.score}` : String(r.score);
       const pv = r.pv && r.pv.length > 1 ? `; line ${r.pv.join(' ')}` : '';
-      out.textContent = `Hint: ${r.move}, value ${v} seed${Math.abs(r.score) === 1 ? '' : 's'} (${r.exact ? 'proven' : `depth ${r.depth}`})${pv}`;
+      if (typeof r.score === 'number') {
+        const v = r.score > 0 ? `+${r.score}` : String(r.score);
+        const how = r.exact ? 'proven' : r.depth ? `depth ${r.depth}` : 'estimate';
+        out.textContent = `Hint: ${r.move}, value ${v} seed${Math.abs(r.score) === 1 ? '' : 's'} (${how})${pv}`;
+      } else {
+        out.textContent = `Hint: ${r.move}${pv}`;
+      }
       this.board.clearMarks('hint');
       this.board.mark(holeIndex(r.move), 'hint');
     } catch (e) {
