@@ -429,7 +429,8 @@ class GameView {
     this.shownPly = s.ply;
     this.shownRounds = (s.rounds || []).length;
     this.setHeader(s);
-    this.board.setNames(this.names());
+    // Short names on the board's stores (the scoreboard has the long ones).
+    this.board.setNames(this.names().map((n, i) => (n.length > 9 ? n.split(' ')[0] : n) || SIDE_NAME[i]));
     this.board.clearMarks();
     this.board.render(modelOf(s));
     const last = s.moves && s.moves.length ? s.moves[s.moves.length - 1] : null;
@@ -474,13 +475,18 @@ class GameView {
       return;
     }
     const i = sideIndex(s.to_move);
-    if (this.kind === 'online' && s.seats && Object.values(s.seats).some((x) => !x.taken)) {
+    const waiting = this.kind === 'online' && s.seats && Object.values(s.seats).some((x) => !x.taken);
+    if (waiting && !this.myTurn()) {
       t.textContent = this.mine.size ? 'Waiting for your friend to join (send the invite link).' : 'Waiting for the second player.';
-      if (!this.myTurn()) return;
+      return;
     }
     if (this.myTurn()) {
       t.innerHTML = '';
-      t.append(h('span', { class: 'you' }, this.kind === 'hotseat' ? `${SIDE_NAME[i]} to move` : 'Your move'), ` (${SIDE_NAME[i]}, holes ${i === 0 ? 'A–G' : 'a–g'})`);
+      t.append(
+        h('span', { class: 'you' }, this.kind === 'hotseat' ? `${SIDE_NAME[i]} to move` : 'Your move'),
+        ` (${SIDE_NAME[i]}, holes ${i === 0 ? 'A–G' : 'a–g'})`,
+        waiting ? h('span', { class: 'muted' }, ' · your friend has not joined yet') : '',
+      );
     } else if (s.seats?.[SIDE_LETTER[i]]?.kind === 'computer') {
       t.textContent = 'The computer is thinking…';
     } else {
