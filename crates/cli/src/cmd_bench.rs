@@ -34,7 +34,10 @@ pub struct Args {
 /// `pussa bench --search`: the engine's fixed positions at fixed depths, one thread.
 fn run_search() -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    writeln!(out, "search benchmark: fixed positions, fixed depths, 1 thread")?;
+    writeln!(
+        out,
+        "search benchmark: fixed positions, fixed depths, 1 thread"
+    )?;
     writeln!(
         out,
         "{:<20} {:>5} {:>12} {:>12} {:>8} {:>5} {:>6}",
