@@ -6,15 +6,33 @@ const SVG = 'http://www.w3.org/2000/svg';
 export const LETTERS = 'ABCDEFGabcdefg';
 export const SIDES = ['South', 'North'];
 
-const W = 1000;
-const H = 452;
 const HOLE_R = 50;
-const COL_X = (i) => 180 + i * 106.7;
-const ROW_Y = { far: 150, near: 290 };
-const STORE = { w: 96, h: 240, y: 100 };
-// Counts sit in the wood's margins, letters outside the wood.
-const COUNT_Y = { far: 82, near: 386 };
-const LETTER_Y = { far: 26, near: 432 };
+// Two geometries: wide (stores at the ends of the rows) and compact, for phones (stores as bars
+// above and below the rows, so the holes get the whole width). Counts sit in the wood's margins,
+// letters outside the wood.
+const GEOMETRY = {
+  wide: {
+    W: 1000,
+    H: 452,
+    colX: (i) => 180 + i * 106.7,
+    rowY: { far: 150, near: 290 },
+    store: { w: 96, h: 240, y: 100, rx: 44 },
+    wood: { x: 8, y: 40, w: 984, h: 360 },
+    countY: { far: 82, near: 386 },
+    letterY: { far: 26, near: 432 },
+  },
+  compact: {
+    W: 760,
+    H: 560,
+    colX: (i) => 60 + i * 106.7,
+    rowY: { far: 215, near: 345 },
+    store: { w: 740, h: 62, rx: 31 },
+    storeY: { far: 8, near: 490 },
+    wood: { x: 4, y: 112, w: 752, h: 340 },
+    countY: { far: 142, near: 432 },
+    letterY: { far: 96, near: 476 },
+  },
+};
 const MAX_DRAWN = 60;
 
 /** Hole index (0..13) of a letter, or -1. */
@@ -96,7 +114,6 @@ export class Board {
 
   build() {
     const svg = el('svg', {
-      viewBox: `0 0 ${W} ${H}`,
       class: 'board',
       role: 'group',
       'aria-label': 'Board',
@@ -105,7 +122,7 @@ export class Board {
     const grad = el('radialGradient', { id: 'holeGrad', cx: '50%', cy: '40%', r: '60%' }, defs);
     el('stop', { offset: '0%', 'stop-color': '#5c3a1c' }, grad);
     el('stop', { offset: '100%', 'stop-color': '#7e5129' }, grad);
-    el('rect', { x: 8, y: 40, width: W - 16, height: 360, rx: 60, class: 'wood' }, svg);
+    this.wood = el('rect', { rx: 60, class: 'wood' }, svg);
     this.svg = svg;
     this.holes = [];
     for (let i = 0; i < 14; i++) {
@@ -127,24 +144,41 @@ export class Board {
     }
     this.stores = [0, 1].map((side) => {
       const g = el('g', { class: `store store-${side ? 'north' : 'south'}`, 'data-store': SIDES[side] }, svg);
-      const box = el('rect', { width: STORE.w, height: STORE.h, rx: 44, class: 'pit' }, g);
+      const box = el('rect', { class: 'pit' }, g);
       const seeds = el('g', { class: 'seeds', 'aria-hidden': 'true' }, g);
-      el('rect', { x: 14, y: STORE.h / 2 - 30, width: STORE.w - 28, height: 52, rx: 16, class: 'store-pill' }, g);
+      const pill = el('rect', { width: 68, height: 52, rx: 16, class: 'store-pill' }, g);
       const count = el('text', { class: 'count store-count', 'aria-hidden': 'true' }, g);
       const label = el('text', { class: 'label store-label', 'aria-hidden': 'true' }, g);
-      return { g, box, seeds, count, label, x: 0, y: 0 };
+      return { g, box, pill, seeds, count, label, x: 0, y: 0 };
     });
     const hand = el('g', { class: 'hand', 'aria-hidden': 'true' }, svg);
     el('circle', { r: 27, class: 'palm' }, hand);
     this.handText = el('text', { class: 'hand-count', y: 9 }, hand);
     this.hand = hand;
     this.host.replaceChildren(svg);
+    // Phones get the compact geometry; it follows the window's width.
+    this.narrow = window.matchMedia('(max-width: 600px)');
+    this.narrow.addEventListener('change', () => this.layout());
     this.layout();
   }
 
   /** Places holes and stores for the current point of view. */
   layout() {
     const near = this.view;
+    const compact = this.narrow.matches;
+    const G = compact ? GEOMETRY.compact : GEOMETRY.wide;
+    this.geometry = G;
+    this.svg.setAttribute('viewBox', `0 0 ${G.W} ${G.H}`);
+    this.svg.classList.toggle('compact', compact);
+    this.wood.setAttribute('x', G.wood.x);
+    this.wood.setAttribute('y', G.wood.y);
+    this.wood.setAttribute('width', G.wood.w);
+    this.wood.setAttribute('height', G.wood.h);
+    const COL_X = G.colX;
+    const ROW_Y = G.rowY;
+    const COUNT_Y = G.countY;
+    const LETTER_Y = G.letterY;
+    const STORE = G.store;
     for (let i = 0; i < 14; i++) {
       const h = this.holes[i];
       const own = ownerOf(i);
@@ -160,17 +194,34 @@ export class Board {
       h.g.classList.toggle('near', isNear);
     }
     // Each player's store at their right: the near player's on the right.
+    // Compact: each player's store is a bar on their side of the board.
     this.stores.forEach((s, side) => {
       const right = side === near;
-      s.x = right ? W - 30 - STORE.w : 30;
-      s.y = STORE.y;
+      s.box.setAttribute('width', STORE.w);
+      s.box.setAttribute('height', STORE.h);
+      s.box.setAttribute('rx', STORE.rx);
+      if (compact) {
+        s.x = (G.W - STORE.w) / 2;
+        s.y = right ? G.storeY.near : G.storeY.far;
+        s.label.setAttribute('x', 24);
+        s.label.setAttribute('y', STORE.h / 2 + 9);
+        s.label.style.textAnchor = 'start';
+        s.pill.setAttribute('x', STORE.w - 80);
+        s.pill.setAttribute('y', (STORE.h - 52) / 2);
+        s.count.setAttribute('x', STORE.w - 46);
+        s.count.setAttribute('y', STORE.h / 2 + 12);
+      } else {
+        s.x = right ? G.W - 30 - STORE.w : 30;
+        s.y = STORE.y;
+        s.label.setAttribute('x', STORE.w / 2);
+        s.label.setAttribute('y', COUNT_Y.far - STORE.y + 4);
+        s.label.style.textAnchor = 'middle';
+        s.pill.setAttribute('x', 14);
+        s.pill.setAttribute('y', STORE.h / 2 - 30);
+        s.count.setAttribute('x', STORE.w / 2);
+        s.count.setAttribute('y', STORE.h / 2 + 10);
+      }
       s.g.setAttribute('transform', `translate(${s.x},${s.y})`);
-      s.count.setAttribute('x', STORE.w / 2);
-      s.count.setAttribute('y', STORE.h / 2 + 10);
-      s.label.setAttribute('x', STORE.w / 2);
-      s.label.setAttribute('y', COUNT_Y.far - STORE.y + 4);
-      s.cx = s.x + STORE.w / 2;
-      s.cy = s.y + STORE.h / 2;
     });
     this.render();
   }
@@ -210,13 +261,28 @@ export class Board {
   }
 
   drawStoreSeeds(s, n) {
-    // Two stacked circles fill the tall store.
     s.seeds.replaceChildren();
+    const G = this.geometry;
+    if (G === GEOMETRY.compact) {
+      // A bar: seeds in two rows between the name and the count.
+      const shown = Math.min(n, 54);
+      for (let i = 0; i < shown; i++) {
+        el('circle', {
+          cx: 240 + Math.floor(i / 2) * 15,
+          cy: G.store.h / 2 + (i % 2 ? 12 : -12),
+          r: 8,
+          fill: SEED_FILLS[Math.floor(jitter(i, 91) * SEED_FILLS.length)],
+          class: 'seed',
+        }, s.seeds);
+      }
+      return;
+    }
+    // Two stacked circles fill the tall store.
     const top = el('g', {}, s.seeds);
     const bottom = el('g', {}, s.seeds);
     const half = Math.ceil(Math.min(n, 2 * MAX_DRAWN) / 2);
-    drawSeeds(top, half, STORE.w / 2, STORE.h * 0.2, 40, 91);
-    drawSeeds(bottom, Math.min(n, 2 * MAX_DRAWN) - half, STORE.w / 2, STORE.h * 0.8, 40, 93);
+    drawSeeds(top, half, G.store.w / 2, G.store.h * 0.2, 40, 91);
+    drawSeeds(bottom, Math.min(n, 2 * MAX_DRAWN) - half, G.store.w / 2, G.store.h * 0.8, 40, 93);
   }
 
   renderHole(i, fresh = false) {
