@@ -468,12 +468,14 @@ export class Animator {
           case 'lift': {
             const i = idx(ev.hole);
             b.clearMarks('lifted', 'target', 'stop');
+            // First the hole to be lifted lights up with its seeds, then they go into the hand.
+            b.mark(i, 'lifted');
+            if (ev.relay) await this.sleep(sp.pause * 0.5);
             m.board[i] = 0;
             hand = ev.seeds;
-            b.mark(i, 'lifted');
             b.showHand(i, hand, sp.drop);
             b.render(m);
-            await this.sleep(ev.relay ? sp.pause : sp.pause * 0.7);
+            await this.sleep(ev.relay ? sp.pause * 0.5 : sp.pause * 0.7);
             break;
           }
           case 'drop': {
@@ -490,6 +492,8 @@ export class Animator {
           case 'four': {
             const i = idx(ev.hole);
             const side = sideNum(ev.owner);
+            b.mark(i, 'four');
+            await this.sleep(sp.pause * 0.4);
             m.board[i] = Math.max(0, m.board[i] - 4);
             m.stores[side] += 4;
             b.mark(i, 'four');
@@ -511,6 +515,8 @@ export class Animator {
           case 'capture': {
             const i = idx(ev.hole);
             const side = sideNum(ev.by);
+            b.mark(i, 'taken');
+            await this.sleep(sp.pause * 0.5);
             m.board[i] = 0;
             m.stores[side] += ev.seeds;
             b.mark(i, 'taken');
