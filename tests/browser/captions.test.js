@@ -1,0 +1,40 @@
+// The animation's captions (crates/server/web/board.js), run in node: one line per trace event,
+// whatever spelling of the sides the server uses ("S"/"N" or "South"/"North").
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+
+const src = await readFile(new URL('../../crates/server/web/board.js', import.meta.url), 'utf8');
+const { caption, reasonText, holeIndex, ownerOf } = await import(`data:text/javascript,${encodeURIComponent(src)}`);
+
+test('captions of a sowing, as in the brief', () => {
+  assert.equal(caption({ type: 'lift', hole: 'A', seeds: 4, relay: false }, 'South'), 'South lifts A (4)');
+  assert.equal(caption({ type: 'lift', hole: 'F', seeds: 4, relay: true }, 'South'), 'Relay: lift F (4)');
+  assert.equal(caption({ type: 'drop', hole: 'B', now: 5 }, 'South'), null);
+  assert.equal(caption({ type: 'stop', last: 'G', empty: 'a' }, 'South'), 'a is empty: sowing ends');
+  for (const [s, n] of [['S', 'N'], ['South', 'North']]) {
+    assert.equal(caption({ type: 'capture', hole: 'b', seeds: 6, by: s, chained: false }, 'South'), 'South takes 6 from b');
+    assert.equal(caption({ type: 'capture', hole: 'd', seeds: 2, by: s, chained: true }, 'South'), 'Necklace: South takes 2 from d too');
+    assert.equal(caption({ type: 'four', hole: 'c', owner: n }, 'South'), 'Four in c: North takes 4');
+    assert.equal(caption({ type: 'match_end', winner: n }, 'South'), 'North wins');
+    assert.equal(
+      caption({ type: 'refill', round: 2, filled: [7, 5], remainder: [3, 1], closed: 0, starter: n }, 'South'),
+      'Round 2: South fills 7 holes, North 5; North starts',
+    );
+    assert.equal(reasonText({ kind: 'no_legal_move', stuck: n }), 'North cannot move');
+  }
+  assert.equal(caption({ type: 'match_end', winner: null }, 'South'), 'A draw');
+  assert.equal(
+    caption({ type: 'round_end', reason: { kind: 'one_row' }, swept: [3, 0] }, 'North'),
+    'Round over (all seeds in one row): South sweeps 3, North 0',
+  );
+  assert.equal(reasonText({ kind: 'repetition' }), 'the position repeated');
+});
+
+test('hole names and owners', () => {
+  assert.equal(holeIndex('A'), 0);
+  assert.equal(holeIndex('g'), 13);
+  assert.equal(holeIndex('x'), -1);
+  assert.equal(ownerOf(6), 0);
+  assert.equal(ownerOf(7), 1);
+});
