@@ -1,1 +1,40 @@
-//! placeholder during bootstrap
+//! # pussa-egtb
+//!
+//! Endgame databases for the pussa games by retrograde analysis: for every board of the open
+//! 14-hole board with `k` seeds, the exact final margin of the seeds still to be taken, for the
+//! player to move, with perfect play under the rules contract (a single round).
+//!
+//! - [`index`]: boards ranked with the combinatorial number system (stars and bars), one table
+//!   per seed count, seen from the player to move ([`moves::canonical`]).
+//! - [`build_layer`]: one layer from the layers below it (captures and fours drop into them):
+//!   terminal and all-capturing positions first, then passes over the non-capturing moves until
+//!   nothing changes, then an exact search carrying the path since the last capture for the
+//!   positions that can reach a cycle (the repetition rule). See `docs/egtb.md`.
+//! - [`format`]: the `.pegtb` file format (magic, version, game, seeds, encoding, checksums).
+//! - [`Tables`]: memory-mapped tables and probing ([`Tables::probe`] for a search oracle).
+//! - [`solve`]: an exact alpha-beta search above the tables, with the repetition rule, for
+//!   solving start positions.
+#![warn(missing_docs)]
+
+mod build;
+pub mod format;
+pub mod index;
+pub mod moves;
+mod search;
+pub mod solve;
+mod tables;
+pub mod value;
+
+pub use build::{build_layer, BuildOptions, LayerStats, Progress};
+pub use format::FormatError;
+pub use tables::{build_dir, LayerEvent, MoveValue, Tables, VerifyReport};
+pub use value::Entry;
+
+/// Peak resident memory of this process so far (`VmHWM` of `/proc/self/status`), in bytes.
+#[must_use]
+pub fn peak_memory() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}

@@ -1,0 +1,344 @@
+//! `pussa egtb`: build, probe and verify the endgame databases, and solve start positions.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use pussa_egtb::{build_dir, BuildOptions, Entry, LayerEvent, Tables};
+use pussa_rules::{Game, Mode, Setup};
+
+/// Endgame databases: every position with up to N seeds on the open board, solved exactly.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Sub,
+}
+
+/// The `pussa egtb` subcommands.
+#[derive(clap::Subcommand)]
+pub enum Sub {
+    /// Build the tables of a game for 0..=N seeds (valid files already there are kept).
+    Build {
+        /// The game.
+        #[arg(long)]
+        game: Game,
+        /// The largest number of seeds on the board.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(0..=40))]
+        max_seeds: u32,
+        /// Where the tables live.
+        #[arg(long, default_value = "data/egtb")]
+        dir: PathBuf,
+        /// Build every layer again even if a valid file is there.
+        #[arg(long)]
+        rebuild: bool,
+        /// Node budget of the history search per position.
+        #[arg(long, default_value_t = 1 << 22)]
+        budget: u64,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// The exact value of a position for the player to move, and of each move.
+    Probe {
+        /// The game.
+        #[arg(long)]
+        game: Game,
+        /// The position string.
+        #[arg(long)]
+        position: String,
+        /// Where the tables live.
+        #[arg(long, default_value = "data/egtb")]
+        dir: PathBuf,
+    },
+    /// Solve a start position exactly: the real start, or a reduced game with S seeds a hole.
+    Solve {
+        /// The game.
+        #[arg(long)]
+        game: Game,
+        /// Seeds per hole of a reduced game (default: the game's own start).
+        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=7))]
+        seeds_per_hole: Option<u8>,
+        /// Start from this position string instead.
+        #[arg(long, conflicts_with = "seeds_per_hole")]
+        position: Option<String>,
+        /// Where the tables live.
+        #[arg(long, default_value = "data/egtb")]
+        dir: PathBuf,
+        /// Give up after this many nodes.
+        #[arg(long, default_value_t = 200_000_000)]
+        nodes: u64,
+    },
+    /// Check every table file (header, size, checksum) and re-compute sample positions.
+    Verify {
+        /// Only this game (default: every game with tables).
+        #[arg(long)]
+        game: Option<Game>,
+        /// Where the tables live.
+        #[arg(long, default_value = "data/egtb")]
+        dir: PathBuf,
+        /// Positions re-computed per layer.
+        #[arg(long, default_value_t = 2000)]
+        samples: u64,
+    },
+}
+
+/// Runs `pussa egtb`.
+///
+/// # Errors
+/// Bad arguments, missing or damaged tables, files that cannot be written.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        Sub::Build {
+            game,
+            max_seeds,
+            dir,
+            rebuild,
+            budget,
+            quiet,
+        } => build(game, max_seeds as usize, &dir, rebuild, budget, quiet),
+        Sub::Probe {
+            game,
+            position,
+            dir,
+        } => probe(game, &position, &dir),
+        Sub::Verify { game, dir, samples } => verify(game, &dir, samples),
+        Sub::Solve {
+            game,
+            seeds_per_hole,
+            position,
+            dir,
+            nodes,
+        } => solve(game, seeds_per_hole, position.as_deref(), &dir, nodes),
+    }
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+fn build(
+    game: Game,
+    max: usize,
+    dir: &std::path::Path,
+    rebuild: bool,
+    budget: u64,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(1)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg:>22} [{bar:40}] {pos}/{len} {elapsed_precise} eta {eta}",
+        )
+        .expect("template")
+        .progress_chars("=> "),
+    );
+    let progress = |p: pussa_egtb::Progress| {
+        let phase = match p.phase {
+            1 => "first pass",
+            2 => "non-capturing",
+            _ => "history search",
+        };
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+        bar.set_message(format!("{game} {}: {phase}", p.seeds));
+    };
+    let t0 = Instant::now();
+    println!(
+        "{:>5} {:>13} {:>9} {:>9} {:>11} {:>9} {:>8} {:>9}  file",
+        "seeds", "positions", "history", "undeterm", "MiB", "passes", "seconds", "peak MiB"
+    );
+    let mut on_layer = |e: LayerEvent| match e {
+        LayerEvent::Kept {
+            seeds,
+            path,
+            header,
+        } => {
+            bar.suspend(|| {
+                println!(
+                    "{seeds:>5} {:>13} {:>9} {:>9} {:>11.1} {:>9} {:>8} {:>9}  {} (kept)",
+                    header.entries,
+                    header.history,
+                    header.undetermined,
+                    mib(header.entries + 64),
+                    "-",
+                    "-",
+                    "-",
+                    path.display()
+                );
+            });
+        }
+        LayerEvent::Built { stats, path } => {
+            bar.suspend(|| {
+                println!(
+                    "{:>5} {:>13} {:>9} {:>9} {:>11.1} {:>9} {:>8.1} {:>9.0}  {} ({:.1}+{:.1}+{:.1} s)",
+                    stats.seeds,
+                    stats.positions,
+                    stats.history,
+                    stats.undetermined,
+                    mib(stats.positions + 64),
+                    stats.passes,
+                    stats.seconds,
+                    mib(pussa_egtb::peak_memory().unwrap_or(0)),
+                    path.display(),
+                    stats.phase_seconds[0],
+                    stats.phase_seconds[1],
+                    stats.phase_seconds[2]
+                );
+            });
+        }
+    };
+    let opts = BuildOptions {
+        search_budget: budget,
+    };
+    build_dir(dir, game, max, opts, rebuild, &progress, &mut on_layer)?;
+    bar.finish_and_clear();
+    println!(
+        "{game}: tables 0..={max} in {:.1} s, peak memory {:.0} MiB",
+        t0.elapsed().as_secs_f64(),
+        mib(pussa_egtb::peak_memory().unwrap_or(0))
+    );
+    Ok(())
+}
+
+fn parse_position(game: Game, position: &str) -> anyhow::Result<pussa_rules::GameState> {
+    let setup: Setup = position.parse().context("--position")?;
+    setup.expect_game(game).context("--position")?;
+    Ok(setup.game_state(Mode::Single).context("--position")?)
+}
+
+fn probe(game: Game, position: &str, dir: &std::path::Path) -> anyhow::Result<()> {
+    let state = parse_position(game, position)?;
+    let pos = *state.position();
+    if state.is_round_over() {
+        bail!("the round is over in this position: there is nothing to probe");
+    }
+    if pos.closed_mask() != 0 {
+        bail!("the tables cover the open board only; this position has closed holes");
+    }
+    let k = pos.seeds_on_board() as usize;
+    let tables = Tables::open(dir, game, Some(k))
+        .with_context(|| format!("{k} seeds on the board: tables 0..={k} of {game} are needed"))?;
+    let side = pos.to_move();
+    match tables.entry(&pos) {
+        Some(Entry::Value { margin, history }) => {
+            println!(
+                "value {margin:+} for {side} (future seeds, {side} minus opponent){}",
+                if history {
+                    "; exact when the round's history starts here (a capture or the round's \
+                     start just happened): a chain of non-capturing moves can reach a cycle"
+                } else {
+                    "; exact for any history"
+                }
+            );
+            let stores = pos.stores();
+            let me = i32::from(stores[side.index()]);
+            let them = i32::from(stores[side.other().index()]);
+            println!(
+                "final margin with the stores: {:+} for {side}",
+                me - them + margin
+            );
+        }
+        Some(Entry::Unknown) => println!("value not determined (history search budget)"),
+        None => bail!("not covered by the tables"),
+    }
+    let mut moves = tables.move_values(&pos).unwrap_or_default();
+    moves.sort_by_key(|m| std::cmp::Reverse(m.value.unwrap_or(i32::MIN)));
+    let best = moves.first().and_then(|m| m.value);
+    for m in moves {
+        let v = m.value.map_or("?".to_string(), |v| format!("{v:+}"));
+        let mark = if m.value.is_some() && m.value == best {
+            "  best"
+        } else {
+            ""
+        };
+        println!("  {} {v:>4} (takes {:+} now){mark}", m.mv, m.gain);
+    }
+    Ok(())
+}
+
+fn verify(game: Option<Game>, dir: &std::path::Path, samples: u64) -> anyhow::Result<()> {
+    let games: Vec<Game> = match game {
+        Some(g) => vec![g],
+        None => Game::ALL
+            .into_iter()
+            .filter(|&g| pussa_egtb::format::table_path(dir, g, 0).exists())
+            .collect(),
+    };
+    if games.is_empty() {
+        bail!("no tables under {}", dir.display());
+    }
+    let mut bad = 0;
+    for g in games {
+        let tables = Tables::open(dir, g, None)?;
+        println!(
+            "{g}: files 0..={} present, headers and checksums good",
+            tables.max_seeds()
+        );
+        for k in 0..=tables.max_seeds() {
+            let r = tables.verify_layer(k, samples);
+            println!(
+                "  {k:>3} seeds: {} of {} positions re-computed, {} mismatches",
+                r.checked, r.entries, r.mismatches
+            );
+            bad += r.mismatches;
+        }
+    }
+    if bad > 0 {
+        bail!("{bad} positions disagree with their re-computed values");
+    }
+    println!("all tables verified");
+    Ok(())
+}
+
+fn solve(
+    game: Game,
+    per_hole: Option<u8>,
+    position: Option<&str>,
+    dir: &std::path::Path,
+    nodes: u64,
+) -> anyhow::Result<()> {
+    let (pos, what) = match (per_hole, position) {
+        (_, Some(p)) => {
+            let state = parse_position(game, p)?;
+            if state.is_round_over() {
+                bail!("the round is over in this position: there is nothing to solve");
+            }
+            (*state.position(), "the position".to_string())
+        }
+        (Some(s), None) if s != game.seeds_per_hole() => (
+            pussa_egtb::solve::reduced_start(game, s, pussa_rules::Side::South),
+            format!("{game} with {s} seeds a hole ({} seeds)", 14 * u32::from(s)),
+        ),
+        _ => (
+            pussa_rules::Position::start(game),
+            format!("the start of {game}"),
+        ),
+    };
+    let t0 = Instant::now();
+    let tables = Tables::open(dir, game, None)?;
+    let load = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let mut solver = pussa_egtb::solve::Solver::new(&tables, nodes);
+    let sol = solver.solve(&pos).with_context(|| {
+        format!(
+            "{what}: not solved with tables 0..={} and {nodes} nodes",
+            tables.max_seeds()
+        )
+    })?;
+    let side = pos.to_move();
+    println!(
+        "{what}: value {:+} for {side} (the first player), tables 0..={}, {} nodes, {:.2} s (tables opened in {load:.2} s)",
+        sol.value,
+        tables.max_seeds(),
+        sol.nodes,
+        t1.elapsed().as_secs_f64()
+    );
+    let pv: Vec<String> = sol.pv.iter().map(ToString::to_string).collect();
+    println!("principal variation ({} moves): {}", pv.len(), pv.join(" "));
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! Boards seen from the player to move, and the moves between them.
+//!
+//! A *canonical board* lists the mover's row first: holes 0..7 are the mover's `A`..`G` (or
+//! `a`..`g`), holes 7..14 the opponent's. Turning the ring by seven holes swaps the rows and keeps
+//! the sowing direction, so every rule of the contract (relay, fours to the row's owner, the
+//! capture by the mover, the chain, Pasu Pondi's one-row end, the stuck rules) reads the same from
+//! either seat, for the clockwise games as well; `tests/symmetry.rs` checks it move by move.
+
+use pussa_rules::{Game, Hole, Position, Side, StuckRule};
+
+/// The board of `pos` seen from the player to move (their row first).
+#[inline]
+#[must_use]
+pub fn canonical(pos: &Position) -> [u8; 14] {
+    let b = pos.board();
+    match pos.to_move() {
+        Side::South => b,
+        Side::North => rotate(&b),
+    }
+}
+
+/// The board turned by seven holes: the rows swapped.
+#[inline]
+#[must_use]
+pub fn rotate(b: &[u8; 14]) -> [u8; 14] {
+    let mut r = [0u8; 14];
+    r[..7].copy_from_slice(&b[7..]);
+    r[7..].copy_from_slice(&b[..7]);
+    r
+}
+
+/// The open-board position with South (the mover) to move and empty stores.
+#[inline]
+#[must_use]
+pub fn position_of(game: Game, board: &[u8; 14]) -> Position {
+    Position::from_parts_unchecked(game, *board, 0, [0, 0], Side::South)
+}
+
+/// Seeds in the mover's row minus seeds in the opponent's row.
+#[inline]
+#[must_use]
+pub fn row_margin(b: &[u8; 14]) -> i32 {
+    let a: i32 = b[..7].iter().map(|&x| i32::from(x)).sum();
+    let o: i32 = b[7..].iter().map(|&x| i32::from(x)).sum();
+    a - o
+}
+
+/// Seeds on a board.
+#[inline]
+#[must_use]
+pub fn seeds(b: &[u8; 14]) -> usize {
+    b.iter().map(|&x| x as usize).sum()
+}
+
+/// One legal move from a canonical board.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Child {
+    /// The hole lifted, 0..7 in the mover's row.
+    pub col: u8,
+    /// Seeds the mover took minus seeds the opponent took during the move.
+    pub gain: i32,
+    /// The resulting board, seen from the new mover (the opponent).
+    pub board: [u8; 14],
+    /// Seeds left on it.
+    pub seeds: usize,
+}
+
+/// The legal moves of a canonical board, in column order. Endless moves are left out.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Children {
+    /// The moves; only the first `len` are valid.
+    pub list: [Child; 7],
+    /// How many.
+    pub len: usize,
+}
+
+impl Children {
+    /// The valid moves.
+    #[must_use]
+    pub fn as_slice(&self) -> &[Child] {
+        &self.list[..self.len]
+    }
+}
+
+/// Every legal move of the canonical board `b` (mover = the first row).
+#[must_use]
+pub fn children(game: Game, b: &[u8; 14]) -> Children {
+    let pos = position_of(game, b);
+    let mut out = Children::default();
+    for h in pos.candidates() {
+        let mut p = pos;
+        if let Some(o) = p.play_unchecked(h) {
+            let nb = rotate(&p.board());
+            out.list[out.len] = Child {
+                col: h.index() as u8,
+                gain: i32::from(o.taken[0]) - i32::from(o.taken[1]),
+                board: nb,
+                seeds: seeds(&nb),
+            };
+            out.len += 1;
+        }
+    }
+    out
+}
+
+/// The value of a board on arrival if the round is over there before anyone moves (the one-row
+/// end of Pasu Pondi, or no legal move), for the player to move; `None` if play goes on.
+/// `moves` must be `children(game, b)`.
+#[must_use]
+pub fn terminal_value(game: Game, b: &[u8; 14], moves: &Children) -> Option<i32> {
+    if game.one_row_ends_round() {
+        let a: u32 = b[..7].iter().map(|&x| u32::from(x)).sum();
+        let o: u32 = b[7..].iter().map(|&x| u32::from(x)).sum();
+        if a == 0 || o == 0 {
+            return Some(row_margin(b));
+        }
+    }
+    if moves.len == 0 {
+        return Some(match game.stuck_rule() {
+            StuckRule::OtherTakesAll => -(seeds(b) as i32),
+            StuckRule::EachTakesOwnRow => row_margin(b),
+        });
+    }
+    None
+}
+
+/// The move letter of column `col` for `side`.
+#[must_use]
+pub fn move_letter(side: Side, col: u8) -> Hole {
+    Hole::of_side(side, col as usize)
+}
