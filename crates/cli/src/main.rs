@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd_analyze;
 mod cmd_bench;
+mod cmd_egtb;
 mod cmd_explain;
 mod cmd_perft;
 mod cmd_replay;
@@ -30,6 +31,8 @@ enum Command {
     Analyze(cmd_analyze::Args),
     /// Measure the rules engine: random playouts per second.
     Bench(cmd_bench::Args),
+    /// Endgame databases: build, probe, verify, solve.
+    Egtb(cmd_egtb::Args),
     /// Tell one move lap by lap: lifts, relays, fours, the capture and the chain.
     Explain(cmd_explain::Args),
     /// Count the move sequences of each length from a position (perft).
@@ -47,6 +50,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         None => cmd_serve::run(cmd_serve::Args::default()),
         Some(Command::Analyze(args)) => cmd_analyze::run(args),
         Some(Command::Bench(args)) => cmd_bench::run(args),
+        Some(Command::Egtb(args)) => cmd_egtb::run(args),
         Some(Command::Explain(args)) => cmd_explain::run(args),
         Some(Command::Perft(args)) => cmd_perft::run(args),
         Some(Command::Replay(args)) => cmd_replay::run(args),
