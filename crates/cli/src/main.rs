@@ -10,12 +10,15 @@ use clap::{Parser, Subcommand};
 
 mod cmd_analyze;
 mod cmd_bench;
-mod cmd_egtb;
+mod cmd_engine;
 mod cmd_explain;
 mod cmd_perft;
+mod cmd_play;
 mod cmd_replay;
 mod cmd_rules;
 mod cmd_serve;
+mod cmd_tournament;
+mod tui;
 
 /// The pussa mancala games: Walak-pussa, Raja Pasu and Pasu Pondi.
 #[derive(Parser)]
@@ -31,18 +34,22 @@ enum Command {
     Analyze(cmd_analyze::Args),
     /// Measure the rules engine: random playouts per second.
     Bench(cmd_bench::Args),
-    /// Endgame databases: build, probe, verify, solve.
-    Egtb(cmd_egtb::Args),
+    /// Speak the engine protocol on stdin/stdout (for front ends and tournament managers).
+    Engine(cmd_engine::Args),
     /// Tell one move lap by lap: lifts, relays, fours, the capture and the chain.
     Explain(cmd_explain::Args),
     /// Count the move sequences of each length from a position (perft).
     Perft(cmd_perft::Args),
+    /// Play in the terminal against the computer or a friend.
+    Play(cmd_play::Args),
     /// Replay moves and show every state, as boards or as JSON lines.
     Replay(cmd_replay::Args),
     /// Print the rules of a game in words.
     Rules(cmd_rules::Args),
     /// Play in the browser: the web page and its JSON/WebSocket API (the default command).
     Serve(cmd_serve::Args),
+    /// Play a tournament between two players (levels, engines) with Elo and SPRT.
+    Tournament(cmd_tournament::Args),
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -50,12 +57,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         None => cmd_serve::run(cmd_serve::Args::default()),
         Some(Command::Analyze(args)) => cmd_analyze::run(args),
         Some(Command::Bench(args)) => cmd_bench::run(args),
-        Some(Command::Egtb(args)) => cmd_egtb::run(args),
+        Some(Command::Engine(args)) => cmd_engine::run(args),
         Some(Command::Explain(args)) => cmd_explain::run(args),
         Some(Command::Perft(args)) => cmd_perft::run(args),
+        Some(Command::Play(args)) => cmd_play::run(args),
         Some(Command::Replay(args)) => cmd_replay::run(args),
         Some(Command::Rules(args)) => cmd_rules::run(args),
         Some(Command::Serve(args)) => cmd_serve::run(args),
+        Some(Command::Tournament(args)) => cmd_tournament::run(args),
     }
 }
 
