@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd_analyze;
 mod cmd_bench;
+mod cmd_egtb;
 mod cmd_engine;
 mod cmd_explain;
 mod cmd_perft;
@@ -34,6 +35,8 @@ enum Command {
     Analyze(cmd_analyze::Args),
     /// Measure the rules engine: random playouts per second.
     Bench(cmd_bench::Args),
+    /// Endgame databases: build, probe, verify, solve.
+    Egtb(cmd_egtb::Args),
     /// Speak the engine protocol on stdin/stdout (for front ends and tournament managers).
     Engine(cmd_engine::Args),
     /// Tell one move lap by lap: lifts, relays, fours, the capture and the chain.
@@ -57,6 +60,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         None => cmd_serve::run(cmd_serve::Args::default()),
         Some(Command::Analyze(args)) => cmd_analyze::run(args),
         Some(Command::Bench(args)) => cmd_bench::run(args),
+        Some(Command::Egtb(args)) => cmd_egtb::run(args),
         Some(Command::Engine(args)) => cmd_engine::run(args),
         Some(Command::Explain(args)) => cmd_explain::run(args),
         Some(Command::Perft(args)) => cmd_perft::run(args),
