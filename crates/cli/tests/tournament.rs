@@ -218,3 +218,36 @@ fn sprt_stops_a_lopsided_run_early() {
     let (w, d, l) = wdl(&out);
     assert!(w + d + l < 400);
 }
+
+#[test]
+fn matches_run_across_rounds_with_an_external_engine() {
+    let csv = tmp("match.csv");
+    let engine = format!("engine:\"{} engine\"", env!("CARGO_BIN_EXE_pussa"));
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        &engine,
+        "greedy",
+        "--match",
+        "--game",
+        "raja-pasu",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--concurrency",
+        "2",
+        "--quiet",
+        "--results",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(!out.contains("forfeit"), "{out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    for row in text.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        // The engine moved through the rounds of a match: more than one round, a decided end.
+        let rounds: u32 = f[8].parse().unwrap();
+        assert!(rounds > 1, "{row}");
+        assert!(row.contains(",normal,"), "{row}");
+    }
+}
