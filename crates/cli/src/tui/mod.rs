@@ -587,7 +587,12 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
     ])
     .split(area);
     let st = &app.state;
-    let taken = st.taken_this_round();
+    // Seeds taken this round as the frame on screen shows them (the animation runs behind the
+    // state): the stores at the round's start are the state's stores less what it took.
+    let frame = current_frame(app);
+    let now = st.position().stores();
+    let done = st.taken_this_round();
+    let taken = [0, 1].map(|i| frame.stores[i].saturating_sub(now[i] - done[i]));
     let closed = st.position().closed_mask();
     let closed_names: String = Hole::ALL
         .iter()
@@ -615,7 +620,6 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
         Paragraph::new(header).style(Style::default().add_modifier(Modifier::BOLD)),
         chunks[0],
     );
-    let frame = current_frame(app);
     let names = [app.player_name(Side::South), app.player_name(Side::North)];
     let board = Paragraph::new(board_lines(&frame, app.seat, names))
         .block(Block::default().borders(Borders::ALL).title(" board "));
@@ -763,8 +767,12 @@ mod tests {
         assert_eq!(last.stores, [6, 0]);
         // The first lap: A's 4 seeds went to B..E (now 5 each), A is empty.
         assert_eq!(&frames[0].board[..5], &[0, 5, 5, 5, 5]);
+        // On screen, the header follows the animation, not the state already played.
+        app.tick();
+        assert!(screen(&app).contains("taken this round: South 0, North 0"));
         while app.tick() {}
         assert!(app.shown.is_none());
+        assert!(screen(&app).contains("taken this round: South 6, North 0"));
     }
 
     #[test]
