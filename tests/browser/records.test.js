@@ -35,10 +35,11 @@ test('export a record, import it back, find both in the saved games', async () =
   assert.equal(record, await (await fetch(`${server.url}/api/games/${id}/record`)).text());
   for (const m of st.moves) assert.ok(record.includes(m.move), `record has move ${m.move}`);
 
-  // Import it through the form: a new game with the same moves and the same board.
+  // Import it through the form (uploading the file): a new game with the same moves and board.
   await page.goto(`${server.url}/`);
   await page.waitForSelector('body[data-ready="1"]');
-  await page.fill('#import-text', record);
+  await page.setInputFiles('#import-file', { name: `pussa-${id}.txt`, mimeType: 'text/plain', buffer: Buffer.from(record) });
+  await page.waitForFunction((r) => document.querySelector('#import-text').value === r, record);
   await page.click('#import-form button[type="submit"]');
   await page.waitForFunction((old) => location.hash.startsWith('#/game/') && !location.hash.endsWith(old), id);
   const id2 = await gameId(page);
