@@ -181,6 +181,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "llr": report.llr,
                 "sprt_games": report.sprt_games,
                 "stopped_early": report.stopped_early,
+                "pairs": report.pairs.0,
+                "elo_pairs": finite(report.pairs.elo_interval().0),
+                "elo_pairs_low": finite(report.pairs.elo_interval().1),
+                "elo_pairs_high": finite(report.pairs.elo_interval().2),
                 "games": report.games,
             }))? + "\n"
         } else {
@@ -260,6 +264,23 @@ fn summary(config: &Config, report: &Report) -> String {
             fmt_elo(elo),
             fmt_elo(lo),
             fmt_elo(hi)
+        );
+    }
+    let p = report.pairs;
+    if p.pairs() > 0 {
+        let (pe, plo, phi) = p.elo_interval();
+        let _ = writeln!(
+            s,
+            "pairs {} (first player's points 0/0.5/1/1.5/2: {} {} {} {} {})  elo by pairs {}  95% interval [{}, {}]",
+            p.pairs(),
+            p.0[0],
+            p.0[1],
+            p.0[2],
+            p.0[3],
+            p.0[4],
+            fmt_elo(pe),
+            fmt_elo(plo),
+            fmt_elo(phi)
         );
     }
     if let (Some(sprt), Some(d), Some(llr)) = (config.sprt, report.sprt, report.llr) {

@@ -61,6 +61,8 @@ fn two_levels_with_records_and_csv() {
     let (w, d, l) = wdl(&out);
     assert_eq!(w + d + l, 6, "{out}");
     assert!(out.contains("elo "), "{out}");
+    // Six games are three complete pairs.
+    assert!(out.contains("pairs 3 (first player's points"), "{out}");
     let csv = std::fs::read_to_string(&csv).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows.len(), 7, "{csv}");

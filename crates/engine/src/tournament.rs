@@ -102,6 +102,92 @@ impl Wdl {
     }
 }
 
+/// Results counted by pairs of games (the same opening, seats swapped): how many pairs gave the
+/// first player 0, ½, 1, 1½ or 2 points. Pairs take the seat and the opening out of the noise,
+/// which matters in these games, where the first mover wins most single games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Pentanomial(pub [u32; 5]);
+
+impl Pentanomial {
+    /// Counts the complete pairs (games `2k` and `2k + 1`) among `games`.
+    #[must_use]
+    pub fn from_games(games: &[GameResult]) -> Pentanomial {
+        let mut by_index = std::collections::HashMap::new();
+        for g in games {
+            by_index.insert(g.index, g);
+        }
+        let mut p = Pentanomial::default();
+        for g in games.iter().filter(|g| g.index % 2 == 0) {
+            if let Some(h) = by_index.get(&(g.index + 1)) {
+                let half = |r: Option<bool>| match r {
+                    Some(true) => 2,
+                    Some(false) => 0,
+                    None => 1,
+                };
+                let points = half(g.first_player_won()) + half(h.first_player_won());
+                p.0[points] += 1;
+            }
+        }
+        p
+    }
+
+    /// Complete pairs counted.
+    #[must_use]
+    pub fn pairs(&self) -> u32 {
+        self.0.iter().sum()
+    }
+
+    /// The first player's score per game, in `[0, 1]`; 0.5 with no pairs.
+    #[must_use]
+    pub fn score(&self) -> f64 {
+        let n = self.pairs();
+        if n == 0 {
+            return 0.5;
+        }
+        let total: f64 = self
+            .0
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| 0.25 * k as f64 * f64::from(c))
+            .sum();
+        total / f64::from(n)
+    }
+
+    /// The variance of one pair's score (0, ¼, ½, ¾ or 1) around [`Pentanomial::score`].
+    #[must_use]
+    pub fn variance(&self) -> f64 {
+        let n = self.pairs();
+        if n == 0 {
+            return 0.0;
+        }
+        let m = self.score();
+        let sum: f64 = self
+            .0
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| f64::from(c) * (0.25 * k as f64 - m).powi(2))
+            .sum();
+        sum / f64::from(n)
+    }
+
+    /// The Elo difference and its 95% interval `(elo, low, high)` from the pairs.
+    #[must_use]
+    pub fn elo_interval(&self) -> (f64, f64, f64) {
+        let n = self.pairs();
+        let s = self.score();
+        if n == 0 {
+            return (0.0, f64::NEG_INFINITY, f64::INFINITY);
+        }
+        let se = (self.variance() / f64::from(n)).sqrt();
+        let z = 1.959_963_984_540_054;
+        (
+            elo_from_score(s),
+            elo_from_score((s - z * se).clamp(0.0, 1.0)),
+            elo_from_score((s + z * se).clamp(0.0, 1.0)),
+        )
+    }
+}
+
 /// The Elo difference that gives an expected score `s` in the logistic model:
 /// `-400 log10(1/s - 1)`; ±infinity at 1 and 0.
 #[must_use]
@@ -945,6 +1031,8 @@ pub struct Report {
     pub games: Vec<GameResult>,
     /// The first player's wins, draws and losses.
     pub wdl: Wdl,
+    /// The same results counted by pairs of games.
+    pub pairs: Pentanomial,
     /// The SPRT's verdict, if one was asked for: the bound first crossed, or
     /// [`SprtDecision::Continue`] if none was.
     pub sprt: Option<SprtDecision>,
@@ -1010,6 +1098,7 @@ pub fn run(
     let stopped_early = (games.len() as u32) < config.games;
     Ok(Report {
         players: [config.players[0].to_string(), config.players[1].to_string()],
+        pairs: Pentanomial::from_games(&games),
         games,
         wdl,
         sprt: config
@@ -1096,6 +1185,49 @@ mod tests {
         };
         assert!(sprt.llr(&bad) < lo);
         assert_eq!(sprt.decision(&bad), SprtDecision::AcceptH0);
+    }
+
+    #[test]
+    fn pentanomial_of_known_pairs() {
+        // Pairs scoring 0, ¼, ½, ¾, 1 for the first player: 1, 2, 4, 3, 0 of them.
+        let p = Pentanomial([1, 2, 4, 3, 0]);
+        assert_eq!(p.pairs(), 10);
+        assert!(close(p.score(), 0.475, 1e-12));
+        assert!(close(p.variance(), 0.055_625, 1e-12));
+        let (elo, lo, hi) = p.elo_interval();
+        assert!(close(elo, -17.386_277_512_436, 1e-6));
+        assert!(close(lo, -123.951_026_554_196, 1e-6));
+        assert!(close(hi, 85.912_619_597_839, 1e-6));
+    }
+
+    #[test]
+    fn pairs_are_counted_from_games() {
+        let game = |index: u32, winner: Option<Side>| GameResult {
+            index,
+            south_player: (index % 2) as usize,
+            opening: Vec::new(),
+            moves: Vec::new(),
+            winner,
+            termination: Termination::Normal,
+            stores: [0, 0],
+            rounds: 1,
+            final_position: String::new(),
+        };
+        // Pair 0: South wins both (1 point for the first player); pair 1: the first player wins
+        // both (2); pair 2: a draw and a first-player loss (½); game 6 has no partner.
+        let games = [
+            game(0, Some(Side::South)),
+            game(1, Some(Side::South)),
+            game(2, Some(Side::South)),
+            game(3, Some(Side::North)),
+            game(4, None),
+            game(5, Some(Side::South)),
+            game(6, Some(Side::South)),
+        ];
+        assert_eq!(
+            Pentanomial::from_games(&games),
+            Pentanomial([0, 1, 1, 0, 1])
+        );
     }
 
     #[test]
