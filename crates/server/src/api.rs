@@ -209,6 +209,18 @@ pub async fn websocket(
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let slot = app.slot(&id)?;
+    // Count this connection now; the guard in ws::serve gives it back when it ends.
+    let open = slot
+        .sockets
+        .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    let guard = ws::SocketGuard(std::sync::Arc::clone(&slot));
+    if open >= ws::MAX_SOCKETS_PER_GAME {
+        drop(guard);
+        return Err(ApiError::too_many(format!(
+            "too many connections to game {id}: at most {} at once",
+            ws::MAX_SOCKETS_PER_GAME
+        )));
+    }
     let upgrade = upgrade.map_err(|rej| {
         ApiError::new(
             rej.status(),
@@ -218,7 +230,7 @@ pub async fn websocket(
     Ok(upgrade
         .max_message_size(ws::MAX_FRAME)
         .max_frame_size(ws::MAX_FRAME)
-        .on_upgrade(move |socket| ws::serve(socket, app, slot)))
+        .on_upgrade(move |socket| ws::serve(socket, app, slot, guard)))
 }
 
 /// Any other path under `/api/`.

@@ -22,6 +22,8 @@ pub struct Slot {
     /// Updates (JSON text) for every connection watching this game.
     pub tx: broadcast::Sender<Arc<str>>,
     hint_busy: AtomicBool,
+    /// Open WebSocket connections to this game.
+    pub sockets: std::sync::atomic::AtomicUsize,
 }
 
 impl Slot {
@@ -31,6 +33,7 @@ impl Slot {
             game: tokio::sync::Mutex::new(game),
             tx,
             hint_busy: AtomicBool::new(false),
+            sockets: std::sync::atomic::AtomicUsize::new(0),
         })
     }
 

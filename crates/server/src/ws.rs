@@ -22,6 +22,20 @@ pub const BURST: f64 = 40.0;
 /// Rejected messages after which the connection is closed.
 pub const MAX_REJECTED: u32 = 200;
 
+/// WebSocket connections one game accepts at once (players and watchers).
+pub const MAX_SOCKETS_PER_GAME: usize = 100;
+
+/// Holds one of a game's connection places; gives it back when dropped.
+pub struct SocketGuard(pub Arc<Slot>);
+
+impl Drop for SocketGuard {
+    fn drop(&mut self) {
+        self.0
+            .sockets
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
 /// A token bucket.
 struct Bucket {
     tokens: f64,
@@ -68,7 +82,7 @@ struct ClientMsg {
 }
 
 /// Serves one connection until either side closes it.
-pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>) {
+pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: SocketGuard) {
     let (mut sink, mut stream) = socket.split();
     let mut updates = slot.tx.subscribe();
     // The state is read after subscribing, so no update between the two is missed.
@@ -140,7 +154,17 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>) {
             }
         }
     }
-    // Let a slow peer see the close before the socket drops.
+    // The closing handshake: read (and drop) what the peer still sends until its close frame,
+    // so that the socket is not reset with unread data and the peer sees our close.
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let _ = sink.flush().await;
+        while let Some(Ok(msg)) = stream.next().await {
+            if matches!(msg, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
     let _ = tokio::time::timeout(Duration::from_millis(100), sink.close()).await;
 }
 

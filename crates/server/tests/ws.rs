@@ -207,6 +207,7 @@ async fn a_flooding_socket_is_throttled_then_closed_and_others_play_on() {
     next(&mut player).await;
     // 400 messages at once: the first 40 (the burst) are answered, then 429s, then the close.
     let sender = tokio::spawn(async move {
+        let t0 = std::time::Instant::now();
         for i in 0..400 {
             if flood
                 .send(Message::text(json!({"type": "ping", "req": i}).to_string()))
@@ -216,7 +217,7 @@ async fn a_flooding_socket_is_throttled_then_closed_and_others_play_on() {
                 break;
             }
         }
-        let (mut pongs, mut throttled) = (0, 0);
+        let (mut pongs, mut throttled) = (0u32, 0u32);
         let code = loop {
             match next_or_close(&mut flood).await {
                 Ok(v) if v["type"] == "pong" => pongs += 1,
@@ -225,12 +226,24 @@ async fn a_flooding_socket_is_throttled_then_closed_and_others_play_on() {
                 Err(code) => break code,
             }
         };
-        (pongs, throttled, code)
+        (pongs, throttled, code, t0.elapsed())
     });
-    let (pongs, throttled, code) = sender.await.unwrap();
-    assert!((40..=60).contains(&pongs), "pongs {pongs}");
-    assert!(throttled >= 150, "throttled {throttled}");
-    assert_eq!(code, Some(1008), "closed for flooding");
+    let (pongs, throttled, code, elapsed) = sender.await.unwrap();
+    // The burst, plus what the rate refilled while the flood lasted (a loaded machine is slow).
+    let allowed = 40 + (elapsed.as_secs_f64() * 20.0).ceil() as u32 + 1;
+    assert!(
+        (40..=allowed).contains(&pongs),
+        "pongs {pongs}, allowed {allowed}"
+    );
+    assert!(
+        (150..=200).contains(&throttled),
+        "{throttled} refusals, then the close"
+    );
+    // The close frame (1008); on a loaded machine the peer may see a reset instead.
+    assert!(
+        matches!(code, Some(1008) | None),
+        "closed for flooding: {code:?}"
+    );
     // The other connection and the HTTP API are unaffected.
     send(
         &mut player,
@@ -251,4 +264,40 @@ async fn shutdown_closes_sockets() {
     let stop = tokio::spawn(s.stop());
     assert_eq!(next_or_close(&mut ws).await, Err(Some(1001)));
     stop.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_takes_a_bounded_number_of_sockets() {
+    let s = TestServer::start("ws-many").await;
+    let (id, _, _) = online_game(&s).await;
+    let max = pussa_server::ws::MAX_SOCKETS_PER_GAME;
+    let mut open = Vec::new();
+    for _ in 0..max {
+        let mut ws = connect(s.addr, &id).await;
+        next(&mut ws).await;
+        open.push(ws);
+    }
+    let r = tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws", s.addr)).await;
+    match r {
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 429),
+        other => panic!("expected a 429, got {:?}", other.map(|_| ())),
+    }
+    // A place frees up when a connection ends.
+    let ws = open.pop().unwrap();
+    drop(ws);
+    let t0 = std::time::Instant::now();
+    loop {
+        if let Ok((mut ws, _)) =
+            tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws", s.addr)).await
+        {
+            assert_eq!(next(&mut ws).await["type"], "state");
+            break;
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(10),
+            "the place was not given back"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    s.stop().await;
 }
