@@ -71,6 +71,17 @@ test('keyboard only: start a same-screen game, Tab to a hole and press Enter, th
   await page.waitForFunction(() => document.body.dataset.ply === '1' && document.body.dataset.busy === '0');
   st = await assertShowsServer(page, server, id, 'after U');
   assert.equal(st.ply, 1);
+  // Same screen: the board can turn to the player to move (North now).
+  await page.focus('#turn-board');
+  await page.keyboard.press('Space');
+  assert.equal(await page.isChecked('#turn-board'), true);
+  const nearRow = () => page.$$eval('svg.board .hole.near', (gs) => gs.map((g) => g.dataset.hole).sort().join(''));
+  assert.equal(await nearRow(), 'abcdefg');
+  await page.keyboard.press(st.legal[0].toUpperCase());
+  await settle(page, 2);
+  st = await assertShowsServer(page, server, id, 'after a turned move');
+  await closeDialog(page);
+  if (!st.match_over) assert.equal(await nearRow(), st.to_move === 'S' ? 'ABCDEFG' : 'abcdefg');
   page.checkClean();
 });
 

@@ -430,6 +430,11 @@ class GameView {
     this.shownRounds = (s.rounds || []).length;
     this.setHeader(s);
     // Short names on the board's stores (the scoreboard has the long ones).
+    // Same screen: optionally turn the board so the player to move has their row nearest.
+    $('#turn-board-field').hidden = !(this.kind === 'hotseat' && this.mine.size);
+    if (this.kind === 'hotseat' && $('#turn-board').checked && s.to_move && this.board.view !== sideIndex(s.to_move)) {
+      this.board.setView(sideIndex(s.to_move));
+    }
     this.board.setNames(this.names().map((n, i) => (n.length > 9 ? n.split(' ')[0] : n) || SIDE_NAME[i]));
     this.board.clearMarks();
     this.board.render(modelOf(s));
@@ -753,6 +758,11 @@ function setupGameControls() {
   });
   $('#flip').addEventListener('click', () => game && game.flip());
   $('#replay').addEventListener('click', () => game && game.replay());
+  $('#turn-board').checked = localStorage.getItem('pussa.turnBoard') === '1';
+  $('#turn-board').addEventListener('change', (e) => {
+    localStorage.setItem('pussa.turnBoard', e.target.checked ? '1' : '0');
+    if (game && game.state) game.show(game.state);
+  });
   $('#undo').addEventListener('click', () => game && game.undo());
   $('#hint').addEventListener('click', () => game && game.hint());
   $('#copy-watch').addEventListener('click', async () => {
@@ -772,7 +782,9 @@ function setupGameControls() {
     if (!game || $('#view-game').hidden) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
-    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT')) return;
+    // Letters typed into a text field or a list are theirs; a checkbox or button passes them on.
+    const typing = t && (t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || (t.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(t.type)));
+    if (typing) return;
     if ($('#round-dialog').open) return;
     if (e.key === 'Escape') {
       game.animator.skip();
