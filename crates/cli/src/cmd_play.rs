@@ -31,8 +31,8 @@ pub struct Args {
     /// Your seat (the board is drawn from it): S or N.
     #[arg(long, default_value = "S")]
     pub seat: String,
-    /// Milliseconds per lap of the sowing animation (0: no animation).
-    #[arg(long, default_value_t = 350)]
+    /// Milliseconds per lap of the sowing animation (0: no animation; at most 10000).
+    #[arg(long, default_value_t = 350, value_parser = clap::value_parser!(u64).range(0..=10_000))]
     pub delay: u64,
     /// Seed of the computer's choices.
     #[arg(long, default_value_t = 0)]

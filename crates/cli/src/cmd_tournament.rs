@@ -95,6 +95,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.depth == Some(0) || args.nodes == Some(0) || args.movetime == Some(0) {
         bail!("--depth, --nodes and --movetime must be at least 1");
     }
+    if args.movetime.is_some_and(|t| t > 86_400_000) {
+        bail!("--movetime must be at most 86400000 (a day)");
+    }
     let sprt = args
         .sprt
         .as_deref()

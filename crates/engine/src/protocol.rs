@@ -50,6 +50,8 @@ pub const ENGINE_NAME: &str = concat!("pussa ", env!("CARGO_PKG_VERSION"));
 pub const ENGINE_AUTHOR: &str = "the pussa developers";
 /// The largest `Threads` value accepted.
 pub const MAX_THREADS: usize = 256;
+/// The largest `go movetime` accepted, in milliseconds (a day); longer searches use `infinite`.
+pub const MAX_MOVETIME_MS: u64 = 86_400_000;
 /// What a bare `go` (no limit given) means: this many milliseconds of search.
 pub const DEFAULT_MOVETIME_MS: u64 = 1000;
 
@@ -106,7 +108,15 @@ impl GoLimits {
                     }
                     g.nodes = Some(n);
                 }
-                "movetime" => g.movetime = Some(Duration::from_millis(num("movetime")?)),
+                "movetime" => {
+                    let ms = num("movetime")?;
+                    if ms > MAX_MOVETIME_MS {
+                        return Err(format!(
+                            "go: movetime {ms} is out of range 0..={MAX_MOVETIME_MS} (use infinite)"
+                        ));
+                    }
+                    g.movetime = Some(Duration::from_millis(ms));
+                }
                 "infinite" => g.infinite = true,
                 other => {
                     return Err(format!(
@@ -561,15 +571,24 @@ impl<W: Write + Send + 'static> Engine<W> {
         let handle = std::thread::Builder::new()
             .name("pussa-search".into())
             .spawn(move || {
-                let best = match level {
-                    Some(level) => choose_move(&state, level, seed),
-                    None => {
-                        let mut on_info =
-                            |info: &SearchInfo| send_to(&out, &broken, &info_line(info));
-                        let r = search(&state, &limits, &mut on_info);
-                        r.best
-                    }
-                };
+                // A failing search must still answer: catch a panic and say so.
+                let found =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match level {
+                        Some(level) => choose_move(&state, level, seed),
+                        None => {
+                            let mut on_info =
+                                |info: &SearchInfo| send_to(&out, &broken, &info_line(info));
+                            search(&state, &limits, &mut on_info).best
+                        }
+                    }));
+                let best = found.unwrap_or_else(|_| {
+                    send_to(
+                        &out,
+                        &broken,
+                        "info string error: the search failed; answering the first legal move",
+                    );
+                    None
+                });
                 if infinite {
                     while !stop2.load(Ordering::Relaxed) {
                         std::thread::sleep(Duration::from_millis(2));
@@ -761,6 +780,10 @@ mod tests {
             ("newgame raja-pasu forever", "unknown mode 'forever'"),
             ("go depth x", "depth 'x' is not"),
             ("go sideways", "unknown limit 'sideways'"),
+            (
+                "go movetime 18446744073709551615",
+                "movetime 18446744073709551615 is out of range",
+            ),
         ] {
             e.handle_line(cmd);
             let lines = out.take();

@@ -872,7 +872,7 @@ pub struct Config {
     /// Stop when this test is decided.
     pub sprt: Option<Sprt>,
     /// How long an external engine may take to answer; `None`: three times the move time plus
-    /// a second, or 10 s without a move time.
+    /// a second, or 10 s without a move time. At most a day.
     pub engine_timeout: Option<Duration>,
     /// A match still going after this many rounds is scored a draw.
     pub max_rounds: u32,
@@ -882,10 +882,11 @@ impl Config {
     /// The effective external-engine timeout.
     #[must_use]
     pub fn timeout(&self) -> Duration {
-        self.engine_timeout.unwrap_or(match self.limits.movetime {
-            Some(t) => t * 3 + Duration::from_secs(1),
+        let t = self.engine_timeout.unwrap_or(match self.limits.movetime {
+            Some(t) => t.saturating_mul(3).saturating_add(Duration::from_secs(1)),
             None => Duration::from_secs(10),
-        })
+        });
+        t.min(Duration::from_secs(86_400))
     }
 }
 
