@@ -108,6 +108,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
+    if concurrency > 256 {
+        bail!("--concurrency {concurrency} is more than 256 games at once");
+    }
     let config = Config {
         game,
         mode: if args.match_mode {
