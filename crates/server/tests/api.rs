@@ -511,7 +511,7 @@ async fn a_match_lays_out_the_next_round_in_the_trace() {
     let mut rng = Lcg(11);
     let mut refills = 0;
     let mut n = 0;
-    while st["match_over"] == false && n < 600 {
+    while st["match_over"] == false && n < 600 && refills < 3 {
         let legal = letters(&st["legal"]);
         let r = play(&s, &id, &tok, rng.pick(&legal)).await;
         let trace = r["played"][0]["trace"].as_array().unwrap().clone();
@@ -526,6 +526,23 @@ async fn a_match_lays_out_the_next_round_in_the_trace() {
                 ev["round"].as_u64().unwrap() - 1
             );
             assert!(["S", "N"].contains(&ev["starter"].as_str().unwrap()));
+            if refills == 1 {
+                // Undo across the round boundary gives back the state before the move, and
+                // playing the move again gives the same state after it.
+                let mv = r["played"][0]["move"].as_str().unwrap().to_string();
+                let u = s
+                    .post(&format!("/api/games/{id}/undo"), &json!({"token": tok}))
+                    .await;
+                assert_eq!(u.status, 200, "{}", u.body);
+                assert_eq!(u.json()["undone"], 1);
+                let before = u.json()["state"].clone();
+                assert_eq!(
+                    before, st,
+                    "undo restores the state before the round-ending move"
+                );
+                let again = play(&s, &id, &tok, &mv).await;
+                assert_eq!(again["state"], r["state"]);
+            }
         }
         st = r["state"].clone();
         assert_eq!(
