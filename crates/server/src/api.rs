@@ -247,7 +247,17 @@ pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri
 }
 
 /// The web page's files.
-pub async fn static_file(uri: axum::http::Uri) -> Response {
+pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    if method != axum::http::Method::GET && method != axum::http::Method::HEAD {
+        let mut resp = (
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!("{method} is not allowed on {}\n", uri.path()),
+        )
+            .into_response();
+        resp.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return resp;
+    }
     let path = uri.path().trim_start_matches('/');
     if path
         .split('/')

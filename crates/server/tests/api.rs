@@ -621,6 +621,7 @@ async fn meta_page_and_rules() {
     let same = s.get("/?game=abc&invite=def").await;
     assert_eq!(same.body, index.body);
     assert_eq!(s.get("/no-such-file.js").await.status, 404);
+    assert_eq!(s.post("/", &json!({})).await.status, 405);
     assert_eq!(
         common::http(s.addr, "GET", "/../Cargo.toml", None)
             .await
