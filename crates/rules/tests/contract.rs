@@ -979,3 +979,47 @@ fn first_player_can_be_chosen() {
     assert_eq!(g.to_move(), Some(Side::North));
     assert_eq!(common::letters(g.legal_moves()), "abcdefg");
 }
+
+#[test]
+fn worked_first_moves_lap_by_lap() {
+    // The contract's lap-by-lap account of Walak-pussa `A` and Raja Pasu `G`, event by event.
+    let (_, ev) = after("4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa", 'A');
+    assert_eq!(
+        skeleton(&ev),
+        [
+            "lift A 4",
+            "lift F 4",
+            "lift d 4",
+            "lift B 5",
+            "lift a 5",
+            "lift g 5",
+            "lift F 1",
+            "stop G a",
+            "capture b 6 S"
+        ]
+    );
+    let (_, ev) = after("7,7,7,7,7,7,7/7,7,7,7,7,7,7 0 0 S 1 raja-pasu", 'G');
+    assert_eq!(
+        skeleton(&ev),
+        [
+            "lift G 7",
+            "lift A 7",
+            "lift b 8",
+            "lift D 8",
+            "lift f 9",
+            "lift b 1",
+            "lift d 10",
+            "four G S",
+            "lift a 11",
+            "four A S",
+            "lift F 11",
+            "lift D 3",
+            "lift a 1",
+            "lift c 13",
+            "four f N",
+            "four b N",
+            "stop b c",
+            "capture d 3 S"
+        ]
+    );
+}
