@@ -419,6 +419,8 @@ class GameView {
     const opp =
       this.kind === 'computer' ? `against the computer (${s.opponent.level})` : this.kind === 'online' ? 'online' : 'same screen';
     $('#game-sub').textContent = `${opp} · ${role} · id ${s.id}`;
+    $('#game-rules').href = `#/rules/${encodeURIComponent(s.game)}`;
+    $('#game-rules').textContent = `Rules of ${title}`;
   }
 
   /** Draws a state exactly as the server sent it. */
