@@ -26,8 +26,7 @@
 //! ```
 //! use std::io::Cursor;
 //! let input = Cursor::new("pussa\nnewgame walak-pussa\nposition startpos moves A\nd\nquit\n");
-//! let mut out = Vec::new();
-//! pussa_engine::protocol::run(input, &mut out)?;
+//! let out = pussa_engine::protocol::run(input, Vec::new())?;
 //! let text = String::from_utf8(out)?;
 //! assert!(text.contains("pussaok"));
 //! assert!(text.contains("fen 2,1,7,7,7,0,7/0,0,6,1,6,6,0 6 0 N 1 walak-pussa"));
@@ -157,27 +156,31 @@ pub struct Engine<W: Write + Send + 'static> {
     broken: Arc<AtomicBool>,
 }
 
-/// Reads commands from `input` until `quit` or the end of input, answering on `output`.
-/// A running search is stopped and its `bestmove` written before this returns.
+/// Reads commands from `input` until `quit` or the end of input, answering on `output`, and
+/// gives `output` back. A running search is stopped and its `bestmove` written before this
+/// returns.
 ///
 /// # Errors
-/// Only an error reading `input`; errors in commands are answered on `output` and the loop
-/// goes on. A closed `output` ends the loop quietly.
-pub fn run<R: BufRead, W: Write + Send + 'static>(mut input: R, output: W) -> io::Result<()> {
+/// Only an error reading `input` (the running search is stopped first); errors in commands
+/// are answered on `output` and the loop goes on. A closed `output` ends the loop quietly.
+pub fn run<R: BufRead, W: Write + Send + 'static>(mut input: R, output: W) -> io::Result<W> {
     let mut engine = Engine::new(output);
     let mut buf = Vec::new();
-    loop {
+    let read = loop {
         buf.clear();
-        if input.read_until(b'\n', &mut buf)? == 0 {
-            break;
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) => break Ok(()),
+            Ok(_) => {}
+            Err(e) => break Err(e),
         }
         let line = String::from_utf8_lossy(&buf);
         if engine.handle_line(&line) == Flow::Quit || engine.output_broken() {
-            break;
+            break Ok(());
         }
-    }
+    };
     engine.finish();
-    Ok(())
+    read?;
+    engine.into_output()
 }
 
 fn yes_no(b: bool) -> &'static str {
@@ -305,6 +308,21 @@ impl<W: Write + Send + 'static> Engine<W> {
     /// The current game state (after the last `newgame` / `position`).
     pub fn state(&self) -> &GameState {
         &self.state
+    }
+
+    /// Stops any search and gives the output back.
+    ///
+    /// # Errors
+    /// Only if the output is still shared (it never is once the search is joined).
+    pub fn into_output(mut self) -> io::Result<W> {
+        self.finish();
+        let Engine { out, .. } = self;
+        Arc::try_unwrap(out)
+            .map(|m| {
+                m.into_inner()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+            })
+            .map_err(|_| io::Error::other("the engine's output is still in use"))
     }
 
     /// True once writing to the output failed (the reader went away).
@@ -897,10 +915,10 @@ mod tests {
     #[test]
     fn run_reads_until_quit() {
         let input = io::Cursor::new("pussa\nisready\nquit\nisready\n");
-        let out = Shared::default();
-        run(input, out.clone()).unwrap();
-        let lines = out.take();
-        assert_eq!(lines.iter().filter(|l| *l == "readyok").count(), 1);
+        let out = run(input, Vec::new()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.iter().filter(|l| **l == "readyok").count(), 1);
     }
 
     #[test]
