@@ -263,6 +263,21 @@ fn serve_reports_a_bad_address_and_an_unusable_data_dir() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("error: cannot"), "{err}");
+    // A file that is not a database is refused, and left as it was.
+    let dir = std::env::temp_dir().join(format!("pussa-serve-garbage-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let garbage = dir.join("pussa.sqlite3");
+    std::fs::write(&garbage, vec![0x5a_u8; 8192]).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: cannot open the database"), "{err}");
+    assert_eq!(std::fs::read(&garbage).unwrap(), vec![0x5a_u8; 8192]);
+    let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
         .args(["serve"])
         .env("PUSSA_ADDR", "not an address")
