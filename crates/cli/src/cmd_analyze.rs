@@ -14,11 +14,9 @@ use crate::cmd_replay::{parse_moves, start_state, StateJson};
 /// the player to move (seeds already taken in the round included) if that move is played and
 /// both sides then play best, whether that value is proven (exact), and the line of best play.
 #[derive(clap::Args)]
-#[command(
-    after_help = "Examples:\n  pussa analyze --game raja-pasu\n  \
+#[command(after_help = "Examples:\n  pussa analyze --game raja-pasu\n  \
     pussa analyze --game walak-pussa --moves \"A d\" --depth 16 --json\n  \
-    pussa analyze --game pasu-pondi --match --movetime 2000"
-)]
+    pussa analyze --game pasu-pondi --match --movetime 2000")]
 pub struct Args {
     /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6.
     #[arg(long)]
@@ -72,14 +70,19 @@ fn letters(pv: &[Hole]) -> Vec<String> {
 /// # Errors
 /// A bad position or move list, an illegal move (naming its number), or a game already over.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let mode = if args.match_mode { Mode::Match } else { Mode::Single };
+    let mode = if args.match_mode {
+        Mode::Match
+    } else {
+        Mode::Single
+    };
     let mut g = start_state(args.game, mode, args.first, args.position.as_deref())?;
     let moves = parse_moves(args.moves.as_deref().unwrap_or(""))?;
     for (i, &mv) in moves.iter().enumerate() {
         if matches!(g.status(), Status::RoundOver { .. }) {
             g.next_round();
         }
-        g.play(mv).map_err(|e| anyhow::anyhow!("move {} ({mv}): {}", i + 1, e.reason))?;
+        g.play(mv)
+            .map_err(|e| anyhow::anyhow!("move {} ({mv}): {}", i + 1, e.reason))?;
     }
     if matches!(g.status(), Status::RoundOver { .. }) {
         g.next_round();
@@ -122,7 +125,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         pos.to_move(),
         pos.to_move().other()
     )?;
-    writeln!(out, "{:<5} {:>6}  {:<6} principal variation", "move", "value", "")?;
+    writeln!(
+        out,
+        "{:<5} {:>6}  {:<6} principal variation",
+        "move", "value", ""
+    )?;
     for v in &values {
         writeln!(
             out,

@@ -7,12 +7,19 @@ use pussa_rules::{Game, GameState, Hole, Mode, Setup};
 use serde_json::Value;
 
 fn pussa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pussa")).args(args).output().expect("the binary runs")
+    Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
 }
 
 fn ok_json(args: &[&str]) -> Value {
     let o = pussa(args);
-    assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     serde_json::from_slice(&o.stdout).expect("one JSON object")
 }
 
@@ -44,7 +51,8 @@ fn lists_every_legal_move_best_first_with_its_line() {
                 if g.is_round_over() {
                     break;
                 }
-                g.play(h.as_str().unwrap().parse::<Hole>().unwrap()).unwrap();
+                g.play(h.as_str().unwrap().parse::<Hole>().unwrap())
+                    .unwrap();
             }
         }
     }
@@ -53,8 +61,21 @@ fn lists_every_legal_move_best_first_with_its_line() {
 #[test]
 fn exact_values_of_a_small_position_match_a_plain_minimax() {
     let p = "0,1,1,1,0,0,0/0,0,0,0,0,0,2 27 24 S 1 walak-pussa";
-    let v = ok_json(&["analyze", "--game", "walak-pussa", "--position", p, "--depth", "30", "--json"]);
-    let state = p.parse::<Setup>().unwrap().game_state(Mode::Single).unwrap();
+    let v = ok_json(&[
+        "analyze",
+        "--game",
+        "walak-pussa",
+        "--position",
+        p,
+        "--depth",
+        "30",
+        "--json",
+    ]);
+    let state = p
+        .parse::<Setup>()
+        .unwrap()
+        .game_state(Mode::Single)
+        .unwrap();
     let moves = v["moves"].as_array().unwrap();
     assert_eq!(moves.len(), state.legal_moves().len());
     for m in moves {
@@ -79,12 +100,24 @@ fn exact_values_of_a_small_position_match_a_plain_minimax() {
 
 #[test]
 fn text_output_names_the_moves_and_marks_exact_values() {
-    let o = pussa(&["analyze", "--game", "pasu-pondi", "--moves", "A", "--depth", "4"]);
+    let o = pussa(&[
+        "analyze",
+        "--game",
+        "pasu-pondi",
+        "--moves",
+        "A",
+        "--depth",
+        "4",
+    ]);
     assert!(o.status.success());
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("North to move"), "{text}");
     assert!(text.contains("principal variation"));
-    let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("move")).skip(1).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("move"))
+        .skip(1)
+        .collect();
     let mut g = GameState::new(Game::PasuPondi, Mode::Single, pussa_rules::Side::South);
     g.play(Hole::from_letter('A').unwrap()).unwrap();
     assert_eq!(lines.len(), g.legal_moves().len(), "{text}");
@@ -93,14 +126,37 @@ fn text_output_names_the_moves_and_marks_exact_values() {
 #[test]
 fn bad_input_is_a_clear_error() {
     let e = fails(&["analyze", "--game", "walak-pussa", "--moves", "A A"]);
-    assert!(e.contains("move 2 (A)") && e.contains("not your hole"), "{e}");
-    let e = fails(&["analyze", "--game", "walak-pussa", "--depth", "3", "--movetime", "10"]);
+    assert!(
+        e.contains("move 2 (A)") && e.contains("not your hole"),
+        "{e}"
+    );
+    let e = fails(&[
+        "analyze",
+        "--game",
+        "walak-pussa",
+        "--depth",
+        "3",
+        "--movetime",
+        "10",
+    ]);
     assert!(e.contains("--movetime") || e.contains("--depth"), "{e}");
-    let e = fails(&["analyze", "--game", "raja-pasu", "--position", "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa"]);
+    let e = fails(&[
+        "analyze",
+        "--game",
+        "raja-pasu",
+        "--position",
+        "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa",
+    ]);
     assert!(e.contains("walak-pussa") && e.contains("raja-pasu"), "{e}");
     let e = fails(&["analyze", "--game", "chess"]);
     assert!(e.contains("chess"), "{e}");
     // A finished game has nothing to analyse.
-    let e = fails(&["analyze", "--game", "pasu-pondi", "--position", "0,0,0,0,0,0,0/0,0,0,0,0,3,0 40 27 S 1 pasu-pondi"]);
+    let e = fails(&[
+        "analyze",
+        "--game",
+        "pasu-pondi",
+        "--position",
+        "0,0,0,0,0,0,0/0,0,0,0,0,3,0 40 27 S 1 pasu-pondi",
+    ]);
     assert!(e.contains("over"), "{e}");
 }

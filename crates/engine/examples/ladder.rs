@@ -21,16 +21,33 @@ fn player(spec: &str, seed: u64) -> Builtin {
         "level" => Builtin::Level(arg.parse::<Level>().expect("a level"), seed),
         "greedy" => Builtin::Greedy,
         "random" => Builtin::Random(seed),
-        "mcts" => Builtin::Mcts(Limits { movetime: Some(Duration::from_millis(num())), seed, ..Limits::default() }),
-        "mctsn" => Builtin::Mcts(Limits { nodes: Some(num()), seed, ..Limits::default() }),
+        "mcts" => Builtin::Mcts(Limits {
+            movetime: Some(Duration::from_millis(num())),
+            seed,
+            ..Limits::default()
+        }),
+        "mctsn" => Builtin::Mcts(Limits {
+            nodes: Some(num()),
+            seed,
+            ..Limits::default()
+        }),
         "search" => Builtin::Search(Limits {
             movetime: Some(Duration::from_millis(num())),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             ..Limits::default()
         }),
-        "search1" => Builtin::Search(Limits { movetime: Some(Duration::from_millis(num())), ..Limits::default() }),
-        "nodes" => Builtin::Search(Limits { nodes: Some(num()), ..Limits::default() }),
-        "depth" => Builtin::Search(Limits { depth: Some(num() as u32), ..Limits::default() }),
+        "search1" => Builtin::Search(Limits {
+            movetime: Some(Duration::from_millis(num())),
+            ..Limits::default()
+        }),
+        "nodes" => Builtin::Search(Limits {
+            nodes: Some(num()),
+            ..Limits::default()
+        }),
+        "depth" => Builtin::Search(Limits {
+            depth: Some(num() as u32),
+            ..Limits::default()
+        }),
         _ => panic!("unknown player {spec}"),
     }
 }
@@ -41,7 +58,14 @@ fn player(spec: &str, seed: u64) -> Builtin {
 fn opening(game: Game, plies: u32, seed: u64) -> Vec<pussa_rules::Hole> {
     for attempt in 0..1000u64 {
         let (open, st) = random_opening(game, plies, seed.wrapping_mul(1009).wrapping_add(attempt));
-        let r = pussa_engine::search(&st, &Limits { depth: Some(10), ..Limits::default() }, &mut |_| {});
+        let r = pussa_engine::search(
+            &st,
+            &Limits {
+                depth: Some(10),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        );
         if r.score.abs() <= 3 {
             return open;
         }

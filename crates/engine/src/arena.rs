@@ -169,7 +169,11 @@ pub fn play_game(
     let mut rounds = Vec::new();
     for (index, &mv) in opening.iter().enumerate() {
         let round = state.round();
-        let r = state.play(mv).map_err(|e| GameError::Opening { index, mv, reason: e.reason.to_string() })?;
+        let r = state.play(mv).map_err(|e| GameError::Opening {
+            index,
+            mv,
+            reason: e.reason.to_string(),
+        })?;
         moves.push((round, mv));
         if let Some(end) = r.round_end {
             rounds.push(end);
@@ -191,19 +195,34 @@ pub fn play_game(
             Status::Playing => {}
         }
         let side = state.position().to_move();
-        let player: &mut dyn Player = if side == Side::South { &mut *south } else { &mut *north };
-        let mv = player
-            .choose(&state)
-            .map_err(|reason| GameError::Player { player: player.name(), side, reason })?;
+        let player: &mut dyn Player = if side == Side::South {
+            &mut *south
+        } else {
+            &mut *north
+        };
+        let mv = player.choose(&state).map_err(|reason| GameError::Player {
+            player: player.name(),
+            side,
+            reason,
+        })?;
         let round = state.round();
-        let r = state
-            .play(mv)
-            .map_err(|e| GameError::Player { player: player.name(), side, reason: e.to_string() })?;
+        let r = state.play(mv).map_err(|e| GameError::Player {
+            player: player.name(),
+            side,
+            reason: e.to_string(),
+        })?;
         moves.push((round, mv));
         if let Some(end) = r.round_end {
             rounds.push(end);
         }
     }
     let winner = state.winner().flatten();
-    Ok(GameRecord { game, mode, moves, rounds, state, winner })
+    Ok(GameRecord {
+        game,
+        mode,
+        moves,
+        rounds,
+        state,
+        winner,
+    })
 }

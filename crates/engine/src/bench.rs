@@ -27,7 +27,14 @@ impl BenchPosition {
     /// Searches the position to its depth on one thread.
     #[must_use]
     pub fn run(&self) -> SearchResult {
-        search(&self.state, &Limits { depth: Some(self.depth), ..Limits::default() }, &mut |_| {})
+        search(
+            &self.state,
+            &Limits {
+                depth: Some(self.depth),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        )
     }
 }
 
@@ -53,15 +60,25 @@ pub fn positions() -> Vec<BenchPosition> {
             let mut played = 0;
             while played < plies && !st.is_round_over() {
                 let legal = st.legal_moves();
-                let mv = legal.nth(rng.below(legal.len() as u32) as usize).expect("a legal move");
+                let mv = legal
+                    .nth(rng.below(legal.len() as u32) as usize)
+                    .expect("a legal move");
                 st.play(mv).expect("legal");
                 played += 1;
             }
             if st.is_round_over() {
                 continue;
             }
-            let name = if plies == 0 { format!("{game} start") } else { format!("{game} +{plies}") };
-            v.push(BenchPosition { name, state: st, depth: depth_for(game, plies) });
+            let name = if plies == 0 {
+                format!("{game} start")
+            } else {
+                format!("{game} +{plies}")
+            };
+            v.push(BenchPosition {
+                name,
+                state: st,
+                depth: depth_for(game, plies),
+            });
         }
     }
     v

@@ -40,8 +40,15 @@ pub enum Level {
 
 impl Level {
     /// Every level, weakest first.
-    pub const ALL: [Level; 7] =
-        [Level::Beginner, Level::Novice, Level::Casual, Level::Club, Level::Expert, Level::Master, Level::Max];
+    pub const ALL: [Level; 7] = [
+        Level::Beginner,
+        Level::Novice,
+        Level::Casual,
+        Level::Club,
+        Level::Expert,
+        Level::Master,
+        Level::Max,
+    ];
 
     /// The level's name (lower case), as accepted by [`str::parse`].
     #[must_use]
@@ -67,7 +74,9 @@ impl Level {
     #[must_use]
     pub fn description(self) -> &'static str {
         match self {
-            Level::Beginner => "looks one move ahead, often picks a lesser move, blunders a third of the time",
+            Level::Beginner => {
+                "looks one move ahead, often picks a lesser move, blunders a third of the time"
+            }
             Level::Novice => "looks two moves ahead, sometimes careless",
             Level::Casual => "looks four moves ahead, rarely careless",
             Level::Club => "alpha-beta search of 2,000 positions a move",
@@ -80,14 +89,28 @@ impl Level {
     /// The search limits of the searching levels (Club and up), `None` for the others.
     #[must_use]
     pub fn limits(self, seed: u64) -> Option<Limits> {
-        let base = Limits { seed, ..Limits::default() };
+        let base = Limits {
+            seed,
+            ..Limits::default()
+        };
         match self {
-            Level::Club => Some(Limits { nodes: Some(params::level::NODES[0]), ..base }),
-            Level::Expert => Some(Limits { nodes: Some(params::level::NODES[1]), ..base }),
-            Level::Master => Some(Limits { nodes: Some(params::level::NODES[2]), ..base }),
+            Level::Club => Some(Limits {
+                nodes: Some(params::level::NODES[0]),
+                ..base
+            }),
+            Level::Expert => Some(Limits {
+                nodes: Some(params::level::NODES[1]),
+                ..base
+            }),
+            Level::Master => Some(Limits {
+                nodes: Some(params::level::NODES[2]),
+                ..base
+            }),
             Level::Max => Some(Limits {
                 movetime: Some(Duration::from_millis(params::level::MAX_MOVETIME_MS)),
-                threads: std::thread::available_parallelism().map_or(1, |n| n.get()).min(8),
+                threads: std::thread::available_parallelism()
+                    .map_or(1, |n| n.get())
+                    .min(8),
                 ..base
             }),
             _ => None,
@@ -116,7 +139,10 @@ impl FromStr for Level {
                 .then(|| Level::ALL[n - 1])
                 .ok_or_else(|| ParseLevelError(s.to_string()));
         }
-        Level::ALL.into_iter().find(|l| l.name() == t).ok_or_else(|| ParseLevelError(s.to_string()))
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name() == t)
+            .ok_or_else(|| ParseLevelError(s.to_string()))
     }
 }
 
@@ -154,8 +180,15 @@ pub fn choose_move_with_oracle(
         return search(state, &Limits { oracle, ..limits }, &mut |_| {}).best;
     }
     let i = level as usize;
-    let mut rng = Rng::new(seed ^ state.position().hash().rotate_left(11) ^ u64::from(state.round()));
-    let values = analyze(state, &Limits { depth: Some(params::level::SOFT_DEPTH[i]), ..Limits::default() });
+    let mut rng =
+        Rng::new(seed ^ state.position().hash().rotate_left(11) ^ u64::from(state.round()));
+    let values = analyze(
+        state,
+        &Limits {
+            depth: Some(params::level::SOFT_DEPTH[i]),
+            ..Limits::default()
+        },
+    );
     if rng.unit() < params::level::SOFT_BLUNDER[i] {
         // A careless move: a random one, preferring a move that visibly captures right away.
         let mut capturing = Vec::new();
@@ -166,16 +199,26 @@ pub fn choose_move_with_oracle(
                 capturing.push(mv);
             }
         }
-        let pool: Vec<Hole> = if capturing.is_empty() || rng.unit() < 0.3 { legal.collect() } else { capturing };
+        let pool: Vec<Hole> = if capturing.is_empty() || rng.unit() < 0.3 {
+            legal.collect()
+        } else {
+            capturing
+        };
         return Some(pool[rng.below(pool.len() as u32) as usize]);
     }
-    Some(softmax_pick(&values, params::level::SOFT_TEMPERATURE[i], &mut rng))
+    Some(softmax_pick(
+        &values,
+        params::level::SOFT_TEMPERATURE[i],
+        &mut rng,
+    ))
 }
 
 fn softmax_pick(values: &[crate::MoveValue], temperature: f64, rng: &mut Rng) -> Hole {
     let best = values.iter().map(|v| v.score).max().unwrap_or(0);
-    let weights: Vec<f64> =
-        values.iter().map(|v| (f64::from(v.score - best) / temperature.max(1e-6)).exp()).collect();
+    let weights: Vec<f64> = values
+        .iter()
+        .map(|v| (f64::from(v.score - best) / temperature.max(1e-6)).exp())
+        .collect();
     let total: f64 = weights.iter().sum();
     let mut x = rng.unit() * total;
     for (v, w) in values.iter().zip(&weights) {

@@ -89,7 +89,15 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { depth: None, nodes: None, movetime: None, threads: 1, seed: 0, stop: None, oracle: None }
+        Limits {
+            depth: None,
+            nodes: None,
+            movetime: None,
+            threads: 1,
+            seed: 0,
+            stop: None,
+            oracle: None,
+        }
     }
 }
 
@@ -161,7 +169,11 @@ pub struct SearchResult {
 /// assert_eq!(depths, vec![1, 2, 3]);
 /// assert_eq!(r.pv.first().copied(), r.best);
 /// ```
-pub fn search(state: &GameState, limits: &Limits, on_info: &mut dyn FnMut(&SearchInfo)) -> SearchResult {
+pub fn search(
+    state: &GameState,
+    limits: &Limits,
+    on_info: &mut dyn FnMut(&SearchInfo),
+) -> SearchResult {
     search::search(state, limits, on_info)
 }
 

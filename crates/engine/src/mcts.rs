@@ -39,7 +39,11 @@ fn south_margin(stores: [u8; 2], base: [u8; 2]) -> i32 {
 }
 
 fn reward_for(mover: Side, south_total: i32, total_seeds: i32) -> f64 {
-    let m = if mover == Side::South { south_total } else { -south_total };
+    let m = if mover == Side::South {
+        south_total
+    } else {
+        -south_total
+    };
     let wdl = match m.cmp(&0) {
         std::cmp::Ordering::Greater => 1.0,
         std::cmp::Ordering::Equal => 0.5,
@@ -53,13 +57,19 @@ fn reward_for(mover: Side, south_total: i32, total_seeds: i32) -> f64 {
 fn terminal_of(pos: &Position, hist: &[u128], is_root: bool) -> Option<i32> {
     let south = |v: i32| if pos.to_move() == Side::South { v } else { -v };
     if eval::one_row_end(pos) {
-        return Some(south(eval::terminal(pos, RoundEnd::EachOwnRow) / params::SCALE));
+        return Some(south(
+            eval::terminal(pos, RoundEnd::EachOwnRow) / params::SCALE,
+        ));
     }
     if !is_root && hist[..hist.len() - 1].contains(&pos.repetition_key()) {
-        return Some(south(eval::terminal(pos, RoundEnd::EachOwnRow) / params::SCALE));
+        return Some(south(
+            eval::terminal(pos, RoundEnd::EachOwnRow) / params::SCALE,
+        ));
     }
     if !pos.has_legal_move() {
-        return Some(south(eval::terminal(pos, eval::stuck_end(pos)) / params::SCALE));
+        return Some(south(
+            eval::terminal(pos, eval::stuck_end(pos)) / params::SCALE,
+        ));
     }
     None
 }
@@ -72,11 +82,22 @@ fn terminal_of(pos: &Position, hist: &[u128], is_root: bool) -> Option<i32> {
 pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
     let root_pos = *state.position();
     if state.is_round_over() || !root_pos.has_legal_move() {
-        return SearchResult { best: None, score: 0, exact: true, depth: 0, nodes: 0, pv: Vec::new() };
+        return SearchResult {
+            best: None,
+            score: 0,
+            exact: true,
+            depth: 0,
+            nodes: 0,
+            pv: Vec::new(),
+        };
     }
     let start = Instant::now();
     let deadline = limits.movetime.map(|t| start + t);
-    let budget = limits.nodes.unwrap_or(if limits.movetime.is_some() { u64::MAX } else { 10_000 });
+    let budget = limits.nodes.unwrap_or(if limits.movetime.is_some() {
+        u64::MAX
+    } else {
+        10_000
+    });
     let mut rng = Rng::new(limits.seed ^ 0x6d63_7473);
     let mut scratch = PlayoutScratch::default();
     let total = i32::from(root_pos.game().total_seeds());
@@ -106,7 +127,11 @@ pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
-            if limits.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+            if limits
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+            {
                 break;
             }
         }
@@ -114,11 +139,13 @@ pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
         let mut cur = 0usize;
         while nodes[cur].expanded && nodes[cur].terminal.is_none() {
             let parent_visits = f64::from(nodes[cur].visits.max(1)).ln();
-            let (f, n) = (nodes[cur].first_child as usize, nodes[cur].n_children as usize);
+            let (f, n) = (
+                nodes[cur].first_child as usize,
+                nodes[cur].n_children as usize,
+            );
             let mut best = f;
             let mut best_u = f64::NEG_INFINITY;
-            for c in f..f + n {
-                let ch = &nodes[c];
+            for (k, ch) in nodes[f..f + n].iter().enumerate() {
                 let u = if ch.visits == 0 {
                     1e9 + rng.unit()
                 } else {
@@ -127,13 +154,16 @@ pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
                 };
                 if u > best_u {
                     best_u = u;
-                    best = c;
+                    best = f + k;
                 }
             }
             cur = best;
         }
         // Expansion.
-        if !nodes[cur].expanded && nodes[cur].terminal.is_none() && nodes[cur].visits >= params::MCTS_EXPAND_AFTER.saturating_sub(1) {
+        if !nodes[cur].expanded
+            && nodes[cur].terminal.is_none()
+            && nodes[cur].visits >= params::MCTS_EXPAND_AFTER.saturating_sub(1)
+        {
             let pos = nodes[cur].pos;
             let first = nodes.len() as u32;
             let mut count = 0u8;
@@ -203,17 +233,33 @@ pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
             let mut pv = vec![Hole::ALL[nodes[c].mv as usize]];
             let mut cur = c;
             while nodes[cur].expanded && nodes[cur].n_children > 0 {
-                let (f, n) = (nodes[cur].first_child as usize, nodes[cur].n_children as usize);
-                let next = (f..f + n).max_by_key(|&k| nodes[k].visits).expect("children");
+                let (f, n) = (
+                    nodes[cur].first_child as usize,
+                    nodes[cur].n_children as usize,
+                );
+                let next = (f..f + n)
+                    .max_by_key(|&k| nodes[k].visits)
+                    .expect("children");
                 if nodes[next].visits == 0 {
                     break;
                 }
                 pv.push(Hole::ALL[nodes[next].mv as usize]);
                 cur = next;
             }
-            (Some(Hole::ALL[nodes[c].mv as usize]), ((mean - 0.5) * 200.0).round() as i32, pv)
+            (
+                Some(Hole::ALL[nodes[c].mv as usize]),
+                ((mean - 0.5) * 200.0).round() as i32,
+                pv,
+            )
         }
         None => (root_pos.legal_moves().next(), 0, Vec::new()),
     };
-    SearchResult { best: best_mv, score, exact: false, depth: pv.len() as u32, nodes: playouts, pv }
+    SearchResult {
+        best: best_mv,
+        score,
+        exact: false,
+        depth: pv.len() as u32,
+        nodes: playouts,
+        pv,
+    }
 }

@@ -44,7 +44,9 @@ pub fn minimax_budget(
     let mut exact = true;
     for mv in pos.candidates() {
         let mut child = *pos;
-        let Some(out) = child.play_unchecked(mv) else { continue };
+        let Some(out) = child.play_unchecked(mv) else {
+            continue;
+        };
         let gain = (i32::from(out.taken[me]) - i32::from(out.taken[1 - me])) * SCALE;
         let (v, e) = if out.seeds_taken() > 0 {
             minimax_budget(&child, depth - 1, &mut Vec::new(), budget)?
@@ -91,8 +93,17 @@ pub fn minimax_state_budget(state: &GameState, depth: u32, budget: u64) -> Optio
     Some((offset + crate::search::to_seeds(v), e))
 }
 
-fn minimax_root(pos: &Position, depth: u32, history: &mut [u128], budget: u64) -> Option<(i32, bool)> {
+fn minimax_root(
+    pos: &Position,
+    depth: u32,
+    history: &mut [u128],
+    budget: u64,
+) -> Option<(i32, bool)> {
     // As `minimax`, without the repetition test at the root.
-    let mut h: Vec<u128> = history.iter().copied().filter(|&k| k != pos.repetition_key()).collect();
+    let mut h: Vec<u128> = history
+        .iter()
+        .copied()
+        .filter(|&k| k != pos.repetition_key())
+        .collect();
     minimax_budget(pos, depth, &mut h, &mut { budget })
 }

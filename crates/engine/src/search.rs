@@ -116,16 +116,19 @@ impl<'a> Worker<'a> {
 
     #[inline]
     fn check_stop(&mut self) {
-        if self.nodes >= self.node_limit {
-            self.stopped = true;
-        } else if self.nodes & (params::CHECK_EVERY - 1) == 0 && self.clock.must_stop() {
+        if self.nodes >= self.node_limit
+            || (self.nodes & (params::CHECK_EVERY - 1) == 0 && self.clock.must_stop())
+        {
             self.stopped = true;
         }
     }
 
     /// The principal variation found at the root by the last completed search.
     pub(crate) fn root_pv(&self) -> Vec<Hole> {
-        self.pv[0][..self.pv_len[0]].iter().map(|&i| Hole::ALL[i as usize]).collect()
+        self.pv[0][..self.pv_len[0]]
+            .iter()
+            .map(|&i| Hole::ALL[i as usize])
+            .collect()
     }
 
     /// Negamax with alpha-beta (fail-soft) and PVS. Returns the score and whether it is proven.
@@ -288,8 +291,20 @@ impl<'a> Worker<'a> {
         } else {
             tt::EXACT
         };
-        let d = if all_proven { tt::PROVEN_DEPTH } else { depth.clamp(0, 254) as u8 };
-        self.tt.store(key, Entry { score: best, depth: d, bound, mv: best_mv });
+        let d = if all_proven {
+            tt::PROVEN_DEPTH
+        } else {
+            depth.clamp(0, 254) as u8
+        };
+        self.tt.store(
+            key,
+            Entry {
+                score: best,
+                depth: d,
+                bound,
+                mv: best_mv,
+            },
+        );
         (best, all_proven)
     }
 }
@@ -356,7 +371,9 @@ fn iterate(
         }
         let prev = last.as_ref().map(|(_, it)| it.score);
         let (mut lo, mut hi) = match prev {
-            Some(s) if params::ASPIRATION > 0 && depth >= 3 => (s - params::ASPIRATION, s + params::ASPIRATION),
+            Some(s) if params::ASPIRATION > 0 && depth >= 3 => {
+                (s - params::ASPIRATION, s + params::ASPIRATION)
+            }
             _ => (-INF, INF),
         };
         w.root_best = None;
@@ -377,13 +394,21 @@ fn iterate(
             // Cut short: keep a root move this iteration searched fully, if any (it beat the
             // previous best move's score at this depth, or is the previous best move itself).
             if let Some((v, pv)) = w.root_best.take() {
-                let it = Iteration { score: v, proven: false, pv };
+                let it = Iteration {
+                    score: v,
+                    proven: false,
+                    pv,
+                };
                 report(depth, &it, w.nodes);
                 last = Some((depth, it));
             }
             break;
         }
-        let it = Iteration { score, proven, pv: w.root_pv() };
+        let it = Iteration {
+            score,
+            proven,
+            pv: w.root_pv(),
+        };
         report(depth, &it, w.nodes);
         let done = it.proven;
         last = Some((depth, it));
@@ -419,7 +444,14 @@ pub(crate) fn search(
 ) -> SearchResult {
     let pos = *state.position();
     if state.is_round_over() || !pos.has_legal_move() {
-        return SearchResult { best: None, score: root_offset(state), exact: true, depth: 0, nodes: 0, pv: Vec::new() };
+        return SearchResult {
+            best: None,
+            score: root_offset(state),
+            exact: true,
+            depth: 0,
+            nodes: 0,
+            pv: Vec::new(),
+        };
     }
     let clock = Clock::new(limits.movetime, limits.stop.clone());
     let tt = Tt::new(tt_entries(limits));
@@ -485,7 +517,14 @@ pub(crate) fn search(
         },
         None => {
             let best = greedy_move(&pos);
-            SearchResult { best, score: offset, exact: false, depth: 0, nodes, pv: best.into_iter().collect() }
+            SearchResult {
+                best,
+                score: offset,
+                exact: false,
+                depth: 0,
+                nodes,
+                pv: best.into_iter().collect(),
+            }
         }
     }
 }
@@ -503,7 +542,13 @@ pub(crate) fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
     let offset = root_offset(state);
     let me = pos.to_move();
     let maxd = max_depth(limits);
-    let mut w = Worker::new(&tt, &clock, limits.oracle.as_deref(), limits.nodes.unwrap_or(u64::MAX), &hist);
+    let mut w = Worker::new(
+        &tt,
+        &clock,
+        limits.oracle.as_deref(),
+        limits.nodes.unwrap_or(u64::MAX),
+        &hist,
+    );
     let rkey = pos.repetition_key();
 
     let mut moves: Vec<(Hole, Position, i32, bool)> = Vec::new();
@@ -516,7 +561,12 @@ pub(crate) fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
     }
     let mut values: Vec<MoveValue> = moves
         .iter()
-        .map(|&(mv, _, g, _)| MoveValue { mv, score: offset + to_seeds(g), exact: false, pv: vec![mv] })
+        .map(|&(mv, _, g, _)| MoveValue {
+            mv,
+            score: offset + to_seeds(g),
+            exact: false,
+            pv: vec![mv],
+        })
         .collect();
     let mut depth = 1;
     while depth <= maxd {
@@ -542,8 +592,17 @@ pub(crate) fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
                 break;
             }
             let mut pv = vec![mv];
-            pv.extend(w.pv[1][..w.pv_len[1]].iter().map(|&i| Hole::ALL[i as usize]));
-            this.push(MoveValue { mv, score: offset + to_seeds(g - cv), exact: p, pv });
+            pv.extend(
+                w.pv[1][..w.pv_len[1]]
+                    .iter()
+                    .map(|&i| Hole::ALL[i as usize]),
+            );
+            this.push(MoveValue {
+                mv,
+                score: offset + to_seeds(g - cv),
+                exact: p,
+                pv,
+            });
         }
         if w.stopped {
             break;

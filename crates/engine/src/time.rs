@@ -26,7 +26,13 @@ impl Clock {
     #[must_use]
     pub fn new(movetime: Option<Duration>, external: Option<Arc<AtomicBool>>) -> Clock {
         let start = Instant::now();
-        Clock { start, deadline: movetime.map(|t| start + t), movetime, external, done: AtomicBool::new(false) }
+        Clock {
+            start,
+            deadline: movetime.map(|t| start + t),
+            movetime,
+            external,
+            done: AtomicBool::new(false),
+        }
     }
 
     /// True if the search must stop now (deadline passed, stop flag raised, or main done).
@@ -55,7 +61,8 @@ impl Clock {
             None => true,
             Some(t) => {
                 let used = self.start.elapsed();
-                used.as_secs_f64() * 100.0 < t.as_secs_f64() * f64::from(params::ITERATION_START_PERCENT)
+                used.as_secs_f64() * 100.0
+                    < t.as_secs_f64() * f64::from(params::ITERATION_START_PERCENT)
             }
         }
     }

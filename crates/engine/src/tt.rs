@@ -73,10 +73,19 @@ impl Tt {
         let n = entries
             .clamp(params::TT_ENTRIES_MIN, params::TT_ENTRIES_MAX)
             .next_power_of_two();
-        let words = Box::<[AtomicU64]>::new_zeroed_slice(2 * n);
-        // SAFETY: an all-zero bit pattern is a valid `AtomicU64` (zero). Zeroed allocation lets
-        // the system hand out untouched pages, so a large table costs nothing until used.
-        let words = unsafe { words.assume_init() };
+        let len = 2 * n;
+        let layout = std::alloc::Layout::array::<AtomicU64>(len).expect("a table size that fits");
+        // SAFETY: `layout` has a non-zero size (n >= TT_ENTRIES_MIN); an all-zero bit pattern is
+        // a valid `AtomicU64`, so the zeroed block is `len` initialised atomics, and the box
+        // frees it with the same layout. Zeroed allocation lets the system hand out untouched
+        // pages, so a large table costs nothing until it is used.
+        let words: Box<[AtomicU64]> = unsafe {
+            let ptr = std::alloc::alloc_zeroed(layout).cast::<AtomicU64>();
+            if ptr.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len))
+        };
         Tt { words, mask: n - 1 }
     }
 
@@ -135,11 +144,21 @@ mod tests {
     #[test]
     fn stores_and_probes_negative_scores_and_bounds() {
         let tt = Tt::new(1024);
-        let e = Entry { score: -123, depth: 7, bound: UPPER, mv: 3 };
+        let e = Entry {
+            score: -123,
+            depth: 7,
+            bound: UPPER,
+            mv: 3,
+        };
         tt.store(0xdead_beef, e);
         assert_eq!(tt.probe(0xdead_beef), Some(e));
         assert_eq!(tt.probe(0xdead_beef ^ 1 << 40), None);
-        let p = Entry { score: 900, depth: PROVEN_DEPTH, bound: EXACT, mv: 255 };
+        let p = Entry {
+            score: 900,
+            depth: PROVEN_DEPTH,
+            bound: EXACT,
+            mv: 255,
+        };
         tt.store(42, p);
         assert_eq!(tt.probe(42), Some(p));
     }

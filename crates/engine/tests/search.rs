@@ -19,7 +19,11 @@ fn small_state(game: Game, seeds: u32, walk: u32, rng: &mut Rng) -> Option<GameS
     let rest = u32::from(game.total_seeds()) - seeds;
     let s = rng.below(rest + 1);
     let stores = [s as u8, (rest - s) as u8];
-    let to_move = if rng.below(2) == 0 { Side::South } else { Side::North };
+    let to_move = if rng.below(2) == 0 {
+        Side::South
+    } else {
+        Side::North
+    };
     let pos = Position::from_parts_unchecked(game, board, 0, stores, to_move);
     let mut st = GameState::from_position(pos, Mode::Single, 1, to_move);
     for _ in 0..walk {
@@ -43,16 +47,33 @@ fn search_equals_plain_minimax_on_small_positions_every_game() {
         while compared[gi] < 40 && tries < 2000 {
             tries += 1;
             let seeds = 2 + rng.below(6);
-            let Some(st) = small_state(game, seeds, rng.below(4), &mut rng) else { continue };
+            let Some(st) = small_state(game, seeds, rng.below(4), &mut rng) else {
+                continue;
+            };
             // Only positions the search proves within 12 plies (it may prove more than the
             // minimax, which needs every line to end, where alpha-beta cuts some off) and
             // where every line ends within 12 plies.
-            let r = search(&st, &Limits { depth: Some(12), ..Limits::default() }, &mut |_| {});
+            let r = search(
+                &st,
+                &Limits {
+                    depth: Some(12),
+                    ..Limits::default()
+                },
+                &mut |_| {},
+            );
             if !r.exact {
                 continue;
             }
-            let Some((want, true)) = minimax_state_budget(&st, 12, 200_000) else { continue };
-            assert_eq!(r.score, want, "{game} {:?} history {}", st.position(), st.history().len());
+            let Some((want, true)) = minimax_state_budget(&st, 12, 200_000) else {
+                continue;
+            };
+            assert_eq!(
+                r.score,
+                want,
+                "{game} {:?} history {}",
+                st.position(),
+                st.history().len()
+            );
             let best = r.best.unwrap();
             assert!(st.legal_moves().contains(best));
             // The best move's own value is the root value.
@@ -66,9 +87,20 @@ fn search_equals_plain_minimax_on_small_positions_every_game() {
                     i32::from(t[me]) - i32::from(t[1 - me])
                 }
             };
-            assert_eq!(child_value, want, "{game} {:?}: best move {best} is not best", st.position());
+            assert_eq!(
+                child_value,
+                want,
+                "{game} {:?}: best move {best} is not best",
+                st.position()
+            );
             // Every move's value from analyze, against minimax of the child.
-            for mvv in analyze(&st, &Limits { depth: Some(12), ..Limits::default() }) {
+            for mvv in analyze(
+                &st,
+                &Limits {
+                    depth: Some(12),
+                    ..Limits::default()
+                },
+            ) {
                 let mut c = st.clone();
                 c.play(mvv.mv).unwrap();
                 let v = match c.is_round_over() {
@@ -92,19 +124,32 @@ fn search_equals_plain_minimax_on_small_positions_every_game() {
             compared[gi] += 1;
         }
     }
-    assert!(compared.iter().all(|&c| c >= 20), "too few exact positions compared: {compared:?}");
-    assert!(with_history >= 10, "too few positions with a repetition history: {with_history}");
+    assert!(
+        compared.iter().all(|&c| c >= 20),
+        "too few exact positions compared: {compared:?}"
+    );
+    assert!(
+        with_history >= 10,
+        "too few positions with a repetition history: {with_history}"
+    );
 }
 
 #[test]
 fn same_limits_same_move_score_and_nodes() {
     for game in Game::ALL {
         let st = GameState::new(game, Mode::Single, Side::South);
-        let l = Limits { nodes: Some(30_000), seed: 5, ..Limits::default() };
+        let l = Limits {
+            nodes: Some(30_000),
+            seed: 5,
+            ..Limits::default()
+        };
         let a = search(&st, &l, &mut |_| {});
         let b = search(&st, &l, &mut |_| {});
         assert_eq!(a, b);
-        let l = Limits { depth: Some(6), ..Limits::default() };
+        let l = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
         assert_eq!(search(&st, &l, &mut |_| {}), search(&st, &l, &mut |_| {}));
     }
 }
@@ -112,20 +157,49 @@ fn same_limits_same_move_score_and_nodes() {
 #[test]
 fn stops_on_node_budget_time_and_flag() {
     let st = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
-    let r = search(&st, &Limits { nodes: Some(5_000), ..Limits::default() }, &mut |_| {});
+    let r = search(
+        &st,
+        &Limits {
+            nodes: Some(5_000),
+            ..Limits::default()
+        },
+        &mut |_| {},
+    );
     assert!(r.nodes <= 5_000, "{} nodes", r.nodes);
     assert!(st.legal_moves().contains(r.best.unwrap()));
 
     let t = Instant::now();
-    let r = search(&st, &Limits { movetime: Some(Duration::from_millis(60)), ..Limits::default() }, &mut |_| {});
-    assert!(t.elapsed() < Duration::from_millis(600), "took {:?}", t.elapsed());
+    let r = search(
+        &st,
+        &Limits {
+            movetime: Some(Duration::from_millis(60)),
+            ..Limits::default()
+        },
+        &mut |_| {},
+    );
+    assert!(
+        t.elapsed() < Duration::from_millis(600),
+        "took {:?}",
+        t.elapsed()
+    );
     assert!(st.legal_moves().contains(r.best.unwrap()));
 
     let flag = Arc::new(AtomicBool::new(true));
     let t = Instant::now();
-    let r = search(&st, &Limits { depth: Some(60), stop: Some(flag), ..Limits::default() }, &mut |_| {});
+    let r = search(
+        &st,
+        &Limits {
+            depth: Some(60),
+            stop: Some(flag),
+            ..Limits::default()
+        },
+        &mut |_| {},
+    );
     assert!(t.elapsed() < Duration::from_millis(500));
-    assert!(st.legal_moves().contains(r.best.unwrap()), "a stopped search still returns a legal move");
+    assert!(
+        st.legal_moves().contains(r.best.unwrap()),
+        "a stopped search still returns a legal move"
+    );
 }
 
 #[test]
@@ -138,9 +212,17 @@ fn plays_only_legal_moves_through_whole_matches() {
                 st.next_round();
                 continue;
             }
-            let r = search(&st, &Limits { depth: Some(3), ..Limits::default() }, &mut |_| {});
+            let r = search(
+                &st,
+                &Limits {
+                    depth: Some(3),
+                    ..Limits::default()
+                },
+                &mut |_| {},
+            );
             let mv = r.best.expect("a move is expected");
-            st.play(mv).unwrap_or_else(|e| panic!("{game}: search chose {e}"));
+            st.play(mv)
+                .unwrap_or_else(|e| panic!("{game}: search chose {e}"));
             moves += 1;
         }
         assert!(search(&st, &Limits::default(), &mut |_| {}).best.is_none() || !st.is_round_over());
@@ -151,9 +233,18 @@ fn plays_only_legal_moves_through_whole_matches() {
 fn reported_info_is_monotone_and_pv_is_playable() {
     let st = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
     let mut infos = Vec::new();
-    let r = search(&st, &Limits { depth: Some(8), ..Limits::default() }, &mut |i| infos.push(i.clone()));
+    let r = search(
+        &st,
+        &Limits {
+            depth: Some(8),
+            ..Limits::default()
+        },
+        &mut |i| infos.push(i.clone()),
+    );
     assert_eq!(infos.len(), 8);
-    assert!(infos.windows(2).all(|w| w[0].depth < w[1].depth && w[0].nodes <= w[1].nodes));
+    assert!(infos
+        .windows(2)
+        .all(|w| w[0].depth < w[1].depth && w[0].nodes <= w[1].nodes));
     let mut g = st.clone();
     for mv in &r.pv {
         if g.is_round_over() {
@@ -176,11 +267,13 @@ impl pussa_engine::ExactOracle for MinimaxOracle {
             return None;
         }
         let mut budget = 100_000;
-        let (v, exact) = pussa_engine::reference::minimax_budget(pos, 14, &mut Vec::new(), &mut budget)?;
+        let (v, exact) =
+            pussa_engine::reference::minimax_budget(pos, 14, &mut Vec::new(), &mut budget)?;
         if !exact {
             return None;
         }
-        self.answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.answered
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Some(v / pussa_engine::params::SCALE)
     }
 }
@@ -189,18 +282,34 @@ impl pussa_engine::ExactOracle for MinimaxOracle {
 fn an_exact_oracle_is_used_and_agrees_with_the_search() {
     let mut rng = Rng::new(99);
     let mut checked = 0;
-    let oracle = Arc::new(MinimaxOracle { max_seeds: 4, answered: Default::default() });
+    let oracle = Arc::new(MinimaxOracle {
+        max_seeds: 4,
+        answered: Default::default(),
+    });
     let mut tries = 0;
     while checked < 15 && tries < 500 {
         tries += 1;
-        let Some(st) = small_state(Game::WalakPussa, 5 + rng.below(3), 0, &mut rng) else { continue };
-        let plain = search(&st, &Limits { depth: Some(14), ..Limits::default() }, &mut |_| {});
+        let Some(st) = small_state(Game::WalakPussa, 5 + rng.below(3), 0, &mut rng) else {
+            continue;
+        };
+        let plain = search(
+            &st,
+            &Limits {
+                depth: Some(14),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        );
         if !plain.exact {
             continue;
         }
         let with = search(
             &st,
-            &Limits { depth: Some(14), oracle: Some(oracle.clone()), ..Limits::default() },
+            &Limits {
+                depth: Some(14),
+                oracle: Some(oracle.clone()),
+                ..Limits::default()
+            },
             &mut |_| {},
         );
         // The oracle changes the tree (its nodes are not searched), so the proof may take
@@ -211,5 +320,8 @@ fn an_exact_oracle_is_used_and_agrees_with_the_search() {
         }
     }
     assert!(checked >= 10, "{checked}");
-    assert!(oracle.answered.load(std::sync::atomic::Ordering::Relaxed) > 0, "the oracle was never asked");
+    assert!(
+        oracle.answered.load(std::sync::atomic::Ordering::Relaxed) > 0,
+        "the oracle was never asked"
+    );
 }
