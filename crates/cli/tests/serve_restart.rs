@@ -187,6 +187,15 @@ fn a_killed_server_restarts_with_every_acknowledged_move() {
 
     // Restart on the same database.
     let s = serve(&dir);
+    // A second server on the same file is refused.
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another pussa serve is using it"), "{err}");
     let st = json_ok(s.addr, "GET", &format!("/api/games/{id}"), None);
     let stored: Vec<(u64, String)> = st["moves"]
         .as_array()

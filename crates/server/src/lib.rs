@@ -95,8 +95,19 @@ impl Server {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        let store = store::Store::open(&config.db)
-            .with_context(|| format!("cannot open the database {}", config.db.display()))?;
+        let store = match store::Store::open(&config.db) {
+            Ok(store) => store,
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {
+                anyhow::bail!(
+                    "cannot open the database {}: another pussa serve is using it",
+                    config.db.display()
+                )
+            }
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("cannot open the database {}", config.db.display()))
+            }
+        };
         let app = app::App::open(store)?;
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await

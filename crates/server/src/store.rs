@@ -111,13 +111,18 @@ impl Store {
     /// When the file cannot be opened or is not a pussa database.
     pub fn open(path: &Path) -> rusqlite::Result<Store> {
         let conn = Connection::open(path)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.busy_timeout(std::time::Duration::from_secs(1))?;
+        // One server per file: the games live in its memory too, so a second server on the same
+        // file would diverge. The exclusive lock is taken by the first write below and held
+        // until the process ends (the OS drops it even after kill -9).
+        conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         // WAL + NORMAL: a commit survives the process being killed (kill -9); only a power
         // loss can take back the last commits.
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.execute_batch(SCHEMA)?;
+        conn.execute_batch("BEGIN IMMEDIATE; COMMIT;")?;
         Ok(Store { conn })
     }
 
@@ -344,6 +349,9 @@ mod tests {
         assert_eq!(s.moves("abcd").unwrap().len(), 1);
         assert_eq!(s.game("abcd").unwrap().unwrap().finished, None);
         assert_eq!(s.unfinished().unwrap().len(), 1);
+        // A second server on the same file is refused while the first holds it.
+        let err = Store::open(&path).err().expect("the file is locked");
+        assert!(err.to_string().contains("locked"), "{err}");
         drop(s);
         // Reopening sees the same data.
         let s = Store::open(&path).unwrap();
