@@ -342,3 +342,76 @@ fn solve(
     println!("principal variation ({} moves): {}", pv.len(), pv.join(" "));
     Ok(())
 }
+
+/// The endgame tables as the engine's exact-value oracle ([`pussa_engine::ExactOracle`]):
+/// `probe` (asked right after a move that took seeds, where the round's repetition history
+/// starts afresh) reads any determined entry, `probe_any_history` only the entries whose value
+/// holds whatever positions came before.
+pub struct TablesOracle(pub Tables);
+
+impl pussa_engine::ExactOracle for TablesOracle {
+    fn probe(&self, pos: &pussa_rules::Position) -> Option<i32> {
+        self.0.probe_fresh(pos)
+    }
+
+    fn probe_any_history(&self, pos: &pussa_rules::Position) -> Option<i32> {
+        self.0.probe(pos)
+    }
+}
+
+/// The tables of `game` under `dir` as an oracle for [`pussa_engine::Limits::oracle`], if any
+/// are there.
+///
+/// # Errors
+/// Damaged or mismatched table files (missing tables are `Ok(None)`).
+#[allow(dead_code)]
+pub fn oracle(
+    game: Game,
+    dir: &std::path::Path,
+) -> anyhow::Result<Option<std::sync::Arc<dyn pussa_engine::ExactOracle>>> {
+    if !pussa_egtb::format::table_path(dir, game, 0).exists() {
+        return Ok(None);
+    }
+    let tables = Tables::open(dir, game, None)?;
+    Ok(Some(std::sync::Arc::new(TablesOracle(tables))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pussa_engine::{search, Limits};
+    use pussa_rules::{GameState, Position, Side};
+
+    /// With the tables plugged in, the engine's search proves the tables' value at once.
+    #[test]
+    fn the_engine_search_proves_table_values_through_the_oracle() {
+        let game = Game::RajaPasu;
+        let tables = Tables::build_in_memory(game, 8, BuildOptions::default(), &|_| {});
+        let oracle: std::sync::Arc<dyn pussa_engine::ExactOracle> =
+            std::sync::Arc::new(TablesOracle(Tables::from_layers(
+                game,
+                (0..=8).map(|k| tables.layer(k).to_vec()).collect(),
+            )));
+        let mut checked = 0;
+        for idx in (0..pussa_egtb::index::layer_size(8)).step_by(9973) {
+            let b = pussa_egtb::index::unrank(8, idx);
+            let pos = Position::from_parts_unchecked(game, b, 0, [0, 0], Side::South);
+            let state = GameState::from_position(pos, Mode::Single, 1, Side::South);
+            if state.is_round_over() {
+                continue;
+            }
+            let want = tables.probe_fresh(&pos).expect("determined");
+            let limits = Limits {
+                depth: Some(24),
+                oracle: Some(oracle.clone()),
+                ..Limits::default()
+            };
+            let r = search(&state, &limits, &mut |_| {});
+            if r.exact {
+                assert_eq!(r.score, want, "{b:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 10, "only {checked} searches proved their value");
+    }
+}

@@ -90,40 +90,101 @@ impl Lookup for BuildView<'_> {
     }
 }
 
-/// Outcome of trying to settle one position from what is known.
-enum Settle {
+/// What the first pass learns about one position.
+enum First {
+    /// Settled: the byte.
     Done(u8),
-    Wait,
+    /// Waiting for same-layer positions: the best value over the moves that take seeds
+    /// (`i32::MIN` if none) and the ranks of the same-layer children.
+    Wait(i32, [u32; 7], usize),
 }
 
-/// Tries to settle board `b` of layer `k` from the capture values and the settled positions of
-/// the same layer. `first`: whether this is the first pass (then same-layer bytes are not read).
-fn settle(view: &BuildView<'_>, b: &[u8; 14], first: bool) -> Settle {
+/// The first look at board `b` of layer `k`: terminal, all moves taking seeds, or a capture
+/// already reaching the best possible value settle it; otherwise its same-layer children.
+fn first_look(view: &BuildView<'_>, b: &[u8; 14]) -> First {
     let game = view.game;
     let k = view.k;
     let moves = children(game, b);
     if let Some(v) = terminal_value(game, b, &moves) {
-        return Settle::Done(encode(v, false));
+        return First::Done(encode(v, false));
     }
     let max = k as i32;
     let mut best = i32::MIN;
-    let mut waiting = false;
+    let mut same = [0u32; 7];
+    let mut n = 0;
     for c in moves.as_slice() {
-        let byte = view.byte(c.seeds, rank(&c.board));
-        if c.seeds == k && (first || byte == UNSOLVED) {
-            waiting = true;
+        let r = rank(&c.board);
+        if c.seeds == k {
+            same[n] = r as u32;
+            n += 1;
             continue;
         }
+        let byte = view.byte(c.seeds, r);
         if byte == UNDETERMINED {
-            return Settle::Done(UNDETERMINED);
+            return First::Done(UNDETERMINED);
         }
-        let v = c.gain - (i32::from(byte & 0x7F) - 63);
-        best = best.max(v);
+        best = best.max(c.gain - (i32::from(byte & 0x7F) - 63));
     }
-    if best >= max || !waiting {
-        Settle::Done(encode(best, false))
+    if best >= max || n == 0 {
+        First::Done(encode(best, false))
     } else {
-        Settle::Wait
+        First::Wait(best, same, n)
+    }
+}
+
+/// The positions of a chunk still waiting after the first pass, with their same-layer edges.
+#[derive(Default)]
+struct Waiting {
+    idx: Vec<u64>,
+    base: Vec<i8>,
+    /// `edges[start[i]..start[i + 1]]` are the same-layer children of `idx[i]`.
+    start: Vec<u32>,
+    edges: Vec<u32>,
+    /// Still unsettled.
+    open: Vec<bool>,
+    left: usize,
+}
+
+impl Waiting {
+    /// One pass: settles what can be settled from the current bytes; returns how many.
+    fn pass(&mut self, cur: &[AtomicU8], max: i32) -> usize {
+        let mut settled = 0;
+        for i in 0..self.idx.len() {
+            if !self.open[i] {
+                continue;
+            }
+            let mut best = if self.base[i] == i8::MIN {
+                i32::MIN
+            } else {
+                i32::from(self.base[i])
+            };
+            let mut waiting = false;
+            let mut undetermined = false;
+            for &e in &self.edges[self.start[i] as usize..self.start[i + 1] as usize] {
+                let byte = cur[e as usize].load(Ordering::Relaxed);
+                if byte == UNSOLVED {
+                    waiting = true;
+                } else if byte == UNDETERMINED {
+                    undetermined = true;
+                } else {
+                    best = best.max(63 - i32::from(byte & 0x7F));
+                }
+            }
+            let byte = if best >= max {
+                encode(best, false)
+            } else if waiting {
+                continue;
+            } else if undetermined {
+                UNDETERMINED
+            } else {
+                encode(best, false)
+            };
+            cur[self.idx[i] as usize].store(byte, Ordering::Relaxed);
+            self.open[i] = false;
+            settled += 1;
+        }
+        self.left -= settled;
+        settled
     }
 }
 
@@ -161,23 +222,40 @@ pub fn build_layer(
         ..LayerStats::default()
     };
 
-    // Pass 1: terminal positions and positions whose moves all take seeds.
-    let chunk = 1u64 << 14;
+    // Pass 1: terminal positions and positions whose moves all take seeds; the same-layer
+    // edges of the others are kept (ranks fit in 32 bits up to 22 seeds).
+    assert!(
+        n <= u64::from(u32::MAX),
+        "layers above 22 seeds are not supported"
+    );
+    let chunk = 1u64 << 16;
     let done = AtomicU64::new(0);
     let nchunks = n.div_ceil(chunk);
-    let mut unsolved: Vec<u64> = (0..nchunks)
+    let mut parts: Vec<Waiting> = (0..nchunks)
         .into_par_iter()
-        .flat_map_iter(|c| {
+        .map(|c| {
             let lo = c * chunk;
             let hi = (lo + chunk).min(n);
-            let mut waiting = Vec::new();
+            let mut w = Waiting::default();
+            w.start.push(0);
             for idx in lo..hi {
                 let b = unrank(k, idx);
-                match settle(&view, &b, true) {
-                    Settle::Done(byte) => cur[idx as usize].store(byte, Ordering::Relaxed),
-                    Settle::Wait => waiting.push(idx),
+                match first_look(&view, &b) {
+                    First::Done(byte) => cur[idx as usize].store(byte, Ordering::Relaxed),
+                    First::Wait(best, same, m) => {
+                        w.idx.push(idx);
+                        w.base.push(if best == i32::MIN {
+                            i8::MIN
+                        } else {
+                            best as i8
+                        });
+                        w.edges.extend_from_slice(&same[..m]);
+                        w.start.push(w.edges.len() as u32);
+                    }
                 }
             }
+            w.open = vec![true; w.idx.len()];
+            w.left = w.idx.len();
             let d = done.fetch_add(hi - lo, Ordering::Relaxed) + hi - lo;
             progress(Progress {
                 seeds: k,
@@ -185,44 +263,42 @@ pub fn build_layer(
                 done: d,
                 total: n,
             });
-            waiting
+            w
         })
         .collect();
-    stats.direct = n - unsolved.len() as u64;
+    let waiting: u64 = parts.iter().map(|w| w.left as u64).sum();
+    stats.direct = n - waiting;
     stats.phase_seconds[0] = t0.elapsed().as_secs_f64();
 
     // Pass 2: settle positions whose non-capturing moves lead to settled positions, until
     // nothing changes. What is left can reach a cycle of non-capturing moves.
+    let max = k as i32;
+    let mut left = waiting;
     loop {
         stats.passes += 1;
-        let before = unsolved.len();
-        let total = before as u64;
-        let done = AtomicU64::new(0);
-        unsolved = unsolved
-            .par_chunks(1 << 12)
-            .flat_map_iter(|part| {
-                let mut waiting = Vec::new();
-                for &idx in part {
-                    let b = unrank(k, idx);
-                    match settle(&view, &b, false) {
-                        Settle::Done(byte) => cur[idx as usize].store(byte, Ordering::Relaxed),
-                        Settle::Wait => waiting.push(idx),
-                    }
-                }
-                let d = done.fetch_add(part.len() as u64, Ordering::Relaxed) + part.len() as u64;
-                progress(Progress {
-                    seeds: k,
-                    phase: 2,
-                    done: d,
-                    total,
-                });
-                waiting
-            })
-            .collect();
-        if unsolved.len() == before {
+        let settled: usize = parts.par_iter_mut().map(|w| w.pass(&cur, max)).sum();
+        left -= settled as u64;
+        progress(Progress {
+            seeds: k,
+            phase: 2,
+            done: waiting - left,
+            total: waiting,
+        });
+        if settled == 0 {
             break;
         }
     }
+    let unsolved: Vec<u64> = parts
+        .iter()
+        .flat_map(|w| {
+            w.idx
+                .iter()
+                .zip(&w.open)
+                .filter(|(_, &o)| o)
+                .map(|(&i, _)| i)
+        })
+        .collect();
+    drop(parts);
     stats.acyclic = n - stats.direct - unsolved.len() as u64;
     stats.phase_seconds[1] = t0.elapsed().as_secs_f64() - stats.phase_seconds[0];
 
