@@ -42,6 +42,10 @@ pub struct Args {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Use the endgame tables in this directory (built by `pussa egtb build`): positions they
+    /// cover get exact values without search.
+    #[arg(long, value_name = "DIR")]
+    pub egtb: Option<std::path::PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -90,9 +94,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if g.is_over() {
         bail!("the game is over: there is no move to analyse");
     }
+    let oracle = match &args.egtb {
+        None => None,
+        Some(dir) => Some(crate::cmd_egtb::oracle(args.game, dir)?.ok_or_else(|| {
+            anyhow::anyhow!("--egtb: no {} tables in {}", args.game, dir.display())
+        })?),
+    };
     let limits = Limits {
         depth: args.depth,
         movetime: args.movetime.map(Duration::from_millis),
+        oracle,
         ..Limits::default()
     };
     let values: Vec<MoveValue> = analyze(&g, &limits);

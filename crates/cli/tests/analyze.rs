@@ -160,3 +160,72 @@ fn bad_input_is_a_clear_error() {
     ]);
     assert!(e.contains("over"), "{e}");
 }
+
+#[test]
+fn endgame_tables_give_exact_values_without_search() {
+    let dir = std::env::temp_dir().join(format!("pussa-analyze-egtb-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "walak-pussa",
+        "--max-seeds",
+        "5",
+        "--dir",
+        d,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let p = "0,1,1,1,0,0,0/0,0,0,0,0,0,2 27 24 S 1 walak-pussa";
+    let deep = ok_json(&[
+        "analyze",
+        "--game",
+        "walak-pussa",
+        "--position",
+        p,
+        "--depth",
+        "30",
+        "--json",
+    ]);
+    // One ply of search: every move's child is in the tables.
+    let v = ok_json(&[
+        "analyze",
+        "--game",
+        "walak-pussa",
+        "--position",
+        p,
+        "--depth",
+        "1",
+        "--egtb",
+        d,
+        "--json",
+    ]);
+    let without = ok_json(&[
+        "analyze",
+        "--game",
+        "walak-pussa",
+        "--position",
+        p,
+        "--depth",
+        "1",
+        "--json",
+    ]);
+    assert!(without["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m["exact"] == false));
+    for (m, want) in v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(deep["moves"].as_array().unwrap())
+    {
+        assert_eq!(m["exact"], true, "{m}");
+        assert_eq!(m["move"], want["move"]);
+        assert_eq!(m["score"], want["score"]);
+    }
+    let e = fails(&["analyze", "--game", "raja-pasu", "--egtb", d]);
+    assert!(e.contains("no raja-pasu tables"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
