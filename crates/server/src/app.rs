@@ -24,17 +24,32 @@ pub struct Slot {
     hint_busy: AtomicBool,
     /// Open WebSocket connections to this game.
     pub sockets: std::sync::atomic::AtomicUsize,
+    /// The state JSON after the last change, readable while a move is being made (the computer
+    /// may be thinking with the game locked).
+    snapshot: Mutex<Arc<Value>>,
 }
 
 impl Slot {
     fn new(game: LiveGame) -> Arc<Slot> {
         let (tx, _) = broadcast::channel(64);
+        let snapshot = Mutex::new(Arc::new(game.to_json()));
         Arc::new(Slot {
+            snapshot,
             game: tokio::sync::Mutex::new(game),
             tx,
             hint_busy: AtomicBool::new(false),
             sockets: std::sync::atomic::AtomicUsize::new(0),
         })
+    }
+
+    /// The state after the last change.
+    pub fn state(&self) -> Arc<Value> {
+        Arc::clone(&lock(&self.snapshot))
+    }
+
+    /// Records the state after a change (before it is published).
+    fn set_state(&self, state: &Value) {
+        *lock(&self.snapshot) = Arc::new(state.clone());
     }
 
     fn publish(&self, msg: &Value) {
@@ -162,15 +177,8 @@ impl App {
             let app = Arc::clone(self);
             tokio::spawn(async move {
                 let mut g = slot.game.lock().await;
-                let played = match app.computer_moves(&mut g).await {
-                    Ok(p) => p,
-                    Err(e) => {
-                        tracing::error!("computer move in game {}: {e}", g.meta.id);
-                        return;
-                    }
-                };
-                if !played.is_empty() {
-                    slot.publish(&json!({"type": "update", "state": g.to_json(), "played": played_json(&played)}));
+                if let Err(e) = app.computer_moves(&slot, &mut g).await {
+                    tracing::error!("computer move in game {}: {e}", g.meta.id);
                 }
             });
         }
@@ -200,8 +208,15 @@ impl App {
         Ok(slot)
     }
 
-    /// Stores `played` (just applied to `next`) and makes `next` the game, or leaves `g` as it was.
-    fn commit(&self, g: &mut LiveGame, next: LiveGame, played: &[Played]) -> Result<(), ApiError> {
+    /// Stores `played` (just applied to `next`) and makes `next` the game, then tells every
+    /// watcher; on a storage error leaves `g` as it was.
+    fn commit(
+        &self,
+        slot: &Slot,
+        g: &mut LiveGame,
+        next: LiveGame,
+        played: &[Played],
+    ) -> Result<(), ApiError> {
         let first_ply = played.first().map_or(0, |p| p.rec.ply) as i64;
         let moves: Vec<String> = played
             .iter()
@@ -216,11 +231,14 @@ impl App {
             live::winner_name(&next.state),
         )?;
         *g = next;
+        let state = g.to_json();
+        slot.set_state(&state);
+        slot.publish(&json!({"type": "update", "state": state, "played": played_json(played)}));
         Ok(())
     }
 
     /// Lets the computer move while it is to move; each move is stored before the next.
-    async fn computer_moves(&self, g: &mut LiveGame) -> Result<Vec<Played>, ApiError> {
+    async fn computer_moves(&self, slot: &Slot, g: &mut LiveGame) -> Result<Vec<Played>, ApiError> {
         let mut out = Vec::new();
         while let Some(side) = g.state.to_move() {
             if !g.is_computer(side) {
@@ -247,7 +265,7 @@ impl App {
             let played = next.play_traced(mv, "computer").map_err(|e| {
                 ApiError::internal(format!("the engine chose an illegal move: {e}"))
             })?;
-            self.commit(g, next, std::slice::from_ref(&played))?;
+            self.commit(slot, g, next, std::slice::from_ref(&played))?;
             out.push(played);
         }
         Ok(out)
@@ -331,9 +349,12 @@ impl App {
             let letters: Vec<String> = g.moves.iter().map(|m| m.mv.letter().to_string()).collect();
             lock(&self.store).insert_game_with_moves(&row, &letters)?;
         }
-        let played = self.computer_moves(&mut g).await?;
+        let slot = Slot::new(g);
+        lock(&self.games).insert(id.clone(), Arc::clone(&slot));
+        let mut g = slot.game.lock().await;
+        let played = self.computer_moves(&slot, &mut g).await?;
         let state = g.to_json();
-        lock(&self.games).insert(id.clone(), Slot::new(g));
+        drop(g);
         let seats: Vec<String> = match opponent {
             Opponent::Hotseat => vec!["S".into(), "N".into()],
             _ => vec![seat.letter().to_string()],
@@ -374,6 +395,7 @@ impl App {
         g.meta.tokens[seat.index()] = Some(token.clone());
         g.meta.invite = None;
         let state = g.to_json();
+        slot.set_state(&state);
         slot.publish(
             &json!({"type": "update", "state": state, "joined": seat.letter().to_string()}),
         );
@@ -388,8 +410,7 @@ impl App {
     /// 404 for an unknown id.
     pub async fn state(&self, id: &str) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
-        let g = slot.game.lock().await;
-        Ok(g.to_json())
+        Ok(slot.state().as_ref().clone())
     }
 
     /// Plays a move for the holder of `token`, then the computer's replies; stores each move
@@ -436,16 +457,15 @@ impl App {
         let played = next
             .play_traced(hole, "human")
             .map_err(|e| ApiError::unprocessable(e.to_string()))?;
-        self.commit(&mut g, next, std::slice::from_ref(&played))?;
+        self.commit(&slot, &mut g, next, std::slice::from_ref(&played))?;
         let mut all = vec![played];
-        let computer = self.computer_moves(&mut g).await;
+        let computer = self.computer_moves(&slot, &mut g).await;
         // The human move is stored whatever happens to the computer's reply.
         if let Ok(more) = &computer {
             all.extend(more.iter().cloned());
         }
-        let state = g.to_json();
-        slot.publish(&json!({"type": "update", "state": state, "played": played_json(&all)}));
         computer?;
+        let state = slot.state().as_ref().clone();
         Ok((state, all))
     }
 
@@ -484,6 +504,7 @@ impl App {
         lock(&self.store).truncate_moves(id, keep as i64)?;
         *g = rebuilt;
         let state = g.to_json();
+        slot.set_state(&state);
         slot.publish(&json!({"type": "update", "state": state, "undone": undone}));
         Ok(json!({"state": state, "undone": undone}))
     }

@@ -86,14 +86,11 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
     let (mut sink, mut stream) = socket.split();
     let mut updates = slot.tx.subscribe();
     // The state is read after subscribing, so no update between the two is missed.
-    let hello = {
-        let g = slot.game.lock().await;
-        json!({"type": "state", "state": g.to_json()}).to_string()
-    };
+    let hello = json!({"type": "state", "state": *slot.state()}).to_string();
     if sink.send(Message::Text(hello.into())).await.is_err() {
         return;
     }
-    let id = slot.game.lock().await.meta.id.clone();
+    let id = slot.state()["id"].as_str().unwrap_or_default().to_string();
     let mut bucket = Bucket::new();
     let mut rejected = 0u32;
     let mut shutdown = app.shutdown.subscribe();
@@ -110,8 +107,7 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
                     Ok(text) => (&*text).into(),
                     Err(RecvError::Lagged(_)) => {
                         // Too slow to keep up: send the current state instead of the backlog.
-                        let g = slot.game.lock().await;
-                        json!({"type": "state", "state": g.to_json()}).to_string().into()
+                        json!({"type": "state", "state": *slot.state()}).to_string().into()
                     }
                     Err(RecvError::Closed) => break,
                 };

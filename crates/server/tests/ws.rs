@@ -301,3 +301,47 @@ async fn a_game_takes_a_bounded_number_of_sockets() {
     }
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watchers_of_a_computer_game_see_each_move_as_it_is_stored() {
+    let s = TestServer::start("ws-computer").await;
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": {"kind": "computer", "level": "casual"}}),
+        )
+        .await
+        .json();
+    let id = c["id"].as_str().unwrap().to_string();
+    let mut watcher = connect(s.addr, &id).await;
+    assert_eq!(next(&mut watcher).await["state"]["ply"], 0);
+    let r = s
+        .post(
+            &format!("/api/games/{id}/moves"),
+            &json!({"move": "D", "token": c["token"]}),
+        )
+        .await
+        .json();
+    assert_eq!(r["played"].as_array().unwrap().len(), 2);
+    let first = next_of(&mut watcher, "update").await;
+    assert_eq!(first["played"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        (
+            first["played"][0]["by"].as_str(),
+            first["state"]["ply"].as_u64()
+        ),
+        (Some("human"), Some(1))
+    );
+    assert_eq!(first["state"]["to_move"], "N");
+    let second = next_of(&mut watcher, "update").await;
+    assert_eq!(
+        (
+            second["played"][0]["by"].as_str(),
+            second["state"]["ply"].as_u64()
+        ),
+        (Some("computer"), Some(2))
+    );
+    assert_eq!(second["state"], r["state"]);
+    assert_eq!(second["played"][0], r["played"][1]);
+    s.stop().await;
+}
