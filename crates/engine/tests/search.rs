@@ -325,3 +325,55 @@ fn an_exact_oracle_is_used_and_agrees_with_the_search() {
         "the oracle was never asked"
     );
 }
+
+/// Moves that repeat a position of the round end it (each player takes their own row), inside
+/// the search exactly as in `GameState`: found by playing random small games until a legal
+/// move would repeat a position, then comparing `analyze`'s value of that move with the round's
+/// real end.
+#[test]
+fn a_move_that_repeats_a_position_ends_the_round_in_the_search() {
+    let mut rng = Rng::new(7);
+    let mut found = 0;
+    for _ in 0..3000 {
+        if found >= 5 {
+            break;
+        }
+        let game = Game::ALL[rng.below(4) as usize];
+        let Some(mut st) = small_state(game, 3 + rng.below(5), 0, &mut rng) else {
+            continue;
+        };
+        for _ in 0..30 {
+            if st.is_round_over() {
+                break;
+            }
+            let me = st.position().to_move().index();
+            let repeating = st.legal_moves().find(|&mv| {
+                let mut c = st.clone();
+                let r = c.play(mv).unwrap();
+                matches!(r.round_end, Some(e) if e.reason == pussa_rules::EndReason::Repetition)
+            });
+            if let Some(mv) = repeating {
+                let mut c = st.clone();
+                c.play(mv).unwrap();
+                let t = c.taken_this_round();
+                let want = i32::from(t[me]) - i32::from(t[1 - me]);
+                let values = analyze(
+                    &st,
+                    &Limits {
+                        depth: Some(3),
+                        ..Limits::default()
+                    },
+                );
+                let got = values.iter().find(|v| v.mv == mv).unwrap();
+                assert!(got.exact, "{game} {:?} {mv}", st.position());
+                assert_eq!(got.score, want, "{game} {:?} {mv}", st.position());
+                found += 1;
+                break;
+            }
+            let legal = st.legal_moves();
+            let mv = legal.nth(rng.below(legal.len() as u32) as usize).unwrap();
+            st.play(mv).unwrap();
+        }
+    }
+    assert!(found >= 5, "only {found} repeating moves found");
+}
