@@ -177,8 +177,12 @@ impl App {
             let app = Arc::clone(self);
             tokio::spawn(async move {
                 let mut g = slot.game.lock().await;
-                if let Err(e) = app.computer_moves(&slot, &mut g).await {
-                    tracing::error!("computer move in game {}: {e}", g.meta.id);
+                match app.computer_moves(&slot, &mut g).await {
+                    Ok(played) if !played.is_empty() => slot.publish(&json!({
+                        "type": "update", "state": *slot.state(), "played": played_json(&played)
+                    })),
+                    Ok(_) => {}
+                    Err(e) => tracing::error!("computer move in game {}: {e}", g.meta.id),
                 }
             });
         }
@@ -208,8 +212,8 @@ impl App {
         Ok(slot)
     }
 
-    /// Stores `played` (just applied to `next`) and makes `next` the game, then tells every
-    /// watcher; on a storage error leaves `g` as it was.
+    /// Stores `played` (just applied to `next`) and makes `next` the game (and the snapshot); on
+    /// a storage error leaves `g` as it was. The caller publishes the update.
     fn commit(
         &self,
         slot: &Slot,
@@ -231,9 +235,7 @@ impl App {
             live::winner_name(&next.state),
         )?;
         *g = next;
-        let state = g.to_json();
-        slot.set_state(&state);
-        slot.publish(&json!({"type": "update", "state": state, "played": played_json(played)}));
+        slot.set_state(&g.to_json());
         Ok(())
     }
 
@@ -464,8 +466,10 @@ impl App {
         if let Ok(more) = &computer {
             all.extend(more.iter().cloned());
         }
-        computer?;
         let state = slot.state().as_ref().clone();
+        // One update for the request: your move and the computer's replies, in order.
+        slot.publish(&json!({"type": "update", "state": state, "played": played_json(&all)}));
+        computer?;
         Ok((state, all))
     }
 
