@@ -343,3 +343,45 @@ fn playout_matches_driving_a_game_state() {
         }
     }
 }
+
+/// The same comparisons on many more games, matches and set-ups (minutes in release; the naive
+/// model is slow on the rare endless moves whose cycle runs to millions of laps):
+/// `cargo test --release -p pussa-rules --test differential -- --ignored`.
+#[test]
+#[ignore = "long: run in release with --ignored"]
+fn many_random_games_matches_and_setups_agree_with_naive_model() {
+    for game in Game::ALL {
+        for seed in 0..600u64 {
+            let mut rng = Rng::new(seed ^ 0x5eed);
+            let g = GameState::new(game, Mode::Single, side(seed));
+            let n = naive::NGame::new(game, false, side(seed));
+            drive(g, n, &mut rng, 1, &format!("{game} single seed {seed}"));
+        }
+        for seed in 0..20u64 {
+            let mut rng = Rng::new(seed ^ 0xa7c4);
+            let g = GameState::new(game, Mode::Match, side(seed));
+            let n = naive::NGame::new(game, true, side(seed));
+            drive(g, n, &mut rng, 10_000, &format!("{game} match seed {seed}"));
+        }
+        let mut rng = Rng::new(77);
+        for k in 0..600u32 {
+            let round = if k % 2 == 0 { 1 } else { 2 + rng.below(5) };
+            let setup = random_setup(game, &mut rng, round);
+            let mode = if k % 4 < 2 { Mode::Single } else { Mode::Match };
+            let g = setup.game_state(mode).unwrap();
+            let n = naive::NGame::from_pos(
+                to_naive(&setup.position().unwrap()),
+                mode == Mode::Match,
+                setup.round,
+                setup.starter,
+            );
+            drive(
+                g,
+                n,
+                &mut rng,
+                round + 20,
+                &format!("{game} setup {setup} {mode:?}"),
+            );
+        }
+    }
+}
