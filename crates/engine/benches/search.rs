@@ -11,13 +11,19 @@ fn main() {
 #[divan::bench(args = Game::ALL)]
 fn alpha_beta_depth_12(game: Game) -> u64 {
     let state = GameState::new(game, Mode::Single, Side::South);
-    let limits = Limits { depth: Some(12), ..Limits::default() };
+    let limits = Limits {
+        depth: Some(12),
+        ..Limits::default()
+    };
     search(divan::black_box(&state), &limits, &mut |_| {}).nodes
 }
 
 #[divan::bench(args = Game::ALL)]
 fn uct_2000_playouts(game: Game) -> u64 {
     let state = GameState::new(game, Mode::Single, Side::South);
-    let limits = Limits { nodes: Some(2_000), ..Limits::default() };
+    let limits = Limits {
+        nodes: Some(2_000),
+        ..Limits::default()
+    };
     mcts::search(divan::black_box(&state), &limits).nodes
 }
