@@ -68,6 +68,9 @@ pub enum Sub {
         /// Give up after this many nodes.
         #[arg(long, default_value_t = 200_000_000)]
         nodes: u64,
+        /// Use the tables up to this many seeds only (default: all there are).
+        #[arg(long)]
+        max_seeds: Option<usize>,
     },
     /// Check every table file (header, size, checksum) and re-compute sample positions.
     Verify {
@@ -109,7 +112,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             position,
             dir,
             nodes,
-        } => solve(game, seeds_per_hole, position.as_deref(), &dir, nodes),
+            max_seeds,
+        } => solve(
+            game,
+            seeds_per_hole,
+            position.as_deref(),
+            &dir,
+            nodes,
+            max_seeds,
+        ),
     }
 }
 
@@ -221,8 +232,15 @@ fn probe(game: Game, position: &str, dir: &std::path::Path) -> anyhow::Result<()
         bail!("the tables cover the open board only; this position has closed holes");
     }
     let k = pos.seeds_on_board() as usize;
-    let tables = Tables::open(dir, game, Some(k))
-        .with_context(|| format!("{k} seeds on the board: tables 0..={k} of {game} are needed"))?;
+    let tables = Tables::open(dir, game, None)?;
+    if k > tables.max_seeds() {
+        bail!(
+            "{k} seeds on the board, but the tables of {game} under {} go up to {} seeds \
+             (build more, or use `pussa egtb solve --position`)",
+            dir.display(),
+            tables.max_seeds()
+        );
+    }
     let side = pos.to_move();
     match tables.entry(&pos) {
         Some(Entry::Value { margin, history }) => {
@@ -301,6 +319,7 @@ fn solve(
     position: Option<&str>,
     dir: &std::path::Path,
     nodes: u64,
+    max_seeds: Option<usize>,
 ) -> anyhow::Result<()> {
     let (pos, what) = match (per_hole, position) {
         (_, Some(p)) => {
@@ -320,7 +339,7 @@ fn solve(
         ),
     };
     let t0 = Instant::now();
-    let tables = Tables::open(dir, game, None)?;
+    let tables = Tables::open(dir, game, max_seeds)?;
     let load = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let mut solver = pussa_egtb::solve::Solver::new(&tables, nodes);

@@ -40,12 +40,12 @@ pub const HEADER_LEN: usize = 64;
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
     /// The file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The file is not a table or is damaged.
     #[error("{path}: {reason}")]
@@ -227,9 +227,9 @@ pub fn write_table(
     undetermined: u64,
 ) -> Result<PathBuf, FormatError> {
     let path = table_path(dir, game, seeds);
-    let io = |source| FormatError::Io {
+    let io = |error| FormatError::Io {
         path: path.clone(),
-        source,
+        error,
     };
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(io)?;

@@ -136,9 +136,9 @@ impl Tables {
     /// [`FormatError`] naming the file and the problem.
     pub fn open_layer(dir: &Path, game: Game, seeds: usize) -> Result<(Mmap, Header), FormatError> {
         let path = table_path(dir, game, seeds);
-        let io = |source| FormatError::Io {
+        let io = |error| FormatError::Io {
             path: path.clone(),
-            source,
+            error,
         };
         let file = File::open(&path).map_err(io)?;
         // SAFETY: the file is opened read-only; tables are written to a temporary file and
