@@ -75,6 +75,42 @@ async fn player(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_online_games_lose_no_move() {
     let s = TestServer::start("load").await;
+    // Side by side: one game alone first (the latency without queueing), then 200 at once.
+    let solo = {
+        let c = s
+            .post(
+                "/api/games",
+                &json!({"game": "raja-pasu", "opponent": {"kind": "online"}}),
+            )
+            .await
+            .json();
+        let id = c["id"].as_str().unwrap().to_string();
+        let j = s
+            .post(
+                &format!("/api/games/{id}/join"),
+                &json!({"invite": c["invite"]["token"]}),
+            )
+            .await
+            .json();
+        let south = tokio::spawn(player(
+            s.addr,
+            id.clone(),
+            "S",
+            c["token"].as_str().unwrap().to_string(),
+            1,
+        ));
+        let north = tokio::spawn(player(
+            s.addr,
+            id.clone(),
+            "N",
+            j["token"].as_str().unwrap().to_string(),
+            2,
+        ));
+        let (a, b) = (south.await.unwrap(), north.await.unwrap());
+        let mut rtts: Vec<Duration> = a.1.into_iter().chain(b.1).collect();
+        rtts.sort();
+        rtts
+    };
     let t_setup = Instant::now();
     let mut games = Vec::new();
     for i in 0..GAMES {
@@ -171,6 +207,13 @@ async fn two_hundred_online_games_lose_no_move() {
         pct(0.5).as_secs_f64() * 1e3,
         pct(0.99).as_secs_f64() * 1e3,
         rtts.last().unwrap().as_secs_f64() * 1e3
+    );
+    let spct = |p: f64| solo[((solo.len() as f64 - 1.0) * p).round() as usize];
+    println!(
+        "load: one game alone ({} moves): median {:.2} ms, p99 {:.2} ms",
+        solo.len(),
+        spct(0.5).as_secs_f64() * 1e3,
+        spct(0.99).as_secs_f64() * 1e3
     );
     assert!(
         total >= GAMES as u64 * 10,
