@@ -79,44 +79,33 @@ pub fn serve(path: &str) -> Response {
     }
 }
 
-/// The names people use for a game in headings.
-fn heading_names(game: pussa_rules::Game) -> &'static [&'static str] {
+/// The heading of a game's own section in `docs/rules.md`.
+fn section_title(game: pussa_rules::Game) -> &'static str {
     use pussa_rules::Game;
     match game {
-        Game::WalakPussa => &["walak-pussa", "walak pussa"],
-        Game::RajaPasu => &["raja pasu", "raja-pasu"],
-        Game::PasuPondi | Game::PasuPondi6 => &["pasu pondi", "pasu-pondi"],
+        Game::WalakPussa => "Walak-pussa",
+        Game::RajaPasu => "Raja Pasu",
+        Game::PasuPondi | Game::PasuPondi6 => "Pasu Pondi",
     }
 }
 
-/// The part of the rules text about `game`: the first heading naming it and everything under
-/// it (down to the next heading of the same or a higher level). The whole text when no heading
-/// names the game.
+/// The rules page for `game`, as `pussa rules GAME` prints it: every section of the text but
+/// the other games' own (`## Walak-pussa`, `## Raja Pasu`, `## Pasu Pondi`).
 #[must_use]
 pub fn rules_section(md: &str, game: pussa_rules::Game) -> String {
-    let names = heading_names(game);
-    let lines: Vec<&str> = md.lines().collect();
-    let level = |l: &str| l.bytes().take_while(|&b| b == b'#').count();
-    let start = lines.iter().position(|l| {
-        let lv = level(l);
-        lv >= 1 && l.as_bytes().get(lv) == Some(&b' ') && {
-            let t = l.to_ascii_lowercase();
-            names.iter().any(|n| t.contains(n))
+    let games = ["Walak-pussa", "Raja Pasu", "Pasu Pondi"];
+    let mine = section_title(game);
+    let mut out = String::new();
+    let mut keep = true;
+    for line in md.split_inclusive('\n') {
+        if let Some(title) = line.strip_prefix("## ") {
+            let title = title.trim();
+            keep = !games.contains(&title) || title == mine;
         }
-    });
-    let Some(start) = start else {
-        return md.to_string();
-    };
-    let lv = level(lines[start]);
-    let end = lines[start + 1..]
-        .iter()
-        .position(|l| {
-            let l2 = level(l);
-            l2 >= 1 && l2 <= lv && l.as_bytes().get(l2) == Some(&b' ')
-        })
-        .map_or(lines.len(), |i| start + 1 + i);
-    let mut out = lines[start..end].join("\n");
-    out.push('\n');
+        if keep {
+            out.push_str(line);
+        }
+    }
     out
 }
 
@@ -145,15 +134,20 @@ mod tests {
     use pussa_rules::Game;
 
     #[test]
-    fn rules_section_cuts_at_the_next_heading_of_the_same_level() {
-        let md = "# Rules\nintro\n## Walak-pussa\nw1\n### Chain\nw2\n## Raja Pasu\nr1\n## Pasu Pondi\np1\n";
+    fn rules_pages_keep_the_common_sections_and_the_games_own() {
+        let md = "# Rules\nintro\n## Walak-pussa\nw1\n### Chain\nw2\n## Raja Pasu\nr1\n## Pasu Pondi\np1\n## Decisions\nd\n";
         assert_eq!(
             rules_section(md, Game::WalakPussa),
-            "## Walak-pussa\nw1\n### Chain\nw2\n"
+            "# Rules\nintro\n## Walak-pussa\nw1\n### Chain\nw2\n## Decisions\nd\n"
         );
-        assert_eq!(rules_section(md, Game::RajaPasu), "## Raja Pasu\nr1\n");
-        assert_eq!(rules_section(md, Game::PasuPondi6), "## Pasu Pondi\np1\n");
-        assert_eq!(rules_section("no headings", Game::RajaPasu), "no headings");
+        assert_eq!(
+            rules_section(md, Game::RajaPasu),
+            "# Rules\nintro\n## Raja Pasu\nr1\n## Decisions\nd\n"
+        );
+        assert_eq!(
+            rules_section(md, Game::PasuPondi6),
+            "# Rules\nintro\n## Pasu Pondi\np1\n## Decisions\nd\n"
+        );
     }
 
     #[test]

@@ -642,7 +642,12 @@ async fn meta_page_and_rules() {
             .header("content-type")
             .unwrap()
             .starts_with("text/markdown"));
-        assert!(r.body.to_lowercase().contains("raja pasu"));
+        assert!(r.body.contains("## Raja Pasu"));
+        assert!(
+            r.body.contains("## Decisions and why"),
+            "the documented decisions are on every page"
+        );
+        assert!(!r.body.contains("## Walak-pussa") && !r.body.contains("## Pasu Pondi"));
     } else {
         r.assert_error(404, "rules");
     }
