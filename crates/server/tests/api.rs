@@ -570,17 +570,32 @@ async fn hints_are_legal_and_flooding_them_gets_429() {
     let id = c["id"].as_str().unwrap().to_string();
     let tok = c["token"].as_str().unwrap().to_string();
     let path = format!("/api/games/{id}/hint?token={tok}");
-    let (a, b) = tokio::join!(s.get(&path), async {
-        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
-        s.get(&path).await
-    });
-    assert_eq!(a.status, 200, "{}", a.body);
-    let h = a.json();
-    let mv = h["move"].as_str().unwrap();
-    assert!(letters(&c["state"]["legal"]).iter().any(|l| l == mv));
-    assert_eq!(h["pv"][0], mv);
-    assert!(h["score"].is_i64() && h["exact"].is_boolean());
-    b.assert_error(429, "already being computed");
+    // Two hints for one game at once: one is computed, the other refused. (On a loaded machine
+    // the second may arrive first, or after the first is done: then try again.)
+    let mut refused = false;
+    for _ in 0..5 {
+        let (a, b) = tokio::join!(s.get(&path), async {
+            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+            s.get(&path).await
+        });
+        for r in [&a, &b] {
+            if r.status == 200 {
+                let h = r.json();
+                let mv = h["move"].as_str().unwrap();
+                assert!(letters(&c["state"]["legal"]).iter().any(|l| l == mv));
+                assert_eq!(h["pv"][0], mv);
+                assert!(h["score"].is_i64() && h["exact"].is_boolean());
+            } else {
+                r.assert_error(429, "already being computed");
+                refused = true;
+            }
+        }
+        assert!(a.status == 200 || b.status == 200, "one hint is computed");
+        if refused {
+            break;
+        }
+    }
+    assert!(refused, "a second hint at the same time is refused");
     s.get(&format!("/api/games/{id}/hint"))
         .await
         .assert_error(403, "token");
