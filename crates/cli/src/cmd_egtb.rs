@@ -219,7 +219,7 @@ fn build(
 fn parse_position(game: Game, position: &str) -> anyhow::Result<pussa_rules::GameState> {
     let setup: Setup = position.parse().context("--position")?;
     setup.expect_game(game).context("--position")?;
-    Ok(setup.game_state(Mode::Single).context("--position")?)
+    setup.game_state(Mode::Single).context("--position")
 }
 
 fn probe(game: Game, position: &str, dir: &std::path::Path) -> anyhow::Result<()> {

@@ -134,3 +134,22 @@ fn the_rules_are_symmetric_under_swapping_the_rows() {
         }
     }
 }
+
+/// The real start of Raja Pasu solved above small tables: the principal variation is a legal
+/// game that ends the round with exactly the value found.
+#[test]
+fn a_real_start_is_solved_with_a_replayable_variation() {
+    let game = Game::RajaPasu;
+    let tables = Tables::build_in_memory(game, 8, BuildOptions::default(), &|_| {});
+    let start = Position::start(game);
+    let sol = Solver::new(&tables, 50_000_000)
+        .solve(&start)
+        .expect("solved");
+    let mut st = GameState::new(game, Mode::Single, Side::South);
+    for &mv in &sol.pv {
+        st.play(mv).expect("a legal move");
+    }
+    assert!(st.is_over());
+    let t = st.position().stores();
+    assert_eq!(i32::from(t[0]) - i32::from(t[1]), sol.value);
+}
