@@ -1,5 +1,6 @@
 //! Measures players against each other with the engine's own game runner ([`play_game`]):
-//! `cargo run --release -p pussa-engine --example ladder -- GAME P1 P2 GAMES [OPENING] [SEED]`.
+//! `cargo run --release -p pussa-engine --example ladder -- GAME P1 P2 GAMES [OPENING] [SEED]
+//! [FILTER_NODES]`.
 //!
 //! Players: `level:<name>`, `greedy`, `random`, `mcts:<ms>` (UCT for that many milliseconds a
 //! move), `mctsn:<playouts>`, `search:<ms>` (the search on every core), `nodes:<n>`, `depth:<d>`.
@@ -52,20 +53,30 @@ fn player(spec: &str, seed: u64) -> Builtin {
     }
 }
 
-/// A random opening of `plies` plies whose value (a depth-10 search) is within 3 seeds of even
-/// for the side to move: random first moves in these games often give away a dozen seeds, and a
-/// decided opening says nothing about the players.
-fn opening(game: Game, plies: u32, seed: u64) -> Vec<pussa_rules::Hole> {
+/// A random opening of `plies` plies whose value is within 3 seeds of even for the side to
+/// move: random first moves in these games often give away a dozen seeds, and a decided opening
+/// says nothing about the players. The value is a depth-10 search, or with `filter_nodes > 0` a
+/// search of that many nodes (deeper: a depth-10 value often misjudges these openings by several
+/// seeds), which must also see the opening played out in full (`plies` moves, none ending the
+/// round).
+fn opening(game: Game, plies: u32, seed: u64, filter_nodes: u64) -> Vec<pussa_rules::Hole> {
     for attempt in 0..1000u64 {
         let (open, st) = random_opening(game, plies, seed.wrapping_mul(1009).wrapping_add(attempt));
-        let r = pussa_engine::search(
-            &st,
-            &Limits {
+        if filter_nodes > 0 && open.len() < plies as usize {
+            continue;
+        }
+        let limits = if filter_nodes > 0 {
+            Limits {
+                nodes: Some(filter_nodes),
+                ..Limits::default()
+            }
+        } else {
+            Limits {
                 depth: Some(10),
                 ..Limits::default()
-            },
-            &mut |_| {},
-        );
+            }
+        };
+        let r = pussa_engine::search(&st, &limits, &mut |_| {});
         if r.score.abs() <= 3 {
             return open;
         }
@@ -98,12 +109,18 @@ fn main() {
     let games: u32 = a[4].parse().unwrap();
     let plies: u32 = a.get(5).map_or(4, |s| s.parse().unwrap());
     let seed: u64 = a.get(6).map_or(1, |s| s.parse().unwrap());
+    let filter_nodes: u64 = a.get(7).map_or(0, |s| s.parse().unwrap());
     let t = std::time::Instant::now();
     let scores: Vec<(f64, i32)> = (0..games)
         .into_par_iter()
         .map(|i| {
             let pair = u64::from(i / 2);
-            let open = opening(game, plies, seed.wrapping_mul(1000).wrapping_add(pair));
+            let open = opening(
+                game,
+                plies,
+                seed.wrapping_mul(1000).wrapping_add(pair),
+                filter_nodes,
+            );
             let s = seed.wrapping_mul(7919).wrapping_add(u64::from(i));
             let mut x = player(&p1, s);
             let mut y = player(&p2, s ^ 0xabcdef);

@@ -44,6 +44,13 @@ pub const KILLER_BONUS: [i32; 2] = [20_000, 19_000];
 /// opponent during the move).
 pub const GAIN_WEIGHT: i32 = 1_000;
 
+/// Once the root's value is proven, choose among the equally good root moves the one that
+/// sets the opponent the most traps (see `search.rs`, `swindle`).
+pub const SWINDLE: bool = true;
+
+/// The smallest node budget left for which the search still looks for traps.
+pub const SWINDLE_MIN_NODES: u64 = 1_000;
+
 /// MCTS: the UCT exploration constant, for values normalised to [0, 1].
 pub const UCT_C: f64 = 0.7;
 

@@ -72,6 +72,10 @@ pub(crate) struct Worker<'a> {
     path: Vec<u128>,
     base: usize,
     set_hash: u64,
+    /// The lowest `path` index a repetition in the current subtree matched (`usize::MAX`:
+    /// none). A node whose subtree matched a position above it (index below its own path
+    /// length) has a value that depends on the round's history.
+    rep_low: usize,
     pub(crate) nodes: u64,
     stopped: bool,
     killers: Vec<[u8; 2]>,
@@ -99,6 +103,7 @@ impl<'a> Worker<'a> {
             path: Vec::with_capacity(256),
             base: 0,
             set_hash: 0,
+            rep_low: usize::MAX,
             nodes: 0,
             stopped: false,
             killers: vec![[NO_MOVE; 2]; MAX_PLY + 1],
@@ -136,6 +141,21 @@ impl<'a> Worker<'a> {
         &mut self,
         pos: &Position,
         depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> (i32, bool) {
+        let saved = std::mem::replace(&mut self.rep_low, usize::MAX);
+        let r = self.node(pos, depth, alpha, beta, ply);
+        self.rep_low = self.rep_low.min(saved);
+        r
+    }
+
+    /// One node of [`Worker::negamax`] (which tracks the repetitions its subtree matched).
+    fn node(
+        &mut self,
+        pos: &Position,
+        depth: i32,
         mut alpha: i32,
         beta: i32,
         ply: usize,
@@ -151,8 +171,11 @@ impl<'a> Worker<'a> {
             return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
         }
         let rkey = pos.repetition_key();
-        if ply > 0 && self.path[self.base..].contains(&rkey) {
-            return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
+        if ply > 0 {
+            if let Some(i) = self.path[self.base..].iter().position(|&k| k == rkey) {
+                self.rep_low = self.rep_low.min(self.base + i);
+                return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
+            }
         }
         if ply > 0 {
             if let Some(oracle) = self.oracle {
@@ -166,20 +189,41 @@ impl<'a> Worker<'a> {
                 }
             }
         }
-        let key = pos.hash() ^ self.set_hash;
+        // The table (see the module documentation): values that depend on the round's history
+        // (proven ones, and those whose subtree matched a repetition above the node) are keyed
+        // by the position and the set of earlier positions; the others by the position alone.
+        let pkey = pos.hash();
+        let fkey = pkey ^ self.set_hash;
         let mut tt_move = NO_MOVE;
-        if let Some(e) = self.tt.probe(key) {
-            tt_move = e.mv;
-            if ply > 0 && (e.depth == tt::PROVEN_DEPTH || i32::from(e.depth) >= depth) {
-                let proven = e.depth == tt::PROVEN_DEPTH;
-                let cut = match e.bound {
+        let usable = |e: &Entry| {
+            (e.depth == tt::PROVEN_DEPTH || i32::from(e.depth) >= depth)
+                && match e.bound {
                     tt::EXACT => true,
                     tt::LOWER => e.score >= beta,
                     _ => e.score <= alpha,
-                };
-                if cut {
-                    return (e.score, proven);
                 }
+        };
+        if fkey != pkey {
+            if let Some(e) = self.tt.probe(fkey) {
+                tt_move = e.mv;
+                if ply > 0 && usable(&e) {
+                    if e.dep {
+                        self.rep_low = 0;
+                    }
+                    return (e.score, e.depth == tt::PROVEN_DEPTH);
+                }
+            }
+        }
+        if let Some(e) = self.tt.probe(pkey) {
+            if tt_move == NO_MOVE {
+                tt_move = e.mv;
+            }
+            // A proven value holds for the history it was proven in (the empty set, stored
+            // under the position's key): elsewhere only its move is used, so that the node can
+            // still be proven in its own history.
+            let proven = e.depth == tt::PROVEN_DEPTH;
+            if ply > 0 && (fkey == pkey || !proven) && usable(&e) {
+                return (e.score, proven);
             }
         }
         if depth <= 0 || ply >= MAX_PLY - 1 {
@@ -296,13 +340,15 @@ impl<'a> Worker<'a> {
         } else {
             depth.clamp(0, 254) as u8
         };
+        let dep = self.rep_low < self.path.len();
         self.tt.store(
-            key,
+            if all_proven || dep { fkey } else { pkey },
             Entry {
                 score: best,
                 depth: d,
                 bound,
                 mv: best_mv,
+                dep,
             },
         );
         (best, all_proven)
@@ -507,14 +553,24 @@ pub(crate) fn search(
     };
     let nodes = main_nodes + helper_nodes.load(Ordering::Relaxed);
     match result {
-        Some((depth, it)) => SearchResult {
-            best: it.pv.first().copied().or_else(|| greedy_move(&pos)),
-            score: offset + to_seeds(it.score),
-            exact: it.proven,
-            depth,
-            nodes,
-            pv: it.pv,
-        },
+        Some((depth, it)) => {
+            let mut r = SearchResult {
+                best: it.pv.first().copied().or_else(|| greedy_move(&pos)),
+                score: offset + to_seeds(it.score),
+                exact: it.proven,
+                depth,
+                nodes,
+                pv: it.pv,
+            };
+            if r.exact && params::SWINDLE {
+                if let Some((mv, pv, used)) = swindle(state, limits, &r, &clock) {
+                    r.best = Some(mv);
+                    r.pv = pv;
+                    r.nodes += used;
+                }
+            }
+            r
+        }
         None => {
             let best = greedy_move(&pos);
             SearchResult {
@@ -529,12 +585,79 @@ pub(crate) fn search(
     }
 }
 
+/// Once the root's value is proven, the search spends what is left of its budget (time or
+/// nodes; never under a depth limit alone) choosing among the root moves proven as good as the
+/// best the one that gives the opponent the most chances to go wrong: first, a move after which
+/// the opponent's greedy reply (the largest immediate gain) is a mistake; then the most replies
+/// proven to be mistakes. The value stays the proven best; only the choice among equals
+/// changes (the first move found keeps ties). Returns the move, its principal variation and the
+/// nodes spent, or `None` to keep the search's move.
+fn swindle(
+    state: &GameState,
+    limits: &Limits,
+    r: &SearchResult,
+    clock: &Clock,
+) -> Option<(Hole, Vec<Hole>, u64)> {
+    let time_left = limits.movetime.map(|t| t.saturating_sub(clock.elapsed()));
+    let nodes_left = limits.nodes.map(|n| n.saturating_sub(r.nodes));
+    if (time_left.is_none() && nodes_left.is_none())
+        || time_left.is_some_and(|t| t < std::time::Duration::from_millis(2))
+        || nodes_left.is_some_and(|n| n < params::SWINDLE_MIN_NODES)
+    {
+        return None;
+    }
+    let share = |k: u32| Limits {
+        movetime: time_left.map(|t| t / k),
+        nodes: nodes_left.map(|n| n / u64::from(k)),
+        stop: limits.stop.clone(),
+        oracle: limits.oracle.clone(),
+        ..Limits::default()
+    };
+    let (root, mut used) = analyze_counted(state, &share(2));
+    let mut tied: Vec<&MoveValue> = root
+        .iter()
+        .filter(|m| m.exact && m.score == r.score)
+        .collect();
+    if tied.len() < 2 {
+        return None;
+    }
+    // The search's own move first, so that it keeps ties.
+    tied.sort_by_key(|m| Some(m.mv) != r.best);
+    let k = 2 * tied.len() as u32;
+    let mut best: Option<((bool, usize), &MoveValue)> = None;
+    for m in tied {
+        let mut child = state.clone();
+        child.play(m.mv).ok()?;
+        let key = if child.is_round_over() {
+            (false, 0)
+        } else {
+            let (replies, n) = analyze_counted(&child, &share(k));
+            used += n;
+            let mistake = |v: &MoveValue| v.exact && v.score < -r.score;
+            let greedy = crate::arena::greedy(&child);
+            (
+                replies.iter().any(|v| Some(v.mv) == greedy && mistake(v)),
+                replies.iter().filter(|v| mistake(v)).count(),
+            )
+        };
+        if best.as_ref().is_none_or(|(b, _)| key > *b) {
+            best = Some((key, m));
+        }
+    }
+    best.map(|(_, m)| (m.mv, m.pv.clone(), used))
+}
+
 /// Every legal move with its value: iterative deepening where each root move is searched with a
 /// full window; the values of the last completed depth are returned, best first.
 pub(crate) fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
+    analyze_counted(state, limits).0
+}
+
+/// [`analyze`], with the number of nodes searched.
+fn analyze_counted(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64) {
     let pos = *state.position();
     if state.is_round_over() {
-        return Vec::new();
+        return (Vec::new(), 0);
     }
     let clock = Clock::new(limits.movetime, limits.stop.clone());
     let tt = Tt::new(tt_entries(limits));
@@ -615,5 +738,5 @@ pub(crate) fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
         depth += 1;
     }
     values.sort_by(|a, b| b.score.cmp(&a.score).then(a.mv.index().cmp(&b.mv.index())));
-    values
+    (values, w.nodes)
 }

@@ -38,6 +38,9 @@ pub struct Entry {
     pub bound: u8,
     /// Best move's hole index, or 255 for none.
     pub mv: u8,
+    /// The value depends on the round's history (a repetition under the node matched a
+    /// position played before it).
+    pub dep: bool,
 }
 
 impl Entry {
@@ -46,6 +49,7 @@ impl Entry {
             | u64::from(self.depth) << 16
             | u64::from(self.bound) << 24
             | u64::from(self.mv) << 32
+            | u64::from(self.dep) << 41
     }
 
     fn unpack(d: u64) -> Entry {
@@ -54,6 +58,7 @@ impl Entry {
             depth: (d >> 16) as u8,
             bound: (d >> 24) as u8 & 3,
             mv: (d >> 32) as u8,
+            dep: d >> 41 & 1 == 1,
         }
     }
 }
@@ -149,6 +154,7 @@ mod tests {
             depth: 7,
             bound: UPPER,
             mv: 3,
+            dep: true,
         };
         tt.store(0xdead_beef, e);
         assert_eq!(tt.probe(0xdead_beef), Some(e));
@@ -158,6 +164,7 @@ mod tests {
             depth: PROVEN_DEPTH,
             bound: EXACT,
             mv: 255,
+            dep: false,
         };
         tt.store(42, p);
         assert_eq!(tt.probe(42), Some(p));
