@@ -10,7 +10,7 @@
 //!   terminal and all-capturing positions first, then passes over the non-capturing moves until
 //!   nothing changes, then an exact search carrying the path since the last capture for the
 //!   positions that can reach a cycle (the repetition rule). See `docs/egtb.md`.
-//! - [`format`]: the `.pegtb` file format (magic, version, game, seeds, encoding, checksums).
+//! - [`format`](mod@format): the `.pegtb` file format (magic, version, game, seeds, encoding, checksums).
 //! - [`Tables`]: memory-mapped tables and probing ([`Tables::probe`] for a search oracle).
 //! - [`solve`]: an exact alpha-beta search above the tables, with the repetition rule, for
 //!   solving start positions.
