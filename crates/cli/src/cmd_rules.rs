@@ -15,35 +15,14 @@ pub struct Args {
     pub game: Option<Game>,
 }
 
-/// The heading of a game's own section in `docs/rules.md`.
-fn section_title(game: Game) -> &'static str {
-    match game {
-        Game::WalakPussa => "Walak-pussa",
-        Game::RajaPasu => "Raja Pasu",
-        Game::PasuPondi | Game::PasuPondi6 => "Pasu Pondi",
-    }
-}
-
-/// The page for `game`: every section but the other games' own.
+/// The page for `game`: every section but the other games' own (the same cut as the web
+/// page's rules, [`pussa_server::assets::rules_section`]).
 #[must_use]
 pub fn rules_text(game: Option<Game>) -> String {
-    let Some(game) = game else {
-        return RULES.to_string();
-    };
-    let games = ["Walak-pussa", "Raja Pasu", "Pasu Pondi"];
-    let mine = section_title(game);
-    let mut out = String::new();
-    let mut keep = true;
-    for line in RULES.split_inclusive('\n') {
-        if let Some(title) = line.strip_prefix("## ") {
-            let title = title.trim();
-            keep = !games.contains(&title) || title == mine;
-        }
-        if keep {
-            out.push_str(line);
-        }
+    match game {
+        Some(game) => pussa_server::assets::rules_section(RULES, game),
+        None => RULES.to_string(),
     }
-    out
 }
 
 /// Runs `pussa rules`.
