@@ -563,8 +563,9 @@ pub(crate) fn search(
                 pv: it.pv,
             };
             if r.exact && params::SWINDLE {
-                if let Some((mv, pv, used)) = swindle(state, limits, &r, &clock) {
+                if let Some((mv, score, pv, used)) = swindle(state, limits, &r, &clock) {
                     r.best = Some(mv);
+                    r.score = score;
                     r.pv = pv;
                     r.nodes += used;
                 }
@@ -585,19 +586,25 @@ pub(crate) fn search(
     }
 }
 
+/// How attractive the opponent's mistakes after a move are (see [`swindle`]).
+type TrapKey = (bool, usize, bool, usize);
+
 /// Once the root's value is proven, the search spends what is left of its budget (time or
-/// nodes; never under a depth limit alone) choosing among the root moves proven as good as the
-/// best the one that gives the opponent the most chances to go wrong: first, a move after which
-/// the opponent's greedy reply (the largest immediate gain) is a mistake; then the most replies
-/// proven to be mistakes. The value stays the proven best; only the choice among equals
-/// changes (the first move found keeps ties). Returns the move, its principal variation and the
-/// nodes spent, or `None` to keep the search's move.
+/// nodes; never under a depth limit alone) choosing, among the root moves that are as good as
+/// the best, the one that gives the opponent the most chances to go wrong. "As good": the same
+/// proven value; in a single game whose proven result is a draw or a loss, any move proven to
+/// reach the same result (the result, not the margin, decides a game). Preferred, in order: a
+/// move after which the opponent's greedy reply (the largest immediate gain) is a proven
+/// mistake that changes the result in our favour; the most replies that do; a greedy reply that
+/// is a proven mistake in seeds; the most such replies. Returns the move, its value, its
+/// principal variation and the nodes spent, or `None` to keep the search's move (which keeps
+/// ties).
 fn swindle(
     state: &GameState,
     limits: &Limits,
     r: &SearchResult,
     clock: &Clock,
-) -> Option<(Hole, Vec<Hole>, u64)> {
+) -> Option<(Hole, i32, Vec<Hole>, u64)> {
     let time_left = limits.movetime.map(|t| t.saturating_sub(clock.elapsed()));
     let nodes_left = limits.nodes.map(|n| n.saturating_sub(r.nodes));
     if (time_left.is_none() && nodes_left.is_none())
@@ -613,10 +620,19 @@ fn swindle(
         oracle: limits.oracle.clone(),
         ..Limits::default()
     };
+    // In a single game the result is the sign of the final difference of the stores: the
+    // stores now plus the future margin (the score less the seeds already taken this round).
+    let pos = state.position();
+    let me = pos.to_move();
+    let shift = i32::from(pos.store(me)) - i32::from(pos.store(me.other())) - root_offset(state);
+    let result = |score: i32| (score + shift).signum();
+    let by_result = state.mode() == pussa_rules::Mode::Single && result(r.score) <= 0;
     let (root, mut used) = analyze_counted(state, &share(2));
     let mut tied: Vec<&MoveValue> = root
         .iter()
-        .filter(|m| m.exact && m.score == r.score)
+        .filter(|m| {
+            m.exact && (m.score == r.score || (by_result && result(m.score) == result(r.score)))
+        })
         .collect();
     if tied.len() < 2 {
         return None;
@@ -624,19 +640,24 @@ fn swindle(
     // The search's own move first, so that it keeps ties.
     tied.sort_by_key(|m| Some(m.mv) != r.best);
     let k = 2 * tied.len() as u32;
-    let mut best: Option<((bool, usize), &MoveValue)> = None;
+    let mut best: Option<(TrapKey, &MoveValue)> = None;
     for m in tied {
         let mut child = state.clone();
         child.play(m.mv).ok()?;
         let key = if child.is_round_over() {
-            (false, 0)
+            (false, 0, false, 0)
         } else {
             let (replies, n) = analyze_counted(&child, &share(k));
             used += n;
-            let mistake = |v: &MoveValue| v.exact && v.score < -r.score;
+            // A reply's value for us is minus the opponent's value.
+            let flips = |v: &MoveValue| by_result && v.exact && result(-v.score) > result(r.score);
+            let mistake = |v: &MoveValue| v.exact && -v.score > m.score;
             let greedy = crate::arena::greedy(&child);
+            let greedy_reply = replies.iter().find(|v| Some(v.mv) == greedy);
             (
-                replies.iter().any(|v| Some(v.mv) == greedy && mistake(v)),
+                greedy_reply.is_some_and(flips),
+                replies.iter().filter(|v| flips(v)).count(),
+                greedy_reply.is_some_and(mistake),
                 replies.iter().filter(|v| mistake(v)).count(),
             )
         };
@@ -644,7 +665,7 @@ fn swindle(
             best = Some((key, m));
         }
     }
-    best.map(|(_, m)| (m.mv, m.pv.clone(), used))
+    best.map(|(_, m)| (m.mv, m.score, m.pv.clone(), used))
 }
 
 /// Every legal move with its value: iterative deepening where each root move is searched with a

@@ -377,3 +377,66 @@ fn a_move_that_repeats_a_position_ends_the_round_in_the_search() {
     }
     assert!(found >= 5, "only {found} repeating moves found");
 }
+
+/// With a node budget, a proven root lets the search choose among equally good moves (traps
+/// for the opponent): the move it plays must still reach the proven result (same value, or in
+/// a drawn or lost single game the same result), and the score it reports is that move's value.
+#[test]
+fn trap_choice_keeps_the_proven_result() {
+    let mut rng = Rng::new(77);
+    let mut checked = 0;
+    let mut tries = 0;
+    while checked < 40 && tries < 3000 {
+        tries += 1;
+        let game = Game::ALL[rng.below(4) as usize];
+        let Some(st) = small_state(game, 2 + rng.below(6), rng.below(4), &mut rng) else {
+            continue;
+        };
+        let r = search(
+            &st,
+            &Limits {
+                nodes: Some(200_000),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        );
+        if !r.exact {
+            continue;
+        }
+        let Some((want, true)) = minimax_state_budget(&st, 12, 200_000) else {
+            continue;
+        };
+        let best = r.best.unwrap();
+        let mut child = st.clone();
+        child.play(best).unwrap();
+        let got = if child.is_round_over() {
+            let t = child.taken_this_round();
+            let me = st.position().to_move().index();
+            i32::from(t[me]) - i32::from(t[1 - me])
+        } else {
+            match minimax_state_budget(&child, 11, 400_000) {
+                Some((v, true)) => -v,
+                _ => continue,
+            }
+        };
+        assert_eq!(r.score, got, "{game} {:?}: reported score", st.position());
+        // The result of the game: the stores now plus what is still to be taken.
+        let (p, t) = (st.position(), st.taken_this_round());
+        let me = p.to_move();
+        let shift = i32::from(p.store(me))
+            - i32::from(p.store(me.other()))
+            - (i32::from(t[me.index()]) - i32::from(t[me.other().index()]));
+        if (want + shift).signum() > 0 {
+            assert_eq!(got, want, "{game} {:?}: a won game", st.position());
+        } else {
+            assert_eq!(
+                (got + shift).signum(),
+                (want + shift).signum(),
+                "{game} {:?}",
+                st.position()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "too few proven positions: {checked}");
+}
