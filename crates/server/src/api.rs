@@ -134,6 +134,14 @@ pub async fn hint(
     Ok(Json(app.hint(&id, &token).await?))
 }
 
+/// `GET /api/games/{id}/positions`.
+pub async fn positions(
+    State(app): AppState,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(app.positions(&id).await?))
+}
+
 /// `GET /api/games/{id}/record`.
 pub async fn get_record(
     State(app): AppState,

@@ -587,6 +587,39 @@ impl App {
         Ok(json!({ "games": games }))
     }
 
+    /// `GET /api/games/{id}/positions`: the position before the first move, then every move
+    /// replayed through the rules with its trace and the position after it.
+    ///
+    /// # Errors
+    /// 404 for an unknown id; 500 for a stored move that no longer replays.
+    pub async fn positions(&self, id: &str) -> Result<Value, ApiError> {
+        let g = self.snapshot(id).await?;
+        let mut replay = LiveGame::new(g.meta.clone()).map_err(ApiError::internal)?;
+        let mut out = Vec::with_capacity(g.moves.len());
+        for m in &g.moves {
+            let by = if g.is_computer(m.side) {
+                "computer"
+            } else {
+                "human"
+            };
+            let played = replay
+                .play_traced(m.mv, by)
+                .map_err(|e| ApiError::internal(format!("ply {}: {e}", m.ply)))?;
+            out.push(played.to_json());
+        }
+        let start = &replay.start;
+        Ok(json!({
+            "id": g.meta.id,
+            "ply": g.moves.len(),
+            "start": {
+                "board": start.board,
+                "closed": live::closed_letters(start.closed),
+                "stores": start.stores,
+            },
+            "moves": out,
+        }))
+    }
+
     /// A snapshot of game `id` (for the record writer).
     ///
     /// # Errors

@@ -75,6 +75,7 @@ pub fn router(app: Arc<app::App>) -> Router {
         .route("/games/{id}/undo", post(api::undo))
         .route("/games/{id}/hint", get(api::hint))
         .route("/games/{id}/record", get(api::get_record))
+        .route("/games/{id}/positions", get(api::positions))
         .route("/games/{id}/ws", get(api::websocket))
         .fallback(api::api_not_found)
         .method_not_allowed_fallback(api::method_not_allowed);

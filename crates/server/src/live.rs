@@ -53,6 +53,32 @@ pub struct MoveRec {
     pub side: Side,
     /// The hole.
     pub mv: Hole,
+    /// The position after it (after the refill when it ended a round of a match).
+    pub after: Snapshot,
+}
+
+/// The board, closed holes and stores at one moment of the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// 14 counts, A..G then a..g.
+    pub board: [u8; 14],
+    /// Closed holes (bit i = hole index i).
+    pub closed: u16,
+    /// Seeds held off the board by [South, North].
+    pub stores: [u8; 2],
+}
+
+impl Snapshot {
+    /// The snapshot of the position `state` is at.
+    #[must_use]
+    pub fn of(state: &GameState) -> Snapshot {
+        let pos = state.position();
+        Snapshot {
+            board: pos.board(),
+            closed: pos.closed_mask(),
+            stores: pos.stores(),
+        }
+    }
 }
 
 /// A move just played, with its trace, for the answer and the broadcast.
@@ -128,6 +154,8 @@ pub struct LiveGame {
     pub moves: Vec<MoveRec>,
     /// Every finished round.
     pub rounds: Vec<RoundResult>,
+    /// The position before the first move.
+    pub start: Snapshot,
 }
 
 /// `Side` from `S`/`N`.
@@ -234,11 +262,13 @@ impl LiveGame {
         };
         let mut rounds = Vec::new();
         advance(&mut state, &mut rounds, &mut pussa_rules::NoTrace);
+        let start = Snapshot::of(&state);
         Ok(LiveGame {
             meta,
             state,
             moves: Vec::new(),
             rounds,
+            start,
         })
     }
 
@@ -314,6 +344,7 @@ impl LiveGame {
             round,
             side,
             mv,
+            after: Snapshot::of(&self.state),
         };
         self.moves.push(rec.clone());
         Ok(rec)
@@ -381,7 +412,17 @@ impl LiveGame {
         let moves: Vec<Value> = self
             .moves
             .iter()
-            .map(|m| json!({"ply": m.ply, "round": m.round, "side": m.side.letter().to_string(), "move": m.mv.letter().to_string()}))
+            .map(|m| {
+                json!({
+                    "ply": m.ply,
+                    "round": m.round,
+                    "side": m.side.letter().to_string(),
+                    "move": m.mv.letter().to_string(),
+                    "board": m.after.board,
+                    "closed": closed_letters(m.after.closed),
+                    "stores": m.after.stores,
+                })
+            })
             .collect();
         json!({
             "id": self.meta.id,
@@ -405,6 +446,11 @@ impl LiveGame {
             "winner": winner_name(st),
             "position": Setup::from_state(st).to_string(),
             "start_position": self.meta.setup.map(|s| s.to_string()),
+            "start": {
+                "board": self.start.board,
+                "closed": closed_letters(self.start.closed),
+                "stores": self.start.stores,
+            },
             "moves": moves,
             "rounds": rounds,
             "last_round": last_round,

@@ -713,3 +713,94 @@ async fn the_computer_moves_after_a_restart_when_it_is_its_turn() {
     assert_matches_rules(&st);
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_ply_carries_its_position_and_positions_replays_the_traces() {
+    let s = TestServer::start("positions").await;
+    let c = create(&s, json!({"game": "walak-pussa", "mode": "match"})).await;
+    let id = c["id"].as_str().unwrap().to_string();
+    let tok = c["token"].as_str().unwrap().to_string();
+    let start = c["state"].clone();
+    assert_eq!(start["start"]["board"], start["board"]);
+    assert_eq!(start["start"]["stores"], json!([0, 0]));
+    let mut st = start.clone();
+    let mut played: Vec<Value> = Vec::new();
+    let mut rng = Lcg(5);
+    let mut refills = 0;
+    while st["match_over"] == false && played.len() < 600 && refills < 2 {
+        let legal = letters(&st["legal"]);
+        let r = play(&s, &id, &tok, rng.pick(&legal)).await;
+        let p = r["played"][0].clone();
+        if p["trace"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["type"] == "refill")
+        {
+            refills += 1;
+        }
+        played.push(p);
+        st = r["state"].clone();
+    }
+    assert!(
+        refills >= 1,
+        "a round was laid out in {} moves",
+        played.len()
+    );
+
+    // The state's move list carries the position after each ply: the one each move's answer gave.
+    let st = s.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(st["start"], start["start"], "the start does not move");
+    let moves = st["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), played.len());
+    for (m, p) in moves.iter().zip(&played) {
+        for key in ["ply", "round", "side", "move", "board", "closed", "stores"] {
+            assert_eq!(m[key], p[key], "ply {}: {key}", p["ply"]);
+        }
+    }
+    let last = moves.last().unwrap();
+    assert_eq!(last["board"], st["board"]);
+    assert_eq!(last["stores"], st["stores"]);
+    assert_eq!(last["closed"], st["closed"]);
+    // Round-ending plies show the next round laid out (closed holes included).
+    let ends: Vec<&Value> = played
+        .iter()
+        .filter(|p| {
+            p["trace"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["type"] == "refill")
+        })
+        .collect();
+    for p in &ends {
+        let i = p["ply"].as_u64().unwrap() as usize;
+        if let Some(next) = played.get(i) {
+            assert_eq!(next["round"].as_u64(), p["round"].as_u64().map(|r| r + 1));
+        }
+    }
+
+    // positions: the same moves replayed on the server, with their traces.
+    let r = s.get(&format!("/api/games/{id}/positions")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let pos = r.json();
+    assert_eq!(pos["ply"], st["ply"]);
+    assert_eq!(pos["start"], st["start"]);
+    let list = pos["moves"].as_array().unwrap();
+    assert_eq!(list.len(), played.len());
+    for (q, p) in list.iter().zip(&played) {
+        assert_eq!(q, p, "ply {}", p["ply"]);
+    }
+
+    // After a restart the rebuilt game gives the same per-ply positions.
+    let dir = s.dir.clone();
+    s.stop().await;
+    let s = TestServer::start_in(dir).await;
+    let again = s.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(again["moves"], st["moves"]);
+    assert_eq!(again["start"], st["start"]);
+    s.get("/api/games/zzzzzzzzzz/positions")
+        .await
+        .assert_error(404, "no game");
+    s.stop().await;
+}
