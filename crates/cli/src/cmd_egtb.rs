@@ -433,4 +433,76 @@ mod tests {
         }
         assert!(checked > 10, "only {checked} searches proved their value");
     }
+
+    /// The subcommands end to end on a small build: build, probe, solve, verify; a damaged
+    /// file makes verify and probe fail with an error naming the file.
+    #[test]
+    fn build_probe_solve_verify_and_refuse_a_damaged_file() {
+        let dir = std::env::temp_dir().join(format!("pussa-cli-egtb-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let game = Game::PasuPondi;
+        let sub = |command| run(Args { command });
+        sub(Sub::Build {
+            game,
+            max_seeds: 6,
+            dir: dir.clone(),
+            rebuild: false,
+            budget: 1 << 20,
+            quiet: true,
+        })
+        .expect("build");
+        let pos = "0,1,0,2,0,0,0/1,0,0,0,1,0,0 65 0 S 1 pasu-pondi".to_string();
+        sub(Sub::Probe {
+            game,
+            position: pos.clone(),
+            dir: dir.clone(),
+        })
+        .expect("probe");
+        let too_many = "5,5,5,5,5,5,5/5,5,5,5,5,5,5 0 0 S 1 pasu-pondi".to_string();
+        let e = sub(Sub::Probe {
+            game,
+            position: too_many,
+            dir: dir.clone(),
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("go up to 6 seeds"), "{e}");
+        sub(Sub::Solve {
+            game,
+            seeds_per_hole: None,
+            position: Some("0,1,0,2,0,0,0/1,0,0,0,1,0,2 63 0 S 1 pasu-pondi".into()),
+            dir: dir.clone(),
+            nodes: 1_000_000,
+            max_seeds: Some(4),
+        })
+        .expect("solve above the tables");
+        sub(Sub::Verify {
+            game: None,
+            dir: dir.clone(),
+            samples: 100,
+        })
+        .expect("verify");
+        let f = pussa_egtb::format::table_path(&dir, game, 5);
+        let mut bytes = std::fs::read(&f).unwrap();
+        let n = bytes.len();
+        bytes[n - 1] ^= 0x01;
+        std::fs::write(&f, bytes).unwrap();
+        let e = sub(Sub::Verify {
+            game: Some(game),
+            dir: dir.clone(),
+            samples: 100,
+        })
+        .unwrap_err();
+        assert!(
+            format!("{e:#}").contains("5.pegtb: payload checksum mismatch"),
+            "{e:#}"
+        );
+        let e = sub(Sub::Probe {
+            game,
+            position: pos,
+            dir: dir.clone(),
+        })
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("checksum mismatch"), "{e:#}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }
