@@ -1,24 +1,17 @@
 // A whole game against the computer, played by clicking holes; after every move the holes,
 // stores and scoreboard on the page must equal the server's state.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
-  startServer, launchBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, startFromForm, SHOTS,
+  serverAndBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, startFromForm, SHOTS,
 } from './harness.js';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+// One `pussa serve` and one Chromium for the file's tests.
+const env = serverAndBrowser();
 
 test('a whole game against the computer, clicking holes, counts equal the server after every move', async () => {
+  const { server, browser } = env;
   const meta = await server.get('/api/meta');
   const level = meta.levels[0].name ?? meta.levels[0]; // the fastest level
   const { page } = await newPage(browser, server, { speed: 'fast' });
@@ -71,6 +64,7 @@ test('a whole game against the computer, clicking holes, counts equal the server
 });
 
 test('the animation is skippable and ends on the server state; undo and hint work against the computer', async () => {
+  const { server, browser } = env;
   const meta = await server.get('/api/meta');
   const { page } = await newPage(browser, server, { speed: 'slow' });
   const id = await startFromForm(page, server, { game: 'raja-pasu', opponent: 'computer', level: meta.levels[0].name ?? meta.levels[0] });
@@ -106,6 +100,7 @@ test('the animation is skippable and ends on the server state; undo and hint wor
 });
 
 test('playing North: the computer opens (animated), North\'s row is drawn nearest, A..G keys play a..g', async () => {
+  const { server, browser } = env;
   const meta = await server.get('/api/meta');
   const { page } = await newPage(browser, server, { speed: 'fast' });
   const id = await startFromForm(page, server, { game: 'pasu-pondi', opponent: 'computer', level: meta.levels[0].name ?? meta.levels[0], seat: 'N', first: 'S' });

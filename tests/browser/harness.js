@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -90,6 +91,25 @@ export async function startServer() {
       rmSync(data, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The setup every page test file shares: registers the file's `before` hook (one `pussa serve`
+ * and one headless Chromium) and `after` hook (closes both). Call it once at the top of the file;
+ * the returned object has `server` and `browser` once `before` has run, so read them inside the
+ * tests (`const { server, browser } = env;`).
+ */
+export function serverAndBrowser() {
+  const env = { server: null, browser: null };
+  before(async () => {
+    env.server = await startServer();
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.stop();
+  });
+  return env;
 }
 
 /** Debian's Chromium, headless. */

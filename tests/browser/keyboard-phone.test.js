@@ -1,23 +1,14 @@
 // Keyboard-only play, and the page on a phone-sized screen.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import {
-  startServer, launchBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, SHOTS,
-} from './harness.js';
+import { serverAndBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, SHOTS } from './harness.js';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+// One `pussa serve` and one Chromium for the file's tests.
+const env = serverAndBrowser();
 
 test('keyboard only: start a same-screen game, Tab to a hole and press Enter, then letter keys', async () => {
+  const { server, browser } = env;
   const { page } = await newPage(browser, server, { speed: 'off' });
   await page.goto(`${server.url}/`);
   await page.waitForSelector('body[data-ready="1"]');
@@ -86,6 +77,7 @@ test('keyboard only: start a same-screen game, Tab to a hole and press Enter, th
 });
 
 test('phone screen 360x640: the board fits, holes can be tapped, screenshots', async () => {
+  const { server, browser } = env;
   const { page } = await newPage(browser, server, { speed: 'fast', viewport: { width: 360, height: 640 }, mobile: true });
   await page.goto(`${server.url}/`);
   await page.waitForSelector('body[data-ready="1"]');

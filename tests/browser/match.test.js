@@ -1,23 +1,16 @@
 // A match on one screen: the move that ends a round is animated through the sweep and the
 // refill, the round summary is shown, and the next round's board (closed holes included) equals
 // the server's state.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startServer, launchBrowser, newPage, settle, assertShowsServer, SHOTS } from './harness.js';
+import { serverAndBrowser, newPage, settle, assertShowsServer, SHOTS } from './harness.js';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+// One `pussa serve` and one Chromium for the file's tests.
+const env = serverAndBrowser();
 
 test('a match: the round-ending move, the summary dialog, closed holes in the next round', async () => {
+  const { server, browser } = env;
   const created = await server.post('/api/games', { game: 'pasu-pondi', mode: 'match', opponent: { kind: 'hotseat' } });
   const { id, token } = created;
   // Play through the API until the first round ends, then take the last move back.

@@ -1,24 +1,17 @@
 // An online game between two browser contexts joined by the invite link, and a watcher: all
 // three pages show the server's counts after every move; the watcher cannot move.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
-  startServer, launchBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, startFromForm, SHOTS,
+  serverAndBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, startFromForm, SHOTS,
 } from './harness.js';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+// One `pussa serve` and one Chromium for the file's tests.
+const env = serverAndBrowser();
 
 test('two players online through the invite link, and a read-only watcher', async () => {
+  const { server, browser } = env;
   const { page: south } = await newPage(browser, server, { speed: 'fast' });
   const id = await startFromForm(south, server, { game: 'pasu-pondi', mode: 'match', opponent: 'online', seat: 'S' });
   await settle(south, 0);

@@ -1,24 +1,17 @@
 // Export and import of game records, the saved-games list and the rules pages.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  startServer, launchBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, startFromForm, SHOTS,
+  serverAndBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, startFromForm, SHOTS,
 } from './harness.js';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+// One `pussa serve` and one Chromium for the file's tests.
+const env = serverAndBrowser();
 
 test('export a record, import it back, find both in the saved games', async () => {
+  const { server, browser } = env;
   const { page } = await newPage(browser, server, { speed: 'off' });
   const id = await startFromForm(page, server, { game: 'pasu-pondi-6', opponent: 'hotseat' });
   let st = await assertShowsServer(page, server, id, 'start');
@@ -69,6 +62,7 @@ test('export a record, import it back, find both in the saved games', async () =
 });
 
 test('rules pages render the server\'s markdown: headings, lists, tables', async () => {
+  const { server, browser } = env;
   const { page } = await newPage(browser, server);
   for (const g of ['walak-pussa', 'raja-pasu', 'pasu-pondi', 'pasu-pondi-6']) {
     await page.goto(`${server.url}/#/rules/${g}`);

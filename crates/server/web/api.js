@@ -43,6 +43,7 @@ export const api = {
   importRecord: (record, opponent, seat) => call('POST', '/api/games/import', { record, opponent, seat }),
   list: (finished, limit = 50) =>
     call('GET', `/api/games?limit=${limit}${finished === undefined ? '' : `&finished=${finished}`}`),
+  positions: (id) => call('GET', `/api/games/${encodeURIComponent(id)}/positions`),
   recordUrl: (id) => `/api/games/${encodeURIComponent(id)}/record`,
 };
 

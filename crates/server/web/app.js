@@ -246,6 +246,8 @@ class GameView {
     this.state = null;
     this.shownPly = -1;
     this.shownRounds = 0;
+    this.viewPly = null; // the earlier ply shown (null: the live position)
+    this.positions = null; // GET …/positions, for replaying an earlier move's animation
     this.busy = false; // waiting for the server or animating
     this.chain = Promise.resolve();
     this.closed = false;
@@ -352,6 +354,8 @@ class GameView {
   async apply(state, played, undone) {
     if (this.closed) return;
     if (!undone && played && state.ply <= this.shownPly && state.id === this.state?.id) return;
+    // A new move snaps back to the live position (the animation starts from it).
+    if (this.viewing()) this.leavePast();
     const animate = !undone && played && played.length && played[0].ply === this.shownPly + 1;
     this.replayable = null;
     if (animate) {
@@ -388,6 +392,7 @@ class GameView {
 
   /** Plays the animation of the last move(s) again, then shows the server's state. */
   async replay() {
+    if (this.viewing()) return this.replayPast();
     const r = this.replayable;
     if (!r || this.busy || r.state.ply !== this.shownPly) return;
     const speed = this.animator.speed;
@@ -423,8 +428,115 @@ class GameView {
     $('#game-rules').textContent = `Rules of ${title}`;
   }
 
+  viewing() {
+    return this.viewPly !== null;
+  }
+
+  /** Forgets the earlier position shown (the caller draws the live one). */
+  leavePast() {
+    this.viewPly = null;
+    $('#history-banner').hidden = true;
+    document.body.classList.remove('viewing-past');
+    delete document.body.dataset.view;
+    this.board.render(modelOf(this.state));
+  }
+
+  /**
+   * Shows the position after ply `ply` (0: before the first move) as the server gave it in the
+   * state's move list; the live ply returns to the game. The board does not respond meanwhile.
+   */
+  viewAt(ply) {
+    const s = this.state;
+    if (!s || this.closed || this.animator.running) return;
+    const moves = s.moves || [];
+    const target = Math.max(0, Math.min(ply, s.ply, moves.length));
+    if (target >= s.ply) {
+      if (this.viewing()) {
+        this.leavePast();
+        $('#caption').innerHTML = '&nbsp;';
+        this.show(s);
+      }
+      return;
+    }
+    if (target > 0 && !moves[target - 1].board) return;
+    if (target === 0 && !s.start) return;
+    this.viewPly = target;
+    const at = target === 0 ? s.start : moves[target - 1];
+    this.board.clearMarks();
+    this.board.setLegal([]);
+    this.board.render({ board: [...at.board], closed: closedBools(at.closed), stores: [...at.stores] });
+    const names = this.names();
+    let what;
+    if (target === 0) {
+      what = 'the start of the game';
+      $('#caption').textContent = 'The position before the first move.';
+    } else {
+      const m = moves[target - 1];
+      this.board.mark(holeIndex(m.move), 'last');
+      what = `move ${target}`;
+      const next = moves[target];
+      const ended = next && next.round !== m.round;
+      const who = names[sideIndex(m.side)];
+      $('#caption').textContent =
+        `Move ${target} (round ${m.round}): ${who === 'You' ? 'you' : who} played ${m.move}.` +
+        (ended ? ` Round ${m.round} ended; round ${next.round} is laid out.` : '');
+    }
+    $('#history-text').textContent = `Viewing ${what} of ${s.ply} — press End to return`;
+    if (this.myTurn()) $('#turn').textContent = 'Your move is waiting: press End (or Back to the game) to play.';
+    $('#history-banner').hidden = false;
+    document.body.classList.add('viewing-past');
+    document.body.dataset.view = String(target);
+    this.renderMoves(s, Infinity, target);
+    this.renderActions();
+  }
+
+  /** One step back or forward (`delta`), from the position shown. */
+  step(delta) {
+    if (!this.state) return;
+    const from = this.viewing() ? this.viewPly : this.state.ply;
+    this.viewAt(from + delta);
+  }
+
+  /** Plays the animation of the earlier move shown, from the server's replay of the game. */
+  async replayPast() {
+    const ply = this.viewPly;
+    const s = this.state;
+    if (!ply || this.busy) return;
+    this.chain = this.chain.then(async () => {
+      if (this.viewPly !== ply || this.state !== s) return;
+      try {
+        if (!this.positions || this.positions.ply !== s.ply || this.positions.id !== s.id) {
+          this.positions = await api.positions(this.id);
+        }
+      } catch (e) {
+        notice(`Cannot replay the move: ${e.message}`);
+        return;
+      }
+      const p = (this.positions.moves || [])[ply - 1];
+      if (!p || this.viewPly !== ply || this.state !== s) return;
+      const prev = ply === 1 ? this.positions.start : this.positions.moves[ply - 2];
+      const before = { board: [...prev.board], closed: closedBools(prev.closed), stores: [...prev.stores] };
+      const speed = this.animator.speed;
+      if (speed === 'off') this.animator.speed = 'normal';
+      this.setBusy(true);
+      try {
+        await this.animator.play(before, p.trace || [], SIDE_NAME[sideIndex(p.side)], s.game);
+      } finally {
+        this.animator.running = false;
+        this.animator.speed = speed;
+        this.setBusy(false);
+        if (this.viewPly === ply && this.state === s) this.viewAt(ply);
+      }
+    });
+    return this.chain;
+  }
+
   /** Draws a state exactly as the server sent it. */
   show(s) {
+    this.viewPly = null;
+    $('#history-banner').hidden = true;
+    document.body.classList.remove('viewing-past');
+    delete document.body.dataset.view;
     const newRounds = (s.rounds || []).slice(this.shownRounds);
     const overNow = s.match_over && !(this.state && this.state.match_over && this.shownPly === s.ply);
     this.state = s;
@@ -462,9 +574,9 @@ class GameView {
   updateLegal() {
     const active = document.activeElement;
     const inBoard = active && this.board.svg.contains(active);
-    this.board.setLegal(this.myTurn() && !this.busy ? this.state.legal : []);
+    this.board.setLegal(this.myTurn() && !this.busy && !this.viewing() ? this.state.legal : []);
     // A keyboard player whose focus was on the board gets it back on a playable hole.
-    if (keyboardUser && this.myTurn() && !this.busy && (inBoard || active === document.body)) {
+    if (keyboardUser && this.myTurn() && !this.busy && !this.viewing() && (inBoard || active === document.body)) {
       const same = active?.dataset?.hole;
       const target = this.state.legal.includes(same) ? same : this.state.legal[0];
       const g = this.board.svg.querySelector(`.hole[data-hole="${target}"]`);
@@ -533,7 +645,8 @@ class GameView {
         : 'Single game: whoever takes more seeds wins.';
   }
 
-  renderMoves(s, upto = Infinity) {
+  /** The move list up to ply `upto`; `at` is the ply to highlight (default: the last one). */
+  renderMoves(s, upto = Infinity, at = null) {
     const ol = $('#move-list');
     ol.replaceChildren();
     const moves = (s.moves || []).filter((m) => m.ply <= upto);
@@ -554,8 +667,8 @@ class GameView {
           'li',
           {},
           h('span', { class: 'n' }, `${k / 2 + 1}.`),
-          h('span', { class: 'mv', 'data-ply': a.ply, title: `${SIDE_NAME[sideIndex(a.side)]} plays ${a.move}` }, a.move),
-          b ? h('span', { class: 'mv', 'data-ply': b.ply, title: `${SIDE_NAME[sideIndex(b.side)]} plays ${b.move}` }, b.move) : '',
+          h('span', { class: 'mv', role: 'button', 'data-ply': a.ply, title: `${SIDE_NAME[sideIndex(a.side)]} plays ${a.move}: show the position after it` }, a.move),
+          b ? h('span', { class: 'mv', role: 'button', 'data-ply': b.ply, title: `${SIDE_NAME[sideIndex(b.side)]} plays ${b.move}: show the position after it` }, b.move) : '',
         );
         ol.append(li);
         lastLi = li;
@@ -568,10 +681,25 @@ class GameView {
       }
     }
     if (!moves.length) ol.append(h('li', { class: 'result' }, 'No moves yet.'));
+    const box = ol.closest('.moves');
+    if (at !== null) {
+      const cur = ol.querySelector(`.mv[data-ply="${at}"]`);
+      if (cur) {
+        cur.classList.add('cur');
+        cur.setAttribute('aria-current', 'step');
+      }
+      // Keep the move shown in view inside the list (never scroll the page itself).
+      if (box && cur) {
+        const top = cur.offsetTop - box.offsetTop;
+        if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - cur.offsetHeight) {
+          box.scrollTop = Math.max(0, top - box.clientHeight / 2);
+        }
+      } else if (box && at === 0) box.scrollTop = 0;
+      return;
+    }
     const cur = ol.querySelectorAll('.mv');
     if (cur.length) cur[cur.length - 1].classList.add('cur');
     // Keep the newest move in view inside the list (never scroll the page itself).
-    const box = ol.closest('.moves');
     if (box && lastLi) box.scrollTop = box.scrollHeight;
   }
 
@@ -581,8 +709,15 @@ class GameView {
     $('#undo').hidden = !canTakeBack;
     $('#hint').hidden = !canTakeBack;
     $('#undo').disabled = this.busy || s.ply === 0;
-    $('#hint').disabled = this.busy || !this.myTurn();
-    $('#replay').disabled = this.busy || !this.replayable || this.replayable.state.ply !== s.ply;
+    $('#hint').disabled = this.busy || !this.myTurn() || this.viewing();
+    $('#replay').disabled = this.viewing()
+      ? this.busy || !this.viewPly
+      : this.busy || !this.replayable || this.replayable.state.ply !== s.ply;
+    const shown = this.viewing() ? this.viewPly : s.ply;
+    $('#hist-first').disabled = shown === 0;
+    $('#hist-prev').disabled = shown === 0;
+    $('#hist-next').disabled = !this.viewing();
+    $('#hist-last').disabled = !this.viewing();
     $('#position').textContent = s.position || '';
     const exp = $('#export');
     exp.href = api.recordUrl(s.id);
@@ -595,7 +730,7 @@ class GameView {
   }
 
   async play(letter) {
-    if (this.busy || !this.myTurn()) return;
+    if (this.busy || !this.myTurn() || this.viewing()) return;
     if (!this.state.legal.includes(letter)) return;
     this.setBusy(true);
     this.board.setLegal([]);
@@ -650,7 +785,7 @@ class GameView {
   }
 
   async hint() {
-    if (this.busy || !this.myTurn()) return;
+    if (this.busy || !this.myTurn() || this.viewing()) return;
     const out = $('#hint-text');
     out.textContent = 'Thinking…';
     $('#hint').disabled = true;
@@ -675,6 +810,10 @@ class GameView {
 
   /** Plays the player's hole number k (0..6, from their left): the A..G keys. */
   key(k) {
+    if (this.viewing()) {
+      $('#caption').textContent = 'You are viewing an earlier position: press End to return to the game.';
+      return true;
+    }
     if (!this.myTurn() || this.busy) return false;
     const side = sideIndex(this.state.to_move);
     const letter = LETTERS[side * 7 + k];
@@ -689,7 +828,9 @@ class GameView {
 
   flip() {
     this.board.setView(1 - this.board.view);
-    if (this.state) this.show(this.state);
+    if (!this.state) return;
+    if (this.viewing()) this.viewAt(this.viewPly);
+    else this.show(this.state);
   }
 
   roundDialog(rounds, s) {
@@ -766,6 +907,15 @@ function setupGameControls() {
     if (game && game.state) game.show(game.state);
   });
   $('#undo').addEventListener('click', () => game && game.undo());
+  $('#hist-first').addEventListener('click', () => game && game.viewAt(0));
+  $('#hist-prev').addEventListener('click', () => game && game.step(-1));
+  $('#hist-next').addEventListener('click', () => game && game.step(1));
+  $('#hist-last').addEventListener('click', () => game && game.state && game.viewAt(game.state.ply));
+  $('#hist-live').addEventListener('click', () => game && game.state && game.viewAt(game.state.ply));
+  $('#move-list').addEventListener('click', (e) => {
+    const mv = e.target.closest('.mv');
+    if (mv && game) game.viewAt(Number(mv.dataset.ply));
+  });
   $('#hint').addEventListener('click', () => game && game.hint());
   $('#copy-watch').addEventListener('click', async () => {
     if (!game) return;
@@ -790,6 +940,15 @@ function setupGameControls() {
     if ($('#round-dialog').open) return;
     if (e.key === 'Escape') {
       game.animator.skip();
+      return;
+    }
+    const steps = { ArrowLeft: -1, ArrowRight: 1 };
+    if (e.key in steps || e.key === 'Home' || e.key === 'End') {
+      if (e.shiftKey || !game.state) return;
+      e.preventDefault();
+      if (e.key === 'Home') game.viewAt(0);
+      else if (e.key === 'End') game.viewAt(game.state.ply);
+      else game.step(steps[e.key]);
       return;
     }
     const k = 'abcdefg'.indexOf(e.key.toLowerCase());
