@@ -304,10 +304,9 @@ class GameView {
       if (this.closed) return;
       if (played.length && initial.fresh && played[0].ply === 1) {
         // The computer opened the game: show its move from the opening layout.
-        const sph = SEEDS_PER_HOLE[st.game] || 4;
         this.state = { ...st, ply: 0 };
         this.shownPly = 0;
-        this.board.render({ board: new Array(14).fill(sph), closed: new Array(14).fill(false), stores: [0, 0] });
+        this.board.render(modelOf(st.start));
         this.setHeader(st);
         this.enqueue(st, played);
       } else {
