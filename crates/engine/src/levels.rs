@@ -28,7 +28,7 @@ pub enum Level {
     Novice,
     /// Looks four moves ahead, rarely careless.
     Casual,
-    /// A small search (a few thousand positions a move).
+    /// A small search (a few hundred positions a move).
     Club,
     /// A medium search.
     Expert,
@@ -79,9 +79,9 @@ impl Level {
             }
             Level::Novice => "looks two moves ahead, sometimes careless",
             Level::Casual => "looks four moves ahead, rarely careless",
-            Level::Club => "alpha-beta search of 2,000 positions a move",
-            Level::Expert => "alpha-beta search of 20,000 positions a move",
-            Level::Master => "alpha-beta search of 200,000 positions a move",
+            Level::Club => "alpha-beta search of 500 positions a move",
+            Level::Expert => "alpha-beta search of 5,000 positions a move",
+            Level::Master => "alpha-beta search of 20,000 positions a move",
             Level::Max => "full strength: 0.2 s of search a move on every core",
         }
     }
