@@ -77,35 +77,9 @@ async fn two_hundred_online_games_lose_no_move() {
     let s = TestServer::start("load").await;
     // Side by side: one game alone first (the latency without queueing), then 200 at once.
     let solo = {
-        let c = s
-            .post(
-                "/api/games",
-                &json!({"game": "raja-pasu", "opponent": {"kind": "online"}}),
-            )
-            .await
-            .json();
-        let id = c["id"].as_str().unwrap().to_string();
-        let j = s
-            .post(
-                &format!("/api/games/{id}/join"),
-                &json!({"invite": c["invite"]["token"]}),
-            )
-            .await
-            .json();
-        let south = tokio::spawn(player(
-            s.addr,
-            id.clone(),
-            "S",
-            c["token"].as_str().unwrap().to_string(),
-            1,
-        ));
-        let north = tokio::spawn(player(
-            s.addr,
-            id.clone(),
-            "N",
-            j["token"].as_str().unwrap().to_string(),
-            2,
-        ));
+        let (id, south_token, north_token) = s.online_game("raja-pasu").await;
+        let south = tokio::spawn(player(s.addr, id.clone(), "S", south_token, 1));
+        let north = tokio::spawn(player(s.addr, id.clone(), "N", north_token, 2));
         let (a, b) = (south.await.unwrap(), north.await.unwrap());
         let mut rtts: Vec<Duration> = a.1.into_iter().chain(b.1).collect();
         rtts.sort();
@@ -115,26 +89,7 @@ async fn two_hundred_online_games_lose_no_move() {
     let mut games = Vec::new();
     for i in 0..GAMES {
         let game = ["raja-pasu", "walak-pussa", "pasu-pondi", "pasu-pondi-6"][i % 4];
-        let c = s
-            .post(
-                "/api/games",
-                &json!({"game": game, "opponent": {"kind": "online"}}),
-            )
-            .await
-            .json();
-        let id = c["id"].as_str().unwrap().to_string();
-        let j = s
-            .post(
-                &format!("/api/games/{id}/join"),
-                &json!({"invite": c["invite"]["token"]}),
-            )
-            .await
-            .json();
-        games.push((
-            id,
-            c["token"].as_str().unwrap().to_string(),
-            j["token"].as_str().unwrap().to_string(),
-        ));
+        games.push(s.online_game(game).await);
     }
     let setup = t_setup.elapsed();
     let t0 = Instant::now();

@@ -8,28 +8,9 @@ use futures_util::SinkExt;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
-/// An online game with both seats taken: (id, South's token, North's token).
+/// An online Raja Pasu game with both seats taken: (id, South's token, North's token).
 async fn online_game(s: &TestServer) -> (String, String, String) {
-    let c = s
-        .post(
-            "/api/games",
-            &json!({"game": "raja-pasu", "opponent": {"kind": "online"}}),
-        )
-        .await
-        .json();
-    let id = c["id"].as_str().unwrap().to_string();
-    let j = s
-        .post(
-            &format!("/api/games/{id}/join"),
-            &json!({"invite": c["invite"]["token"]}),
-        )
-        .await
-        .json();
-    (
-        id,
-        c["token"].as_str().unwrap().to_string(),
-        j["token"].as_str().unwrap().to_string(),
-    )
+    s.online_game("raja-pasu").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -86,6 +86,30 @@ impl TestServer {
         http(self.addr, "POST", path, Some(&body.to_string())).await
     }
 
+    /// An online game of `game` with both seats taken: (id, South's token, North's token).
+    pub async fn online_game(&self, game: &str) -> (String, String, String) {
+        let c = self
+            .post(
+                "/api/games",
+                &serde_json::json!({"game": game, "opponent": {"kind": "online"}}),
+            )
+            .await
+            .json();
+        let id = c["id"].as_str().unwrap().to_string();
+        let j = self
+            .post(
+                &format!("/api/games/{id}/join"),
+                &serde_json::json!({"invite": c["invite"]["token"]}),
+            )
+            .await
+            .json();
+        (
+            id,
+            c["token"].as_str().unwrap().to_string(),
+            j["token"].as_str().unwrap().to_string(),
+        )
+    }
+
     pub async fn post_raw(&self, path: &str, body: &str) -> Resp {
         http(self.addr, "POST", path, Some(body)).await
     }
