@@ -96,7 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let oracle = match &args.egtb {
         None => None,
-        Some(dir) => Some(crate::cmd_egtb::oracle(args.game, dir)?.ok_or_else(|| {
+        Some(dir) => Some(pussa_egtb::oracle::oracle(args.game, dir)?.ok_or_else(|| {
             anyhow::anyhow!("--egtb: no {} tables in {}", args.game, dir.display())
         })?),
     };

@@ -362,39 +362,6 @@ fn solve(
     Ok(())
 }
 
-/// The endgame tables as the engine's exact-value oracle ([`pussa_engine::ExactOracle`]):
-/// `probe` (asked right after a move that took seeds, where the round's repetition history
-/// starts afresh) reads any determined entry, `probe_any_history` only the entries whose value
-/// holds whatever positions came before.
-pub struct TablesOracle(pub Tables);
-
-impl pussa_engine::ExactOracle for TablesOracle {
-    fn probe(&self, pos: &pussa_rules::Position) -> Option<i32> {
-        self.0.probe_fresh(pos)
-    }
-
-    fn probe_any_history(&self, pos: &pussa_rules::Position) -> Option<i32> {
-        self.0.probe(pos)
-    }
-}
-
-/// The tables of `game` under `dir` as an oracle for [`pussa_engine::Limits::oracle`], if any
-/// are there.
-///
-/// # Errors
-/// Damaged or mismatched table files (missing tables are `Ok(None)`).
-#[allow(dead_code)]
-pub fn oracle(
-    game: Game,
-    dir: &std::path::Path,
-) -> anyhow::Result<Option<std::sync::Arc<dyn pussa_engine::ExactOracle>>> {
-    if !pussa_egtb::format::table_path(dir, game, 0).exists() {
-        return Ok(None);
-    }
-    let tables = Tables::open(dir, game, None)?;
-    Ok(Some(std::sync::Arc::new(TablesOracle(tables))))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,7 +374,7 @@ mod tests {
         let game = Game::RajaPasu;
         let tables = Tables::build_in_memory(game, 8, BuildOptions::default(), &|_| {});
         let oracle: std::sync::Arc<dyn pussa_engine::ExactOracle> =
-            std::sync::Arc::new(TablesOracle(Tables::from_layers(
+            std::sync::Arc::new(pussa_egtb::TablesOracle(Tables::from_layers(
                 game,
                 (0..=8).map(|k| tables.layer(k).to_vec()).collect(),
             )));

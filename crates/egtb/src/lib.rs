@@ -12,6 +12,8 @@
 //!   positions that can reach a cycle (the repetition rule). See `docs/egtb.md`.
 //! - [`format`](mod@format): the `.pegtb` file format (magic, version, game, seeds, encoding, checksums).
 //! - [`Tables`]: memory-mapped tables and probing ([`Tables::probe`] for a search oracle).
+//! - [`oracle`](mod@oracle): the tables as the engine's exact-value oracle, opened at once or
+//!   lazily, for every place the computer plays.
 //! - [`solve`]: an exact alpha-beta search above the tables, with the repetition rule, for
 //!   solving start positions.
 #![warn(missing_docs)]
@@ -20,6 +22,7 @@ mod build;
 pub mod format;
 pub mod index;
 pub mod moves;
+pub mod oracle;
 mod search;
 pub mod solve;
 mod tables;
@@ -27,6 +30,7 @@ pub mod value;
 
 pub use build::{build_layer, BuildOptions, LayerStats, Progress};
 pub use format::FormatError;
+pub use oracle::{LazyTablesOracle, TablesDir, TablesOracle};
 pub use tables::{build_dir, LayerEvent, MoveValue, Tables, VerifyReport};
 pub use value::Entry;
 
