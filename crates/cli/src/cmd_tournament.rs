@@ -4,12 +4,14 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
 use pussa_engine::tournament::{
     self, Config, MoveLimits, PlayerSpec, Report, Sprt, SprtDecision, Termination,
 };
+use pussa_engine::ExactOracle;
 use pussa_rules::record::{Record, RecordResult};
 use pussa_rules::{Game, Mode, Side};
 
@@ -19,7 +21,11 @@ use pussa_rules::{Game, Mode, Side};
     after_help = "Players: level:<name> (a built-in level), search (full search under the \
     per-move limits), mcts (Monte Carlo tree search under the per-move limits), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
     external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\").\n\n\
-    Example: pussa tournament --game raja-pasu level:strong greedy --games 100 --sprt 0,50,0.05,0.05"
+    Endgame tables: add +tables to a searching player (search, or a level from club up), e.g. \
+    level:max+tables: it uses the tables of the game under --egtb (built by `pussa egtb build`) \
+    for exact values; results name it with the +tables suffix.\n\n\
+    Examples:\n  pussa tournament --game raja-pasu level:expert greedy --games 100 --sprt 0,50,0.05,0.05\n  \
+    pussa tournament --game raja-pasu level:max+tables level:max -n 200 --balanced-openings 20000"
 )]
 pub struct Args {
     /// The first player (results are given for it).
@@ -38,6 +44,14 @@ pub struct Args {
     /// Random plies at the start of each pair of games.
     #[arg(long, default_value_t = 4)]
     pub random_opening: u32,
+    /// Keep only random openings that a search of this many nodes finds within 3 seeds of even
+    /// (all --random-opening plies played; after 200 tries the most even one). Without it any
+    /// random opening is played, often one that gives away a dozen seeds.
+    #[arg(long, value_name = "NODES", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub balanced_openings: Option<u64>,
+    /// Where the endgame tables of `+tables` players are (`<DIR>/<game>/<seeds>.pegtb`).
+    #[arg(long, value_name = "DIR", default_value = "data/egtb")]
+    pub egtb: PathBuf,
     /// Seed for openings, levels and random players.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -81,14 +95,10 @@ pub struct Args {
 /// lose their games.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let game: Game = args.game.parse()?;
-    let players = [
-        args.player1
-            .parse::<PlayerSpec>()
-            .map_err(anyhow::Error::msg)?,
-        args.player2
-            .parse::<PlayerSpec>()
-            .map_err(anyhow::Error::msg)?,
-    ];
+    let (p1, t1) = PlayerSpec::parse_with_tables(&args.player1).map_err(anyhow::Error::msg)?;
+    let (p2, t2) = PlayerSpec::parse_with_tables(&args.player2).map_err(anyhow::Error::msg)?;
+    let players = [p1, p2];
+    let oracles = tables_for(game, &args.egtb, [t1, t2], [&args.player1, &args.player2])?;
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
@@ -131,6 +141,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         sprt,
         engine_timeout: args.engine_timeout.map(Duration::from_millis),
         max_rounds: args.max_rounds.max(1),
+        oracles,
+        balanced_openings: args.balanced_openings,
     };
     // Check the output files can be created before playing for minutes.
     for path in [&args.pgn, &args.results].into_iter().flatten() {
@@ -199,6 +211,40 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
+}
+
+/// The oracles of the players that asked for tables (opened and checked once, shared).
+///
+/// # Errors
+/// No tables of `game` under `dir`, or a damaged table file.
+fn tables_for(
+    game: Game,
+    dir: &std::path::Path,
+    wanted: [bool; 2],
+    names: [&str; 2],
+) -> anyhow::Result<[Option<Arc<dyn ExactOracle>>; 2]> {
+    if !wanted.contains(&true) {
+        return Ok([None, None]);
+    }
+    let who = names
+        .iter()
+        .zip(wanted)
+        .filter(|(_, w)| *w)
+        .map(|(n, _)| format!("'{}'", n.trim()))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let oracle = pussa_egtb::oracle::oracle(game, dir)
+        .with_context(|| format!("{who}: the endgame tables of {game}"))?
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "{who}: no endgame tables of {game} under {} (no {}; build them with \
+                 `pussa egtb build --game {game} --max-seeds N --dir {}`, or give --egtb DIR)",
+                dir.display(),
+                pussa_egtb::format::table_path(dir, game, 0).display(),
+                dir.display()
+            )
+        })?;
+    Ok(wanted.map(|w| w.then(|| Arc::clone(&oracle))))
 }
 
 fn mode_name(mode: Mode) -> &'static str {

@@ -21,13 +21,13 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pussa_rules::{Game, GameState, Hole, Mode, Rng, Setup, Side, Status};
 use serde::Serialize;
 
-use crate::{choose_move, search, Level, Limits};
+use crate::{choose_move_with_oracle, search, ExactOracle, Level, Limits};
 
 // ---------------------------------------------------------------------------------------------
 // Statistics
@@ -331,6 +331,58 @@ pub enum PlayerSpec {
     /// An external engine started with this command line and driven through the protocol
     /// (`engine:<command line>`).
     Engine(String),
+}
+
+/// The suffix of a player spec that gives the player the endgame tables (`level:max+tables`).
+pub const TABLES_SUFFIX: &str = "+tables";
+
+impl PlayerSpec {
+    /// Parses a player spec that may end in [`TABLES_SUFFIX`]: the spec and whether the player
+    /// is to use the endgame tables. Only players that search (`search` and the levels from
+    /// club up) can use them.
+    ///
+    /// # Errors
+    /// A malformed spec, or `+tables` on a player that does not search.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::tournament::PlayerSpec;
+    /// use pussa_engine::Level;
+    /// assert_eq!(PlayerSpec::parse_with_tables("level:max+tables"), Ok((PlayerSpec::Level(Level::Max), true)));
+    /// assert_eq!(PlayerSpec::parse_with_tables("search"), Ok((PlayerSpec::Search, false)));
+    /// assert!(PlayerSpec::parse_with_tables("greedy+tables").is_err());
+    /// ```
+    pub fn parse_with_tables(s: &str) -> Result<(PlayerSpec, bool), String> {
+        let t = s.trim();
+        let n = t.len();
+        let with = n >= TABLES_SUFFIX.len()
+            && t.is_char_boundary(n - TABLES_SUFFIX.len())
+            && t[n - TABLES_SUFFIX.len()..].eq_ignore_ascii_case(TABLES_SUFFIX)
+            && !t.to_ascii_lowercase().starts_with("engine:");
+        if !with {
+            return t.parse().map(|p| (p, false));
+        }
+        let spec: PlayerSpec = t[..n - TABLES_SUFFIX.len()].parse()?;
+        if !spec.can_use_tables() {
+            return Err(format!(
+                "player '{s}': {spec} does not search, so it cannot use endgame tables \
+                 (+tables goes with search or a level from club up; an external engine loads \
+                 tables itself, e.g. setoption name EGTBPath)"
+            ));
+        }
+        Ok((spec, true))
+    }
+
+    /// True for the players whose search can use exact values from endgame tables: `search`
+    /// and the levels from club up.
+    #[must_use]
+    pub fn can_use_tables(&self) -> bool {
+        match self {
+            PlayerSpec::Search => true,
+            PlayerSpec::Level(l) => l.limits(0).is_some(),
+            _ => false,
+        }
+    }
 }
 
 impl FromStr for PlayerSpec {
@@ -775,8 +827,8 @@ fn clip(s: &str) -> String {
 
 /// A player during one game.
 enum Player {
-    Level(Level),
-    Search,
+    Level(Level, Option<Arc<dyn ExactOracle>>),
+    Search(Option<Arc<dyn ExactOracle>>),
     Mcts,
     Random,
     Greedy,
@@ -851,7 +903,7 @@ impl GameResult {
 }
 
 /// A tournament's settings.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Config {
     /// The game.
     pub game: Game,
@@ -876,9 +928,46 @@ pub struct Config {
     pub engine_timeout: Option<Duration>,
     /// A match still going after this many rounds is scored a draw.
     pub max_rounds: u32,
+    /// Exact values (endgame tables of [`Config::game`]) for each player, used by `search` and
+    /// the levels from club up; a player with one is named with [`TABLES_SUFFIX`].
+    pub oracles: [Option<Arc<dyn ExactOracle>>; 2],
+    /// Keep only openings within [`BALANCED_MARGIN`] seeds of even by a search of this many
+    /// nodes (see [`balanced_opening`]); `None`: any random opening.
+    pub balanced_openings: Option<u64>,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("game", &self.game)
+            .field("mode", &self.mode)
+            .field("games", &self.games)
+            .field("players", &self.players)
+            .field("limits", &self.limits)
+            .field("random_opening", &self.random_opening)
+            .field("seed", &self.seed)
+            .field("concurrency", &self.concurrency)
+            .field("sprt", &self.sprt)
+            .field("engine_timeout", &self.engine_timeout)
+            .field("max_rounds", &self.max_rounds)
+            .field("tables", &[self.oracles[0].is_some(), self.oracles[1].is_some()])
+            .field("balanced_openings", &self.balanced_openings)
+            .finish()
+    }
 }
 
 impl Config {
+    /// Player `i`'s name as results give it: its spec, with [`TABLES_SUFFIX`] if it uses
+    /// endgame tables.
+    #[must_use]
+    pub fn player_name(&self, i: usize) -> String {
+        let mut s = self.players[i].to_string();
+        if self.oracles[i].is_some() {
+            s.push_str(TABLES_SUFFIX);
+        }
+        s
+    }
+
     /// The effective external-engine timeout.
     #[must_use]
     pub fn timeout(&self) -> Duration {
@@ -913,19 +1002,79 @@ pub fn opening(game: Game, mode: Mode, plies: u32, seed: u64, pair: u32) -> Vec<
     moves
 }
 
+/// How far from even (in seeds, either way) a balanced opening may be: see [`balanced_opening`].
+pub const BALANCED_MARGIN: i32 = 3;
+
+/// Random openings tried per pair by [`balanced_opening`] before it settles for the most even.
+pub const BALANCED_ATTEMPTS: u32 = 200;
+
+/// The balanced opening of pair `pair`: the first of the random openings of `plies` plies (see
+/// [`opening`]; all `plies` moves played, none ending the round) whose value, by a search of
+/// `nodes` nodes (one thread: the same for every run), is within [`BALANCED_MARGIN`] seeds of
+/// even. Random first moves in these games often give away a dozen seeds, and a game decided
+/// by its opening says nothing about the players. After [`BALANCED_ATTEMPTS`] tries the most
+/// even opening seen is taken. With `plies == 0`, no opening.
+#[must_use]
+pub fn balanced_opening(
+    game: Game,
+    mode: Mode,
+    plies: u32,
+    seed: u64,
+    pair: u32,
+    nodes: u64,
+) -> Vec<Hole> {
+    if plies == 0 {
+        return Vec::new();
+    }
+    let mut best: Option<(i32, Vec<Hole>)> = None;
+    for attempt in 0..BALANCED_ATTEMPTS {
+        let attempt_seed = seed ^ u64::from(attempt).wrapping_mul(0xd6e8_feb8_6659_fd93);
+        let moves = opening(game, mode, plies, attempt_seed, pair);
+        if moves.len() < plies as usize {
+            continue;
+        }
+        let mut state = GameState::new(game, mode, Side::South);
+        for &mv in &moves {
+            let _ = state.play(mv);
+        }
+        let limits = Limits {
+            nodes: Some(nodes.max(1)),
+            ..Limits::default()
+        };
+        let off = search(&state, &limits, &mut |_| {}).score.abs();
+        if off <= BALANCED_MARGIN {
+            return moves;
+        }
+        if best.as_ref().is_none_or(|b| off < b.0) {
+            best = Some((off, moves));
+        }
+    }
+    best.map(|b| b.1).unwrap_or_default()
+}
+
 /// Plays game `index` of the tournament: player `index % 2` sits South (so each pair swaps
 /// seats), after the pair's random opening.
 #[must_use]
 pub fn play_game(config: &Config, index: u32) -> GameResult {
     let south_player = (index % 2) as usize;
     let pair = index / 2;
-    let opening = opening(
-        config.game,
-        config.mode,
-        config.random_opening,
-        config.seed,
-        pair,
-    );
+    let opening = match config.balanced_openings {
+        Some(nodes) => balanced_opening(
+            config.game,
+            config.mode,
+            config.random_opening,
+            config.seed,
+            pair,
+            nodes,
+        ),
+        None => opening(
+            config.game,
+            config.mode,
+            config.random_opening,
+            config.seed,
+            pair,
+        ),
+    };
     let seat_player = |side: Side| -> usize {
         if side == Side::South {
             south_player
@@ -937,8 +1086,8 @@ pub fn play_game(config: &Config, index: u32) -> GameResult {
     let mut players: Vec<Player> = [Side::South, Side::North]
         .iter()
         .map(|&side| match &config.players[seat_player(side)] {
-            PlayerSpec::Level(l) => Player::Level(*l),
-            PlayerSpec::Search => Player::Search,
+            PlayerSpec::Level(l) => Player::Level(*l, config.oracles[seat_player(side)].clone()),
+            PlayerSpec::Search => Player::Search(config.oracles[seat_player(side)].clone()),
             PlayerSpec::Mcts => Player::Mcts,
             PlayerSpec::Random => Player::Random,
             PlayerSpec::Greedy => Player::Greedy,
@@ -972,9 +1121,18 @@ pub fn play_game(config: &Config, index: u32) -> GameResult {
         let Some(side) = state.to_move() else { break };
         let move_seed = rng.next_u64();
         let choice: Result<Option<Hole>, String> = match &mut players[side.index()] {
-            Player::Level(l) => Ok(choose_move(&state, *l, move_seed)),
-            Player::Search => {
-                Ok(search(&state, &config.limits.search_limits(move_seed), &mut |_| {}).best)
+            Player::Level(l, oracle) => Ok(choose_move_with_oracle(
+                &state,
+                *l,
+                move_seed,
+                oracle.clone(),
+            )),
+            Player::Search(oracle) => {
+                let limits = Limits {
+                    oracle: oracle.clone(),
+                    ..config.limits.search_limits(move_seed)
+                };
+                Ok(search(&state, &limits, &mut |_| {}).best)
             }
             Player::Mcts => {
                 Ok(crate::mcts::search(&state, &config.limits.search_limits(move_seed)).best)
@@ -1098,7 +1256,7 @@ pub fn run(
     games.sort_by_key(|g| g.index);
     let stopped_early = (games.len() as u32) < config.games;
     Ok(Report {
-        players: [config.players[0].to_string(), config.players[1].to_string()],
+        players: [config.player_name(0), config.player_name(1)],
         pairs: Pentanomial::from_games(&games),
         games,
         wdl,
@@ -1273,6 +1431,75 @@ mod tests {
     }
 
     #[test]
+    fn tables_suffix_parses_on_searching_players_only() {
+        assert_eq!(
+            PlayerSpec::parse_with_tables("level:max+tables"),
+            Ok((PlayerSpec::Level(Level::Max), true))
+        );
+        assert_eq!(
+            PlayerSpec::parse_with_tables(" Search+TABLES "),
+            Ok((PlayerSpec::Search, true))
+        );
+        assert_eq!(
+            PlayerSpec::parse_with_tables("level:club"),
+            Ok((PlayerSpec::Level(Level::Club), false))
+        );
+        for bad in ["greedy+tables", "random+tables", "mcts+tables", "level:novice+tables"] {
+            let e = PlayerSpec::parse_with_tables(bad).unwrap_err();
+            assert!(e.contains("cannot use endgame tables"), "{bad}: {e}");
+        }
+        assert!(PlayerSpec::parse_with_tables("level:nonsense+tables")
+            .unwrap_err()
+            .contains("unknown level"));
+        // An engine command may end in +tables: it is the engine's own business.
+        assert_eq!(
+            PlayerSpec::parse_with_tables("engine:\"x +tables\""),
+            Ok((PlayerSpec::Engine("x +tables".into()), false))
+        );
+    }
+
+    #[test]
+    fn balanced_openings_are_even_by_the_filter_search_and_seeded() {
+        let nodes = 2000;
+        let mut differs = false;
+        let first = balanced_opening(Game::RajaPasu, Mode::Single, 4, 9, 0, nodes);
+        for pair in 0..4 {
+            let moves = balanced_opening(Game::RajaPasu, Mode::Single, 4, 9, pair, nodes);
+            assert_eq!(moves.len(), 4, "pair {pair}");
+            assert_eq!(
+                moves,
+                balanced_opening(Game::RajaPasu, Mode::Single, 4, 9, pair, nodes)
+            );
+            let mut state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+            for &mv in &moves {
+                state.play(mv).unwrap();
+            }
+            let limits = Limits {
+                nodes: Some(nodes),
+                ..Limits::default()
+            };
+            let v = search(&state, &limits, &mut |_| {}).score;
+            assert!(v.abs() <= BALANCED_MARGIN, "pair {pair}: {moves:?} is {v}");
+            differs |= moves != first;
+        }
+        assert!(differs);
+        // Plain random openings are often far from even: the filter has work to do.
+        let uneven = (0..16).any(|pair| {
+            let moves = opening(Game::RajaPasu, Mode::Single, 4, 9, pair);
+            let mut state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+            for &mv in &moves {
+                state.play(mv).unwrap();
+            }
+            let limits = Limits {
+                nodes: Some(nodes),
+                ..Limits::default()
+            };
+            search(&state, &limits, &mut |_| {}).score.abs() > BALANCED_MARGIN
+        });
+        assert!(uneven);
+    }
+
+    #[test]
     fn greedy_takes_the_largest_gain() {
         // Raja Pasu from the start: A takes 15 for South (the contract's worked move), the most.
         let state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
@@ -1320,6 +1547,8 @@ mod tests {
             sprt: None,
             engine_timeout: Some(Duration::from_secs(5)),
             max_rounds: 50,
+            oracles: [None, None],
+            balanced_openings: None,
         };
         for i in 0..2 {
             let g = play_game(&config, i);
