@@ -1,13 +1,27 @@
 //! `pussa engine`: speak the engine protocol (docs/protocol.md) on standard input and output,
 //! for graphical front ends and tournament managers.
 
+use std::sync::Arc;
+
+use pussa_engine::protocol::TablesLoader;
+
 /// Arguments of `pussa engine` (none: everything is set through the protocol).
 #[derive(clap::Args, Debug)]
 #[command(
     long_about = "Speak the pussa engine protocol on stdin/stdout (see docs/protocol.md).\n\n\
-                  Example session:\n  pussa\n  newgame raja-pasu single\n  position startpos moves G\n  go depth 6\n  quit"
+                  Endgame tables (built by `pussa egtb build`) are loaded with\n  \
+                  setoption name EGTBPath value <dir>\n\
+                  (e.g. data/egtb); the search and the levels from club up then use the exact\n\
+                  values of the current game's tables.\n\n\
+                  Example session:\n  pussa\n  setoption name EGTBPath value data/egtb\n  newgame raja-pasu single\n  position startpos moves G\n  go depth 6\n  quit"
 )]
 pub struct Args {}
+
+/// Opens a game's tables for the protocol's `EGTBPath` (every file checked now, as UCI engines
+/// load their tablebases when the option is set).
+fn loader() -> Arc<TablesLoader> {
+    Arc::new(|game, dir| pussa_egtb::oracle::oracle(game, dir).map_err(|e| e.to_string()))
+}
 
 /// Runs the protocol loop until `quit` or the end of input.
 ///
@@ -15,6 +29,6 @@ pub struct Args {}
 /// Only if standard input cannot be read.
 pub fn run(_args: Args) -> anyhow::Result<()> {
     let stdin = std::io::stdin();
-    pussa_engine::protocol::run(stdin.lock(), std::io::stdout())?;
+    pussa_engine::protocol::run_with_tables(stdin.lock(), std::io::stdout(), Some(loader()))?;
     Ok(())
 }

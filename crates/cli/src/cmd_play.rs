@@ -1,10 +1,12 @@
 //! `pussa play`: play in the terminal (ratatui) against the computer or a friend.
 
-use std::sync::mpsc;
+use std::path::PathBuf;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use pussa_engine::{choose_move, search, Level, Limits};
+use pussa_egtb::LazyTablesOracle;
+use pussa_engine::{choose_move_with_oracle, search, ExactOracle, Level, Limits};
 use pussa_rules::{Game, GameState, Hole, Mode, Side};
 use ratatui::crossterm::event::{self, Event};
 
@@ -37,12 +39,57 @@ pub struct Args {
     /// Seed of the computer's choices.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Endgame tables (built by `pussa egtb build`) for the computer's moves (levels from club
+    /// up) and the hints: a directory, or `none` to play without. Default: `data/egtb` if it
+    /// holds tables of the game, else none. The tables are checked in the background and used
+    /// as soon as they are verified.
+    #[arg(long, value_name = "DIR|none")]
+    pub egtb: Option<String>,
 }
+
+/// The default directory of the endgame tables.
+pub const DEFAULT_EGTB: &str = "data/egtb";
+
+/// The tables `--egtb` asks for: `none` → none; a directory → its tables of `game` (an error if
+/// it has none); not given → [`DEFAULT_EGTB`] if it holds tables of `game`, else none. Only the
+/// files' headers are read here; `on_done` hears when the payloads are verified or refused.
+///
+/// # Errors
+/// A directory without tables of `game`, or a table file whose header is wrong.
+pub fn tables_option(
+    egtb: Option<&str>,
+    game: Game,
+    on_done: Option<Box<dyn Fn(Game, Result<usize, &pussa_egtb::FormatError>) + Send + Sync>>,
+) -> anyhow::Result<Option<LazyTablesOracle>> {
+    let (dir, explicit) = match egtb.map(str::trim) {
+        Some(s) if s.eq_ignore_ascii_case("none") => return Ok(None),
+        Some("") => anyhow::bail!("--egtb: expected a directory or none"),
+        Some(s) => (PathBuf::from(s), true),
+        None => (PathBuf::from(DEFAULT_EGTB), false),
+    };
+    if !explicit && !pussa_egtb::oracle::has_tables(&dir, game) {
+        return Ok(None);
+    }
+    let o = LazyTablesOracle::open(&dir, game, on_done)
+        .with_context(|| format!("--egtb {}", dir.display()))?;
+    match o {
+        Some(o) => Ok(Some(o)),
+        None => anyhow::bail!(
+            "--egtb {}: no endgame tables of {game} there (no {}; build them with `pussa egtb \
+             build --game {game} --max-seeds N --dir {}`, or play with --egtb none)",
+            dir.display(),
+            pussa_egtb::format::table_path(&dir, game, 0).display(),
+            dir.display()
+        ),
+    }
+}
+
 
 /// What a background thread found.
 enum Answer {
     Move(u64, Option<Hole>),
     Hint(u64, String),
+    Tables(String),
 }
 
 /// Runs the terminal UI until `q`.
@@ -63,9 +110,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         Mode::Single
     };
+    let (tx, rx) = mpsc::channel::<Answer>();
+    let told = tx.clone();
+    let tables = tables_option(
+        args.egtb.as_deref(),
+        game,
+        Some(Box::new(move |g, r| {
+            let text = match r {
+                Ok(max) => format!("endgame tables of {g} (up to {max} seeds) in use"),
+                Err(e) => format!("endgame tables not used: {e}"),
+            };
+            let _ = told.send(Answer::Tables(text));
+        })),
+    )?;
+    if let Some(t) = &tables {
+        t.start_loading();
+    }
+    let oracle = tables.map(|t| Arc::new(t) as Arc<dyn ExactOracle>);
     let mut app = App::new(GameState::new(game, mode, first), seat, opponent);
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
-    let result = event_loop(&mut terminal, &mut app, &args);
+    let result = event_loop(&mut terminal, &mut app, &args, oracle, (tx, rx));
     ratatui::restore();
     result
 }
@@ -74,8 +138,9 @@ fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     app: &mut App,
     args: &Args,
+    oracle: Option<Arc<dyn ExactOracle>>,
+    (tx, rx): (mpsc::Sender<Answer>, mpsc::Receiver<Answer>),
 ) -> anyhow::Result<()> {
-    let (tx, rx) = mpsc::channel::<Answer>();
     let delay = Duration::from_millis(args.delay);
     let mut next_frame = Instant::now();
     let mut seed = args.seed;
@@ -97,8 +162,10 @@ fn event_loop(
                 let tx = tx.clone();
                 seed = seed.wrapping_add(1);
                 let s = seed;
+                let oracle = oracle.clone();
                 std::thread::spawn(move || {
-                    let _ = tx.send(Answer::Move(generation, choose_move(&state, level, s)));
+                    let mv = choose_move_with_oracle(&state, level, s, oracle);
+                    let _ = tx.send(Answer::Move(generation, mv));
                 });
             }
         }
@@ -115,6 +182,7 @@ fn event_loop(
                     app.hint = Some(text);
                     app.busy = false;
                 }
+                Answer::Tables(text) => app.status = text,
                 _ => {}
             }
         }
@@ -130,9 +198,11 @@ fn event_loop(
                             let state = app.state.clone();
                             let generation = app.generation;
                             let tx = tx.clone();
+                            let oracle = oracle.clone();
                             std::thread::spawn(move || {
                                 let limits = Limits {
                                     movetime: Some(Duration::from_millis(500)),
+                                    oracle,
                                     ..Limits::default()
                                 };
                                 let r = search(&state, &limits, &mut |_| {});
@@ -164,4 +234,46 @@ fn event_loop(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pussa_egtb::{build_dir, BuildOptions};
+
+    /// `--egtb none` turns the tables off; a directory must hold tables of the game (an error
+    /// naming it otherwise); a directory with tables gives the oracle, verified in the
+    /// background; not given, `data/egtb` is used only if it holds tables.
+    #[test]
+    fn the_egtb_option() {
+        let dir = std::env::temp_dir().join(format!("pussa-play-egtb-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        build_dir(&dir, Game::RajaPasu, 4, BuildOptions::default(), false, &|_| {}, &mut |_| {})
+            .unwrap();
+        let d = dir.to_str().unwrap();
+        assert!(tables_option(Some("none"), Game::RajaPasu, None)
+            .unwrap()
+            .is_none());
+        assert!(tables_option(Some("NONE"), Game::RajaPasu, None)
+            .unwrap()
+            .is_none());
+        let t = tables_option(Some(d), Game::RajaPasu, None)
+            .unwrap()
+            .expect("tables");
+        assert_eq!((t.game(), t.max_seeds()), (Game::RajaPasu, 4));
+        t.wait().expect("verified");
+        let e = tables_option(Some(d), Game::WalakPussa, None)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no endgame tables of walak-pussa") && e.contains(d), "{e}");
+        assert!(tables_option(Some(" "), Game::RajaPasu, None).is_err());
+        // The default: data/egtb relative to the working directory (the crate's, in tests).
+        let default = tables_option(None, Game::RajaPasu, None).unwrap();
+        assert_eq!(
+            default.is_some(),
+            pussa_egtb::oracle::has_tables(std::path::Path::new(DEFAULT_EGTB), Game::RajaPasu)
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

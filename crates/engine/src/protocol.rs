@@ -6,7 +6,7 @@
 //! ```text
 //! pussa                                  → id name … / id author … / option … / pussaok
 //! isready                                → readyok (answered at once, even while searching)
-//! setoption name Threads value 2         (also Seed, Level)
+//! setoption name Threads value 2         (also Seed, Level, EGTBPath when tables can be loaded)
 //! newgame raja-pasu match                (game, then single | match; default single)
 //! position startpos [first S|N] [moves A d C …]
 //! position fen <position string> [moves …]
@@ -33,7 +33,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -41,7 +43,14 @@ use std::time::Duration;
 
 use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side, Status};
 
-use crate::{choose_move, search, Level, Limits, SearchInfo};
+use crate::{choose_move_with_oracle, search, ExactOracle, Level, Limits, SearchInfo};
+
+/// Opens the endgame tables of a game in a directory, for `setoption name EGTBPath`: `Ok(None)`
+/// if the directory holds no tables of that game, `Err` with a message naming the problem (a
+/// damaged file). The engine crate cannot read table files itself; `pussa engine` passes a
+/// loader built on `pussa-egtb` to [`run_with_tables`].
+pub type TablesLoader =
+    dyn Fn(Game, &Path) -> Result<Option<Arc<dyn ExactOracle>>, String> + Send + Sync;
 
 /// The engine's name, as sent in `id name`.
 pub const ENGINE_NAME: &str = concat!("pussa ", env!("CARGO_PKG_VERSION"));
@@ -154,6 +163,9 @@ pub struct Engine<W: Write + Send + 'static> {
     level: Option<Level>,
     running: Option<Running>,
     broken: Arc<AtomicBool>,
+    loader: Option<Arc<TablesLoader>>,
+    egtb_path: Option<PathBuf>,
+    oracles: HashMap<Game, Arc<dyn ExactOracle>>,
 }
 
 /// Reads commands from `input` until `quit` or the end of input, answering on `output`, and
@@ -163,8 +175,23 @@ pub struct Engine<W: Write + Send + 'static> {
 /// # Errors
 /// Only an error reading `input` (the running search is stopped first); errors in commands
 /// are answered on `output` and the loop goes on. A closed `output` ends the loop quietly.
-pub fn run<R: BufRead, W: Write + Send + 'static>(mut input: R, output: W) -> io::Result<W> {
+pub fn run<R: BufRead, W: Write + Send + 'static>(input: R, output: W) -> io::Result<W> {
+    run_with_tables(input, output, None)
+}
+
+/// [`run`], with endgame tables: `setoption name EGTBPath value <dir>` opens every game's tables
+/// under `<dir>` with `loader`, and the search (and the levels from club up) use the current
+/// game's tables from then on.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with_tables<R: BufRead, W: Write + Send + 'static>(
+    mut input: R,
+    output: W,
+    loader: Option<Arc<TablesLoader>>,
+) -> io::Result<W> {
     let mut engine = Engine::new(output);
+    engine.loader = loader;
     let mut buf = Vec::new();
     let read = loop {
         buf.clear();
@@ -302,7 +329,17 @@ impl<W: Write + Send + 'static> Engine<W> {
             level: None,
             running: None,
             broken: Arc::new(AtomicBool::new(false)),
+            loader: None,
+            egtb_path: None,
+            oracles: HashMap::new(),
         }
+    }
+
+    /// Lets `setoption name EGTBPath` open endgame tables with `loader`.
+    #[must_use]
+    pub fn with_tables_loader(mut self, loader: Arc<TablesLoader>) -> Engine<W> {
+        self.loader = Some(loader);
+        self
     }
 
     /// The current game state (after the last `newgame` / `position`).
@@ -424,13 +461,17 @@ impl<W: Write + Send + 'static> Engine<W> {
             "option name Level type combo default search var search var {}",
             levels.join(" var ")
         ));
+        if self.loader.is_some() {
+            self.send("option name EGTBPath type string default <empty>");
+        }
         let games: Vec<&str> = Game::ALL.iter().map(|g| g.name()).collect();
         self.send(&format!("info string games {}", games.join(" ")));
         self.send("pussaok");
     }
 
     fn setoption(&mut self, words: &[&str]) -> Result<(), String> {
-        let usage = "setoption: expected 'setoption name <Threads|Seed|Level> value <value>'";
+        let usage =
+            "setoption: expected 'setoption name <Threads|Seed|Level|EGTBPath> value <value>'";
         if words.first().map(|w| w.to_ascii_lowercase()) != Some("name".into()) {
             return Err(usage.to_string());
         }
@@ -474,13 +515,72 @@ impl<W: Write + Send + 'static> Engine<W> {
                     self.level = Some(level);
                 }
             }
+            "egtbpath" if self.loader.is_some() => self.set_egtb_path(&value)?,
             _ => {
                 return Err(format!(
-                    "setoption: unknown option '{name}' (options: Threads, Seed, Level)"
+                    "setoption: unknown option '{name}' (options: Threads, Seed, Level{})",
+                    if self.loader.is_some() {
+                        ", EGTBPath"
+                    } else {
+                        ""
+                    }
                 ))
             }
         }
         Ok(())
+    }
+
+    /// `setoption name EGTBPath value <dir>`: opens every game's tables under `dir` (or drops
+    /// them with `<empty>` / `none`). On any error the tables in use stay as they were.
+    fn set_egtb_path(&mut self, value: &str) -> Result<(), String> {
+        if self.searching() {
+            return Err("setoption: EGTBPath cannot change while a search runs; send stop first".into());
+        }
+        if value.eq_ignore_ascii_case("<empty>") || value.eq_ignore_ascii_case("none") {
+            self.egtb_path = None;
+            self.oracles.clear();
+            self.send("info string EGTBPath: no endgame tables");
+            return Ok(());
+        }
+        let Some(loader) = self.loader.clone() else {
+            return Err("setoption: this engine cannot load endgame tables".into());
+        };
+        let dir = PathBuf::from(value);
+        if !dir.is_dir() {
+            return Err(format!(
+                "setoption: EGTBPath '{value}' is not a directory (expected the directory holding <game>/<seeds>.pegtb, e.g. data/egtb)"
+            ));
+        }
+        let mut oracles = HashMap::new();
+        for game in Game::ALL {
+            match loader(game, &dir) {
+                Ok(Some(o)) => {
+                    oracles.insert(game, o);
+                }
+                Ok(None) => {}
+                Err(e) => return Err(format!("setoption: EGTBPath '{value}': {e}")),
+            }
+        }
+        if oracles.is_empty() {
+            return Err(format!(
+                "setoption: EGTBPath '{value}' holds no endgame tables (expected <game>/0.pegtb, … built by pussa egtb build)"
+            ));
+        }
+        let mut names: Vec<&str> = oracles.keys().map(|g| g.name()).collect();
+        names.sort_unstable();
+        self.send(&format!(
+            "info string EGTBPath {value}: tables of {}",
+            names.join(", ")
+        ));
+        self.egtb_path = Some(dir);
+        self.oracles = oracles;
+        Ok(())
+    }
+
+    /// The directory of the endgame tables in use (`setoption name EGTBPath`), if any.
+    #[must_use]
+    pub fn egtb_path(&self) -> Option<&Path> {
+        self.egtb_path.as_deref()
     }
 
     fn newgame(&mut self, words: &[&str]) -> Result<(), String> {
@@ -569,6 +669,7 @@ impl<W: Write + Send + 'static> Engine<W> {
             return Ok(());
         }
         let stop = Arc::new(AtomicBool::new(false));
+        let oracle = self.oracles.get(&state.game()).cloned();
         let limits = Limits {
             depth: g.depth,
             nodes: g.nodes,
@@ -576,7 +677,7 @@ impl<W: Write + Send + 'static> Engine<W> {
             threads: self.threads,
             seed: self.seed,
             stop: Some(stop.clone()),
-            ..Limits::default()
+            oracle: oracle.clone(),
         };
         let out = self.out.clone();
         let broken = self.broken.clone();
@@ -592,7 +693,7 @@ impl<W: Write + Send + 'static> Engine<W> {
                 // A failing search must still answer: catch a panic and say so.
                 let found =
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match level {
-                        Some(level) => choose_move(&state, level, seed),
+                        Some(level) => choose_move_with_oracle(&state, level, seed, oracle),
                         None => {
                             let mut on_info =
                                 |info: &SearchInfo| send_to(&out, &broken, &info_line(info));
@@ -671,7 +772,7 @@ pub fn parse_mode(s: &str) -> Result<Mode, String> {
 const HELP: [&str; 10] = [
     "pussa: identify, list options, answer pussaok",
     "isready: answer readyok",
-    "setoption name <Threads|Seed|Level> value <v>",
+    "setoption name <Threads|Seed|Level|EGTBPath> value <v> (EGTBPath: a directory of endgame tables, or <empty>)",
     "newgame <walak-pussa|raja-pasu|pasu-pondi|pasu-pondi-6> [single|match]",
     "position startpos [first S|N] [moves <m> ...]",
     "position fen <position string> [moves <m> ...]",
