@@ -20,6 +20,42 @@ pub struct Args {
     /// The SQLite file itself (overrides --data).
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
+    /// Endgame tables (built by `pussa egtb build`) for the computer (levels club and up) and
+    /// the hints: a directory, or `none`. Default: `data/egtb` if it holds tables. Start-up stays
+    /// quick: a game's tables are verified in the background when first needed.
+    #[arg(long, value_name = "DIR|none")]
+    pub egtb: Option<String>,
+}
+
+/// The tables directory `--egtb` asks for: `none` → none; a directory → it (an error if it
+/// holds no tables of any game); not given → `data/egtb` if it holds tables, else none.
+///
+/// # Errors
+/// An empty value, or a directory without tables.
+pub fn egtb_dir(egtb: Option<&str>) -> anyhow::Result<Option<PathBuf>> {
+    let has_any = |d: &std::path::Path| {
+        pussa_rules::Game::ALL
+            .into_iter()
+            .any(|g| pussa_egtb::oracle::has_tables(d, g))
+    };
+    match egtb.map(str::trim) {
+        Some(s) if s.eq_ignore_ascii_case("none") => Ok(None),
+        Some("") => anyhow::bail!("--egtb: expected a directory or none"),
+        Some(s) => {
+            let dir = PathBuf::from(s);
+            if !has_any(&dir) {
+                anyhow::bail!(
+                    "--egtb {s}: no endgame tables there (expected {s}/<game>/0.pegtb …, built by \
+                     `pussa egtb build`; or serve with --egtb none)"
+                );
+            }
+            Ok(Some(dir))
+        }
+        None => {
+            let dir = PathBuf::from(crate::cmd_play::DEFAULT_EGTB);
+            Ok(has_any(&dir).then_some(dir))
+        }
+    }
 }
 
 fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
@@ -50,6 +86,7 @@ fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
 /// # Errors
 /// A bad address or data directory, a database that cannot be opened, an address in use.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let egtb = egtb_dir(args.egtb.as_deref())?;
     let config = resolve(args)?;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
@@ -64,6 +101,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async move {
         let server = pussa_server::Server::bind(&config).await?;
+        if let Some(dir) = &egtb {
+            let games = server.use_tables(dir)?;
+            let list: Vec<String> = games
+                .iter()
+                .map(|(g, max)| format!("{g} (0..={max} seeds)"))
+                .collect();
+            println!(
+                "pussa: endgame tables from {}: {}",
+                dir.display(),
+                list.join(", ")
+            );
+        }
         let addr = server.local_addr();
         let games = server.games_in_memory();
         println!("pussa: open http://{addr}/");

@@ -63,6 +63,8 @@ pub struct App {
     store: Mutex<Store>,
     games: Mutex<HashMap<String, Arc<Slot>>>,
     engine: Arc<Semaphore>,
+    /// Endgame tables by game, set once before the server runs ([`App::set_tables`]).
+    tables: std::sync::OnceLock<pussa_egtb::TablesDir>,
     /// Becomes true when the server shuts down: WebSocket connections close themselves.
     pub shutdown: tokio::sync::watch::Sender<bool>,
 }
@@ -159,9 +161,31 @@ impl App {
             store: Mutex::new(store),
             games: Mutex::new(games),
             engine: Arc::new(Semaphore::new(threads)),
+            tables: std::sync::OnceLock::new(),
             shutdown: tokio::sync::watch::Sender::new(false),
         });
         Ok(app)
+    }
+
+    /// Gives the computer and the hints these endgame tables. Only the first call counts: `false`
+    /// if tables were already set.
+    pub fn set_tables(&self, tables: pussa_egtb::TablesDir) -> bool {
+        self.tables.set(tables).is_ok()
+    }
+
+    /// The exact-value oracle of `game`'s endgame tables, if the server has them.
+    #[must_use]
+    pub fn oracle(&self, game: Game) -> Option<Arc<dyn pussa_engine::ExactOracle>> {
+        self.tables.get().and_then(|t| t.oracle(game))
+    }
+
+    /// The games with endgame tables and the largest seed count of each.
+    #[must_use]
+    pub fn tables(&self) -> Vec<(Game, usize)> {
+        self.tables
+            .get()
+            .map(pussa_egtb::TablesDir::games)
+            .unwrap_or_default()
     }
 
     /// Number of games held in memory.
@@ -252,13 +276,14 @@ impl App {
             let level = level.clone();
             let state = g.state.clone();
             let seed = engine::seed_for(&g.meta.id, g.moves.len());
+            let oracle = self.oracle(state.game());
             let permit = Arc::clone(&self.engine)
                 .acquire_owned()
                 .await
                 .map_err(ApiError::internal)?;
             let mv = tokio::task::spawn_blocking(move || {
                 let _permit = permit;
-                engine::choose(&state, &level, seed)
+                engine::choose(&state, &level, seed, oracle)
             })
             .await
             .map_err(ApiError::internal)?
@@ -540,6 +565,7 @@ impl App {
             }
             g.state.clone()
         };
+        let oracle = self.oracle(state.game());
         if slot.hint_busy.swap(true, Ordering::AcqRel) {
             return Err(ApiError::too_many(
                 "a hint is already being computed for this game",
@@ -552,7 +578,7 @@ impl App {
         let result = match permit {
             Ok(permit) => tokio::task::spawn_blocking(move || {
                 let _permit = permit;
-                engine::hint(&state)
+                engine::hint(&state, oracle)
             })
             .await
             .map_err(ApiError::internal)

@@ -1,8 +1,10 @@
-//! The server's use of the engine: the computer's moves (by level) and hints.
+//! The server's use of the engine: the computer's moves (by level) and hints, with the endgame
+//! tables of the game when the server has them ([`crate::Server::use_tables`]).
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use pussa_engine::{choose_move, search, Level, Limits};
+use pussa_engine::{choose_move_with_oracle, search, ExactOracle, Level, Limits};
 use pussa_rules::{GameState, Hole};
 use serde_json::{json, Value};
 
@@ -52,25 +54,34 @@ pub fn seed_for(id: &str, ply: usize) -> u64 {
     h ^ (ply as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
-/// The computer's move at `level` (a name checked by [`check_level`]).
+/// The computer's move at `level` (a name checked by [`check_level`]); the levels from club up
+/// use `oracle` (the game's endgame tables) where it has exact values.
 ///
 /// # Errors
 /// An unknown level, or no move expected.
-pub fn choose(state: &GameState, level: &str, seed: u64) -> Result<Hole, String> {
+pub fn choose(
+    state: &GameState,
+    level: &str,
+    seed: u64,
+    oracle: Option<Arc<dyn ExactOracle>>,
+) -> Result<Hole, String> {
     let level: Level = level
         .parse()
         .map_err(|e: pussa_engine::ParseLevelError| e.to_string())?;
-    choose_move(state, level, seed).ok_or_else(|| "no move is expected".to_string())
+    choose_move_with_oracle(state, level, seed, oracle)
+        .ok_or_else(|| "no move is expected".to_string())
 }
 
-/// The engine's best move for the side to move, as the hint JSON.
+/// The engine's best move for the side to move, as the hint JSON; the search uses `oracle`
+/// (the game's endgame tables) where it has exact values.
 ///
 /// # Errors
 /// When no move is expected.
-pub fn hint(state: &GameState) -> Result<Value, String> {
+pub fn hint(state: &GameState, oracle: Option<Arc<dyn ExactOracle>>) -> Result<Value, String> {
     let limits = Limits {
         movetime: Some(HINT_TIME),
         threads: 1,
+        oracle,
         ..Limits::default()
     };
     let r = search(state, &limits, &mut |_| {});

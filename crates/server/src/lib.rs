@@ -5,7 +5,8 @@
 //!
 //! - [`Config`] and [`Server`]: bind, then [`Server::run`] until the shutdown future resolves.
 //! - The rules decide every move ([`pussa_rules::GameState::play_traced`]); the computer plays
-//!   with [`pussa_engine::choose_move`]; hints come from [`pussa_engine::search`].
+//!   with [`pussa_engine::choose_move_with_oracle`]; hints come from [`pussa_engine::search`];
+//!   both use the game's endgame tables when the server has them ([`Server::use_tables`]).
 //! - Storage: one SQLite file (WAL); each move is committed before it is acknowledged, and every
 //!   unfinished game is rebuilt from its moves when the server starts.
 //!
@@ -125,6 +126,28 @@ impl Server {
         self.listener
             .local_addr()
             .expect("a bound listener has an address")
+    }
+
+    /// Gives the computer (the levels from club up) and the hints the endgame tables under
+    /// `dir` (`<dir>/<game>/<seeds>.pegtb`, built by `pussa egtb build`), for every game that
+    /// has some. Cheap: only the files' headers are read now; a game's tables are verified
+    /// (checksums) in the background the first time a position in their range is searched, and
+    /// used once verified (a damaged file is logged and never used). Call before
+    /// [`Server::run`]. Returns the games with tables and the largest seed count of each.
+    ///
+    /// # Errors
+    /// A table file that cannot be read or whose header is wrong, naming the file.
+    pub fn use_tables(
+        &self,
+        dir: &std::path::Path,
+    ) -> Result<Vec<(pussa_rules::Game, usize)>, pussa_egtb::FormatError> {
+        let tables = pussa_egtb::TablesDir::open(dir, |game, r| match r {
+            Ok(max) => tracing::info!("endgame tables of {game} (0..={max} seeds) verified"),
+            Err(e) => tracing::error!("endgame tables of {game} not used: {e}"),
+        })?;
+        let games = tables.games();
+        self.app.set_tables(tables);
+        Ok(games)
     }
 
     /// Games rebuilt in memory.
