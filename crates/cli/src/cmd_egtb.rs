@@ -152,6 +152,7 @@ fn build(
         let phase = match p.phase {
             1 => "first pass",
             2 => "non-capturing",
+            3 => "bound iteration",
             _ => "history search",
         };
         bar.set_length(p.total);
@@ -186,7 +187,7 @@ fn build(
         LayerEvent::Built { stats, path } => {
             bar.suspend(|| {
                 println!(
-                    "{:>5} {:>13} {:>9} {:>9} {:>11.1} {:>9} {:>8.1} {:>9.0}  {} ({:.1}+{:.1}+{:.1} s)",
+                    "{:>5} {:>13} {:>9} {:>9} {:>11.1} {:>9} {:>8.1} {:>9.0}  {} ({:.1}+{:.1}+{:.1}+{:.1} s; cyclic {}, bounds met {} in {} passes)",
                     stats.seeds,
                     stats.positions,
                     stats.history,
@@ -198,7 +199,11 @@ fn build(
                     path.display(),
                     stats.phase_seconds[0],
                     stats.phase_seconds[1],
-                    stats.phase_seconds[2]
+                    stats.phase_seconds[2],
+                    stats.phase_seconds[3],
+                    stats.cyclic,
+                    stats.bounded,
+                    stats.bound_passes
                 );
             });
         }

@@ -1,13 +1,13 @@
 //! Retrograde analysis of one layer (all boards with the same number of seeds).
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicI8, AtomicU64, AtomicU8, Ordering};
 use std::time::Instant;
 
 use pussa_rules::Game;
 use rayon::prelude::*;
 
 use crate::index::{layer_size, rank, unrank};
-use crate::moves::{children, terminal_value};
+use crate::moves::{children, row_margin, terminal_value};
 use crate::search::{Lookup, PathSearch};
 use crate::value::{encode, UNDETERMINED, UNSOLVED};
 
@@ -41,8 +41,16 @@ pub struct LayerStats {
     pub acyclic: u64,
     /// Passes over the unsettled positions.
     pub passes: u32,
-    /// Positions from which a chain of non-capturing moves can reach a cycle: their value is
-    /// the exact value for a history that starts there (flagged in the table).
+    /// Positions from which a chain of non-capturing moves can reach a cycle (left after the
+    /// passes over non-capturing moves).
+    pub cyclic: u64,
+    /// Of those, positions whose lower and upper bounds met: their value holds for any history.
+    pub bounded: u64,
+    /// Passes of the bound iteration.
+    pub bound_passes: u32,
+    /// Positions whose value does depend on the history of the round: their value is the exact
+    /// value for a history that starts there (flagged in the table), found by a search that
+    /// carries the path.
     pub history: u64,
     /// Positions stored as not determined (a history search ran out of budget, or a move
     /// leads to such a position).
@@ -51,9 +59,9 @@ pub struct LayerStats {
     pub search_nodes: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
-    /// Seconds spent in the first pass, the passes over non-capturing moves and the history
-    /// searches.
-    pub phase_seconds: [f64; 3],
+    /// Seconds spent in the first pass, the passes over non-capturing moves, the bound
+    /// iteration and the history searches.
+    pub phase_seconds: [f64; 4],
 }
 
 /// Progress of a build, for a progress bar.
@@ -61,7 +69,8 @@ pub struct LayerStats {
 pub struct Progress {
     /// The layer being built.
     pub seeds: usize,
-    /// The phase: 1 = first pass, 2 = passes over non-capturing moves, 3 = history searches.
+    /// The phase: 1 = first pass, 2 = passes over non-capturing moves, 3 = bound iteration,
+    /// 4 = history searches.
     pub phase: u8,
     /// Work done in this phase.
     pub done: u64,
@@ -74,6 +83,8 @@ struct BuildView<'a> {
     k: usize,
     lower: &'a [&'a [u8]],
     cur: &'a [AtomicU8],
+    /// The bounds of the layer's cyclic boards, once iterated.
+    bounds: Option<&'a Bounds>,
 }
 
 impl Lookup for BuildView<'_> {
@@ -87,6 +98,17 @@ impl Lookup for BuildView<'_> {
         } else {
             self.lower[k][idx as usize]
         }
+    }
+    #[inline]
+    fn bounds(&self, k: usize, idx: u64) -> Option<(i32, i32)> {
+        let b = self.bounds.filter(|_| k == self.k)?;
+        let i = idx as usize;
+        (b.own[i].load(Ordering::Relaxed) != NOT_CYCLIC).then(|| {
+            (
+                i32::from(b.lo[i].load(Ordering::Relaxed)),
+                i32::from(b.hi[i].load(Ordering::Relaxed)),
+            )
+        })
     }
 }
 
@@ -147,10 +169,20 @@ struct Waiting {
 
 impl Waiting {
     /// One pass: settles what can be settled from the current bytes; returns how many.
-    fn pass(&mut self, cur: &[AtomicU8], max: i32) -> usize {
+    fn pass(
+        &mut self,
+        cur: &[AtomicU8],
+        max: i32,
+        prev: Option<&Changed>,
+        next: &Changed,
+    ) -> usize {
         let mut settled = 0;
         for i in 0..self.idx.len() {
             if !self.open[i] {
+                continue;
+            }
+            let edges = &self.edges[self.start[i] as usize..self.start[i + 1] as usize];
+            if prev.is_some_and(|p| !p.any(edges) && !next.any(edges)) {
                 continue;
             }
             let mut best = if self.base[i] == i8::MIN {
@@ -180,12 +212,143 @@ impl Waiting {
                 encode(best, false)
             };
             cur[self.idx[i] as usize].store(byte, Ordering::Relaxed);
+            next.set(self.idx[i]);
             self.open[i] = false;
             settled += 1;
         }
         self.left -= settled;
         settled
     }
+
+    /// Marks the positions still open as members of the cyclic part: `own[idx]` = the margin of
+    /// the rows (what a repetition arriving at this position gives its mover).
+    fn mark_cyclic(&self, k: usize, bounds: &Bounds) {
+        for i in 0..self.idx.len() {
+            if self.open[i] {
+                let b = unrank(k, self.idx[i]);
+                let idx = self.idx[i] as usize;
+                bounds.own[idx].store(row_margin(&b) as i8, Ordering::Relaxed);
+                bounds.lo[idx].store(-(k as i8), Ordering::Relaxed);
+                bounds.hi[idx].store(k as i8, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// One pass of the bound iteration over the open positions (see [`Bounds`]): tightens
+    /// their bounds from their children's and settles those whose bounds meet. Returns how many
+    /// bounds moved and how many positions were settled.
+    fn bounds_pass(
+        &mut self,
+        cur: &[AtomicU8],
+        bounds: &Bounds,
+        k: usize,
+        prev: Option<&Changed>,
+        next: &Changed,
+    ) -> (usize, usize) {
+        let mut moved = 0;
+        let mut settled = 0;
+        let kk = k as i32;
+        for i in 0..self.idx.len() {
+            if !self.open[i] {
+                continue;
+            }
+            if prev.is_some_and(|p| {
+                let edges = &self.edges[self.start[i] as usize..self.start[i + 1] as usize];
+                !p.any(edges) && !next.any(edges)
+            }) {
+                continue;
+            }
+            let (mut lo, mut hi) = if self.base[i] == i8::MIN {
+                (i32::MIN, i32::MIN)
+            } else {
+                (i32::from(self.base[i]), i32::from(self.base[i]))
+            };
+            for &e in &self.edges[self.start[i] as usize..self.start[i + 1] as usize] {
+                let e = e as usize;
+                let own = bounds.own[e].load(Ordering::Relaxed);
+                let (clo, chi) = if own != NOT_CYCLIC {
+                    // A cyclic child: its value if it is new to the round, or the rows if
+                    // it repeats a position of the round.
+                    let own = i32::from(own);
+                    let l = i32::from(bounds.lo[e].load(Ordering::Relaxed));
+                    let h = i32::from(bounds.hi[e].load(Ordering::Relaxed));
+                    (l.min(own), h.max(own))
+                } else {
+                    let byte = cur[e].load(Ordering::Relaxed);
+                    if byte == UNDETERMINED || byte == UNSOLVED {
+                        (-kk, kk)
+                    } else {
+                        let m = i32::from(byte & 0x7F) - 63;
+                        (m, m)
+                    }
+                };
+                lo = lo.max(-chi);
+                hi = hi.max(-clo);
+            }
+            let idx = self.idx[i] as usize;
+            let old_lo = i32::from(bounds.lo[idx].load(Ordering::Relaxed));
+            let old_hi = i32::from(bounds.hi[idx].load(Ordering::Relaxed));
+            let lo = lo.max(old_lo);
+            let hi = hi.min(old_hi);
+            debug_assert!(lo <= hi, "bounds crossed: {lo} > {hi}");
+            if lo != old_lo || hi != old_hi {
+                moved += 1;
+                next.set(self.idx[i]);
+                bounds.lo[idx].store(lo as i8, Ordering::Relaxed);
+                bounds.hi[idx].store(hi as i8, Ordering::Relaxed);
+            }
+            if lo >= hi {
+                cur[idx].store(encode(lo, false), Ordering::Relaxed);
+                self.open[i] = false;
+                settled += 1;
+            }
+        }
+        self.left -= settled;
+        (moved, settled)
+    }
+}
+
+/// A set of ranks of one layer, one bit each: the positions that changed in a pass, so that the
+/// next pass looks again only at positions with a changed child.
+struct Changed(Vec<AtomicU64>);
+
+impl Changed {
+    fn new(n: u64) -> Changed {
+        Changed((0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
+    }
+    #[inline]
+    fn set(&self, idx: u64) {
+        self.0[(idx >> 6) as usize].fetch_or(1 << (idx & 63), Ordering::Relaxed);
+    }
+    #[inline]
+    fn any(&self, edges: &[u32]) -> bool {
+        edges
+            .iter()
+            .any(|&e| self.0[(e >> 6) as usize].load(Ordering::Relaxed) & (1 << (e & 63)) != 0)
+    }
+    fn clear(&mut self) {
+        self.0.par_iter_mut().for_each(|w| *w.get_mut() = 0);
+    }
+}
+
+/// `own` of a position outside the cyclic part.
+const NOT_CYCLIC: i8 = i8::MIN;
+
+/// Bounds on the values of the positions of the layer's cyclic part (those that can reach a
+/// cycle of non-capturing moves), valid for **every** history of the round in which the
+/// position is not itself a repetition.
+///
+/// The value of a move to a cyclic child is the child's value if the child is new to the
+/// round, or its row margin (`own`) if it repeats an earlier position: so the move's value lies
+/// between the two, whatever the history. Starting from `-k..=k` and iterating
+/// `lo(p) = max over moves of -max(hi(c), own(c))`, `hi(p) = max over moves of
+/// -min(lo(c), own(c))` (exact values for capturing moves and for children that cannot reach a
+/// cycle) keeps both sound by induction on the iteration; where they meet, the value does not
+/// depend on the history, nor on how endless play would be scored.
+struct Bounds {
+    lo: Vec<AtomicI8>,
+    hi: Vec<AtomicI8>,
+    own: Vec<AtomicI8>,
 }
 
 /// Builds layer `k` of `game` from the finished layers `lower[0..k]`.
@@ -215,6 +378,7 @@ pub fn build_layer(
         k,
         lower,
         cur: &cur,
+        bounds: None,
     };
     let mut stats = LayerStats {
         seeds: k,
@@ -274,9 +438,17 @@ pub fn build_layer(
     // nothing changes. What is left can reach a cycle of non-capturing moves.
     let max = k as i32;
     let mut left = waiting;
+    let mut prev = Changed::new(n);
+    let mut next = Changed::new(n);
     loop {
         stats.passes += 1;
-        let settled: usize = parts.par_iter_mut().map(|w| w.pass(&cur, max)).sum();
+        let first = stats.passes == 1;
+        let settled: usize = parts
+            .par_iter_mut()
+            .map(|w| w.pass(&cur, max, (!first).then_some(&prev), &next))
+            .sum();
+        std::mem::swap(&mut prev, &mut next);
+        next.clear();
         left -= settled as u64;
         progress(Progress {
             seeds: k,
@@ -288,6 +460,50 @@ pub fn build_layer(
             break;
         }
     }
+    stats.cyclic = left;
+    stats.phase_seconds[1] = t0.elapsed().as_secs_f64() - stats.phase_seconds[0];
+
+    // Pass 3: bounds valid for every history, iterated to their fixed point over the positions
+    // that can reach a cycle; where they meet, the value does not depend on the history.
+    let bounds = (left > 0).then(|| {
+        let atomics = |v: i8| to_atomic_i8(vec![v; n as usize]);
+        let bounds = Bounds {
+            lo: atomics(0),
+            hi: atomics(0),
+            own: atomics(NOT_CYCLIC),
+        };
+        parts.par_iter().for_each(|w| w.mark_cyclic(k, &bounds));
+        bounds
+    });
+    if let Some(bounds) = &bounds {
+        let cyclic = left;
+        loop {
+            stats.bound_passes += 1;
+            let first = stats.bound_passes == 1;
+            let (moved, settled) = parts
+                .par_iter_mut()
+                .map(|w| w.bounds_pass(&cur, bounds, k, (!first).then_some(&prev), &next))
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+            std::mem::swap(&mut prev, &mut next);
+            next.clear();
+            left -= settled as u64;
+            stats.bounded += settled as u64;
+            progress(Progress {
+                seeds: k,
+                phase: 3,
+                done: cyclic - left,
+                total: cyclic,
+            });
+            if moved == 0 {
+                break;
+            }
+        }
+    }
+    drop(prev);
+    drop(next);
+    stats.phase_seconds[2] =
+        t0.elapsed().as_secs_f64() - stats.phase_seconds[0] - stats.phase_seconds[1];
+
     let unsolved: Vec<u64> = parts
         .iter()
         .flat_map(|w| {
@@ -299,10 +515,14 @@ pub fn build_layer(
         })
         .collect();
     drop(parts);
-    stats.acyclic = n - stats.direct - unsolved.len() as u64;
-    stats.phase_seconds[1] = t0.elapsed().as_secs_f64() - stats.phase_seconds[0];
+    stats.acyclic = n - stats.direct - stats.cyclic;
 
-    // Pass 3: the exact search with the path for each position that can reach a cycle.
+    // Pass 4: the exact search with the path for each position whose bounds did not meet; the
+    // bounds prune it.
+    let view = BuildView {
+        bounds: bounds.as_ref(),
+        ..view
+    };
     let total = unsolved.len() as u64;
     let done = AtomicU64::new(0);
     let nodes = AtomicU64::new(0);
@@ -316,7 +536,8 @@ pub fn build_layer(
                 let b = unrank(k, idx);
                 s.clear();
                 s.budget = opts.search_budget;
-                let r = s.search(&b, idx, k, false, -(k as i32) - 1, k as i32 + 1);
+                let (lo, hi) = view.bounds(k, idx).unwrap_or((-(k as i32), k as i32));
+                let r = s.search(&b, idx, k, false, lo - 1, hi + 1);
                 used += opts.search_budget - s.budget;
                 out.push(match r {
                     Ok(v) => encode(v, true),
@@ -327,13 +548,14 @@ pub fn build_layer(
             let d = done.fetch_add(part.len() as u64, Ordering::Relaxed) + part.len() as u64;
             progress(Progress {
                 seeds: k,
-                phase: 3,
+                phase: 4,
                 done: d,
                 total,
             });
             out
         })
         .collect();
+    drop(bounds);
     stats.history = total;
     stats.search_nodes = nodes.into_inner();
     for (&idx, &byte) in unsolved.iter().zip(&results) {
@@ -344,7 +566,8 @@ pub fn build_layer(
     let table = from_atomic(cur);
     stats.undetermined = table.par_iter().filter(|&&b| b == UNDETERMINED).count() as u64;
     stats.seconds = t0.elapsed().as_secs_f64();
-    stats.phase_seconds[2] = stats.seconds - stats.phase_seconds[0] - stats.phase_seconds[1];
+    stats.phase_seconds[3] =
+        stats.seconds - stats.phase_seconds[0] - stats.phase_seconds[1] - stats.phase_seconds[2];
     (table, stats)
 }
 
@@ -354,6 +577,14 @@ fn to_atomic(v: Vec<u8>) -> Vec<AtomicU8> {
     // SAFETY: `AtomicU8` has the same size, alignment and bit validity as `u8`, and the
     // allocation is handed over whole (same length and capacity).
     unsafe { Vec::from_raw_parts(ptr.cast::<AtomicU8>(), len, cap) }
+}
+
+fn to_atomic_i8(v: Vec<i8>) -> Vec<AtomicI8> {
+    let mut v = std::mem::ManuallyDrop::new(v);
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: `AtomicI8` has the same size, alignment and bit validity as `i8`, and the
+    // allocation is handed over whole (same length and capacity).
+    unsafe { Vec::from_raw_parts(ptr.cast::<AtomicI8>(), len, cap) }
 }
 
 fn from_atomic(v: Vec<AtomicU8>) -> Vec<u8> {

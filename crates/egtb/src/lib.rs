@@ -8,8 +8,9 @@
 //!   per seed count, seen from the player to move ([`moves::canonical`]).
 //! - [`build_layer`]: one layer from the layers below it (captures and fours drop into them):
 //!   terminal and all-capturing positions first, then passes over the non-capturing moves until
-//!   nothing changes, then an exact search carrying the path since the last capture for the
-//!   positions that can reach a cycle (the repetition rule). See `docs/egtb.md`.
+//!   nothing changes, then bounds valid for every history iterated to their fixed point over
+//!   the positions that can reach a cycle, then an exact search carrying the path since the last
+//!   capture for those whose bounds did not meet (the repetition rule). See `docs/egtb.md`.
 //! - [`format`](mod@format): the `.pegtb` file format (magic, version, game, seeds, encoding, checksums).
 //! - [`Tables`]: memory-mapped tables and probing ([`Tables::probe`] for a search oracle).
 //! - [`oracle`](mod@oracle): the tables as the engine's exact-value oracle, opened at once or

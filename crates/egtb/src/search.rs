@@ -14,6 +14,12 @@ pub(crate) trait Lookup: Sync {
     fn game(&self) -> Game;
     /// The byte of the board with `k` seeds and rank `idx`.
     fn byte(&self, k: usize, idx: u64) -> u8;
+    /// Bounds on the value of a board of layer `k` (rank `idx`) that hold for every history in
+    /// which it is new to the round, if known (during a build: the bound iteration's).
+    #[inline]
+    fn bounds(&self, _k: usize, _idx: u64) -> Option<(i32, i32)> {
+        None
+    }
 }
 
 /// True if a same-layer byte cannot be used when the path since the last capture is not empty:
@@ -115,9 +121,17 @@ impl<'a, L: Lookup> PathSearch<'a, L> {
                 // Repetition: the round ends, each takes their own row.
                 -row_margin(&c.board)
             } else if needs_search(byte) {
-                deferred[nd] = (cidx, i);
-                nd += 1;
-                continue;
+                match self.look.bounds(k, cidx) {
+                    // The move cannot raise the value above alpha: its upper bound will do.
+                    Some((lo, _)) if -lo <= alpha => -lo,
+                    // The move reaches beta whatever the path: its lower bound will do.
+                    Some((_, hi)) if -hi >= beta => -hi,
+                    _ => {
+                        deferred[nd] = (cidx, i);
+                        nd += 1;
+                        continue;
+                    }
+                }
             } else {
                 -margin(byte)
             };

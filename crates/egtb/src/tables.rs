@@ -366,7 +366,7 @@ impl Tables {
                 } else if stored == 0xFF {
                     return false;
                 } else {
-                    self.recompute_unflagged(&b, k)
+                    self.recompute_unflagged(&b, idx, k)
                 };
                 got != Some(i32::from(stored & 0x7F) - 63)
             })
@@ -380,19 +380,26 @@ impl Tables {
     }
 
     /// An unflagged entry from its children: the best over the moves.
-    fn recompute_unflagged(&self, b: &[u8; 14], k: usize) -> Option<i32> {
+    fn recompute_unflagged(&self, b: &[u8; 14], idx: u64, k: usize) -> Option<i32> {
         let moves = children(self.game, b);
         if let Some(v) = terminal_value(self.game, b, &moves) {
             return Some(v);
         }
         let mut best = i32::MIN;
         for c in moves.as_slice() {
-            let byte = self.byte(c.seeds, rank(&c.board));
+            let cidx = rank(&c.board);
+            let byte = self.byte(c.seeds, cidx);
             match decode(byte) {
                 Entry::Value { margin, history } => {
                     if c.seeds == k && history {
-                        // An unflagged position cannot have a flagged same-layer child unless a
-                        // capture already reaches the best possible value.
+                        // A flagged child of an unflagged position (whose bounds met): its
+                        // value after this move, with this position on the path.
+                        let mut s = PathSearch::new(self, 1 << 24);
+                        s.push_history(idx, false);
+                        let v = s
+                            .search(&c.board, cidx, k, true, -(k as i32) - 1, k as i32 + 1)
+                            .ok()?;
+                        best = best.max(-v);
                         continue;
                     }
                     best = best.max(c.gain - margin);
