@@ -1,0 +1,212 @@
+//! The searching levels with the tables as their oracle never throw away value: from many
+//! positions within the tables' range, a level plays the rest of the round against greedy and
+//! random opponents; every move it chooses has the best exact value (given the round's history
+//! so far), and its final margin is at least the tables' value of the start.
+//!
+//! In a match every seed counts for the next round, so "the best" is the best margin. In a
+//! single game only the result counts, and once the result is a proven draw or loss the engine
+//! deliberately picks, among the moves that keep that result, the one that sets the opponent the
+//! most traps (`swindle` in the engine's search), whatever the margin: there the check is that
+//! the result is kept; in a won single game, that the margin is.
+
+use std::sync::Arc;
+
+use pussa_egtb::{BuildOptions, Tables, TablesOracle};
+use pussa_engine::tournament::{greedy_move, random_move};
+use pussa_engine::{choose_move_with_oracle, ExactOracle, Level};
+use pussa_rules::{Game, GameState, Hole, Mode, Position, Rng, Side};
+
+const MAX: usize = 8;
+
+/// A random board of `k` seeds on the open board, `to_move` to move, the other seeds in the
+/// stores.
+fn random_position(game: Game, k: u32, to_move: Side, rng: &mut Rng) -> Position {
+    let mut board = [0u8; 14];
+    for _ in 0..k {
+        board[rng.below(14) as usize] += 1;
+    }
+    let rest = u32::from(game.seeds_per_hole()) * 14 - k;
+    let south = rest / 2;
+    Position::from_parts_unchecked(
+        game,
+        board,
+        0,
+        [south as u8, (rest - south) as u8],
+        to_move,
+    )
+}
+
+/// The exact value of every legal move of `state` for the side to move, given the round's
+/// history: a move that takes seeds starts the history afresh below it; one that does not
+/// keeps it (the tables' path search with that history).
+fn exact_move_values(tables: &Tables, state: &GameState) -> Vec<(Hole, i32)> {
+    let me = state.position().to_move();
+    let k = state.position().seeds_on_board();
+    let mut out = Vec::new();
+    for mv in state.legal_moves() {
+        let mut s = state.clone();
+        let before = s.position().stores();
+        s.play(mv).expect("legal");
+        let after = s.position().stores();
+        let gain = (i32::from(after[me.index()]) - i32::from(before[me.index()]))
+            - (i32::from(after[me.other().index()]) - i32::from(before[me.other().index()]));
+        let v = if s.is_round_over() {
+            gain
+        } else {
+            let child = s.position();
+            let sign = if child.to_move() == me { 1 } else { -1 };
+            let rest = if child.seeds_on_board() < k {
+                tables.probe_fresh(child)
+            } else {
+                tables.probe_with_history(child, s.history())
+            };
+            gain + sign * rest.expect("within the tables and determined")
+        };
+        out.push((mv, v));
+    }
+    out
+}
+
+/// The sign of the final difference of the stores for the side to move, if the future margin
+/// from here is `v`.
+fn result(state: &GameState, v: i32) -> i32 {
+    let pos = state.position();
+    let me = pos.to_move();
+    (i32::from(pos.store(me)) - i32::from(pos.store(me.other())) + v).signum()
+}
+
+fn never_throws_away_value(game: Game, level: Level, positions: usize, seed: u64) {
+    let tables = Tables::build_in_memory(game, MAX, BuildOptions::default(), &|_| {});
+    let oracle: Arc<dyn ExactOracle> = Arc::new(TablesOracle(Tables::from_layers(
+        game,
+        (0..=MAX).map(|k| tables.layer(k).to_vec()).collect(),
+    )));
+    let mut rng = Rng::new(seed);
+    let mut played = 0;
+    let mut checked_moves = 0;
+    let mut history_moves = 0;
+    let mut gained = 0;
+    while played < positions {
+        let k = 2 + rng.below(MAX as u32 - 1);
+        let side = if rng.below(2) == 0 {
+            Side::South
+        } else {
+            Side::North
+        };
+        let pos = random_position(game, k, side, &mut rng);
+        let mode = if rng.below(2) == 0 {
+            Mode::Single
+        } else {
+            Mode::Match
+        };
+        let mut state = GameState::from_position(pos, mode, 1, side);
+        if state.is_round_over() {
+            continue;
+        }
+        let Some(want) = tables.probe_fresh(&pos) else {
+            continue;
+        };
+        played += 1;
+        let start = pos.stores();
+        let start_result = result(&state, want);
+        let greedy = played % 2 == 0;
+        let mut orng = Rng::new(seed ^ played as u64);
+        let mut ply = 0u64;
+        while !state.is_round_over() {
+            let to_move = state.position().to_move();
+            let mv = if to_move == side {
+                let values = exact_move_values(&tables, &state);
+                let best = values.iter().map(|v| v.1).max().expect("a legal move");
+                let mv = choose_move_with_oracle(&state, level, seed ^ ply, Some(oracle.clone()))
+                    .expect("a move");
+                let got = values.iter().find(|v| v.0 == mv).expect("legal").1;
+                let by_result = mode == Mode::Single && result(&state, best) <= 0;
+                let kept = if by_result {
+                    result(&state, got) == result(&state, best)
+                } else {
+                    got == best
+                };
+                assert!(
+                    kept,
+                    "{game} {level} {mode:?}: in {} (history of {}) {mv} is worth {got}, the best {best}: {values:?}",
+                    pussa_rules::Setup::from_state(&state),
+                    state.history().len()
+                );
+                checked_moves += 1;
+                if state.history().len() > 1 {
+                    history_moves += 1;
+                }
+                mv
+            } else if greedy {
+                greedy_move(&state, &mut orng).expect("a move")
+            } else {
+                random_move(&state, &mut orng).expect("a move")
+            };
+            state.play(mv).expect("legal");
+            ply += 1;
+            assert!(ply < 500, "{game}: the round does not end");
+        }
+        let end = state.position().stores();
+        let me = side.index();
+        let margin = (i32::from(end[me]) - i32::from(start[me]))
+            - (i32::from(end[1 - me]) - i32::from(start[1 - me]));
+        let end_result = (i32::from(end[me]) - i32::from(end[1 - me])).signum();
+        assert!(
+            end_result >= start_result,
+            "{game} {level} {mode:?}: from {pos:?} worth {want} the level ended with {margin}"
+        );
+        if mode == Mode::Match || start_result > 0 {
+            assert!(
+                margin >= want,
+                "{game} {level} {mode:?}: from {pos:?} worth {want} the level ended with {margin}"
+            );
+            gained += margin - want;
+        }
+    }
+    assert!(checked_moves > positions, "{checked_moves} moves checked");
+    // The check must also have seen positions in the middle of a chain of non-capturing moves.
+    assert!(history_moves > 0, "no move checked with a history");
+    eprintln!("{game} {level}: {played} positions, {checked_moves} moves checked, {history_moves} with a history, {gained} seeds gained");
+    // The opponents are weak: the level must profit from their mistakes somewhere.
+    assert!(gained > 0);
+}
+
+#[test]
+fn club_with_tables_never_throws_away_value_raja_pasu() {
+    never_throws_away_value(Game::RajaPasu, Level::Club, 300, 1);
+}
+
+#[test]
+fn club_with_tables_never_throws_away_value_walak_pussa() {
+    never_throws_away_value(Game::WalakPussa, Level::Club, 300, 2);
+}
+
+#[test]
+fn expert_with_tables_never_throws_away_value_pasu_pondi() {
+    never_throws_away_value(Game::PasuPondi, Level::Expert, 100, 3);
+}
+
+/// Without the tables the same level does throw value away from such positions: the test
+/// above can fail.
+#[test]
+fn club_without_tables_does_lose_value_somewhere() {
+    let game = Game::RajaPasu;
+    let tables = Tables::build_in_memory(game, MAX, BuildOptions::default(), &|_| {});
+    let mut rng = Rng::new(7);
+    let mut worse = 0;
+    for _ in 0..400 {
+        let k = 5 + rng.below(MAX as u32 - 4);
+        let pos = random_position(game, k, Side::South, &mut rng);
+        let state = GameState::from_position(pos, Mode::Match, 1, Side::South);
+        if state.is_round_over() || tables.probe_fresh(&pos).is_none() {
+            continue;
+        }
+        let values = exact_move_values(&tables, &state);
+        let best = values.iter().map(|v| v.1).max().unwrap();
+        let mv = choose_move_with_oracle(&state, Level::Club, 1, None).unwrap();
+        if values.iter().find(|v| v.0 == mv).unwrap().1 < best {
+            worse += 1;
+        }
+    }
+    assert!(worse > 0, "the weaker level never erred: the check has no teeth");
+}
