@@ -1,0 +1,426 @@
+//! The endgame tables wherever the computer plays, through the binary: `pussa engine`'s
+//! `EGTBPath` option (a child process), `pussa tournament` players with `+tables`, and the
+//! `--egtb` options of `pussa play` and `pussa serve`. Small tables are built in a temp dir.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use pussa_egtb::{build_dir, BuildOptions, Tables};
+use pussa_rules::{Game, Position, Rng, Setup, Side};
+
+const MAX: usize = 8;
+
+/// Tables of Raja Pasu up to 8 seeds, built once for all the tests of this file.
+fn tables_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("pussa-cli-tables-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        build_dir(
+            &dir,
+            Game::RajaPasu,
+            MAX,
+            BuildOptions::default(),
+            false,
+            &|_| {},
+            &mut |_| {},
+        )
+        .expect("build the tables");
+        dir
+    })
+}
+
+fn empty_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pussa-cli-notables-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn pussa(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run pussa");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .arg("engine")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start pussa engine");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Lines up to and including the first one for which `done` holds.
+    fn until(&mut self, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut got = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    let stop = done(&l);
+                    got.push(l);
+                    if stop {
+                        return got;
+                    }
+                }
+                Err(e) => panic!("no answer ({e:?}); got so far: {got:?}"),
+            }
+        }
+    }
+
+    /// Sends `line` then `isready`, and returns what came before `readyok`.
+    fn ask(&mut self, line: &str) -> Vec<String> {
+        self.send(line);
+        self.send("isready");
+        let mut l = self.until(|l| l == "readyok");
+        l.pop();
+        l
+    }
+
+    fn bestmove(&mut self, go: &str) -> (Vec<String>, String) {
+        self.send(go);
+        let lines = self.until(|l| l.starts_with("bestmove "));
+        let best = lines.last().unwrap()["bestmove ".len()..].to_string();
+        (lines, best)
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "engine did not exit after quit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// Random positions of Raja Pasu with 3..=8 seeds on the board whose round is not over.
+fn positions(n: usize, seed: u64) -> Vec<Position> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let k = 3 + rng.below(MAX as u32 - 2);
+        let mut board = [0u8; 14];
+        for _ in 0..k {
+            board[rng.below(14) as usize] += 1;
+        }
+        let rest = 98 - k;
+        let side = if rng.below(2) == 0 {
+            Side::South
+        } else {
+            Side::North
+        };
+        let pos = Position::from_parts_unchecked(
+            Game::RajaPasu,
+            board,
+            0,
+            [(rest / 2) as u8, (rest - rest / 2) as u8],
+            side,
+        );
+        let state = pussa_rules::GameState::from_position(pos, pussa_rules::Mode::Match, 1, side);
+        if !state.is_round_over() && !state.legal_moves().is_empty() {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+/// `EGTBPath`: a bad path and a directory without tables are clear errors and the engine goes
+/// on; with the tables the search proves table values at once and its moves are the tables'
+/// best, for the search and for a level; `<empty>` drops the tables.
+#[test]
+fn engine_protocol_loads_tables_with_egtbpath() {
+    let dir = tables_dir();
+    let tables = Tables::open(dir, Game::RajaPasu, None).unwrap();
+    let mut e = Engine::start();
+    e.send("pussa");
+    let hello = e.until(|l| l == "pussaok");
+    assert!(
+        hello
+            .iter()
+            .any(|l| l == "option name EGTBPath type string default <empty>"),
+        "{hello:?}"
+    );
+    let bad = e.ask("setoption name EGTBPath value /no/such/dir");
+    assert!(
+        bad.len() == 1
+            && bad[0].starts_with("info string error: ")
+            && bad[0].contains("'/no/such/dir' is not a directory"),
+        "{bad:?}"
+    );
+    let empty = empty_dir("engine");
+    let none = e.ask(&format!("setoption name EGTBPath value {}", empty.display()));
+    assert!(
+        none.len() == 1 && none[0].contains("error") && none[0].contains("no endgame tables"),
+        "{none:?}"
+    );
+    let ok = e.ask(&format!("setoption name EGTBPath value {}", dir.display()));
+    assert_eq!(
+        ok,
+        vec![format!(
+            "info string EGTBPath {}: tables of raja-pasu",
+            dir.display()
+        )]
+    );
+    e.ask("newgame raja-pasu match");
+    for (i, pos) in positions(12, 5).iter().enumerate() {
+        let fen = Setup::from_position(pos, 1).to_string();
+        e.ask(&format!("position fen {fen}"));
+        let values = tables.move_values(pos).expect("covered");
+        let best = values.iter().filter_map(|m| m.value).max().unwrap();
+        let go = if i % 2 == 0 {
+            e.ask("setoption name Level value search");
+            "go nodes 300"
+        } else {
+            e.ask("setoption name Level value club");
+            "go"
+        };
+        let (lines, mv) = e.bestmove(go);
+        let chosen = values
+            .iter()
+            .find(|m| m.mv.to_string() == mv)
+            .unwrap_or_else(|| panic!("{fen}: bestmove {mv} is not legal: {lines:?}"));
+        assert_eq!(chosen.value, Some(best), "{fen}: {mv} {values:?} {lines:?}");
+        if i % 2 == 0 {
+            // The search's value is proven: the table's value plus the seeds already taken.
+            let me = pos.to_move();
+            let taken = i32::from(pos.store(me)) - i32::from(pos.store(me.other()));
+            let want = taken + tables.probe_fresh(pos).unwrap();
+            let last_info = lines
+                .iter()
+                .rev()
+                .find(|l| l.starts_with("info depth"))
+                .unwrap();
+            assert!(
+                last_info.contains(&format!("score seeds {want} exact yes")),
+                "{fen}: {last_info}"
+            );
+        }
+    }
+    let off = e.ask("setoption name EGTBPath value <empty>");
+    assert_eq!(off, vec!["info string EGTBPath: no endgame tables".to_string()]);
+    e.quit();
+}
+
+/// A damaged table file is refused by `EGTBPath` with the file's name; the engine goes on.
+#[test]
+fn engine_protocol_refuses_a_damaged_table() {
+    let dir = empty_dir("damaged");
+    build_dir(
+        &dir,
+        Game::WalakPussa,
+        4,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .unwrap();
+    let f = pussa_egtb::format::table_path(&dir, Game::WalakPussa, 3);
+    let mut bytes = std::fs::read(&f).unwrap();
+    let n = bytes.len();
+    bytes[n - 1] ^= 0x01;
+    std::fs::write(&f, bytes).unwrap();
+    let mut e = Engine::start();
+    let got = e.ask(&format!("setoption name EGTBPath value {}", dir.display()));
+    assert!(
+        got.len() == 1
+            && got[0].starts_with("info string error: ")
+            && got[0].contains("3.pegtb")
+            && got[0].contains("checksum"),
+        "{got:?}"
+    );
+    let (_, mv) = e.bestmove("go depth 2");
+    assert_ne!(mv, "none");
+    e.quit();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `+tables` players: the names in the summary, the records and the results carry the suffix;
+/// a player that does not search and a directory without tables are one-line errors.
+#[test]
+fn tournament_players_with_tables() {
+    let dir = tables_dir();
+    let out_dir = empty_dir("tournament");
+    let json = out_dir.join("r.json");
+    let pgn = out_dir.join("g.pgn");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "level:club+tables",
+        "level:club",
+        "--game",
+        "raja-pasu",
+        "-n",
+        "2",
+        "--random-opening",
+        "2",
+        "--concurrency",
+        "2",
+        "--quiet",
+        "--egtb",
+        dir.to_str().unwrap(),
+        "--results",
+        json.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with("level:club+tables vs level:club: raja-pasu"),
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["players"][0], "level:club+tables");
+    assert_eq!(v["players"][1], "level:club");
+    assert_eq!(v["games"].as_array().unwrap().len(), 2);
+    let records = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(records.matches("level:club+tables").count(), 2, "{records}");
+
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "search+tables",
+        "greedy",
+        "--game",
+        "raja-pasu",
+        "-n",
+        "2",
+        "--quiet",
+        "--egtb",
+        empty_dir("tournament-none").to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.starts_with("error: 'search+tables': no endgame tables of raja-pasu under")
+            && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "greedy+tables",
+        "search",
+        "--game",
+        "raja-pasu",
+        "--quiet",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("cannot use endgame tables"), "{err}");
+    std::fs::remove_dir_all(&out_dir).ok();
+}
+
+/// `--balanced-openings`: every pair plays an opening of the full length, the same for both
+/// games of a pair.
+#[test]
+fn tournament_balanced_openings() {
+    let out_dir = empty_dir("balanced");
+    let csv = out_dir.join("r.csv");
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "level:casual",
+        "greedy",
+        "--game",
+        "raja-pasu",
+        "-n",
+        "4",
+        "--random-opening",
+        "4",
+        "--balanced-openings",
+        "2000",
+        "--quiet",
+        "--results",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let openings: Vec<String> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(11).unwrap().to_string())
+        .collect();
+    assert_eq!(openings.len(), 4);
+    for o in &openings {
+        assert_eq!(o.split_whitespace().count(), 4, "{text}");
+    }
+    assert_eq!(openings[0], openings[1]);
+    assert_eq!(openings[2], openings[3]);
+    let (ok, _, err) = pussa(&["tournament", "greedy", "random", "--balanced-openings", "0"]);
+    assert!(!ok && err.contains("--balanced-openings"), "{err}");
+    std::fs::remove_dir_all(&out_dir).ok();
+}
+
+/// `pussa play --egtb DIR` and `pussa serve --egtb DIR`: a directory without tables is an error
+/// before anything starts; `pussa play --help` and `pussa serve --help` document the option.
+#[test]
+fn play_and_serve_egtb_options() {
+    let empty = empty_dir("play");
+    let (ok, _, err) = pussa(&[
+        "play",
+        "--game",
+        "raja-pasu",
+        "--egtb",
+        empty.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.starts_with("error: --egtb ") && err.contains("no endgame tables of raja-pasu"),
+        "{err}"
+    );
+    let (ok, _, err) = pussa(&[
+        "serve",
+        "--egtb",
+        empty.to_str().unwrap(),
+        "--addr",
+        "127.0.0.1:0",
+        "--data",
+        empty.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("no endgame tables there"), "{err}");
+    for cmd in ["play", "serve"] {
+        let (ok, out, _) = pussa(&[cmd, "--help"]);
+        assert!(ok);
+        assert!(out.contains("--egtb <DIR|none>"), "{out}");
+    }
+    std::fs::remove_dir_all(&empty).ok();
+}
