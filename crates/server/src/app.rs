@@ -179,6 +179,23 @@ impl App {
         self.tables.get().and_then(|t| t.oracle(game))
     }
 
+    /// Verifies every game's tables now (see [`crate::Server::verify_tables`]).
+    pub fn verify_tables(&self) -> Vec<(Game, Result<usize, String>)> {
+        let Some(t) = self.tables.get() else {
+            return Vec::new();
+        };
+        t.games()
+            .into_iter()
+            .filter_map(|(g, _)| t.get(g))
+            .map(|o| {
+                (
+                    o.game(),
+                    o.wait().map(|t| t.max_seeds()).map_err(ToString::to_string),
+                )
+            })
+            .collect()
+    }
+
     /// The games with endgame tables and the largest seed count of each.
     #[must_use]
     pub fn tables(&self) -> Vec<(Game, usize)> {

@@ -150,6 +150,13 @@ impl Server {
         Ok(games)
     }
 
+    /// Verifies every game's tables now (blocking) instead of on first need, so the computer's
+    /// moves do not depend on when the background verification ends: the games whose tables
+    /// passed, with the largest seed count, and those refused, with the reason.
+    pub fn verify_tables(&self) -> Vec<(pussa_rules::Game, Result<usize, String>)> {
+        self.app.verify_tables()
+    }
+
     /// Games rebuilt in memory.
     #[must_use]
     pub fn games_in_memory(&self) -> usize {
