@@ -59,7 +59,7 @@ pub const DEFAULT_EGTB: &str = "data/egtb";
 pub fn tables_option(
     egtb: Option<&str>,
     game: Game,
-    on_done: Option<Box<dyn Fn(Game, Result<usize, &pussa_egtb::FormatError>) + Send + Sync>>,
+    on_done: Option<pussa_egtb::oracle::OnDone>,
 ) -> anyhow::Result<Option<LazyTablesOracle>> {
     let (dir, explicit) = match egtb.map(str::trim) {
         Some(s) if s.eq_ignore_ascii_case("none") => return Ok(None),
@@ -83,7 +83,6 @@ pub fn tables_option(
         ),
     }
 }
-
 
 /// What a background thread found.
 enum Answer {
@@ -248,8 +247,16 @@ mod tests {
     fn the_egtb_option() {
         let dir = std::env::temp_dir().join(format!("pussa-play-egtb-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        build_dir(&dir, Game::RajaPasu, 4, BuildOptions::default(), false, &|_| {}, &mut |_| {})
-            .unwrap();
+        build_dir(
+            &dir,
+            Game::RajaPasu,
+            4,
+            BuildOptions::default(),
+            false,
+            &|_| {},
+            &mut |_| {},
+        )
+        .unwrap();
         let d = dir.to_str().unwrap();
         assert!(tables_option(Some("none"), Game::RajaPasu, None)
             .unwrap()
@@ -266,7 +273,10 @@ mod tests {
             .map(|_| ())
             .unwrap_err()
             .to_string();
-        assert!(e.contains("no endgame tables of walak-pussa") && e.contains(d), "{e}");
+        assert!(
+            e.contains("no endgame tables of walak-pussa") && e.contains(d),
+            "{e}"
+        );
         assert!(tables_option(Some(" "), Game::RajaPasu, None).is_err());
         // The default: data/egtb relative to the working directory (the crate's, in tests).
         let default = tables_option(None, Game::RajaPasu, None).unwrap();

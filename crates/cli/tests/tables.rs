@@ -191,7 +191,10 @@ fn engine_protocol_loads_tables_with_egtbpath() {
         "{bad:?}"
     );
     let empty = empty_dir("engine");
-    let none = e.ask(&format!("setoption name EGTBPath value {}", empty.display()));
+    let none = e.ask(&format!(
+        "setoption name EGTBPath value {}",
+        empty.display()
+    ));
     assert!(
         none.len() == 1 && none[0].contains("error") && none[0].contains("no endgame tables"),
         "{none:?}"
@@ -240,7 +243,10 @@ fn engine_protocol_loads_tables_with_egtbpath() {
         }
     }
     let off = e.ask("setoption name EGTBPath value <empty>");
-    assert_eq!(off, vec!["info string EGTBPath: no endgame tables".to_string()]);
+    assert_eq!(
+        off,
+        vec!["info string EGTBPath: no endgame tables".to_string()]
+    );
     e.quit();
 }
 
@@ -311,7 +317,8 @@ fn tournament_players_with_tables() {
         out.starts_with("level:club+tables vs level:club: raja-pasu"),
         "{out}"
     );
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["players"][0], "level:club+tables");
     assert_eq!(v["players"][1], "level:club");
     assert_eq!(v["games"].as_array().unwrap().len(), 2);

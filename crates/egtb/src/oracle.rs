@@ -88,7 +88,9 @@ pub enum LoadStatus {
     Failed(String),
 }
 
-type OnDone = Box<dyn Fn(Game, Result<usize, &FormatError>) + Send + Sync>;
+/// Told, from the background thread, when a game's payloads are verified (with the largest
+/// seed count) or refused.
+pub type OnDone = Box<dyn Fn(Game, Result<usize, &FormatError>) + Send + Sync>;
 
 struct Inner {
     game: Game,
@@ -321,9 +323,16 @@ mod tests {
     fn lazy_oracle_verifies_on_first_need_then_answers_like_the_tables() {
         let dir = temp("lazy");
         let game = Game::WalakPussa;
-        let tables =
-            build_dir(&dir, game, 5, BuildOptions::default(), false, &|_| {}, &mut |_| {})
-                .unwrap();
+        let tables = build_dir(
+            &dir,
+            game,
+            5,
+            BuildOptions::default(),
+            false,
+            &|_| {},
+            &mut |_| {},
+        )
+        .unwrap();
         let o = LazyTablesOracle::open(&dir, game, None).unwrap().unwrap();
         assert_eq!(o.max_seeds(), 5);
         assert_eq!(o.status(), LoadStatus::Waiting);
@@ -361,7 +370,16 @@ mod tests {
     fn damaged_files_are_refused_never_trusted() {
         let dir = temp("damaged");
         let game = Game::PasuPondi;
-        build_dir(&dir, game, 4, BuildOptions::default(), false, &|_| {}, &mut |_| {}).unwrap();
+        build_dir(
+            &dir,
+            game,
+            4,
+            BuildOptions::default(),
+            false,
+            &|_| {},
+            &mut |_| {},
+        )
+        .unwrap();
         // Payload damage: the headers pass, the verification fails.
         let f = table_path(&dir, game, 4);
         let mut bytes = std::fs::read(&f).unwrap();
@@ -374,9 +392,7 @@ mod tests {
             &dir,
             game,
             Some(Box::new(move |g, r| {
-                t2.lock()
-                    .unwrap()
-                    .push((g, r.map_err(ToString::to_string)));
+                t2.lock().unwrap().push((g, r.map_err(ToString::to_string)));
             })),
         )
         .unwrap()

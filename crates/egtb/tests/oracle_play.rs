@@ -27,13 +27,7 @@ fn random_position(game: Game, k: u32, to_move: Side, rng: &mut Rng) -> Position
     }
     let rest = u32::from(game.seeds_per_hole()) * 14 - k;
     let south = rest / 2;
-    Position::from_parts_unchecked(
-        game,
-        board,
-        0,
-        [south as u8, (rest - south) as u8],
-        to_move,
-    )
+    Position::from_parts_unchecked(game, board, 0, [south as u8, (rest - south) as u8], to_move)
 }
 
 /// The exact value of every legal move of `state` for the side to move, given the round's
@@ -208,5 +202,8 @@ fn club_without_tables_does_lose_value_somewhere() {
             worse += 1;
         }
     }
-    assert!(worse > 0, "the weaker level never erred: the check has no teeth");
+    assert!(
+        worse > 0,
+        "the weaker level never erred: the check has no teeth"
+    );
 }

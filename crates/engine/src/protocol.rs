@@ -534,7 +534,9 @@ impl<W: Write + Send + 'static> Engine<W> {
     /// them with `<empty>` / `none`). On any error the tables in use stay as they were.
     fn set_egtb_path(&mut self, value: &str) -> Result<(), String> {
         if self.searching() {
-            return Err("setoption: EGTBPath cannot change while a search runs; send stop first".into());
+            return Err(
+                "setoption: EGTBPath cannot change while a search runs; send stop first".into(),
+            );
         }
         if value.eq_ignore_ascii_case("<empty>") || value.eq_ignore_ascii_case("none") {
             self.egtb_path = None;

@@ -950,7 +950,10 @@ impl fmt::Debug for Config {
             .field("sprt", &self.sprt)
             .field("engine_timeout", &self.engine_timeout)
             .field("max_rounds", &self.max_rounds)
-            .field("tables", &[self.oracles[0].is_some(), self.oracles[1].is_some()])
+            .field(
+                "tables",
+                &[self.oracles[0].is_some(), self.oracles[1].is_some()],
+            )
             .field("balanced_openings", &self.balanced_openings)
             .finish()
     }
@@ -1444,7 +1447,12 @@ mod tests {
             PlayerSpec::parse_with_tables("level:club"),
             Ok((PlayerSpec::Level(Level::Club), false))
         );
-        for bad in ["greedy+tables", "random+tables", "mcts+tables", "level:novice+tables"] {
+        for bad in [
+            "greedy+tables",
+            "random+tables",
+            "mcts+tables",
+            "level:novice+tables",
+        ] {
             let e = PlayerSpec::parse_with_tables(bad).unwrap_err();
             assert!(e.contains("cannot use endgame tables"), "{bad}: {e}");
         }

@@ -46,7 +46,16 @@ async fn the_computer_and_the_hints_play_the_tables_best_moves() {
     let dir = common::temp_dir("tables");
     let egtb = dir.join("egtb");
     let game = Game::WalakPussa;
-    build_dir(&egtb, game, MAX, BuildOptions::default(), false, &|_| {}, &mut |_| {}).unwrap();
+    build_dir(
+        &egtb,
+        game,
+        MAX,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .unwrap();
     let tables = Tables::open(&egtb, game, None).unwrap();
     let config = pussa_server::Config {
         addr: "127.0.0.1:0".parse().unwrap(),
@@ -135,7 +144,9 @@ async fn the_computer_and_the_hints_play_the_tables_best_moves() {
                 let here = setup.game_state(Mode::Match).unwrap();
                 let mut state = start.clone();
                 for m in st["moves"].as_array().unwrap() {
-                    state.play(m["move"].as_str().unwrap().parse().unwrap()).unwrap();
+                    state
+                        .play(m["move"].as_str().unwrap().parse().unwrap())
+                        .unwrap();
                 }
                 assert_eq!(state.position(), here.position());
                 let values = exact_move_values(&tables, &state);
@@ -143,7 +154,11 @@ async fn the_computer_and_the_hints_play_the_tables_best_moves() {
                 let taken = st["taken"].as_array().unwrap();
                 let taken_n = taken[1].as_i64().unwrap() - taken[0].as_i64().unwrap();
                 assert_eq!(h["exact"], true, "{h}");
-                assert_eq!(h["score"].as_i64().unwrap(), taken_n + i64::from(best), "{h}");
+                assert_eq!(
+                    h["score"].as_i64().unwrap(),
+                    taken_n + i64::from(best),
+                    "{h}"
+                );
                 hints += 1;
             }
             let mv = st["legal"][0].as_str().unwrap().to_string();
