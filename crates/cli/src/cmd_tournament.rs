@@ -335,6 +335,14 @@ fn summary(config: &Config, report: &Report) -> String {
             fmt_elo(phi)
         );
     }
+    if let Some(nodes) = config.balanced_openings {
+        let _ = writeln!(
+            s,
+            "openings: {} random plies, kept within {} seeds of even by a search of {nodes} nodes",
+            config.random_opening,
+            tournament::BALANCED_MARGIN
+        );
+    }
     if let (Some(sprt), Some(d), Some(llr)) = (config.sprt, report.sprt, report.llr) {
         let (a, b) = sprt.bounds();
         let verdict = match d {

@@ -362,7 +362,7 @@ fn tournament_players_with_tables() {
 fn tournament_balanced_openings() {
     let out_dir = empty_dir("balanced");
     let csv = out_dir.join("r.csv");
-    let (ok, _, err) = pussa(&[
+    let (ok, out, err) = pussa(&[
         "tournament",
         "level:casual",
         "greedy",
@@ -389,6 +389,12 @@ fn tournament_balanced_openings() {
     for o in &openings {
         assert_eq!(o.split_whitespace().count(), 4, "{text}");
     }
+    assert!(
+        out.contains(
+            "openings: 4 random plies, kept within 3 seeds of even by a search of 2000 nodes"
+        ),
+        "{out}"
+    );
     assert_eq!(openings[0], openings[1]);
     assert_eq!(openings[2], openings[3]);
     let (ok, _, err) = pussa(&["tournament", "greedy", "random", "--balanced-openings", "0"]);

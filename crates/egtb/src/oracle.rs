@@ -177,7 +177,11 @@ impl LazyTablesOracle {
 
     /// Starts verifying the payloads in a background thread (once; later calls do nothing).
     pub fn start_loading(&self) {
-        if self.inner.started.swap(true, Ordering::AcqRel) {
+        // A plain load first: the search asks at many nodes, and a swap would write the shared
+        // flag every time.
+        if self.inner.started.load(Ordering::Acquire)
+            || self.inner.started.swap(true, Ordering::AcqRel)
+        {
             return;
         }
         let inner = Arc::clone(&self.inner);
