@@ -79,6 +79,7 @@ fn never_throws_away_value(game: Game, level: Level, positions: usize, seed: u64
     let mut played = 0;
     let mut checked_moves = 0;
     let mut history_moves = 0;
+    let mut fresh_moves = 0;
     let mut gained = 0;
     while played < positions {
         let k = 2 + rng.below(MAX as u32 - 1);
@@ -110,6 +111,20 @@ fn never_throws_away_value(game: Game, level: Level, positions: usize, seed: u64
             let to_move = state.position().to_move();
             let mv = if to_move == side {
                 let values = exact_move_values(&tables, &state);
+                if state.history().len() <= 1 {
+                    // A fresh history: the tables' own move values say the same.
+                    let mut own: Vec<(Hole, i32)> = tables
+                        .move_values(state.position())
+                        .expect("covered")
+                        .iter()
+                        .map(|m| (m.mv, m.value.expect("determined")))
+                        .collect();
+                    own.sort_by_key(|m| m.0.index());
+                    let mut mine = values.clone();
+                    mine.sort_by_key(|m| m.0.index());
+                    assert_eq!(own, mine, "{}", pussa_rules::Setup::from_state(&state));
+                    fresh_moves += 1;
+                }
                 let best = values.iter().map(|v| v.1).max().expect("a legal move");
                 let mv = choose_move_with_oracle(&state, level, seed ^ ply, Some(oracle.clone()))
                     .expect("a move");
@@ -160,6 +175,10 @@ fn never_throws_away_value(game: Game, level: Level, positions: usize, seed: u64
     assert!(checked_moves > positions, "{checked_moves} moves checked");
     // The check must also have seen positions in the middle of a chain of non-capturing moves.
     assert!(history_moves > 0, "no move checked with a history");
+    assert!(
+        fresh_moves > 0,
+        "no move checked against Tables::move_values"
+    );
     eprintln!("{game} {level}: {played} positions, {checked_moves} moves checked, {history_moves} with a history, {gained} seeds gained");
     // The opponents are weak: the level must profit from their mistakes somewhere.
     assert!(gained > 0);
