@@ -1,13 +1,8 @@
 //! The searching levels with the tables as their oracle never throw away value: from many
 //! positions within the tables' range, a level plays the rest of the round against greedy and
-//! random opponents; every move it chooses has the best exact value (given the round's history
-//! so far), and its final margin is at least the tables' value of the start.
-//!
-//! In a match every seed counts for the next round, so "the best" is the best margin. In a
-//! single game only the result counts, and once the result is a proven draw or loss the engine
-//! deliberately picks, among the moves that keep that result, the one that sets the opponent the
-//! most traps (`swindle` in the engine's search), whatever the margin: there the check is that
-//! the result is kept; in a won single game, that the margin is.
+//! random opponents; every move it chooses has the best exact value in seeds (given the round's
+//! history so far), and its final margin is at least the tables' value of the start, in
+//! single games and matches, won, drawn or lost.
 
 use std::sync::Arc;
 
@@ -129,14 +124,8 @@ fn never_throws_away_value(game: Game, level: Level, positions: usize, seed: u64
                 let mv = choose_move_with_oracle(&state, level, seed ^ ply, Some(oracle.clone()))
                     .expect("a move");
                 let got = values.iter().find(|v| v.0 == mv).expect("legal").1;
-                let by_result = mode == Mode::Single && result(&state, best) <= 0;
-                let kept = if by_result {
-                    result(&state, got) == result(&state, best)
-                } else {
-                    got == best
-                };
                 assert!(
-                    kept,
+                    got == best,
                     "{game} {level} {mode:?}: in {} (history of {}) {mv} is worth {got}, the best {best}: {values:?}",
                     pussa_rules::Setup::from_state(&state),
                     state.history().len()
@@ -164,13 +153,11 @@ fn never_throws_away_value(game: Game, level: Level, positions: usize, seed: u64
             end_result >= start_result,
             "{game} {level} {mode:?}: from {pos:?} worth {want} the level ended with {margin}"
         );
-        if mode == Mode::Match || start_result > 0 {
-            assert!(
-                margin >= want,
-                "{game} {level} {mode:?}: from {pos:?} worth {want} the level ended with {margin}"
-            );
-            gained += margin - want;
-        }
+        assert!(
+            margin >= want,
+            "{game} {level} {mode:?}: from {pos:?} worth {want} the level ended with {margin}"
+        );
+        gained += margin - want;
     }
     assert!(checked_moves > positions, "{checked_moves} moves checked");
     // The check must also have seen positions in the middle of a chain of non-capturing moves.

@@ -592,8 +592,8 @@ type TrapKey = (bool, usize, bool, usize);
 /// Once the root's value is proven, the search spends what is left of its budget (time or
 /// nodes; never under a depth limit alone) choosing, among the root moves that are as good as
 /// the best, the one that gives the opponent the most chances to go wrong. "As good": the same
-/// proven value; in a single game whose proven result is a draw or a loss, any move proven to
-/// reach the same result (the result, not the margin, decides a game). Preferred, in order: a
+/// proven value in seeds, so that the margin is never given away (the unit of the evaluation is
+/// the final margin, and perfect play keeps it). Preferred, in order: a
 /// move after which the opponent's greedy reply (the largest immediate gain) is a proven
 /// mistake that changes the result in our favour; the most replies that do; a greedy reply that
 /// is a proven mistake in seeds; the most such replies. Returns the move, its value, its
@@ -630,9 +630,7 @@ fn swindle(
     let (root, mut used) = analyze_counted(state, &share(2));
     let mut tied: Vec<&MoveValue> = root
         .iter()
-        .filter(|m| {
-            m.exact && (m.score == r.score || (by_result && result(m.score) == result(r.score)))
-        })
+        .filter(|m| m.exact && m.score == r.score)
         .collect();
     if tied.len() < 2 {
         return None;
