@@ -6,8 +6,8 @@ use std::time::Instant;
 use pussa_rules::Game;
 use rayon::prelude::*;
 
-use crate::index::{layer_size, rank, unrank};
-use crate::moves::{children, row_margin, terminal_value};
+use crate::moves::{row_margin, terminal_value, Pattern};
+use crate::ring::{OpenRing, PairRing, Ring};
 use crate::search::{Lookup, PathSearch};
 use crate::value::{encode, UNDETERMINED, UNSOLVED};
 
@@ -78,8 +78,8 @@ pub struct Progress {
     pub total: u64,
 }
 
-struct BuildView<'a> {
-    game: Game,
+struct BuildView<'a, R: Ring> {
+    ring: R,
     k: usize,
     lower: &'a [&'a [u8]],
     cur: &'a [AtomicU8],
@@ -87,9 +87,11 @@ struct BuildView<'a> {
     bounds: Option<&'a Bounds>,
 }
 
-impl Lookup for BuildView<'_> {
-    fn game(&self) -> Game {
-        self.game
+impl<R: Ring> Lookup for BuildView<'_, R> {
+    type R = R;
+    #[inline]
+    fn ring(&self) -> R {
+        self.ring
     }
     #[inline]
     fn byte(&self, k: usize, idx: u64) -> u8 {
@@ -123,10 +125,13 @@ enum First {
 
 /// The first look at board `b` of layer `k`: terminal, all moves taking seeds, or a capture
 /// already reaching the best possible value settle it; otherwise its same-layer children.
-fn first_look(view: &BuildView<'_>, b: &[u8; 14]) -> First {
-    let game = view.game;
+fn first_look<R: Ring>(view: &BuildView<'_, R>, idx: u64, b: &[u8; 14]) -> First {
+    let ring = view.ring;
+    let game = ring.game();
     let k = view.k;
-    let moves = children(game, b);
+    let side = ring.side_of(k, idx);
+    let moves = ring.children(side, b);
+    let cside = ring.child_side(side);
     if let Some(v) = terminal_value(game, b, &moves) {
         return First::Done(encode(v, false));
     }
@@ -135,7 +140,7 @@ fn first_look(view: &BuildView<'_>, b: &[u8; 14]) -> First {
     let mut same = [0u32; 7];
     let mut n = 0;
     for c in moves.as_slice() {
-        let r = rank(&c.board);
+        let r = ring.rank(cside, c.seeds, &c.board);
         if c.seeds == k {
             same[n] = r as u32;
             n += 1;
@@ -222,10 +227,10 @@ impl Waiting {
 
     /// Marks the positions still open as members of the cyclic part: `own[idx]` = the margin of
     /// the rows (what a repetition arriving at this position gives its mover).
-    fn mark_cyclic(&self, k: usize, bounds: &Bounds) {
+    fn mark_cyclic<R: Ring>(&self, ring: R, k: usize, bounds: &Bounds) {
         for i in 0..self.idx.len() {
             if self.open[i] {
-                let b = unrank(k, self.idx[i]);
+                let b = ring.unrank(k, self.idx[i]);
                 let idx = self.idx[i] as usize;
                 bounds.own[idx].store(row_margin(&b) as i8, Ordering::Relaxed);
                 bounds.lo[idx].store(-(k as i8), Ordering::Relaxed);
@@ -351,7 +356,7 @@ struct Bounds {
     own: Vec<AtomicI8>,
 }
 
-/// Builds layer `k` of `game` from the finished layers `lower[0..k]`.
+/// Builds layer `k` of `game`'s open board from the finished layers `lower[0..k]`.
 ///
 /// # Panics
 /// Panics if `lower.len() != k` or a lower layer has the wrong size.
@@ -362,19 +367,53 @@ pub fn build_layer(
     opts: BuildOptions,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> (Vec<u8>, LayerStats) {
+    build_layer_in(OpenRing(game), k, lower, opts, progress)
+}
+
+/// Builds layer `k` of the closed pattern `pattern` of `game` together with its mirror
+/// (`pattern.flipped()`: a move from one leads into the other). Layers, the one returned and
+/// `lower[0..k]`, hold the boards of `pattern` in rank order ([`crate::index::rank_in`] over
+/// the open holes) followed, if the mirror differs, by those of the mirror. For the open board
+/// it equals [`build_layer`].
+///
+/// # Panics
+/// Panics if `lower.len() != k` or a lower layer has the wrong size.
+pub fn build_pair_layer(
+    game: Game,
+    pattern: Pattern,
+    k: usize,
+    lower: &[&[u8]],
+    opts: BuildOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> (Vec<u8>, LayerStats) {
+    if pattern.is_open() {
+        return build_layer(game, k, lower, opts, progress);
+    }
+    build_layer_in(PairRing::new(game, pattern), k, lower, opts, progress)
+}
+
+/// Positions of layer `k` of the pair of `pattern` (see [`build_pair_layer`]).
+#[must_use]
+pub fn pair_layer_size(game: Game, pattern: Pattern, k: usize) -> u64 {
+    PairRing::new(game, pattern).size(k)
+}
+
+fn build_layer_in<R: Ring>(
+    ring: R,
+    k: usize,
+    lower: &[&[u8]],
+    opts: BuildOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> (Vec<u8>, LayerStats) {
     assert_eq!(lower.len(), k, "layers 0..{k} are needed");
     for (j, l) in lower.iter().enumerate() {
-        assert_eq!(
-            l.len() as u64,
-            layer_size(j),
-            "layer {j} has the wrong size"
-        );
+        assert_eq!(l.len() as u64, ring.size(j), "layer {j} has the wrong size");
     }
     let t0 = Instant::now();
-    let n = layer_size(k);
+    let n = ring.size(k);
     let cur = to_atomic(vec![UNSOLVED; n as usize]);
     let view = BuildView {
-        game,
+        ring,
         k,
         lower,
         cur: &cur,
@@ -403,8 +442,8 @@ pub fn build_layer(
             let mut w = Waiting::default();
             w.start.push(0);
             for idx in lo..hi {
-                let b = unrank(k, idx);
-                match first_look(&view, &b) {
+                let b = ring.unrank(k, idx);
+                match first_look(&view, idx, &b) {
                     First::Done(byte) => cur[idx as usize].store(byte, Ordering::Relaxed),
                     First::Wait(best, same, m) => {
                         w.idx.push(idx);
@@ -472,7 +511,9 @@ pub fn build_layer(
             hi: atomics(0),
             own: atomics(NOT_CYCLIC),
         };
-        parts.par_iter().for_each(|w| w.mark_cyclic(k, &bounds));
+        parts
+            .par_iter()
+            .for_each(|w| w.mark_cyclic(ring, k, &bounds));
         bounds
     });
     if let Some(bounds) = &bounds {
@@ -533,7 +574,7 @@ pub fn build_layer(
             let mut out = Vec::with_capacity(part.len());
             let mut used = 0;
             for &idx in part {
-                let b = unrank(k, idx);
+                let b = ring.unrank(k, idx);
                 s.clear();
                 s.budget = opts.search_budget;
                 let (lo, hi) = view.bounds(k, idx).unwrap_or((-(k as i32), k as i32));

@@ -6,10 +6,12 @@
 //!      8    2  format version (1), little-endian
 //!     10    2  value encoding (1: one byte a position, see `value`)
 //!     12    1  game (0 walak-pussa, 1 raja-pasu, 2 pasu-pondi, 3 pasu-pondi-6)
-//!     13    3  zero
+//!     13    1  closed holes in the mover's row (0 on the open board)
+//!     14    1  closed holes in the opponent's row (0 on the open board)
+//!     15    1  zero
 //!     16    4  seeds on the board (k)
 //!     20    4  zero
-//!     24    8  entries = C(k + 13, 13)
+//!     24    8  entries = C(k + n - 1, n - 1), n = 14 - closed holes
 //!     32    8  positions with the history flag
 //!     40    8  positions not determined
 //!     48    8  checksum of the payload
@@ -25,7 +27,8 @@ use std::path::{Path, PathBuf};
 
 use pussa_rules::Game;
 
-use crate::index::layer_size;
+use crate::index::layer_size_in;
+use crate::moves::Pattern;
 
 /// The file magic.
 pub const MAGIC: &[u8; 8] = b"PUSSAEGT";
@@ -62,6 +65,8 @@ pub enum FormatError {
 pub struct Header {
     /// The game.
     pub game: Game,
+    /// The closed holes, seen from the player to move ([`Pattern::OPEN`] for the open board).
+    pub pattern: Pattern,
     /// Seeds on the board.
     pub seeds: usize,
     /// Number of entries.
@@ -119,6 +124,8 @@ impl Header {
         b[8..10].copy_from_slice(&VERSION.to_le_bytes());
         b[10..12].copy_from_slice(&ENCODING.to_le_bytes());
         b[12] = game_code(self.game);
+        b[13] = self.pattern.mine;
+        b[14] = self.pattern.theirs;
         b[16..20].copy_from_slice(&(self.seeds as u32).to_le_bytes());
         b[24..32].copy_from_slice(&self.entries.to_le_bytes());
         b[32..40].copy_from_slice(&self.history.to_le_bytes());
@@ -137,6 +144,21 @@ impl Header {
         bytes: &[u8],
         path: &Path,
         game: Game,
+        seeds: usize,
+    ) -> Result<Header, FormatError> {
+        Header::parse_pattern(bytes, path, game, Pattern::OPEN, seeds)
+    }
+
+    /// Parses and checks a header read from `path`, which must be for `game`, the closed
+    /// pattern `pattern` and `seeds`.
+    ///
+    /// # Errors
+    /// [`FormatError::Invalid`] naming the first problem.
+    pub fn parse_pattern(
+        bytes: &[u8],
+        path: &Path,
+        game: Game,
+        pattern: Pattern,
         seeds: usize,
     ) -> Result<Header, FormatError> {
         let bad = |reason: String| FormatError::Invalid {
@@ -175,15 +197,27 @@ impl Header {
         if found != game {
             return Err(bad(format!("table of {found}, expected {game}")));
         }
+        if bytes[15] != 0 || bytes[13] > 6 || bytes[14] > 6 {
+            return Err(bad(format!(
+                "invalid closed-hole bytes {} {} {}",
+                bytes[13], bytes[14], bytes[15]
+            )));
+        }
+        let found = Pattern::new(bytes[13], bytes[14]);
+        if found != pattern {
+            return Err(bad(format!(
+                "table of closed pattern {found}, expected {pattern}"
+            )));
+        }
         let k = u32_at(16) as usize;
         if k != seeds {
             return Err(bad(format!("table of {k} seeds, expected {seeds}")));
         }
         let entries = u64_at(24);
-        if entries != layer_size(seeds) {
+        let size = layer_size_in(pattern.holes(), seeds);
+        if entries != size {
             return Err(bad(format!(
-                "{entries} entries, but {seeds} seeds make {} boards",
-                layer_size(seeds)
+                "{entries} entries, but {seeds} seeds make {size} boards"
             )));
         }
         let have = (bytes.len() - HEADER_LEN) as u64;
@@ -199,6 +233,7 @@ impl Header {
         }
         Ok(Header {
             game,
+            pattern,
             seeds,
             entries,
             history: u64_at(32),
@@ -214,7 +249,19 @@ pub fn table_path(dir: &Path, game: Game, seeds: usize) -> PathBuf {
     dir.join(game.name()).join(format!("{seeds}.pegtb"))
 }
 
-/// Writes a table (to a temporary file, then renamed into place).
+/// The file of the table of `game` with the closed holes `pattern` and `seeds` seeds under
+/// `dir`: `dir/<game>/c<mine>-<theirs>/<seeds>.pegtb`, or [`table_path`] for the open board.
+#[must_use]
+pub fn pattern_path(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> PathBuf {
+    if pattern.is_open() {
+        return table_path(dir, game, seeds);
+    }
+    dir.join(game.name())
+        .join(pattern.dir_name())
+        .join(format!("{seeds}.pegtb"))
+}
+
+/// Writes a table of the open board (to a temporary file, then renamed into place).
 ///
 /// # Errors
 /// [`FormatError::Io`] if the file cannot be written.
@@ -226,7 +273,24 @@ pub fn write_table(
     history: u64,
     undetermined: u64,
 ) -> Result<PathBuf, FormatError> {
-    let path = table_path(dir, game, seeds);
+    write_pattern_table(dir, game, Pattern::OPEN, seeds, data, history, undetermined)
+}
+
+/// Writes a table of the closed pattern `pattern` ([`pattern_path`]; temporary file, then
+/// renamed into place).
+///
+/// # Errors
+/// [`FormatError::Io`] if the file cannot be written.
+pub fn write_pattern_table(
+    dir: &Path,
+    game: Game,
+    pattern: Pattern,
+    seeds: usize,
+    data: &[u8],
+    history: u64,
+    undetermined: u64,
+) -> Result<PathBuf, FormatError> {
+    let path = pattern_path(dir, game, pattern, seeds);
     let io = |error| FormatError::Io {
         path: path.clone(),
         error,
@@ -236,6 +300,7 @@ pub fn write_table(
     }
     let header = Header {
         game,
+        pattern,
         seeds,
         entries: data.len() as u64,
         history,

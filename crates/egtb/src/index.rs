@@ -93,6 +93,82 @@ pub fn unrank(k: usize, mut r: u64) -> [u8; 14] {
     board
 }
 
+/// The number of boards with exactly `k` seeds in `holes` open holes: `C(k + holes - 1,
+/// holes - 1)` (1 for no holes and no seeds).
+///
+/// # Panics
+/// Panics if `k > MAX_SEEDS` or `holes` is 0 or above 14.
+#[must_use]
+pub fn layer_size_in(holes: usize, k: usize) -> u64 {
+    assert!(k <= MAX_SEEDS, "at most {MAX_SEEDS} seeds");
+    assert!((1..=14).contains(&holes), "1 to 14 open holes");
+    binom(k + holes - 1, holes - 1)
+}
+
+/// The rank of `board` among the boards with the same seed count whose seeds lie in the open
+/// holes of `open` (bit `i` = hole `i`): the board restricted to the open holes, in index
+/// order, ranked as a composition into `open.count_ones()` parts. With every hole open it is
+/// [`rank`]. Seeds in closed holes are ignored (there are none on a real board).
+#[inline]
+#[must_use]
+pub fn rank_in(board: &[u8; 14], open: u16) -> u64 {
+    let mut sum = 0usize;
+    let mut r = 0u64;
+    let mut m = open;
+    let mut j = 0;
+    // Every open hole but the last one closes a part.
+    while m & (m - 1) != 0 {
+        let h = m.trailing_zeros() as usize;
+        m &= m - 1;
+        sum += board[h] as usize;
+        r += BINOM[sum + j][j + 1];
+        j += 1;
+    }
+    r
+}
+
+/// The board with `k` seeds in the open holes of `open` (zeros elsewhere) and rank `r`
+/// (the inverse of [`rank_in`]).
+///
+/// # Panics
+/// Panics if `r >= layer_size_in(open.count_ones(), k)`.
+#[must_use]
+pub fn unrank_in(k: usize, mut r: u64, open: u16) -> [u8; 14] {
+    let n = open.count_ones() as usize;
+    assert!(
+        r < layer_size_in(n, k),
+        "rank {r} out of range for {k} seeds"
+    );
+    let bars_n = n - 1;
+    let mut bars = [0usize; 13];
+    let mut p = k + bars_n;
+    for j in (0..bars_n).rev() {
+        p = p.saturating_sub(1);
+        while BINOM[p][j + 1] > r {
+            p -= 1;
+        }
+        r -= BINOM[p][j + 1];
+        bars[j] = p;
+    }
+    let mut parts = [0u8; 14];
+    let mut prev: isize = -1;
+    for j in 0..bars_n {
+        parts[j] = (bars[j] as isize - prev - 1) as u8;
+        prev = bars[j] as isize;
+    }
+    parts[bars_n] = (k as isize + bars_n as isize - 1 - prev) as u8;
+    let mut board = [0u8; 14];
+    let mut m = open;
+    let mut j = 0;
+    while m != 0 {
+        let h = m.trailing_zeros() as usize;
+        m &= m - 1;
+        board[h] = parts[j];
+        j += 1;
+    }
+    board
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +206,35 @@ mod tests {
         b[13] = 0;
         b[0] = 40;
         assert_eq!(rank(&b), n - 1);
+    }
+
+    #[test]
+    fn ranks_over_open_holes_are_a_bijection() {
+        for open in [
+            0x3FFFu16,
+            0x3FFE,
+            0x3F80 | 0x70,
+            0x3FFF & !(0b11 << 7),
+            0x0101,
+        ] {
+            let n = open.count_ones() as usize;
+            for k in 0..=5 {
+                let size = layer_size_in(n, k);
+                for r in 0..size {
+                    let b = unrank_in(k, r, open);
+                    assert_eq!(b.iter().map(|&x| x as usize).sum::<usize>(), k);
+                    assert!(b
+                        .iter()
+                        .enumerate()
+                        .all(|(i, &x)| x == 0 || open & (1 << i) != 0));
+                    assert_eq!(rank_in(&b, open), r, "open={open:#x} k={k} board={b:?}");
+                }
+            }
+        }
+        // Every hole open: the same ranks as the open board's index.
+        for r in (0..layer_size(9)).step_by(997) {
+            assert_eq!(unrank_in(9, r, 0x3FFF), unrank(9, r));
+            assert_eq!(rank_in(&unrank(9, r), 0x3FFF), r);
+        }
     }
 }

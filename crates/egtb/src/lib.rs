@@ -22,17 +22,22 @@
 mod build;
 pub mod format;
 pub mod index;
+pub mod matches;
 pub mod moves;
 pub mod oracle;
+mod ring;
 mod search;
 pub mod solve;
 mod tables;
 pub mod value;
 
-pub use build::{build_layer, BuildOptions, LayerStats, Progress};
+pub use build::{
+    build_layer, build_pair_layer, pair_layer_size, BuildOptions, LayerStats, Progress,
+};
 pub use format::FormatError;
+pub use moves::Pattern;
 pub use oracle::{LazyTablesOracle, TablesDir, TablesOracle};
-pub use tables::{build_dir, LayerEvent, MoveValue, Tables, VerifyReport};
+pub use tables::{build_dir, build_pattern_dir, LayerEvent, MoveValue, Tables, VerifyReport};
 pub use value::Entry;
 
 /// Peak resident memory of this process so far (`VmHWM` of `/proc/self/status`), in bytes.

@@ -85,7 +85,17 @@ impl Children {
 /// Every legal move of the canonical board `b` (mover = the first row).
 #[must_use]
 pub fn children(game: Game, b: &[u8; 14]) -> Children {
-    let pos = position_of(game, b);
+    children_in(game, 0, b)
+}
+
+/// Every legal move of the canonical board `b` (mover = the first row) with the holes of
+/// `closed` closed (bit `i` = hole `i`, canonical orientation: the mover's row is 0..7). The
+/// children are seen from the new mover, so their closed holes are `closed` turned by seven
+/// holes ([`Pattern::flipped`]).
+#[inline]
+#[must_use]
+pub fn children_in(game: Game, closed: u16, b: &[u8; 14]) -> Children {
+    let pos = Position::from_parts_unchecked(game, *b, closed, [0, 0], Side::South);
     let mut out = Children::default();
     for h in pos.candidates() {
         let mut p = pos;
@@ -122,6 +132,101 @@ pub fn terminal_value(game: Game, b: &[u8; 14], moves: &Children) -> Option<i32>
         });
     }
     None
+}
+
+/// The closed holes of a round seen from the player to move: how many of the mover's holes and
+/// of the opponent's are closed. The holes close from the left end of the owner's row in
+/// Walak-pussa and Raja Pasu, from the right end in Pasu Pondi (rules contract, "Matches"), and
+/// turning the ring by seven holes maps one closing onto the other, so a move from a board of
+/// pattern `(a, b)` leads to a board of pattern `(b, a)` seen from the new mover.
+/// The open board is `(0, 0)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pattern {
+    /// Holes closed in the mover's row (0..=6).
+    pub mine: u8,
+    /// Holes closed in the opponent's row (0..=6).
+    pub theirs: u8,
+}
+
+impl Pattern {
+    /// The open board.
+    pub const OPEN: Pattern = Pattern { mine: 0, theirs: 0 };
+
+    /// The pattern `(mine, theirs)`.
+    ///
+    /// # Panics
+    /// Panics if either is above 6 (a player with every hole closed has lost the match).
+    #[must_use]
+    pub fn new(mine: u8, theirs: u8) -> Pattern {
+        assert!(mine <= 6 && theirs <= 6, "at most 6 holes of a row close");
+        Pattern { mine, theirs }
+    }
+
+    /// The pattern seen from the other player.
+    #[must_use]
+    pub fn flipped(self) -> Pattern {
+        Pattern {
+            mine: self.theirs,
+            theirs: self.mine,
+        }
+    }
+
+    /// True for the open board.
+    #[must_use]
+    pub fn is_open(self) -> bool {
+        self == Pattern::OPEN
+    }
+
+    /// Open holes.
+    #[must_use]
+    pub fn holes(self) -> usize {
+        14 - usize::from(self.mine) - usize::from(self.theirs)
+    }
+
+    /// The closed holes of a canonical board (mover = South's row) of `game`.
+    #[must_use]
+    pub fn closed_mask(self, game: Game) -> u16 {
+        game.closed_holes(Side::South, 7 - self.mine)
+            | game.closed_holes(Side::North, 7 - self.theirs)
+    }
+
+    /// The open holes of a canonical board of `game`.
+    #[must_use]
+    pub fn open_mask(self, game: Game) -> u16 {
+        !self.closed_mask(game) & 0x3FFF
+    }
+
+    /// The pattern of `pos` seen from its player to move, `None` if its closed holes are not
+    /// a closing of the game (the holes a refill closes, at most six a row).
+    #[must_use]
+    pub fn of_position(pos: &Position) -> Option<Pattern> {
+        let game = pos.game();
+        let closed = pos.closed_mask();
+        let count = |side: Side| ((closed >> (7 * side.index())) & 0x7F).count_ones() as u8;
+        let (s, n) = (count(Side::South), count(Side::North));
+        if s > 6 || n > 6 {
+            return None;
+        }
+        if game.closed_holes(Side::South, 7 - s) | game.closed_holes(Side::North, 7 - n) != closed {
+            return None;
+        }
+        Some(match pos.to_move() {
+            Side::South => Pattern::new(s, n),
+            Side::North => Pattern::new(n, s),
+        })
+    }
+
+    /// The directory name of the pattern's tables: `c<mine>-<theirs>`.
+    #[must_use]
+    pub fn dir_name(self) -> String {
+        format!("c{}-{}", self.mine, self.theirs)
+    }
+}
+
+impl std::fmt::Display for Pattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({}, {})", self.mine, self.theirs)
+    }
 }
 
 /// The move letter of column `col` for `side`.

@@ -4,14 +4,16 @@
 
 use pussa_rules::Game;
 
-use crate::index::rank;
-use crate::moves::{children, row_margin, terminal_value};
+use crate::moves::{row_margin, terminal_value};
+use crate::ring::Ring;
 use crate::value::{HISTORY_FLAG, UNDETERMINED, UNSOLVED};
 
 /// Read access to table bytes by seed count and rank.
 pub(crate) trait Lookup: Sync {
-    /// The game.
-    fn game(&self) -> Game;
+    /// The index space.
+    type R: Ring;
+    /// The index space.
+    fn ring(&self) -> Self::R;
     /// The byte of the board with `k` seeds and rank `idx`.
     fn byte(&self, k: usize, idx: u64) -> u8;
     /// Bounds on the value of a board of layer `k` (rank `idx`) that hold for every history in
@@ -37,6 +39,7 @@ fn margin(b: u8) -> i32 {
 /// Depth-first alpha-beta over the positions of one layer with the path carried along.
 pub(crate) struct PathSearch<'a, L: Lookup> {
     look: &'a L,
+    ring: L::R,
     game: Game,
     /// (rank, parity of the ply) of every position on the path; equal ranks at the same parity
     /// are the same position with the same player to move.
@@ -53,7 +56,8 @@ impl<'a, L: Lookup> PathSearch<'a, L> {
     pub(crate) fn new(look: &'a L, budget: u64) -> Self {
         PathSearch {
             look,
-            game: look.game(),
+            ring: look.ring(),
+            game: look.ring().game(),
             path: Vec::with_capacity(64),
             budget,
         }
@@ -84,7 +88,9 @@ impl<'a, L: Lookup> PathSearch<'a, L> {
             return Err(GaveUp);
         }
         self.budget -= 1;
-        let moves = children(self.game, b);
+        let side = self.ring.side_of(k, idx);
+        let cside = self.ring.child_side(side);
+        let moves = self.ring.children(side, b);
         if let Some(v) = terminal_value(self.game, b, &moves) {
             return Ok(v);
         }
@@ -93,7 +99,9 @@ impl<'a, L: Lookup> PathSearch<'a, L> {
         let mut alpha = alpha;
         // Captures first: their values are exact whatever the path (it is cleared).
         for c in moves.as_slice().iter().filter(|c| c.seeds < k) {
-            let byte = self.look.byte(c.seeds, rank(&c.board));
+            let byte = self
+                .look
+                .byte(c.seeds, self.ring.rank(cside, c.seeds, &c.board));
             if byte == UNDETERMINED {
                 return Err(GaveUp);
             }
@@ -112,7 +120,7 @@ impl<'a, L: Lookup> PathSearch<'a, L> {
             .enumerate()
             .filter(|(_, c)| c.seeds == k)
         {
-            let cidx = rank(&c.board);
+            let cidx = self.ring.rank(cside, k, &c.board);
             let byte = self.look.byte(k, cidx);
             if byte == UNDETERMINED {
                 return Err(GaveUp);

@@ -12,7 +12,9 @@ use std::collections::HashMap;
 
 use pussa_rules::{Game, GameState, Hole, Mode, Position, Side};
 
-use crate::moves::{canonical, children, move_letter, row_margin, seeds, terminal_value};
+use crate::moves::{canonical, move_letter, row_margin, seeds, terminal_value, Pattern};
+use crate::ring::{PairRing, Ring};
+use crate::search::Lookup;
 use crate::value::Entry;
 use crate::Tables;
 
@@ -33,9 +35,18 @@ pub enum SolveError {
         /// The position's game.
         position: Game,
     },
-    /// The position has closed holes.
-    #[error("positions with closed holes are not supported")]
+    /// The position's closed holes are not a closing of the game (a refill closes the holes
+    /// at one end of a row, at most six).
+    #[error("the position's closed holes are not a closing of the game")]
     ClosedHoles,
+    /// The tables are for other closed holes.
+    #[error("the tables are for closed holes {tables} (seen from the player to move), the position has {position}")]
+    WrongPattern {
+        /// The tables' pattern.
+        tables: Pattern,
+        /// The position's pattern.
+        position: Pattern,
+    },
 }
 
 #[derive(Clone, Copy)]
@@ -48,6 +59,7 @@ struct TtEntry {
 /// An exact solver for one game, using its tables below the position.
 pub struct Solver<'a> {
     tables: &'a Tables,
+    ring: PairRing,
     game: Game,
     tt: HashMap<u128, TtEntry>,
     path: Vec<(u128, bool)>,
@@ -70,9 +82,11 @@ pub struct Solution {
     pub nodes: u64,
 }
 
-fn key(b: &[u8; 14]) -> u128 {
+/// A board of pattern side `side` as a key (the side in byte 15).
+fn key(b: &[u8; 14], side: u8) -> u128 {
     let mut x = [0u8; 16];
     x[..14].copy_from_slice(b);
+    x[15] = side;
     u128::from_le_bytes(x)
 }
 
@@ -82,6 +96,7 @@ impl<'a> Solver<'a> {
     pub fn new(tables: &'a Tables, limit: u64) -> Solver<'a> {
         Solver {
             tables,
+            ring: tables.ring(),
             game: tables.game(),
             tt: HashMap::new(),
             path: Vec::new(),
@@ -96,6 +111,7 @@ impl<'a> Solver<'a> {
     fn search(
         &mut self,
         b: &[u8; 14],
+        side: u8,
         parity: bool,
         alpha: i32,
         beta: i32,
@@ -106,7 +122,7 @@ impl<'a> Solver<'a> {
         }
         let k = seeds(b);
         let fresh = self.path.is_empty();
-        if let Some(e) = self.tables.entry_of_board(b) {
+        if let Some(e) = self.tables.entry_of_side(side, b) {
             match e {
                 Entry::Value { margin, history } if fresh || !history => {
                     self.probes += 1;
@@ -117,7 +133,7 @@ impl<'a> Solver<'a> {
             }
         }
         let (mut alpha, mut beta) = (alpha, beta);
-        let kb = key(b);
+        let kb = key(b, side);
         let mut tt_best = 255u8;
         if fresh {
             if let Some(t) = self.tt.get(&kb) {
@@ -134,7 +150,8 @@ impl<'a> Solver<'a> {
             }
         }
         let (a0, b0) = (alpha, beta);
-        let moves = children(self.game, b);
+        let moves = self.ring.children(side, b);
+        let cside = self.ring.child_side(side);
         if let Some(v) = terminal_value(self.game, b, &moves) {
             return Ok(v);
         }
@@ -151,7 +168,7 @@ impl<'a> Solver<'a> {
             let c = moves.list[i];
             let v = if c.seeds < k {
                 let saved = std::mem::take(&mut self.path);
-                let r = self.search(&c.board, !parity, c.gain - beta, c.gain - alpha);
+                let r = self.search(&c.board, cside, !parity, c.gain - beta, c.gain - alpha);
                 self.path = saved;
                 match r {
                     Ok(w) => c.gain - w,
@@ -160,10 +177,10 @@ impl<'a> Solver<'a> {
                         break;
                     }
                 }
-            } else if self.path.contains(&(key(&c.board), !parity)) {
+            } else if self.path.contains(&(key(&c.board, cside), !parity)) {
                 -row_margin(&c.board)
             } else {
-                match self.search(&c.board, !parity, -beta, -alpha) {
+                match self.search(&c.board, cside, !parity, -beta, -alpha) {
                     Ok(w) => -w,
                     Err(e) => {
                         result = Err(e);
@@ -206,13 +223,14 @@ impl<'a> Solver<'a> {
         Ok(best)
     }
 
-    fn exact(&mut self, b: &[u8; 14], parity: bool) -> Result<i32, SolveError> {
+    fn exact(&mut self, b: &[u8; 14], side: u8, parity: bool) -> Result<i32, SolveError> {
         let k = seeds(b) as i32;
-        self.search(b, parity, -k - 1, k + 1)
+        self.search(b, side, parity, -k - 1, k + 1)
     }
 
-    /// Solves `pos` (open board, any seed count, any stores) assuming the round's history starts
-    /// there, and finds a principal variation to the end of the round.
+    /// Solves `pos` (any seed count, any stores; closed holes if the tables are for its closed
+    /// pattern, [`Tables::open_pattern`]) assuming the round's history starts there, and finds
+    /// a principal variation to the end of the round.
     ///
     /// # Errors
     /// [`SolveError`]: node limit, undetermined entries, wrong game or closed holes.
@@ -223,16 +241,30 @@ impl<'a> Solver<'a> {
                 position: pos.game(),
             });
         }
-        if pos.closed_mask() != 0 {
-            return Err(SolveError::ClosedHoles);
-        }
+        let pattern = if pos.closed_mask() == 0 {
+            Pattern::OPEN
+        } else {
+            Pattern::of_position(pos).ok_or(SolveError::ClosedHoles)?
+        };
+        let Some(root_side) = self.ring.side_of_pattern(pattern) else {
+            return Err(SolveError::WrongPattern {
+                tables: self.tables.pattern(),
+                position: pattern,
+            });
+        };
         self.path.clear();
         let root = canonical(pos);
-        let value = self.exact(&root, false)?;
+        let value = self.exact(&root, root_side, false)?;
         // The principal variation: at each position, a move whose exact value is the position's.
         let mut pv = Vec::new();
         let mut state = GameState::from_position(
-            Position::from_parts_unchecked(self.game, pos.board(), 0, [0, 0], pos.to_move()),
+            Position::from_parts_unchecked(
+                self.game,
+                pos.board(),
+                pos.closed_mask(),
+                [0, 0],
+                pos.to_move(),
+            ),
             Mode::Single,
             1,
             pos.to_move(),
@@ -240,24 +272,26 @@ impl<'a> Solver<'a> {
         self.path.clear();
         let mut target = value;
         let mut parity = false;
+        let mut side = root_side;
         while !state.is_over() {
             let p = *state.position();
-            let side: Side = p.to_move();
+            let mover: Side = p.to_move();
             let b = canonical(&p);
             let k = seeds(&b);
-            let moves = children(self.game, &b);
+            let moves = self.ring.children(side, &b);
+            let cside = self.ring.child_side(side);
             let mut chosen = None;
-            self.path.push((key(&b), parity));
+            self.path.push((key(&b, side), parity));
             for c in moves.as_slice() {
                 let v = if c.seeds < k {
                     let saved = std::mem::take(&mut self.path);
-                    let r = self.exact(&c.board, !parity);
+                    let r = self.exact(&c.board, cside, !parity);
                     self.path = saved;
                     c.gain - r?
-                } else if self.path.contains(&(key(&c.board), !parity)) {
+                } else if self.path.contains(&(key(&c.board, cside), !parity)) {
                     -row_margin(&c.board)
                 } else {
-                    -self.exact(&c.board, !parity)?
+                    -self.exact(&c.board, cside, !parity)?
                 };
                 if v == target {
                     chosen = Some(*c);
@@ -265,11 +299,12 @@ impl<'a> Solver<'a> {
                 }
             }
             let c = chosen.expect("a move reaches the position's exact value");
-            let mv = move_letter(side, c.col);
+            let mv = move_letter(mover, c.col);
             state.play(mv).expect("a legal move");
             pv.push(mv);
             // The child's value for its own mover.
             target = c.gain - target;
+            side = cside;
             if c.seeds < k {
                 self.path.clear();
                 parity = false;

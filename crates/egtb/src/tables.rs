@@ -8,9 +8,9 @@ use memmap2::Mmap;
 use pussa_rules::{Game, Hole, Position, Side};
 use rayon::prelude::*;
 
-use crate::format::{checksum, table_path, FormatError, Header, HEADER_LEN};
-use crate::index::{layer_size, rank};
-use crate::moves::{canonical, children, move_letter, terminal_value};
+use crate::format::{checksum, pattern_path, table_path, FormatError, Header, HEADER_LEN};
+use crate::moves::{canonical, move_letter, terminal_value, Pattern};
+use crate::ring::{PairRing, Ring};
 use crate::search::{Lookup, PathSearch};
 use crate::value::{decode, is_valid_byte, Entry};
 
@@ -19,18 +19,56 @@ enum Backing {
     Owned(Vec<u8>),
 }
 
-/// One layer's bytes.
-struct Layer {
-    backing: Backing,
-}
-
-impl Layer {
+impl Backing {
     #[inline]
     fn bytes(&self) -> &[u8] {
-        match &self.backing {
+        match self {
             Backing::Mapped(m) => &m[HEADER_LEN..],
             Backing::Owned(v) => v,
         }
+    }
+}
+
+/// One layer's bytes: the boards of the tables' pattern, then (closed patterns whose mirror
+/// differs, when read from files) those of the mirror in a second file. A layer built in
+/// memory holds both in `backing`.
+struct Layer {
+    backing: Backing,
+    mirror: Option<Backing>,
+}
+
+impl Layer {
+    fn owned(v: Vec<u8>) -> Layer {
+        Layer {
+            backing: Backing::Owned(v),
+            mirror: None,
+        }
+    }
+
+    /// The first part (the whole layer if it has one part).
+    #[inline]
+    fn bytes(&self) -> &[u8] {
+        self.backing.bytes()
+    }
+
+    #[inline]
+    fn byte(&self, idx: u64) -> u8 {
+        let first = self.backing.bytes();
+        let i = idx as usize;
+        if i < first.len() {
+            first[i]
+        } else {
+            self.mirror.as_ref().expect("a mirror part").bytes()[i - first.len()]
+        }
+    }
+
+    /// Both parts, one after the other.
+    fn to_vec(&self) -> Vec<u8> {
+        let mut v = self.backing.bytes().to_vec();
+        if let Some(m) = &self.mirror {
+            v.extend_from_slice(m.bytes());
+        }
+        v
     }
 }
 
@@ -50,6 +88,7 @@ impl Layer {
 /// ```
 pub struct Tables {
     game: Game,
+    ring: PairRing,
     layers: Vec<Layer>,
 }
 
@@ -79,12 +118,14 @@ pub struct VerifyReport {
 }
 
 impl Lookup for Tables {
-    fn game(&self) -> Game {
-        self.game
+    type R = PairRing;
+    #[inline]
+    fn ring(&self) -> PairRing {
+        self.ring
     }
     #[inline]
     fn byte(&self, k: usize, idx: u64) -> u8 {
-        self.layers[k].bytes()[idx as usize]
+        self.layers[k].byte(idx)
     }
 }
 
@@ -95,22 +136,51 @@ impl Tables {
     /// Panics if a layer has the wrong size.
     #[must_use]
     pub fn from_layers(game: Game, layers: Vec<Vec<u8>>) -> Tables {
+        Tables::from_pattern_layers(game, Pattern::OPEN, layers)
+    }
+
+    /// Tables of the closed pattern `pattern` and its mirror from layers built in memory
+    /// (`layers[k]` as [`crate::build_pair_layer`] returns them).
+    ///
+    /// # Panics
+    /// Panics if a layer has the wrong size.
+    #[must_use]
+    pub fn from_pattern_layers(game: Game, pattern: Pattern, layers: Vec<Vec<u8>>) -> Tables {
+        let ring = PairRing::new(game, pattern);
         for (k, l) in layers.iter().enumerate() {
-            assert_eq!(
-                l.len() as u64,
-                layer_size(k),
-                "layer {k} has the wrong size"
-            );
+            assert_eq!(l.len() as u64, ring.size(k), "layer {k} has the wrong size");
         }
         Tables {
             game,
-            layers: layers
-                .into_iter()
-                .map(|v| Layer {
-                    backing: Backing::Owned(v),
-                })
-                .collect(),
+            ring,
+            layers: layers.into_iter().map(Layer::owned).collect(),
         }
+    }
+
+    /// Builds every layer `0..=max_seeds` of the closed pattern `pattern` and its mirror in
+    /// memory (no files).
+    #[must_use]
+    pub fn build_pattern_in_memory(
+        game: Game,
+        pattern: Pattern,
+        max_seeds: usize,
+        opts: crate::BuildOptions,
+        progress: &(dyn Fn(crate::Progress) + Sync),
+    ) -> Tables {
+        let mut layers: Vec<Vec<u8>> = Vec::new();
+        for k in 0..=max_seeds {
+            let lower: Vec<&[u8]> = layers.iter().map(Vec::as_slice).collect();
+            let (t, _) = crate::build_pair_layer(game, pattern, k, &lower, opts, progress);
+            layers.push(t);
+        }
+        Tables::from_pattern_layers(game, pattern, layers)
+    }
+
+    /// The closed pattern of these tables (seen from the player to move; the tables also cover
+    /// its mirror, [`Pattern::flipped`]). [`Pattern::OPEN`] for the open board.
+    #[must_use]
+    pub fn pattern(&self) -> Pattern {
+        self.ring.pattern(0)
     }
 
     /// Builds every layer `0..=max_seeds` in memory (no files), calling `progress` on the way.
@@ -135,7 +205,20 @@ impl Tables {
     /// # Errors
     /// [`FormatError`] naming the file and the problem.
     pub fn open_layer(dir: &Path, game: Game, seeds: usize) -> Result<(Mmap, Header), FormatError> {
-        let path = table_path(dir, game, seeds);
+        Tables::open_pattern_layer(dir, game, Pattern::OPEN, seeds)
+    }
+
+    /// Opens and checks one table file of a closed pattern ([`crate::format::pattern_path`]).
+    ///
+    /// # Errors
+    /// [`FormatError`] naming the file and the problem.
+    pub fn open_pattern_layer(
+        dir: &Path,
+        game: Game,
+        pattern: Pattern,
+        seeds: usize,
+    ) -> Result<(Mmap, Header), FormatError> {
+        let path = pattern_path(dir, game, pattern, seeds);
         let io = |error| FormatError::Io {
             path: path.clone(),
             error,
@@ -144,7 +227,7 @@ impl Tables {
         // SAFETY: the file is opened read-only; tables are written to a temporary file and
         // renamed into place, never modified in place by this program.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        let header = Header::parse(&map, &path, game, seeds)?;
+        let header = Header::parse_pattern(&map, &path, game, pattern, seeds)?;
         let payload = &map[HEADER_LEN..];
         if checksum(payload) != header.checksum {
             return Err(FormatError::Invalid {
@@ -167,6 +250,23 @@ impl Tables {
     /// # Errors
     /// A missing layer below `max`, or any damaged or mismatched file.
     pub fn open(dir: &Path, game: Game, max: Option<usize>) -> Result<Tables, FormatError> {
+        Tables::open_pattern(dir, game, Pattern::OPEN, max)
+    }
+
+    /// Opens the tables of the closed pattern `pattern` of `game` and of its mirror under `dir`
+    /// for seed counts `0..=max` (all present from 0 up if `max` is `None`; a layer counts as
+    /// present when the files of both patterns are there). Every file is checked.
+    ///
+    /// # Errors
+    /// A missing layer below `max`, or any damaged or mismatched file.
+    pub fn open_pattern(
+        dir: &Path,
+        game: Game,
+        pattern: Pattern,
+        max: Option<usize>,
+    ) -> Result<Tables, FormatError> {
+        let ring = PairRing::new(game, pattern);
+        let mirror = pattern.flipped();
         let mut layers = Vec::new();
         let mut k = 0;
         loop {
@@ -174,22 +274,38 @@ impl Tables {
                 if k > m {
                     break;
                 }
-            } else if !table_path(dir, game, k).exists() {
+            } else if !pattern_path(dir, game, pattern, k).exists()
+                || (ring.has_two() && !pattern_path(dir, game, mirror, k).exists())
+            {
                 break;
             }
-            let (map, _) = Tables::open_layer(dir, game, k)?;
+            let (map, _) = Tables::open_pattern_layer(dir, game, pattern, k)?;
+            let second = if ring.has_two() {
+                let (m, _) = Tables::open_pattern_layer(dir, game, mirror, k)?;
+                Some(Backing::Mapped(m))
+            } else {
+                None
+            };
             layers.push(Layer {
                 backing: Backing::Mapped(map),
+                mirror: second,
             });
             k += 1;
         }
         if layers.is_empty() {
             return Err(FormatError::Invalid {
-                path: table_path(dir, game, 0),
-                reason: format!("no tables for {game} (build them with `pussa egtb build`)"),
+                path: pattern_path(dir, game, pattern, 0),
+                reason: if pattern.is_open() {
+                    format!("no tables for {game} (build them with `pussa egtb build`)")
+                } else {
+                    format!(
+                        "no tables for {game} with closed holes {pattern} (build them with \
+                         `pussa egtb build --closed`)"
+                    )
+                },
             });
         }
-        Ok(Tables { game, layers })
+        Ok(Tables { game, ring, layers })
     }
 
     /// The game.
@@ -204,7 +320,8 @@ impl Tables {
         self.layers.len() - 1
     }
 
-    /// The raw bytes of layer `k`.
+    /// The raw bytes of layer `k` (of the tables' pattern; built in memory, a closed
+    /// pattern's layer also holds its mirror's boards after them, as [`crate::build_pair_layer`]).
     ///
     /// # Panics
     /// Panics if `k > max_seeds()`.
@@ -213,27 +330,68 @@ impl Tables {
         self.layers[k].bytes()
     }
 
-    /// The table entry of a board seen from the player to move.
+    /// Layer `k` with both patterns' boards (as [`crate::build_pair_layer`] returns it).
+    ///
+    /// # Panics
+    /// Panics if `k > max_seeds()`.
     #[must_use]
-    pub fn entry_of_board(&self, b: &[u8; 14]) -> Option<Entry> {
-        let k = crate::moves::seeds(b);
-        (k <= self.max_seeds()).then(|| decode(self.byte(k, rank(b))))
+    pub fn pair_layer(&self, k: usize) -> Vec<u8> {
+        self.layers[k].to_vec()
     }
 
-    fn covers(&self, pos: &Position) -> bool {
-        pos.game() == self.game
-            && pos.closed_mask() == 0
-            && pos.seeds_on_board() as usize <= self.max_seeds()
+    /// The table entry of a board seen from the player to move (the tables' own pattern,
+    /// zeros in the closed holes).
+    #[must_use]
+    pub fn entry_of_board(&self, b: &[u8; 14]) -> Option<Entry> {
+        self.entry_of_side(0, b)
+    }
+
+    /// The table entry of a board of the closed pattern `pattern` seen from the player to move
+    /// (zeros in the closed holes), `None` if the tables do not cover it.
+    #[must_use]
+    pub fn entry_of_board_in(&self, pattern: Pattern, b: &[u8; 14]) -> Option<Entry> {
+        let side = self.ring.side_of_pattern(pattern)?;
+        self.entry_of_side(side, b)
+    }
+
+    /// The entry of board `b` of pattern side `side` (0: the tables' pattern, 1: its mirror).
+    pub(crate) fn entry_of_side(&self, side: u8, b: &[u8; 14]) -> Option<Entry> {
+        let k = crate::moves::seeds(b);
+        (k <= self.max_seeds()).then(|| decode(self.byte(k, self.ring.rank(side, k, b))))
+    }
+
+    /// Which pattern side of these tables `pos` is on, if they cover it.
+    pub(crate) fn side_of(&self, pos: &Position) -> Option<u8> {
+        if pos.seeds_on_board() as usize > self.max_seeds() {
+            return None;
+        }
+        self.pattern_side(pos)
+    }
+
+    /// Which pattern side of these tables `pos` is on (any number of seeds), if any.
+    pub(crate) fn pattern_side(&self, pos: &Position) -> Option<u8> {
+        if pos.game() != self.game {
+            return None;
+        }
+        if pos.closed_mask() == 0 {
+            return self.ring.side_of_pattern(Pattern::OPEN);
+        }
+        self.ring.side_of_pattern(Pattern::of_position(pos)?)
+    }
+
+    /// True if these tables are for the closed pattern of `pos` (or its mirror), whatever
+    /// the number of seeds.
+    #[must_use]
+    pub fn has_pattern_of(&self, pos: &Position) -> bool {
+        self.pattern_side(pos).is_some()
     }
 
     /// The table entry of `pos` (any stores, either side to move), `None` if the tables do not
-    /// cover it (another game, closed holes, too many seeds).
+    /// cover it (another game, other closed holes, too many seeds).
     #[must_use]
     pub fn entry(&self, pos: &Position) -> Option<Entry> {
-        if !self.covers(pos) {
-            return None;
-        }
-        self.entry_of_board(&canonical(pos))
+        let side = self.side_of(pos)?;
+        self.entry_of_side(side, &canonical(pos))
     }
 
     /// The exact future margin (seeds the player to move will still take minus those the
@@ -268,12 +426,10 @@ impl Tables {
     /// `None` if not covered or not determined.
     #[must_use]
     pub fn probe_with_history(&self, pos: &Position, history: &[u128]) -> Option<i32> {
-        if !self.covers(pos) {
-            return None;
-        }
+        let side = self.side_of(pos)?;
         let b = canonical(pos);
         let k = crate::moves::seeds(&b);
-        let idx = rank(&b);
+        let idx = self.ring.rank(side, k, &b);
         match decode(self.byte(k, idx)) {
             Entry::Unknown => return None,
             Entry::Value {
@@ -299,7 +455,12 @@ impl Tables {
             } else {
                 crate::moves::rotate(&hb)
             };
-            s.push_history(rank(&cb), side != me);
+            let hside = if side == me {
+                self.ring.side_of(k, idx)
+            } else {
+                self.ring.child_side(self.ring.side_of(k, idx))
+            };
+            s.push_history(self.ring.rank(hside, k, &cb), side != me);
         }
         s.search(&b, idx, k, false, -(k as i32) - 1, k as i32 + 1)
             .ok()
@@ -309,20 +470,19 @@ impl Tables {
     /// at `pos` (as [`Tables::probe_fresh`]). `None` if the tables do not cover `pos`.
     #[must_use]
     pub fn move_values(&self, pos: &Position) -> Option<Vec<MoveValue>> {
-        if !self.covers(pos) {
-            return None;
-        }
+        let pside = self.side_of(pos)?;
         let b = canonical(pos);
         let k = crate::moves::seeds(&b);
-        let idx = rank(&b);
-        let moves = children(self.game, &b);
+        let idx = self.ring.rank(pside, k, &b);
+        let moves = self.ring.children(pside, &b);
+        let cside = self.ring.child_side(pside);
         if terminal_value(self.game, &b, &moves).is_some() {
             return Some(Vec::new());
         }
         let side = pos.to_move();
         let mut out = Vec::new();
         for c in moves.as_slice() {
-            let cidx = rank(&c.board);
+            let cidx = self.ring.rank(cside, c.seeds, &c.board);
             let value = if c.seeds < k {
                 match decode(self.byte(c.seeds, cidx)) {
                     Entry::Value { margin, .. } => Some(c.gain - margin),
@@ -350,13 +510,13 @@ impl Tables {
     /// the layer's size) from the other entries and compares them with the stored values.
     #[must_use]
     pub fn verify_layer(&self, k: usize, samples: u64) -> VerifyReport {
-        let n = layer_size(k);
+        let n = self.ring.size(k);
         let step = (n / samples.max(1)).max(1);
         let idxs: Vec<u64> = (0..n).step_by(step as usize).collect();
         let mismatches = idxs
             .par_iter()
             .filter(|&&idx| {
-                let b = crate::index::unrank(k, idx);
+                let b = self.ring.unrank(k, idx);
                 let stored = self.byte(k, idx);
                 let mut s = PathSearch::new(self, 1 << 24);
                 let got = if stored & crate::value::HISTORY_FLAG != 0 && stored != 0xFF {
@@ -381,13 +541,15 @@ impl Tables {
 
     /// An unflagged entry from its children: the best over the moves.
     fn recompute_unflagged(&self, b: &[u8; 14], idx: u64, k: usize) -> Option<i32> {
-        let moves = children(self.game, b);
+        let side = self.ring.side_of(k, idx);
+        let moves = self.ring.children(side, b);
+        let cside = self.ring.child_side(side);
         if let Some(v) = terminal_value(self.game, b, &moves) {
             return Some(v);
         }
         let mut best = i32::MIN;
         for c in moves.as_slice() {
-            let cidx = rank(&c.board);
+            let cidx = self.ring.rank(cside, c.seeds, &c.board);
             let byte = self.byte(c.seeds, cidx);
             match decode(byte) {
                 Entry::Value { margin, history } => {
@@ -465,20 +627,65 @@ pub fn build_dir(
     progress: &(dyn Fn(crate::Progress) + Sync),
     on_layer: &mut dyn FnMut(LayerEvent),
 ) -> Result<Tables, FormatError> {
+    build_pattern_dir(
+        dir,
+        game,
+        Pattern::OPEN,
+        max_seeds,
+        opts,
+        rebuild,
+        progress,
+        on_layer,
+    )
+}
+
+/// Builds the tables of the closed pattern `pattern` of `game` and of its mirror for
+/// `0..=max_seeds` seeds into `dir` (files [`crate::format::pattern_path`]), keeping valid
+/// files already there unless `rebuild`, and returns them. The open pattern is [`build_dir`].
+///
+/// # Errors
+/// A damaged or mismatched existing file (unless `rebuild`), or a file that cannot be written.
+#[allow(clippy::too_many_arguments)]
+pub fn build_pattern_dir(
+    dir: &Path,
+    game: Game,
+    pattern: Pattern,
+    max_seeds: usize,
+    opts: crate::BuildOptions,
+    rebuild: bool,
+    progress: &(dyn Fn(crate::Progress) + Sync),
+    on_layer: &mut dyn FnMut(LayerEvent),
+) -> Result<Tables, FormatError> {
+    let ring = PairRing::new(game, pattern);
+    let mirror = pattern.flipped();
     let mut layers: Vec<Layer> = Vec::new();
+    let refuse = |e| match e {
+        FormatError::Invalid { path, reason } => FormatError::Invalid {
+            path,
+            reason: format!("{reason} (delete it or build with --rebuild)"),
+        },
+        e => e,
+    };
     for k in 0..=max_seeds {
-        let path = table_path(dir, game, k);
-        if !rebuild && path.exists() {
-            let (map, header) = Tables::open_layer(dir, game, k).map_err(|e| match e {
-                FormatError::Invalid { path, reason } => FormatError::Invalid {
-                    path,
-                    reason: format!("{reason} (delete it or build with --rebuild)"),
-                },
-                e => e,
-            })?;
-            layers.push(Layer {
-                backing: Backing::Mapped(map),
-            });
+        let path = pattern_path(dir, game, pattern, k);
+        let have =
+            path.exists() && (!ring.has_two() || pattern_path(dir, game, mirror, k).exists());
+        if !rebuild && have {
+            let (map, header) =
+                Tables::open_pattern_layer(dir, game, pattern, k).map_err(refuse)?;
+            let layer = if ring.has_two() {
+                // The build reads a layer as one slice: both parts copied together.
+                let (m2, _) = Tables::open_pattern_layer(dir, game, mirror, k).map_err(refuse)?;
+                let mut v = map[HEADER_LEN..].to_vec();
+                v.extend_from_slice(&m2[HEADER_LEN..]);
+                Layer::owned(v)
+            } else {
+                Layer {
+                    backing: Backing::Mapped(map),
+                    mirror: None,
+                }
+            };
+            layers.push(layer);
             on_layer(LayerEvent::Kept {
                 seeds: k,
                 path,
@@ -487,14 +694,40 @@ pub fn build_dir(
             continue;
         }
         let lower: Vec<&[u8]> = layers.iter().map(Layer::bytes).collect();
-        let (data, stats) = crate::build_layer(game, k, &lower, opts, progress);
+        let (data, stats) = crate::build_pair_layer(game, pattern, k, &lower, opts, progress);
         drop(lower);
-        let path =
-            crate::format::write_table(dir, game, k, &data, stats.history, stats.undetermined)?;
-        layers.push(Layer {
-            backing: Backing::Owned(data),
-        });
+        let path = if ring.has_two() {
+            let n0 = ring.part_size(0, k) as usize;
+            let count = |d: &[u8]| {
+                let h = d
+                    .iter()
+                    .filter(|&&b| {
+                        b != crate::value::UNDETERMINED && b & crate::value::HISTORY_FLAG != 0
+                    })
+                    .count() as u64;
+                let u = d
+                    .iter()
+                    .filter(|&&b| b == crate::value::UNDETERMINED)
+                    .count() as u64;
+                (h, u)
+            };
+            let (h1, u1) = count(&data[n0..]);
+            crate::format::write_pattern_table(dir, game, mirror, k, &data[n0..], h1, u1)?;
+            let (h0, u0) = count(&data[..n0]);
+            crate::format::write_pattern_table(dir, game, pattern, k, &data[..n0], h0, u0)?
+        } else {
+            crate::format::write_pattern_table(
+                dir,
+                game,
+                pattern,
+                k,
+                &data,
+                stats.history,
+                stats.undetermined,
+            )?
+        };
+        layers.push(Layer::owned(data));
         on_layer(LayerEvent::Built { stats, path });
     }
-    Ok(Tables { game, layers })
+    Ok(Tables { game, ring, layers })
 }

@@ -1,0 +1,1 @@
+//! Matches (in progress).

@@ -1,0 +1,261 @@
+//! Tables of boards with closed holes (match rounds): every position of small layers of
+//! several closed patterns against a plain exhaustive search over `GameState` (which carries
+//! the full repetition history and skips the closed holes itself), the pattern symmetry, and
+//! the solver above small closed tables.
+
+use std::collections::HashMap;
+
+use pussa_egtb::moves::{canonical, rotate};
+use pussa_egtb::solve::Solver;
+use pussa_egtb::{BuildOptions, Entry, Pattern, Tables};
+use pussa_rules::{Game, GameState, Mode, Position, Rng, Setup, Side};
+
+/// Final margin (mover minus opponent) of the seeds still to be taken, by alpha-beta over
+/// `GameState`s, as in `tests/exhaustive.rs`.
+struct Exhaustive {
+    memo: HashMap<u128, i32>,
+}
+
+impl Exhaustive {
+    fn fresh(&mut self, state: &GameState) -> i32 {
+        let key = state.position().repetition_key();
+        if let Some(&v) = self.memo.get(&key) {
+            return v;
+        }
+        let k = state.position().seeds_on_board() as i32;
+        let v = self.search(state, -k - 1, k + 1);
+        self.memo.insert(key, v);
+        v
+    }
+
+    fn search(&mut self, state: &GameState, alpha: i32, beta: i32) -> i32 {
+        let me = state.position().to_move();
+        let mut best = i32::MIN;
+        let mut alpha = alpha;
+        for mv in state.legal_moves() {
+            let mut s = state.clone();
+            let before = s.position().stores();
+            s.play(mv).expect("legal move");
+            let after = s.position().stores();
+            let gain = i32::from(after[me.index()] - before[me.index()])
+                - i32::from(after[me.other().index()] - before[me.other().index()]);
+            let v = if s.is_over() {
+                gain
+            } else if s.history().len() == 1 {
+                gain - self.fresh(&s)
+            } else {
+                gain - self.search(&s, gain - beta, gain - alpha)
+            };
+            best = best.max(v);
+            if best >= beta {
+                return best;
+            }
+            alpha = alpha.max(best);
+        }
+        best
+    }
+}
+
+/// Every board of `k` seeds in the open holes of `open` (bit i = hole i).
+fn boards(k: usize, open: u16, out: &mut Vec<[u8; 14]>) {
+    fn rec(k: usize, holes: &[usize], b: &mut [u8; 14], out: &mut Vec<[u8; 14]>) {
+        if holes.len() == 1 {
+            b[holes[0]] = k as u8;
+            out.push(*b);
+            b[holes[0]] = 0;
+            return;
+        }
+        for n in 0..=k {
+            b[holes[0]] = n as u8;
+            rec(k - n, &holes[1..], b, out);
+        }
+        b[holes[0]] = 0;
+    }
+    let holes: Vec<usize> = (0..14).filter(|&i| open & (1 << i) != 0).collect();
+    rec(k, &holes, &mut [0; 14], out);
+}
+
+fn check_pattern(game: Game, pattern: Pattern, max: usize) {
+    let tables =
+        Tables::build_pattern_in_memory(game, pattern, max, BuildOptions::default(), &|_| {});
+    let mut checked = 0;
+    let mut flagged = 0;
+    for p in [pattern, pattern.flipped()] {
+        // The memo's keys (board and side to move) do not name the closed holes.
+        let mut ex = Exhaustive {
+            memo: HashMap::new(),
+        };
+        let closed = p.closed_mask(game);
+        for k in 0..=max {
+            let mut all = Vec::new();
+            boards(k, p.open_mask(game), &mut all);
+            for b in all {
+                // South to move on the board as it is, and North to move on the turned board:
+                // both are the canonical board `b` of pattern `p`.
+                let south = Position::from_parts_unchecked(game, b, closed, [0, 0], Side::South);
+                let north = Position::from_parts_unchecked(
+                    game,
+                    rotate(&b),
+                    (closed >> 7) | ((closed & 0x7F) << 7),
+                    [0, 0],
+                    Side::North,
+                );
+                assert_eq!(Pattern::of_position(&south), Some(p));
+                assert_eq!(Pattern::of_position(&north), Some(p));
+                assert_eq!(canonical(&north), b);
+                let state = GameState::from_position(south, Mode::Single, 1, Side::South);
+                let want = if state.is_over() {
+                    let t = state.position().stores();
+                    i32::from(t[0]) - i32::from(t[1])
+                } else {
+                    ex.fresh(&state)
+                };
+                for pos in [south, north] {
+                    match tables.entry(&pos) {
+                        Some(Entry::Value { margin, history }) => {
+                            assert_eq!(margin, want, "{game} {p} {b:?} (flag {history})");
+                            flagged += usize::from(history && pos.to_move() == Side::South);
+                        }
+                        other => panic!("{game} {p} {b:?}: {other:?}, expected {want}"),
+                    }
+                }
+                assert_eq!(tables.entry_of_board_in(p, &b), tables.entry(&south));
+                checked += 1;
+            }
+        }
+    }
+    // A position with other closed holes is not covered.
+    let other = Position::from_parts_unchecked(game, [1; 14], 0, [0, 0], Side::South);
+    assert_eq!(tables.entry(&other), None);
+    let in_tables: usize = (0..=max)
+        .map(|k| {
+            tables
+                .pair_layer(k)
+                .iter()
+                .filter(|&&b| b != 0xFF && b & 0x80 != 0)
+                .count()
+        })
+        .sum();
+    assert_eq!(flagged, in_tables, "every flagged entry was checked");
+    eprintln!("{game} {pattern}: {checked} positions up to {max} seeds agree ({flagged} flagged)");
+}
+
+#[test]
+fn walak_pussa_closed_patterns_match_exhaustive_search() {
+    check_pattern(Game::WalakPussa, Pattern::new(1, 0), 5);
+    check_pattern(Game::WalakPussa, Pattern::new(0, 4), 6);
+    check_pattern(Game::WalakPussa, Pattern::new(2, 3), 6);
+}
+
+#[test]
+fn raja_pasu_closed_patterns_match_exhaustive_search() {
+    check_pattern(Game::RajaPasu, Pattern::new(3, 0), 6);
+    check_pattern(Game::RajaPasu, Pattern::new(0, 6), 6);
+}
+
+#[test]
+fn pasu_pondi_closed_patterns_match_exhaustive_search() {
+    check_pattern(Game::PasuPondi, Pattern::new(2, 0), 5);
+    check_pattern(Game::PasuPondi6, Pattern::new(0, 5), 6);
+}
+
+/// The tables of `(a, b)` and of `(b, a)` built separately hold the same values: the first's
+/// boards of `(b, a)` are the second's own, and the other way round.
+#[test]
+fn a_pattern_and_its_mirror_give_the_same_tables() {
+    for game in [Game::WalakPussa, Game::RajaPasu, Game::PasuPondi] {
+        let p = Pattern::new(2, 0);
+        let t1 = Tables::build_pattern_in_memory(game, p, 6, BuildOptions::default(), &|_| {});
+        let t2 =
+            Tables::build_pattern_in_memory(game, p.flipped(), 6, BuildOptions::default(), &|_| {});
+        for k in 0..=6 {
+            let a = t1.pair_layer(k);
+            let b = t2.pair_layer(k);
+            assert_eq!(a.len(), b.len());
+            // (2, 0) and (0, 2) have as many open holes: two parts of equal size.
+            let (a0, a1) = a.split_at(a.len() / 2);
+            let (b0, b1) = b.split_at(b.len() / 2);
+            assert_eq!(a0, b1, "{game} layer {k}");
+            assert_eq!(a1, b0, "{game} layer {k}");
+        }
+    }
+}
+
+/// The solver above closed tables of 0..4 seeds agrees with closed tables of 0..8, and its
+/// principal variation, replayed through `GameState`, realises the value.
+#[test]
+fn solver_above_small_closed_tables_agrees_with_full_tables() {
+    for game in [Game::WalakPussa, Game::RajaPasu, Game::PasuPondi] {
+        let p = Pattern::new(0, 2);
+        let full = Tables::build_pattern_in_memory(game, p, 8, BuildOptions::default(), &|_| {});
+        let small =
+            Tables::from_pattern_layers(game, p, (0..=4).map(|k| full.pair_layer(k)).collect());
+        let mut rng = Rng::new(5);
+        let mut solved = 0;
+        while solved < 40 {
+            let q = if rng.next_u64() % 2 == 0 {
+                p
+            } else {
+                p.flipped()
+            };
+            let closed = q.closed_mask(game);
+            let k = 5 + (rng.next_u64() % 4) as usize;
+            let mut b = [0u8; 14];
+            let open: Vec<usize> = (0..14).filter(|&i| closed & (1 << i) == 0).collect();
+            for _ in 0..k {
+                b[open[(rng.next_u64() % open.len() as u64) as usize]] += 1;
+            }
+            let pos = Position::from_parts_unchecked(game, b, closed, [0, 0], Side::South);
+            let st = GameState::from_position(pos, Mode::Single, 1, Side::South);
+            if st.is_over() {
+                continue;
+            }
+            let Some(Entry::Value { margin, .. }) = full.entry(&pos) else {
+                panic!("undetermined")
+            };
+            let sol = Solver::new(&small, 50_000_000).solve(&pos).expect("solved");
+            assert_eq!(sol.value, margin, "{game} {q} {b:?}");
+            let mut st = st;
+            for &mv in &sol.pv {
+                st.play(mv)
+                    .expect("a legal move in the principal variation");
+            }
+            assert!(st.is_over(), "the variation ends the round");
+            let t = st.position().stores();
+            assert_eq!(
+                i32::from(t[0]) - i32::from(t[1]),
+                margin,
+                "{game} {q} {b:?}"
+            );
+            solved += 1;
+        }
+        // Positions of another pattern are refused, not misread.
+        let other = Position::from_parts_unchecked(game, [1; 14], 0, [0, 0], Side::South);
+        assert!(Solver::new(&small, 1000).solve(&other).is_err());
+    }
+}
+
+/// A match position written with `x` for closed holes is covered by the tables of its pattern.
+#[test]
+fn a_position_string_with_closed_holes_is_probed() {
+    let game = Game::RajaPasu;
+    // South fills 4 holes (A, B, C closed), North all 7; 5 seeds left on the board.
+    let setup: Setup = "x,x,x,1,0,0,2/0,1,0,0,0,0,1 45 48 S 2 raja-pasu"
+        .parse()
+        .expect("a position string");
+    let state = setup.game_state(Mode::Match).expect("a match position");
+    let pos = *state.position();
+    assert_eq!(Pattern::of_position(&pos), Some(Pattern::new(3, 0)));
+    let t = Tables::build_pattern_in_memory(
+        game,
+        Pattern::new(0, 3),
+        5,
+        BuildOptions::default(),
+        &|_| {},
+    );
+    let mut ex = Exhaustive {
+        memo: HashMap::new(),
+    };
+    let want = ex.fresh(&GameState::from_position(pos, Mode::Single, 1, Side::South));
+    assert_eq!(t.probe_fresh(&pos), Some(want));
+}
