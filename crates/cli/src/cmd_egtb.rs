@@ -38,6 +38,10 @@ pub enum Sub {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Build closed-hole patterns instead of the open board: `all` (the match patterns
+        /// (c, 0) and (0, c), c = 1..6) or a list like `2-0,3-1` (each with its mirror).
+        #[arg(long)]
+        closed: Option<String>,
     },
     /// The exact value of a position for the player to move, and of each move.
     Probe {
@@ -50,6 +54,41 @@ pub enum Sub {
         /// Where the tables live.
         #[arg(long, default_value = "data/egtb")]
         dir: PathBuf,
+        /// Where the closed-hole tables live (default: --dir).
+        #[arg(long)]
+        closed_dir: Option<PathBuf>,
+    },
+    /// Play a match with every round perfect for seeds, and solve the match states by
+    /// backward induction on the rounds' exact margins.
+    Match {
+        /// The game.
+        #[arg(long)]
+        game: Game,
+        /// Where the open-board tables live.
+        #[arg(long, default_value = "data/egtb")]
+        dir: PathBuf,
+        /// Where the closed-hole tables live (default: --dir).
+        #[arg(long)]
+        closed_dir: Option<PathBuf>,
+        /// Give up a round after this many nodes.
+        #[arg(long, default_value_t = 2_000_000_000)]
+        nodes: u64,
+        /// Use the tables up to this many seeds only.
+        #[arg(long)]
+        max_seeds: Option<usize>,
+        /// Also solve every match state (South's holding, starter).
+        #[arg(long)]
+        states: bool,
+        /// Who starts round 1.
+        #[arg(long, default_value = "S")]
+        first: String,
+        /// Seeds per hole of a reduced match (default: the game's own).
+        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=7))]
+        seeds_per_hole: Option<u8>,
+        /// Also solve every match state exactly by searching each round to its end (no tables;
+        /// reduced matches of 1-2 seeds a hole) and compare with the margins' verdicts.
+        #[arg(long)]
+        exhaustive: bool,
     },
     /// Solve a start position exactly: the real start, or a reduced game with S seeds a hole.
     Solve {
@@ -83,6 +122,9 @@ pub enum Sub {
         /// Positions re-computed per layer.
         #[arg(long, default_value_t = 2000)]
         samples: u64,
+        /// Verify the closed-hole tables under --dir instead of the open board's.
+        #[arg(long)]
+        closed: bool,
     },
 }
 
@@ -99,13 +141,57 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             rebuild,
             budget,
             quiet,
-        } => build(game, max_seeds as usize, &dir, rebuild, budget, quiet),
+            closed,
+        } => match closed {
+            None => build(game, max_seeds as usize, &dir, rebuild, budget, quiet),
+            Some(list) => crate::cmd_egtb_match::build_closed(
+                game,
+                max_seeds as usize,
+                &dir,
+                rebuild,
+                budget,
+                &list,
+            ),
+        },
         Sub::Probe {
             game,
             position,
             dir,
-        } => probe(game, &position, &dir),
-        Sub::Verify { game, dir, samples } => verify(game, &dir, samples),
+            closed_dir,
+        } => probe(game, &position, &dir, closed_dir.as_deref()),
+        Sub::Verify {
+            game,
+            dir,
+            samples,
+            closed: false,
+        } => verify(game, &dir, samples),
+        Sub::Verify {
+            game,
+            dir,
+            samples,
+            closed: true,
+        } => crate::cmd_egtb_match::verify_closed(game, &dir, samples),
+        Sub::Match {
+            game,
+            dir,
+            closed_dir,
+            nodes,
+            max_seeds,
+            states,
+            first,
+            seeds_per_hole,
+            exhaustive,
+        } => crate::cmd_egtb_match::run_match(
+            game,
+            &dir,
+            closed_dir.as_deref().unwrap_or(&dir),
+            nodes,
+            max_seeds,
+            states,
+            &first,
+            seeds_per_hole.unwrap_or(game.seeds_per_hole()),
+            exhaustive,
+        ),
         Sub::Solve {
             game,
             seeds_per_hole,
@@ -227,17 +313,25 @@ fn parse_position(game: Game, position: &str) -> anyhow::Result<pussa_rules::Gam
     setup.game_state(Mode::Single).context("--position")
 }
 
-fn probe(game: Game, position: &str, dir: &std::path::Path) -> anyhow::Result<()> {
+fn probe(
+    game: Game,
+    position: &str,
+    dir: &std::path::Path,
+    closed_dir: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
     let state = parse_position(game, position)?;
     let pos = *state.position();
     if state.is_round_over() {
         bail!("the round is over in this position: there is nothing to probe");
     }
-    if pos.closed_mask() != 0 {
-        bail!("the tables cover the open board only; this position has closed holes");
-    }
     let k = pos.seeds_on_board() as usize;
-    let tables = Tables::open(dir, game, None)?;
+    let tables = if pos.closed_mask() == 0 {
+        Tables::open(dir, game, None)?
+    } else {
+        let p = pussa_egtb::Pattern::of_position(&pos)
+            .context("the position's closed holes are not a closing of the game")?;
+        Tables::open_pattern(closed_dir.unwrap_or(dir), game, p, None)?
+    };
     if k > tables.max_seeds() {
         bail!(
             "{k} seeds on the board, but the tables of {game} under {} go up to {} seeds \
@@ -421,6 +515,7 @@ mod tests {
             rebuild: false,
             budget: 1 << 20,
             quiet: true,
+            closed: None,
         })
         .expect("build");
         let pos = "0,1,0,2,0,0,0/1,0,0,0,1,0,0 65 0 S 1 pasu-pondi".to_string();
@@ -428,6 +523,7 @@ mod tests {
             game,
             position: pos.clone(),
             dir: dir.clone(),
+            closed_dir: None,
         })
         .expect("probe");
         let too_many = "5,5,5,5,5,5,5/5,5,5,5,5,5,5 0 0 S 1 pasu-pondi".to_string();
@@ -435,6 +531,7 @@ mod tests {
             game,
             position: too_many,
             dir: dir.clone(),
+            closed_dir: None,
         })
         .unwrap_err();
         assert!(e.to_string().contains("go up to 6 seeds"), "{e}");
@@ -451,6 +548,7 @@ mod tests {
             game: None,
             dir: dir.clone(),
             samples: 100,
+            closed: false,
         })
         .expect("verify");
         let f = pussa_egtb::format::table_path(&dir, game, 5);
@@ -462,6 +560,7 @@ mod tests {
             game: Some(game),
             dir: dir.clone(),
             samples: 100,
+            closed: false,
         })
         .unwrap_err();
         assert!(
@@ -472,6 +571,7 @@ mod tests {
             game,
             position: pos,
             dir: dir.clone(),
+            closed_dir: None,
         })
         .unwrap_err();
         assert!(format!("{e:#}").contains("checksum mismatch"), "{e:#}");

@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 mod cmd_analyze;
 mod cmd_bench;
 mod cmd_egtb;
+mod cmd_egtb_match;
 mod cmd_engine;
 mod cmd_explain;
 mod cmd_perft;

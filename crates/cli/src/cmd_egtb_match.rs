@@ -1,0 +1,318 @@
+//! `pussa egtb build --closed`, `pussa egtb verify --closed` and `pussa egtb match`: the
+//! closed-hole tables of match rounds and whole matches (the parts of `pussa egtb` that
+//! concern matches; the arguments are in `cmd_egtb.rs`).
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use pussa_egtb::matches::{
+    match_patterns, play_match, solve_match, MatchEnd, MatchTables, MatchValue,
+};
+use pussa_egtb::{build_pattern_dir, BuildOptions, LayerEvent, Pattern, Tables};
+use pussa_rules::{Game, Setup, Side};
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// The patterns named by `--closed`: `all` or `a-b,c-d`.
+fn parse_patterns(list: &str) -> anyhow::Result<Vec<Pattern>> {
+    if list.trim() == "all" {
+        return Ok(match_patterns());
+    }
+    let mut out = Vec::new();
+    for item in list.split(',') {
+        let (a, b) = item
+            .trim()
+            .split_once('-')
+            .with_context(|| format!("--closed: `{item}` is not `a-b` (holes closed in the mover's row and the opponent's)"))?;
+        let a: u8 = a.parse().with_context(|| format!("--closed: `{item}`"))?;
+        let b: u8 = b.parse().with_context(|| format!("--closed: `{item}`"))?;
+        if a > 6 || b > 6 || a + b == 0 {
+            bail!("--closed: `{item}`: 0 to 6 holes a row, not both 0 (the open board is built without --closed)");
+        }
+        out.push(Pattern::new(a, b));
+    }
+    Ok(out)
+}
+
+/// `pussa egtb build --closed LIST`.
+pub fn build_closed(
+    game: Game,
+    max: usize,
+    dir: &Path,
+    rebuild: bool,
+    budget: u64,
+    list: &str,
+) -> anyhow::Result<()> {
+    let patterns = parse_patterns(list)?;
+    let opts = BuildOptions {
+        search_budget: budget,
+    };
+    let t0 = Instant::now();
+    for p in patterns {
+        let t1 = Instant::now();
+        let mut bytes = 0u64;
+        let mut history = 0u64;
+        let mut undetermined = 0u64;
+        build_pattern_dir(
+            dir,
+            game,
+            p,
+            max,
+            opts,
+            rebuild,
+            &|_| {},
+            &mut |e| match e {
+                LayerEvent::Kept { .. } => {}
+                LayerEvent::Built { stats, path } => {
+                    bytes += stats.positions;
+                    history += stats.history;
+                    undetermined += stats.undetermined;
+                    println!(
+                    "{game} {p} {:>3} seeds: {:>11} positions (with the mirror), {:>9} history, {:>3} undetermined, {:.1} s  {}",
+                    stats.seeds,
+                    stats.positions,
+                    stats.history,
+                    stats.undetermined,
+                    stats.seconds,
+                    path.display()
+                );
+                }
+            },
+        )?;
+        println!(
+            "{game} {p} and {}: 0..={max} in {:.1} s, {:.1} MiB built, {history} flagged, {undetermined} undetermined, peak memory {:.0} MiB",
+            p.flipped(),
+            t1.elapsed().as_secs_f64(),
+            mib(bytes),
+            mib(pussa_egtb::peak_memory().unwrap_or(0))
+        );
+    }
+    println!(
+        "{game}: closed patterns built in {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// `pussa egtb verify --closed`.
+pub fn verify_closed(game: Option<Game>, dir: &Path, samples: u64) -> anyhow::Result<()> {
+    let games: Vec<Game> = game.map_or_else(|| Game::ALL.to_vec(), |g| vec![g]);
+    let mut bad = 0;
+    let mut found = 0;
+    for g in games {
+        for a in 0..=6u8 {
+            for b in 0..=a {
+                let p = Pattern::new(a, b);
+                if p.is_open() || !pussa_egtb::format::pattern_path(dir, g, p, 0).exists() {
+                    continue;
+                }
+                found += 1;
+                let t = Tables::open_pattern(dir, g, p, None)?;
+                println!(
+                    "{g} {p} and {}: files 0..={} present, headers and checksums good",
+                    p.flipped(),
+                    t.max_seeds()
+                );
+                for k in 0..=t.max_seeds() {
+                    let r = t.verify_layer(k, samples);
+                    if r.mismatches > 0 || k == t.max_seeds() {
+                        println!(
+                            "  {k:>3} seeds: {} of {} positions re-computed, {} mismatches",
+                            r.checked, r.entries, r.mismatches
+                        );
+                    }
+                    bad += r.mismatches;
+                }
+            }
+        }
+    }
+    if found == 0 {
+        bail!("no closed-hole tables under {}", dir.display());
+    }
+    if bad > 0 {
+        bail!("{bad} positions disagree with their re-computed values");
+    }
+    println!("all closed-hole tables verified");
+    Ok(())
+}
+
+/// `pussa egtb match`.
+pub fn run_match(
+    game: Game,
+    dir: &Path,
+    closed_dir: &Path,
+    nodes: u64,
+    max_seeds: Option<usize>,
+    states: bool,
+    first: &str,
+    per_hole: u8,
+    exhaustive: bool,
+) -> anyhow::Result<()> {
+    let first = Side::parse(first).map_err(|e| anyhow::anyhow!("--first: {e}"))?;
+    let t0 = Instant::now();
+    let tables = MatchTables::open(game, dir, closed_dir, max_seeds)?;
+    println!(
+        "{game}: tables 0..={} seeds (open board and closed patterns) opened in {:.2} s",
+        tables.max_seeds(),
+        t0.elapsed().as_secs_f64()
+    );
+    if per_hole > game.seeds_per_hole() {
+        bail!(
+            "--seeds-per-hole {per_hole}: {game} plays {} a hole",
+            game.seeds_per_hole()
+        );
+    }
+    let t1 = Instant::now();
+    let m = play_match(&tables, per_hole, first, nodes, 200)?;
+    println!("Every round played perfectly for seeds:");
+    for r in &m.rounds {
+        let pv: Vec<String> = r.pv.iter().map(ToString::to_string).collect();
+        println!(
+            "round {}: {} (filled S {} / N {}), {} starts: margin {:+} for {}, taken S {} / N {}, ended by {:?}; holdings S {} / N {}{}; {} nodes, {:.2} s",
+            r.round,
+            r.start,
+            r.filled[0],
+            r.filled[1],
+            r.starter,
+            r.value,
+            r.starter,
+            r.taken[0],
+            r.taken[1],
+            r.reason,
+            r.holdings[0],
+            r.holdings[1],
+            r.next_starter
+                .map_or(String::new(), |s| format!(", {s} starts the next round")),
+            r.nodes,
+            r.seconds
+        );
+        println!(
+            "  principal variation ({} moves): {}",
+            pv.len(),
+            pv.join(" ")
+        );
+    }
+    match m.end {
+        MatchEnd::Won(w) => println!(
+            "{w} wins the match in {} rounds ({:.1} s)",
+            m.rounds.len(),
+            t1.elapsed().as_secs_f64()
+        ),
+        MatchEnd::Cycle { repeats, of } => println!(
+            "round {repeats} would start as round {of} did: with this play the match never ends"
+        ),
+        MatchEnd::Limit => println!("stopped after {} rounds", m.rounds.len()),
+    }
+    if !states {
+        return Ok(());
+    }
+    let t2 = Instant::now();
+    let sol = solve_match(&tables, per_hole, nodes, &mut |pos, v, n| {
+        println!(
+            "  round start {}: margin {v:+} for {} ({n} nodes)",
+            Setup::from_position(pos, 2),
+            pos.to_move()
+        );
+    })?;
+    println!(
+        "Match states (South's holding, starter), by backward induction on the round margins: {} round starts solved, {} nodes, {:.1} s",
+        sol.rounds_solved,
+        sol.nodes,
+        t2.elapsed().as_secs_f64()
+    );
+    let (mut ws, mut wn, mut dr, mut un) = (0, 0, 0, 0);
+    for s in &sol.states {
+        let v = match s.value {
+            MatchValue::Win { side, rounds } => {
+                if side == Side::South {
+                    ws += 1;
+                } else {
+                    wn += 1;
+                }
+                format!("{side} wins (within {rounds} rounds)")
+            }
+            MatchValue::Draw => {
+                dr += 1;
+                "endless (neither can force a win)".into()
+            }
+            MatchValue::Unresolved => {
+                un += 1;
+                "unresolved by the margins".into()
+            }
+        };
+        println!(
+            "  S holds {:>3}, {} starts ({} seeds on the board): round margin {:+} for South; {v}",
+            s.south, s.starter, s.board, s.margin
+        );
+    }
+    println!(
+        "{} states: South wins {ws}, North wins {wn}, endless {dr}, unresolved {un}",
+        sol.states.len()
+    );
+    let start = 7 * u32::from(per_hole);
+    if let Some(s) = sol.get(start, first) {
+        println!("The match from the start ({first} first): {:?}", s.value);
+    }
+    if !exhaustive {
+        return Ok(());
+    }
+    let t3 = Instant::now();
+    let exact = if per_hole <= 1 {
+        pussa_egtb::matches::solve_match_exhaustive(game, per_hole, nodes)?
+    } else {
+        pussa_egtb::matches::solve_match_with_tables(&tables, per_hole, nodes)?
+    };
+    println!(
+        "Exact match values (every round searched to its end{}), {:.1} s:",
+        if per_hole <= 1 {
+            ""
+        } else {
+            ", stopping at the tables where a threshold decides"
+        },
+        t3.elapsed().as_secs_f64()
+    );
+    let mut disagree = 0;
+    let mut confirmed = 0;
+    for &(south, starter, v) in &exact {
+        let m = sol.get(south, starter).map(|s| s.value);
+        let note = match m {
+            Some(MatchValue::Unresolved) | None => "",
+            Some(mv) if mv == v => {
+                confirmed += 1;
+                "  (margins: the same)"
+            }
+            Some(MatchValue::Win { side, .. }) if matches!(v, MatchValue::Win { side: w, .. } if w == side) =>
+            {
+                confirmed += 1;
+                "  (margins: the same winner)"
+            }
+            Some(_) => {
+                disagree += 1;
+                "  (margins: DIFFERENT)"
+            }
+        };
+        println!("  S holds {south:>3}, {starter} starts: {v:?}{note}");
+    }
+    let (ws, wn, dr) = exact
+        .iter()
+        .fold((0, 0, 0), |(a, b, c), &(_, _, v)| match v {
+            MatchValue::Win {
+                side: Side::South, ..
+            } => (a + 1, b, c),
+            MatchValue::Win { .. } => (a, b + 1, c),
+            _ => (a, b, c + 1),
+        });
+    println!(
+        "exact: South wins {ws}, North wins {wn}, endless {dr}; the margins' verdicts confirmed {confirmed}, contradicted {disagree}"
+    );
+    if let Some(&(_, _, v)) = exact.iter().find(|&&(s, st, _)| s == start && st == first) {
+        println!("The match from the start ({first} first), exactly: {v:?}");
+    }
+    if disagree > 0 {
+        bail!("{disagree} states where the margins' verdict contradicts the exact value");
+    }
+    Ok(())
+}
