@@ -140,6 +140,7 @@ pub fn verify_closed(game: Option<Game>, dir: &Path, samples: u64) -> anyhow::Re
 }
 
 /// `pussa egtb match`.
+#[allow(clippy::too_many_arguments)]
 pub fn run_match(
     game: Game,
     dir: &Path,

@@ -495,11 +495,11 @@ pub fn solve_match(
                 .collect()
         };
         let mut changed = false;
-        for i in 0..states.len() {
-            if !matches!(states[i].value, MatchValue::Unresolved) {
+        for state in &mut states {
+            if !matches!(state.value, MatchValue::Unresolved) {
                 continue;
             }
-            let s = states[i];
+            let s = *state;
             let b = s.board as i32;
             let v = s.margin;
             let all = |lo: i32, hi: i32, side: Side| {
@@ -516,7 +516,7 @@ pub fn solve_match(
                 None
             };
             if let Some(side) = winner {
-                states[i].value = MatchValue::Win {
+                state.value = MatchValue::Win {
                     side,
                     rounds: iteration,
                 };
@@ -753,7 +753,7 @@ impl RoundSearch<'_> {
 
     /// Decides `state` from the tables if they cover it and the outcomes the attacker wants
     /// form a threshold around the exact value.
-    fn from_tables(&self, state: &GameState, fresh: bool) -> Option<bool> {
+    fn decided_by_tables(&self, state: &GameState, fresh: bool) -> Option<bool> {
         let pos = state.position();
         let t = self.tables?.for_position(pos)?;
         let v = if fresh {
@@ -800,7 +800,7 @@ impl RoundSearch<'_> {
             return Ok(self.over(state));
         }
         let fresh = state.history().len() == 1;
-        if let Some(w) = self.from_tables(state, fresh) {
+        if let Some(w) = self.decided_by_tables(state, fresh) {
             return Ok(w);
         }
         let key = (state.position().repetition_key(), state.position().stores());
