@@ -123,8 +123,9 @@ enum First {
     Wait(i32, [u32; 7], usize),
 }
 
-/// The first look at board `b` of layer `k`: terminal, all moves taking seeds, or a capture
-/// already reaching the best possible value settle it; otherwise its same-layer children.
+/// The first look at board `b` of layer `k`: a terminal board, or one whose moves all take
+/// seeds, is settled; otherwise the best value of its capturing moves and its same-layer
+/// children are kept.
 fn first_look<R: Ring>(view: &BuildView<'_, R>, idx: u64, b: &[u8; 14]) -> First {
     let ring = view.ring;
     let game = ring.game();
@@ -135,7 +136,6 @@ fn first_look<R: Ring>(view: &BuildView<'_, R>, idx: u64, b: &[u8; 14]) -> First
     if let Some(v) = terminal_value(game, b, &moves) {
         return First::Done(encode(v, false));
     }
-    let max = k as i32;
     let mut best = i32::MIN;
     let mut same = [0u32; 7];
     let mut n = 0;
@@ -152,7 +152,11 @@ fn first_look<R: Ring>(view: &BuildView<'_, R>, idx: u64, b: &[u8; 14]) -> First
         }
         best = best.max(c.gain - (i32::from(byte & 0x7F) - 63));
     }
-    if best >= max || n == 0 {
+    // A board with a same-layer child is never settled here, even when a capture already gives
+    // the largest possible value: it may lie on a cycle, and its parents must then allow for a
+    // repetition arriving at it (the bound iteration does; phase 2 settles only boards all of
+    // whose same-layer children are settled, so every board it settles is acyclic).
+    if n == 0 {
         First::Done(encode(best, false))
     } else {
         First::Wait(best, same, n)
@@ -174,13 +178,7 @@ struct Waiting {
 
 impl Waiting {
     /// One pass: settles what can be settled from the current bytes; returns how many.
-    fn pass(
-        &mut self,
-        cur: &[AtomicU8],
-        max: i32,
-        prev: Option<&Changed>,
-        next: &Changed,
-    ) -> usize {
+    fn pass(&mut self, cur: &[AtomicU8], prev: Option<&Changed>, next: &Changed) -> usize {
         let mut settled = 0;
         for i in 0..self.idx.len() {
             if !self.open[i] {
@@ -207,9 +205,7 @@ impl Waiting {
                     best = best.max(63 - i32::from(byte & 0x7F));
                 }
             }
-            let byte = if best >= max {
-                encode(best, false)
-            } else if waiting {
+            let byte = if waiting {
                 continue;
             } else if undetermined {
                 UNDETERMINED
@@ -475,7 +471,6 @@ fn build_layer_in<R: Ring>(
 
     // Pass 2: settle positions whose non-capturing moves lead to settled positions, until
     // nothing changes. What is left can reach a cycle of non-capturing moves.
-    let max = k as i32;
     let mut left = waiting;
     let mut prev = Changed::new(n);
     let mut next = Changed::new(n);
@@ -484,7 +479,7 @@ fn build_layer_in<R: Ring>(
         let first = stats.passes == 1;
         let settled: usize = parts
             .par_iter_mut()
-            .map(|w| w.pass(&cur, max, (!first).then_some(&prev), &next))
+            .map(|w| w.pass(&cur, (!first).then_some(&prev), &next))
             .sum();
         std::mem::swap(&mut prev, &mut next);
         next.clear();

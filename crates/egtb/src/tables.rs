@@ -84,7 +84,8 @@ impl Layer {
 /// board[0] = 1;
 /// board[7] = 1;
 /// let pos = Position::from_parts_unchecked(Game::WalakPussa, board, 0, [27, 27], Side::South);
-/// assert!(t.probe(&pos).is_some());
+/// // Its value for a history that starts here (the start of a round, or after a capture).
+/// assert!(t.probe_fresh(&pos).is_some());
 /// ```
 pub struct Tables {
     game: Game,
