@@ -317,3 +317,49 @@ pub fn run_match(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closed_pattern_lists_are_parsed_and_bad_ones_named() {
+        assert_eq!(parse_patterns("all").unwrap(), match_patterns());
+        assert_eq!(
+            parse_patterns("2-0, 3-1").unwrap(),
+            vec![Pattern::new(2, 0), Pattern::new(3, 1)]
+        );
+        for bad in ["0-0", "7-0", "2", "a-1", "2-0,"] {
+            let e = parse_patterns(bad).unwrap_err();
+            assert!(format!("{e:#}").contains("--closed"), "{bad}: {e:#}");
+        }
+    }
+
+    /// Build (open and closed), verify, then a reduced match played and solved three ways; a
+    /// missing closed table is an error naming it.
+    #[test]
+    fn a_reduced_match_is_played_and_solved_from_files() {
+        let dir = std::env::temp_dir().join(format!("pussa-cli-match-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let game = Game::PasuPondi;
+        let sub = |command| crate::cmd_egtb::run(crate::cmd_egtb::Args { command });
+        let build = |closed: Option<&str>| crate::cmd_egtb::Sub::Build {
+            game,
+            max_seeds: 6,
+            dir: dir.clone(),
+            rebuild: false,
+            budget: 1 << 20,
+            quiet: true,
+            closed: closed.map(str::to_string),
+        };
+        sub(build(None)).expect("open tables");
+        let e = run_match(game, &dir, &dir, 1_000_000, None, true, "S", 1, true).unwrap_err();
+        assert!(format!("{e:#}").contains("c1-0"), "{e:#}");
+        sub(build(Some("all"))).expect("closed tables");
+        verify_closed(Some(game), &dir, 50).expect("verify");
+        run_match(game, &dir, &dir, 10_000_000, None, true, "S", 1, true).expect("match");
+        let e = run_match(game, &dir, &dir, 1_000_000, None, false, "S", 6, false).unwrap_err();
+        assert!(format!("{e:#}").contains("plays 5 a hole"), "{e:#}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
