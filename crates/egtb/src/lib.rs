@@ -20,7 +20,7 @@
 //! - Closed holes (match rounds): [`Pattern`] `(a, b)` = holes closed in the mover's and the
 //!   opponent's row; a pattern and its mirror are built together ([`build_pair_layer`],
 //!   [`build_pattern_dir`], [`Tables::open_pattern`]); the open board is `(0, 0)`.
-//! - [`matches`]: whole matches: rounds played perfectly for seeds, and the match states solved.
+//! - [`matches`](mod@matches): whole matches: rounds played perfectly for seeds, and the match states solved.
 #![warn(missing_docs)]
 
 mod build;
