@@ -438,7 +438,14 @@ fn solve(
         ),
     };
     let t0 = Instant::now();
-    let tables = Tables::open(dir, game, max_seeds)?;
+    let tables = if pos.closed_mask() == 0 {
+        Tables::open(dir, game, max_seeds)?
+    } else {
+        // A match round: the tables of its closed holes (built with `--closed`).
+        let p = pussa_egtb::Pattern::of_position(&pos)
+            .context("the position's closed holes are not a closing of the game")?;
+        Tables::open_pattern(dir, game, p, max_seeds)?
+    };
     let load = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let mut solver = pussa_egtb::solve::Solver::new(&tables, nodes);
