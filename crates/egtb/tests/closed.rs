@@ -259,3 +259,76 @@ fn a_position_string_with_closed_holes_is_probed() {
     let want = ex.fresh(&GameState::from_position(pos, Mode::Single, 1, Side::South));
     assert_eq!(t.probe_fresh(&pos), Some(want));
 }
+
+/// Closed-pattern files read back equal the tables built in memory; a file of another pattern,
+/// or with its pattern bytes changed, is refused with an error naming the problem; the open
+/// board's files keep zero pattern bytes.
+#[test]
+fn closed_pattern_files_round_trip_and_mismatches_are_refused() {
+    use pussa_egtb::build_pattern_dir;
+    use pussa_egtb::format::{pattern_path, table_path};
+    let dir = std::env::temp_dir().join(format!("pussa-egtb-closed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let game = Game::RajaPasu;
+    let p = Pattern::new(2, 0);
+    let built = build_pattern_dir(
+        &dir,
+        game,
+        p,
+        5,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .expect("build");
+    let mem = Tables::build_pattern_in_memory(game, p, 5, BuildOptions::default(), &|_| {});
+    for q in [p, p.flipped()] {
+        let opened = Tables::open_pattern(&dir, game, q, None).expect("open");
+        assert_eq!(opened.max_seeds(), 5);
+        assert_eq!(opened.pattern(), q);
+        for k in 0..=5 {
+            assert_eq!(built.pair_layer(k), mem.pair_layer(k));
+            let n = mem.pair_layer(k).len() / 2;
+            let (a, b) = (
+                mem.pair_layer(k)[..n].to_vec(),
+                mem.pair_layer(k)[n..].to_vec(),
+            );
+            let want = if q == p {
+                [a, b].concat()
+            } else {
+                [b, a].concat()
+            };
+            assert_eq!(opened.pair_layer(k), want, "{q} layer {k}");
+        }
+    }
+    // The header names the pattern: a (2, 0) file where (0, 2) is expected is refused.
+    let f20 = pattern_path(&dir, game, p, 3);
+    let f02 = pattern_path(&dir, game, p.flipped(), 3);
+    assert!(f20.ends_with("raja-pasu/c2-0/3.pegtb"), "{f20:?}");
+    std::fs::copy(&f20, &f02).expect("copy");
+    let e = Tables::open_pattern(&dir, game, p.flipped(), None)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("table of closed pattern (2, 0), expected (0, 2)"),
+        "{e}"
+    );
+    // Open-board files have zero pattern bytes.
+    pussa_egtb::build_dir(
+        &dir,
+        game,
+        2,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .expect("open build");
+    let bytes = std::fs::read(table_path(&dir, game, 2)).expect("read");
+    assert_eq!(&bytes[13..16], &[0, 0, 0]);
+    let bytes = std::fs::read(&f20).expect("read");
+    assert_eq!(&bytes[13..16], &[2, 0, 0]);
+    std::fs::remove_dir_all(&dir).ok();
+}
