@@ -332,3 +332,52 @@ fn closed_pattern_files_round_trip_and_mismatches_are_refused() {
     assert_eq!(&bytes[13..16], &[2, 0, 0]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// With closed holes too, a move of North on a board is the same column's move of South on the
+/// turned board (closed holes turned with it): the closing rules of the three games (left end
+/// in Walak-pussa and Raja Pasu, right end in Pasu Pondi) are mirror images under the turn.
+#[test]
+fn the_rules_with_closed_holes_are_symmetric_under_swapping_the_rows() {
+    let mut rng = Rng::new(13);
+    for game in Game::ALL {
+        for _ in 0..3000 {
+            let a = (rng.next_u64() % 7) as u8;
+            let b = if a == 0 {
+                (rng.next_u64() % 7) as u8
+            } else {
+                0
+            };
+            let p = Pattern::new(a, b);
+            let closed = p.closed_mask(game); // South's row is the mover's (a holes closed)
+            let open: Vec<usize> = (0..14).filter(|&i| closed & (1 << i) == 0).collect();
+            let mut board = [0u8; 14];
+            for _ in 0..(rng.next_u64() % 25) {
+                board[open[(rng.next_u64() % open.len() as u64) as usize]] += 1;
+            }
+            let south = Position::from_parts_unchecked(game, board, closed, [0, 0], Side::South);
+            let turned = (closed >> 7) | ((closed & 0x7F) << 7);
+            let north =
+                Position::from_parts_unchecked(game, rotate(&board), turned, [0, 0], Side::North);
+            assert_eq!(Pattern::of_position(&north), Some(p));
+            for col in 0..7 {
+                let hs = pussa_rules::Hole::of_side(Side::South, col);
+                let hn = pussa_rules::Hole::of_side(Side::North, col);
+                assert_eq!(
+                    south.candidates().contains(hs),
+                    north.candidates().contains(hn)
+                );
+                if !south.candidates().contains(hs) {
+                    continue;
+                }
+                let (mut ps, mut pn) = (south, north);
+                let os = ps.play_unchecked(hs);
+                let on = pn.play_unchecked(hn);
+                assert_eq!(os.is_some(), on.is_some(), "{game} {p} {board:?} {col}");
+                if let (Some(os), Some(on)) = (os, on) {
+                    assert_eq!(os.taken, [on.taken[1], on.taken[0]]);
+                    assert_eq!(canonical(&ps), canonical(&pn), "{game} {p} {board:?} {col}");
+                }
+            }
+        }
+    }
+}
