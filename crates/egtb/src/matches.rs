@@ -755,12 +755,6 @@ impl RoundSearch<'_> {
     /// form a threshold around the exact value.
     fn decided_by_tables(&self, state: &GameState, fresh: bool) -> Option<bool> {
         let pos = state.position();
-        let t = self.tables?.for_position(pos)?;
-        let v = if fresh {
-            t.probe_fresh(pos)?
-        } else {
-            t.probe(pos)?
-        };
         let r = pos.seeds_on_board() as i32;
         let s0 = u32::from(pos.stores()[0]);
         // 1: every next starter wins for the attacker, 0: none, 2: depends on how it ends.
@@ -780,19 +774,40 @@ impl RoundSearch<'_> {
             }
         };
         let kinds: Vec<u8> = (0..=r).map(kind).collect();
+        // Decided whatever happens to the seeds left (no tables needed).
+        if kinds.iter().all(|&k| k == 1) {
+            return Some(true);
+        }
+        if kinds.iter().all(|&k| k == 0) {
+            return Some(false);
+        }
         if kinds.contains(&2) {
             return None;
         }
-        // South's share of the seeds left under perfect play.
-        let vs = if pos.to_move() == Side::South { v } else { -v };
-        let x = ((r + vs) / 2) as usize;
         // South can force a share of at least `x`, North at most `x`: this decides the
         // attacker's outcome if it wins exactly from some share up (South) or down (North).
         let monotone = match self.attacker {
             Side::South => kinds.windows(2).all(|w| w[0] <= w[1]),
             Side::North => kinds.windows(2).all(|w| w[0] >= w[1]),
         };
-        monotone.then(|| kinds[x] == 1)
+        if !monotone {
+            return None;
+        }
+        let t = self.tables?.for_position(pos)?;
+        let v = if fresh {
+            t.probe_fresh(pos)?
+        } else {
+            // Exact for this round's history (a path search inside the layer if the value
+            // may depend on it).
+            match t.probe(pos) {
+                Some(v) => v,
+                None => t.probe_with_history(pos, state.history())?,
+            }
+        };
+        // South's share of the seeds left under perfect play.
+        let vs = if pos.to_move() == Side::South { v } else { -v };
+        let x = ((r + vs) / 2) as usize;
+        Some(kinds[x] == 1)
     }
 
     fn wins(&mut self, state: &GameState) -> Result<bool, SolveError> {
@@ -813,12 +828,26 @@ impl RoundSearch<'_> {
         if self.nodes > self.limit {
             return Err(SolveError::NodeLimit);
         }
-        let mine = state.position().to_move() == self.attacker;
+        let mover = state.position().to_move();
+        let mine = mover == self.attacker;
         let mut result = !mine;
-        for mv in state.legal_moves() {
-            let mut s = state.clone();
-            s.play(mv).expect("a legal move");
-            let w = self.wins(&s)?;
+        // The moves that take the most for the mover first.
+        let mut children: Vec<(i32, GameState)> = state
+            .legal_moves()
+            .into_iter()
+            .map(|mv| {
+                let mut s = state.clone();
+                let r = s.play(mv).expect("a legal move");
+                let t = r.outcome.taken;
+                (
+                    i32::from(t[mover.index()]) - i32::from(t[mover.other().index()]),
+                    s,
+                )
+            })
+            .collect();
+        children.sort_by_key(|c| std::cmp::Reverse(c.0));
+        for (_, s) in &children {
+            let w = self.wins(s)?;
             if w == mine {
                 result = mine;
                 break;
