@@ -82,7 +82,7 @@ pub enum Sub {
         /// Who starts round 1.
         #[arg(long, default_value = "S")]
         first: String,
-        /// Seeds per hole of a reduced match (default: the game's own).
+        /// Seeds per hole of a reduced (or enlarged) match (default: the game's own).
         #[arg(long, value_parser = clap::value_parser!(u8).range(1..=7))]
         seeds_per_hole: Option<u8>,
         /// Also solve every match state exactly by searching each round to its end (no tables;
