@@ -24,6 +24,11 @@ pub const CHECK_EVERY: u64 = 1024;
 /// the move time has been used, since the next one usually takes several times longer.
 pub const ITERATION_START_PERCENT: u32 = 50;
 
+/// A timed search ignores its deadline (never the stop flag) until its main thread has searched
+/// this many nodes (a few milliseconds): on a machine so busy that the process hardly runs, the
+/// move is still a searched one rather than the fallback of an unfinished first iteration.
+pub const MIN_TIMED_NODES: u64 = 20_000;
+
 /// Transposition table: default size in entries (a power of two; 16 bytes each).
 pub const TT_ENTRIES_DEFAULT: usize = 1 << 20;
 

@@ -122,7 +122,8 @@ impl<'a> Worker<'a> {
     #[inline]
     fn check_stop(&mut self) {
         if self.nodes >= self.node_limit
-            || (self.nodes & (params::CHECK_EVERY - 1) == 0 && self.clock.must_stop())
+            || (self.nodes & (params::CHECK_EVERY - 1) == 0
+                && self.clock.must_stop_after(self.nodes))
         {
             self.stopped = true;
         }
@@ -412,7 +413,7 @@ fn iterate(
     let mut last: Option<(u32, Iteration)> = None;
     let mut depth = first_depth.max(1);
     while depth <= max_depth {
-        if depth > 1 && !w.clock.may_start_iteration() {
+        if depth > 1 && w.nodes >= params::MIN_TIMED_NODES && !w.clock.may_start_iteration() {
             break;
         }
         let prev = last.as_ref().map(|(_, it)| it.score);

@@ -54,6 +54,21 @@ impl Clock {
         false
     }
 
+    /// [`Clock::must_stop`] for a thread that has searched `nodes` nodes: the deadline counts
+    /// only from [`params::MIN_TIMED_NODES`] on (the stop flag and the end of the main thread
+    /// always do).
+    #[must_use]
+    pub fn must_stop_after(&self, nodes: u64) -> bool {
+        if nodes >= params::MIN_TIMED_NODES {
+            return self.must_stop();
+        }
+        self.done.load(Ordering::Relaxed)
+            || self
+                .external
+                .as_ref()
+                .is_some_and(|x| x.load(Ordering::Relaxed))
+    }
+
     /// True if another iteration may be started: a good share of the move time is left.
     #[must_use]
     pub fn may_start_iteration(&self) -> bool {
