@@ -178,14 +178,14 @@ struct Waiting {
 
 impl Waiting {
     /// One pass: settles what can be settled from the current bytes; returns how many.
-    fn pass(&mut self, cur: &[AtomicU8], prev: Option<&Changed>, next: &Changed) -> usize {
+    fn pass(&mut self, cur: &[AtomicU8], changed: &Changed, look: bool, parity: u64) -> usize {
         let mut settled = 0;
         for i in 0..self.idx.len() {
             if !self.open[i] {
                 continue;
             }
             let edges = &self.edges[self.start[i] as usize..self.start[i + 1] as usize];
-            if prev.is_some_and(|p| !p.any(edges) && !next.any(edges)) {
+            if look && !changed.any(edges) {
                 continue;
             }
             let mut best = if self.base[i] == i8::MIN {
@@ -213,7 +213,7 @@ impl Waiting {
                 encode(best, false)
             };
             cur[self.idx[i] as usize].store(byte, Ordering::Relaxed);
-            next.set(self.idx[i]);
+            changed.set(self.idx[i], parity);
             self.open[i] = false;
             settled += 1;
         }
@@ -243,8 +243,9 @@ impl Waiting {
         cur: &[AtomicU8],
         bounds: &Bounds,
         k: usize,
-        prev: Option<&Changed>,
-        next: &Changed,
+        changed: &Changed,
+        look: bool,
+        parity: u64,
     ) -> (usize, usize) {
         let mut moved = 0;
         let mut settled = 0;
@@ -253,10 +254,8 @@ impl Waiting {
             if !self.open[i] {
                 continue;
             }
-            if prev.is_some_and(|p| {
-                let edges = &self.edges[self.start[i] as usize..self.start[i + 1] as usize];
-                !p.any(edges) && !next.any(edges)
-            }) {
+            if look && !changed.any(&self.edges[self.start[i] as usize..self.start[i + 1] as usize])
+            {
                 continue;
             }
             let (mut lo, mut hi) = if self.base[i] == i8::MIN {
@@ -294,7 +293,7 @@ impl Waiting {
             debug_assert!(lo <= hi, "bounds crossed: {lo} > {hi}");
             if lo != old_lo || hi != old_hi {
                 moved += 1;
-                next.set(self.idx[i]);
+                changed.set(self.idx[i], parity);
                 bounds.lo[idx].store(lo as i8, Ordering::Relaxed);
                 bounds.hi[idx].store(hi as i8, Ordering::Relaxed);
             }
@@ -309,26 +308,41 @@ impl Waiting {
     }
 }
 
-/// A set of ranks of one layer, one bit each: the positions that changed in a pass, so that the
-/// next pass looks again only at positions with a changed child.
+/// The positions of one layer that changed in the current pass and in the one before, two bits a
+/// rank side by side (bit `2·idx + parity` for a pass of that parity), so that a pass looks
+/// again only at positions with a child changed since it last looked, and one memory read per
+/// child answers for both passes.
 struct Changed(Vec<AtomicU64>);
 
 impl Changed {
     fn new(n: u64) -> Changed {
-        Changed((0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
+        Changed(
+            (0..(2 * n).div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        )
     }
     #[inline]
-    fn set(&self, idx: u64) {
-        self.0[(idx >> 6) as usize].fetch_or(1 << (idx & 63), Ordering::Relaxed);
+    fn set(&self, idx: u64, parity: u64) {
+        let bit = 2 * idx + parity;
+        self.0[(bit >> 6) as usize].fetch_or(1 << (bit & 63), Ordering::Relaxed);
     }
+    /// True if a position of `edges` changed in this pass or the one before.
     #[inline]
     fn any(&self, edges: &[u32]) -> bool {
-        edges
-            .iter()
-            .any(|&e| self.0[(e >> 6) as usize].load(Ordering::Relaxed) & (1 << (e & 63)) != 0)
+        edges.iter().any(|&e| {
+            let bit = 2 * u64::from(e);
+            self.0[(bit >> 6) as usize].load(Ordering::Relaxed) & (3 << (bit & 63)) != 0
+        })
     }
-    fn clear(&mut self) {
-        self.0.par_iter_mut().for_each(|w| *w.get_mut() = 0);
+    /// Forgets the changes of the passes of `parity` (before a new pass of that parity).
+    fn clear(&mut self, parity: u64) {
+        let keep = if parity == 0 {
+            0xAAAA_AAAA_AAAA_AAAA
+        } else {
+            0x5555_5555_5555_5555
+        };
+        self.0.par_iter_mut().for_each(|w| *w.get_mut() &= keep);
     }
 }
 
@@ -472,17 +486,17 @@ fn build_layer_in<R: Ring>(
     // Pass 2: settle positions whose non-capturing moves lead to settled positions, until
     // nothing changes. What is left can reach a cycle of non-capturing moves.
     let mut left = waiting;
-    let mut prev = Changed::new(n);
-    let mut next = Changed::new(n);
+    let mut changed = Changed::new(n);
+    let mut parity = 0;
     loop {
         stats.passes += 1;
         let first = stats.passes == 1;
         let settled: usize = parts
             .par_iter_mut()
-            .map(|w| w.pass(&cur, (!first).then_some(&prev), &next))
+            .map(|w| w.pass(&cur, &changed, !first, parity))
             .sum();
-        std::mem::swap(&mut prev, &mut next);
-        next.clear();
+        parity ^= 1;
+        changed.clear(parity);
         left -= settled as u64;
         progress(Progress {
             seeds: k,
@@ -518,10 +532,10 @@ fn build_layer_in<R: Ring>(
             let first = stats.bound_passes == 1;
             let (moved, settled) = parts
                 .par_iter_mut()
-                .map(|w| w.bounds_pass(&cur, bounds, k, (!first).then_some(&prev), &next))
+                .map(|w| w.bounds_pass(&cur, bounds, k, &changed, !first, parity))
                 .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-            std::mem::swap(&mut prev, &mut next);
-            next.clear();
+            parity ^= 1;
+            changed.clear(parity);
             left -= settled as u64;
             stats.bounded += settled as u64;
             progress(Progress {
@@ -535,8 +549,7 @@ fn build_layer_in<R: Ring>(
             }
         }
     }
-    drop(prev);
-    drop(next);
+    drop(changed);
     stats.phase_seconds[2] =
         t0.elapsed().as_secs_f64() - stats.phase_seconds[0] - stats.phase_seconds[1];
 
