@@ -3,58 +3,14 @@
 //! the full repetition history and skips the closed holes itself), the pattern symmetry, and
 //! the solver above small closed tables.
 
-use std::collections::HashMap;
-
 use pussa_egtb::moves::{canonical, rotate};
 use pussa_egtb::solve::Solver;
 use pussa_egtb::{BuildOptions, Entry, Pattern, Tables};
 use pussa_rules::{Game, GameState, Mode, Position, Rng, Setup, Side};
 
-/// Final margin (mover minus opponent) of the seeds still to be taken, by alpha-beta over
-/// `GameState`s, as in `tests/exhaustive.rs`.
-struct Exhaustive {
-    memo: HashMap<u128, i32>,
-}
+mod common;
 
-impl Exhaustive {
-    fn fresh(&mut self, state: &GameState) -> i32 {
-        let key = state.position().repetition_key();
-        if let Some(&v) = self.memo.get(&key) {
-            return v;
-        }
-        let k = state.position().seeds_on_board() as i32;
-        let v = self.search(state, -k - 1, k + 1);
-        self.memo.insert(key, v);
-        v
-    }
-
-    fn search(&mut self, state: &GameState, alpha: i32, beta: i32) -> i32 {
-        let me = state.position().to_move();
-        let mut best = i32::MIN;
-        let mut alpha = alpha;
-        for mv in state.legal_moves() {
-            let mut s = state.clone();
-            let before = s.position().stores();
-            s.play(mv).expect("legal move");
-            let after = s.position().stores();
-            let gain = i32::from(after[me.index()] - before[me.index()])
-                - i32::from(after[me.other().index()] - before[me.other().index()]);
-            let v = if s.is_over() {
-                gain
-            } else if s.history().len() == 1 {
-                gain - self.fresh(&s)
-            } else {
-                gain - self.search(&s, gain - beta, gain - alpha)
-            };
-            best = best.max(v);
-            if best >= beta {
-                return best;
-            }
-            alpha = alpha.max(best);
-        }
-        best
-    }
-}
+use common::Exhaustive;
 
 /// Every board of `k` seeds in the open holes of `open` (bit i = hole i).
 fn boards(k: usize, open: u16, out: &mut Vec<[u8; 14]>) {
@@ -82,9 +38,7 @@ fn check_pattern(game: Game, pattern: Pattern, max: usize) {
     let mut flagged = 0;
     for p in [pattern, pattern.flipped()] {
         // The memo's keys (board and side to move) do not name the closed holes.
-        let mut ex = Exhaustive {
-            memo: HashMap::new(),
-        };
+        let mut ex = Exhaustive::new();
         let closed = p.closed_mask(game);
         for k in 0..=max {
             let mut all = Vec::new();
@@ -253,9 +207,7 @@ fn a_position_string_with_closed_holes_is_probed() {
         BuildOptions::default(),
         &|_| {},
     );
-    let mut ex = Exhaustive {
-        memo: HashMap::new(),
-    };
+    let mut ex = Exhaustive::new();
     let want = ex.fresh(&GameState::from_position(pos, Mode::Single, 1, Side::South));
     assert_eq!(t.probe_fresh(&pos), Some(want));
 }

@@ -2,80 +2,32 @@
 //! rules crate's `GameState` (which carries the full repetition history and applies every
 //! end-of-round rule itself), written independently of the table builder.
 
-use std::collections::HashMap;
-
 use pussa_egtb::{index, BuildOptions, Entry, Tables};
 use pussa_rules::{Game, GameState, Mode, Position, Side};
 
-/// Final margin (mover minus opponent) of the seeds still to be taken, by alpha-beta over
-/// `GameState`s. A state just after seeds left the board (its history holds only itself) has a
-/// value that depends on the board alone: those are searched with a full window and remembered.
-struct Exhaustive {
-    memo: HashMap<u128, i32>,
-}
+mod common;
 
-impl Exhaustive {
-    fn fresh(&mut self, state: &GameState) -> i32 {
-        let key = state.position().repetition_key();
-        if let Some(&v) = self.memo.get(&key) {
-            return v;
-        }
-        let k = state.position().seeds_on_board() as i32;
-        let v = self.search(state, -k - 1, k + 1);
-        self.memo.insert(key, v);
-        v
-    }
+use common::Exhaustive;
 
-    fn search(&mut self, state: &GameState, alpha: i32, beta: i32) -> i32 {
-        let me = state.position().to_move();
-        let mut best = i32::MIN;
-        let mut alpha = alpha;
-        for mv in state.legal_moves() {
-            let mut s = state.clone();
-            let before = s.position().stores();
-            s.play(mv).expect("legal move");
-            let after = s.position().stores();
-            let gain = i32::from(after[me.index()] - before[me.index()])
-                - i32::from(after[me.other().index()] - before[me.other().index()]);
-            let v = if s.is_over() {
-                gain
-            } else if s.history().len() == 1 {
-                gain - self.fresh(&s)
-            } else {
-                // The child's window is shifted by what this move took.
-                gain - self.search(&s, gain - beta, gain - alpha)
-            };
-            best = best.max(v);
-            if best >= beta {
-                return best;
-            }
-            alpha = alpha.max(best);
-        }
-        best
+/// The value of a board with South to move and a history that starts at it.
+fn root(ex: &mut Exhaustive, game: Game, board: [u8; 14]) -> i32 {
+    let pos = Position::from_parts_unchecked(game, board, 0, [0, 0], Side::South);
+    let state = GameState::from_position(pos, Mode::Single, 1, Side::South);
+    if state.is_over() {
+        let t = state.position().stores();
+        return i32::from(t[0]) - i32::from(t[1]);
     }
-
-    /// The value of a board with South to move and a history that starts at it.
-    fn root(&mut self, game: Game, board: [u8; 14]) -> i32 {
-        let pos = Position::from_parts_unchecked(game, board, 0, [0, 0], Side::South);
-        let state = GameState::from_position(pos, Mode::Single, 1, Side::South);
-        if state.is_over() {
-            let t = state.position().stores();
-            return i32::from(t[0]) - i32::from(t[1]);
-        }
-        self.fresh(&state)
-    }
+    ex.fresh(&state)
 }
 
 fn check_game(game: Game, max: usize) {
     let tables = Tables::build_in_memory(game, max, BuildOptions::default(), &|_| {});
     let mut flagged = 0;
-    let mut ex = Exhaustive {
-        memo: HashMap::new(),
-    };
+    let mut ex = Exhaustive::new();
     for k in 0..=max {
         for idx in 0..index::layer_size(k) {
             let b = index::unrank(k, idx);
-            let want = ex.root(game, b);
+            let want = root(&mut ex, game, b);
             match tables.entry_of_board(&b) {
                 Some(Entry::Value { margin, history }) => {
                     assert_eq!(margin, want, "{game} board {b:?} (history flag {history})");
@@ -119,9 +71,7 @@ fn values_with_a_history_match_exhaustive_search() {
     let k = 6;
     let mut checked = 0;
     // Values of states with a fresh history depend on the board alone: one memo serves all.
-    let mut ex = Exhaustive {
-        memo: HashMap::new(),
-    };
+    let mut ex = Exhaustive::new();
     let flagged: Vec<[u8; 14]> = (0..index::layer_size(k))
         .map(|idx| index::unrank(k, idx))
         .filter(|b| {
