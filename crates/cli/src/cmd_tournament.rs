@@ -19,9 +19,9 @@ use pussa_rules::{Game, Mode, Side};
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Players: level:<name> (a built-in level), search (full search under the \
-    per-move limits), mcts (Monte Carlo tree search under the per-move limits), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
+    per-move limits), nodes:<n> (the search with its own budget of n nodes a move, as the levels     club to master use), mcts (Monte Carlo tree search under the per-move limits), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
     external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\").\n\n\
-    Endgame tables: add +tables to a searching player (search, or a level from club up), e.g. \
+    Endgame tables: add +tables to a searching player (search, nodes:<n>, or a level from club up), e.g. \
     level:max+tables: it uses the tables of the game under --egtb (built by `pussa egtb build`) \
     for exact values; results name it with the +tables suffix.\n\n\
     Examples:\n  pussa tournament --game raja-pasu level:expert greedy --games 100 --sprt 0,50,0.05,0.05\n  \
@@ -49,7 +49,14 @@ pub struct Args {
     /// random opening is played, often one that gives away a dozen seeds.
     #[arg(long, value_name = "NODES", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     pub balanced_openings: Option<u64>,
-    /// Where the endgame tables of `+tables` players are (`<DIR>/<game>/<seeds>.pegtb`).
+    /// Keep only random openings that are exact draws, solved with the endgame tables under
+    /// --egtb (all --random-opening plies played; after 200 tries the one closest to a draw).
+    /// Neither seat then wins unless its opponent errs, and the summary counts, for each
+    /// player, the games it ended below the exact value of its seat. Single games only.
+    #[arg(long, conflicts_with = "balanced_openings")]
+    pub exact_openings: bool,
+    /// Where the endgame tables of `+tables` players and of --exact-openings are
+    /// (`<DIR>/<game>/<seeds>.pegtb`).
     #[arg(long, value_name = "DIR", default_value = "data/egtb")]
     pub egtb: PathBuf,
     /// Seed for openings, levels and random players.
@@ -98,7 +105,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (p1, t1) = PlayerSpec::parse_with_tables(&args.player1).map_err(anyhow::Error::msg)?;
     let (p2, t2) = PlayerSpec::parse_with_tables(&args.player2).map_err(anyhow::Error::msg)?;
     let players = [p1, p2];
-    let oracles = tables_for(game, &args.egtb, [t1, t2], [&args.player1, &args.player2])?;
+    if args.exact_openings && args.match_mode {
+        bail!("--exact-openings needs single games: a match's value is not its first round's");
+    }
+    let (oracles, exact_openings) = tables_for(
+        game,
+        &args.egtb,
+        [t1, t2],
+        [&args.player1, &args.player2],
+        args.exact_openings,
+    )?;
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
@@ -143,6 +159,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_rounds: args.max_rounds.max(1),
         oracles,
         balanced_openings: args.balanced_openings,
+        exact_openings,
     };
     // Check the output files can be created before playing for minutes.
     for path in [&args.pgn, &args.results].into_iter().flatten() {
@@ -203,6 +220,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "elo_pairs": finite(report.pairs.elo_interval().0),
                 "elo_pairs_low": finite(report.pairs.elo_interval().1),
                 "elo_pairs_high": finite(report.pairs.elo_interval().2),
+                "below_exact": report.below_exact().map(|(b, known)| serde_json::json!({
+                    "players": b,
+                    "games": known,
+                })),
                 "games": report.games,
             }))? + "\n"
         } else {
@@ -213,24 +234,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The oracles of the players that asked for tables (opened and checked once, shared).
+/// The tables' oracle for each player that asked for them and for choosing exact openings
+/// (opened and checked once, shared).
 ///
 /// # Errors
 /// No tables of `game` under `dir`, or a damaged table file.
+#[allow(clippy::type_complexity)]
 fn tables_for(
     game: Game,
     dir: &std::path::Path,
     wanted: [bool; 2],
     names: [&str; 2],
-) -> anyhow::Result<[Option<Arc<dyn ExactOracle>>; 2]> {
-    if !wanted.contains(&true) {
-        return Ok([None, None]);
+    exact_openings: bool,
+) -> anyhow::Result<(
+    [Option<Arc<dyn ExactOracle>>; 2],
+    Option<Arc<dyn ExactOracle>>,
+)> {
+    if !wanted.contains(&true) && !exact_openings {
+        return Ok(([None, None], None));
     }
     let who = names
         .iter()
         .zip(wanted)
         .filter(|(_, w)| *w)
         .map(|(n, _)| format!("'{}'", n.trim()))
+        .chain(exact_openings.then(|| "--exact-openings".to_string()))
         .collect::<Vec<_>>()
         .join(" and ");
     let oracle = pussa_egtb::oracle::oracle(game, dir)
@@ -244,7 +272,10 @@ fn tables_for(
                 dir.display()
             )
         })?;
-    Ok(wanted.map(|w| w.then(|| Arc::clone(&oracle))))
+    Ok((
+        wanted.map(|w| w.then(|| Arc::clone(&oracle))),
+        exact_openings.then_some(oracle),
+    ))
 }
 
 fn mode_name(mode: Mode) -> &'static str {
@@ -335,7 +366,29 @@ fn summary(config: &Config, report: &Report) -> String {
             fmt_elo(phi)
         );
     }
-    if let Some(nodes) = config.balanced_openings {
+    if config.exact_openings.is_some() {
+        let drawn = report.games.iter().filter(|g| g.exact == Some(0)).count();
+        let distinct = report
+            .games
+            .iter()
+            .map(|g| &g.opening)
+            .collect::<std::collections::HashSet<_>>()
+            .len();
+        let _ = writeln!(
+            s,
+            "openings: {} random plies, exact draws by the endgame tables in {drawn} of {} games \
+             (the others: the closest to a draw in 200 tries), {distinct} different",
+            config.random_opening,
+            report.games.len()
+        );
+        if let Some((below, known)) = report.below_exact() {
+            let _ = writeln!(
+                s,
+                "ended below the exact value of their seat: {} in {} of {known} games, {} in {} of {known}",
+                report.players[0], below[0], report.players[1], below[1]
+            );
+        }
+    } else if let Some(nodes) = config.balanced_openings {
         let _ = writeln!(
             s,
             "openings: {} random plies, kept within {} seeds of even by a search of {nodes} nodes",
@@ -404,7 +457,7 @@ fn moves_text(moves: &[pussa_rules::Hole]) -> String {
 /// One CSV row a game.
 fn csv(config: &Config, report: &Report) -> String {
     let mut s = String::from(
-        "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position\n",
+        "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin\n",
     );
     for g in &report.games {
         let south = &report.players[g.south_player];
@@ -421,7 +474,7 @@ fn csv(config: &Config, report: &Report) -> String {
         };
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             g.index + 1,
             csv_field(south),
             csv_field(north),
@@ -435,7 +488,8 @@ fn csv(config: &Config, report: &Report) -> String {
             g.stores[1],
             moves_text(&g.opening),
             moves_text(&g.moves),
-            csv_field(&g.final_position)
+            csv_field(&g.final_position),
+            g.exact.map(|v| v.to_string()).unwrap_or_default()
         );
     }
     s

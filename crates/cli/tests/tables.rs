@@ -402,6 +402,136 @@ fn tournament_balanced_openings() {
     std::fs::remove_dir_all(&out_dir).ok();
 }
 
+/// `--exact-openings`: every pair starts from an exact draw solved with the tables (checked
+/// here with the solver), different for every pair; each game records the exact final margin
+/// of its opening, and the summary and the results count who ended below it. Matches and
+/// --balanced-openings are refused.
+#[test]
+fn tournament_exact_openings() {
+    let dir = tables_dir();
+    let out_dir = empty_dir("exact");
+    let json = out_dir.join("r.json");
+    let csv = out_dir.join("r.csv");
+    let args = |results: &Path| -> Vec<String> {
+        [
+            "tournament",
+            "level:club+tables",
+            "random",
+            "--game",
+            "raja-pasu",
+            "-n",
+            "6",
+            "--exact-openings",
+            "--quiet",
+            "--concurrency",
+            "2",
+            "--egtb",
+            dir.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let a = args(&json);
+    let (ok, out, err) = pussa(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("openings: 4 random plies, exact draws by the endgame tables in 6 of 6 games")
+            && out.contains("3 different"),
+        "{out}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let tables = Tables::open(dir, Game::RajaPasu, None).unwrap();
+    let games = v["games"].as_array().unwrap();
+    assert_eq!(games.len(), 6);
+    let mut below = [0u64; 2];
+    let mut openings = Vec::new();
+    for g in games {
+        let moves: Vec<String> = g["opening"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(moves.len(), 4);
+        let mut state =
+            pussa_rules::GameState::new(Game::RajaPasu, pussa_rules::Mode::Single, Side::South);
+        for m in &moves {
+            state.play(m.parse().unwrap()).unwrap();
+        }
+        let pos = state.position();
+        let future = pussa_egtb::solve::Solver::new(&tables, 50_000_000)
+            .value(pos)
+            .unwrap();
+        let [south, north] = pos.stores().map(i32::from);
+        let exact = south - north
+            + if pos.to_move() == Side::South {
+                future
+            } else {
+                -future
+            };
+        assert_eq!(exact, 0, "{moves:?}");
+        assert_eq!(g["exact"], exact, "{g}");
+        let stores = g["stores"].as_array().unwrap();
+        let last = stores[0].as_i64().unwrap() - stores[1].as_i64().unwrap();
+        let south_player = g["south_player"].as_u64().unwrap() as usize;
+        if last < i64::from(exact) {
+            below[south_player] += 1;
+        } else if last > i64::from(exact) {
+            below[1 - south_player] += 1;
+        }
+        openings.push(moves);
+    }
+    assert_eq!(v["below_exact"]["games"], 6);
+    assert_eq!(v["below_exact"]["players"][0], below[0]);
+    assert_eq!(v["below_exact"]["players"][1], below[1]);
+    assert!(below[1] > 0, "random never gave seeds away: {v}");
+    assert!(out.contains(&format!(
+        "ended below the exact value of their seat: level:club+tables in {} of 6 games, random in {} of 6",
+        below[0], below[1]
+    )));
+    // Both games of a pair share the opening; the pairs' openings differ.
+    for pair in openings.chunks(2) {
+        assert_eq!(pair[0], pair[1]);
+    }
+    assert!(openings[0] != openings[2] && openings[2] != openings[4] && openings[0] != openings[4]);
+    // The CSV carries the exact margin in its last column.
+    let a = args(&csv);
+    let (ok, _, err) = pussa(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{err}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        text.lines().next().unwrap().ends_with(",exact_margin"),
+        "{text}"
+    );
+    assert!(text.lines().skip(1).all(|l| l.ends_with(",0")), "{text}");
+
+    let mut a = args(&json);
+    a.push("--match".into());
+    let (ok, _, err) = pussa(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        !ok && err.contains("--exact-openings needs single games"),
+        "{err}"
+    );
+    let mut a = args(&json);
+    a.extend(["--balanced-openings".into(), "1000".into()]);
+    let (ok, _, err) = pussa(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(!ok && err.contains("cannot be used with"), "{err}");
+    let mut a = args(&json);
+    let at = a.iter().position(|x| x == "--egtb").unwrap();
+    a[at + 1] = empty_dir("exact-none").to_str().unwrap().to_string();
+    let (ok, _, err) = pussa(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        !ok && err.starts_with(
+            "error: 'level:club+tables' and --exact-openings: no endgame tables of raja-pasu"
+        ),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&out_dir).ok();
+}
+
 /// `pussa play --egtb DIR` and `pussa serve --egtb DIR`: a directory without tables is an error
 /// before anything starts; `pussa play --help` and `pussa serve --help` document the option.
 #[test]

@@ -53,6 +53,20 @@ impl ExactOracle for TablesOracle {
     fn probe_any_history(&self, pos: &Position) -> Option<i32> {
         self.0.probe(pos)
     }
+
+    fn solve(&self, pos: &Position) -> Option<i32> {
+        solve_value(&self.0, pos)
+    }
+}
+
+/// Nodes a [`ExactOracle::solve`] may search before it gives up.
+pub const SOLVE_NODES: u64 = 5_000_000;
+
+/// `pos` solved over `tables` ([`crate::solve::Solver::value`], at most [`SOLVE_NODES`]).
+fn solve_value(tables: &Tables, pos: &Position) -> Option<i32> {
+    crate::solve::Solver::new(tables, SOLVE_NODES)
+        .value(pos)
+        .ok()
 }
 
 /// True if `dir` holds tables of `game` (its 0-seed file exists).
@@ -245,6 +259,14 @@ impl ExactOracle for LazyTablesOracle {
 
     fn probe_any_history(&self, pos: &Position) -> Option<i32> {
         self.tables_for(pos)?.probe(pos)
+    }
+
+    fn solve(&self, pos: &Position) -> Option<i32> {
+        if pos.game() != self.inner.game || pos.closed_mask() != 0 {
+            return None;
+        }
+        self.start_loading();
+        solve_value(self.inner.loaded.get()?.as_ref().ok()?, pos)
     }
 }
 

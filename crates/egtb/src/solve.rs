@@ -235,6 +235,23 @@ impl<'a> Solver<'a> {
     /// # Errors
     /// [`SolveError`]: node limit, undetermined entries, wrong game or closed holes.
     pub fn solve(&mut self, pos: &Position) -> Result<Solution, SolveError> {
+        let (root, root_side) = self.root(pos)?;
+        let value = self.exact(&root, root_side, false)?;
+        self.principal_variation(pos, root_side, value)
+    }
+
+    /// The exact value of `pos` for its mover, as [`Solver::solve`] finds it, without the
+    /// principal variation.
+    ///
+    /// # Errors
+    /// As [`Solver::solve`].
+    pub fn value(&mut self, pos: &Position) -> Result<i32, SolveError> {
+        let (root, root_side) = self.root(pos)?;
+        self.exact(&root, root_side, false)
+    }
+
+    /// The canonical board of `pos` and its pattern side, with a fresh path.
+    fn root(&mut self, pos: &Position) -> Result<([u8; 14], u8), SolveError> {
         if pos.game() != self.game {
             return Err(SolveError::WrongGame {
                 tables: self.game,
@@ -253,8 +270,17 @@ impl<'a> Solver<'a> {
             });
         };
         self.path.clear();
-        let root = canonical(pos);
-        let value = self.exact(&root, root_side, false)?;
+        Ok((canonical(pos), root_side))
+    }
+
+    /// A principal variation of `pos` (exact value `value`, pattern side `root_side`) to the end
+    /// of the round.
+    fn principal_variation(
+        &mut self,
+        pos: &Position,
+        root_side: u8,
+        value: i32,
+    ) -> Result<Solution, SolveError> {
         // The principal variation: at each position, a move whose exact value is the position's.
         let mut pv = Vec::new();
         let mut state = GameState::from_position(

@@ -213,3 +213,40 @@ fn club_without_tables_does_lose_value_somewhere() {
         "the weaker level never erred: the check has no teeth"
     );
 }
+
+/// `ExactOracle::solve` (what tournaments choose exact openings with) finds, from tables of
+/// fewer seeds, the values that bigger tables hold, and gives up (`None`) where it cannot.
+#[test]
+fn the_oracle_solves_positions_beyond_its_tables() {
+    let game = Game::RajaPasu;
+    let tables = Tables::build_in_memory(game, MAX, BuildOptions::default(), &|_| {});
+    let small = TablesOracle(Tables::from_layers(
+        game,
+        (0..=5).map(|k| tables.layer(k).to_vec()).collect(),
+    ));
+    let full = TablesOracle(Tables::from_layers(
+        game,
+        (0..=MAX).map(|k| tables.layer(k).to_vec()).collect(),
+    ));
+    let mut rng = Rng::new(11);
+    let mut solved = 0;
+    while solved < 60 {
+        let k = 6 + rng.below(MAX as u32 - 5);
+        let side = if rng.below(2) == 0 {
+            Side::South
+        } else {
+            Side::North
+        };
+        let pos = random_position(game, k, side, &mut rng);
+        let Some(want) = tables.probe_fresh(&pos) else {
+            continue;
+        };
+        assert_eq!(small.solve(&pos), Some(want), "{pos:?}");
+        // Within the tables, a probe.
+        assert_eq!(full.solve(&pos), Some(want));
+        solved += 1;
+    }
+    // Another game's position: not the tables' to answer.
+    let other = Position::start(Game::WalakPussa);
+    assert_eq!(small.solve(&other), None);
+}

@@ -63,6 +63,16 @@ pub trait ExactOracle: Send + Sync {
         let _ = pos;
         None
     }
+
+    /// The exact value of `pos` (in the units of [`ExactOracle::probe`]) when the round's
+    /// repetition history starts at `pos`, found by a full search down to the tables if `pos`
+    /// has more seeds than they hold; `None` if that is out of the implementation's reach.
+    /// Used to choose fair tournament openings ([`tournament::Config::exact_openings`]). By
+    /// default `None`.
+    fn solve(&self, pos: &Position) -> Option<i32> {
+        let _ = pos;
+        None
+    }
 }
 
 /// Limits and options of a search. With no depth, node or time limit the search goes to

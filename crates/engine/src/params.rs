@@ -53,6 +53,11 @@ pub const GAIN_WEIGHT: i32 = 1_000;
 /// sets the opponent the most traps (see `search.rs`, `swindle`).
 pub const SWINDLE: bool = true;
 
+/// How many of our moves ahead the trap choice follows the opponent's greedy line (it always
+/// takes the largest immediate gain; we always keep the proven value) looking for a reply that
+/// changes the result in our favour; 1: only its next reply.
+pub const SWINDLE_DEPTH: u32 = 3;
+
 /// The smallest node budget left for which the search still looks for traps.
 pub const SWINDLE_MIN_NODES: u64 = 1_000;
 

@@ -31,7 +31,8 @@
 //! thread the search is deterministic: same position, limits and seed give the same move, score
 //! and node count.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use pussa_rules::{GameState, Hole, Position};
 
@@ -587,8 +588,110 @@ pub(crate) fn search(
     }
 }
 
-/// How attractive the opponent's mistakes after a move are (see [`swindle`]).
-type TrapKey = (bool, usize, bool, usize);
+/// How attractive the opponent's mistakes after a move are (see [`swindle`]): the greedy reply
+/// changes the result; the greedy line changes it within [`params::SWINDLE_DEPTH`] moves
+/// (sooner is larger); replies that change it; the greedy reply loses seeds; replies that do.
+type TrapKey = (bool, Option<std::cmp::Reverse<u32>>, usize, bool, usize);
+
+/// The result (-1, 0, 1 for the side to move) of a single game in which the side to move of
+/// `state` gets `score` (as [`SearchResult::score`]): the sign of the final difference of the
+/// stores, the stores now plus the future margin (the score less the seeds already taken this
+/// round).
+fn result_of(state: &GameState, score: i32) -> i32 {
+    let pos = state.position();
+    let me = pos.to_move();
+    (score + i32::from(pos.store(me)) - i32::from(pos.store(me.other())) - root_offset(state))
+        .signum()
+}
+
+/// The deeper traps of [`swindle`]: `state` has us to move after the opponent's greedy reply;
+/// `base` is our result with perfect play where the swindle began. Returns how many more of
+/// our moves the greedy line needs before one of its replies gives us a better result than
+/// `base` (0: the reply just played already did), playing only our moves that keep the exact
+/// value, within `depth` moves; `None` if it never does (or the budget ran out).
+fn greedy_trap(
+    state: &GameState,
+    base: i32,
+    depth: u32,
+    budget: &TrapBudget<'_>,
+    used: &mut u64,
+) -> Option<u32> {
+    if budget.spent(*used) {
+        return None;
+    }
+    let me = state.position().to_move();
+    let (values, n) = analyze_counted(state, &budget.limits());
+    *used += n;
+    let best = values.first()?;
+    if !values.iter().all(|v| v.exact) {
+        return None;
+    }
+    if result_of(state, best.score) > base {
+        return Some(0);
+    }
+    if depth == 0 {
+        return None;
+    }
+    let mut soonest: Option<u32> = None;
+    for m in values.iter().filter(|v| v.score == best.score) {
+        let mut child = state.clone();
+        child.play(m.mv).ok()?;
+        if child.is_round_over() {
+            continue;
+        }
+        let reply = crate::arena::greedy(&child)?;
+        child.play(reply).ok()?;
+        let found = if child.is_round_over() {
+            let winner = child.winner().flatten();
+            let r = match winner {
+                Some(w) if w == me => 1,
+                Some(_) => -1,
+                None => 0,
+            };
+            (r > base).then_some(0)
+        } else if child.position().to_move() == me {
+            greedy_trap(&child, base, depth - 1, budget, used)
+        } else {
+            None
+        };
+        if let Some(d) = found {
+            let d = d + 1;
+            if soonest.is_none_or(|s| d < s) {
+                soonest = Some(d);
+                if d == 1 {
+                    break;
+                }
+            }
+        }
+    }
+    soonest
+}
+
+/// What the deeper traps of [`swindle`] may spend: each analysis gets a slice of the time and
+/// nodes, all of them together at most `nodes` nodes and until `deadline`.
+struct TrapBudget<'a> {
+    slice: Limits,
+    nodes: Option<u64>,
+    deadline: Option<std::time::Instant>,
+    stop: &'a Option<Arc<AtomicBool>>,
+}
+
+impl TrapBudget<'_> {
+    fn limits(&self) -> Limits {
+        self.slice.clone()
+    }
+
+    fn spent(&self, used: u64) -> bool {
+        self.nodes.is_some_and(|n| used >= n)
+            || self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+            || self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+}
 
 /// Once the root's value is proven, the search spends what is left of its budget (time or
 /// nodes; never under a depth limit alone) choosing, among the root moves that are as good as
@@ -596,16 +699,19 @@ type TrapKey = (bool, usize, bool, usize);
 /// proven value in seeds, so that the margin is never given away (the unit of the evaluation is
 /// the final margin, and perfect play keeps it). Preferred, in order: a
 /// move after which the opponent's greedy reply (the largest immediate gain) is a proven
-/// mistake that changes the result in our favour; the most replies that do; a greedy reply that
-/// is a proven mistake in seeds; the most such replies. Returns the move, its value, its
-/// principal variation and the nodes spent, or `None` to keep the search's move (which keeps
-/// ties).
+/// mistake that changes the result in our favour; a move after which the greedy line (the
+/// opponent always greedy, we always keeping the value) reaches such a mistake within
+/// [`params::SWINDLE_DEPTH`] of our moves, the sooner the better; the most replies that change
+/// the result; a greedy reply that is a proven mistake in seeds; the most such replies. Returns
+/// the move, its value, its principal variation and the nodes spent, or `None` to keep the
+/// search's move (which keeps ties).
 fn swindle(
     state: &GameState,
     limits: &Limits,
     r: &SearchResult,
     clock: &Clock,
 ) -> Option<(Hole, i32, Vec<Hole>, u64)> {
+    let started = std::time::Instant::now();
     let time_left = limits.movetime.map(|t| t.saturating_sub(clock.elapsed()));
     let nodes_left = limits.nodes.map(|n| n.saturating_sub(r.nodes));
     if (time_left.is_none() && nodes_left.is_none())
@@ -638,13 +744,22 @@ fn swindle(
     }
     // The search's own move first, so that it keeps ties.
     tied.sort_by_key(|m| Some(m.mv) != r.best);
-    let k = 2 * tied.len() as u32;
+    let k = 4 * tied.len() as u32;
+    // The deeper traps share the second half of what is left, a slice per analysis.
+    let deep_share = share(4 * k);
+    let budget = TrapBudget {
+        slice: deep_share,
+        nodes: nodes_left.map(|n| n / 2),
+        deadline: time_left.map(|t| started + t.mul_f64(0.9)),
+        stop: &limits.stop,
+    };
+    let mut deep_used = 0;
     let mut best: Option<(TrapKey, &MoveValue)> = None;
     for m in tied {
         let mut child = state.clone();
         child.play(m.mv).ok()?;
         let key = if child.is_round_over() {
-            (false, 0, false, 0)
+            (false, None, 0, false, 0)
         } else {
             let (replies, n) = analyze_counted(&child, &share(k));
             used += n;
@@ -653,8 +768,31 @@ fn swindle(
             let mistake = |v: &MoveValue| v.exact && -v.score > m.score;
             let greedy = crate::arena::greedy(&child);
             let greedy_reply = replies.iter().find(|v| Some(v.mv) == greedy);
+            let greedy_flips = greedy_reply.is_some_and(flips);
+            // The greedy line further on, if its first reply does not already change the
+            // result.
+            let deeper = match greedy {
+                Some(g) if by_result && params::SWINDLE_DEPTH > 1 && !greedy_flips => {
+                    let mut after = child.clone();
+                    after.play(g).ok()?;
+                    if after.is_round_over() || after.position().to_move() != me {
+                        None
+                    } else {
+                        greedy_trap(
+                            &after,
+                            result(r.score),
+                            params::SWINDLE_DEPTH - 1,
+                            &budget,
+                            &mut deep_used,
+                        )
+                        .map(|d| std::cmp::Reverse(d + 1))
+                    }
+                }
+                _ => None,
+            };
             (
-                greedy_reply.is_some_and(flips),
+                greedy_flips,
+                deeper,
                 replies.iter().filter(|v| flips(v)).count(),
                 greedy_reply.is_some_and(mistake),
                 replies.iter().filter(|v| mistake(v)).count(),
@@ -664,6 +802,7 @@ fn swindle(
             best = Some((key, m));
         }
     }
+    used += deep_used;
     best.map(|(_, m)| (m.mv, m.score, m.pv.clone(), used))
 }
 

@@ -322,6 +322,9 @@ pub enum PlayerSpec {
     Level(Level),
     /// The full search under the tournament's per-move limits (`search`).
     Search,
+    /// The search with its own budget of nodes a move (`nodes:<n>`, one thread, the same
+    /// search as the levels from club up), whatever the tournament's per-move limits.
+    Nodes(u64),
     /// Monte Carlo tree search (UCT) under the per-move limits (`mcts`).
     Mcts,
     /// A uniformly random legal move (`random`).
@@ -378,7 +381,7 @@ impl PlayerSpec {
     #[must_use]
     pub fn can_use_tables(&self) -> bool {
         match self {
-            PlayerSpec::Search => true,
+            PlayerSpec::Search | PlayerSpec::Nodes(_) => true,
             PlayerSpec::Level(l) => l.limits(0).is_some(),
             _ => false,
         }
@@ -411,13 +414,21 @@ impl FromStr for PlayerSpec {
             }
             return Ok(PlayerSpec::Engine(cmd.to_string()));
         }
+        if let Some(n) = lower.strip_prefix("nodes:") {
+            return match n.trim().parse::<u64>() {
+                Ok(n) if n > 0 => Ok(PlayerSpec::Nodes(n)),
+                _ => Err(format!(
+                    "player '{s}': nodes:<n> needs a node count of at least 1"
+                )),
+            };
+        }
         match lower.as_str() {
             "search" => Ok(PlayerSpec::Search),
             "mcts" => Ok(PlayerSpec::Mcts),
             "random" => Ok(PlayerSpec::Random),
             "greedy" => Ok(PlayerSpec::Greedy),
             _ => Err(format!(
-                "unknown player '{s}': expected level:<name>, search, mcts, random, greedy or engine:\"<command>\""
+                "unknown player '{s}': expected level:<name>, search, nodes:<n>, mcts, random, greedy or engine:\"<command>\""
             )),
         }
     }
@@ -428,6 +439,7 @@ impl fmt::Display for PlayerSpec {
         match self {
             PlayerSpec::Level(l) => write!(f, "level:{}", l.name()),
             PlayerSpec::Search => f.write_str("search"),
+            PlayerSpec::Nodes(n) => write!(f, "nodes:{n}"),
             PlayerSpec::Mcts => f.write_str("mcts"),
             PlayerSpec::Random => f.write_str("random"),
             PlayerSpec::Greedy => f.write_str("greedy"),
@@ -829,6 +841,7 @@ fn clip(s: &str) -> String {
 enum Player {
     Level(Level, Option<Arc<dyn ExactOracle>>),
     Search(Option<Arc<dyn ExactOracle>>),
+    Nodes(u64, Option<Arc<dyn ExactOracle>>),
     Mcts,
     Random,
     Greedy,
@@ -877,6 +890,10 @@ pub struct GameResult {
     pub rounds: u32,
     /// The final position string.
     pub final_position: String,
+    /// With exact openings ([`Config::exact_openings`]): the exact final margin, South minus
+    /// North, of the position after the opening with perfect play by both sides.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<i32>,
 }
 
 impl GameResult {
@@ -889,6 +906,23 @@ impl GameResult {
             Side::North
         };
         self.winner.map(|w| w == first_seat)
+    }
+
+    /// Which players ended below the exact value of their seat ([`GameResult::exact`]): the
+    /// final margin lower than the exact one means South gave seeds away, higher means North
+    /// did. `[false, false]` without an exact value or when the game did not end normally.
+    #[must_use]
+    pub fn below_exact(&self) -> [bool; 2] {
+        let mut below = [false; 2];
+        if let (Some(exact), Termination::Normal) = (self.exact, &self.termination) {
+            let last = i32::from(self.stores[0]) - i32::from(self.stores[1]);
+            if last < exact {
+                below[self.south_player] = true;
+            } else if last > exact {
+                below[1 - self.south_player] = true;
+            }
+        }
+        below
     }
 
     /// `1-0`, `0-1` or `1/2-1/2`, South's result first.
@@ -934,6 +968,12 @@ pub struct Config {
     /// Keep only openings within [`BALANCED_MARGIN`] seeds of even by a search of this many
     /// nodes (see [`balanced_opening`]); `None`: any random opening.
     pub balanced_openings: Option<u64>,
+    /// Keep only openings whose exact value, solved by this oracle
+    /// ([`ExactOracle::solve`]), is a draw (see [`exact_openings`]); it takes precedence over
+    /// [`Config::balanced_openings`]. Each game then records the exact final margin of its
+    /// opening ([`GameResult::exact`]), and [`Report::below_exact`] counts who played below it.
+    /// Single games only (a match's value is not one round's).
+    pub exact_openings: Option<Arc<dyn ExactOracle>>,
 }
 
 impl fmt::Debug for Config {
@@ -955,6 +995,7 @@ impl fmt::Debug for Config {
                 &[self.oracles[0].is_some(), self.oracles[1].is_some()],
             )
             .field("balanced_openings", &self.balanced_openings)
+            .field("exact_openings", &self.exact_openings.is_some())
             .finish()
     }
 }
@@ -1055,29 +1096,158 @@ pub fn balanced_opening(
     best.map(|b| b.1).unwrap_or_default()
 }
 
+/// Random openings tried per pair by [`exact_openings`] before it settles for the one closest
+/// to a draw.
+pub const EXACT_ATTEMPTS: u32 = 200;
+
+/// [`exact_openings`] gives up after this many openings the oracle cannot solve if it has not
+/// solved one yet.
+pub const EXACT_GIVE_UP: u32 = 4;
+
+/// The exact final margin, South's stores minus North's at the end of the round, of the game
+/// from `state` with perfect play by both sides (the round's repetition history taken to start
+/// at `state`), by `oracle`'s [`ExactOracle::solve`]; `None` if out of its reach. A round
+/// already over gives its final margin.
+#[must_use]
+pub fn exact_final_margin(state: &GameState, oracle: &dyn ExactOracle) -> Option<i32> {
+    let pos = state.position();
+    let [south, north] = pos.stores().map(i32::from);
+    let Some(mover) = state.to_move() else {
+        return Some(south - north);
+    };
+    let future = oracle.solve(pos)?;
+    Some(
+        south - north
+            + if mover == Side::South {
+                future
+            } else {
+                -future
+            },
+    )
+}
+
+/// The fair openings of pairs `0..pairs`, each with its exact final margin
+/// ([`exact_final_margin`]). Pair `p` tries the random openings of `plies` plies (see
+/// [`opening`]; all `plies` moves played, none ending the round) of its own seeds and takes the
+/// first that is an exact draw, a final margin of 0 with perfect play, so that neither seat
+/// wins unless its opponent errs, and that no earlier pair has: a pair that repeated another's
+/// opening would mostly repeat its games. After [`EXACT_ATTEMPTS`] tries it takes a repeated
+/// draw, or else the opening closest to a draw. Openings the oracle cannot solve are skipped;
+/// if none can be (the first [`EXACT_GIVE_UP`] tries fail), the pair gets its first opening
+/// and `None`. With `plies == 0`, the start for every pair.
+#[must_use]
+pub fn exact_openings(
+    game: Game,
+    mode: Mode,
+    plies: u32,
+    seed: u64,
+    pairs: u32,
+    oracle: &dyn ExactOracle,
+) -> Vec<(Vec<Hole>, Option<i32>)> {
+    let start = GameState::new(game, mode, Side::South);
+    let mut chosen: Vec<(Vec<Hole>, Option<i32>)> = Vec::new();
+    let mut used = std::collections::HashSet::new();
+    for pair in 0..pairs {
+        if plies == 0 {
+            chosen.push((Vec::new(), exact_final_margin(&start, oracle)));
+            continue;
+        }
+        let mut closest: Option<(i32, Vec<Hole>)> = None;
+        let mut repeated_draw = None;
+        let mut first = None;
+        let mut unsolved = 0;
+        let mut found = None;
+        for attempt in 0..EXACT_ATTEMPTS {
+            let attempt_seed = seed ^ u64::from(attempt).wrapping_mul(0xd6e8_feb8_6659_fd93);
+            let moves = opening(game, mode, plies, attempt_seed, pair);
+            if moves.len() < plies as usize {
+                continue;
+            }
+            first.get_or_insert_with(|| moves.clone());
+            let mut state = start.clone();
+            for &mv in &moves {
+                let _ = state.play(mv);
+            }
+            let Some(value) = exact_final_margin(&state, oracle) else {
+                unsolved += 1;
+                if closest.is_none() && unsolved >= EXACT_GIVE_UP {
+                    // The oracle's tables are too small for these openings: say so rather
+                    // than spend the full budget on each of the remaining tries.
+                    break;
+                }
+                continue;
+            };
+            if value == 0 {
+                if !used.contains(&moves) {
+                    found = Some((moves, Some(0)));
+                    break;
+                }
+                repeated_draw.get_or_insert_with(|| moves.clone());
+            }
+            if closest.as_ref().is_none_or(|b| value.abs() < b.0.abs()) {
+                closest = Some((value, moves));
+            }
+        }
+        let pick = found
+            .or_else(|| repeated_draw.map(|m| (m, Some(0))))
+            .or_else(|| closest.map(|(v, m)| (m, Some(v))))
+            .unwrap_or_else(|| (first.unwrap_or_default(), None));
+        used.insert(pick.0.clone());
+        chosen.push(pick);
+    }
+    chosen
+}
+
 /// Plays game `index` of the tournament: player `index % 2` sits South (so each pair swaps
-/// seats), after the pair's random opening.
+/// seats), after the pair's random opening. With [`Config::exact_openings`] this chooses the
+/// openings of every pair up to this one ([`exact_openings`]); [`run`] chooses them once.
 #[must_use]
 pub fn play_game(config: &Config, index: u32) -> GameResult {
-    let south_player = (index % 2) as usize;
     let pair = index / 2;
-    let opening = match config.balanced_openings {
-        Some(nodes) => balanced_opening(
+    let (opening, exact) = match (&config.exact_openings, config.balanced_openings) {
+        (Some(oracle), _) => exact_openings(
             config.game,
             config.mode,
             config.random_opening,
             config.seed,
-            pair,
-            nodes,
+            pair + 1,
+            oracle.as_ref(),
+        )
+        .pop()
+        .unwrap_or_default(),
+        (None, Some(nodes)) => (
+            balanced_opening(
+                config.game,
+                config.mode,
+                config.random_opening,
+                config.seed,
+                pair,
+                nodes,
+            ),
+            None,
         ),
-        None => opening(
-            config.game,
-            config.mode,
-            config.random_opening,
-            config.seed,
-            pair,
+        (None, None) => (
+            opening(
+                config.game,
+                config.mode,
+                config.random_opening,
+                config.seed,
+                pair,
+            ),
+            None,
         ),
     };
+    play_game_from(config, index, opening, exact)
+}
+
+/// [`play_game`] after the given opening (`exact`: its exact final margin, if known).
+fn play_game_from(
+    config: &Config,
+    index: u32,
+    opening: Vec<Hole>,
+    exact: Option<i32>,
+) -> GameResult {
+    let south_player = (index % 2) as usize;
     let seat_player = |side: Side| -> usize {
         if side == Side::South {
             south_player
@@ -1091,6 +1261,7 @@ pub fn play_game(config: &Config, index: u32) -> GameResult {
         .map(|&side| match &config.players[seat_player(side)] {
             PlayerSpec::Level(l) => Player::Level(*l, config.oracles[seat_player(side)].clone()),
             PlayerSpec::Search => Player::Search(config.oracles[seat_player(side)].clone()),
+            PlayerSpec::Nodes(n) => Player::Nodes(*n, config.oracles[seat_player(side)].clone()),
             PlayerSpec::Mcts => Player::Mcts,
             PlayerSpec::Random => Player::Random,
             PlayerSpec::Greedy => Player::Greedy,
@@ -1134,6 +1305,15 @@ pub fn play_game(config: &Config, index: u32) -> GameResult {
                 let limits = Limits {
                     oracle: oracle.clone(),
                     ..config.limits.search_limits(move_seed)
+                };
+                Ok(search(&state, &limits, &mut |_| {}).best)
+            }
+            Player::Nodes(n, oracle) => {
+                let limits = Limits {
+                    nodes: Some(*n),
+                    seed: move_seed,
+                    oracle: oracle.clone(),
+                    ..Limits::default()
                 };
                 Ok(search(&state, &limits, &mut |_| {}).best)
             }
@@ -1181,6 +1361,7 @@ pub fn play_game(config: &Config, index: u32) -> GameResult {
         stores: state.position().stores(),
         rounds: state.round(),
         final_position: Setup::from_state(&state).to_string(),
+        exact,
     }
 }
 
@@ -1207,6 +1388,24 @@ pub struct Report {
     pub stopped_early: bool,
 }
 
+impl Report {
+    /// With exact openings: how many games each player ended below the exact value of its
+    /// seat ([`GameResult::below_exact`]), and how many games had an exact value. `None` if
+    /// no game had one.
+    #[must_use]
+    pub fn below_exact(&self) -> Option<([u32; 2], u32)> {
+        let mut below = [0u32; 2];
+        let mut known = 0;
+        for g in self.games.iter().filter(|g| g.exact.is_some()) {
+            known += 1;
+            for (b, lost) in below.iter_mut().zip(g.below_exact()) {
+                *b += u32::from(lost);
+            }
+        }
+        (known > 0).then_some((below, known))
+    }
+}
+
 /// Runs the tournament on `config.concurrency` threads (a rayon pool); `on_game` is called
 /// after each game (from a worker thread) with the game and the running totals.
 ///
@@ -1221,6 +1420,32 @@ pub fn run(
         .thread_name(|i| format!("tournament-{i}"))
         .build()
         .map_err(|e| format!("cannot build the thread pool: {e}"))?;
+    let exact = match &config.exact_openings {
+        Some(oracle) => {
+            let openings = exact_openings(
+                config.game,
+                config.mode,
+                config.random_opening,
+                config.seed,
+                config.games.div_ceil(2),
+                oracle.as_ref(),
+            );
+            if let Some((moves, _)) = openings.iter().find(|(_, v)| v.is_none()) {
+                return Err(format!(
+                    "exact openings: the endgame tables cannot solve the opening '{}' of {} \
+                     (too few seeds in the tables: build them to 20)",
+                    moves
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    config.game
+                ));
+            }
+            Some(openings)
+        }
+        None => None,
+    };
     let next = AtomicU32::new(0);
     let stop = AtomicBool::new(false);
     type Verdict = Option<(SprtDecision, f64, u32)>;
@@ -1236,7 +1461,13 @@ pub fn run(
                 if i >= config.games {
                     break;
                 }
-                let g = play_game(config, i);
+                let g = match &exact {
+                    Some(openings) => {
+                        let (moves, value) = openings[(i / 2) as usize].clone();
+                        play_game_from(config, i, moves, value)
+                    }
+                    None => play_game(config, i),
+                };
                 let mut d = done
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -1362,6 +1593,153 @@ mod tests {
         assert!(close(hi, 85.912_619_597_839, 1e-6));
     }
 
+    /// An oracle whose "exact" values are a function of the board: the seeds in South's first
+    /// hole, odd or even, for the player to move; `None` for boards where hole A holds 3 seeds.
+    struct BoardParity;
+
+    impl ExactOracle for BoardParity {
+        fn probe(&self, _: &pussa_rules::Position) -> Option<i32> {
+            None
+        }
+
+        fn solve(&self, pos: &pussa_rules::Position) -> Option<i32> {
+            let a = pos.board()[0];
+            (a != 3).then_some(i32::from(a % 2))
+        }
+    }
+
+    /// Never solves anything.
+    struct Clueless;
+
+    impl ExactOracle for Clueless {
+        fn probe(&self, _: &pussa_rules::Position) -> Option<i32> {
+            None
+        }
+    }
+
+    #[test]
+    fn exact_final_margin_counts_the_stores_and_the_mover() {
+        let mut state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+        let a0 = i32::from(state.position().board()[0] % 2);
+        assert_eq!(exact_final_margin(&state, &BoardParity), Some(a0));
+        for mv in ["E", "e"] {
+            state.play(mv.parse().unwrap()).unwrap();
+        }
+        let pos = state.position();
+        let [south, north] = pos.stores().map(i32::from);
+        let future = i32::from(pos.board()[0] % 2);
+        let want = south - north
+            + if pos.to_move() == Side::South {
+                future
+            } else {
+                -future
+            };
+        assert!(!state.is_round_over() && pos.board()[0] != 3, "{pos:?}");
+        assert_eq!(exact_final_margin(&state, &BoardParity), Some(want));
+        assert_eq!(exact_final_margin(&state, &Clueless), None);
+    }
+
+    #[test]
+    fn exact_openings_are_solved_draws_distinct_and_seeded() {
+        let openings = exact_openings(Game::WalakPussa, Mode::Single, 3, 5, 6, &BoardParity);
+        assert_eq!(openings.len(), 6);
+        for (moves, value) in &openings {
+            assert_eq!(moves.len(), 3);
+            let mut state = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+            for &mv in moves {
+                state.play(mv).unwrap();
+            }
+            assert_eq!(*value, exact_final_margin(&state, &BoardParity));
+            assert_eq!(*value, Some(0), "{moves:?}");
+        }
+        let distinct: std::collections::HashSet<_> = openings.iter().map(|o| &o.0).collect();
+        assert_eq!(distinct.len(), 6);
+        assert_eq!(
+            openings,
+            exact_openings(Game::WalakPussa, Mode::Single, 3, 5, 6, &BoardParity)
+        );
+        assert_ne!(
+            openings,
+            exact_openings(Game::WalakPussa, Mode::Single, 3, 6, 6, &BoardParity)
+        );
+        // The first pairs do not depend on how many pairs are asked for.
+        assert_eq!(
+            openings[..2],
+            exact_openings(Game::WalakPussa, Mode::Single, 3, 5, 2, &BoardParity)[..]
+        );
+        // An oracle that solves nothing: the plain random opening, no value.
+        let blind = exact_openings(Game::WalakPussa, Mode::Single, 3, 5, 2, &Clueless);
+        assert_eq!(blind[0].0, opening(Game::WalakPussa, Mode::Single, 3, 5, 0));
+        assert_eq!(blind[0].1, None);
+        // No plies: the start, with its value.
+        let start = exact_openings(Game::WalakPussa, Mode::Single, 0, 5, 2, &BoardParity);
+        assert_eq!(start, vec![(Vec::new(), Some(0)), (Vec::new(), Some(0))]);
+    }
+
+    #[test]
+    fn below_exact_names_who_gave_seeds_away() {
+        let game =
+            |south_player: usize, stores: [u8; 2], exact: Option<i32>, t: Termination| GameResult {
+                index: 0,
+                south_player,
+                opening: Vec::new(),
+                moves: Vec::new(),
+                winner: None,
+                termination: t,
+                stores,
+                rounds: 1,
+                final_position: String::new(),
+                exact,
+            };
+        let normal = Termination::Normal;
+        // Exact 0, South ended +2: North gave seeds away.
+        assert_eq!(
+            game(0, [29, 27], Some(0), normal.clone()).below_exact(),
+            [false, true]
+        );
+        assert_eq!(
+            game(1, [29, 27], Some(0), normal.clone()).below_exact(),
+            [true, false]
+        );
+        // Exact +4 for South, South ended only +2: South did.
+        assert_eq!(
+            game(0, [29, 27], Some(4), normal.clone()).below_exact(),
+            [true, false]
+        );
+        assert_eq!(
+            game(0, [28, 28], Some(0), normal.clone()).below_exact(),
+            [false, false]
+        );
+        assert_eq!(
+            game(0, [29, 27], None, normal.clone()).below_exact(),
+            [false; 2]
+        );
+        let forfeit = Termination::Forfeit {
+            loser: Side::North,
+            reason: String::new(),
+        };
+        assert_eq!(
+            game(0, [29, 27], Some(0), forfeit).below_exact(),
+            [false; 2]
+        );
+        let report = Report {
+            players: ["a".into(), "b".into()],
+            games: vec![
+                game(0, [29, 27], Some(0), normal.clone()),
+                game(1, [29, 27], Some(0), normal.clone()),
+                game(0, [28, 28], Some(0), normal.clone()),
+                game(0, [30, 26], None, normal),
+            ],
+            wdl: Wdl::default(),
+            pairs: Pentanomial::default(),
+            sprt: None,
+            llr: None,
+            sprt_games: None,
+            stopped_early: false,
+        };
+        assert_eq!(report.below_exact(), Some(([1, 1], 3)));
+    }
+
     #[test]
     fn pairs_are_counted_from_games() {
         let game = |index: u32, winner: Option<Side>| GameResult {
@@ -1374,6 +1752,7 @@ mod tests {
             stores: [0, 0],
             rounds: 1,
             final_position: String::new(),
+            exact: None,
         };
         // Pair 0: South wins both (1 point for the first player); pair 1: the first player wins
         // both (2); pair 2: a draw and a first-player loss (½); game 6 has no partner.
@@ -1417,6 +1796,19 @@ mod tests {
         assert_eq!("greedy".parse::<PlayerSpec>().unwrap(), PlayerSpec::Greedy);
         assert_eq!("MCTS".parse::<PlayerSpec>().unwrap(), PlayerSpec::Mcts);
         assert_eq!("search".parse::<PlayerSpec>().unwrap(), PlayerSpec::Search);
+        assert_eq!(
+            "Nodes:1500".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Nodes(1500)
+        );
+        assert_eq!(PlayerSpec::Nodes(1500).to_string(), "nodes:1500");
+        for bad in ["nodes:0", "nodes:", "nodes:x", "nodes:-3"] {
+            let e = bad.parse::<PlayerSpec>().unwrap_err();
+            assert!(e.contains("needs a node count"), "{bad}: {e}");
+        }
+        assert_eq!(
+            PlayerSpec::parse_with_tables("nodes:500+tables"),
+            Ok((PlayerSpec::Nodes(500), true))
+        );
         assert_eq!(
             "engine:\"target/release/pussa engine\""
                 .parse::<PlayerSpec>()
@@ -1557,6 +1949,7 @@ mod tests {
             max_rounds: 50,
             oracles: [None, None],
             balanced_openings: None,
+            exact_openings: None,
         };
         for i in 0..2 {
             let g = play_game(&config, i);

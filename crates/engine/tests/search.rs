@@ -440,3 +440,177 @@ fn trap_choice_keeps_the_proven_result() {
     }
     assert!(checked >= 20, "too few proven positions: {checked}");
 }
+
+/// The result (-1, 0, 1) for `me` of a single game in state `st` if the side to move there
+/// gets `score` (a search score: the round's final margin for it).
+fn result_for(st: &GameState, me: Side, score: i32) -> i32 {
+    let (p, t) = (st.position(), st.taken_this_round());
+    let mover = p.to_move();
+    let r = (score + i32::from(p.store(mover))
+        - i32::from(p.store(mover.other()))
+        - (i32::from(t[mover.index()]) - i32::from(t[mover.other().index()])))
+    .signum();
+    if mover == me {
+        r
+    } else {
+        -r
+    }
+}
+
+/// The exact values of every move of `st` (deep enough to be proven), or `None`.
+fn exact_values(st: &GameState) -> Option<Vec<pussa_engine::MoveValue>> {
+    let v = analyze(
+        st,
+        &Limits {
+            nodes: Some(1_000_000),
+            ..Limits::default()
+        },
+    );
+    (!v.is_empty() && v.iter().all(|m| m.exact)).then_some(v)
+}
+
+/// After our move (the opponent to move in `st`): within how many of our moves (1: the
+/// opponent's very next reply) a greedy opponent, answered by our moves that keep the exact
+/// value, plays a reply after which `me`'s result is better than `base`; `None` if not within
+/// `left` moves. `first`: the reply's own proven value counts too (the search knows it from
+/// the replies it analysed).
+fn greedy_flip_depth(st: &GameState, me: Side, base: i32, left: u32, first: bool) -> Option<u32> {
+    let g = pussa_engine::arena::greedy(st)?;
+    if first {
+        let replies = analyze(
+            st,
+            &Limits {
+                nodes: Some(1_000_000),
+                ..Limits::default()
+            },
+        );
+        let reply = replies.iter().find(|v| v.mv == g)?;
+        if reply.exact && result_for(st, me, reply.score) > base {
+            return Some(1);
+        }
+    }
+    let mut c = st.clone();
+    c.play(g).unwrap();
+    if c.is_round_over() {
+        let r = match c.winner().flatten() {
+            Some(w) if w == me => 1,
+            Some(_) => -1,
+            None => 0,
+        };
+        return (r > base).then_some(1);
+    }
+    if c.position().to_move() != me {
+        return None;
+    }
+    let values = exact_values(&c)?;
+    let best = values[0].score;
+    if result_for(&c, me, best) > base {
+        return Some(1);
+    }
+    if left <= 1 {
+        return None;
+    }
+    values
+        .iter()
+        .filter(|m| m.score == best)
+        .filter_map(|m| {
+            let mut next = c.clone();
+            next.play(m.mv).unwrap();
+            if next.is_round_over() {
+                return None;
+            }
+            greedy_flip_depth(&next, me, base, left - 1, false).map(|d| d + 1)
+        })
+        .min()
+}
+
+/// In a drawn or lost single game with several moves of the same proven value, the search
+/// plays one whose greedy line (the opponent always taking the most seeds at once, we always
+/// keeping the value) changes the result in our favour the soonest, looking
+/// `params::SWINDLE_DEPTH` of our moves ahead, as found here by brute force.
+#[test]
+fn trap_choice_follows_the_greedy_line_deepest_first() {
+    let depth = pussa_engine::params::SWINDLE_DEPTH;
+    let mut rng = Rng::new(4242);
+    let (mut checked, mut deep, mut tries) = (0, 0, 0);
+    while (checked < 20 || deep < 3) && tries < 20_000 {
+        tries += 1;
+        let game = Game::ALL[rng.below(4) as usize];
+        // Close games only: the stores level, so that results can change.
+        let seeds = 5 + rng.below(5);
+        let mut board = [0u8; 14];
+        for _ in 0..seeds {
+            board[rng.below(14) as usize] += 1;
+        }
+        let rest = u32::from(game.total_seeds()) - seeds;
+        let south = rest / 2 + rng.below(2);
+        let me = if rng.below(2) == 0 {
+            Side::South
+        } else {
+            Side::North
+        };
+        let pos =
+            Position::from_parts_unchecked(game, board, 0, [south as u8, (rest - south) as u8], me);
+        let st = GameState::from_position(pos, Mode::Single, 1, me);
+        if st.is_round_over() {
+            continue;
+        }
+        let Some(values) = exact_values(&st) else {
+            continue;
+        };
+        let best = values[0].score;
+        let base = result_for(&st, me, best);
+        let tied: Vec<_> = values.iter().filter(|m| m.score == best).collect();
+        if base > 0 || tied.len() < 2 {
+            continue;
+        }
+        let depths: Vec<Option<u32>> = tied
+            .iter()
+            .map(|m| {
+                let mut c = st.clone();
+                c.play(m.mv).unwrap();
+                if c.is_round_over() {
+                    None
+                } else {
+                    greedy_flip_depth(&c, me, base, depth, true)
+                }
+            })
+            .collect();
+        let Some(soonest) = depths.iter().flatten().min().copied() else {
+            continue;
+        };
+        let r = search(
+            &st,
+            &Limits {
+                nodes: Some(4_000_000),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        );
+        // The trap choice is made only once the search has proven the root.
+        if !r.exact {
+            continue;
+        }
+        assert_eq!(r.score, best, "{game} {:?}", st.position());
+        let chosen = tied
+            .iter()
+            .position(|m| Some(m.mv) == r.best)
+            .expect("the search plays a move of the best value");
+        assert_eq!(
+            depths[chosen],
+            Some(soonest),
+            "{game} {:?}: moves {:?} with greedy-line depths {depths:?}, played {:?}",
+            st.position(),
+            tied.iter().map(|m| m.mv).collect::<Vec<_>>(),
+            r.best
+        );
+        checked += 1;
+        if soonest > 1 {
+            deep += 1;
+        }
+    }
+    assert!(
+        checked >= 20 && deep >= 3,
+        "too few positions with a trap: {checked}, {deep} deeper than one move"
+    );
+}
