@@ -25,6 +25,15 @@ fn random_position(game: Game, k: u32, to_move: Side, rng: &mut Rng) -> Position
     Position::from_parts_unchecked(game, board, 0, [south as u8, (rest - south) as u8], to_move)
 }
 
+/// South or North, evenly.
+fn random_side(rng: &mut Rng) -> Side {
+    if rng.below(2) == 0 {
+        Side::South
+    } else {
+        Side::North
+    }
+}
+
 /// The exact value of every legal move of `state` for the side to move, given the round's
 /// history: a move that takes seeds starts the history afresh below it; one that does not
 /// keeps it (the tables' path search with that history).
@@ -78,11 +87,7 @@ fn never_throws_away_value(game: Game, level: Level, positions: usize, seed: u64
     let mut gained = 0;
     while played < positions {
         let k = 2 + rng.below(MAX as u32 - 1);
-        let side = if rng.below(2) == 0 {
-            Side::South
-        } else {
-            Side::North
-        };
+        let side = random_side(&mut rng);
         let pos = random_position(game, k, side, &mut rng);
         let mode = if rng.below(2) == 0 {
             Mode::Single
@@ -232,11 +237,7 @@ fn the_oracle_solves_positions_beyond_its_tables() {
     let mut solved = 0;
     while solved < 60 {
         let k = 6 + rng.below(MAX as u32 - 5);
-        let side = if rng.below(2) == 0 {
-            Side::South
-        } else {
-            Side::North
-        };
+        let side = random_side(&mut rng);
         let pos = random_position(game, k, side, &mut rng);
         let Some(want) = tables.probe_fresh(&pos) else {
             continue;
