@@ -50,9 +50,10 @@ pub struct Args {
     #[arg(long, value_name = "NODES", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     pub balanced_openings: Option<u64>,
     /// Keep only random openings that are exact draws, solved with the endgame tables under
-    /// --egtb (all --random-opening plies played; after 200 tries the one closest to a draw).
-    /// Neither seat then wins unless its opponent errs, and the summary counts, for each
-    /// player, the games it ended below the exact value of its seat. Single games only.
+    /// --egtb, a different one for every pair while 200 tries find one (all --random-opening
+    /// plies played; else a repeated draw, else the one closest to a draw). Neither seat then
+    /// wins unless its opponent errs, and the summary counts, for each player, the games it
+    /// ended below the exact value of its seat. Single games only.
     #[arg(long, conflicts_with = "balanced_openings")]
     pub exact_openings: bool,
     /// Where the endgame tables of `+tables` players and of --exact-openings are
