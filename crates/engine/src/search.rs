@@ -727,12 +727,9 @@ fn swindle(
         oracle: limits.oracle.clone(),
         ..Limits::default()
     };
-    // In a single game the result is the sign of the final difference of the stores: the
-    // stores now plus the future margin (the score less the seeds already taken this round).
-    let pos = state.position();
-    let me = pos.to_move();
-    let shift = i32::from(pos.store(me)) - i32::from(pos.store(me.other())) - root_offset(state);
-    let result = |score: i32| (score + shift).signum();
+    // In a single game the result is the sign of the final difference of the stores.
+    let me = state.position().to_move();
+    let result = |score: i32| result_of(state, score);
     let by_result = state.mode() == pussa_rules::Mode::Single && result(r.score) <= 0;
     let (root, mut used) = analyze_counted(state, &share(2));
     let mut tied: Vec<&MoveValue> = root
