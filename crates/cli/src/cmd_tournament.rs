@@ -51,7 +51,8 @@ pub struct Args {
     pub balanced_openings: Option<u64>,
     /// Keep only random openings that are exact draws, solved with the endgame tables under
     /// --egtb, a different one for every pair while 200 tries find one (all --random-opening
-    /// plies played; else a repeated draw, else the one closest to a draw). Neither seat then
+    /// plies played; else a repeated draw, else the one closest to a draw; a pair stops after 4
+    /// openings the tables cannot solve). Neither seat then
     /// wins unless its opponent errs, and the summary counts, for each player, the games it
     /// ended below the exact value of its seat. Single games only.
     #[arg(long, conflicts_with = "balanced_openings")]
@@ -378,7 +379,7 @@ fn summary(config: &Config, report: &Report) -> String {
         let _ = writeln!(
             s,
             "openings: {} random plies, exact draws by the endgame tables in {drawn} of {} games \
-             (the others: the closest to a draw in 200 tries), {distinct} different",
+             (the others: the closest to a draw found), {distinct} different",
             config.random_opening,
             report.games.len()
         );

@@ -1100,8 +1100,9 @@ pub fn balanced_opening(
 /// to a draw.
 pub const EXACT_ATTEMPTS: u32 = 200;
 
-/// [`exact_openings`] gives up after this many openings the oracle cannot solve if it has not
-/// solved one yet.
+/// [`exact_openings`] stops trying for a pair after this many openings the oracle cannot
+/// solve: its tables are too small for these openings, and each failed try costs the oracle's
+/// whole node budget.
 pub const EXACT_GIVE_UP: u32 = 4;
 
 /// The exact final margin, South's stores minus North's at the end of the round, of the game
@@ -1132,9 +1133,10 @@ pub fn exact_final_margin(state: &GameState, oracle: &dyn ExactOracle) -> Option
 /// first that is an exact draw, a final margin of 0 with perfect play, so that neither seat
 /// wins unless its opponent errs, and that no earlier pair has: a pair that repeated another's
 /// opening would mostly repeat its games. After [`EXACT_ATTEMPTS`] tries it takes a repeated
-/// draw, or else the opening closest to a draw. Openings the oracle cannot solve are skipped;
-/// if none can be (the first [`EXACT_GIVE_UP`] tries fail), the pair gets its first opening
-/// and `None`. With `plies == 0`, the start for every pair.
+/// draw, or else the opening closest to a draw. Openings the oracle cannot solve are skipped,
+/// and after [`EXACT_GIVE_UP`] of them the pair stops trying and takes the same fallbacks; if
+/// it solved none, it gets its first opening and `None`. With `plies == 0`, the start for
+/// every pair.
 #[must_use]
 pub fn exact_openings(
     game: Game,
@@ -1170,9 +1172,9 @@ pub fn exact_openings(
             }
             let Some(value) = exact_final_margin(&state, oracle) else {
                 unsolved += 1;
-                if closest.is_none() && unsolved >= EXACT_GIVE_UP {
-                    // The oracle's tables are too small for these openings: say so rather
-                    // than spend the full budget on each of the remaining tries.
+                if unsolved >= EXACT_GIVE_UP {
+                    // The oracle's tables are too small for these openings: settle now rather
+                    // than spend its full budget on each of the remaining tries.
                     break;
                 }
                 continue;
@@ -1594,7 +1596,8 @@ mod tests {
     }
 
     /// An oracle whose "exact" values are a function of the board: the seeds in South's first
-    /// hole, odd or even, for the player to move; `None` for boards where hole A holds 3 seeds.
+    /// hole, odd or even, for the player to move; `None` for boards where holes A and B hold 3
+    /// seeds each.
     struct BoardParity;
 
     impl ExactOracle for BoardParity {
@@ -1603,8 +1606,22 @@ mod tests {
         }
 
         fn solve(&self, pos: &pussa_rules::Position) -> Option<i32> {
-            let a = pos.board()[0];
-            (a != 3).then_some(i32::from(a % 2))
+            let [a, b] = [pos.board()[0], pos.board()[1]];
+            (a != 3 || b != 3).then_some(i32::from(a % 2))
+        }
+    }
+
+    /// Solves every other call, never to a draw, and counts the calls.
+    struct Patchy(std::sync::atomic::AtomicU32);
+
+    impl ExactOracle for Patchy {
+        fn probe(&self, _: &pussa_rules::Position) -> Option<i32> {
+            None
+        }
+
+        fn solve(&self, _: &pussa_rules::Position) -> Option<i32> {
+            let n = self.0.fetch_add(1, Ordering::Relaxed);
+            (n % 2 == 0).then_some(3)
         }
     }
 
@@ -1671,6 +1688,17 @@ mod tests {
         let blind = exact_openings(Game::WalakPussa, Mode::Single, 3, 5, 2, &Clueless);
         assert_eq!(blind[0].0, opening(Game::WalakPussa, Mode::Single, 3, 5, 0));
         assert_eq!(blind[0].1, None);
+        // Tables too small for most openings: a pair stops after EXACT_GIVE_UP unsolved tries
+        // and takes the closest solved one, instead of trying all EXACT_ATTEMPTS.
+        let patchy = Patchy(AtomicU32::new(0));
+        let few = exact_openings(Game::WalakPussa, Mode::Single, 3, 5, 3, &patchy);
+        assert!(
+            few.iter()
+                .all(|(m, v)| m.len() == 3 && v.is_some_and(|v| v != 0)),
+            "{few:?}"
+        );
+        // Solved, unsolved, ... : the fourth unsolved try is the eighth call of each pair.
+        assert_eq!(patchy.0.load(Ordering::Relaxed), 3 * 2 * EXACT_GIVE_UP);
         // No plies: the start, with its value.
         let start = exact_openings(Game::WalakPussa, Mode::Single, 0, 5, 2, &BoardParity);
         assert_eq!(start, vec![(Vec::new(), Some(0)), (Vec::new(), Some(0))]);
