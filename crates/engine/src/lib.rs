@@ -30,6 +30,7 @@ pub mod arena;
 pub mod bench;
 pub mod eval;
 pub mod levels;
+pub mod matchval;
 pub mod mcts;
 pub mod params;
 pub mod protocol;

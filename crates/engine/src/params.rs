@@ -61,6 +61,14 @@ pub const SWINDLE_DEPTH: u32 = 3;
 /// The smallest node budget left for which the search still looks for traps.
 pub const SWINDLE_MIN_NODES: u64 = 1_000;
 
+/// Matches: what a round that ends the match is worth to its winner, in seeds, in place of the
+/// next round's value (see `matchval.rs`). More than any margin a round can have.
+pub const MATCH_WIN: i32 = 200;
+
+/// Matches: the node budget of the one-thread search that values a round's start
+/// (`matchval::round_value`), once per process and start.
+pub const MATCH_ROUND_NODES: u64 = 50_000;
+
 /// MCTS: the UCT exploration constant, for values normalised to [0, 1].
 pub const UCT_C: f64 = 0.7;
 

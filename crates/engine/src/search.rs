@@ -37,6 +37,7 @@ use std::sync::Arc;
 use pussa_rules::{GameState, Hole, Position};
 
 use crate::eval::{self, RoundEnd};
+use crate::matchval::MatchView;
 use crate::params::{self, MAX_PLY, SCALE};
 use crate::time::Clock;
 use crate::tt::{self, Entry, Tt};
@@ -67,6 +68,8 @@ pub(crate) struct Worker<'a> {
     tt: &'a Tt,
     clock: &'a Clock,
     oracle: Option<&'a dyn ExactOracle>,
+    /// In a match, how the end of a round is valued ([`crate::matchval`]).
+    view: Option<MatchView>,
     node_limit: u64,
     /// Repetition keys on the path (root history first); `path[base..]` are those since seeds
     /// last left the board.
@@ -100,6 +103,7 @@ impl<'a> Worker<'a> {
             tt,
             clock,
             oracle,
+            view: None,
             node_limit,
             path: Vec::with_capacity(256),
             base: 0,
@@ -127,6 +131,17 @@ impl<'a> Worker<'a> {
                 && self.clock.must_stop_after(self.nodes))
         {
             self.stopped = true;
+        }
+    }
+
+    /// The value of a round that ends at `pos` in the way `end`: its exact future margin, and in
+    /// a match what that end leads to ([`MatchView::adjust`]).
+    #[inline]
+    fn round_end(&self, pos: &Position, end: RoundEnd) -> i32 {
+        let v = eval::terminal(pos, end);
+        match &self.view {
+            None => v,
+            Some(m) => v + m.adjust(pos, v / SCALE, Some(end)),
         }
     }
 
@@ -170,13 +185,13 @@ impl<'a> Worker<'a> {
         }
         // The end-of-round rules, in the contract's order (the third, no legal move, below).
         if eval::one_row_end(pos) {
-            return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
+            return (self.round_end(pos, RoundEnd::EachOwnRow), true);
         }
         let rkey = pos.repetition_key();
         if ply > 0 {
             if let Some(i) = self.path[self.base..].iter().position(|&k| k == rkey) {
                 self.rep_low = self.rep_low.min(self.base + i);
-                return (eval::terminal(pos, RoundEnd::EachOwnRow), true);
+                return (self.round_end(pos, RoundEnd::EachOwnRow), true);
             }
         }
         if ply > 0 {
@@ -187,14 +202,21 @@ impl<'a> Worker<'a> {
                     oracle.probe_any_history(pos)
                 };
                 if let Some(v) = v {
-                    return (v * SCALE, true);
+                    let adjust = self.view.map_or(0, |m| m.adjust(pos, v, None));
+                    return (v * SCALE + adjust, true);
                 }
             }
         }
         // The table (see the module documentation): values that depend on the round's history
         // (proven ones, and those whose subtree matched a repetition above the node) are keyed
         // by the position and the set of earlier positions; the others by the position alone.
-        let pkey = pos.hash();
+        // In a match the value of a round's end depends on the holdings, so on the stores too.
+        let pkey = match self.view {
+            None => pos.hash(),
+            Some(_) => {
+                pos.hash() ^ key_hash(u128::from(pos.store(pussa_rules::Side::South)) | 1 << 100)
+            }
+        };
         let fkey = pkey ^ self.set_hash;
         let mut tt_move = NO_MOVE;
         let usable = |e: &Entry| {
@@ -255,7 +277,7 @@ impl<'a> Worker<'a> {
             }
         }
         if n == 0 {
-            return (eval::terminal(pos, eval::stuck_end(pos)), true);
+            return (self.round_end(pos, eval::stuck_end(pos)), true);
         }
         let kids = &mut kids[..n];
         kids.sort_by(|a, b| b.4.cmp(&a.4).then(a.0.cmp(&b.0)));
@@ -510,9 +532,11 @@ pub(crate) fn search(
     let oracle = limits.oracle.as_deref();
     let threads = limits.threads.max(1);
     let helper_nodes = std::sync::atomic::AtomicU64::new(0);
+    let view = MatchView::of(state);
 
     let mut run_main = || {
         let mut w = Worker::new(&tt, &clock, oracle, node_limit, &hist);
+        w.view = view;
         let mut report = |depth: u32, it: &Iteration, nodes: u64| {
             let elapsed = clock.elapsed();
             let total = nodes + helper_nodes.load(Ordering::Relaxed);
@@ -540,6 +564,7 @@ pub(crate) fn search(
                 let (tt, clock, hist, helper_nodes) = (&tt, &clock, &hist, &helper_nodes);
                 s.spawn(move || {
                     let mut w = Worker::new(tt, clock, oracle, u64::MAX, hist);
+                    w.view = view;
                     // Perturb the helpers' move ordering so they explore different trees.
                     for (i, h) in w.history[0].iter_mut().enumerate() {
                         *h = ((i * 7 + t * 13) % 11) as i32;
@@ -828,6 +853,7 @@ fn analyze_counted(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64) 
         limits.nodes.unwrap_or(u64::MAX),
         &hist,
     );
+    w.view = MatchView::of(state);
     let rkey = pos.repetition_key();
 
     let mut moves: Vec<(Hole, Position, i32, bool)> = Vec::new();

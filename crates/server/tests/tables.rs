@@ -1,6 +1,7 @@
 //! The server's computer and hints use the endgame tables given with `Server::use_tables`:
 //! from imported positions within the tables' range, every move the computer (club) chooses is
-//! the tables' best, and a hint's value is the proven table value.
+//! the tables' best, and a hint's value is the proven table value (single games: in a match a
+//! round's end is also valued by what it leads to, docs/engine.md).
 
 mod common;
 
@@ -95,13 +96,13 @@ async fn the_computer_and_the_hints_play_the_tables_best_moves() {
             [(rest / 2) as u8, (rest - rest / 2) as u8],
             Side::South,
         );
-        let start = GameState::from_position(pos, Mode::Match, 1, Side::South);
+        let start = GameState::from_position(pos, Mode::Single, 1, Side::South);
         if start.is_round_over() || start.legal_moves().is_empty() {
             continue;
         }
         games_played += 1;
         // The computer sits South and is to move: it plays as soon as the game is imported.
-        let record = Record::from_setup(Setup::from_position(&pos, 1), Mode::Match)
+        let record = Record::from_setup(Setup::from_position(&pos, 1), Mode::Single)
             .unwrap()
             .to_string();
         let r = common::http(
@@ -141,7 +142,7 @@ async fn the_computer_and_the_hints_play_the_tables_best_moves() {
                 // The hint's value is proven by the tables: the best move's value plus the
                 // seeds already taken this round.
                 let setup: Setup = st["position"].as_str().unwrap().parse().unwrap();
-                let here = setup.game_state(Mode::Match).unwrap();
+                let here = setup.game_state(Mode::Single).unwrap();
                 let mut state = start.clone();
                 for m in st["moves"].as_array().unwrap() {
                     state

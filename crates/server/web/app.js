@@ -793,8 +793,11 @@ class GameView {
       const pv = r.pv && r.pv.length > 1 ? `; line ${r.pv.join(' ')}` : '';
       if (typeof r.score === 'number') {
         const v = r.score > 0 ? `+${r.score}` : String(r.score);
-        const how = r.exact ? 'proven' : r.depth ? `depth ${r.depth}` : 'estimate';
-        out.textContent = `Hint: ${r.move}, value ${v} seed${Math.abs(r.score) === 1 ? '' : 's'} (${how})${pv}`;
+        // In a match the value also counts what the round's end leads to (docs/engine.md).
+        const match = this.state && this.state.mode === 'match';
+        const how = r.exact ? (match ? 'round seen to its end' : 'proven') : r.depth ? `depth ${r.depth}` : 'estimate';
+        const unit = `seed${Math.abs(r.score) === 1 ? '' : 's'}${match ? ' with the next round' : ''}`;
+        out.textContent = `Hint: ${r.move}, value ${v} ${unit} (${how})${pv}`;
       } else {
         out.textContent = `Hint: ${r.move}${pv}`;
       }

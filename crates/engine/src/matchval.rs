@@ -1,0 +1,153 @@
+//! The end of a round inside a match, as the search values it.
+//!
+//! In a single game a round's end is worth its margin. In a match the round's end is also the
+//! start of the next round, and what a player has at the end of a round is not the whole story:
+//! the holdings decide how many holes each player fills and who starts the next round, and in
+//! Raja Pasu the first move of a round is worth about 16 seeds (the start's value, docs/solved.md)
+//! while the starter is whoever took the last seeds. A search that only counts the round's
+//! margin gives the next round away for a seed or two.
+//!
+//! So in match mode the search values a round's end at what the holdings are expected to be
+//! **after the next round**: the margin now, less the seeds the players put back on the board
+//! at the refill (`seeds_per_hole · (k_me − k_opp)` for `k` holes filled each), plus the next
+//! round's value for its starter ([`round_value`]: a fixed-budget search of that round's start,
+//! the same for every caller). A round that ends the match (a player cannot fill a hole) is worth
+//! [`params::MATCH_WIN`] seeds to the winner instead. The unit stays the seed, so the rest of the
+//! search (evaluation, aspiration, the table) is unchanged.
+
+use std::sync::OnceLock;
+
+use pussa_rules::{Game, GameState, Mode, Position, Side, StarterRule};
+
+use crate::eval::RoundEnd;
+use crate::{params, Limits};
+
+const GAMES: usize = Game::ALL.len();
+/// Round starts a game can have: holes filled by South and by North (1 to 7 each), the starter.
+const STARTS: usize = 7 * 7 * 2;
+
+static ROUND_VALUES: [OnceLock<i32>; GAMES * STARTS] = [const { OnceLock::new() }; GAMES * STARTS];
+
+/// The value, in seeds for the player who starts it, of a round of `game` in which South fills
+/// `filled[0]` holes and North `filled[1]` (the others closed as the contract says) and
+/// `starter` moves first: what a search of [`params::MATCH_ROUND_NODES`] nodes on one thread
+/// finds for the round's final margin. Computed once per process and kept; the same for every
+/// caller (a fixed node budget is deterministic).
+///
+/// # Panics
+/// If a count of holes is not between 1 and 7.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::matchval::round_value;
+/// use pussa_rules::{Game, Side};
+/// // Raja Pasu's real start: the first player wins the round (by 16 seeds with perfect play).
+/// assert!(round_value(Game::RajaPasu, [7, 7], Side::South) > 0);
+/// ```
+#[must_use]
+pub fn round_value(game: Game, filled: [u8; 2], starter: Side) -> i32 {
+    assert!(
+        filled.iter().all(|k| (1..=7).contains(k)),
+        "holes filled must be 1 to 7, not {filled:?}"
+    );
+    let g = Game::ALL
+        .iter()
+        .position(|&x| x == game)
+        .expect("every game is in Game::ALL");
+    let i = g * STARTS
+        + (usize::from(filled[0]) - 1) * 14
+        + (usize::from(filled[1]) - 1) * 2
+        + starter.index();
+    *ROUND_VALUES[i].get_or_init(|| search_round(game, filled, starter))
+}
+
+/// The start of a round with `filled` holes filled by each side, `starter` to move.
+#[must_use]
+pub fn round_start(game: Game, filled: [u8; 2], starter: Side) -> Position {
+    let sph = game.seeds_per_hole();
+    let closed =
+        game.closed_holes(Side::South, filled[0]) | game.closed_holes(Side::North, filled[1]);
+    Position::from_parts_unchecked(game, [sph; 14], closed, [0, 0], starter)
+}
+
+fn search_round(game: Game, filled: [u8; 2], starter: Side) -> i32 {
+    let pos = round_start(game, filled, starter);
+    let state = GameState::from_position(pos, Mode::Single, 1, starter);
+    let limits = Limits {
+        nodes: Some(params::MATCH_ROUND_NODES),
+        threads: 1,
+        ..Limits::default()
+    };
+    crate::search::search(&state, &limits, &mut |_| {}).score
+}
+
+/// What a search in match mode needs to value the end of a round: the game and who started the
+/// round being searched.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MatchView {
+    game: Game,
+    starter: Side,
+}
+
+impl MatchView {
+    /// The view for a search from `state`, or `None` in a single game.
+    pub(crate) fn of(state: &GameState) -> Option<MatchView> {
+        (state.mode() == Mode::Match).then(|| MatchView {
+            game: state.game(),
+            starter: state.round_starter(),
+        })
+    }
+
+    /// What to add, in internal units, to the future margin `margin` (seeds, for the side to
+    /// move at `pos`) of a round that ends with that margin, in the way `end` (`None`: not
+    /// known, as for a value from the endgame tables; where the next starter depends on it, the
+    /// mean of the two starters is used).
+    pub(crate) fn adjust(&self, pos: &Position, margin: i32, end: Option<RoundEnd>) -> i32 {
+        let game = self.game;
+        let me = pos.to_move();
+        let opp = me.other();
+        let board = pos.seeds_on_board() as i32;
+        let mine = (board + margin) / 2;
+        let mut held = [0i32; 2];
+        held[me.index()] = i32::from(pos.store(me)) + mine;
+        held[opp.index()] = i32::from(pos.store(opp)) + board - mine;
+        let sph = i32::from(game.seeds_per_hole());
+        let out = [held[0] < sph, held[1] < sph];
+        if out[0] || out[1] {
+            let sign = match (out[me.index()], out[opp.index()]) {
+                (false, true) => 1,
+                (true, false) => -1,
+                _ => 0,
+            };
+            return sign * params::MATCH_WIN * params::SCALE;
+        }
+        let next = match game.starter_rule() {
+            StarterRule::TakerOfLeftovers => match end {
+                Some(RoundEnd::OtherTakesAll) => Some(opp),
+                Some(RoundEnd::EachOwnRow) => Some(self.starter.other()),
+                None => None,
+            },
+            StarterRule::FewerSeeds => Some(match held[0].cmp(&held[1]) {
+                std::cmp::Ordering::Less => Side::South,
+                std::cmp::Ordering::Greater => Side::North,
+                std::cmp::Ordering::Equal => self.starter.other(),
+            }),
+            StarterRule::Alternate => Some(self.starter.other()),
+        };
+        let filled = held.map(|h| (h / sph).min(7) as u8);
+        let refill = sph * (i32::from(filled[me.index()]) - i32::from(filled[opp.index()]));
+        let for_me = |s: Side| {
+            let v = round_value(game, filled, s);
+            if s == me {
+                v
+            } else {
+                -v
+            }
+        };
+        let next_round = match next {
+            Some(s) => for_me(s),
+            None => (for_me(me) + for_me(opp)) / 2,
+        };
+        (next_round - refill) * params::SCALE
+    }
+}

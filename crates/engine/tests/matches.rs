@@ -1,0 +1,158 @@
+//! The search in a match values the end of a round by what follows it (`matchval.rs`): the
+//! holdings expected after the next round, or a match won or lost. Checked against a plain
+//! exhaustive search over `GameState`, whose rules decide how the round ends, the holdings, who
+//! starts next and whether the match is over.
+
+use pussa_engine::matchval::round_value;
+use pussa_engine::{analyze, params, Limits};
+use pussa_rules::{Game, GameState, Mode, Position, Rng, Side, Status};
+
+/// The value of a finished round for `me`, as the search in match mode defines it: the round's
+/// margin, then ± [`params::MATCH_WIN`] if the match is over, else the next round's value for
+/// `me` less the seeds put back on the board at the refill.
+fn end_value(st: &GameState, me: Side) -> i32 {
+    let game = st.game();
+    let taken = st.taken_this_round();
+    let margin = i32::from(taken[me.index()]) - i32::from(taken[me.other().index()]);
+    match st.status() {
+        Status::Over { winner, .. } => {
+            margin
+                + match winner {
+                    Some(w) if w == me => params::MATCH_WIN,
+                    Some(_) => -params::MATCH_WIN,
+                    None => 0,
+                }
+        }
+        Status::RoundOver { next_starter, .. } => {
+            let sph = i32::from(game.seeds_per_hole());
+            let held = st.position().stores();
+            let filled = held.map(|h| (i32::from(h) / sph).min(7) as u8);
+            let v = round_value(game, filled, next_starter);
+            let next = if next_starter == me { v } else { -v };
+            let refill =
+                sph * (i32::from(filled[me.index()]) - i32::from(filled[me.other().index()]));
+            margin + next - refill
+        }
+        Status::Playing => unreachable!("the round is over"),
+    }
+}
+
+/// Exhaustive minimax over the rest of the round, through `GameState` (full repetition
+/// history), for `me`; `None` once `budget` positions have been visited.
+fn brute(st: &GameState, me: Side, budget: &mut u32) -> Option<i32> {
+    let Some(mover) = st.to_move() else {
+        return Some(end_value(st, me));
+    };
+    *budget = budget.checked_sub(1)?;
+    let mut best: Option<i32> = None;
+    for mv in st.legal_moves() {
+        let mut c = st.clone();
+        c.play(mv).expect("a legal move");
+        let v = brute(&c, me, budget)?;
+        best = Some(match best {
+            None => v,
+            Some(b) if mover == me => b.max(v),
+            Some(b) => b.min(v),
+        });
+    }
+    best
+}
+
+/// A random position of a match in `game`'s round 2 with `on_board` seeds on the open board
+/// and the rest held in the stores, split at random (sometimes leaving a player near or below
+/// one hole's worth, so that the round can end the match).
+fn random_match_state(game: Game, on_board: u32, rng: &mut Rng) -> GameState {
+    let mut board = [0u8; 14];
+    for _ in 0..on_board {
+        board[rng.below(14) as usize] += 1;
+    }
+    let rest = u32::from(game.total_seeds()) - on_board;
+    let south = rng.below(rest + 1);
+    let stores = [south as u8, (rest - south) as u8];
+    let to_move = if rng.below(2) == 0 {
+        Side::South
+    } else {
+        Side::North
+    };
+    let starter = if rng.below(2) == 0 {
+        to_move
+    } else {
+        to_move.other()
+    };
+    let pos = Position::from_parts_unchecked(game, board, 0, stores, to_move);
+    GameState::from_position(pos, Mode::Match, 2, starter)
+}
+
+#[test]
+fn match_values_of_every_move_equal_an_exhaustive_search_of_the_round() {
+    let mut rng = Rng::new(20261130);
+    let mut checked = [0usize; 4];
+    let mut changed_by_the_match = 0;
+    for (g, game) in Game::ALL.into_iter().enumerate() {
+        let mut tries = 0;
+        while checked[g] < 10 && tries < 200 {
+            tries += 1;
+            let st = random_match_state(game, 3 + rng.below(5), &mut rng);
+            if st.to_move().is_none() {
+                continue;
+            }
+            let limits = Limits {
+                depth: Some(40),
+                nodes: Some(2_000_000),
+                ..Limits::default()
+            };
+            let values = analyze(&st, &limits);
+            if !values.iter().all(|v| v.exact) {
+                continue;
+            }
+            let me = st.to_move().unwrap();
+            let single =
+                GameState::from_position(*st.position(), Mode::Single, 2, st.round_starter());
+            let plain = analyze(&single, &limits);
+            let mut budget = 200_000;
+            let brute_values: Option<Vec<i32>> = values
+                .iter()
+                .map(|v| {
+                    let mut c = st.clone();
+                    c.play(v.mv).unwrap();
+                    brute(&c, me, &mut budget)
+                })
+                .collect();
+            let Some(brute_values) = brute_values else {
+                continue;
+            };
+            for (v, b) in values.iter().zip(brute_values) {
+                assert_eq!(v.score, b, "{game}: move {} from {st:?}", v.mv);
+                let p = plain.iter().find(|p| p.mv == v.mv).unwrap();
+                if p.score != v.score {
+                    changed_by_the_match += 1;
+                }
+            }
+            checked[g] += 1;
+        }
+        assert_eq!(checked[g], 10, "{game}: too few positions solved");
+    }
+    assert!(
+        changed_by_the_match > 0,
+        "the match changes some values (else the test checks nothing of it)"
+    );
+}
+
+#[test]
+fn round_values_are_the_same_from_either_seat() {
+    for game in Game::ALL {
+        for filled in [[7, 7], [7, 5], [3, 6]] {
+            let south = round_value(game, filled, Side::South);
+            let north = round_value(game, [filled[1], filled[0]], Side::North);
+            assert_eq!(south, north, "{game}: {filled:?}");
+        }
+    }
+}
+
+#[test]
+fn raja_pasu_values_the_start_of_the_next_round() {
+    // The first move of a Raja Pasu round is worth about 16 seeds (docs/solved.md), and the
+    // starter of the next round is whoever took the last seeds: the round values say so.
+    let first = round_value(Game::RajaPasu, [7, 7], Side::South);
+    assert!(first >= 8, "Raja Pasu's first move is worth {first} seeds");
+}
