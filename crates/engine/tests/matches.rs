@@ -3,9 +3,11 @@
 //! exhaustive search over `GameState`, whose rules decide how the round ends, the holdings, who
 //! starts next and whether the match is over.
 
+mod common;
+
 use pussa_engine::matchval::round_value;
 use pussa_engine::{analyze, params, Limits};
-use pussa_rules::{Game, GameState, Mode, Position, Rng, Side, Status};
+use pussa_rules::{Game, GameState, Mode, Rng, Side, Status};
 
 /// The value of a finished round for `me`, as the search in match mode defines it: the round's
 /// margin, then ± [`params::MATCH_WIN`] if the match is over, else the next round's value for
@@ -62,24 +64,13 @@ fn brute(st: &GameState, me: Side, budget: &mut u32) -> Option<i32> {
 /// and the rest held in the stores, split at random (sometimes leaving a player near or below
 /// one hole's worth, so that the round can end the match).
 fn random_match_state(game: Game, on_board: u32, rng: &mut Rng) -> GameState {
-    let mut board = [0u8; 14];
-    for _ in 0..on_board {
-        board[rng.below(14) as usize] += 1;
-    }
-    let rest = u32::from(game.total_seeds()) - on_board;
-    let south = rng.below(rest + 1);
-    let stores = [south as u8, (rest - south) as u8];
-    let to_move = if rng.below(2) == 0 {
-        Side::South
-    } else {
-        Side::North
-    };
+    let pos = common::random_position(game, on_board, rng);
+    let to_move = pos.to_move();
     let starter = if rng.below(2) == 0 {
         to_move
     } else {
         to_move.other()
     };
-    let pos = Position::from_parts_unchecked(game, board, 0, stores, to_move);
     GameState::from_position(pos, Mode::Match, 2, starter)
 }
 

@@ -4,6 +4,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod common;
+
 use pussa_engine::reference::minimax_state_budget;
 use pussa_engine::{analyze, search, Limits};
 use pussa_rules::{Game, GameState, Mode, Position, Rng, Side};
@@ -12,19 +14,8 @@ use pussa_rules::{Game, GameState, Mode, Position, Rng, Side};
 /// side to move, then up to `walk` random moves played through `GameState` (so the state carries
 /// a repetition history). `None` if the round is already over.
 fn small_state(game: Game, seeds: u32, walk: u32, rng: &mut Rng) -> Option<GameState> {
-    let mut board = [0u8; 14];
-    for _ in 0..seeds {
-        board[rng.below(14) as usize] += 1;
-    }
-    let rest = u32::from(game.total_seeds()) - seeds;
-    let s = rng.below(rest + 1);
-    let stores = [s as u8, (rest - s) as u8];
-    let to_move = if rng.below(2) == 0 {
-        Side::South
-    } else {
-        Side::North
-    };
-    let pos = Position::from_parts_unchecked(game, board, 0, stores, to_move);
+    let pos = common::random_position(game, seeds, rng);
+    let to_move = pos.to_move();
     let mut st = GameState::from_position(pos, Mode::Single, 1, to_move);
     for _ in 0..walk {
         if st.is_round_over() {
