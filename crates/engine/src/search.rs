@@ -96,6 +96,7 @@ impl<'a> Worker<'a> {
         tt: &'a Tt,
         clock: &'a Clock,
         oracle: Option<&'a dyn ExactOracle>,
+        view: Option<MatchView>,
         node_limit: u64,
         root_history: &[u128],
     ) -> Worker<'a> {
@@ -103,7 +104,7 @@ impl<'a> Worker<'a> {
             tt,
             clock,
             oracle,
-            view: None,
+            view,
             node_limit,
             path: Vec::with_capacity(256),
             base: 0,
@@ -535,8 +536,7 @@ pub(crate) fn search(
     let view = MatchView::of(state);
 
     let mut run_main = || {
-        let mut w = Worker::new(&tt, &clock, oracle, node_limit, &hist);
-        w.view = view;
+        let mut w = Worker::new(&tt, &clock, oracle, view, node_limit, &hist);
         let mut report = |depth: u32, it: &Iteration, nodes: u64| {
             let elapsed = clock.elapsed();
             let total = nodes + helper_nodes.load(Ordering::Relaxed);
@@ -563,8 +563,7 @@ pub(crate) fn search(
             for t in 1..threads {
                 let (tt, clock, hist, helper_nodes) = (&tt, &clock, &hist, &helper_nodes);
                 s.spawn(move || {
-                    let mut w = Worker::new(tt, clock, oracle, u64::MAX, hist);
-                    w.view = view;
+                    let mut w = Worker::new(tt, clock, oracle, view, u64::MAX, hist);
                     // Perturb the helpers' move ordering so they explore different trees.
                     for (i, h) in w.history[0].iter_mut().enumerate() {
                         *h = ((i * 7 + t * 13) % 11) as i32;
@@ -850,10 +849,10 @@ fn analyze_counted(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64) 
         &tt,
         &clock,
         limits.oracle.as_deref(),
+        MatchView::of(state),
         limits.nodes.unwrap_or(u64::MAX),
         &hist,
     );
-    w.view = MatchView::of(state);
     let rkey = pos.repetition_key();
 
     let mut moves: Vec<(Hole, Position, i32, bool)> = Vec::new();
