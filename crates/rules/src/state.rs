@@ -33,6 +33,17 @@ pub struct RoundResult {
     pub winner: Option<Side>,
 }
 
+/// The start of a round of a match: what each player held when it was laid out, and who moved
+/// first. Two rounds with the same start are the same round: the holdings decide the holes each
+/// player fills, the closed holes and what is left over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct RoundStart {
+    /// Seeds each player held, in the holes they filled and left over, `[South, North]`.
+    pub holdings: [u8; 2],
+    /// Who moved first.
+    pub starter: Side,
+}
+
 /// Where a game or match stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
@@ -86,6 +97,8 @@ pub struct GameState {
     /// Repetition keys of the positions of this round since seeds last left the board
     /// (only those can recur: the board's seed count never grows within a round).
     history: Vec<u128>,
+    /// The starts of a match's rounds so far, this round's last (see [`GameState::round_starts`]).
+    round_starts: Vec<RoundStart>,
     status: Status,
 }
 
@@ -93,13 +106,22 @@ impl GameState {
     /// A new single game or match from the start position with `first` to move.
     #[must_use]
     pub fn new(game: Game, mode: Mode, first: Side) -> GameState {
-        GameState::from_position(Position::start_with(game, first), mode, 1, first)
+        let mut g = GameState::from_position(Position::start_with(game, first), mode, 1, first);
+        if mode == Mode::Match {
+            let half = game.total_seeds() / 2;
+            g.round_starts.push(RoundStart {
+                holdings: [half, half],
+                starter: first,
+            });
+        }
+        g
     }
 
     /// A game or match continuing from `pos` in round `round`, the round having been started by
     /// `starter`. Seeds taken in this round are counted from `pos`'s stores (from zero in round 1).
     /// The end-of-round rules are applied at once, so a position whose round is already over
-    /// yields a state that says so.
+    /// yields a state that says so. Such a state knows nothing of earlier rounds
+    /// ([`GameState::round_starts`] is empty until the next round is laid out).
     #[must_use]
     pub fn from_position(pos: Position, mode: Mode, round: u32, starter: Side) -> GameState {
         let round = round.max(1);
@@ -111,6 +133,7 @@ impl GameState {
             starter,
             round_start_stores,
             history: Vec::with_capacity(16),
+            round_starts: Vec::new(),
             status: Status::Playing,
         };
         g.check_end(&mut NoTrace);
@@ -153,6 +176,52 @@ impl GameState {
     #[must_use]
     pub fn history(&self) -> &[u128] {
         &self.history
+    }
+
+    /// The starts of this match's rounds, in order, the current round's last: the holdings and
+    /// starter of each. Empty in a single game. A state set up by
+    /// [`GameState::from_position`] knows only the rounds laid out since.
+    ///
+    /// A match whose next round would start as an earlier one did is going round in a circle
+    /// unless someone plays differently; the contract has no rule for it, and the search counts
+    /// such a round's end as a draw (docs/engine.md, "Matches").
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Game, GameState, Mode, RoundStart, Side};
+    /// let g = GameState::new(Game::PasuPondi, Mode::Match, Side::North);
+    /// assert_eq!(g.round_starts(), [RoundStart { holdings: [35, 35], starter: Side::North }]);
+    /// ```
+    #[must_use]
+    pub fn round_starts(&self) -> &[RoundStart] {
+        &self.round_starts
+    }
+
+    /// The latest earlier round of this match that the current round started exactly as (the
+    /// same holdings, the same starter), if any: the match is going round in a circle, and the
+    /// same play would repeat it for ever. Only rounds in [`GameState::round_starts`] count.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Game, GameState, Hole, Mode, Side};
+    /// // Walak-pussa played perfectly for seeds: round 3 starts as round 2 did (docs/solved.md).
+    /// let mut g = GameState::new(Game::WalakPussa, Mode::Match, Side::South);
+    /// let moves = "A f B e E d C b A g G g F e F b D g A f C e D c E d F f G a \
+    ///              e E f G d E b F b D b E";
+    /// for m in moves.split_whitespace() {
+    ///     g.next_round();
+    ///     g.play(m.parse::<Hole>()?)?;
+    /// }
+    /// assert_eq!(g.repeats_round(), None);
+    /// g.next_round();
+    /// assert_eq!((g.round(), g.repeats_round()), (3, Some(2)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn repeats_round(&self) -> Option<u32> {
+        let (last, earlier) = self.round_starts.split_last()?;
+        let i = earlier.iter().rposition(|r| r == last)?;
+        Some(self.round - (earlier.len() - i) as u32)
     }
 
     /// Where the game stands.
@@ -347,6 +416,10 @@ impl GameState {
         let Status::RoundOver { next_starter, .. } = self.status else {
             return false;
         };
+        self.round_starts.push(RoundStart {
+            holdings: self.pos.stores(),
+            starter: next_starter,
+        });
         let filled = self.pos.refill(next_starter);
         self.round += 1;
         self.starter = next_starter;

@@ -1,12 +1,13 @@
 //! Property tests: seeds conserved, refused moves change nothing, position strings round-trip,
-//! every random game and match ends, equal positions hash equal, the fast path equals `play`.
+//! every random game and match ends, equal positions hash equal, the fast path equals `play`,
+//! a match records how each round started.
 mod common;
 mod naive;
 
 use std::collections::HashMap;
 
 use proptest::prelude::*;
-use pussa_rules::{Game, GameState, Hole, Mode, Position, Rng, Setup, Side};
+use pussa_rules::{Game, GameState, Hole, Mode, Position, Rng, RoundStart, Setup, Side};
 
 fn game_of(k: u8) -> Game {
     Game::ALL[usize::from(k) % 4]
@@ -126,6 +127,29 @@ proptest! {
         let text = s.to_string();
         let back: Setup = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
         prop_assert_eq!(back, s);
+    }
+
+    #[test]
+    fn round_starts_record_every_round_as_it_was_laid_out(
+        k in 0u8..4, f in any::<bool>(), seed in any::<u64>()
+    ) {
+        let game = game_of(k);
+        let mut seen: Vec<RoundStart> = Vec::new();
+        walk(game, Mode::Match, side_of(f), seed, 3_000, |g| {
+            if g.is_round_over() {
+                return;
+            }
+            let p = g.position();
+            let held = [Side::South, Side::North]
+                .map(|s| (p.row_seeds(s) + u32::from(p.store(s))) as u8);
+            if g.taken_this_round() == [0, 0] && seen.len() < g.round() as usize {
+                // A round just laid out: what each holds is their row and their store.
+                seen.push(RoundStart { holdings: held, starter: g.round_starter() });
+            }
+            assert_eq!(g.round_starts(), seen.as_slice(), "{}", Setup::from_state(g));
+            let earlier = seen[..seen.len() - 1].iter().rposition(|r| r == seen.last().unwrap());
+            assert_eq!(g.repeats_round(), earlier.map(|i| i as u32 + 1));
+        });
     }
 
     #[test]
