@@ -14,6 +14,13 @@
 //! the same for every caller). A round that ends the match (a player cannot fill a hole) is worth
 //! [`params::MATCH_WIN`] seeds to the winner instead. The unit stays the seed, so the rest of the
 //! search (evaluation, aspiration, the table) is unchanged.
+//!
+//! A round's end that would lay out the next round exactly as an earlier round of this match
+//! started ([`GameState::round_starts`]: the same holdings, the same starter) is worth 0, a
+//! draw: the match is going round in a circle, which the contract leaves without a result and
+//! our tournaments score as a draw. The player ahead then looks for another way to end the
+//! round, and the player behind is glad of the circle, as a chess engine treats a repeated
+//! position.
 
 use std::sync::OnceLock;
 
@@ -81,20 +88,30 @@ fn search_round(game: Game, filled: [u8; 2], starter: Side) -> i32 {
     crate::search::search(&state, &limits, &mut |_| {}).score
 }
 
-/// What a search in match mode needs to value the end of a round: the game and who started the
-/// round being searched.
+/// What a search in match mode needs to value the end of a round: the game, who started the
+/// round being searched and how the match's rounds so far started.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MatchView {
     game: Game,
     starter: Side,
+    /// The rounds started so far, by starter: bit `h` of `seen[s]` is set if a round started
+    /// with South holding `h` seeds and `s` to move (every game has fewer than 128 seeds).
+    seen: [u128; 2],
 }
 
 impl MatchView {
     /// The view for a search from `state`, or `None` in a single game.
     pub(crate) fn of(state: &GameState) -> Option<MatchView> {
-        (state.mode() == Mode::Match).then(|| MatchView {
-            game: state.game(),
-            starter: state.round_starter(),
+        (state.mode() == Mode::Match).then(|| {
+            let mut seen = [0u128; 2];
+            for r in state.round_starts() {
+                seen[r.starter.index()] |= 1u128 << r.holdings[Side::South.index()];
+            }
+            MatchView {
+                game: state.game(),
+                starter: state.round_starter(),
+                seen,
+            }
         })
     }
 
@@ -144,10 +161,21 @@ impl MatchView {
                 -v
             }
         };
-        let next_round = match next {
-            Some(s) => for_me(s),
-            None => (for_me(me) + for_me(opp)) / 2,
+        // A next round that starts as an earlier one did: a draw, worth what even holdings are.
+        // The value of a round's end counts from the stores at `pos`, so even holdings are
+        // `-(held[me] - held[opp])` from here.
+        let south = held[Side::South.index()] as u32;
+        let repeats = |s: Side| self.seen[s.index()] >> south & 1 == 1;
+        let even = held[opp.index()] - held[me.index()];
+        let after = match next {
+            Some(s) if repeats(s) => even,
+            Some(s) => for_me(s) - refill,
+            None if !repeats(me) && !repeats(opp) => (for_me(me) + for_me(opp)) / 2 - refill,
+            None => {
+                let each = |s: Side| if repeats(s) { even } else { for_me(s) - refill };
+                (each(me) + each(opp)) / 2
+            }
         };
-        (next_round - refill) * params::SCALE
+        after * params::SCALE
     }
 }

@@ -1,18 +1,22 @@
 //! The search in a match values the end of a round by what follows it (`matchval.rs`): the
 //! holdings expected after the next round, or a match won or lost. Checked against a plain
 //! exhaustive search over `GameState`, whose rules decide how the round ends, the holdings, who
-//! starts next and whether the match is over.
+//! starts next and whether the match is over, and whether the next round would start as an
+//! earlier one of the match did (a circle, worth a draw).
 
 mod common;
 
 use pussa_engine::matchval::round_value;
 use pussa_engine::{analyze, params, Limits};
-use pussa_rules::{Game, GameState, Mode, Rng, Side, Status};
+use pussa_rules::{Game, GameState, Hole, Mode, Rng, RoundStart, Side, Status};
 
 /// The value of a finished round for `me`, as the search in match mode defines it: the round's
 /// margin, then ± [`params::MATCH_WIN`] if the match is over, else the next round's value for
-/// `me` less the seeds put back on the board at the refill.
-fn end_value(st: &GameState, me: Side) -> i32 {
+/// `me` less the seeds put back on the board at the refill; with `circles`, a next round that
+/// starts as one of `st.round_starts()` did is a draw instead (even holdings: less the
+/// difference of the seeds the players had left over at this round's start, as every value here
+/// leaves it out).
+fn end_value(st: &GameState, me: Side, circles: bool) -> i32 {
     let game = st.game();
     let taken = st.taken_this_round();
     let margin = i32::from(taken[me.index()]) - i32::from(taken[me.other().index()]);
@@ -28,6 +32,14 @@ fn end_value(st: &GameState, me: Side) -> i32 {
         Status::RoundOver { next_starter, .. } => {
             let sph = i32::from(game.seeds_per_hole());
             let held = st.position().stores();
+            let start = RoundStart {
+                holdings: held,
+                starter: next_starter,
+            };
+            if circles && st.round_starts().contains(&start) {
+                let left = |s: Side| i32::from(held[s.index()]) - i32::from(taken[s.index()]);
+                return left(me.other()) - left(me);
+            }
             let filled = held.map(|h| (i32::from(h) / sph).min(7) as u8);
             let v = round_value(game, filled, next_starter);
             let next = if next_starter == me { v } else { -v };
@@ -41,16 +53,16 @@ fn end_value(st: &GameState, me: Side) -> i32 {
 
 /// Exhaustive minimax over the rest of the round, through `GameState` (full repetition
 /// history), for `me`; `None` once `budget` positions have been visited.
-fn brute(st: &GameState, me: Side, budget: &mut u32) -> Option<i32> {
+fn brute(st: &GameState, me: Side, circles: bool, budget: &mut u32) -> Option<i32> {
     let Some(mover) = st.to_move() else {
-        return Some(end_value(st, me));
+        return Some(end_value(st, me, circles));
     };
     *budget = budget.checked_sub(1)?;
     let mut best: Option<i32> = None;
     for mv in st.legal_moves() {
         let mut c = st.clone();
         c.play(mv).expect("a legal move");
-        let v = brute(&c, me, budget)?;
+        let v = brute(&c, me, circles, budget)?;
         best = Some(match best {
             None => v,
             Some(b) if mover == me => b.max(v),
@@ -58,6 +70,20 @@ fn brute(st: &GameState, me: Side, budget: &mut u32) -> Option<i32> {
         });
     }
     best
+}
+
+/// The exhaustive value of every move of `st` (`None` past the budget).
+fn brute_moves(st: &GameState, moves: &[Hole], circles: bool) -> Option<Vec<i32>> {
+    let me = st.to_move()?;
+    let mut budget = 200_000;
+    moves
+        .iter()
+        .map(|&mv| {
+            let mut c = st.clone();
+            c.play(mv).unwrap();
+            brute(&c, me, circles, &mut budget)
+        })
+        .collect()
 }
 
 /// A random position of a match in `game`'s round 2 with `on_board` seeds on the open board
@@ -96,20 +122,11 @@ fn match_values_of_every_move_equal_an_exhaustive_search_of_the_round() {
             if !values.iter().all(|v| v.exact) {
                 continue;
             }
-            let me = st.to_move().unwrap();
             let single =
                 GameState::from_position(*st.position(), Mode::Single, 2, st.round_starter());
             let plain = analyze(&single, &limits);
-            let mut budget = 200_000;
-            let brute_values: Option<Vec<i32>> = values
-                .iter()
-                .map(|v| {
-                    let mut c = st.clone();
-                    c.play(v.mv).unwrap();
-                    brute(&c, me, &mut budget)
-                })
-                .collect();
-            let Some(brute_values) = brute_values else {
+            let moves: Vec<Hole> = values.iter().map(|v| v.mv).collect();
+            let Some(brute_values) = brute_moves(&st, &moves, true) else {
                 continue;
             };
             for (v, b) in values.iter().zip(brute_values) {
@@ -146,4 +163,63 @@ fn raja_pasu_values_the_start_of_the_next_round() {
     // starter of the next round is whoever took the last seeds: the round values say so.
     let first = round_value(Game::RajaPasu, [7, 7], Side::South);
     assert!(first >= 8, "Raja Pasu's first move is worth {first} seeds");
+}
+
+/// Positions late in the rounds of random matches, from the first round's start, so that the
+/// state knows every earlier round's start: a round's end that would start the next round as an
+/// earlier one did is a draw in the search's values, exactly as the exhaustive search with the
+/// match's round starts finds, and the test meets such ends (else it checks nothing of them).
+#[test]
+fn a_round_that_would_start_as_an_earlier_one_is_valued_as_a_draw() {
+    let mut rng = Rng::new(20261130);
+    let limits = Limits {
+        depth: Some(40),
+        nodes: Some(2_000_000),
+        ..Limits::default()
+    };
+    let mut checked = 0;
+    let mut changed_by_circles = 0;
+    for game in Game::ALL {
+        let (mut games, at_start) = (0, checked);
+        while games < 60 && checked < at_start + 15 {
+            games += 1;
+            let first = if rng.below(2) == 0 {
+                Side::South
+            } else {
+                Side::North
+            };
+            let mut st = GameState::new(game, Mode::Match, first);
+            let mut plies = 0;
+            while !st.is_over() && plies < 2_000 && checked < at_start + 15 {
+                plies += 1;
+                st.next_round();
+                if st.round() >= 2 && st.position().seeds_on_board() <= 6 && rng.below(3) == 0 {
+                    let values = analyze(&st, &limits);
+                    if values.iter().all(|v| v.exact) {
+                        let moves: Vec<Hole> = values.iter().map(|v| v.mv).collect();
+                        if let (Some(with), Some(without)) = (
+                            brute_moves(&st, &moves, true),
+                            brute_moves(&st, &moves, false),
+                        ) {
+                            for (v, b) in values.iter().zip(&with) {
+                                assert_eq!(v.score, *b, "{game}: move {} from {st:?}", v.mv);
+                            }
+                            checked += 1;
+                            if with != without {
+                                changed_by_circles += 1;
+                            }
+                        }
+                    }
+                }
+                let moves = st.legal_moves();
+                let mv = moves.nth(rng.below(moves.len() as u32) as usize).unwrap();
+                st.play(mv).unwrap();
+            }
+        }
+    }
+    assert_eq!(checked, 60, "too few positions solved");
+    assert!(
+        changed_by_circles >= 5,
+        "only {changed_by_circles} of {checked} positions can end a round in a circle"
+    );
 }
