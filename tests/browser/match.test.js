@@ -63,3 +63,34 @@ test('a match: the round-ending move, the summary dialog, closed holes in the ne
   }
   page.checkClean();
 });
+
+test('a round that starts as an earlier one did is called a circle in the summary and the score line', async () => {
+  const { server, browser } = env;
+  // Walak-pussa played perfectly for seeds (docs/solved.md): round 3 starts as round 2 did.
+  const moves = 'A f B e E d C b A g G g F e F b D g A f C e D c E d F f G a e E f G d E b F b D b E'.split(' ');
+  const created = await server.post('/api/games', { game: 'walak-pussa', mode: 'match', opponent: { kind: 'hotseat' } });
+  const { id, token } = created;
+  let st = created.state;
+  for (const mv of moves.slice(0, -1)) st = (await server.post(`/api/games/${id}/moves`, { move: mv, token })).state;
+  assert.equal(st.round, 2);
+  assert.equal(st.repeats_round, null);
+
+  const { page } = await newPage(browser, server, { speed: 'fast' });
+  await page.addInitScript(
+    ([gid, tok]) => localStorage.setItem('pussa.seats', JSON.stringify({ [gid]: { token: tok, seats: ['S', 'N'] } })),
+    [id, token],
+  );
+  await page.goto(`${server.url}/#/game/${id}`);
+  await settle(page, st.ply);
+  assert.doesNotMatch(await page.textContent('#round-line'), /starts as round/);
+  await page.click(`svg.board .hole[data-hole="${moves[moves.length - 1]}"]`);
+  await settle(page, st.ply + 1, 60000);
+  st = await assertShowsServer(page, server, id, 'after the move that ends round 2');
+  assert.equal(st.round, 3);
+  assert.equal(st.repeats_round, 2);
+  await page.waitForSelector('#round-dialog[open]');
+  assert.match(await page.textContent('#round-dialog'), /Round 3 starts exactly as round 2 did.*going round in a circle/);
+  assert.match(await page.textContent('#round-line'), /Round 3 .* starts as round 2 did/);
+  await page.screenshot({ path: join(SHOTS, 'match-circle.png') });
+  page.checkClean();
+});

@@ -435,6 +435,7 @@ impl LiveGame {
             "created": util::rfc3339(self.meta.created),
             "ply": self.moves.len(),
             "round": st.round(),
+            "repeats_round": st.repeats_round(),
             "board": pos.board(),
             "closed": closed_letters(pos.closed_mask()),
             "stores": pos.stores(),

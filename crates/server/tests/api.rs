@@ -804,3 +804,34 @@ async fn every_ply_carries_its_position_and_positions_replays_the_traces() {
         .assert_error(404, "no game");
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_that_starts_as_an_earlier_one_did_is_reported() {
+    // Walak-pussa played perfectly for seeds (docs/solved.md): round 3 starts as round 2 did.
+    let s = TestServer::start("circle").await;
+    let c = create(
+        &s,
+        json!({"game": "walak-pussa", "mode": "match", "opponent": {"kind": "hotseat"}}),
+    )
+    .await;
+    let id = c["id"].as_str().unwrap().to_string();
+    let tok = c["token"].as_str().unwrap().to_string();
+    assert_eq!(c["state"]["repeats_round"], Value::Null);
+    let moves = "A f B e E d C b A g G g F e F b D g A f C e D c E d F f G a \
+                 e E f G d E b F b D b E";
+    let mut st = Value::Null;
+    for (i, mv) in moves.split_whitespace().enumerate() {
+        st = play(&s, &id, &tok, mv).await["state"].clone();
+        if i == 29 {
+            assert_eq!(st["round"], 2);
+            assert_eq!(st["repeats_round"], Value::Null, "round 2 is new");
+        }
+    }
+    assert_eq!(st["round"], 3);
+    assert_eq!(st["repeats_round"], 2);
+    // Reading the game back says so too.
+    let r = s.get(&format!("/api/games/{id}")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["repeats_round"], 2, "{}", r.body);
+    s.stop().await;
+}

@@ -56,6 +56,11 @@ function winnerText(w, names) {
   return i < 0 ? String(w) : `${names[i]} wins`;
 }
 
+/** What a round that starts exactly as an earlier one did means for the match. */
+function circleText(s) {
+  return `Round ${s.round} starts exactly as round ${s.repeats_round} did: the same seeds held, the same starter. The match is going round in a circle; played the same way it never ends. The rules give it no end, and the computer counts such a circle as a draw, so the player ahead has to find another way to finish a round.`;
+}
+
 async function copyText(text, input) {
   try {
     await navigator.clipboard.writeText(text);
@@ -640,8 +645,9 @@ class GameView {
     const rounds = (s.rounds || []).length;
     $('#round-line').textContent =
       s.mode === 'match'
-        ? `Round ${s.round} · ${rounds} round${rounds === 1 ? '' : 's'} played · ${(SEEDS_PER_HOLE[s.game] || 4)} seeds fill a hole`
+        ? `Round ${s.round} · ${rounds} round${rounds === 1 ? '' : 's'} played · ${(SEEDS_PER_HOLE[s.game] || 4)} seeds fill a hole${s.repeats_round && !s.match_over ? ` · starts as round ${s.repeats_round} did` : ''}`
         : 'Single game: whoever takes more seeds wins.';
+    $('#round-line').title = s.repeats_round && !s.match_over ? circleText(s) : '';
   }
 
   /** The move list up to ply `upto`; `at` is the ply to highlight (default: the last one). */
@@ -868,6 +874,7 @@ class GameView {
       body.append(
         h('p', {}, `Round ${s.round} is laid out: South holds ${s.stores[0]} in store, North ${s.stores[1]}. ${closed.length ? `Closed holes: ${closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(s.to_move)]} starts.`),
       );
+      if (s.repeats_round) body.append(h('p', { class: 'circle' }, circleText(s)));
     }
     const again = $('#rematch');
     again.hidden = !(s.match_over && this.mine.size && this.kind !== 'online');

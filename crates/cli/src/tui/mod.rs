@@ -451,8 +451,15 @@ impl App {
                         .filter(|h| closed & (1 << h.index()) != 0)
                         .map(|h| h.letter())
                         .collect();
+                    let circle = match self.state.repeats_round() {
+                        Some(r) => format!(
+                            " It starts exactly as round {r} did (the same seeds held, the same \
+                             starter): the match is going round in a circle."
+                        ),
+                        None => String::new(),
+                    };
                     self.status = format!(
-                        "Round {} laid out{}. {}",
+                        "Round {} laid out{}.{circle} {}",
                         self.state.round(),
                         if names.is_empty() {
                             String::new()
@@ -865,5 +872,38 @@ mod tests {
         assert!(s.contains("round 2"), "{s}");
         assert!(s.contains("closed: abcdef"), "{s}");
         assert!(s.contains("  x "), "{s}");
+    }
+
+    #[test]
+    fn a_round_that_starts_as_an_earlier_one_did_is_called_a_circle() {
+        // Walak-pussa played perfectly for seeds (docs/solved.md): round 3 repeats round 2.
+        let mut state = GameState::new(Game::WalakPussa, Mode::Match, Side::South);
+        let moves = "A f B e E d C b A g G g F e F b D g A f C e D c E d F f G a \
+                     e E f G d E b F b D b E";
+        for m in moves.split_whitespace() {
+            state.next_round();
+            state
+                .play(Hole::from_letter(m.chars().next().unwrap()).unwrap())
+                .unwrap();
+        }
+        let mut app = App::new(state.clone(), Side::South, Opponent::Hotseat);
+        app.apply(Action::NextRound);
+        assert_eq!(app.state.round(), 3);
+        assert!(
+            app.status.contains("starts exactly as round 2 did"),
+            "{}",
+            app.status
+        );
+        // Round 2 did not repeat round 1.
+        let mut round_one = GameState::new(Game::WalakPussa, Mode::Match, Side::South);
+        for m in moves.split_whitespace().take(30) {
+            round_one
+                .play(Hole::from_letter(m.chars().next().unwrap()).unwrap())
+                .unwrap();
+        }
+        let mut app = App::new(round_one, Side::South, Opponent::Hotseat);
+        app.apply(Action::NextRound);
+        assert_eq!(app.state.round(), 2);
+        assert!(!app.status.contains("circle"), "{}", app.status);
     }
 }
