@@ -9,6 +9,18 @@ import { serverAndBrowser, newPage, settle, assertShowsServer, SHOTS } from './h
 // One `pussa serve` and one Chromium for the file's tests.
 const env = serverAndBrowser();
 
+/** Opens the hot-seat game `id` that the API created (its token holding both seats), at `ply`. */
+async function openHotseat(browser, server, id, token, ply) {
+  const { page } = await newPage(browser, server, { speed: 'fast' });
+  await page.addInitScript(
+    ([gid, tok]) => localStorage.setItem('pussa.seats', JSON.stringify({ [gid]: { token: tok, seats: ['S', 'N'] } })),
+    [id, token],
+  );
+  await page.goto(`${server.url}/#/game/${id}`);
+  await settle(page, ply);
+  return page;
+}
+
 test('a match: the round-ending move, the summary dialog, closed holes in the next round', async () => {
   const { server, browser } = env;
   const created = await server.post('/api/games', { game: 'pasu-pondi', mode: 'match', opponent: { kind: 'hotseat' } });
@@ -27,13 +39,7 @@ test('a match: the round-ending move, the summary dialog, closed holes in the ne
   assert.equal(st.rounds.length, 0, 'undo went back into round 1');
   assert.ok(st.legal.includes(ending.move));
 
-  const { page } = await newPage(browser, server, { speed: 'fast' });
-  await page.addInitScript(
-    ([gid, tok]) => localStorage.setItem('pussa.seats', JSON.stringify({ [gid]: { token: tok, seats: ['S', 'N'] } })),
-    [id, token],
-  );
-  await page.goto(`${server.url}/#/game/${id}`);
-  await settle(page, st.ply);
+  const page = await openHotseat(browser, server, id, token, st.ply);
   await assertShowsServer(page, server, id, 'before the last move of round 1');
   await page.click(`svg.board .hole[data-hole="${ending.move}"]`);
   // The sweep (round_end) is captioned while the animation runs.
@@ -75,13 +81,7 @@ test('a round that starts as an earlier one did is called a circle in the summar
   assert.equal(st.round, 2);
   assert.equal(st.repeats_round, null);
 
-  const { page } = await newPage(browser, server, { speed: 'fast' });
-  await page.addInitScript(
-    ([gid, tok]) => localStorage.setItem('pussa.seats', JSON.stringify({ [gid]: { token: tok, seats: ['S', 'N'] } })),
-    [id, token],
-  );
-  await page.goto(`${server.url}/#/game/${id}`);
-  await settle(page, st.ply);
+  const page = await openHotseat(browser, server, id, token, st.ply);
   assert.doesNotMatch(await page.textContent('#round-line'), /starts as round/);
   await page.click(`svg.board .hole[data-hole="${moves[moves.length - 1]}"]`);
   await settle(page, st.ply + 1, 60000);
