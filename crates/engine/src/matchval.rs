@@ -15,12 +15,15 @@
 //! [`params::MATCH_WIN`] seeds to the winner instead. The unit stays the seed, so the rest of the
 //! search (evaluation, aspiration, the table) is unchanged.
 //!
-//! A round's end that would lay out the next round exactly as an earlier round of this match
-//! started ([`GameState::round_starts`]: the same holdings, the same starter) is worth 0, a
-//! draw: the match is going round in a circle, which the contract leaves without a result and
+//! A round's end that would lay out the next round exactly as
+//! [`params::MATCH_CIRCLE_SEEN`] (2) earlier rounds of this match started
+//! ([`GameState::round_starts`]: the same holdings, the same starter) is worth a draw, even
+//! holdings: the match has settled into a circle, which the contract leaves without a result and
 //! our tournaments score as a draw. The player ahead then looks for another way to end the
-//! round, and the player behind is glad of the circle, as a chess engine treats a repeated
-//! position.
+//! round, and the player behind is glad of the circle, as a chess engine treats a threefold
+//! repetition. A start seen only once before is valued as any other: coming back to it once
+//! is no circle when the other player need not play the same way again (counting it a draw
+//! made club lose 45 of 100 Pasu Pondi 6 matches to casual, against 22 without; docs/engine.md).
 
 use std::sync::OnceLock;
 
@@ -94,8 +97,9 @@ fn search_round(game: Game, filled: [u8; 2], starter: Side) -> i32 {
 pub(crate) struct MatchView {
     game: Game,
     starter: Side,
-    /// The rounds started so far, by starter: bit `h` of `seen[s]` is set if a round started
-    /// with South holding `h` seeds and `s` to move (every game has fewer than 128 seeds).
+    /// The circles, by starter: bit `h` of `seen[s]` is set if [`params::MATCH_CIRCLE_SEEN`]
+    /// rounds so far started with South holding `h` seeds and `s` to move (every game has fewer
+    /// than 128 seeds).
     seen: [u128; 2],
 }
 
@@ -103,9 +107,17 @@ impl MatchView {
     /// The view for a search from `state`, or `None` in a single game.
     pub(crate) fn of(state: &GameState) -> Option<MatchView> {
         (state.mode() == Mode::Match).then(|| {
+            let mut count = [[0u8; 128]; 2];
             let mut seen = [0u128; 2];
             for r in state.round_starts() {
-                seen[r.starter.index()] |= 1u128 << r.holdings[Side::South.index()];
+                let (s, h) = (
+                    r.starter.index(),
+                    usize::from(r.holdings[Side::South.index()]),
+                );
+                count[s][h] = count[s][h].saturating_add(1);
+                if count[s][h] >= params::MATCH_CIRCLE_SEEN {
+                    seen[s] |= 1u128 << h;
+                }
             }
             MatchView {
                 game: state.game(),
@@ -161,7 +173,7 @@ impl MatchView {
                 -v
             }
         };
-        // A next round that starts as an earlier one did: a draw, worth what even holdings are.
+        // A next round that closes a circle: a draw, worth what even holdings are.
         // The value of a round's end counts from the stores at `pos`, so even holdings are
         // `-(held[me] - held[opp])` from here.
         let south = held[Side::South.index()] as u32;

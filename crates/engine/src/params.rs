@@ -69,6 +69,11 @@ pub const MATCH_WIN: i32 = 200;
 /// (`matchval::round_value`), once per process and start.
 pub const MATCH_ROUND_NODES: u64 = 50_000;
 
+/// Matches: a round's end that would lay out the next round as this many earlier rounds of the
+/// match already started (the same holdings and starter) is valued as a draw: the match has
+/// settled into a circle (see `matchval.rs`).
+pub const MATCH_CIRCLE_SEEN: u8 = 2;
+
 /// MCTS: the UCT exploration constant, for values normalised to [0, 1].
 pub const UCT_C: f64 = 0.7;
 

@@ -182,9 +182,9 @@ impl GameState {
     /// starter of each. Empty in a single game. A state set up by
     /// [`GameState::from_position`] knows only the rounds laid out since.
     ///
-    /// A match whose next round would start as an earlier one did is going round in a circle
+    /// A match whose next round would start as earlier ones did is going round in a circle
     /// unless someone plays differently; the contract has no rule for it, and the search counts
-    /// such a round's end as a draw (docs/engine.md, "Matches").
+    /// a round's end that starts the third such round as a draw (docs/engine.md, "Matches").
     ///
     /// # Examples
     /// ```

@@ -58,7 +58,7 @@ function winnerText(w, names) {
 
 /** What a round that starts exactly as an earlier one did means for the match. */
 function circleText(s) {
-  return `Round ${s.round} starts exactly as round ${s.repeats_round} did: the same seeds held, the same starter. The match is going round in a circle; played the same way it never ends. The rules give it no end, and the computer counts such a circle as a draw, so the player ahead has to find another way to finish a round.`;
+  return `Round ${s.round} starts exactly as round ${s.repeats_round} did: the same seeds held, the same starter. The match is going round in a circle; played the same way it never ends. The rules give it no end; once a start comes round a third time the computer counts the circle as a draw, so the player ahead has to find another way to finish a round.`;
 }
 
 async function copyText(text, input) {
