@@ -163,28 +163,75 @@ fn first_look<R: Ring>(view: &BuildView<'_, R>, idx: u64, b: &[u8; 14]) -> First
     }
 }
 
-/// The positions of a chunk still waiting after the first pass, with their same-layer edges.
+/// The positions of a chunk (at most [`CHUNK`] consecutive ranks from `lo`) still waiting
+/// after the first pass, with their same-layer edges. About `4 + 4·edges` bytes a waiting
+/// position: the rank as an offset into the chunk, the best capture, the number of edges and the
+/// edges; whether a position is still open is its byte in the layer (`UNSOLVED` until settled).
 #[derive(Default)]
 struct Waiting {
-    idx: Vec<u64>,
+    /// First rank of the chunk.
+    lo: u64,
+    /// `lo + off[i]` is the rank of the `i`-th waiting position.
+    off: Vec<u16>,
     base: Vec<i8>,
-    /// `edges[start[i]..start[i + 1]]` are the same-layer children of `idx[i]`.
-    start: Vec<u32>,
+    /// `count[i]` same-layer children of position `i`, stored one after another in `edges`.
+    count: Vec<u8>,
     edges: Vec<u32>,
-    /// Still unsettled.
-    open: Vec<bool>,
     left: usize,
 }
 
+/// Ranks handled together in the first pass; offsets within a chunk fit in 16 bits.
+const CHUNK: u64 = 1 << 16;
+
 impl Waiting {
+    /// The waiting positions in order: index, rank and same-layer children.
+    fn each(&self) -> impl Iterator<Item = (usize, u64, &[u32])> {
+        let mut at = 0usize;
+        self.off
+            .iter()
+            .zip(&self.count)
+            .enumerate()
+            .map(move |(i, (&o, &c))| {
+                let e = &self.edges[at..at + usize::from(c)];
+                at += usize::from(c);
+                (i, self.lo + u64::from(o), e)
+            })
+    }
+
+    /// Keeps only the positions still open (`cur` is `UNSOLVED`), and gives back the memory
+    /// of the others.
+    fn compact(&mut self, cur: &[AtomicU8]) {
+        let mut w = Waiting {
+            lo: self.lo,
+            left: self.left,
+            ..Waiting::default()
+        };
+        for (i, idx, e) in self.each() {
+            if cur[idx as usize].load(Ordering::Relaxed) == UNSOLVED {
+                w.off.push(self.off[i]);
+                w.base.push(self.base[i]);
+                w.count.push(self.count[i]);
+                w.edges.extend_from_slice(e);
+            }
+        }
+        w.shrink();
+        *self = w;
+    }
+
+    fn shrink(&mut self) {
+        self.off.shrink_to_fit();
+        self.base.shrink_to_fit();
+        self.count.shrink_to_fit();
+        self.edges.shrink_to_fit();
+    }
+
     /// One pass: settles what can be settled from the current bytes; returns how many.
     fn pass(&mut self, cur: &[AtomicU8], changed: &Changed, look: bool, parity: u64) -> usize {
         let mut settled = 0;
-        for i in 0..self.idx.len() {
-            if !self.open[i] {
+        for (i, idx, edges) in self.each() {
+            if cur[idx as usize].load(Ordering::Relaxed) != UNSOLVED {
                 continue;
             }
-            let edges = &self.edges[self.start[i] as usize..self.start[i + 1] as usize];
             if look && !changed.any(edges) {
                 continue;
             }
@@ -195,7 +242,7 @@ impl Waiting {
             };
             let mut waiting = false;
             let mut undetermined = false;
-            for &e in &self.edges[self.start[i] as usize..self.start[i + 1] as usize] {
+            for &e in edges {
                 let byte = cur[e as usize].load(Ordering::Relaxed);
                 if byte == UNSOLVED {
                     waiting = true;
@@ -212,9 +259,8 @@ impl Waiting {
             } else {
                 encode(best, false)
             };
-            cur[self.idx[i] as usize].store(byte, Ordering::Relaxed);
-            changed.set(self.idx[i], parity);
-            self.open[i] = false;
+            cur[idx as usize].store(byte, Ordering::Relaxed);
+            changed.set(idx, parity);
             settled += 1;
         }
         self.left -= settled;
@@ -223,11 +269,11 @@ impl Waiting {
 
     /// Marks the positions still open as members of the cyclic part: `own[idx]` = the margin of
     /// the rows (what a repetition arriving at this position gives its mover).
-    fn mark_cyclic<R: Ring>(&self, ring: R, k: usize, bounds: &Bounds) {
-        for i in 0..self.idx.len() {
-            if self.open[i] {
-                let b = ring.unrank(k, self.idx[i]);
-                let idx = self.idx[i] as usize;
+    fn mark_cyclic<R: Ring>(&self, ring: R, k: usize, cur: &[AtomicU8], bounds: &Bounds) {
+        for (_, idx, _) in self.each() {
+            if cur[idx as usize].load(Ordering::Relaxed) == UNSOLVED {
+                let b = ring.unrank(k, idx);
+                let idx = idx as usize;
                 bounds.own[idx].store(row_margin(&b) as i8, Ordering::Relaxed);
                 bounds.lo[idx].store(-(k as i8), Ordering::Relaxed);
                 bounds.hi[idx].store(k as i8, Ordering::Relaxed);
@@ -250,12 +296,12 @@ impl Waiting {
         let mut moved = 0;
         let mut settled = 0;
         let kk = k as i32;
-        for i in 0..self.idx.len() {
-            if !self.open[i] {
+        for (i, rank, edges) in self.each() {
+            let idx = rank as usize;
+            if cur[idx].load(Ordering::Relaxed) != UNSOLVED {
                 continue;
             }
-            if look && !changed.any(&self.edges[self.start[i] as usize..self.start[i + 1] as usize])
-            {
+            if look && !changed.any(edges) {
                 continue;
             }
             let (mut lo, mut hi) = if self.base[i] == i8::MIN {
@@ -263,7 +309,7 @@ impl Waiting {
             } else {
                 (i32::from(self.base[i]), i32::from(self.base[i]))
             };
-            for &e in &self.edges[self.start[i] as usize..self.start[i + 1] as usize] {
+            for &e in edges {
                 let e = e as usize;
                 let own = bounds.own[e].load(Ordering::Relaxed);
                 let (clo, chi) = if own != NOT_CYCLIC {
@@ -285,7 +331,6 @@ impl Waiting {
                 lo = lo.max(-chi);
                 hi = hi.max(-clo);
             }
-            let idx = self.idx[i] as usize;
             let old_lo = i32::from(bounds.lo[idx].load(Ordering::Relaxed));
             let old_hi = i32::from(bounds.hi[idx].load(Ordering::Relaxed));
             let lo = lo.max(old_lo);
@@ -293,13 +338,12 @@ impl Waiting {
             debug_assert!(lo <= hi, "bounds crossed: {lo} > {hi}");
             if lo != old_lo || hi != old_hi {
                 moved += 1;
-                changed.set(self.idx[i], parity);
+                changed.set(rank, parity);
                 bounds.lo[idx].store(lo as i8, Ordering::Relaxed);
                 bounds.hi[idx].store(hi as i8, Ordering::Relaxed);
             }
             if lo >= hi {
                 cur[idx].store(encode(lo, false), Ordering::Relaxed);
-                self.open[i] = false;
                 settled += 1;
             }
         }
@@ -436,39 +480,40 @@ fn build_layer_in<R: Ring>(
     };
 
     // Pass 1: terminal positions and positions whose moves all take seeds; the same-layer
-    // edges of the others are kept (ranks fit in 32 bits up to 22 seeds).
+    // edges of the others are kept (ranks fit in 32 bits up to 24 seeds).
     assert!(
         n <= u64::from(u32::MAX),
-        "layers above 22 seeds are not supported"
+        "layers above 24 seeds are not supported (ranks must fit in 32 bits)"
     );
-    let chunk = 1u64 << 16;
     let done = AtomicU64::new(0);
-    let nchunks = n.div_ceil(chunk);
+    let nchunks = n.div_ceil(CHUNK);
     let mut parts: Vec<Waiting> = (0..nchunks)
         .into_par_iter()
         .map(|c| {
-            let lo = c * chunk;
-            let hi = (lo + chunk).min(n);
-            let mut w = Waiting::default();
-            w.start.push(0);
+            let lo = c * CHUNK;
+            let hi = (lo + CHUNK).min(n);
+            let mut w = Waiting {
+                lo,
+                ..Waiting::default()
+            };
             for idx in lo..hi {
                 let b = ring.unrank(k, idx);
                 match first_look(&view, idx, &b) {
                     First::Done(byte) => cur[idx as usize].store(byte, Ordering::Relaxed),
                     First::Wait(best, same, m) => {
-                        w.idx.push(idx);
+                        w.off.push((idx - lo) as u16);
                         w.base.push(if best == i32::MIN {
                             i8::MIN
                         } else {
                             best as i8
                         });
+                        w.count.push(m as u8);
                         w.edges.extend_from_slice(&same[..m]);
-                        w.start.push(w.edges.len() as u32);
                     }
                 }
             }
-            w.open = vec![true; w.idx.len()];
-            w.left = w.idx.len();
+            w.shrink();
+            w.left = w.off.len();
             let d = done.fetch_add(hi - lo, Ordering::Relaxed) + hi - lo;
             progress(Progress {
                 seeds: k,
@@ -509,6 +554,10 @@ fn build_layer_in<R: Ring>(
         }
     }
     stats.cyclic = left;
+    // Only the cyclic part is looked at again: the settled positions' edges are let go before
+    // the bounds are allocated, which keeps the peak of a layer at phase 2.
+    parts.par_iter_mut().for_each(|w| w.compact(&cur));
+    parts.retain(|w| !w.off.is_empty());
     stats.phase_seconds[1] = t0.elapsed().as_secs_f64() - stats.phase_seconds[0];
 
     // Pass 3: bounds valid for every history, iterated to their fixed point over the positions
@@ -522,7 +571,7 @@ fn build_layer_in<R: Ring>(
         };
         parts
             .par_iter()
-            .for_each(|w| w.mark_cyclic(ring, k, &bounds));
+            .for_each(|w| w.mark_cyclic(ring, k, &cur, &bounds));
         bounds
     });
     if let Some(bounds) = &bounds {
@@ -555,13 +604,8 @@ fn build_layer_in<R: Ring>(
 
     let unsolved: Vec<u64> = parts
         .iter()
-        .flat_map(|w| {
-            w.idx
-                .iter()
-                .zip(&w.open)
-                .filter(|(_, &o)| o)
-                .map(|(&i, _)| i)
-        })
+        .flat_map(|w| w.each().map(|(_, idx, _)| idx))
+        .filter(|&idx| cur[idx as usize].load(Ordering::Relaxed) == UNSOLVED)
         .collect();
     drop(parts);
     stats.acyclic = n - stats.direct - stats.cyclic;
