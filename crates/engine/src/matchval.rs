@@ -179,14 +179,12 @@ impl MatchView {
         let south = held[Side::South.index()] as u32;
         let repeats = |s: Side| self.seen[s.index()] >> south & 1 == 1;
         let even = held[opp.index()] - held[me.index()];
+        let each = |s: Side| if repeats(s) { even } else { for_me(s) - refill };
         let after = match next {
-            Some(s) if repeats(s) => even,
-            Some(s) => for_me(s) - refill,
+            Some(s) => each(s),
+            // Either may start: the mean, rounded as without circles when neither repeats.
             None if !repeats(me) && !repeats(opp) => (for_me(me) + for_me(opp)) / 2 - refill,
-            None => {
-                let each = |s: Side| if repeats(s) { even } else { for_me(s) - refill };
-                (each(me) + each(opp)) / 2
-            }
+            None => (each(me) + each(opp)) / 2,
         };
         after * params::SCALE
     }
