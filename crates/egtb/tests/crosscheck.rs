@@ -62,6 +62,15 @@ fn top_layer_matches_forward_search_over_smaller_layers() {
     cross_check_top_layer(Game::PasuPondi, 6);
 }
 
+/// 7 seeds is the first layer of more than one chunk of the builder (77,520 boards: ranks are
+/// kept as offsets into chunks of 65,536), and Walak-pussa's has cyclic boards in both chunks,
+/// which the builder cuts its waiting lists down to before the bound iteration.
+#[test]
+fn a_layer_of_several_chunks_matches_forward_search_over_smaller_layers() {
+    assert!(index::layer_size(7) > 1 << 16);
+    cross_check_top_layer(Game::WalakPussa, 7);
+}
+
 #[test]
 fn solver_above_small_tables_agrees_with_full_tables() {
     for game in [Game::WalakPussa, Game::RajaPasu, Game::PasuPondi] {
