@@ -177,7 +177,6 @@ struct Waiting {
     /// `count[i]` same-layer children of position `i`, stored one after another in `edges`.
     count: Vec<u8>,
     edges: Vec<u32>,
-    left: usize,
 }
 
 /// Ranks handled together in the first pass; offsets within a chunk fit in 16 bits.
@@ -203,7 +202,6 @@ impl Waiting {
     fn compact(&mut self, cur: &[AtomicU8]) {
         let mut w = Waiting {
             lo: self.lo,
-            left: self.left,
             ..Waiting::default()
         };
         for (i, idx, e) in self.each() {
@@ -263,7 +261,6 @@ impl Waiting {
             changed.set(idx, parity);
             settled += 1;
         }
-        self.left -= settled;
         settled
     }
 
@@ -347,7 +344,6 @@ impl Waiting {
                 settled += 1;
             }
         }
-        self.left -= settled;
         (moved, settled)
     }
 }
@@ -513,7 +509,6 @@ fn build_layer_in<R: Ring>(
                 }
             }
             w.shrink();
-            w.left = w.off.len();
             let d = done.fetch_add(hi - lo, Ordering::Relaxed) + hi - lo;
             progress(Progress {
                 seeds: k,
@@ -524,7 +519,7 @@ fn build_layer_in<R: Ring>(
             w
         })
         .collect();
-    let waiting: u64 = parts.iter().map(|w| w.left as u64).sum();
+    let waiting: u64 = parts.iter().map(|w| w.off.len() as u64).sum();
     stats.direct = n - waiting;
     stats.phase_seconds[0] = t0.elapsed().as_secs_f64();
 
