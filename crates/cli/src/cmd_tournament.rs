@@ -86,10 +86,12 @@ pub struct Args {
     /// A match still going after this many rounds is scored a draw.
     #[arg(long, default_value_t = 100)]
     pub max_rounds: u32,
-    /// Write the games as game records to this file.
+    /// Write the games as game records to this file (rewritten after every game).
     #[arg(long)]
     pub pgn: Option<PathBuf>,
-    /// Write the results to this file: CSV, or JSON if the name ends in .json.
+    /// Write the results to this file: CSV, or JSON if the name ends in .json. Rewritten
+    /// after every game, so a stopped run keeps its finished games (JSON: "finished": false
+    /// until the end).
     #[arg(long)]
     pub results: Option<PathBuf>,
     /// No progress bar.
@@ -180,8 +182,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         b
     };
-    let report = tournament::run(&config, &|_, wdl| {
+    // The results and records are rewritten after every game (a whole file each time, swapped
+    // in by a rename), so a long run that is stopped still leaves every finished game behind.
+    let outputs = Outputs {
+        pgn: args.pgn.as_deref(),
+        results: args.results.as_deref(),
+    };
+    let warned = std::sync::atomic::AtomicBool::new(false);
+    let report = tournament::run(&config, &|_, so_far| {
         bar.inc(1);
+        let wdl = &so_far.wdl;
         let (elo, _, _) = wdl.elo_interval();
         bar.set_message(format!(
             "+{} ={} -{}  score {:.3}  elo {}",
@@ -191,49 +201,90 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             wdl.score(),
             fmt_elo(elo)
         ));
+        if let Err(e) = outputs.write(&config, so_far, false) {
+            if !warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                bar.suspend(|| eprintln!("warning: {e:#} (tried again at the end)"));
+            }
+        }
     })
     .map_err(anyhow::Error::msg)?;
     bar.finish_and_clear();
     print!("{}", summary(&config, &report));
-    if let Some(path) = &args.pgn {
-        write_records(path, &config, &report)?;
+    outputs.write(&config, &report, true)
+}
+
+/// Where `--pgn` and `--results` go.
+struct Outputs<'a> {
+    pgn: Option<&'a std::path::Path>,
+    results: Option<&'a std::path::Path>,
+}
+
+impl Outputs<'_> {
+    /// Writes the records and the results of `report`; `finished` is false while games are
+    /// still being played (the JSON says so in `finished`).
+    fn write(&self, config: &Config, report: &Report, finished: bool) -> anyhow::Result<()> {
+        if let Some(path) = self.pgn {
+            replace_file(path, &records(config, report)?)?;
+        }
+        if let Some(path) = self.results {
+            let text = if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+            {
+                results_json(config, report, finished)? + "\n"
+            } else {
+                csv(config, report)
+            };
+            replace_file(path, &text)?;
+        }
+        Ok(())
     }
-    if let Some(path) = &args.results {
-        let text = if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-        {
-            serde_json::to_string_pretty(&serde_json::json!({
-                "game": config.game.name(),
-                "mode": mode_name(config.mode),
-                "players": report.players,
-                "wins": report.wdl.wins,
-                "draws": report.wdl.draws,
-                "losses": report.wdl.losses,
-                "score": report.wdl.score(),
-                "elo": finite(report.wdl.elo_interval().0),
-                "elo_low": finite(report.wdl.elo_interval().1),
-                "elo_high": finite(report.wdl.elo_interval().2),
-                "sprt": report.sprt,
-                "llr": report.llr,
-                "sprt_games": report.sprt_games,
-                "stopped_early": report.stopped_early,
-                "pairs": report.pairs.0,
-                "elo_pairs": finite(report.pairs.elo_interval().0),
-                "elo_pairs_low": finite(report.pairs.elo_interval().1),
-                "elo_pairs_high": finite(report.pairs.elo_interval().2),
-                "below_exact": report.below_exact().map(|(b, known)| serde_json::json!({
-                    "players": b,
-                    "games": known,
-                })),
-                "games": report.games,
-            }))? + "\n"
-        } else {
-            csv(&config, &report)
-        };
-        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+}
+
+/// Writes `text` to `path`: a regular file is replaced whole (written beside it, then
+/// renamed over it, so a reader never sees half a file); anything else (a pipe,
+/// `/dev/stdout`) is written to directly.
+fn replace_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
+    if regular {
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(".part");
+        let part = path.with_file_name(name);
+        std::fs::write(&part, text).with_context(|| format!("cannot write {}", part.display()))?;
+        std::fs::rename(&part, path).with_context(|| format!("cannot write {}", path.display()))
+    } else {
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
     }
-    Ok(())
+}
+
+/// The results as JSON.
+fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(&serde_json::json!({
+        "game": config.game.name(),
+        "mode": mode_name(config.mode),
+        "players": report.players,
+        "finished": finished,
+        "wins": report.wdl.wins,
+        "draws": report.wdl.draws,
+        "losses": report.wdl.losses,
+        "score": report.wdl.score(),
+        "elo": finite(report.wdl.elo_interval().0),
+        "elo_low": finite(report.wdl.elo_interval().1),
+        "elo_high": finite(report.wdl.elo_interval().2),
+        "sprt": report.sprt,
+        "llr": report.llr,
+        "sprt_games": report.sprt_games,
+        "stopped_early": finished && report.stopped_early,
+        "pairs": report.pairs.0,
+        "elo_pairs": finite(report.pairs.elo_interval().0),
+        "elo_pairs_low": finite(report.pairs.elo_interval().1),
+        "elo_pairs_high": finite(report.pairs.elo_interval().2),
+        "below_exact": report.below_exact().map(|(b, known)| serde_json::json!({
+            "players": b,
+            "games": known,
+        })),
+        "games": report.games,
+    }))?)
 }
 
 /// The tables' oracle for each player that asked for them and for choosing exact openings
@@ -497,8 +548,8 @@ fn csv(config: &Config, report: &Report) -> String {
     s
 }
 
-/// Writes every game as a game record (see `pussa_rules::record`), one after another.
-fn write_records(path: &std::path::Path, config: &Config, report: &Report) -> anyhow::Result<()> {
+/// Every game as a game record (see `pussa_rules::record`), one after another.
+fn records(config: &Config, report: &Report) -> anyhow::Result<String> {
     let mut text = String::new();
     for g in &report.games {
         let mut rec = Record::new(config.game, config.mode, Side::South);
@@ -532,5 +583,5 @@ fn write_records(path: &std::path::Path, config: &Config, report: &Report) -> an
         }
         text.push_str(&rec.to_string());
     }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    Ok(text)
 }

@@ -253,3 +253,77 @@ fn matches_run_across_rounds_with_an_external_engine() {
         assert!(row.contains(",normal,"), "{row}");
     }
 }
+
+#[test]
+fn a_stopped_run_leaves_its_finished_games_in_the_results() {
+    let json = tmp("stopped.json");
+    let pgn = tmp("stopped.pgn");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args([
+            "tournament",
+            "mcts",
+            "greedy",
+            "--game",
+            "raja-pasu",
+            "--games",
+            "200",
+            "--movetime",
+            "30",
+            "--concurrency",
+            "1",
+            "--quiet",
+            "--results",
+        ])
+        .arg(&json)
+        .arg("--pgn")
+        .arg(&pgn)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run pussa");
+    // Wait until at least two games are on file, then stop the run the hard way.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let partial = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no games on file after 120 s"
+        );
+        if let Ok(text) = std::fs::read_to_string(&json) {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+                if v["games"].as_array().is_some_and(|g| g.len() >= 2) {
+                    break v;
+                }
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The file read while the run went on was whole, said it was not finished, and its
+    // totals count exactly its games.
+    assert_eq!(partial["finished"], false, "{partial}");
+    assert_eq!(partial["stopped_early"], false, "{partial}");
+    let games = partial["games"].as_array().unwrap();
+    let counted = ["wins", "draws", "losses"]
+        .iter()
+        .map(|k| partial[k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(counted, games.len() as u64);
+    // What is on file after the kill still parses and holds at least those games, each one
+    // whole (a result and its moves), and the records hold as many games.
+    let after: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let kept = after["games"].as_array().unwrap();
+    assert!(
+        kept.len() >= games.len() && kept.len() < 200,
+        "{}",
+        kept.len()
+    );
+    for g in kept {
+        assert!(g["moves"].as_array().unwrap().len() > 2, "{g}");
+        assert!(g["termination"]["kind"].is_string(), "{g}");
+    }
+    let records = std::fs::read_to_string(&pgn).unwrap();
+    let n = records.matches("[Event \"pussa tournament\"]").count();
+    assert!(n >= games.len(), "{n} records, {} games", games.len());
+}

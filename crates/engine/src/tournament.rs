@@ -1409,13 +1409,15 @@ impl Report {
 }
 
 /// Runs the tournament on `config.concurrency` threads (a rayon pool); `on_game` is called
-/// after each game (from a worker thread) with the game and the running totals.
+/// after each game (from a worker thread, one call at a time) with the game and the report of
+/// every game finished so far (in order of their number; [`Report::stopped_early`] is true
+/// until the last game), so that a long run can show and save its results as they come.
 ///
 /// # Errors
 /// A message if the thread pool cannot be built.
 pub fn run(
     config: &Config,
-    on_game: &(dyn Fn(&GameResult, &Wdl) + Sync),
+    on_game: &(dyn Fn(&GameResult, &Report) + Sync),
 ) -> Result<Report, String> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.concurrency.max(1))
@@ -1474,7 +1476,6 @@ pub fn run(
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 d.1.add(g.first_player_won());
-                on_game(&g, &d.1);
                 if let Some(sprt) = &config.sprt {
                     let decision = sprt.decision(&d.1);
                     if decision != SprtDecision::Continue && d.2.is_none() {
@@ -1483,26 +1484,43 @@ pub fn run(
                     }
                 }
                 d.0.push(g);
+                let so_far = Report::new(config, d.0.clone(), d.1, d.2);
+                if let Some(last) = d.0.last() {
+                    on_game(last, &so_far);
+                }
             });
         }
     });
-    let (mut games, wdl, verdict) = done
+    let (games, wdl, verdict) = done
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    games.sort_by_key(|g| g.index);
-    let stopped_early = (games.len() as u32) < config.games;
-    Ok(Report {
-        players: [config.player_name(0), config.player_name(1)],
-        pairs: Pentanomial::from_games(&games),
-        games,
-        wdl,
-        sprt: config
-            .sprt
-            .map(|s| verdict.map_or(s.decision(&wdl), |v| v.0)),
-        llr: config.sprt.map(|s| verdict.map_or(s.llr(&wdl), |v| v.1)),
-        sprt_games: verdict.map(|v| v.2),
-        stopped_early,
-    })
+    Ok(Report::new(config, games, wdl, verdict))
+}
+
+impl Report {
+    /// The report of `games` (any order; sorted here) with their totals and the SPRT's
+    /// verdict when a bound was crossed (the bound, the ratio, the games counted).
+    fn new(
+        config: &Config,
+        mut games: Vec<GameResult>,
+        wdl: Wdl,
+        verdict: Option<(SprtDecision, f64, u32)>,
+    ) -> Report {
+        games.sort_by_key(|g| g.index);
+        let stopped_early = (games.len() as u32) < config.games;
+        Report {
+            players: [config.player_name(0), config.player_name(1)],
+            pairs: Pentanomial::from_games(&games),
+            games,
+            wdl,
+            sprt: config
+                .sprt
+                .map(|s| verdict.map_or(s.decision(&wdl), |v| v.0)),
+            llr: config.sprt.map(|s| verdict.map_or(s.llr(&wdl), |v| v.1)),
+            sprt_games: verdict.map(|v| v.2),
+            stopped_early,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1990,5 +2008,43 @@ mod tests {
                 t => panic!("expected a forfeit, got {t:?}"),
             }
         }
+    }
+
+    #[test]
+    fn every_finished_game_is_reported_with_the_games_before_it() {
+        let config = Config {
+            game: Game::RajaPasu,
+            mode: Mode::Single,
+            games: 8,
+            players: [PlayerSpec::Greedy, PlayerSpec::Random],
+            limits: MoveLimits::default(),
+            random_opening: 2,
+            seed: 7,
+            concurrency: 2,
+            sprt: None,
+            engine_timeout: None,
+            max_rounds: 50,
+            oracles: [None, None],
+            balanced_openings: None,
+            exact_openings: None,
+        };
+        let seen = Mutex::new(Vec::new());
+        let report = run(&config, &|g, so_far| {
+            let indices: Vec<u32> = so_far.games.iter().map(|g| g.index).collect();
+            let mut sorted = indices.clone();
+            sorted.sort_unstable();
+            assert_eq!(indices, sorted, "the games so far are in order");
+            assert!(
+                indices.contains(&g.index),
+                "the game just played is among them"
+            );
+            assert_eq!(so_far.wdl.games() as usize, so_far.games.len());
+            assert_eq!(so_far.stopped_early, so_far.games.len() < 8);
+            seen.lock().unwrap().push(so_far.games.len());
+        })
+        .unwrap();
+        assert_eq!(seen.into_inner().unwrap(), (1..=8).collect::<Vec<_>>());
+        assert_eq!(report.games.len(), 8);
+        assert!(!report.stopped_early);
     }
 }
