@@ -4,7 +4,7 @@
 //!   move at random with probability growing with its value (a softmax with a temperature in
 //!   seeds); now and then they blunder: a random move, preferring one that visibly captures.
 //! - **Club, Expert, Master** search with a fixed node budget (deterministic, and the same
-//!   strength on any machine).
+//!   strength on any machine), set for each game and mode ([`params::level::nodes`]).
 //! - **Max** searches for [`params::level::MAX_MOVETIME_MS`] per move on every core.
 //!
 //! The constants are in [`params::level`]; the measured Elo of each level is in docs/engine.md.
@@ -14,7 +14,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use pussa_rules::{GameState, Hole, Rng};
+use pussa_rules::{Game, GameState, Hole, Mode, Rng};
 
 use crate::params;
 use crate::{analyze, search, ExactOracle, Limits};
@@ -80,32 +80,50 @@ impl Level {
             Level::Novice => "looks two moves ahead, sometimes careless",
             Level::Casual => "looks four moves ahead, rarely careless",
             Level::Club => "alpha-beta search of 500 positions a move",
-            Level::Expert => "alpha-beta search of 5,000 positions a move",
-            Level::Master => "alpha-beta search of 20,000 positions a move",
+            Level::Expert => {
+                "alpha-beta search of 5,000 positions a move (1,000 in Pasu Pondi matches)"
+            }
+            Level::Master => {
+                "alpha-beta search of 20,000 positions a move (5,000 in Pasu Pondi matches)"
+            }
             Level::Max => "full strength: 0.2 s of search a move on every core",
         }
     }
 
-    /// The search limits of the searching levels (Club and up), `None` for the others.
+    /// True for the levels that search (Club and up), which can use endgame tables.
     #[must_use]
-    pub fn limits(self, seed: u64) -> Option<Limits> {
+    pub fn searches(self) -> bool {
+        self >= Level::Club
+    }
+
+    /// The node budget of a searching level below Max in `game` played as `mode`
+    /// ([`params::level::nodes`]).
+    #[must_use]
+    pub fn nodes(self, game: Game, mode: Mode) -> Option<u64> {
+        let i = (self as usize).checked_sub(Level::Club as usize)?;
+        params::level::nodes(game, mode).get(i).copied()
+    }
+
+    /// The search limits of the searching levels (Club and up) in `game` played as `mode`,
+    /// `None` for the others.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::Level;
+    /// use pussa_rules::{Game, Mode};
+    /// let nodes = |l: Level, g, m| l.limits(g, m, 1).unwrap().nodes;
+    /// assert_eq!(nodes(Level::Master, Game::RajaPasu, Mode::Match), Some(20_000));
+    /// assert_eq!(nodes(Level::Master, Game::PasuPondi, Mode::Single), Some(20_000));
+    /// assert_eq!(nodes(Level::Master, Game::PasuPondi, Mode::Match), Some(5_000));
+    /// assert!(Level::Casual.limits(Game::RajaPasu, Mode::Single, 1).is_none());
+    /// ```
+    #[must_use]
+    pub fn limits(self, game: Game, mode: Mode, seed: u64) -> Option<Limits> {
         let base = Limits {
             seed,
             ..Limits::default()
         };
         match self {
-            Level::Club => Some(Limits {
-                nodes: Some(params::level::NODES[0]),
-                ..base
-            }),
-            Level::Expert => Some(Limits {
-                nodes: Some(params::level::NODES[1]),
-                ..base
-            }),
-            Level::Master => Some(Limits {
-                nodes: Some(params::level::NODES[2]),
-                ..base
-            }),
             Level::Max => Some(Limits {
                 movetime: Some(Duration::from_millis(params::level::MAX_MOVETIME_MS)),
                 threads: std::thread::available_parallelism()
@@ -113,7 +131,10 @@ impl Level {
                     .min(8),
                 ..base
             }),
-            _ => None,
+            _ => self.nodes(game, mode).map(|n| Limits {
+                nodes: Some(n),
+                ..base
+            }),
         }
     }
 }
@@ -176,7 +197,7 @@ pub fn choose_move_with_oracle(
     if legal.is_empty() {
         return None;
     }
-    if let Some(limits) = level.limits(seed) {
+    if let Some(limits) = level.limits(state.game(), state.mode(), seed) {
         return search(state, &Limits { oracle, ..limits }, &mut |_| {}).best;
     }
     let i = level as usize;

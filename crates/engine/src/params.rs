@@ -89,11 +89,29 @@ pub mod level {
     /// Chance of a blunder (a random move, preferring a visible capture) of Beginner, Novice,
     /// Casual.
     pub const SOFT_BLUNDER: [f64; 3] = [0.3, 0.15, 0.03];
-    /// Node budgets of the searching levels Club, Expert, Master.
+    use pussa_rules::{Game, Mode};
+
+    /// Node budgets of the searching levels Club, Expert, Master, except in Pasu Pondi matches.
     /// (Each step measured at 68.8–78.8% against the one below in Walak-pussa, max included;
     /// at 200,000 nodes master played the balanced openings about as well as max does at 0.2 s
     /// and scored 50% against it, at 50,000 nodes 40%.)
     pub const NODES: [u64; 3] = [500, 5_000, 20_000];
+    /// Node budgets of Club, Expert, Master in Pasu Pondi matches. These matches are decided by
+    /// the first round, which a search of 10,000 nodes already plays as well as max: in 40
+    /// matches max scored 52.5% against 10,000 and 20,000 nodes, and 86.3% against 5,000;
+    /// 5,000 nodes scored 75.0% against 1,000 and 1,000 scored 77.5% against 500 (100 matches
+    /// each). In single games these budgets squeeze the steps (expert–club and master–expert
+    /// 56.5% in 100 games), so single games keep [`NODES`].
+    pub const NODES_PASU_PONDI_MATCH: [u64; 3] = [500, 1_000, 5_000];
+
+    /// The node budgets of Club, Expert, Master in `game` played as `mode`.
+    #[must_use]
+    pub const fn nodes(game: Game, mode: Mode) -> [u64; 3] {
+        match (game, mode) {
+            (Game::PasuPondi, Mode::Match) => NODES_PASU_PONDI_MATCH,
+            _ => NODES,
+        }
+    }
     /// Time per move of the strongest level, Max, in milliseconds.
     pub const MAX_MOVETIME_MS: u64 = 200;
 }

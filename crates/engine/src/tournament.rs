@@ -382,7 +382,7 @@ impl PlayerSpec {
     pub fn can_use_tables(&self) -> bool {
         match self {
             PlayerSpec::Search | PlayerSpec::Nodes(_) => true,
-            PlayerSpec::Level(l) => l.limits(0).is_some(),
+            PlayerSpec::Level(l) => l.searches(),
             _ => false,
         }
     }
