@@ -241,20 +241,22 @@ impl Outputs<'_> {
     }
 }
 
-/// Writes `text` to `path`: a regular file is replaced whole (written beside it, then
-/// renamed over it, so a reader never sees half a file); anything else (a pipe,
-/// `/dev/stdout`) is written to directly.
+/// Writes `text` to `path`: a regular file is replaced whole (written beside it as
+/// `NAME.part`, then renamed over it, so a reader never sees half a file); anything else (a
+/// pipe, `/dev/stdout`), or a file whose directory takes no new files, is written to directly.
 fn replace_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
     let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
     if regular {
         let mut name = path.file_name().unwrap_or_default().to_os_string();
         name.push(".part");
         let part = path.with_file_name(name);
-        std::fs::write(&part, text).with_context(|| format!("cannot write {}", part.display()))?;
-        std::fs::rename(&part, path).with_context(|| format!("cannot write {}", path.display()))
-    } else {
-        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+        if std::fs::write(&part, text).is_ok() {
+            return std::fs::rename(&part, path)
+                .with_context(|| format!("cannot write {}", path.display()));
+        }
+        let _ = std::fs::remove_file(&part);
     }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The results as JSON.
