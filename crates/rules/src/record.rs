@@ -896,7 +896,10 @@ impl Parser {
                     return Parser::err_at(
                         l,
                         c,
-                        format!("'{word}': a move number is written '3.' or '3...'"),
+                        format!(
+                            "'{}': a move number is written '3.' or '3...'",
+                            word.escape_debug()
+                        ),
                     );
                 }
                 let rest = &word[digits + dots..];
@@ -915,7 +918,10 @@ impl Parser {
                     return Parser::err_at(
                         l,
                         c,
-                        format!("'{word}': a round marker is R and the round's number, like R2"),
+                        format!(
+                            "'{}': a round marker is R and the round's number, like R2",
+                            word.escape_debug()
+                        ),
                     );
                 };
                 if marker.is_some() {
@@ -931,7 +937,8 @@ impl Parser {
                 (Some(Ok(h)), None) => h,
                 _ => {
                     return Parser::err_at(l, lc, format!(
-                        "'{letter}' is not a move: moves are A-G (South) and a-g (North), round markers R2, R3, …, results 1-0, 0-1, 1/2-1/2, *"
+                        "'{}' is not a move: moves are A-G (South) and a-g (North), round markers R2, R3, …, results 1-0, 0-1, 1/2-1/2, *",
+                        letter.escape_debug()
                     ))
                 }
             };

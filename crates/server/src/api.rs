@@ -63,6 +63,7 @@ pub async fn create(
 
 /// Body of `POST /api/games/{id}/join`.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct JoinReq {
     invite: String,
 }
@@ -83,6 +84,7 @@ pub async fn state(State(app): AppState, Path(id): Path<String>) -> Result<Json<
 
 /// Body of `POST /api/games/{id}/moves`.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MoveReq {
     #[serde(rename = "move")]
     mv: String,
@@ -103,17 +105,19 @@ pub async fn play(
 
 /// Body of `POST /api/games/{id}/undo`.
 #[derive(Deserialize)]
-pub struct TokenReq {
+#[serde(deny_unknown_fields)]
+pub struct UndoReq {
     token: String,
+    expected_ply: Option<u64>,
 }
 
 /// `POST /api/games/{id}/undo`.
 pub async fn undo(
     State(app): AppState,
     Path(id): Path<String>,
-    Json(req): Json<TokenReq>,
+    Json(req): Json<UndoReq>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(app.undo(&id, &req.token).await?))
+    Ok(Json(app.undo(&id, &req.token, req.expected_ply).await?))
 }
 
 /// Query of `GET /api/games/{id}/hint`.
@@ -163,6 +167,7 @@ pub async fn get_record(
 
 /// Body of `POST /api/games/import`.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ImportReq {
     record: String,
     opponent: Option<OpponentReq>,
@@ -241,13 +246,16 @@ pub async fn websocket(
         .on_upgrade(move |socket| ws::serve(socket, app, slot, guard)))
 }
 
-/// Any other path under `/api/`.
-pub async fn api_not_found(uri: axum::http::Uri) -> ApiError {
+/// Any other path under `/api/` (the path named as the client sent it, `/api` included).
+pub async fn api_not_found(uri: axum::extract::OriginalUri) -> ApiError {
     ApiError::not_found(format!("no such API endpoint: {}", uri.path()))
 }
 
 /// A known path with the wrong method.
-pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+pub async fn method_not_allowed(
+    method: axum::http::Method,
+    uri: axum::extract::OriginalUri,
+) -> ApiError {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         format!("{method} is not allowed on {}", uri.path()),
@@ -256,6 +264,11 @@ pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri
 
 /// The web page's files.
 pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    // `/api/` itself is not matched by the nested API router: answer it as the API does.
+    if uri.path().starts_with("/api/") {
+        return ApiError::not_found(format!("no such API endpoint: {}", uri.path()))
+            .into_response();
+    }
     if method != axum::http::Method::GET && method != axum::http::Method::HEAD {
         let mut resp = (
             StatusCode::METHOD_NOT_ALLOWED,

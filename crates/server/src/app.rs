@@ -58,11 +58,24 @@ impl Slot {
     }
 }
 
+/// Takes a game's hint guard back when dropped.
+struct HintGuard<'a>(&'a Slot);
+
+impl Drop for HintGuard<'_> {
+    fn drop(&mut self) {
+        self.0.hint_busy.store(false, Ordering::Release);
+    }
+}
+
 /// Shared server state.
 pub struct App {
     store: Mutex<Store>,
     games: Mutex<HashMap<String, Arc<Slot>>>,
     engine: Arc<Semaphore>,
+    /// Hints running at once, over every game: one core fewer than the engine has (at least
+    /// one), so that hints asked in many games queue among themselves and the computer's
+    /// replies always find a core.
+    hints: Arc<Semaphore>,
     /// Endgame tables by game, set once before the server runs ([`App::set_tables`]).
     tables: std::sync::OnceLock<pussa_egtb::TablesDir>,
     /// Becomes true when the server shuts down: WebSocket connections close themselves.
@@ -71,6 +84,7 @@ pub struct App {
 
 /// What `POST /api/games` asks for.
 #[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CreateReq {
     /// Rule set name.
     pub game: String,
@@ -86,6 +100,7 @@ pub struct CreateReq {
 
 /// The opponent asked for.
 #[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OpponentReq {
     /// `computer`, `hotseat` or `online`.
     pub kind: String,
@@ -161,6 +176,7 @@ impl App {
             store: Mutex::new(store),
             games: Mutex::new(games),
             engine: Arc::new(Semaphore::new(threads)),
+            hints: Arc::new(Semaphore::new(threads.saturating_sub(1).max(1))),
             tables: std::sync::OnceLock::new(),
             shutdown: tokio::sync::watch::Sender::new(false),
         });
@@ -315,11 +331,27 @@ impl App {
         Ok(out)
     }
 
+    /// Runs `op` on a task of its own and waits for it. A request whose client goes away is
+    /// dropped at its next `await`; an operation that stores a move and then lets the computer
+    /// reply must not stop half way (the human move stored, the reply never played, the game
+    /// waiting for ever), nor may a hint leave its game's hint guard taken. So every operation
+    /// that changes a game or runs the engine goes through here and ends whatever the client does.
+    async fn detached<T, F, Fut>(self: &Arc<Self>, op: F) -> Result<T, ApiError>
+    where
+        F: FnOnce(Arc<App>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, ApiError>> + Send + 'static,
+        T: Send + 'static,
+    {
+        tokio::spawn(op(Arc::clone(self)))
+            .await
+            .map_err(|e| ApiError::internal(format!("the game's task failed: {e}")))?
+    }
+
     /// `POST /api/games`.
     ///
     /// # Errors
     /// 400 for an unknown game, mode, side, opponent or level.
-    pub async fn create(&self, req: CreateReq) -> Result<Value, ApiError> {
+    pub async fn create(self: &Arc<Self>, req: CreateReq) -> Result<Value, ApiError> {
         let game: Game = req
             .game
             .parse()
@@ -344,11 +376,17 @@ impl App {
     }
 
     /// Creates a game, plays `moves` (an imported record), lets the computer move if it is to
-    /// move, stores everything and answers as `POST /api/games` does.
+    /// move, stores everything and answers as `POST /api/games` does. Runs to the end even if
+    /// the caller goes away.
     ///
     /// # Errors
     /// 400 for a move of `moves` that is illegal.
-    pub async fn create_game(&self, new: NewGame) -> Result<Value, ApiError> {
+    pub async fn create_game(self: &Arc<Self>, new: NewGame) -> Result<Value, ApiError> {
+        self.detached(move |app| async move { app.create_game_now(new).await })
+            .await
+    }
+
+    async fn create_game_now(&self, new: NewGame) -> Result<Value, ApiError> {
         let NewGame {
             game,
             mode,
@@ -458,12 +496,25 @@ impl App {
     }
 
     /// Plays a move for the holder of `token`, then the computer's replies; stores each move
-    /// before answering and pushes the update to every watcher.
+    /// before answering and pushes the update to every watcher. Runs to the end even if the
+    /// caller goes away: the computer replies to a stored move whatever the client does.
     ///
     /// # Errors
     /// 400 malformed move; 403 a token that holds no seat; 409 not this seat's turn, stale
     /// `expected_ply`, game over; 422 an illegal move.
     pub async fn play(
+        self: &Arc<Self>,
+        id: &str,
+        token: &str,
+        mv: &str,
+        expected_ply: Option<u64>,
+    ) -> Result<(Value, Vec<Played>), ApiError> {
+        let (id, token, mv) = (id.to_owned(), token.to_owned(), mv.to_owned());
+        self.detached(move |app| async move { app.play_now(&id, &token, &mv, expected_ply).await })
+            .await
+    }
+
+    async fn play_now(
         &self,
         id: &str,
         token: &str,
@@ -515,17 +566,33 @@ impl App {
         Ok((state, all))
     }
 
-    /// Takes back moves (see docs/api.md).
+    /// Takes back moves (see docs/api.md). With `expected_ply`, only from that ply: a second
+    /// click, or an undo sent before the sender saw the last move, is refused instead of taking
+    /// back more than was meant.
     ///
     /// # Errors
-    /// 403 a token that holds no seat; 409 online game or nothing to undo.
-    pub async fn undo(&self, id: &str, token: &str) -> Result<Value, ApiError> {
+    /// 403 a token that holds no seat; 409 online game, stale `expected_ply` or nothing to
+    /// undo.
+    pub async fn undo(
+        &self,
+        id: &str,
+        token: &str,
+        expected_ply: Option<u64>,
+    ) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
         if g.seats_of(token).is_empty() {
             return Err(ApiError::forbidden(format!(
                 "this token holds no seat in game {id}"
             )));
+        }
+        if let Some(e) = expected_ply {
+            if e != g.moves.len() as u64 {
+                return Err(ApiError::conflict(format!(
+                    "stale undo: the game is at ply {}, not {e}; reload the state",
+                    g.moves.len()
+                )));
+            }
         }
         let keep = match g.meta.opponent {
             Opponent::Online => {
@@ -555,11 +622,18 @@ impl App {
         Ok(json!({"state": state, "undone": undone}))
     }
 
-    /// The engine's advice for the holder of `token`.
+    /// The engine's advice for the holder of `token`. Runs to the end even if the caller goes
+    /// away (the game's hint guard is given back either way).
     ///
     /// # Errors
     /// 403 no seat; 409 online game, game over, not your turn; 429 a hint already running.
-    pub async fn hint(&self, id: &str, token: &str) -> Result<Value, ApiError> {
+    pub async fn hint(self: &Arc<Self>, id: &str, token: &str) -> Result<Value, ApiError> {
+        let (id, token) = (id.to_owned(), token.to_owned());
+        self.detached(move |app| async move { app.hint_now(&id, &token).await })
+            .await
+    }
+
+    async fn hint_now(&self, id: &str, token: &str) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
         let state = {
             let g = slot.game.lock().await;
@@ -588,13 +662,19 @@ impl App {
                 "a hint is already being computed for this game",
             ));
         }
+        // Gives the guard back however this ends.
+        let _busy = HintGuard(&slot);
+        let hint_permit = Arc::clone(&self.hints)
+            .acquire_owned()
+            .await
+            .map_err(ApiError::internal)?;
         let permit = Arc::clone(&self.engine)
             .acquire_owned()
             .await
             .map_err(ApiError::internal);
         let result = match permit {
             Ok(permit) => tokio::task::spawn_blocking(move || {
-                let _permit = permit;
+                let _permits = (permit, hint_permit);
                 engine::hint(&state, oracle)
             })
             .await
@@ -602,7 +682,6 @@ impl App {
             .and_then(|r| r.map_err(ApiError::internal)),
             Err(e) => Err(e),
         };
-        slot.hint_busy.store(false, Ordering::Release);
         result
     }
 

@@ -88,10 +88,29 @@ pub struct Json<T>(pub T);
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
     type Rejection = ApiError;
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        match axum::Json::<T>::from_request(req, state).await {
-            Ok(axum::Json(v)) => Ok(Json(v)),
-            Err(rej) => Err(json_rejection(&rej)),
+        // Read as any JSON first: serde would also take an array for a struct's fields in order,
+        // and every body of this API is an object with named fields.
+        let value = match axum::Json::<serde_json::Value>::from_request(req, state).await {
+            Ok(axum::Json(v)) => v,
+            Err(rej) => return Err(json_rejection(&rej)),
+        };
+        if !value.is_object() {
+            let found = match value {
+                serde_json::Value::Null => "null",
+                serde_json::Value::Bool(_) => "a boolean",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::Object(_) => "an object",
+            };
+            return Err(ApiError::bad_request(format!(
+                "bad request body: expected a JSON object, found {found}"
+            )));
         }
+        // The error names the field it is about (`opponent.level: invalid type …`).
+        serde_path_to_error::deserialize(value)
+            .map(Json)
+            .map_err(|e| ApiError::bad_request(format!("bad request body: {e}")))
     }
 }
 

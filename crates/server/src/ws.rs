@@ -22,6 +22,12 @@ pub const BURST: f64 = 40.0;
 /// Rejected messages after which the connection is closed.
 pub const MAX_REJECTED: u32 = 200;
 
+/// How often the server pings a connection.
+pub const PING_EVERY: Duration = Duration::from_secs(30);
+/// A connection from which nothing (not even a pong) arrives for this long is closed, so that
+/// dead or silent clients do not keep a game's places.
+pub const IDLE_LIMIT: Duration = Duration::from_secs(75);
+
 /// WebSocket connections one game accepts at once (players and watchers).
 pub const MAX_SOCKETS_PER_GAME: usize = 100;
 
@@ -94,8 +100,21 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
     let mut bucket = Bucket::new();
     let mut rejected = 0u32;
     let mut shutdown = app.shutdown.subscribe();
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
+    let mut last_heard = Instant::now();
     loop {
         tokio::select! {
+            _ = ping.tick() => {
+                if last_heard.elapsed() >= IDLE_LIMIT {
+                    let _ = sink
+                        .send(Message::Close(Some(CloseFrame { code: 1001, reason: "idle: no message or pong for 75 s".into() })))
+                        .await;
+                    break;
+                }
+                if sink.send(Message::Ping(Default::default())).await.is_err() {
+                    break;
+                }
+            }
             _ = shutdown.changed() => {
                 let _ = sink
                     .send(Message::Close(Some(CloseFrame { code: 1001, reason: "server shutting down".into() })))
@@ -116,22 +135,38 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
                 }
             }
             msg = stream.next() => {
-                let Some(Ok(msg)) = msg else { break };
+                let msg = match msg {
+                    Some(Ok(msg)) => msg,
+                    Some(Err(e)) => {
+                        // A broken frame: say why as the connection closes (RFC 6455 codes).
+                        let reason = e.to_string();
+                        let _ = sink
+                            .send(Message::Close(Some(CloseFrame {
+                                code: close_code(&reason),
+                                reason: truncate(&reason, 120).into(),
+                            })))
+                            .await;
+                        break;
+                    }
+                    None => break,
+                };
+                last_heard = Instant::now();
                 let reply = match msg {
                     Message::Text(t) => {
                         if !bucket.take() {
                             rejected += 1;
-                            Some(error_msg(&ApiError::too_many("too many messages: at most 20 a second"), &Value::Null))
+                            Some(error_msg(&ApiError::too_many("too many messages: at most 20 a second"), &req_of(t.as_str())))
                         } else if t.len() > MAX_MESSAGE {
                             rejected += 1;
-                            Some(error_msg(&ApiError::new(axum::http::StatusCode::PAYLOAD_TOO_LARGE, format!("message too large: at most {MAX_MESSAGE} bytes")), &Value::Null))
+                            Some(error_msg(&ApiError::new(axum::http::StatusCode::PAYLOAD_TOO_LARGE, format!("message too large: at most {MAX_MESSAGE} bytes")), &req_of(t.as_str())))
                         } else {
                             Some(handle(&app, &id, t.as_str()).await)
                         }
                     }
-                    Message::Binary(_) => {
+                    Message::Binary(b) => {
                         rejected += 1;
-                        Some(error_msg(&ApiError::bad_request("binary messages are not understood: send JSON text"), &Value::Null))
+                        let req = std::str::from_utf8(&b).map_or(Value::Null, req_of);
+                        Some(error_msg(&ApiError::bad_request("binary messages are not understood: send JSON text"), &req))
                     }
                     Message::Close(_) => break,
                     Message::Ping(_) | Message::Pong(_) => None,
@@ -164,15 +199,52 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
     let _ = tokio::time::timeout(Duration::from_millis(100), sink.close()).await;
 }
 
+/// The `req` of a message that is refused unread, when it has one, so that the sender can
+/// match the error to its message.
+fn req_of(text: &str) -> Value {
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|v| v.get("req").cloned())
+        .unwrap_or(Value::Null)
+}
+
+/// The close code for a frame the WebSocket layer refused (RFC 6455 section 7.4.1): 1009 too
+/// big, 1007 not UTF-8, 1002 any other protocol error.
+fn close_code(error: &str) -> u16 {
+    let e = error.to_ascii_lowercase();
+    if e.contains("space limit") || e.contains("too long") || e.contains("too big") {
+        1009
+    } else if e.contains("utf-8") || e.contains("utf8") {
+        1007
+    } else {
+        1002
+    }
+}
+
+/// At most `max` bytes of `s`, cut at a character boundary (a close reason has room for 123).
+fn truncate(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
 /// One message from a client: the reply for the sender.
-async fn handle(app: &App, id: &str, text: &str) -> String {
+async fn handle(app: &Arc<App>, id: &str, text: &str) -> String {
     let msg: ClientMsg = match serde_json::from_str(text) {
         Ok(m) => m,
         Err(e) => {
+            // Well-formed JSON of the wrong shape is a bad message, not malformed JSON.
+            let what = if e.is_data() {
+                "bad message"
+            } else {
+                "malformed JSON"
+            };
             return error_msg(
-                &ApiError::bad_request(format!("malformed JSON: {e}")),
-                &Value::Null,
-            )
+                &ApiError::bad_request(format!("{what}: {e}")),
+                &req_of(text),
+            );
         }
     };
     match msg.kind.as_str() {

@@ -149,13 +149,33 @@ async fn bad_messages_get_errors_and_the_socket_stays_usable() {
         ),
         (Some(400), Some(true))
     );
+    // Well-formed JSON of the wrong shape is a bad message, and its req comes back.
+    send(&mut ws, &json!({"type": 5, "req": "h"})).await;
+    let e = next(&mut ws).await;
+    assert_eq!(e["status"], 400, "{e}");
+    assert!(
+        e["message"].as_str().unwrap().starts_with("bad message: "),
+        "{e}"
+    );
+    assert_eq!(e["req"], "h");
     ws.send(Message::binary(vec![1u8, 2, 3])).await.unwrap();
     assert_eq!(next(&mut ws).await["status"], 400);
-    // Too large to read (but not to receive): 413, and the socket goes on.
-    let big = json!({"type": "ping", "pad": "x".repeat(5000)});
+    ws.send(Message::binary(
+        r#"{"type":"ping","req":"i"}"#.as_bytes().to_vec(),
+    ))
+    .await
+    .unwrap();
+    let e = next(&mut ws).await;
+    assert_eq!(
+        (e["status"].clone(), e["req"].clone()),
+        (json!(400), json!("i"))
+    );
+    // Too large to read (but not to receive): 413 with the message's req, and the socket goes on.
+    let big = json!({"type": "ping", "pad": "x".repeat(5000), "req": "j"});
     send(&mut ws, &big).await;
     let e = next(&mut ws).await;
     assert_eq!(e["status"], 413, "{e}");
+    assert_eq!(e["req"], "j");
     send(&mut ws, &json!({"type": "ping", "req": 9})).await;
     assert_eq!(next(&mut ws).await, json!({"type": "pong", "req": 9}));
     // Nothing was played by any of it.
@@ -169,10 +189,7 @@ async fn bad_messages_get_errors_and_the_socket_stays_usable() {
             Err(code) => break code,
         }
     };
-    assert!(
-        matches!(closed, None | Some(1009)),
-        "closed with {closed:?}"
-    );
+    assert_eq!(closed, Some(1009), "a message too big closes with 1009");
     let mut again = connect(s.addr, &id).await;
     assert_eq!(next(&mut again).await["type"], "state");
     s.stop().await;

@@ -37,7 +37,8 @@ export const api = {
   state: (id) => call('GET', `/api/games/${encodeURIComponent(id)}`),
   move: (id, move, token, expectedPly) =>
     call('POST', `/api/games/${encodeURIComponent(id)}/moves`, { move, token, expected_ply: expectedPly }),
-  undo: (id, token) => call('POST', `/api/games/${encodeURIComponent(id)}/undo`, { token }),
+  undo: (id, token, expectedPly) =>
+    call('POST', `/api/games/${encodeURIComponent(id)}/undo`, { token, expected_ply: expectedPly }),
   hint: (id, token) =>
     call('GET', `/api/games/${encodeURIComponent(id)}/hint?token=${encodeURIComponent(token)}`),
   importRecord: (record, opponent, seat) => call('POST', '/api/games/import', { record, opponent, seat }),

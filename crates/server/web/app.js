@@ -780,7 +780,7 @@ class GameView {
     this.setBusy(true);
     notice(null);
     try {
-      const r = await api.undo(this.id, this.seat.token);
+      const r = await api.undo(this.id, this.seat.token, this.state?.ply);
       await this.enqueue(r.state, null, r.undone || 1);
     } catch (e) {
       notice(`Cannot undo: ${e.message}`);
