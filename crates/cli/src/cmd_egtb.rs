@@ -246,10 +246,17 @@ fn build(
         bar.set_message(format!("{game} {}: {phase}", p.seeds));
     };
     let t0 = Instant::now();
-    println!(
+    outln!(
         "{:>5} {:>13} {:>9} {:>9} {:>11} {:>9} {:>8} {:>9}  file",
-        "seeds", "positions", "history", "undeterm", "MiB", "passes", "seconds", "peak MiB"
-    );
+        "seeds",
+        "positions",
+        "history",
+        "undeterm",
+        "MiB",
+        "passes",
+        "seconds",
+        "peak MiB"
+    )?;
     let mut on_layer = |e: LayerEvent| match e {
         LayerEvent::Kept {
             seeds,
@@ -257,7 +264,7 @@ fn build(
             header,
         } => {
             bar.suspend(|| {
-                println!(
+                let _ = outln!(
                     "{seeds:>5} {:>13} {:>9} {:>9} {:>11.1} {:>9} {:>8} {:>9}  {} (kept)",
                     header.entries,
                     header.history,
@@ -272,7 +279,7 @@ fn build(
         }
         LayerEvent::Built { stats, path } => {
             bar.suspend(|| {
-                println!(
+                let _ = outln!(
                     "{:>5} {:>13} {:>9} {:>9} {:>11.1} {:>9} {:>8.1} {:>9.0}  {} ({:.1}+{:.1}+{:.1}+{:.1} s; cyclic {}, bounds met {} in {} passes)",
                     stats.seeds,
                     stats.positions,
@@ -299,11 +306,11 @@ fn build(
     };
     build_dir(dir, game, max, opts, rebuild, &progress, &mut on_layer)?;
     bar.finish_and_clear();
-    println!(
+    outln!(
         "{game}: tables 0..={max} in {:.1} s, peak memory {:.0} MiB",
         t0.elapsed().as_secs_f64(),
         mib(pussa_egtb::peak_memory().unwrap_or(0))
-    );
+    )?;
     Ok(())
 }
 
@@ -343,7 +350,7 @@ fn probe(
     let side = pos.to_move();
     match tables.entry(&pos) {
         Some(Entry::Value { margin, history }) => {
-            println!(
+            outln!(
                 "value {margin:+} for {side} (future seeds, {side} minus opponent){}",
                 if history {
                     "; exact when the round's history starts here (a capture or the round's \
@@ -351,16 +358,16 @@ fn probe(
                 } else {
                     "; exact for any history"
                 }
-            );
+            )?;
             let stores = pos.stores();
             let me = i32::from(stores[side.index()]);
             let them = i32::from(stores[side.other().index()]);
-            println!(
+            outln!(
                 "final margin with the stores: {:+} for {side}",
                 me - them + margin
-            );
+            )?;
         }
-        Some(Entry::Unknown) => println!("value not determined (history search budget)"),
+        Some(Entry::Unknown) => outln!("value not determined (history search budget)")?,
         None => bail!("not covered by the tables"),
     }
     let mut moves = tables.move_values(&pos).unwrap_or_default();
@@ -373,7 +380,7 @@ fn probe(
         } else {
             ""
         };
-        println!("  {} {v:>4} (takes {:+} now){mark}", m.mv, m.gain);
+        outln!("  {} {v:>4} (takes {:+} now){mark}", m.mv, m.gain)?;
     }
     Ok(())
 }
@@ -392,23 +399,25 @@ fn verify(game: Option<Game>, dir: &std::path::Path, samples: u64) -> anyhow::Re
     let mut bad = 0;
     for g in games {
         let tables = Tables::open(dir, g, None)?;
-        println!(
+        outln!(
             "{g}: files 0..={} present, headers and checksums good",
             tables.max_seeds()
-        );
+        )?;
         for k in 0..=tables.max_seeds() {
             let r = tables.verify_layer(k, samples);
-            println!(
+            outln!(
                 "  {k:>3} seeds: {} of {} positions re-computed, {} mismatches",
-                r.checked, r.entries, r.mismatches
-            );
+                r.checked,
+                r.entries,
+                r.mismatches
+            )?;
             bad += r.mismatches;
         }
     }
     if bad > 0 {
         bail!("{bad} positions disagree with their re-computed values");
     }
-    println!("all tables verified");
+    outln!("all tables verified")?;
     Ok(())
 }
 
@@ -456,15 +465,15 @@ fn solve(
         )
     })?;
     let side = pos.to_move();
-    println!(
+    outln!(
         "{what}: value {:+} for {side} (the first player), tables 0..={}, {} nodes, {:.2} s (tables opened in {load:.2} s)",
         sol.value,
         tables.max_seeds(),
         sol.nodes,
         t1.elapsed().as_secs_f64()
-    );
+    )?;
     let pv: Vec<String> = sol.pv.iter().map(ToString::to_string).collect();
-    println!("principal variation ({} moves): {}", pv.len(), pv.join(" "));
+    outln!("principal variation ({} moves): {}", pv.len(), pv.join(" "))?;
     Ok(())
 }
 

@@ -70,7 +70,7 @@ pub fn build_closed(
                     bytes += stats.positions;
                     history += stats.history;
                     undetermined += stats.undetermined;
-                    println!(
+                    let _ = outln!(
                     "{game} {p} {:>3} seeds: {:>11} positions (with the mirror), {:>9} history, {:>3} undetermined, {:.1} s  {}",
                     stats.seeds,
                     stats.positions,
@@ -82,18 +82,18 @@ pub fn build_closed(
                 }
             },
         )?;
-        println!(
+        outln!(
             "{game} {p} and {}: 0..={max} in {:.1} s, {:.1} MiB built, {history} flagged, {undetermined} undetermined, peak memory {:.0} MiB",
             p.flipped(),
             t1.elapsed().as_secs_f64(),
             mib(bytes),
             mib(pussa_egtb::peak_memory().unwrap_or(0))
-        );
+        )?;
     }
-    println!(
+    outln!(
         "{game}: closed patterns built in {:.1} s",
         t0.elapsed().as_secs_f64()
-    );
+    )?;
     Ok(())
 }
 
@@ -111,18 +111,20 @@ pub fn verify_closed(game: Option<Game>, dir: &Path, samples: u64) -> anyhow::Re
                 }
                 found += 1;
                 let t = Tables::open_pattern(dir, g, p, None)?;
-                println!(
+                outln!(
                     "{g} {p} and {}: files 0..={} present, headers and checksums good",
                     p.flipped(),
                     t.max_seeds()
-                );
+                )?;
                 for k in 0..=t.max_seeds() {
                     let r = t.verify_layer(k, samples);
                     if r.mismatches > 0 || k == t.max_seeds() {
-                        println!(
+                        outln!(
                             "  {k:>3} seeds: {} of {} positions re-computed, {} mismatches",
-                            r.checked, r.entries, r.mismatches
-                        );
+                            r.checked,
+                            r.entries,
+                            r.mismatches
+                        )?;
                     }
                     bad += r.mismatches;
                 }
@@ -135,7 +137,7 @@ pub fn verify_closed(game: Option<Game>, dir: &Path, samples: u64) -> anyhow::Re
     if bad > 0 {
         bail!("{bad} positions disagree with their re-computed values");
     }
-    println!("all closed-hole tables verified");
+    outln!("all closed-hole tables verified")?;
     Ok(())
 }
 
@@ -155,17 +157,17 @@ pub fn run_match(
     let first = Side::parse(first).map_err(|e| anyhow::anyhow!("--first: {e}"))?;
     let t0 = Instant::now();
     let tables = MatchTables::open(game, dir, closed_dir, max_seeds)?;
-    println!(
+    outln!(
         "{game}: tables 0..={} seeds (open board and closed patterns) opened in {:.2} s",
         tables.max_seeds(),
         t0.elapsed().as_secs_f64()
-    );
+    )?;
     let t1 = Instant::now();
     let m = play_match(&tables, per_hole, first, nodes, 200)?;
-    println!("Every round played perfectly for seeds:");
+    outln!("Every round played perfectly for seeds:")?;
     for r in &m.rounds {
         let pv: Vec<String> = r.pv.iter().map(ToString::to_string).collect();
-        println!(
+        outln!(
             "round {}: {} (filled S {} / N {}), {} starts: margin {:+} for {}, taken S {} / N {}, ended by {:?}; holdings S {} / N {}{}; {} nodes, {:.2} s",
             r.round,
             r.start,
@@ -183,41 +185,41 @@ pub fn run_match(
                 .map_or(String::new(), |s| format!(", {s} starts the next round")),
             r.nodes,
             r.seconds
-        );
-        println!(
+        )?;
+        outln!(
             "  principal variation ({} moves): {}",
             pv.len(),
             pv.join(" ")
-        );
+        )?;
     }
     match m.end {
-        MatchEnd::Won(w) => println!(
+        MatchEnd::Won(w) => outln!(
             "{w} wins the match in {} rounds ({:.1} s)",
             m.rounds.len(),
             t1.elapsed().as_secs_f64()
-        ),
-        MatchEnd::Cycle { repeats, of } => println!(
+        )?,
+        MatchEnd::Cycle { repeats, of } => outln!(
             "round {repeats} would start as round {of} did: with this play the match never ends"
-        ),
-        MatchEnd::Limit => println!("stopped after {} rounds", m.rounds.len()),
+        )?,
+        MatchEnd::Limit => outln!("stopped after {} rounds", m.rounds.len())?,
     }
     if !states {
         return Ok(());
     }
     let t2 = Instant::now();
     let sol = solve_match(&tables, per_hole, nodes, &mut |pos, v, n| {
-        println!(
+        let _ = outln!(
             "  round start {}: margin {v:+} for {} ({n} nodes)",
             Setup::from_position(pos, 2),
             pos.to_move()
         );
     })?;
-    println!(
+    outln!(
         "Match states (South's holding, starter), by backward induction on the round margins: {} round starts solved, {} nodes, {:.1} s",
         sol.rounds_solved,
         sol.nodes,
         t2.elapsed().as_secs_f64()
-    );
+    )?;
     let (mut ws, mut wn, mut dr, mut un) = (0, 0, 0, 0);
     for s in &sol.states {
         let v = match s.value {
@@ -238,18 +240,21 @@ pub fn run_match(
                 "unresolved by the margins".into()
             }
         };
-        println!(
+        outln!(
             "  S holds {:>3}, {} starts ({} seeds on the board): round margin {:+} for South; {v}",
-            s.south, s.starter, s.board, s.margin
-        );
+            s.south,
+            s.starter,
+            s.board,
+            s.margin
+        )?;
     }
-    println!(
+    outln!(
         "{} states: South wins {ws}, North wins {wn}, endless {dr}, unresolved {un}",
         sol.states.len()
-    );
+    )?;
     let start = 7 * u32::from(per_hole);
     if let Some(s) = sol.get(start, first) {
-        println!("The match from the start ({first} first): {:?}", s.value);
+        outln!("The match from the start ({first} first): {:?}", s.value)?;
     }
     if !exhaustive {
         return Ok(());
@@ -260,7 +265,7 @@ pub fn run_match(
     } else {
         pussa_egtb::matches::solve_match_with_tables(&tables, per_hole, nodes)?
     };
-    println!(
+    outln!(
         "Exact match values (every round searched to its end{}), {:.1} s:",
         if per_hole <= 1 {
             ""
@@ -268,7 +273,7 @@ pub fn run_match(
             ", stopping at the tables where a threshold decides"
         },
         t3.elapsed().as_secs_f64()
-    );
+    )?;
     let mut disagree = 0;
     let mut confirmed = 0;
     for &(south, starter, v) in &exact {
@@ -289,7 +294,7 @@ pub fn run_match(
                 "  (margins: DIFFERENT)"
             }
         };
-        println!("  S holds {south:>3}, {starter} starts: {v:?}{note}");
+        outln!("  S holds {south:>3}, {starter} starts: {v:?}{note}")?;
     }
     let (ws, wn, dr) = exact
         .iter()
@@ -300,11 +305,11 @@ pub fn run_match(
             MatchValue::Win { .. } => (a, b + 1, c),
             _ => (a, b, c + 1),
         });
-    println!(
+    outln!(
         "exact: South wins {ws}, North wins {wn}, endless {dr}; the margins' verdicts confirmed {confirmed}, contradicted {disagree}"
-    );
+    )?;
     if let Some(&(_, _, v)) = exact.iter().find(|&&(s, st, _)| s == start && st == first) {
-        println!("The match from the start ({first} first), exactly: {v:?}");
+        outln!("The match from the start ({first} first), exactly: {v:?}")?;
     }
     if disagree > 0 {
         bail!("{disagree} states where the margins' verdict contradicts the exact value");

@@ -107,23 +107,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .iter()
                 .map(|(g, max)| format!("{g} (0..={max} seeds)"))
                 .collect();
-            println!(
+            outln!(
                 "pussa: endgame tables from {}: {}",
                 dir.display(),
                 list.join(", ")
-            );
+            )?;
         }
         let addr = server.local_addr();
         let games = server.games_in_memory();
-        println!("pussa: open http://{addr}/");
+        outln!("pussa: open http://{addr}/")?;
         if games > 0 {
-            println!(
+            outln!(
                 "pussa: {games} unfinished game(s) restored from {}",
                 config.db.display()
-            );
+            )?;
         }
         server.run(shutdown_signal()).await?;
-        println!("pussa: stopped");
+        outln!("pussa: stopped")?;
         anyhow::Ok(())
     })
 }

@@ -209,8 +209,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })
     .map_err(anyhow::Error::msg)?;
     bar.finish_and_clear();
-    print!("{}", summary(&config, &report));
-    outputs.write(&config, &report, true)
+    // The files first: a closed stdout must not leave them unfinished.
+    outputs.write(&config, &report, true)?;
+    use std::io::Write as _;
+    write!(std::io::stdout().lock(), "{}", summary(&config, &report))?;
+    Ok(())
 }
 
 /// Where `--pgn` and `--results` go.

@@ -8,6 +8,15 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `println!` that hands the write's error back instead of panicking: a closed pipe
+/// (`pussa egtb verify | head -1`) then ends the command quietly (see `main`).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 mod cmd_analyze;
 mod cmd_bench;
 mod cmd_egtb;

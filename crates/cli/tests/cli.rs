@@ -872,3 +872,85 @@ fn the_readmes_command_line_examples_run() {
     }
     assert!(ran >= 6, "only {ran} examples found");
 }
+
+/// Runs with a stdout whose reader is already gone: the command must end quietly (exit 0, no
+/// panic) and leave its files whole.
+fn closed_stdout(args: &[&str]) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    drop(child.stdout.take());
+    child.wait_with_output().expect("the binary ends")
+}
+
+#[test]
+fn a_closed_stdout_ends_every_printing_command_quietly() {
+    let dir = std::env::temp_dir().join(format!("pussa-cli-pipe-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let tables = dir.join("t");
+    let t = tables.to_str().unwrap();
+    let results = dir.join("r.json");
+    let r = results.to_str().unwrap();
+    let runs: Vec<Vec<&str>> = vec![
+        vec![
+            "egtb",
+            "build",
+            "--game",
+            "raja-pasu",
+            "--max-seeds",
+            "3",
+            "--dir",
+            t,
+        ],
+        vec!["egtb", "verify", "--dir", t],
+        vec![
+            "egtb",
+            "probe",
+            "--game",
+            "raja-pasu",
+            "--dir",
+            t,
+            "--position",
+            "0,1,0,2,0,0,0/0,0,0,0,0,0,0 94 1 S 1 raja-pasu",
+        ],
+        vec![
+            "egtb",
+            "solve",
+            "--game",
+            "raja-pasu",
+            "--dir",
+            t,
+            "--seeds-per-hole",
+            "1",
+        ],
+        vec![
+            "tournament",
+            "random",
+            "greedy",
+            "-n",
+            "2",
+            "-q",
+            "--results",
+            r,
+        ],
+        vec!["replay", "--game", "raja-pasu", "--moves", "A b"],
+        vec!["perft", "--game", "raja-pasu", "--depth", "2"],
+    ];
+    for args in &runs {
+        let o = closed_stdout(args);
+        let err = stderr(&o);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+    }
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    assert_eq!(
+        v["finished"], true,
+        "the results were finished before the summary"
+    );
+    assert_eq!(v["games"].as_array().unwrap().len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
