@@ -36,7 +36,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(p) => {
             let setup: Setup = p.parse().context("--position")?;
             setup.expect_game(args.game).context("--position")?;
-            setup.game_state(Mode::Single)?
+            setup.game_state(Mode::Single).context("--position")?
         }
     };
     let pos = *state.position();

@@ -99,7 +99,7 @@ pub fn start_state(
         Some(p) => {
             let setup: Setup = p.parse().context("--position")?;
             setup.expect_game(game).context("--position")?;
-            Ok(setup.game_state(mode)?)
+            setup.game_state(mode).context("--position")
         }
     }
 }

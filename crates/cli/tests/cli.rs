@@ -470,11 +470,35 @@ fn malformed_positions_are_refused_with_what_is_wrong() {
         ),
         (
             "4,x,4,4,4,4,4/4,4,4,4,4,4,4 4 0 S 2 walak-pussa",
-            "left end",
+            "left end of the row in walak-pussa: 1 closed should be A, found B (hole B is out of place)",
+        ),
+        (
+            "x,x,4,4,4,4,4/4,4,4,4,4,4,4 8 0 S 2 walak-pussa",
+            "",
+        ),
+        (
+            "x,4,x,4,4,4,4/4,4,4,4,4,4,4 8 0 S 2 walak-pussa",
+            "2 closed should be A B, found A C (hole C is out of place)",
+        ),
+        (
+            "x,x,4,4,4,4,4/x,4,4,4,4,4,4 8 4 S 2 walak-pussa",
+            "both rows have closed holes",
         ),
         ("", "expected 6 or 7 fields"),
     ];
     for (pos, needle) in cases {
+        if needle.is_empty() {
+            // A valid position among them: the ones around it fail for their own reason.
+            ok(&[
+                "replay",
+                "--game",
+                "walak-pussa",
+                "--match",
+                "--position",
+                pos,
+            ]);
+            continue;
+        }
         let err = fails(&["replay", "--game", "walak-pussa", "--position", pos]);
         assert!(err.contains(needle), "{pos:?}: {err}");
         assert!(err.starts_with("error: --position: "), "{err}");

@@ -124,17 +124,27 @@ pub enum SetupError {
     #[error("position: hole {0} is closed in round 1; holes close only from round 2 of a match")]
     ClosedInRoundOne(Hole),
     /// Closed holes that do not run from the game's closing end.
-    #[error("position: {side}'s closed holes must run from the {end} end of the row in {game}; hole {hole} breaks the run")]
+    #[error("position: {side}'s closed holes must run from the {end} end of the row in {game}: {count} closed should be {expected}, found {found} (hole {hole} is out of place)")]
     ClosedPattern {
         /// Whose row.
         side: Side,
         /// `left` or `right`.
         end: &'static str,
-        /// The first hole out of place.
+        /// The first hole out of place: closed where it should be open, else open where it
+        /// should be closed.
         hole: Hole,
+        /// How many of the row's holes are closed.
+        count: u32,
+        /// The holes that would be closed, e.g. `A B`.
+        expected: String,
+        /// The holes that are closed.
+        found: String,
         /// The game.
         game: Game,
     },
+    /// Closed holes in both rows.
+    #[error("position: both rows have closed holes; a player closes holes only when holding fewer seeds than the row needs, and the two players cannot both be short")]
+    BothRowsClosed,
     /// A row with every hole closed.
     #[error("position: every hole of {0}'s row is closed; a player with no open hole has lost the match")]
     RowClosed(Side),
@@ -238,10 +248,23 @@ impl Setup {
             }
             let expected = game.closed_holes(side, 7 - k) >> (7 * side.index());
             if row != expected {
-                let diff = row ^ expected;
+                // Name a closed hole that should be open, else an open one that should be closed,
+                // nearest the closing end.
+                let wrong = if row & !expected != 0 {
+                    row & !expected
+                } else {
+                    expected & !row
+                };
                 let col = match game.closing_end() {
-                    ClosingEnd::Left => diff.trailing_zeros() as usize,
-                    ClosingEnd::Right => 15 - diff.leading_zeros() as usize,
+                    ClosingEnd::Left => wrong.trailing_zeros() as usize,
+                    ClosingEnd::Right => 15 - wrong.leading_zeros() as usize,
+                };
+                let names = |mask: u16| {
+                    (0..7)
+                        .filter(|c| mask & (1 << c) != 0)
+                        .map(|c| Hole::of_side(side, c).to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 };
                 let end = match game.closing_end() {
                     ClosingEnd::Left => "left",
@@ -251,11 +274,46 @@ impl Setup {
                     side,
                     end,
                     hole: Hole::of_side(side, col),
+                    count: u32::from(k),
+                    expected: names(expected),
+                    found: names(row),
                     game,
                 });
             }
         }
+        if self.closed & 0x7f != 0 && self.closed & (0x7f << 7) != 0 {
+            return Err(SetupError::BothRowsClosed);
+        }
         Ok(())
+    }
+
+    /// Every check of [`Setup::validate`] except reachability: closed holes in both rows, which
+    /// no match reaches (the two holdings add up to the game's total, so only one player can be
+    /// short) but which the rules sow, capture and end rounds on like any other. For tests and
+    /// studies of the sowing on such boards; play and notation use [`Setup::validate`].
+    ///
+    /// # Errors
+    /// Every [`SetupError`] but [`SetupError::BothRowsClosed`].
+    pub fn validate_ignoring_reachability(&self) -> Result<(), SetupError> {
+        match self.validate() {
+            Err(SetupError::BothRowsClosed) => Ok(()),
+            other => other,
+        }
+    }
+
+    /// The position, checked by [`Setup::validate_ignoring_reachability`].
+    ///
+    /// # Errors
+    /// See [`Setup::validate_ignoring_reachability`].
+    pub fn position_ignoring_reachability(&self) -> Result<Position, SetupError> {
+        self.validate_ignoring_reachability()?;
+        Ok(Position::from_parts_unchecked(
+            self.game,
+            self.board,
+            self.closed,
+            self.stores,
+            self.to_move,
+        ))
     }
 
     /// The validated position.
@@ -280,6 +338,19 @@ impl Setup {
     pub fn game_state(&self, mode: Mode) -> Result<GameState, SetupError> {
         Ok(GameState::from_position(
             self.position()?,
+            mode,
+            self.round,
+            self.starter,
+        ))
+    }
+
+    /// A game or match from this setup, checked by [`Setup::validate_ignoring_reachability`].
+    ///
+    /// # Errors
+    /// See [`Setup::validate_ignoring_reachability`].
+    pub fn game_state_ignoring_reachability(&self, mode: Mode) -> Result<GameState, SetupError> {
+        Ok(GameState::from_position(
+            self.position_ignoring_reachability()?,
             mode,
             self.round,
             self.starter,
@@ -348,7 +419,9 @@ fn number(field: &'static str, text: &str) -> Result<u32, SetupError> {
 impl FromStr for Setup {
     type Err = SetupError;
 
-    /// Parses a position string and validates it (see [`Setup::validate`]).
+    /// Parses a position string and validates it (see [`Setup::validate`]) except for
+    /// reachability (closed holes in both rows, [`Setup::validate_ignoring_reachability`]): such
+    /// a string parses, and [`Setup::position`] and [`Setup::game_state`] refuse it.
     fn from_str(s: &str) -> Result<Setup, SetupError> {
         let fields: Vec<&str> = s.split_whitespace().collect();
         if !(6..=7).contains(&fields.len()) {
@@ -420,7 +493,7 @@ impl FromStr for Setup {
             round,
             starter,
         };
-        setup.validate()?;
+        setup.validate_ignoring_reachability()?;
         Ok(setup)
     }
 }

@@ -12,7 +12,7 @@ use pussa_rules::{
 /// Plays `mv` on the position string `s`, returning the position string after it and the trace.
 fn after(s: &str, mv: char) -> (String, Vec<Event>) {
     let setup: Setup = s.parse().unwrap();
-    let mut p = setup.position().unwrap();
+    let mut p = setup.position_ignoring_reachability().unwrap();
     let mut ev = Vec::new();
     p.play_traced(hole(mv), &mut ev)
         .unwrap_or_else(|e| panic!("{s}: {e}"));

@@ -161,9 +161,9 @@ fn random_setups_agree_with_naive_model() {
             let round = if k % 2 == 0 { 1 } else { 2 + rng.below(5) };
             let setup = random_setup(game, &mut rng, round);
             let mode = if k % 4 < 2 { Mode::Single } else { Mode::Match };
-            let g = setup.game_state(mode).unwrap();
+            let g = setup.game_state_ignoring_reachability(mode).unwrap();
             let n = naive::NGame::from_pos(
-                to_naive(&setup.position().unwrap()),
+                to_naive(&setup.position_ignoring_reachability().unwrap()),
                 mode == Mode::Match,
                 setup.round,
                 setup.starter,
@@ -235,7 +235,7 @@ fn traced_and_untraced_play_agree() {
     for game in Game::ALL {
         for k in 0..60u32 {
             let setup = random_setup(game, &mut rng, if k % 3 == 0 { 3 } else { 1 });
-            let mut p = setup.position().unwrap();
+            let mut p = setup.position_ignoring_reachability().unwrap();
             // Walk a random game from the set-up, checking every candidate on the way.
             for _ in 0..40 {
                 for h in p.candidates() {
@@ -368,9 +368,9 @@ fn many_random_games_matches_and_setups_agree_with_naive_model() {
             let round = if k % 2 == 0 { 1 } else { 2 + rng.below(5) };
             let setup = random_setup(game, &mut rng, round);
             let mode = if k % 4 < 2 { Mode::Single } else { Mode::Match };
-            let g = setup.game_state(mode).unwrap();
+            let g = setup.game_state_ignoring_reachability(mode).unwrap();
             let n = naive::NGame::from_pos(
-                to_naive(&setup.position().unwrap()),
+                to_naive(&setup.position_ignoring_reachability().unwrap()),
                 mode == Mode::Match,
                 setup.round,
                 setup.starter,

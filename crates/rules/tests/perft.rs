@@ -74,7 +74,8 @@ fn all() -> Vec<Entry> {
         }
         assert!(
             entries.iter().any(|e| e.id == "start"
-                && e.setup.position().unwrap() == pussa_rules::Position::start(game)),
+                && e.setup.position_ignoring_reachability().unwrap()
+                    == pussa_rules::Position::start(game)),
             "{game}: no start position"
         );
         v.extend(entries);
@@ -86,7 +87,7 @@ fn all() -> Vec<Entry> {
 fn golden_perft_counts_match_the_library() {
     let mut checked = 0;
     for e in all() {
-        let pos = e.setup.position().unwrap();
+        let pos = e.setup.position_ignoring_reachability().unwrap();
         for &(d, c) in &e.counts {
             assert_eq!(perft(&pos, d), c, "{}/{} depth {d}", e.file, e.id);
             checked += 1;
@@ -100,7 +101,7 @@ fn golden_perft_counts_match_the_library() {
 #[test]
 fn golden_perft_small_counts_match_the_naive_model() {
     for e in all() {
-        let n = common::to_naive(&e.setup.position().unwrap());
+        let n = common::to_naive(&e.setup.position_ignoring_reachability().unwrap());
         for &(d, c) in e.counts.iter().filter(|x| x.1 <= 3000) {
             assert_eq!(
                 naive::perft(&n, d, &mut Vec::new()),
@@ -117,7 +118,7 @@ fn golden_perft_small_counts_match_the_naive_model() {
 #[ignore = "slow in the test profile: run with --release -- --ignored"]
 fn golden_perft_counts_match_the_naive_model() {
     for e in all() {
-        let n = common::to_naive(&e.setup.position().unwrap());
+        let n = common::to_naive(&e.setup.position_ignoring_reachability().unwrap());
         for &(d, c) in &e.counts {
             assert_eq!(
                 naive::perft(&n, d, &mut Vec::new()),
@@ -133,9 +134,12 @@ fn golden_perft_counts_match_the_naive_model() {
 #[test]
 fn perft_depth_zero_is_one_and_depth_one_counts_legal_moves() {
     for e in all() {
-        let pos = e.setup.position().unwrap();
+        let pos = e.setup.position_ignoring_reachability().unwrap();
         assert_eq!(perft(&pos, 0), 1);
-        let g = e.setup.game_state(pussa_rules::Mode::Single).unwrap();
+        let g = e
+            .setup
+            .game_state_ignoring_reachability(pussa_rules::Mode::Single)
+            .unwrap();
         assert_eq!(
             perft(&pos, 1),
             g.legal_moves().len() as u64,
