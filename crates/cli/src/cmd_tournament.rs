@@ -128,6 +128,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.movetime.is_some_and(|t| t > 86_400_000) {
         bail!("--movetime must be at most 86400000 (a day)");
     }
+    // The protocol's own bound: an engine would refuse every `go` above it and forfeit.
+    if let Some(d) = args.depth.filter(|&d| d > 1000) {
+        bail!("--depth {d} is more than 1000 (the most the engine protocol accepts)");
+    }
+    if args.concurrency == Some(0) {
+        bail!("--concurrency must be at least 1");
+    }
+    if args.engine_timeout == Some(0) {
+        bail!("--engine-timeout must be at least 1 millisecond");
+    }
+    if args.engine_timeout.is_some_and(|t| t > 86_400_000) {
+        bail!("--engine-timeout must be at most 86400000 (a day)");
+    }
+    if args.max_rounds == 0 {
+        bail!("--max-rounds must be at least 1");
+    }
     let sprt = args
         .sprt
         .as_deref()
@@ -160,7 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         concurrency,
         sprt,
         engine_timeout: args.engine_timeout.map(Duration::from_millis),
-        max_rounds: args.max_rounds.max(1),
+        max_rounds: args.max_rounds,
         oracles,
         balanced_openings: args.balanced_openings,
         exact_openings,

@@ -169,6 +169,73 @@ fn broken_engines_lose_and_the_tournament_ends() {
     }
 }
 
+/// A protocol engine in `sh` that answers `go` with `reply` (a shell command).
+fn sh_engine(name: &str, reply: &str) -> std::path::PathBuf {
+    let path = tmp(name);
+    std::fs::write(
+        &path,
+        format!(
+            "while read -r l; do case \"$l\" in pussa) echo pussaok;; isready) echo readyok;; go*) {reply};; quit) exit 0;; esac; done\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// Processes whose command line is exactly `words`.
+fn processes(words: &[&str]) -> usize {
+    let want = words.join("\0") + "\0";
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .filter(|e| {
+                    std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == want.as_bytes())
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn misbehaving_engines_are_cut_off_and_stopped_whole() {
+    // A line without end: refused once it passes the limit, memory stays bounded.
+    let endless = sh_engine("endless.sh", "yes x | tr -d '\\n'");
+    // `bestmoveA` is not `bestmove A`.
+    let glued = sh_engine("glued.sh", "echo bestmoveA");
+    // A wrapper whose child hangs: the child must not outlive the run.
+    let hangs = sh_engine("hangs.sh", "sleep 987");
+    for (script, reason) in [
+        (&endless, "a line longer than 65536 bytes"),
+        (&glued, "engine said 'bestmoveA' while searching"),
+        (&hangs, "timed out"),
+    ] {
+        let spec = format!("engine:sh {}", script.display());
+        let (ok, out, err) = pussa(&[
+            "tournament",
+            "random",
+            &spec,
+            "--games",
+            "2",
+            "--quiet",
+            "--concurrency",
+            "1",
+            "--engine-timeout",
+            "1000",
+        ]);
+        assert!(ok, "{spec}: {err}");
+        assert_eq!(wdl(&out), (2, 0, 0), "{spec}: {out}");
+        assert_eq!(out.matches("forfeited").count(), 2, "{spec}: {out}");
+        assert!(out.contains(reason), "{spec}: {out}");
+    }
+    if std::path::Path::new("/proc/self/cmdline").exists() {
+        assert_eq!(
+            processes(&["sleep", "987"]),
+            0,
+            "the hung engine's child outlived the tournament"
+        );
+    }
+}
+
 #[test]
 fn bad_arguments_are_one_line_errors() {
     for (args, needle) in [
@@ -187,6 +254,45 @@ fn bad_arguments_are_one_line_errors() {
         (
             vec!["tournament", "random", "random", "--game", "chess"],
             "unknown game 'chess'",
+        ),
+        (
+            vec!["tournament", "random", "random", "--depth", "2000"],
+            "--depth 2000 is more than 1000",
+        ),
+        (
+            vec![
+                "tournament",
+                "random",
+                "random",
+                "--match",
+                "--max-rounds",
+                "0",
+            ],
+            "--max-rounds must be at least 1",
+        ),
+        (
+            vec!["tournament", "random", "random", "--concurrency", "0"],
+            "--concurrency must be at least 1",
+        ),
+        (
+            vec!["tournament", "random", "random", "--engine-timeout", "0"],
+            "--engine-timeout must be at least 1",
+        ),
+        (
+            vec!["tournament", "nodes:1e3", "random"],
+            "node count '1e3' is not a whole number",
+        ),
+        (
+            vec!["tournament", "nodes:99999999999999999999", "random"],
+            "node count '99999999999999999999' is too large",
+        ),
+        (
+            vec!["tournament", "nodes:0", "random"],
+            "needs a node count of at least 1",
+        ),
+        (
+            vec!["tournament", "search+tables+tables", "random"],
+            "(in 'search+tables+tables')",
         ),
     ] {
         let (ok, _, err) = pussa(&args);

@@ -195,8 +195,21 @@ pub fn run_with_tables<R: BufRead, W: Write + Send + 'static>(
     let mut buf = Vec::new();
     let read = loop {
         buf.clear();
-        match input.read_until(b'\n', &mut buf) {
+        // A line is read up to MAX_LINE bytes; the rest of a longer one is skipped unread.
+        match io::Read::take(&mut input, MAX_LINE as u64 + 1).read_until(b'\n', &mut buf) {
             Ok(0) => break Ok(()),
+            Ok(n) if n > MAX_LINE && buf.last() != Some(&b'\n') => {
+                if let Err(e) = skip_line(&mut input) {
+                    break Err(e);
+                }
+                engine.error(&format!(
+                    "a line longer than {MAX_LINE} bytes was ignored (no command is that long)"
+                ));
+                if engine.output_broken() {
+                    break Ok(());
+                }
+                continue;
+            }
             Ok(_) => {}
             Err(e) => break Err(e),
         }
@@ -208,6 +221,33 @@ pub fn run_with_tables<R: BufRead, W: Write + Send + 'static>(
     engine.finish();
     read?;
     engine.into_output()
+}
+
+/// The longest input line the protocol reads, in bytes (a `position` with a whole match of
+/// moves is far shorter).
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// The most characters of an error message (which quotes what it was sent).
+const MAX_ERROR_CHARS: usize = 200;
+
+/// Reads and drops the rest of a line (up to and including its newline, or to the end).
+fn skip_line<R: BufRead>(input: &mut R) -> io::Result<()> {
+    loop {
+        let (done, used) = {
+            let buf = input.fill_buf()?;
+            if buf.is_empty() {
+                return Ok(());
+            }
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (true, i + 1),
+                None => (false, buf.len()),
+            }
+        };
+        input.consume(used);
+        if done {
+            return Ok(());
+        }
+    }
 }
 
 fn yes_no(b: bool) -> &'static str {
@@ -374,6 +414,13 @@ impl<W: Write + Send + 'static> Engine<W> {
     fn error(&self, msg: &str) {
         // One line, whatever the message holds.
         let msg = msg.replace(['\n', '\r'], " ");
+        // Errors quote what they were sent: keep a quoted megabyte out of the answer.
+        let msg = if msg.chars().count() > MAX_ERROR_CHARS {
+            let cut: String = msg.chars().take(MAX_ERROR_CHARS).collect();
+            format!("{cut}… (cut at {MAX_ERROR_CHARS} characters)")
+        } else {
+            msg.to_string()
+        };
         self.send(&format!("info string error: {msg}"));
     }
 
@@ -813,6 +860,40 @@ mod tests {
     fn engine() -> (Engine<Shared>, Shared) {
         let out = Shared::default();
         (Engine::new(out.clone()), out)
+    }
+
+    #[test]
+    fn an_overlong_line_is_skipped_and_long_quotes_are_cut() {
+        let out = Shared::default();
+        let mut input = Vec::new();
+        // A line far over the limit (no newline for 200 KB), then ordinary commands.
+        input.extend(std::iter::repeat_n(b'x', 200 * 1024));
+        input.extend_from_slice(b"\nisready\n");
+        // An unknown command just under the limit: quoted, but cut.
+        input.extend(std::iter::repeat_n(b'y', 5_000));
+        input.extend_from_slice(b"\nisready\nquit\n");
+        run(io::Cursor::new(input), out.clone()).unwrap();
+        let lines = out.take();
+        assert_eq!(lines.len(), 4, "{lines:?}");
+        assert_eq!(
+            lines[0],
+            format!(
+                "info string error: a line longer than {MAX_LINE} bytes was ignored (no command is that long)"
+            )
+        );
+        assert_eq!(lines[1], "readyok");
+        assert!(
+            lines[2].starts_with("info string error: unknown command 'yyy"),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines[2].ends_with("… (cut at 200 characters)"),
+            "{}",
+            lines[2]
+        );
+        assert!(lines[2].chars().count() < 260, "{}", lines[2]);
+        assert_eq!(lines[3], "readyok");
     }
 
     #[test]

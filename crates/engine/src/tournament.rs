@@ -365,7 +365,9 @@ impl PlayerSpec {
         if !with {
             return t.parse().map(|p| (p, false));
         }
-        let spec: PlayerSpec = t[..n - TABLES_SUFFIX.len()].parse()?;
+        let spec: PlayerSpec = t[..n - TABLES_SUFFIX.len()]
+            .parse()
+            .map_err(|e: String| format!("{e} (in '{s}')"))?;
         if !spec.can_use_tables() {
             return Err(format!(
                 "player '{s}': {spec} does not search, so it cannot use endgame tables \
@@ -415,10 +417,18 @@ impl FromStr for PlayerSpec {
             return Ok(PlayerSpec::Engine(cmd.to_string()));
         }
         if let Some(n) = lower.strip_prefix("nodes:") {
-            return match n.trim().parse::<u64>() {
+            let n = n.trim();
+            return match n.parse::<u64>() {
                 Ok(n) if n > 0 => Ok(PlayerSpec::Nodes(n)),
-                _ => Err(format!(
+                Ok(_) => Err(format!(
                     "player '{s}': nodes:<n> needs a node count of at least 1"
+                )),
+                Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(format!(
+                    "player '{s}': node count '{n}' is too large (at most {})",
+                    u64::MAX
+                )),
+                Err(_) => Err(format!(
+                    "player '{s}': node count '{n}' is not a whole number (write nodes:1000, not 1e3)"
                 )),
             };
         }
@@ -606,7 +616,8 @@ pub fn random_move(state: &GameState, rng: &mut Rng) -> Option<Hole> {
 pub struct ExternalEngine {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+    /// The engine's lines; `None` for a line over [`MAX_ENGINE_LINE`] (the reader stops there).
+    lines: Receiver<Option<String>>,
     timeout: Duration,
     /// The name the engine gave in `id name`, if any.
     pub name: Option<String>,
@@ -627,11 +638,15 @@ impl ExternalEngine {
     ) -> Result<ExternalEngine, String> {
         let words = split_command(command)?;
         let (prog, args) = words.split_first().ok_or("the engine command is empty")?;
-        let mut child = Command::new(prog)
-            .args(args)
+        let mut cmd = Command::new(prog);
+        cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::null());
+        // Its own process group, so that a wrapper script's children are stopped with it.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd
             .spawn()
             .map_err(|e| format!("cannot start engine '{command}': {e}"))?;
         let stdin = child.stdin.take();
@@ -644,11 +659,18 @@ impl ExternalEngine {
                 let mut buf = Vec::new();
                 loop {
                     buf.clear();
-                    match r.read_until(b'\n', &mut buf) {
+                    // At most MAX_ENGINE_LINE bytes a line: an engine that prints without end
+                    // must not fill the manager's memory.
+                    let limit = MAX_ENGINE_LINE as u64 + 1;
+                    match std::io::Read::take(&mut r, limit).read_until(b'\n', &mut buf) {
                         Ok(0) | Err(_) => break,
+                        Ok(n) if n > MAX_ENGINE_LINE && buf.last() != Some(&b'\n') => {
+                            let _ = tx.send(None);
+                            break;
+                        }
                         Ok(_) => {
                             let line = String::from_utf8_lossy(&buf).trim_end().to_string();
-                            if tx.send(line).is_err() {
+                            if tx.send(Some(line)).is_err() {
                                 break;
                             }
                         }
@@ -704,7 +726,7 @@ impl ExternalEngine {
     fn gone(&mut self, io_error: &str) -> String {
         let mut said = Vec::new();
         while let Ok(l) = self.lines.recv_timeout(Duration::from_millis(50)) {
-            if !l.trim().is_empty() {
+            if let Some(l) = l.filter(|l| !l.trim().is_empty()) {
                 said.push(l);
             }
         }
@@ -723,7 +745,10 @@ impl ExternalEngine {
     fn recv(&mut self, waiting_for: &str, deadline: Instant) -> Result<String, String> {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
-            Ok(line) => match line.strip_prefix("info string error:") {
+            Ok(None) => Err(format!(
+                "engine printed a line longer than {MAX_ENGINE_LINE} bytes while we waited for '{waiting_for}'"
+            )),
+            Ok(Some(line)) => match line.strip_prefix("info string error:") {
                 Some(err) => Err(format!("engine reported an error: {}", clip(err.trim()))),
                 None => Ok(line),
             },
@@ -762,7 +787,7 @@ impl ExternalEngine {
             if line == "readyok" {
                 return Ok(());
             }
-            if !line.starts_with("info") && !line.is_empty() {
+            if line.split_whitespace().next() != Some("info") && !line.trim().is_empty() {
                 return Err(format!("engine answered '{}' to 'isready'", clip(&line)));
             }
         }
@@ -793,8 +818,9 @@ impl ExternalEngine {
         let deadline = self.deadline();
         loop {
             let line = self.recv("bestmove", deadline)?;
-            if let Some(rest) = line.strip_prefix("bestmove") {
-                let word = rest.split_whitespace().next().unwrap_or("");
+            let mut words = line.split_whitespace();
+            if words.next() == Some("bestmove") {
+                let word = words.next().unwrap_or("");
                 if word == "none" {
                     return Ok(None);
                 }
@@ -802,7 +828,7 @@ impl ExternalEngine {
                     format!("engine said 'bestmove {}', which is not a move", clip(word))
                 });
             }
-            if !line.starts_with("info") && !line.is_empty() {
+            if line.split_whitespace().next() != Some("info") && !line.trim().is_empty() {
                 return Err(format!(
                     "engine said '{}' while searching (expected info or bestmove)",
                     clip(&line)
@@ -823,10 +849,30 @@ impl Drop for ExternalEngine {
             }
             std::thread::sleep(Duration::from_millis(5));
         }
+        self.kill_group();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
+
+impl ExternalEngine {
+    /// Kills the engine's process group (it was started as the leader of its own), so that a
+    /// wrapper script's children (`sh -c '... sleep 1000'`) go with it.
+    fn kill_group(&self) {
+        #[cfg(unix)]
+        if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
+            // SAFETY: `kill` has no memory effects; a negative pid names the process group the
+            // child leads (set at spawn), and the child is not yet reaped, so its id (and
+            // group id) cannot have been reused.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// The longest line read from an external engine, in bytes.
+pub const MAX_ENGINE_LINE: usize = 64 * 1024;
 
 fn clip(s: &str) -> String {
     if s.chars().count() > 60 {
