@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(long)]
     pub game: Option<Game>,
     /// Seconds to measure each game for.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
     pub seconds: f64,
     /// Threads playing at once (default: every core).
     #[arg(long)]

@@ -216,6 +216,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Mode::Single
     };
     let mut g: GameState = start_state(args.game, mode, None, args.position.as_deref())?;
+    // A match position whose round is over goes on with the next round, as in `replay`.
+    let laid_out = g.is_round_over() && !g.is_over() && g.next_round();
     let before = *g.position();
     let mut events = Vec::new();
     let report = g
@@ -231,6 +233,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     after
         .play(args.mv)
         .map_err(|e| anyhow!("move {}: {}", args.mv, e.reason))?;
+    if laid_out {
+        writeln!(
+            out,
+            "(the round in the position was over: round {} is laid out first)",
+            g.round()
+        )?;
+    }
     writeln!(
         out,
         "{}, {} plays {}:",

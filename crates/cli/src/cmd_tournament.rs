@@ -297,9 +297,10 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
         "sprt_games": report.sprt_games,
         "stopped_early": finished && report.stopped_early,
         "pairs": report.pairs.0,
-        "elo_pairs": finite(report.pairs.elo_interval().0),
-        "elo_pairs_low": finite(report.pairs.elo_interval().1),
-        "elo_pairs_high": finite(report.pairs.elo_interval().2),
+        // No pair finished yet (one game so far): no value rather than a made-up 0.
+        "elo_pairs": finite(report.pairs.elo_interval().0).filter(|_| report.pairs.pairs() > 0),
+        "elo_pairs_low": finite(report.pairs.elo_interval().1).filter(|_| report.pairs.pairs() > 0),
+        "elo_pairs_high": finite(report.pairs.elo_interval().2).filter(|_| report.pairs.pairs() > 0),
         "below_exact": report.below_exact().map(|(b, known)| serde_json::json!({
             "players": b,
             "games": known,
@@ -382,7 +383,7 @@ fn summary(config: &Config, report: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{} vs {}: {} {}, {} games{}",
+        "{} vs {}: {} {}, {} game{}{}",
         report.players[0],
         report.players[1],
         config.game.name(),
@@ -392,6 +393,7 @@ fn summary(config: &Config, report: &Report) -> String {
             "single games"
         },
         report.games.len(),
+        if report.games.len() == 1 { "" } else { "s" },
         if report.stopped_early {
             " (stopped by the SPRT)"
         } else {
@@ -424,7 +426,21 @@ fn summary(config: &Config, report: &Report) -> String {
         );
     }
     let p = report.pairs;
-    if p.pairs() > 0 {
+    if p.pairs() > 0 && p.0.iter().filter(|&&n| n > 0).count() == 1 {
+        // Every pair gave the same points: no spread, so no interval (as for the games).
+        let (pe, _, _) = p.elo_interval();
+        let _ = writeln!(
+            s,
+            "pairs {} (first player's points 0/0.5/1/1.5/2: {} {} {} {} {})  elo by pairs {}  95% interval: none (every pair gave the same points)",
+            p.pairs(),
+            p.0[0],
+            p.0[1],
+            p.0[2],
+            p.0[3],
+            p.0[4],
+            fmt_elo(pe),
+        );
+    } else if p.pairs() > 0 {
         let (pe, plo, phi) = p.elo_interval();
         let _ = writeln!(
             s,
@@ -448,12 +464,18 @@ fn summary(config: &Config, report: &Report) -> String {
             .map(|g| &g.opening)
             .collect::<std::collections::HashSet<_>>()
             .len();
+        let games = report.games.len();
+        let others = if drawn < games {
+            " (the others: the closest to a draw found)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             s,
-            "openings: {} random plies, exact draws by the endgame tables in {drawn} of {} games \
-             (the others: the closest to a draw found), {distinct} different",
+            "openings: {} random plies, exact draws by the endgame tables in {drawn} of {games} \
+             game{}{others}, {distinct} different",
             config.random_opening,
-            report.games.len()
+            if games == 1 { "" } else { "s" },
         );
         if let Some((below, known)) = report.below_exact() {
             let _ = writeln!(

@@ -978,3 +978,47 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
     assert_eq!(v["games"].as_array().unwrap().len(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn explain_lays_out_the_next_round_of_a_match_as_replay_does() {
+    let pos = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 56 42 S 1 raja-pasu";
+    let out = ok(&[
+        "explain",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--position",
+        pos,
+        "--move",
+        "b",
+    ]);
+    assert!(
+        out.starts_with("(the round in the position was over: round 2 is laid out first)\nRaja Pasu, North plays b:"),
+        "{out}"
+    );
+    // The move is the same one replay plays after laying out round 2.
+    let replayed = ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--position",
+        pos,
+        "--moves",
+        "b",
+        "--json",
+    ]);
+    let last: Value = serde_json::from_str(replayed.lines().last().unwrap()).unwrap();
+    assert_eq!(last["round"], 2, "{replayed}");
+    // In a single game the round's end is the end: nothing to lay out.
+    let err = fails(&[
+        "explain",
+        "--game",
+        "raja-pasu",
+        "--position",
+        pos,
+        "--move",
+        "b",
+    ]);
+    assert!(err.contains("move b: the game is over"), "{err}");
+}

@@ -226,6 +226,12 @@ fn misbehaving_engines_are_cut_off_and_stopped_whole() {
         assert_eq!(wdl(&out), (2, 0, 0), "{spec}: {out}");
         assert_eq!(out.matches("forfeited").count(), 2, "{spec}: {out}");
         assert!(out.contains(reason), "{spec}: {out}");
+        // Both games lost the same way: no spread, so no interval, for games or pairs.
+        assert!(
+            out.contains("95% interval: none (every game gave the same result)")
+                && out.contains("95% interval: none (every pair gave the same points)"),
+            "{out}"
+        );
     }
     if std::path::Path::new("/proc/self/cmdline").exists() {
         assert_eq!(
@@ -233,6 +239,30 @@ fn misbehaving_engines_are_cut_off_and_stopped_whole() {
             0,
             "the hung engine's child outlived the tournament"
         );
+    }
+}
+
+#[test]
+fn a_single_game_has_no_pair_statistics() {
+    let json = tmp("one.json");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "random",
+        "greedy",
+        "-n",
+        "1",
+        "-q",
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains(", 1 game\n"), "{out}");
+    assert!(!out.contains("pairs "), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["games"].as_array().unwrap().len(), 1);
+    for k in ["elo_pairs", "elo_pairs_low", "elo_pairs_high"] {
+        assert!(v[k].is_null(), "{k}: {}", v[k]);
     }
 }
 

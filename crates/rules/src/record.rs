@@ -683,8 +683,14 @@ impl Parser {
             name.push(c);
             self.bump();
         }
+        if name.len() > 64 && valid_tag_name(&name[..64]) {
+            return self.err(format!(
+                "tag name '{}…' is longer than 64 characters",
+                &name[..20]
+            ));
+        }
         if !valid_tag_name(&name) {
-            return self.err("expected a tag name (letters, digits, '_') after '['");
+            return self.err("expected a tag name (letters, digits, '_', at most 64) after '['");
         }
         self.skip_blanks();
         if self.peek() != Some('"') {
@@ -855,6 +861,12 @@ impl Parser {
             let (l, c) = (self.line, self.column);
             let Some(ch) = self.peek() else { break };
             if result_token.is_some() {
+                if ch == '[' {
+                    return self.err(
+                        "a second game starts here: a record holds one game (a tournament's \
+                         records file holds several: split it at the blank line before each '[Game')",
+                    );
+                }
                 return self.err("nothing may follow the result");
             }
             if ch == '{' {

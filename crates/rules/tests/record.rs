@@ -363,6 +363,8 @@ fn malformed_text_is_refused_with_line_and_column() {
         ("[Game \"walak-pussa\"]\n1. A R2 R3 d *", (2, 9), "two round markers"),
         ("[Game \"walak-pussa\"]\n1. A * d", (2, 8), "nothing may follow"),
         ("[Game \"walak-pussa\"]\n1. A * *", (2, 8), "nothing may follow"),
+        ("[Game \"walak-pussa\"]\n1. A *\n\n[Game \"walak-pussa\"]\n1. B *", (4, 1), "a second game starts here"),
+        ("[Game \"walak-pussa\"]\n[Aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa \"x\"]\n*", (2, 73), "longer than 64 characters"),
         ("[Game \"walak-pussa\"]\n[Result \"1-0\"]\n1. A 0-1", (3, 6), "tag Result says 1-0"),
         ("[Game \"walak-pussa\"]\n[Position \"7,7,7,7,7,7,7/7,7,7,7,7,7,7 0 0 S 1 raja-pasu\"]\n*", (2, 1), "position is for raja-pasu"),
         ("[Game \"walak-pussa\"]\n[Position \"4,4,4,4,4,4,4/4,4,4,4,4,4,5 0 0 S 1 walak-pussa\"]\n*", (2, 1), "add up to 57"),
