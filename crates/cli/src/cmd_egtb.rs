@@ -111,7 +111,8 @@ pub enum Sub {
         #[arg(long)]
         max_seeds: Option<usize>,
     },
-    /// Check every table file (header, size, checksum) and re-compute sample positions.
+    /// Check every table file (header, size, checksum, values possible) and re-compute sample
+    /// positions; every file from 0 seeds to the largest is checked, and a missing one reported.
     Verify {
         /// Only this game (default: every game with tables).
         #[arg(long)]
@@ -119,7 +120,8 @@ pub enum Sub {
         /// Where the tables live.
         #[arg(long, default_value = "data/egtb")]
         dir: PathBuf,
-        /// Positions re-computed per layer.
+        /// Positions re-computed per layer, spread evenly over it (every position of a layer
+        /// that has fewer; 0: none, only the files are checked).
         #[arg(long, default_value_t = 2000)]
         samples: u64,
         /// Verify the closed-hole tables under --dir instead of the open board's.
@@ -246,7 +248,9 @@ fn build(
         bar.set_message(format!("{game} {}: {phase}", p.seeds));
     };
     let t0 = Instant::now();
-    outln!(
+    // The tables are the work: a closed stdout does not stop the build (the layer lines
+    // below are not checked either; the last line ends the command quietly).
+    let _ = outln!(
         "{:>5} {:>13} {:>9} {:>9} {:>11} {:>9} {:>8} {:>9}  file",
         "seeds",
         "positions",
@@ -256,7 +260,7 @@ fn build(
         "passes",
         "seconds",
         "peak MiB"
-    )?;
+    );
     let mut on_layer = |e: LayerEvent| match e {
         LayerEvent::Kept {
             seeds,
@@ -332,19 +336,21 @@ fn probe(
         bail!("the round is over in this position: there is nothing to probe");
     }
     let k = pos.seeds_on_board() as usize;
-    let tables = if pos.closed_mask() == 0 {
-        Tables::open(dir, game, None)?
+    let (tables, dir) = if pos.closed_mask() == 0 {
+        (Tables::open(dir, game, None)?, dir)
     } else {
         let p = pussa_egtb::Pattern::of_position(&pos)
             .context("the position's closed holes are not a closing of the game")?;
-        Tables::open_pattern(closed_dir.unwrap_or(dir), game, p, None)?
+        let dir = closed_dir.unwrap_or(dir);
+        (Tables::open_pattern(dir, game, p, None)?, dir)
     };
     if k > tables.max_seeds() {
         bail!(
-            "{k} seeds on the board, but the tables of {game} under {} go up to {} seeds \
+            "{} on the board, but the tables of {game} under {} go up to {} \
              (build more, or use `pussa egtb solve --position`)",
+            plural(k as u64, "seed", "seeds"),
             dir.display(),
-            tables.max_seeds()
+            plural(tables.max_seeds() as u64, "seed", "seeds")
         );
     }
     let side = pos.to_move();
@@ -385,38 +391,159 @@ fn probe(
     Ok(())
 }
 
+/// `n` and the word, singular for 1: "1 seed", "4 seeds".
+pub(crate) fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n: u64 = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What `egtb verify` found wrong, over every game or pattern checked.
+#[derive(Default)]
+pub(crate) struct Problems {
+    /// Table files missing below the largest one.
+    pub missing: u64,
+    /// Table files damaged, mismatched, or not files.
+    pub damaged: u64,
+    /// Positions whose stored value disagrees with the re-computed one.
+    pub mismatches: u64,
+    /// The first problem found, as a message naming the file.
+    pub first: Option<String>,
+}
+
+impl Problems {
+    /// Prints the problems of one directory check and the re-computed samples of its good
+    /// layers from 0 up (the layers above a bad one cannot be re-computed: a position is
+    /// re-computed from the layers below it). `files(k)` names the file(s) of layer `k`;
+    /// `show` says which layers' samples to print.
+    pub(crate) fn check(
+        &mut self,
+        check: &pussa_egtb::DirCheck,
+        samples: u64,
+        files: &dyn Fn(usize) -> String,
+        show: &dyn Fn(usize, &pussa_egtb::VerifyReport) -> bool,
+    ) -> anyhow::Result<()> {
+        for l in &check.layers {
+            for e in &l.problems {
+                outln!("  {}: {e}", plural(l.seeds as u64, "seed", "seeds"))?;
+                if matches!(e, pussa_egtb::FormatError::Missing { .. }) {
+                    self.missing += 1;
+                } else {
+                    self.damaged += 1;
+                }
+                self.first.get_or_insert_with(|| e.to_string());
+            }
+        }
+        let good = check.tables.as_ref().map_or(0, |t| t.max_seeds() + 1);
+        if let Some(t) = &check.tables {
+            for k in 0..=t.max_seeds() {
+                let r = t.verify_layer(k, samples);
+                if show(k, &r) {
+                    outln!(
+                        "  {}: {} of {} re-computed, {}",
+                        plural(k as u64, "seed", "seeds"),
+                        r.checked,
+                        plural(r.entries, "position", "positions"),
+                        plural(r.mismatches, "mismatch", "mismatches")
+                    )?;
+                }
+                if r.mismatches > 0 {
+                    self.first.get_or_insert_with(|| {
+                        format!(
+                            "{}: {} of {} re-computed disagree with the stored values",
+                            files(k),
+                            r.mismatches,
+                            plural(r.checked, "position", "positions")
+                        )
+                    });
+                }
+                self.mismatches += r.mismatches;
+            }
+        }
+        if good == 0 {
+            outln!("  nothing re-computed: a layer is re-computed from every layer below it")?;
+        } else if good < check.layers.len() {
+            outln!(
+                "  {} and up not re-computed: a layer is re-computed from every layer below it",
+                plural(good as u64, "seed", "seeds")
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Ok if nothing is wrong, else the one-line error: the first problem and the counts.
+    pub(crate) fn result(&self) -> anyhow::Result<()> {
+        let mut parts = Vec::new();
+        if self.missing > 0 {
+            parts.push(format!(
+                "{} missing",
+                plural(self.missing, "table file", "table files")
+            ));
+        }
+        if self.damaged > 0 {
+            parts.push(format!(
+                "{} damaged, mismatched or not a file",
+                plural(self.damaged, "table file", "table files")
+            ));
+        }
+        if self.mismatches > 0 {
+            parts.push(format!(
+                "{} disagreeing with {} re-computed values",
+                plural(self.mismatches, "position", "positions"),
+                if self.mismatches == 1 { "its" } else { "their" }
+            ));
+        }
+        match &self.first {
+            None => Ok(()),
+            Some(first) => bail!("{first} ({}; see above)", parts.join(", ")),
+        }
+    }
+}
+
 fn verify(game: Option<Game>, dir: &std::path::Path, samples: u64) -> anyhow::Result<()> {
+    let open = pussa_egtb::Pattern::OPEN;
     let games: Vec<Game> = match game {
         Some(g) => vec![g],
         None => Game::ALL
             .into_iter()
-            .filter(|&g| pussa_egtb::format::table_path(dir, g, 0).exists())
+            .filter(|&g| !pussa_egtb::format::table_files(dir, g, open).is_empty())
             .collect(),
     };
     if games.is_empty() {
+        if !dir.is_dir() {
+            bail!("{} is not a directory of tables", dir.display());
+        }
         bail!("no tables under {}", dir.display());
     }
-    let mut bad = 0;
+    let mut problems = Problems::default();
     for g in games {
-        let tables = Tables::open(dir, g, None)?;
-        outln!(
-            "{g}: files 0..={} present, headers and checksums good",
-            tables.max_seeds()
-        )?;
-        for k in 0..=tables.max_seeds() {
-            let r = tables.verify_layer(k, samples);
-            outln!(
-                "  {k:>3} seeds: {} of {} positions re-computed, {} mismatches",
-                r.checked,
-                r.entries,
-                r.mismatches
-            )?;
-            bad += r.mismatches;
+        let check = Tables::check_dir(dir, g, open);
+        if check.layers.is_empty() {
+            // Only with --game: say why, as opening the tables would.
+            Tables::open(dir, g, None)?;
         }
+        let top = check.layers.last().map_or(0, |l| l.seeds);
+        let bad = check
+            .layers
+            .iter()
+            .filter(|l| !l.problems.is_empty())
+            .count();
+        if bad == 0 {
+            outln!("{g}: files 0..={top} present, headers and checksums good")?;
+        } else {
+            outln!(
+                "{g}: files 0..={top}: {} of {} missing or bad",
+                bad,
+                plural(check.layers.len() as u64, "layer", "layers")
+            )?;
+        }
+        let files = |k| {
+            pussa_egtb::format::table_path(dir, g, k)
+                .display()
+                .to_string()
+        };
+        problems.check(&check, samples, &files, &|_, _| true)?;
     }
-    if bad > 0 {
-        bail!("{bad} positions disagree with their re-computed values");
-    }
+    problems.result()?;
     outln!("all tables verified")?;
     Ok(())
 }
@@ -439,7 +566,11 @@ fn solve(
         }
         (Some(s), None) if s != game.seeds_per_hole() => (
             pussa_egtb::solve::reduced_start(game, s, pussa_rules::Side::South),
-            format!("{game} with {s} seeds a hole ({} seeds)", 14 * u32::from(s)),
+            format!(
+                "{game} with {} a hole ({} seeds)",
+                plural(s, "seed", "seeds"),
+                14 * u32::from(s)
+            ),
         ),
         _ => (
             pussa_rules::Position::start(game),
@@ -460,20 +591,30 @@ fn solve(
     let mut solver = pussa_egtb::solve::Solver::new(&tables, nodes);
     let sol = solver.solve(&pos).with_context(|| {
         format!(
-            "{what}: not solved with tables 0..={} and {nodes} nodes",
-            tables.max_seeds()
+            "{what}: not solved with tables 0..={} and {}",
+            tables.max_seeds(),
+            plural(nodes, "node", "nodes")
         )
     })?;
     let side = pos.to_move();
+    let who = if position.is_some() {
+        "to move"
+    } else {
+        "the first player"
+    };
     outln!(
-        "{what}: value {:+} for {side} (the first player), tables 0..={}, {} nodes, {:.2} s (tables opened in {load:.2} s)",
+        "{what}: value {:+} for {side} ({who}), tables 0..={}, {}, {:.2} s (tables opened in {load:.2} s)",
         sol.value,
         tables.max_seeds(),
-        sol.nodes,
+        plural(sol.nodes, "node", "nodes"),
         t1.elapsed().as_secs_f64()
     )?;
     let pv: Vec<String> = sol.pv.iter().map(ToString::to_string).collect();
-    outln!("principal variation ({} moves): {}", pv.len(), pv.join(" "))?;
+    outln!(
+        "principal variation ({}): {}",
+        plural(pv.len() as u64, "move", "moves"),
+        pv.join(" ")
+    )?;
     Ok(())
 }
 

@@ -12,6 +12,8 @@ use pussa_egtb::matches::{
 use pussa_egtb::{build_pattern_dir, BuildOptions, LayerEvent, Pattern, Tables};
 use pussa_rules::{Game, Setup, Side};
 
+use crate::cmd_egtb::plural;
+
 fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
@@ -71,8 +73,8 @@ pub fn build_closed(
                     history += stats.history;
                     undetermined += stats.undetermined;
                     let _ = outln!(
-                    "{game} {p} {:>3} seeds: {:>11} positions (with the mirror), {:>9} history, {:>3} undetermined, {:.1} s  {}",
-                    stats.seeds,
+                    "{game} {p} {:>9}: {:>11} positions (with the mirror), {:>9} history, {:>3} undetermined, {:.1} s  {}",
+                    plural(stats.seeds as u64, "seed", "seeds"),
                     stats.positions,
                     stats.history,
                     stats.undetermined,
@@ -82,13 +84,14 @@ pub fn build_closed(
                 }
             },
         )?;
-        outln!(
+        // A closed stdout does not stop the build (the last line ends the command quietly).
+        let _ = outln!(
             "{game} {p} and {}: 0..={max} in {:.1} s, {:.1} MiB built, {history} flagged, {undetermined} undetermined, peak memory {:.0} MiB",
             p.flipped(),
             t1.elapsed().as_secs_f64(),
             mib(bytes),
             mib(pussa_egtb::peak_memory().unwrap_or(0))
-        )?;
+        );
     }
     outln!(
         "{game}: closed patterns built in {:.1} s",
@@ -97,46 +100,59 @@ pub fn build_closed(
     Ok(())
 }
 
-/// `pussa egtb verify --closed`.
+/// `pussa egtb verify --closed`: every closed pattern with a table file under `dir`, every
+/// file from 0 seeds to the largest checked (a missing one reported), and sample positions
+/// re-computed in the good layers.
 pub fn verify_closed(game: Option<Game>, dir: &Path, samples: u64) -> anyhow::Result<()> {
     let games: Vec<Game> = game.map_or_else(|| Game::ALL.to_vec(), |g| vec![g]);
-    let mut bad = 0;
+    let mut problems = crate::cmd_egtb::Problems::default();
     let mut found = 0;
     for g in games {
         for a in 0..=6u8 {
             for b in 0..=a {
                 let p = Pattern::new(a, b);
-                if p.is_open() || !pussa_egtb::format::pattern_path(dir, g, p, 0).exists() {
+                let has = |p| !pussa_egtb::format::table_files(dir, g, p).is_empty();
+                if p.is_open() || !(has(p) || has(p.flipped())) {
                     continue;
                 }
                 found += 1;
-                let t = Tables::open_pattern(dir, g, p, None)?;
-                outln!(
-                    "{g} {p} and {}: files 0..={} present, headers and checksums good",
-                    p.flipped(),
-                    t.max_seeds()
-                )?;
-                for k in 0..=t.max_seeds() {
-                    let r = t.verify_layer(k, samples);
-                    if r.mismatches > 0 || k == t.max_seeds() {
-                        outln!(
-                            "  {k:>3} seeds: {} of {} positions re-computed, {} mismatches",
-                            r.checked,
-                            r.entries,
-                            r.mismatches
-                        )?;
-                    }
-                    bad += r.mismatches;
+                let check = Tables::check_dir(dir, g, p);
+                let top = check.layers.last().map_or(0, |l| l.seeds);
+                let bad = check
+                    .layers
+                    .iter()
+                    .filter(|l| !l.problems.is_empty())
+                    .count();
+                if bad == 0 {
+                    outln!(
+                        "{g} {p} and {}: files 0..={top} present, headers and checksums good",
+                        p.flipped()
+                    )?;
+                } else {
+                    outln!(
+                        "{g} {p} and {}: files 0..={top}: {bad} of {} missing or bad",
+                        p.flipped(),
+                        plural(check.layers.len() as u64, "layer", "layers")
+                    )?;
                 }
+                let last = check.tables.as_ref().map_or(0, Tables::max_seeds);
+                let files = |k| {
+                    let path = |p| pussa_egtb::format::pattern_path(dir, g, p, k);
+                    if p == p.flipped() {
+                        return path(p).display().to_string();
+                    }
+                    format!("{} and {}", path(p).display(), path(p.flipped()).display())
+                };
+                problems.check(&check, samples, &files, &|k, r| {
+                    r.mismatches > 0 || k == last
+                })?;
             }
         }
     }
     if found == 0 {
         bail!("no closed-hole tables under {}", dir.display());
     }
-    if bad > 0 {
-        bail!("{bad} positions disagree with their re-computed values");
-    }
+    problems.result()?;
     outln!("all closed-hole tables verified")?;
     Ok(())
 }
@@ -168,7 +184,7 @@ pub fn run_match(
     for r in &m.rounds {
         let pv: Vec<String> = r.pv.iter().map(ToString::to_string).collect();
         outln!(
-            "round {}: {} (filled S {} / N {}), {} starts: margin {:+} for {}, taken S {} / N {}, ended by {:?}; holdings S {} / N {}{}; {} nodes, {:.2} s",
+            "round {}: {} (filled S {} / N {}), {} starts: margin {:+} for {}, taken S {} / N {}, ended by {:?}; holdings S {} / N {}{}; {}, {:.2} s",
             r.round,
             r.start,
             r.filled[0],
@@ -183,25 +199,28 @@ pub fn run_match(
             r.holdings[1],
             r.next_starter
                 .map_or(String::new(), |s| format!(", {s} starts the next round")),
-            r.nodes,
+            plural(r.nodes, "node", "nodes"),
             r.seconds
         )?;
         outln!(
-            "  principal variation ({} moves): {}",
-            pv.len(),
+            "  principal variation ({}): {}",
+            plural(pv.len() as u64, "move", "moves"),
             pv.join(" ")
         )?;
     }
     match m.end {
         MatchEnd::Won(w) => outln!(
-            "{w} wins the match in {} rounds ({:.1} s)",
-            m.rounds.len(),
+            "{w} wins the match in {} ({:.1} s)",
+            plural(m.rounds.len() as u64, "round", "rounds"),
             t1.elapsed().as_secs_f64()
         )?,
         MatchEnd::Cycle { repeats, of } => outln!(
             "round {repeats} would start as round {of} did: with this play the match never ends"
         )?,
-        MatchEnd::Limit => outln!("stopped after {} rounds", m.rounds.len())?,
+        MatchEnd::Limit => outln!(
+            "stopped after {}",
+            plural(m.rounds.len() as u64, "round", "rounds")
+        )?,
     }
     if !states {
         return Ok(());
@@ -209,15 +228,16 @@ pub fn run_match(
     let t2 = Instant::now();
     let sol = solve_match(&tables, per_hole, nodes, &mut |pos, v, n| {
         let _ = outln!(
-            "  round start {}: margin {v:+} for {} ({n} nodes)",
+            "  round start {}: margin {v:+} for {} ({})",
             Setup::from_position(pos, 2),
-            pos.to_move()
+            pos.to_move(),
+            plural(n, "node", "nodes")
         );
     })?;
     outln!(
-        "Match states (South's holding, starter), by backward induction on the round margins: {} round starts solved, {} nodes, {:.1} s",
-        sol.rounds_solved,
-        sol.nodes,
+        "Match states (South's holding, starter), by backward induction on the round margins: {} solved, {}, {:.1} s",
+        plural(sol.rounds_solved as u64, "round start", "round starts"),
+        plural(sol.nodes, "node", "nodes"),
         t2.elapsed().as_secs_f64()
     )?;
     let (mut ws, mut wn, mut dr, mut un) = (0, 0, 0, 0);
@@ -229,7 +249,10 @@ pub fn run_match(
                 } else {
                     wn += 1;
                 }
-                format!("{side} wins (within {rounds} rounds)")
+                format!(
+                    "{side} wins (within {})",
+                    plural(u64::from(rounds), "round", "rounds")
+                )
             }
             MatchValue::Draw => {
                 dr += 1;
@@ -241,10 +264,10 @@ pub fn run_match(
             }
         };
         outln!(
-            "  S holds {:>3}, {} starts ({} seeds on the board): round margin {:+} for South; {v}",
+            "  S holds {:>3}, {} starts ({} on the board): round margin {:+} for South; {v}",
             s.south,
             s.starter,
-            s.board,
+            plural(s.board, "seed", "seeds"),
             s.margin
         )?;
     }

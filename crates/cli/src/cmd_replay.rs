@@ -223,9 +223,10 @@ pub fn round_end_words(game: Game, r: &RoundResult) -> String {
                 )
             } else {
                 let taker = stuck.other();
+                let n = r.swept[taker.index()];
                 format!(
-                    "{stuck} has no legal move; {taker} takes the {} seeds left on the board",
-                    r.swept[taker.index()]
+                    "{stuck} has no legal move; {taker} takes the {n} seed{} left on the board",
+                    if n == 1 { "" } else { "s" }
                 )
             }
         }

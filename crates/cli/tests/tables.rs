@@ -569,3 +569,333 @@ fn play_and_serve_egtb_options() {
     }
     std::fs::remove_dir_all(&empty).ok();
 }
+
+/// Raja Pasu's tables up to `max` seeds built by `pussa egtb build` into a fresh directory.
+fn small_tables(tag: &str, max: u32) -> PathBuf {
+    let dir = empty_dir(tag);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        &max.to_string(),
+        "--dir",
+        dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    dir
+}
+
+/// A failure as the project wants it: a non-zero exit and one line `error: …`, no panic.
+fn one_line_error(ok: bool, err: &str) -> String {
+    assert!(!ok, "succeeded: {err}");
+    assert!(
+        err.starts_with("error: ") && err.trim_end().lines().count() == 1 && !err.contains("panic"),
+        "{err}"
+    );
+    err.trim_end().to_string()
+}
+
+/// Every `pussa egtb` and `pussa analyze --egtb` command refuses a table whose checksums are
+/// good but whose values are impossible (every byte margin +63, QA's file): a one-line error
+/// naming the first such file, never a panic and never a value read from it.
+#[test]
+fn egtb_commands_refuse_impossible_values_with_good_checksums() {
+    let dir = small_tables("impossible", 4);
+    for k in 1..=4 {
+        let n = pussa_egtb::index::layer_size(k) as usize;
+        pussa_egtb::format::write_table(&dir, Game::RajaPasu, k, &vec![0x7E; n], 0, 0).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let qa = "0,1,0,2,0,0,0/1,0,0,0,1,0,1 92 0 S 1 raja-pasu";
+    let small = "0,1,0,2,0,0,0/1,0,0,0,0,0,0 94 0 S 1 raja-pasu";
+    let runs: [&[&str]; 4] = [
+        &[
+            "egtb",
+            "solve",
+            "--game",
+            "raja-pasu",
+            "--dir",
+            d,
+            "--position",
+            qa,
+        ],
+        &[
+            "egtb",
+            "probe",
+            "--game",
+            "raja-pasu",
+            "--dir",
+            d,
+            "--position",
+            small,
+        ],
+        &["egtb", "verify", "--dir", d],
+        &[
+            "analyze",
+            "--game",
+            "raja-pasu",
+            "--egtb",
+            d,
+            "--position",
+            qa,
+        ],
+    ];
+    for args in runs {
+        let (ok, out, err) = pussa(args);
+        let e = one_line_error(ok, &err);
+        assert!(
+            e.contains("raja-pasu/1.pegtb: impossible value at entry 0: margin +63 with 1 seed"),
+            "{args:?}: {e}"
+        );
+        assert!(
+            !out.contains("value +") && !out.contains("exact") && !out.contains("verified"),
+            "{args:?}: {out}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `egtb verify` goes on past a missing layer: it reports the gap, checks every file after it
+/// (a truncated one), says which layers it could not re-compute, and fails.
+#[test]
+fn egtb_verify_reports_a_missing_layer_and_checks_every_file_after_it() {
+    let dir = small_tables("verify-gap", 4);
+    let d = dir.to_str().unwrap();
+    std::fs::remove_file(dir.join("raja-pasu/3.pegtb")).unwrap();
+    let four = dir.join("raja-pasu/4.pegtb");
+    let bytes = std::fs::read(&four).unwrap();
+    std::fs::write(&four, &bytes[..10]).unwrap();
+    let (ok, out, err) = pussa(&["egtb", "verify", "--dir", d]);
+    let e = one_line_error(ok, &err);
+    assert!(
+        out.contains("raja-pasu: files 0..=4: 2 of 5 layers missing or bad")
+            && out.contains(&format!(
+                "  3 seeds: {d}/raja-pasu/3.pegtb is missing: the tables of raja-pasu under {d} go up to 4 seeds, but not 3"
+            ))
+            && out.contains(&format!("  4 seeds: {d}/raja-pasu/4.pegtb: truncated"))
+            && out.contains("  2 seeds: 105 of 105 positions re-computed, 0 mismatches")
+            && out.contains("  3 seeds and up not re-computed")
+            && !out.contains("verified"),
+        "{out}"
+    );
+    assert!(
+        e.contains("3.pegtb is missing")
+            && e.ends_with(
+                "(1 table file missing, 1 table file damaged, mismatched or not a file; see above)"
+            ),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A layer asked for beyond the files (`--max-seeds`) is named with the seed counts the
+/// directory has, in `egtb solve` and `egtb match`.
+#[test]
+fn egtb_missing_layers_name_the_seed_counts_there() {
+    let dir = small_tables("missing", 4);
+    let d = dir.to_str().unwrap();
+    let want = format!(
+        "error: {d}/raja-pasu/5.pegtb is missing: the tables of raja-pasu under {d} go up to 4 seeds"
+    );
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "solve",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        d,
+        "--max-seeds",
+        "1000",
+        "--seeds-per-hole",
+        "1",
+    ]);
+    assert_eq!(one_line_error(ok, &err), want);
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "match",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        d,
+        "--max-seeds",
+        "100",
+        "--seeds-per-hole",
+        "1",
+    ]);
+    assert_eq!(one_line_error(ok, &err), want);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A directory named `2.pegtb`: every egtb command names it ("is a directory, not a table
+/// file"), `build` with and without `--rebuild` too, and no temporary file is left behind.
+#[test]
+fn egtb_a_directory_in_place_of_a_table_file_is_named() {
+    let dir = small_tables("dir-file", 4);
+    let d = dir.to_str().unwrap();
+    let f = dir.join("raja-pasu/2.pegtb");
+    std::fs::remove_file(&f).unwrap();
+    std::fs::create_dir(&f).unwrap();
+    let want = format!("{d}/raja-pasu/2.pegtb is a directory, not a table file");
+    let pos = "0,1,0,2,0,0,0/1,0,0,0,1,0,1 92 0 S 1 raja-pasu";
+    let runs: [&[&str]; 6] = [
+        &[
+            "egtb",
+            "solve",
+            "--game",
+            "raja-pasu",
+            "--dir",
+            d,
+            "--position",
+            pos,
+        ],
+        &[
+            "egtb",
+            "solve",
+            "--game",
+            "raja-pasu",
+            "--dir",
+            d,
+            "--max-seeds",
+            "4",
+        ],
+        &[
+            "egtb",
+            "probe",
+            "--game",
+            "raja-pasu",
+            "--dir",
+            d,
+            "--position",
+            pos,
+        ],
+        &["egtb", "verify", "--dir", d],
+        &[
+            "egtb",
+            "build",
+            "--game",
+            "raja-pasu",
+            "--dir",
+            d,
+            "--max-seeds",
+            "4",
+            "--quiet",
+        ],
+        &[
+            "egtb",
+            "build",
+            "--game",
+            "raja-pasu",
+            "--dir",
+            d,
+            "--max-seeds",
+            "4",
+            "--quiet",
+            "--rebuild",
+        ],
+    ];
+    for args in runs {
+        let (ok, _, err) = pussa(args);
+        let e = one_line_error(ok, &err);
+        assert!(e.starts_with(&format!("error: {want}")), "{args:?}: {e}");
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.join("raja-pasu"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `egtb verify --samples N` re-computes N positions of every layer that has more (all of a
+/// smaller one), 0 none, as its help says.
+#[test]
+fn egtb_verify_samples_mean_what_they_say() {
+    let dir = small_tables("samples", 3);
+    let d = dir.to_str().unwrap();
+    for (n, one, three) in [("0", "0 of 14", "0 of 560"), ("5", "5 of 14", "5 of 560")] {
+        let (ok, out, err) = pussa(&["egtb", "verify", "--dir", d, "--samples", n]);
+        assert!(ok, "{err}");
+        assert!(
+            out.contains(&format!(
+                "  1 seed: {one} positions re-computed, 0 mismatches"
+            )) && out.contains(&format!("  3 seeds: {three} positions re-computed"))
+                && out.contains("all tables verified"),
+            "--samples {n}: {out}"
+        );
+    }
+    let (ok, out, _) = pussa(&["egtb", "verify", "--dir", d, "--samples", "20"]);
+    assert!(ok && out.contains("  1 seed: 14 of 14 positions"), "{out}");
+    let (ok, out, _) = pussa(&["help", "egtb", "verify"]);
+    assert!(ok && out.contains("0: none"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `egtb solve --position` calls the side to move that, not "the first player"; counts of one
+/// are singular.
+#[test]
+fn egtb_wording_of_the_side_to_move_and_counts_of_one() {
+    let dir = small_tables("wording", 1);
+    let d = dir.to_str().unwrap();
+    let (ok, out, err) = pussa(&[
+        "egtb",
+        "solve",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        d,
+        "--position",
+        "0,0,0,0,0,0,0/1,0,0,0,0,0,0 97 0 N 1 raja-pasu",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with("the position: value +1 for North (to move), tables 0..=1, ")
+            && out.contains("principal variation (1 move): a")
+            && !out.contains("first player"),
+        "{out}"
+    );
+    let (ok, out, err) = pussa(&[
+        "egtb",
+        "solve",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        d,
+        "--seeds-per-hole",
+        "1",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with(
+            "raja-pasu with 1 seed a hole (14 seeds): value +2 for South (the first player)"
+        ),
+        "{out}"
+    );
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "probe",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        d,
+        "--position",
+        "0,1,0,0,0,0,0/0,0,0,0,0,0,1 96 0 S 1 raja-pasu",
+    ]);
+    let e = one_line_error(ok, &err);
+    assert!(
+        e.contains(&format!(
+            "2 seeds on the board, but the tables of raja-pasu under {d} go up to 1 seed "
+        )),
+        "{e}"
+    );
+    let (ok, out, _) = pussa(&["egtb", "verify", "--dir", d]);
+    assert!(
+        ok && out.contains("  0 seeds: 1 of 1 position re-computed, 0 mismatches")
+            && out.contains("  1 seed: 14 of 14 positions re-computed"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -25,10 +25,12 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use memmap2::Mmap;
 use pussa_rules::Game;
 
-use crate::index::layer_size_in;
+use crate::index::{layer_size_in, MAX_SEEDS};
 use crate::moves::Pattern;
+use crate::value::{HISTORY_FLAG, UNDETERMINED, UNSOLVED};
 
 /// The file magic.
 pub const MAGIC: &[u8; 8] = b"PUSSAEGT";
@@ -58,6 +60,42 @@ pub enum FormatError {
         /// What is wrong.
         reason: String,
     },
+    /// A table file that is needed is not there.
+    #[error("{path} is missing: {reason}")]
+    Missing {
+        /// The file.
+        path: PathBuf,
+        /// What the directory holds instead (which seed counts).
+        reason: String,
+    },
+    /// Something other than a table file is where a table file should be (a directory), or a
+    /// file where a directory of tables should be.
+    #[error("{path} is {what}")]
+    WrongKind {
+        /// The path.
+        path: PathBuf,
+        /// What it is, and what it should be ("a directory, not a table file").
+        what: String,
+    },
+}
+
+impl FormatError {
+    /// The file or directory the error is about.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        match self {
+            FormatError::Io { path, .. }
+            | FormatError::Invalid { path, .. }
+            | FormatError::Missing { path, .. }
+            | FormatError::WrongKind { path, .. } => path,
+        }
+    }
+}
+
+/// `n` and the word, singular for 1 ("1 seed", "4 seeds").
+pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n: u64 = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The header of a table file.
@@ -97,14 +135,33 @@ fn game_of_code(c: u8) -> Option<Game> {
 /// The 64-bit checksum of `data`.
 #[must_use]
 pub fn checksum(data: &[u8]) -> u64 {
+    scan::<false>(data, &[0; 256]).0
+}
+
+/// The checksum of `data` and, if `CHECK`, in the same pass, the OR of `flag[b]` over its
+/// bytes `b` (non-zero if any byte is flagged).
+#[inline]
+fn scan<const CHECK: bool>(data: &[u8], flag: &[u8; 256]) -> (u64, u8) {
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut seen = 0u8;
     let mut words = data.chunks_exact(8);
     for w in &mut words {
-        h = (h ^ u64::from_le_bytes(w.try_into().expect("8 bytes"))).wrapping_mul(PRIME);
+        let w: [u8; 8] = w.try_into().expect("8 bytes");
+        if CHECK {
+            for b in w {
+                seen |= flag[usize::from(b)];
+            }
+        }
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(PRIME);
     }
     let rest = words.remainder();
     if !rest.is_empty() {
+        if CHECK {
+            for &b in rest {
+                seen |= flag[usize::from(b)];
+            }
+        }
         let mut last = [0u8; 8];
         last[..rest.len()].copy_from_slice(rest);
         h = (h ^ u64::from_le_bytes(last)).wrapping_mul(PRIME);
@@ -112,7 +169,129 @@ pub fn checksum(data: &[u8]) -> u64 {
     h ^= data.len() as u64;
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^ (h >> 33)
+    (h ^ (h >> 33), seen)
+}
+
+/// True if `b` can be a byte of a finished table of boards with `seeds` seeds: "not
+/// determined", or a margin `m` (with or without the history flag) that the seeds on the board
+/// allow: every seed on the board goes to one player or the other by the end of the round, so
+/// `|m| ≤ seeds` and `m` has the parity of `seeds`.
+#[must_use]
+pub fn is_possible_byte(b: u8, seeds: usize) -> bool {
+    if b == UNDETERMINED {
+        return true;
+    }
+    let v = b & !HISTORY_FLAG;
+    if v == UNSOLVED {
+        return false;
+    }
+    let m = i64::from(v) - 63;
+    let k = seeds as i64;
+    m.abs() <= k && (m - k) % 2 == 0
+}
+
+/// Checks the payload of the table file `path` against its header in one pass: the checksum,
+/// and that every byte is a possible value for the header's seed count ([`is_possible_byte`]).
+///
+/// # Errors
+/// [`FormatError::Invalid`] naming the file and the problem (the checksum first: a damaged
+/// file; then the first impossible value).
+pub fn check_payload(payload: &[u8], header: &Header, path: &Path) -> Result<(), FormatError> {
+    let mut flag = [0u8; 256];
+    for (b, f) in flag.iter_mut().enumerate() {
+        *f = u8::from(!is_possible_byte(b as u8, header.seeds));
+    }
+    let (sum, seen) = scan::<true>(payload, &flag);
+    let bad = |reason: String| FormatError::Invalid {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if sum != header.checksum {
+        return Err(bad("payload checksum mismatch: the table is damaged".into()));
+    }
+    if seen != 0 {
+        let (at, &b) = payload
+            .iter()
+            .enumerate()
+            .find(|&(_, &b)| flag[usize::from(b)] != 0)
+            .expect("a flagged byte");
+        let v = b & !HISTORY_FLAG;
+        return Err(bad(if v == UNSOLVED {
+            format!("invalid value byte {b:#04x} at entry {at}: the table is damaged")
+        } else {
+            let k = header.seeds as u64;
+            format!(
+                "impossible value at entry {at}: margin {:+} with {} on the board (a margin is \
+                 at most {k}, of the same parity): the table is damaged",
+                i32::from(v) - 63,
+                count(k, "seed", "seeds")
+            )
+        }));
+    }
+    Ok(())
+}
+
+/// Maps the table file `path` read-only: `Ok(None)` if there is no such file; a directory or
+/// anything else that is not a regular file is refused by name.
+///
+/// # Errors
+/// [`FormatError::WrongKind`] for a directory or a special file, [`FormatError::Io`] if the
+/// file cannot be opened or mapped.
+pub(crate) fn map_table(path: &Path) -> Result<Option<Mmap>, FormatError> {
+    let io = |error| FormatError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(e)),
+    };
+    if meta.is_dir() {
+        return Err(FormatError::WrongKind {
+            path: path.to_path_buf(),
+            what: "a directory, not a table file".into(),
+        });
+    }
+    if !meta.is_file() {
+        return Err(FormatError::WrongKind {
+            path: path.to_path_buf(),
+            what: "not a regular file, so not a table file".into(),
+        });
+    }
+    let file = File::open(path).map_err(io)?;
+    // SAFETY: the file is opened read-only; tables are written to a temporary file and renamed
+    // into place, never modified in place by this program.
+    let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+    Ok(Some(map))
+}
+
+/// The seed counts of the table files of `game` and `pattern` under `dir` (the names
+/// `<k>.pegtb` in [`pattern_path`]'s directory, whatever they hold), in increasing order.
+#[must_use]
+pub fn table_files(dir: &Path, game: Game, pattern: Pattern) -> Vec<usize> {
+    let Some(folder) = pattern_path(dir, game, pattern, 0)
+        .parent()
+        .map(Path::to_path_buf)
+    else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut out: Vec<usize> = entries
+        .filter_map(|e| {
+            let name = e.ok()?.file_name();
+            let stem = name.to_str()?.strip_suffix(".pegtb")?;
+            if stem.is_empty() || !stem.bytes().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            let k: usize = stem.parse().ok()?;
+            (k.to_string() == stem).then_some(k)
+        })
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 impl Header {
@@ -165,6 +344,11 @@ impl Header {
             path: path.to_path_buf(),
             reason,
         };
+        if seeds > MAX_SEEDS {
+            return Err(bad(format!(
+                "no table can have {seeds} seeds (at most {MAX_SEEDS})"
+            )));
+        }
         if bytes.len() < HEADER_LEN {
             return Err(bad(format!(
                 "truncated: {} bytes, shorter than the {HEADER_LEN}-byte header",
@@ -264,7 +448,9 @@ pub fn pattern_path(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> P
 /// Writes a table of the open board (to a temporary file, then renamed into place).
 ///
 /// # Errors
-/// [`FormatError::Io`] if the file cannot be written.
+/// [`FormatError::Io`] if the file cannot be written (no temporary file is left behind),
+/// [`FormatError::WrongKind`] if a directory is where the file goes (or a file where a directory
+/// of tables goes).
 pub fn write_table(
     dir: &Path,
     game: Game,
@@ -280,7 +466,9 @@ pub fn write_table(
 /// renamed into place).
 ///
 /// # Errors
-/// [`FormatError::Io`] if the file cannot be written.
+/// [`FormatError::Io`] if the file cannot be written (no temporary file is left behind),
+/// [`FormatError::WrongKind`] if a directory is where the file goes (or a file where a directory
+/// of tables goes).
 pub fn write_pattern_table(
     dir: &Path,
     game: Game,
@@ -291,12 +479,25 @@ pub fn write_pattern_table(
     undetermined: u64,
 ) -> Result<PathBuf, FormatError> {
     let path = pattern_path(dir, game, pattern, seeds);
-    let io = |error| FormatError::Io {
-        path: path.clone(),
+    let io = |path: &Path, error| FormatError::Io {
+        path: path.to_path_buf(),
         error,
     };
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(io)?;
+        // Name the part of the path that is a file where a directory should be.
+        if let Some(file) = parent.ancestors().find(|a| a.is_file()) {
+            return Err(FormatError::WrongKind {
+                path: file.to_path_buf(),
+                what: "a file, not a directory: the tables cannot be written under it".into(),
+            });
+        }
+        std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+    }
+    if path.is_dir() {
+        return Err(FormatError::WrongKind {
+            path,
+            what: "a directory, not a table file".into(),
+        });
     }
     let header = Header {
         game,
@@ -308,14 +509,28 @@ pub fn write_pattern_table(
         checksum: checksum(data),
     };
     let tmp = path.with_extension("pegtb.tmp");
-    let write = || -> std::io::Result<()> {
-        let mut f = File::create(&tmp)?;
+    if tmp.is_dir() {
+        return Err(FormatError::WrongKind {
+            path: tmp,
+            what: "a directory, not a temporary table file".into(),
+        });
+    }
+    let mut f = File::create(&tmp).map_err(|e| io(&tmp, e))?;
+    let written = (|| -> std::io::Result<()> {
         f.write_all(&header.to_bytes())?;
         f.write_all(data)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &path)
-    };
-    write().map_err(io)?;
+        f.sync_all()
+    })()
+    .map_err(|e| io(&tmp, e))
+    .and_then(|()| {
+        drop(f);
+        std::fs::rename(&tmp, &path).map_err(|e| io(&path, e))
+    });
+    if let Err(e) = written {
+        // Never leave a partial file behind.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     Ok(path)
 }
 

@@ -41,7 +41,9 @@ pub use build::{
 pub use format::FormatError;
 pub use moves::Pattern;
 pub use oracle::{LazyTablesOracle, TablesDir, TablesOracle};
-pub use tables::{build_dir, build_pattern_dir, LayerEvent, MoveValue, Tables, VerifyReport};
+pub use tables::{
+    build_dir, build_pattern_dir, DirCheck, LayerCheck, LayerEvent, MoveValue, Tables, VerifyReport,
+};
 pub use value::Entry;
 
 /// Peak resident memory of this process so far (`VmHWM` of `/proc/self/status`), in bytes.

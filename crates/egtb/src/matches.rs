@@ -806,8 +806,9 @@ impl RoundSearch<'_> {
         };
         // South's share of the seeds left under perfect play.
         let vs = if pos.to_move() == Side::South { v } else { -v };
-        let x = ((r + vs) / 2) as usize;
-        Some(kinds[x] == 1)
+        // (A value the seeds left cannot give, from damaged tables, decides nothing.)
+        let x = usize::try_from((r + vs) / 2).ok()?;
+        Some(*kinds.get(x)? == 1)
     }
 
     fn wins(&mut self, state: &GameState) -> Result<bool, SolveError> {

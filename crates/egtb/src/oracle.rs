@@ -154,14 +154,9 @@ impl LazyTablesOracle {
         let mut k = 0;
         while table_path(dir, game, k).exists() {
             let path = table_path(dir, game, k);
-            let io = |error| FormatError::Io {
-                path: path.clone(),
-                error,
+            let Some(map) = crate::format::map_table(&path)? else {
+                break;
             };
-            let file = std::fs::File::open(&path).map_err(io)?;
-            // SAFETY: read-only map of a table file; tables are replaced by renaming a new file
-            // into place, never modified in place.
-            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
             Header::parse(&map, &path, game, k)?;
             k += 1;
         }

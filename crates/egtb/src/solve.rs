@@ -39,6 +39,24 @@ pub enum SolveError {
     /// at one end of a row, at most six).
     #[error("the position's closed holes are not a closing of the game")]
     ClosedHoles,
+    /// A table entry holds a value no board of its seeds can have (a damaged table, or tables
+    /// not checked when they were opened, e.g. built in memory from bad layers).
+    #[error("the tables are inconsistent: an entry of {} holds the impossible value {value:+} (a damaged table: run `pussa egtb verify`)", crate::format::count(*.seeds as u64, "seed", "seeds"))]
+    ImpossibleValue {
+        /// The seeds of the entry's board.
+        seeds: usize,
+        /// The value it holds.
+        value: i32,
+    },
+    /// The tables contradict themselves: no move of a position reaches the exact value they
+    /// prove for it (a damaged table, or tables built wrongly).
+    #[error("the tables are inconsistent: no move of {} reaches its exact value {value:+} (a damaged table: run `pussa egtb verify`)", describe(.position))]
+    Inconsistent {
+        /// The position (its stores do not matter).
+        position: Position,
+        /// The value the tables give it.
+        value: i32,
+    },
     /// The tables are for other closed holes.
     #[error("the tables are for closed holes {tables} (seen from the player to move), the position has {position}")]
     WrongPattern {
@@ -47,6 +65,14 @@ pub enum SolveError {
         /// The position's pattern.
         position: Pattern,
     },
+}
+
+/// The board of `pos` with the player to move, for a message: "0,1,0,2,0,0,0/1,0,0,0,1,0,1
+/// with South to move".
+fn describe(pos: &Position) -> String {
+    let s = pussa_rules::Setup::from_position(pos, 1).to_string();
+    let rows = s.split(' ').next().unwrap_or_default();
+    format!("the board {rows} with {} to move", pos.to_move())
 }
 
 #[derive(Clone, Copy)]
@@ -124,6 +150,12 @@ impl<'a> Solver<'a> {
         let fresh = self.path.is_empty();
         if let Some(e) = self.tables.entry_of_side(side, b) {
             match e {
+                Entry::Value { margin, .. } if margin.unsigned_abs() as usize > k => {
+                    return Err(SolveError::ImpossibleValue {
+                        seeds: k,
+                        value: margin,
+                    });
+                }
                 Entry::Value { margin, history } if fresh || !history => {
                     self.probes += 1;
                     return Ok(margin);
@@ -233,7 +265,8 @@ impl<'a> Solver<'a> {
     /// a principal variation to the end of the round.
     ///
     /// # Errors
-    /// [`SolveError`]: node limit, undetermined entries, wrong game or closed holes.
+    /// [`SolveError`]: node limit, undetermined entries, wrong game or closed holes, tables
+    /// that contradict themselves (never a panic).
     pub fn solve(&mut self, pos: &Position) -> Result<Solution, SolveError> {
         let (root, root_side) = self.root(pos)?;
         let value = self.exact(&root, root_side, false)?;
@@ -324,7 +357,12 @@ impl<'a> Solver<'a> {
                     break;
                 }
             }
-            let c = chosen.expect("a move reaches the position's exact value");
+            let Some(c) = chosen else {
+                return Err(SolveError::Inconsistent {
+                    position: p,
+                    value: target,
+                });
+            };
             let mv = move_letter(mover, c.col);
             state.play(mv).expect("a legal move");
             pv.push(mv);

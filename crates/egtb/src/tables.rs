@@ -1,18 +1,21 @@
 //! [`Tables`]: the finished tables of one game, memory-mapped from their files (or held in
 //! memory after a build), and probing.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 use pussa_rules::{Game, Hole, Position, Side};
 use rayon::prelude::*;
 
-use crate::format::{checksum, pattern_path, table_path, FormatError, Header, HEADER_LEN};
+use crate::format::{
+    check_payload, count, map_table, pattern_path, table_files, table_path, FormatError, Header,
+    HEADER_LEN,
+};
+use crate::index::MAX_SEEDS;
 use crate::moves::{canonical, move_letter, terminal_value, Pattern};
 use crate::ring::{PairRing, Ring};
 use crate::search::{Lookup, PathSearch};
-use crate::value::{decode, is_valid_byte, Entry};
+use crate::value::{decode, Entry};
 
 enum Backing {
     Mapped(Mmap),
@@ -201,7 +204,8 @@ impl Tables {
         Tables::from_layers(game, layers)
     }
 
-    /// Opens and checks one table file (header, size, checksum, every byte valid).
+    /// Opens and checks one table file (header, size, checksum, every value possible for the
+    /// seed count).
     ///
     /// # Errors
     /// [`FormatError`] naming the file and the problem.
@@ -209,10 +213,13 @@ impl Tables {
         Tables::open_pattern_layer(dir, game, Pattern::OPEN, seeds)
     }
 
-    /// Opens and checks one table file of a closed pattern ([`crate::format::pattern_path`]).
+    /// Opens and checks one table file of a closed pattern ([`crate::format::pattern_path`]):
+    /// header, size, and in one pass over the payload its checksum and that every value is
+    /// possible for the seed count ([`crate::format::check_payload`]).
     ///
     /// # Errors
-    /// [`FormatError`] naming the file and the problem.
+    /// [`FormatError`] naming the file and the problem: missing (with the seed counts the
+    /// directory has), a directory, damaged, mismatched.
     pub fn open_pattern_layer(
         dir: &Path,
         game: Game,
@@ -220,36 +227,80 @@ impl Tables {
         seeds: usize,
     ) -> Result<(Mmap, Header), FormatError> {
         let path = pattern_path(dir, game, pattern, seeds);
-        let io = |error| FormatError::Io {
-            path: path.clone(),
-            error,
+        let Some(map) = map_table(&path)? else {
+            return Err(FormatError::Missing {
+                reason: missing_reason(dir, game, pattern, seeds),
+                path,
+            });
         };
-        let file = File::open(&path).map_err(io)?;
-        // SAFETY: the file is opened read-only; tables are written to a temporary file and
-        // renamed into place, never modified in place by this program.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
         let header = Header::parse_pattern(&map, &path, game, pattern, seeds)?;
-        let payload = &map[HEADER_LEN..];
-        if checksum(payload) != header.checksum {
-            return Err(FormatError::Invalid {
-                path,
-                reason: "payload checksum mismatch: the table is damaged".into(),
-            });
-        }
-        if let Some(pos) = payload.par_iter().position_any(|&b| !is_valid_byte(b)) {
-            return Err(FormatError::Invalid {
-                path,
-                reason: format!("invalid value byte at entry {pos}"),
-            });
-        }
+        check_payload(&map[HEADER_LEN..], &header, &path)?;
         Ok((map, header))
+    }
+
+    /// Checks every table file of `game` and `pattern` (with its mirror) under `dir`, from 0
+    /// seeds to the largest seed count found, and opens the good layers from 0 up to the first
+    /// layer with a problem. Nothing stops at a problem: every file there is checked, and every
+    /// missing layer below the largest file is reported.
+    #[must_use]
+    pub fn check_dir(dir: &Path, game: Game, pattern: Pattern) -> DirCheck {
+        let ring = PairRing::new(game, pattern);
+        let mirror = pattern.flipped();
+        let mut found = table_files(dir, game, pattern);
+        if ring.has_two() {
+            found.extend(table_files(dir, game, mirror));
+        }
+        let mut layers = Vec::new();
+        let mut good = Vec::new();
+        let top = found.iter().copied().filter(|&k| k <= MAX_SEEDS).max();
+        for k in top.map_or(0..0, |t| 0..t + 1) {
+            let mut problems = Vec::new();
+            let mut parts = Vec::new();
+            for p in if ring.has_two() {
+                vec![pattern, mirror]
+            } else {
+                vec![pattern]
+            } {
+                match Tables::open_pattern_layer(dir, game, p, k) {
+                    Ok((map, _)) => parts.push(map),
+                    Err(e) => problems.push(e),
+                }
+            }
+            if problems.is_empty() && good.len() == k {
+                let mut parts = parts.into_iter();
+                good.push(Layer {
+                    backing: Backing::Mapped(parts.next().expect("a part")),
+                    mirror: parts.next().map(Backing::Mapped),
+                });
+            }
+            layers.push(LayerCheck { seeds: k, problems });
+        }
+        let mut above: Vec<usize> = found.into_iter().filter(|&k| k > MAX_SEEDS).collect();
+        above.sort_unstable();
+        above.dedup();
+        for k in above {
+            layers.push(LayerCheck {
+                seeds: k,
+                problems: vec![FormatError::Invalid {
+                    path: pattern_path(dir, game, pattern, k),
+                    reason: format!("no table can have {k} seeds (at most {MAX_SEEDS})"),
+                }],
+            });
+        }
+        let tables = (!good.is_empty()).then_some(Tables {
+            game,
+            ring,
+            layers: good,
+        });
+        DirCheck { layers, tables }
     }
 
     /// Opens the tables of `game` under `dir` for seed counts `0..=max` (all present files from
     /// 0 up if `max` is `None`). Every file is checked before it is used.
     ///
     /// # Errors
-    /// A missing layer below `max`, or any damaged or mismatched file.
+    /// A missing layer up to `max` (named with the seed counts the directory has), or any
+    /// damaged or mismatched file, or a directory where a file should be.
     pub fn open(dir: &Path, game: Game, max: Option<usize>) -> Result<Tables, FormatError> {
         Tables::open_pattern(dir, game, Pattern::OPEN, max)
     }
@@ -259,7 +310,8 @@ impl Tables {
     /// present when the files of both patterns are there). Every file is checked.
     ///
     /// # Errors
-    /// A missing layer below `max`, or any damaged or mismatched file.
+    /// A missing layer up to `max` (named with the seed counts the directory has), or any
+    /// damaged or mismatched file, or a directory where a file should be.
     pub fn open_pattern(
         dir: &Path,
         game: Game,
@@ -507,13 +559,13 @@ impl Tables {
         Some(out)
     }
 
-    /// Re-computes `samples` positions of layer `k` (spread evenly; all if `samples` is at least
-    /// the layer's size) from the other entries and compares them with the stored values.
+    /// Re-computes `samples` positions of layer `k` (exactly that many, spread evenly over the
+    /// ranks; all if `samples` is at least the layer's size, none if 0) from the other entries
+    /// and compares them with the stored values.
     #[must_use]
     pub fn verify_layer(&self, k: usize, samples: u64) -> VerifyReport {
+        let idxs = sample_ranks(self.ring.size(k), samples);
         let n = self.ring.size(k);
-        let step = (n / samples.max(1)).max(1);
-        let idxs: Vec<u64> = (0..n).step_by(step as usize).collect();
         let mismatches = idxs
             .par_iter()
             .filter(|&&idx| {
@@ -578,6 +630,76 @@ impl Tables {
     pub fn paths(dir: &Path, game: Game, max: usize) -> Vec<PathBuf> {
         (0..=max).map(|k| table_path(dir, game, k)).collect()
     }
+}
+
+/// `samples` distinct ranks of `0..n` spread evenly (all of them if `samples >= n`).
+fn sample_ranks(n: u64, samples: u64) -> Vec<u64> {
+    if samples >= n {
+        return (0..n).collect();
+    }
+    (0..samples)
+        .map(|i| (u128::from(i) * u128::from(n) / u128::from(samples)) as u64)
+        .collect()
+}
+
+/// Why a table file of `game` and `pattern` with `seeds` seeds is missing, in terms of the
+/// files the directory has: "the tables of raja-pasu under t go up to 4 seeds".
+fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> String {
+    let what = if pattern.is_open() {
+        format!("tables of {game}")
+    } else {
+        format!("tables of {game} with closed holes {pattern}")
+    };
+    let found = table_files(dir, game, pattern);
+    let Some(&top) = found.last() else {
+        if !dir.is_dir() {
+            return format!(
+                "there is no directory {} (a directory of tables, built with `pussa egtb build`)",
+                dir.display()
+            );
+        }
+        return format!(
+            "there are no {what} under {} (build them with `pussa egtb build`)",
+            dir.display()
+        );
+    };
+    let upto = format!(
+        "the {what} under {} go up to {}",
+        dir.display(),
+        count(top as u64, "seed", "seeds")
+    );
+    if seeds > top {
+        upto
+    } else {
+        let gaps: Vec<String> = (0..top)
+            .filter(|k| found.binary_search(k).is_err())
+            .map(|k| k.to_string())
+            .collect();
+        format!(
+            "{upto}, but not {} (`pussa egtb build` builds the missing layers again)",
+            gaps.join(", ")
+        )
+    }
+}
+
+/// What [`Tables::check_dir`] found for one seed count.
+#[derive(Debug)]
+pub struct LayerCheck {
+    /// Seeds.
+    pub seeds: usize,
+    /// What is wrong with the layer's file (or files, for a closed pattern and its mirror):
+    /// missing, not a file, damaged, mismatched. Empty if the layer is good.
+    pub problems: Vec<FormatError>,
+}
+
+/// The result of [`Tables::check_dir`].
+pub struct DirCheck {
+    /// Every seed count from 0 to the largest file found, in order (then any file of more
+    /// seeds than a table can have).
+    pub layers: Vec<LayerCheck>,
+    /// The good layers from 0 up to the first layer with a problem, opened (`None` if layer 0
+    /// has one or there is no file).
+    pub tables: Option<Tables>,
 }
 
 /// The board and side to move of a repetition key.
@@ -667,6 +789,18 @@ pub fn build_pattern_dir(
         },
         e => e,
     };
+    // Before any work: no directory where a file of these layers goes.
+    for k in 0..=max_seeds {
+        for p in [pattern, mirror] {
+            let path = pattern_path(dir, game, p, k);
+            if path.is_dir() {
+                return Err(FormatError::WrongKind {
+                    path,
+                    what: "a directory, not a table file".into(),
+                });
+            }
+        }
+    }
     for k in 0..=max_seeds {
         let path = pattern_path(dir, game, pattern, k);
         let have =

@@ -1,0 +1,324 @@
+//! Bad table directories are refused by name and never trusted, and nothing panics on them:
+//! values a board cannot have (with good checksums), tables that contradict themselves,
+//! missing layers, directories where files should be, and `verify_layer`'s sample count.
+
+use std::path::{Path, PathBuf};
+
+use pussa_egtb::format::{is_possible_byte, table_path, write_table};
+use pussa_egtb::oracle::LazyTablesOracle;
+use pussa_egtb::solve::{SolveError, Solver};
+use pussa_egtb::{build_dir, index, BuildOptions, FormatError, Tables};
+use pussa_rules::{Game, GameState, Mode, Position, Side};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pussa-egtb-robust-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn build(dir: &Path, game: Game, max: usize) -> Tables {
+    build_dir(
+        dir,
+        game,
+        max,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .expect("build")
+}
+
+fn open_err(dir: &Path, game: Game, max: Option<usize>) -> String {
+    match Tables::open(dir, game, max) {
+        Ok(_) => panic!("bad tables were accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// The bytes a table of `k` seeds may hold: margins `-k..=k` of the parity of `k` (either
+/// flag), and "not determined".
+#[test]
+fn possible_bytes_are_margins_within_the_seeds_of_their_parity() {
+    for k in 0..=index::MAX_SEEDS {
+        for b in 0..=255u8 {
+            let m = i32::from(b & 0x7F) - 63;
+            let want = b == 0xFF
+                || (b & 0x7F != 0x7F && m.unsigned_abs() as usize <= k && (m + k as i32) % 2 == 0);
+            assert_eq!(is_possible_byte(b, k), want, "byte {b:#04x}, {k} seeds");
+        }
+    }
+}
+
+/// QA's file: every payload byte 0x7E (margin +63) with the checksums recomputed. The loader
+/// refuses it, naming the file, in `Tables::open`, in the lazy oracle's verification and when a
+/// build would keep it; `check_dir` names every such file.
+#[test]
+fn impossible_values_with_good_checksums_are_refused() {
+    let dir = temp_dir("impossible");
+    let game = Game::RajaPasu;
+    build(&dir, game, 4);
+    for k in 1..=4 {
+        let n = index::layer_size(k) as usize;
+        write_table(&dir, game, k, &vec![0x7E; n], 0, 0).unwrap();
+    }
+    let e = open_err(&dir, game, None);
+    assert!(
+        e.contains("1.pegtb: impossible value at entry 0: margin +63 with 1 seed on the board"),
+        "{e}"
+    );
+    let o = LazyTablesOracle::open(&dir, game, None).unwrap().unwrap();
+    let e = o.wait().map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("1.pegtb: impossible value"), "{e}");
+    let e = build_dir(
+        &dir,
+        game,
+        4,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("1.pegtb: impossible value"), "{e}");
+    let check = Tables::check_dir(&dir, game, pussa_egtb::Pattern::OPEN);
+    assert_eq!(check.layers.len(), 5);
+    for l in &check.layers[1..] {
+        assert_eq!(l.problems.len(), 1);
+        let e = l.problems[0].to_string();
+        assert!(
+            e.contains(&format!("{}.pegtb: impossible value", l.seeds))
+                && e.contains(&format!("margin +63 with {} seed", l.seeds)),
+            "{e}"
+        );
+    }
+    assert_eq!(check.tables.map(|t| t.max_seeds()), Some(0));
+
+    // A margin of the wrong parity (0 with 3 seeds) is impossible too, one byte is enough.
+    build_dir(
+        &dir,
+        game,
+        4,
+        BuildOptions::default(),
+        true,
+        &|_| {},
+        &mut |_| {},
+    )
+    .unwrap();
+    let mut data = Tables::open(&dir, game, None).unwrap().layer(3).to_vec();
+    data[100] = 0x3F;
+    write_table(&dir, game, 3, &data, 0, 0).unwrap();
+    let e = open_err(&dir, game, Some(4));
+    assert!(
+        e.contains("3.pegtb: impossible value at entry 100: margin +0 with 3 seeds"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Tables that were never checked (built in memory from bad layers) make the solver return an
+/// error naming the inconsistency, never panic: values out of range, and values in range that
+/// no move reaches.
+#[test]
+fn the_solver_reports_inconsistent_tables_instead_of_panicking() {
+    let game = Game::RajaPasu;
+    let good = Tables::build_in_memory(game, 4, BuildOptions::default(), &|_| {});
+    let layers = |top: u8| -> Tables {
+        let mut v: Vec<Vec<u8>> = (0..=4).map(|k| good.layer(k).to_vec()).collect();
+        v[4] = vec![top; v[4].len()];
+        Tables::from_layers(game, v)
+    };
+    let position = |board: [u8; 14]| {
+        let rest = 98 - board.iter().sum::<u8>();
+        Position::from_parts_unchecked(game, board, 0, [rest / 2, rest - rest / 2], Side::South)
+    };
+    // QA's position: 5 seeds, every child with 4 seeds or fewer.
+    let qa = position([0, 1, 0, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1]);
+    let wild = layers(0x7E);
+    let e = Solver::new(&wild, 1_000_000).solve(&qa).unwrap_err();
+    assert_eq!(
+        e,
+        SolveError::ImpossibleValue {
+            seeds: 4,
+            value: 63
+        }
+    );
+    assert!(e.to_string().contains("impossible value +63"), "{e}");
+
+    // Every 4-seed board worth +4 (in range, the right parity): the roots read +4 from the
+    // table, and the principal variation finds no move reaching it.
+    let wrong = layers(0x43);
+    let (mut inconsistent, mut solved) = (0, 0);
+    for idx in 0..index::layer_size(4) {
+        let pos = position(index::unrank(4, idx));
+        if GameState::from_position(pos, Mode::Single, 1, Side::South).is_round_over() {
+            continue;
+        }
+        match Solver::new(&wrong, 1_000_000).solve(&pos) {
+            Ok(_) => solved += 1,
+            Err(e @ SolveError::Inconsistent { value, .. }) => {
+                inconsistent += 1;
+                assert!(
+                    e.to_string()
+                        .starts_with("the tables are inconsistent: no move of the board ")
+                        && e.to_string()
+                            .contains(&format!("its exact value {value:+}")),
+                    "{e}"
+                );
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(
+        inconsistent > 100,
+        "{inconsistent} inconsistent, {solved} solved"
+    );
+}
+
+/// A layer asked for that is not there: the error names the file and the seed counts the
+/// directory has (up to which, a gap, or none at all).
+#[test]
+fn a_missing_layer_names_the_seed_counts_there() {
+    let dir = temp_dir("missing");
+    let game = Game::RajaPasu;
+    build(&dir, game, 4);
+    let e = open_err(&dir, game, Some(5));
+    let file = table_path(&dir, game, 5);
+    assert_eq!(
+        e,
+        format!(
+            "{} is missing: the tables of raja-pasu under {} go up to 4 seeds",
+            file.display(),
+            dir.display()
+        )
+    );
+    std::fs::remove_file(table_path(&dir, game, 2)).unwrap();
+    let e = open_err(&dir, game, Some(4));
+    assert!(
+        e.contains("2.pegtb is missing: the tables of raja-pasu under")
+            && e.contains("go up to 4 seeds, but not 2"),
+        "{e}"
+    );
+    let gone = dir.join("nowhere");
+    let e = open_err(&gone, game, Some(3));
+    assert!(
+        e.contains("0.pegtb is missing: there is no directory"),
+        "{e}"
+    );
+    let e = open_err(&dir, Game::WalakPussa, Some(3));
+    assert!(
+        e.contains("0.pegtb is missing: there are no tables of walak-pussa under"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A directory named like a table file: opening (eager and lazy) and building (with and
+/// without `--rebuild`) name it, and no temporary file is left behind.
+#[test]
+fn a_directory_in_place_of_a_table_file_is_named() {
+    let dir = temp_dir("dir-file");
+    let game = Game::RajaPasu;
+    build(&dir, game, 3);
+    let f = table_path(&dir, game, 2);
+    std::fs::remove_file(&f).unwrap();
+    std::fs::create_dir(&f).unwrap();
+    let want = format!("{} is a directory, not a table file", f.display());
+    assert_eq!(open_err(&dir, game, None), want);
+    assert_eq!(open_err(&dir, game, Some(3)), want);
+    let e = LazyTablesOracle::open(&dir, game, None)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(e, FormatError::WrongKind { .. }), "{e}");
+    assert_eq!(e.to_string(), want);
+    for rebuild in [false, true] {
+        let e = build_dir(
+            &dir,
+            game,
+            3,
+            BuildOptions::default(),
+            rebuild,
+            &|_| {},
+            &mut |_| {},
+        )
+        .map(|_| ())
+        .unwrap_err();
+        assert_eq!(e.to_string(), want, "rebuild {rebuild}");
+    }
+    // Writing the file itself: refused before anything is written.
+    let n = index::layer_size(2) as usize;
+    let e = write_table(&dir, game, 2, &vec![0x3F; n], 0, 0).unwrap_err();
+    assert_eq!(e.to_string(), want);
+    let stray: Vec<_> = std::fs::read_dir(dir.join(game.name()))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            name.ends_with(".tmp").then_some(name)
+        })
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+    // A file where the directory of the tables should be.
+    let file = dir.join("plain");
+    std::fs::write(&file, "x").unwrap();
+    let e = write_table(&file, game, 0, &[0x3F], 0, 0).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{} is a file, not a directory: the tables cannot be written under it",
+            file.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `check_dir` goes on past a missing layer: every file up to the largest is checked, the
+/// missing one is reported as missing, and the tables it opens stop below the first problem.
+#[test]
+fn check_dir_reports_a_gap_and_every_file_after_it() {
+    let dir = temp_dir("gap");
+    let game = Game::RajaPasu;
+    build(&dir, game, 4);
+    std::fs::remove_file(table_path(&dir, game, 3)).unwrap();
+    let four = table_path(&dir, game, 4);
+    let bytes = std::fs::read(&four).unwrap();
+    std::fs::write(&four, &bytes[..10]).unwrap();
+    let check = Tables::check_dir(&dir, game, pussa_egtb::Pattern::OPEN);
+    let seeds: Vec<usize> = check.layers.iter().map(|l| l.seeds).collect();
+    assert_eq!(seeds, vec![0, 1, 2, 3, 4]);
+    for l in &check.layers[..3] {
+        assert!(l.problems.is_empty(), "{:?}", l.problems);
+    }
+    assert!(matches!(
+        check.layers[3].problems[..],
+        [FormatError::Missing { .. }]
+    ));
+    let e = check.layers[4].problems[0].to_string();
+    assert!(e.contains("4.pegtb: truncated"), "{e}");
+    assert_eq!(check.tables.map(|t| t.max_seeds()), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `verify_layer(k, samples)` re-computes exactly `samples` positions (spread over the layer),
+/// all of them if the layer has fewer, none for 0.
+#[test]
+fn verify_layer_recomputes_exactly_the_samples_asked() {
+    let t = Tables::build_in_memory(Game::WalakPussa, 3, BuildOptions::default(), &|_| {});
+    for (k, samples, want) in [
+        (1, 0, 0),
+        (1, 5, 5),
+        (1, 13, 13),
+        (1, 14, 14),
+        (1, 2000, 14),
+        (0, 0, 0),
+        (0, 1, 1),
+        (3, 7, 7),
+        (3, 559, 559),
+    ] {
+        let r = t.verify_layer(k, samples);
+        assert_eq!(r.checked, want, "{k} seeds, {samples} samples");
+        assert_eq!(r.mismatches, 0);
+    }
+}
