@@ -310,7 +310,7 @@ fn bad_arguments_are_one_line_errors() {
         ),
         (
             vec!["tournament", "nodes:1e3", "random"],
-            "node count '1e3' is not a whole number",
+            "('1e3' is not; write nodes:1000, not 1e3)",
         ),
         (
             vec!["tournament", "nodes:99999999999999999999", "random"],

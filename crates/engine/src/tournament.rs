@@ -428,7 +428,7 @@ impl FromStr for PlayerSpec {
                     u64::MAX
                 )),
                 Err(_) => Err(format!(
-                    "player '{s}': node count '{n}' is not a whole number (write nodes:1000, not 1e3)"
+                    "player '{s}': nodes:<n> needs a node count, a whole number of at least 1 ('{n}' is not; write nodes:1000, not 1e3)"
                 )),
             };
         }
@@ -1897,6 +1897,13 @@ mod tests {
             let e = bad.parse::<PlayerSpec>().unwrap_err();
             assert!(e.contains("needs a node count"), "{bad}: {e}");
         }
+        let e = "nodes:99999999999999999999"
+            .parse::<PlayerSpec>()
+            .unwrap_err();
+        assert!(
+            e.contains("is too large (at most 18446744073709551615)"),
+            "{e}"
+        );
         assert_eq!(
             PlayerSpec::parse_with_tables("nodes:500+tables"),
             Ok((PlayerSpec::Nodes(500), true))
