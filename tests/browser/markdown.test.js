@@ -15,6 +15,13 @@ test('headings, paragraphs, emphasis and code', () => {
   );
 });
 
+test('emphasis may hold code spans; code spans hold no markup', () => {
+  assert.equal(
+    inline('*Tamil Nadu; `pasu-pondi` plays with 5.* and `*not* **this**`'),
+    '<em>Tamil Nadu; <code>pasu-pondi</code> plays with 5.</em> and <code>*not* **this**</code>',
+  );
+});
+
 test('lists, nested and ordered', () => {
   const html = markdown('- one\n- two\n  - two a\n  - two b\n- three\n\n1. first\n2. second\n');
   assert.equal(html, '<ul><li>one</li><li>two<ul><li>two a</li><li>two b</li></ul></li><li>three</li></ul><ol><li>first</li><li>second</li></ol>');

@@ -53,7 +53,8 @@ function h(tag, attrs = {}, ...children) {
 function winnerText(w, names) {
   if (w === 'draw' || w === null || w === undefined) return 'a draw';
   const i = sideIndex(w);
-  return i < 0 ? String(w) : `${names[i]} wins`;
+  if (i < 0) return String(w);
+  return names[i] === 'You' ? 'you win' : `${names[i]} wins`;
 }
 
 /** What a round that starts exactly as an earlier one did means for the match. */
@@ -153,6 +154,12 @@ async function landing() {
   const invite = q.get('invite');
   history.replaceState(null, '', `/#/game/${encodeURIComponent(id)}`);
   if (!invite) return;
+  // This browser already plays in this game (its creator opened the invite link, say): keep
+  // its seat and leave the invite for the friend it is meant for.
+  if (seats.get(id)) {
+    landingNotice = 'You already play in this game: the invite link is for your friend. Send it to them; opening it here does not take the other seat.';
+    return;
+  }
   try {
     const r = await api.join(id, invite);
     seats.put(r.id || id, { token: r.token, seats: r.seats || [r.seat] });
@@ -320,6 +327,7 @@ class GameView {
       }
     } catch (e) {
       notice(e.status === 404 ? `No game with id “${this.id}”.` : `Cannot open the game: ${e.message}`);
+      document.title = e.status === 404 ? 'pussa: no such game' : 'pussa: cannot open the game';
       $('#view-game').hidden = true;
       return;
     }
@@ -383,14 +391,19 @@ class GameView {
     this.board.setLegal([]);
     this.animator.running = true;
     $('#skip').disabled = false;
-    for (const p of played) {
-      if (this.closed) return;
-      const before = this.board.model;
-      const who = this.names()[sideIndex(p.side)];
-      this.renderMoves(state, p.ply);
-      $('#turn').textContent = `${who === 'You' ? 'You play' : `${who} plays`} ${p.move}.`;
-      await this.animator.play(before, p.trace || [], SIDE_NAME[sideIndex(p.side)], state.game);
-      this.board.render({ board: [...p.board], closed: closedBools(p.closed), stores: [...p.stores] });
+    try {
+      for (const p of played) {
+        if (this.closed) return;
+        const before = this.board.model;
+        const who = this.names()[sideIndex(p.side)];
+        this.renderMoves(state, p.ply);
+        $('#turn').textContent = `${who === 'You' ? 'You play' : `${who} plays`} ${p.move}.`;
+        await this.animator.play(before, p.trace || [], SIDE_NAME[sideIndex(p.side)], state.game);
+        this.board.render({ board: [...p.board], closed: closedBools(p.closed), stores: [...p.stores] });
+      }
+    } finally {
+      // One Skip skips every move of the answer (your move and the computer's reply).
+      this.animator.endSkip();
     }
   }
 
@@ -665,16 +678,30 @@ class GameView {
     let lastLi = null;
     for (const [round, list] of byRound) {
       if (multi) ol.append(h('li', { class: 'round' }, `Round ${round}`));
-      for (let k = 0; k < list.length; k += 2) {
+      // South's moves in the first column, North's in the second (as in records: a round
+      // North starts begins `1... a`).
+      const cell = (m) =>
+        h('span', { class: 'mv', role: 'button', tabindex: '0', 'data-ply': m.ply, title: `${SIDE_NAME[sideIndex(m.side)]} plays ${m.move}: show the position after it` }, m.move);
+      let k = 0;
+      let n = 1;
+      while (k < list.length) {
         const a = list[k];
-        const b = list[k + 1];
+        let south = null;
+        let north = null;
+        if (sideIndex(a.side) === 0) {
+          south = a;
+          const b = list[k + 1];
+          if (b && sideIndex(b.side) === 1) north = b;
+        } else north = a;
+        k += (south ? 1 : 0) + (north ? 1 : 0);
         const li = h(
           'li',
           {},
-          h('span', { class: 'n' }, `${k / 2 + 1}.`),
-          h('span', { class: 'mv', role: 'button', 'data-ply': a.ply, title: `${SIDE_NAME[sideIndex(a.side)]} plays ${a.move}: show the position after it` }, a.move),
-          b ? h('span', { class: 'mv', role: 'button', 'data-ply': b.ply, title: `${SIDE_NAME[sideIndex(b.side)]} plays ${b.move}: show the position after it` }, b.move) : '',
+          h('span', { class: 'n' }, south ? `${n}.` : `${n}...`),
+          south ? cell(south) : h('span', { class: 'gap', 'aria-hidden': 'true' }, ''),
+          north ? cell(north) : '',
         );
+        n += 1;
         ol.append(li);
         lastLi = li;
       }
@@ -686,7 +713,7 @@ class GameView {
       }
     }
     if (!moves.length) ol.append(h('li', { class: 'result' }, 'No moves yet.'));
-    const box = ol.closest('.moves');
+    const box = ol;
     if (at !== null) {
       const cur = ol.querySelector(`.mv[data-ply="${at}"]`);
       if (cur) {
@@ -695,7 +722,7 @@ class GameView {
       }
       // Keep the move shown in view inside the list (never scroll the page itself).
       if (box && cur) {
-        const top = cur.offsetTop - box.offsetTop;
+        const top = cur.offsetTop;
         if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - cur.offsetHeight) {
           box.scrollTop = Math.max(0, top - box.clientHeight / 2);
         }
@@ -713,7 +740,10 @@ class GameView {
     const canTakeBack = this.mine.size > 0 && (this.kind === 'computer' || this.kind === 'hotseat');
     $('#undo').hidden = !canTakeBack;
     $('#hint').hidden = !canTakeBack;
-    $('#undo').disabled = this.busy || s.ply === 0;
+    // Against the computer, undo takes back your last move (and the replies after it): nothing
+    // to do before you have moved.
+    const mineMoved = this.kind !== 'computer' || (s.moves || []).some((m) => this.mine.has(sideIndex(m.side)));
+    $('#undo').disabled = this.busy || s.ply === 0 || !mineMoved;
     $('#hint').disabled = this.busy || !this.myTurn() || this.viewing();
     $('#replay').disabled = this.viewing()
       ? this.busy || !this.viewPly
@@ -794,8 +824,16 @@ class GameView {
     const out = $('#hint-text');
     out.textContent = 'Thinking…';
     $('#hint').disabled = true;
+    const asked = this.state;
+    // The position moved on while the engine thought (a move, an undo): the hint is for a
+    // position that is gone.
+    const stale = () => this.state !== asked || this.busy || this.viewing();
     try {
       const r = await api.hint(this.id, this.seat.token);
+      if (stale()) {
+        if (out.textContent === 'Thinking…') out.textContent = '';
+        return;
+      }
       const pv = r.pv && r.pv.length > 1 ? `; line ${r.pv.join(' ')}` : '';
       if (typeof r.score === 'number') {
         const v = r.score > 0 ? `+${r.score}` : String(r.score);
@@ -810,9 +848,10 @@ class GameView {
       this.board.clearMarks('hint');
       this.board.mark(holeIndex(r.move), 'hint');
     } catch (e) {
-      out.textContent = `No hint: ${e.message}`;
+      if (!stale()) out.textContent = `No hint: ${e.message}`;
+      else if (out.textContent === 'Thinking…') out.textContent = '';
     } finally {
-      $('#hint').disabled = this.busy || !this.myTurn();
+      $('#hint').disabled = this.busy || !this.myTurn() || this.viewing();
     }
   }
 
@@ -837,6 +876,9 @@ class GameView {
   flip() {
     this.board.setView(1 - this.board.view);
     if (!this.state) return;
+    // While a move is animated or awaited, only the board turns: the animation goes on
+    // drawing, and the holes stay locked until the new state is shown.
+    if (this.busy || this.animator.running) return;
     if (this.viewing()) this.viewAt(this.viewPly);
     else this.show(this.state);
   }
@@ -846,8 +888,9 @@ class GameView {
     const body = $('#round-dialog-body');
     body.replaceChildren();
     const names = this.names();
-    const r = rounds.length ? rounds[rounds.length - 1] : s.last_round;
-    if (r) {
+    // Every round that ended since the board was last shown (one answer can end two).
+    const ended = rounds.length ? rounds : s.last_round ? [s.last_round] : [];
+    for (const r of ended) {
       body.append(
         h('p', {}, `Round ${r.round} ended: ${reasonText(r.reason)}.`),
         h(
@@ -865,14 +908,23 @@ class GameView {
         h('p', {}, r.winner && r.winner !== 'draw' ? `${names[sideIndex(r.winner)]} won the round.` : 'The round is drawn.'),
       );
     }
-    let title = 'Round over';
+    const r = ended.length ? ended[ended.length - 1] : null;
+    let title = ended.length > 1 ? `Rounds ${ended[0].round}–${r.round} over` : 'Round over';
     if (s.match_over) {
       title = s.mode === 'match' ? 'Match over' : 'Game over';
       body.append(h('p', { class: 'big' }, h('strong', {}, `${winnerText(s.winner, names)[0].toUpperCase()}${winnerText(s.winner, names).slice(1)}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
     } else if (s.mode === 'match') {
-      const closed = s.closed || [];
+      // The layout as the round's end left it (the move that ended the round carries it), and
+      // the starter as the next round's first move shows: the computer may already have moved.
+      const moves = s.moves || [];
+      const next = r ? r.round + 1 : s.round;
+      const endMove = r ? moves.filter((m) => m.round === r.round).pop() : null;
+      const layout = endMove || s;
+      const first = moves.find((m) => m.round === next);
+      const starter = first ? first.side : s.to_move;
+      const closed = layout.closed || [];
       body.append(
-        h('p', {}, `Round ${s.round} is laid out: South holds ${s.stores[0]} in store, North ${s.stores[1]}. ${closed.length ? `Closed holes: ${closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(s.to_move)]} starts.`),
+        h('p', {}, `Round ${next} is laid out: South holds ${layout.stores[0]} in store, North ${layout.stores[1]}. ${closed.length ? `Closed holes: ${closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(starter)]} starts.`),
       );
       if (s.repeats_round) body.append(h('p', { class: 'circle' }, circleText(s)));
     }
@@ -924,6 +976,13 @@ function setupGameControls() {
   $('#move-list').addEventListener('click', (e) => {
     const mv = e.target.closest('.mv');
     if (mv && game) game.viewAt(Number(mv.dataset.ply));
+  });
+  $('#move-list').addEventListener('keydown', (e) => {
+    const mv = e.target.closest('.mv');
+    if (!mv || !game || (e.key !== 'Enter' && e.key !== ' ')) return;
+    e.preventDefault();
+    e.stopPropagation();
+    game.viewAt(Number(mv.dataset.ply));
   });
   $('#hint').addEventListener('click', () => game && game.hint());
   $('#copy-watch').addEventListener('click', async () => {

@@ -451,7 +451,9 @@ export class Animator {
   async play(before, events, mover, game) {
     const b = this.board;
     const m = cloneModel(before);
-    this.skipping = this.speed === 'off';
+    // A skip asked for during an earlier move of the same answer still holds (the caller ends
+    // it with `endSkip` once the whole answer is shown).
+    if (this.speed === 'off') this.skipping = true;
     this.running = true;
     const idx = (l) => holeIndex(l);
     let hand = 0;
@@ -561,7 +563,11 @@ export class Animator {
       b.hideHand();
       b.clearMarks('lifted', 'target', 'stop', 'taken', 'four');
       this.running = false;
-      this.skipping = false;
     }
+  }
+
+  /** Ends a skip: the next answer animates again. */
+  endSkip() {
+    this.skipping = false;
   }
 }

@@ -8,24 +8,25 @@ function esc(s) {
 
 /** Inline markup on one line of text (already a plain string). */
 export function inline(text) {
-  const parts = text.split(/(`[^`]*`)/);
-  return parts
-    .map((p) => {
-      if (p.length >= 2 && p.startsWith('`') && p.endsWith('`')) return `<code>${esc(p.slice(1, -1))}</code>`;
-      let s = esc(p);
-      s = s.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, label, href) => {
-        // In-page anchors scroll to the heading; web links open; anything else (a file of the
-        // repository) is shown as text.
-        if (href.startsWith('#')) return `<a href="${href}" data-anchor="rules-${href.slice(1)}">${label}</a>`;
-        if (/^https?:/.test(href)) return `<a href="${href}" rel="noopener noreferrer">${label}</a>`;
-        return `<span class="ref" title="${href}">${label}</span>`;
-      });
-      s = s.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
-      s = s.replace(/(^|[^*\w])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>');
-      s = s.replace(/(^|[^_\w])_([^_\s][^_]*)_(?!\w)/g, '$1<em>$2</em>');
-      return s;
-    })
-    .join('');
+  // Code spans first, set aside as placeholders, so that emphasis and links may span them
+  // (`*an italic with `code` in it*`) and nothing inside them is read as markup.
+  const codes = [];
+  const held = text.replace(/`([^`]*)`/g, (_, code) => {
+    codes.push(`<code>${esc(code)}</code>`);
+    return `\u0001${codes.length - 1}\u0001`;
+  });
+  let s = esc(held);
+  s = s.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, label, href) => {
+    // In-page anchors scroll to the heading; web links open; anything else (a file of the
+    // repository) is shown as text.
+    if (href.startsWith('#')) return `<a href="${href}" data-anchor="rules-${href.slice(1)}">${label}</a>`;
+    if (/^https?:/.test(href)) return `<a href="${href}" rel="noopener noreferrer">${label}</a>`;
+    return `<span class="ref" title="${href}">${label}</span>`;
+  });
+  s = s.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
+  s = s.replace(/(^|[^*\w])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>');
+  s = s.replace(/(^|[^_\w])_([^_\s][^_]*)_(?!\w)/g, '$1<em>$2</em>');
+  return s.replace(/\u0001(\d+)\u0001/g, (_, i) => codes[Number(i)]);
 }
 
 function splitRow(line) {
