@@ -181,7 +181,7 @@ fn event_loop(
                     app.hint = Some(text);
                     app.busy = false;
                 }
-                Answer::Tables(text) => app.status = text,
+                Answer::Tables(text) => app.notice = Some(text),
                 _ => {}
             }
         }
@@ -225,6 +225,11 @@ fn event_loop(
                     }
                     Action::Move(_) => {
                         app.apply(action);
+                        next_frame = Instant::now();
+                    }
+                    Action::Skip => {
+                        app.apply(Action::Skip);
+                        // The end of the move at once: no wait on its last frame.
                         next_frame = Instant::now();
                     }
                     other => app.apply(other),

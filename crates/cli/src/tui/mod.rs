@@ -223,8 +223,12 @@ pub struct App {
     pub anim: VecDeque<Frame>,
     /// The frame on screen while animating.
     pub shown: Option<Frame>,
-    /// The line under the board.
+    /// The line under the board: what to do now (or the animation's caption).
     pub status: String,
+    /// News that stays on screen until the human's next move: the round just laid out, a move
+    /// refused, the endgame tables ready. Kept apart from the prompt so that neither hides
+    /// the other.
+    pub notice: Option<String>,
     /// The last hint.
     pub hint: Option<String>,
     /// The computer is thinking (or a hint is being computed).
@@ -248,6 +252,7 @@ impl App {
             anim: VecDeque::new(),
             shown: None,
             status: String::new(),
+            notice: None,
             hint: None,
             busy: false,
             generation: 0,
@@ -340,16 +345,34 @@ impl App {
     /// The move is illegal (the message names it and why).
     pub fn play(&mut self, mv: Hole) -> Result<(), String> {
         let before = self.state.clone();
+        let by_human = self.human_to_move();
+        // What was on screen is done with: the new move is drawn from here.
+        self.anim.clear();
+        self.shown = None;
         let mut events = Vec::new();
         let report = self
             .state
             .play_traced(mv, &mut events)
             .map_err(|e| e.to_string())?;
+        // A round's first move is marked with the round, as in records.
+        let new_round = before.round() > 1
+            && self
+                .undo
+                .last()
+                .is_none_or(|(s, _)| s.round() != before.round());
         self.undo.push((before.clone(), self.log.len()));
+        if by_human {
+            self.notice = None;
+        }
         let taken = report.outcome.taken;
         let mover = mv.owner();
         self.log.push(format!(
-            "{}. {} {mv}{}",
+            "{}{}. {} {mv}{}",
+            if new_round {
+                format!("R{} ", before.round())
+            } else {
+                String::new()
+            },
             self.log.len() + 1,
             mover.letter(),
             if taken[mover.index()] > 0 {
@@ -395,10 +418,18 @@ impl App {
         match key.code {
             KeyCode::Char('q' | 'Q') | KeyCode::Esc => Action::Quit,
             KeyCode::Char('u' | 'U') | KeyCode::Backspace => {
-                if self.undo.is_empty() {
-                    Action::Invalid("nothing to undo")
-                } else {
+                // Against the computer undo goes back to your last turn: there must be one.
+                let yours = match self.opponent {
+                    Opponent::Computer(_) => self
+                        .undo
+                        .iter()
+                        .any(|(s, _)| s.to_move() == Some(self.seat)),
+                    Opponent::Hotseat => !self.undo.is_empty(),
+                };
+                if yours {
                     Action::Undo
+                } else {
+                    Action::Invalid("nothing to undo: you have not moved yet")
                 }
             }
             KeyCode::Char('h' | 'H' | '?') => {
@@ -437,11 +468,15 @@ impl App {
         match action {
             Action::Move(mv) => {
                 if let Err(e) = self.play(mv) {
-                    self.status = format!("{e}. {}", self.prompt());
+                    self.notice = Some(e);
+                    self.status = self.prompt();
                 }
             }
             Action::Undo => self.take_back(),
             Action::NextRound => {
+                // The last frame of the round's end may still be up: the new round replaces it.
+                self.anim.clear();
+                self.shown = None;
                 let mut events = Vec::new();
                 if self.state.next_round_traced(&mut events) {
                     self.generation += 1;
@@ -458,16 +493,16 @@ impl App {
                         ),
                         None => String::new(),
                     };
-                    self.status = format!(
-                        "Round {} laid out{}.{circle} {}",
+                    self.notice = Some(format!(
+                        "Round {} laid out{}.{circle}",
                         self.state.round(),
                         if names.is_empty() {
                             String::new()
                         } else {
                             format!("; closed: {names}")
                         },
-                        self.prompt()
-                    );
+                    ));
+                    self.status = self.prompt();
                 }
             }
             Action::Skip => {
@@ -477,7 +512,12 @@ impl App {
                 }
             }
             Action::Quit => self.quit = true,
-            Action::Invalid(why) => self.status = format!("{why}. {}", self.prompt()),
+            Action::Invalid(why) => {
+                self.notice = Some(format!("{why}."));
+                if self.shown.is_none() {
+                    self.status = self.prompt();
+                }
+            }
             Action::Hint | Action::None => {}
         }
     }
@@ -505,7 +545,8 @@ impl App {
         self.hint = None;
         self.busy = false;
         self.generation += 1;
-        self.status = format!("Taken back. {}", self.prompt());
+        self.notice = Some("Taken back.".into());
+        self.status = self.prompt();
     }
 }
 
@@ -588,7 +629,7 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
     let chunks = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(6),
-        Constraint::Length(3),
+        Constraint::Length(5),
         Constraint::Min(2),
         Constraint::Length(1),
     ])
@@ -631,23 +672,43 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
     let board = Paragraph::new(board_lines(&frame, app.seat, names))
         .block(Block::default().borders(Borders::ALL).title(" board "));
     f.render_widget(board, chunks[1]);
-    let mut status = vec![Line::from(if frame.caption.is_empty() {
+    // Three parts, each with its own lines, so that none hides another: what to do now (or the
+    // animation's caption), the hint, and the news.
+    let parts = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(if app.hint.is_some() { 1 } else { 0 }),
+        Constraint::Min(1),
+    ])
+    .split(chunks[2]);
+    let now_line = if frame.caption.is_empty() {
         app.status.clone()
     } else {
         frame.caption.clone()
-    })];
+    };
+    f.render_widget(Paragraph::new(now_line).wrap(Wrap { trim: true }), parts[0]);
     if let Some(h) = &app.hint {
-        status.push(Line::from(Span::styled(
-            format!("hint: {h}"),
-            Style::default().fg(Color::Green),
-        )));
+        f.render_widget(
+            Paragraph::new(format!("hint: {h}")).style(Style::default().fg(Color::Green)),
+            parts[1],
+        );
     }
-    f.render_widget(Paragraph::new(status).wrap(Wrap { trim: true }), chunks[2]);
+    if let Some(n) = &app.notice {
+        f.render_widget(
+            Paragraph::new(n.as_str())
+                .wrap(Wrap { trim: true })
+                .style(Style::default().fg(Color::Yellow)),
+            parts[2],
+        );
+    }
+    // As many of the newest moves as the area holds (about 11 columns a move), so the last
+    // ones are always in sight.
+    let fit = (usize::from(chunks[3].width) / 11).max(1)
+        * usize::from(chunks[3].height.saturating_sub(1)).max(1);
     let log = app
         .log
         .iter()
         .rev()
-        .take(40)
+        .take(fit.min(200))
         .rev()
         .cloned()
         .collect::<Vec<_>>()
@@ -659,7 +720,7 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
         chunks[3],
     );
     f.render_widget(
-        Paragraph::new(" A-G/a-g: move · u: undo · h: hint · Enter: next round · any key: skip animation · q: quit")
+        Paragraph::new(" A-G/a-g move · u undo · h hint · Enter next round · a key skips · q quit")
             .style(Style::default().fg(Color::DarkGray)),
         chunks[4],
     );
@@ -683,7 +744,11 @@ mod tests {
     }
 
     fn screen(app: &App) -> String {
-        let mut t = Terminal::new(TestBackend::new(110, 16)).unwrap();
+        screen_of(app, 110, 16)
+    }
+
+    fn screen_of(app: &App, w: u16, h: u16) -> String {
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
         t.draw(|f| render(app, f)).unwrap();
         let buf = t.backend().buffer().clone();
         let mut s = String::new();
@@ -809,11 +874,77 @@ mod tests {
         // North's `a` and `b` are empty after South's A.
         let act = app.key_action(key('b'));
         app.apply(act);
-        assert!(
-            app.status.contains("illegal move b: the hole is empty"),
-            "{}",
-            app.status
+        let n = app.notice.clone().unwrap_or_default();
+        assert!(n.contains("illegal move b: the hole is empty"), "{n}");
+        // The reason and the prompt are both on screen.
+        let s = screen_of(&app, 80, 24);
+        assert!(s.contains("illegal move b: the hole is empty"), "{s}");
+        assert!(s.contains("North: your move (a-g; legal:"), "{s}");
+    }
+
+    #[test]
+    fn a_refused_key_during_the_last_frame_is_still_told() {
+        let mut app = hotseat(Game::WalakPussa);
+        app.apply(Action::Move(Hole::from_letter('A').unwrap()));
+        app.apply(Action::Skip);
+        // The last frame is still up (no tick yet): the refusal is kept through the tick.
+        app.apply(app.key_action(key('b')));
+        app.tick();
+        let n = app.notice.clone().unwrap_or_default();
+        assert!(n.contains("illegal move b"), "{n}");
+        assert!(screen_of(&app, 80, 24).contains("illegal move b"));
+    }
+
+    #[test]
+    fn news_prompt_and_hint_share_the_screen_at_80_by_24() {
+        let mut app = hotseat(Game::WalakPussa);
+        app.notice = Some("endgame tables of walak-pussa (up to 22 seeds) in use".into());
+        app.hint = Some("c, worth +4 seeds (depth 12; line c F a)".into());
+        let s = screen_of(&app, 80, 24);
+        for want in [
+            "South: your move (A-G; legal:",
+            "hint: c, worth +4 seeds",
+            "endgame tables of walak-pussa",
+            "q quit",
+        ] {
+            assert!(s.contains(want), "{want} missing:\n{s}");
+        }
+    }
+
+    #[test]
+    fn undo_before_your_first_move_against_the_computer_is_refused() {
+        let mut app = App::new(
+            GameState::new(Game::RajaPasu, Mode::Single, Side::South),
+            Side::North,
+            Opponent::Computer(Level::Beginner),
         );
+        // The computer (South) opens.
+        app.apply(Action::Move(Hole::from_letter('A').unwrap()));
+        assert!(matches!(
+            app.key_action(key('u')),
+            Action::Invalid("nothing to undo: you have not moved yet")
+        ));
+        app.apply(app.key_action(key('u')));
+        assert_eq!(app.log.len(), 1, "the computer's move stays");
+    }
+
+    #[test]
+    fn the_newest_moves_stay_in_sight_and_rounds_are_marked() {
+        let mut app = hotseat(Game::WalakPussa);
+        let mut rng = pussa_rules::Rng::new(5);
+        for _ in 0..60 {
+            if app.state.is_over() {
+                break;
+            }
+            let moves = app.state.legal_moves();
+            let mv = moves.nth(rng.below(moves.len() as u32) as usize).unwrap();
+            app.apply(Action::Move(mv));
+            app.apply(Action::Skip);
+            app.tick();
+        }
+        let last = app.log.last().unwrap().clone();
+        let s = screen_of(&app, 60, 16);
+        assert!(s.contains(&last), "{last} not on the screen:\n{s}");
     }
 
     #[test]
@@ -889,10 +1020,23 @@ mod tests {
         let mut app = App::new(state.clone(), Side::South, Opponent::Hotseat);
         app.apply(Action::NextRound);
         assert_eq!(app.state.round(), 3);
+        let n = app.notice.clone().unwrap_or_default();
+        assert!(n.contains("starts exactly as round 2 did"), "{n}");
+        // With a hint asked, all three are on an 80 by 24 screen.
+        app.hint = Some("b, worth +0 seeds".into());
+        let s = screen_of(&app, 80, 24);
+        assert!(s.contains("hint: b, worth"), "{s}");
+        assert!(s.contains("North: your move"), "{s}");
+        assert!(s.contains("Round 3 laid out"), "{s}");
+        // The news stays through the other player's move and goes with the human's own: in
+        // hotseat both are human, so North's move clears it.
+        app.apply(Action::Move(Hole::from_letter('b').unwrap()));
+        assert!(app.notice.is_none());
+        // The first move of a round is marked with it in the move list.
         assert!(
-            app.status.contains("starts exactly as round 2 did"),
-            "{}",
-            app.status
+            app.log.last().unwrap().starts_with("R3 "),
+            "{:?}",
+            app.log.last()
         );
         // Round 2 did not repeat round 1.
         let mut round_one = GameState::new(Game::WalakPussa, Mode::Match, Side::South);
@@ -904,6 +1048,10 @@ mod tests {
         let mut app = App::new(round_one, Side::South, Opponent::Hotseat);
         app.apply(Action::NextRound);
         assert_eq!(app.state.round(), 2);
-        assert!(!app.status.contains("circle"), "{}", app.status);
+        let n = app.notice.clone().unwrap_or_default();
+        assert!(
+            n.contains("Round 2 laid out") && !n.contains("circle"),
+            "{n}"
+        );
     }
 }
