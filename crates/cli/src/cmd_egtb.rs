@@ -521,12 +521,8 @@ fn verify(game: Option<Game>, dir: &std::path::Path, samples: u64) -> anyhow::Re
             // Only with --game: say why, as opening the tables would.
             Tables::open(dir, g, None)?;
         }
-        let top = check.layers.last().map_or(0, |l| l.seeds);
-        let bad = check
-            .layers
-            .iter()
-            .filter(|l| !l.problems.is_empty())
-            .count();
+        let top = check.top();
+        let bad = check.bad_layers();
         if bad == 0 {
             outln!("{g}: files 0..={top} present, headers and checksums good")?;
         } else {

@@ -117,12 +117,8 @@ pub fn verify_closed(game: Option<Game>, dir: &Path, samples: u64) -> anyhow::Re
                 }
                 found += 1;
                 let check = Tables::check_dir(dir, g, p);
-                let top = check.layers.last().map_or(0, |l| l.seeds);
-                let bad = check
-                    .layers
-                    .iter()
-                    .filter(|l| !l.problems.is_empty())
-                    .count();
+                let top = check.top();
+                let bad = check.bad_layers();
                 if bad == 0 {
                     outln!(
                         "{g} {p} and {}: files 0..={top} present, headers and checksums good",

@@ -426,25 +426,17 @@ fn summary(config: &Config, report: &Report) -> String {
         );
     }
     let p = report.pairs;
-    if p.pairs() > 0 && p.0.iter().filter(|&&n| n > 0).count() == 1 {
-        // Every pair gave the same points: no spread, so no interval (as for the games).
-        let (pe, _, _) = p.elo_interval();
-        let _ = writeln!(
-            s,
-            "pairs {} (first player's points 0/0.5/1/1.5/2: {} {} {} {} {})  elo by pairs {}  95% interval: none (every pair gave the same points)",
-            p.pairs(),
-            p.0[0],
-            p.0[1],
-            p.0[2],
-            p.0[3],
-            p.0[4],
-            fmt_elo(pe),
-        );
-    } else if p.pairs() > 0 {
+    if p.pairs() > 0 {
         let (pe, plo, phi) = p.elo_interval();
+        // Every pair gave the same points: no spread, so no interval (as for the games).
+        let interval = if p.0.iter().filter(|&&n| n > 0).count() == 1 {
+            "95% interval: none (every pair gave the same points)".to_string()
+        } else {
+            format!("95% interval [{}, {}]", fmt_elo(plo), fmt_elo(phi))
+        };
         let _ = writeln!(
             s,
-            "pairs {} (first player's points 0/0.5/1/1.5/2: {} {} {} {} {})  elo by pairs {}  95% interval [{}, {}]",
+            "pairs {} (first player's points 0/0.5/1/1.5/2: {} {} {} {} {})  elo by pairs {}  {interval}",
             p.pairs(),
             p.0[0],
             p.0[1],
@@ -452,8 +444,6 @@ fn summary(config: &Config, report: &Report) -> String {
             p.0[3],
             p.0[4],
             fmt_elo(pe),
-            fmt_elo(plo),
-            fmt_elo(phi)
         );
     }
     if config.exact_openings.is_some() {

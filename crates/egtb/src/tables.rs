@@ -702,6 +702,23 @@ pub struct DirCheck {
     pub tables: Option<Tables>,
 }
 
+impl DirCheck {
+    /// The largest seed count checked (0 when no file was found).
+    #[must_use]
+    pub fn top(&self) -> usize {
+        self.layers.last().map_or(0, |l| l.seeds)
+    }
+
+    /// How many layers have a problem.
+    #[must_use]
+    pub fn bad_layers(&self) -> usize {
+        self.layers
+            .iter()
+            .filter(|l| !l.problems.is_empty())
+            .count()
+    }
+}
+
 /// The board and side to move of a repetition key.
 fn board_of_key(key: u128) -> Option<([u8; 14], Side)> {
     let bytes = key.to_le_bytes();

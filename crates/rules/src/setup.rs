@@ -307,13 +307,17 @@ impl Setup {
     /// See [`Setup::validate_ignoring_reachability`].
     pub fn position_ignoring_reachability(&self) -> Result<Position, SetupError> {
         self.validate_ignoring_reachability()?;
-        Ok(Position::from_parts_unchecked(
+        Ok(self.position_unchecked())
+    }
+
+    fn position_unchecked(&self) -> Position {
+        Position::from_parts_unchecked(
             self.game,
             self.board,
             self.closed,
             self.stores,
             self.to_move,
-        ))
+        )
     }
 
     /// The validated position.
@@ -322,13 +326,7 @@ impl Setup {
     /// See [`Setup::validate`].
     pub fn position(&self) -> Result<Position, SetupError> {
         self.validate()?;
-        Ok(Position::from_parts_unchecked(
-            self.game,
-            self.board,
-            self.closed,
-            self.stores,
-            self.to_move,
-        ))
+        Ok(self.position_unchecked())
     }
 
     /// A game or match continuing from this setup. The end-of-round rules are applied at once.

@@ -33,6 +33,13 @@ async fn hang_up(s: &TestServer, method: &str, path: &str, body: Option<&Value>,
     drop(stream);
 }
 
+/// A new same-screen game of `game`: its id and token.
+async fn hotseat(s: &TestServer, game: &str) -> (String, String) {
+    let c = s.post("/api/games", &json!({"game": game})).await.json();
+    let id = c["id"].as_str().unwrap().to_string();
+    (id, c["token"].as_str().unwrap().to_string())
+}
+
 /// Polls the state of game `id` until `done` holds (at most 30 s).
 async fn wait_for(s: &TestServer, id: &str, done: impl Fn(&Value) -> bool) -> Value {
     let start = Instant::now();
@@ -129,12 +136,7 @@ async fn a_new_game_whose_client_hangs_up_still_gets_the_computers_first_move() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hint_whose_client_hangs_up_frees_the_games_hint() {
     let s = TestServer::start("hangup-hint").await;
-    let c = s
-        .post("/api/games", &json!({"game": "walak-pussa"}))
-        .await
-        .json();
-    let id = c["id"].as_str().unwrap().to_string();
-    let token = c["token"].as_str().unwrap().to_string();
+    let (id, token) = hotseat(&s, "walak-pussa").await;
     let path = format!("/api/games/{id}/hint?token={token}");
     hang_up(&s, "GET", &path, None, Duration::from_millis(50)).await;
     // A hint takes 0.7 s; once the abandoned one is done, the next one is answered.
@@ -162,12 +164,7 @@ async fn a_hint_whose_client_hangs_up_frees_the_games_hint() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_undo_from_a_stale_view_is_refused() {
     let s = TestServer::start("undo-stale").await;
-    let c = s
-        .post("/api/games", &json!({"game": "raja-pasu"}))
-        .await
-        .json();
-    let id = c["id"].as_str().unwrap().to_string();
-    let token = c["token"].as_str().unwrap().to_string();
+    let (id, token) = hotseat(&s, "raja-pasu").await;
     for (ply, mv) in ["A", "a"].iter().enumerate() {
         let r = s
             .post(
@@ -202,12 +199,7 @@ async fn an_undo_from_a_stale_view_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn misspelt_fields_and_bodies_that_are_not_objects_are_refused() {
     let s = TestServer::start("fields").await;
-    let c = s
-        .post("/api/games", &json!({"game": "raja-pasu"}))
-        .await
-        .json();
-    let id = c["id"].as_str().unwrap().to_string();
-    let token = c["token"].as_str().unwrap().to_string();
+    let (id, token) = hotseat(&s, "raja-pasu").await;
     // A typo would silently turn the double-submit guard off: it is named instead.
     s.post(
         &format!("/api/games/{id}/moves"),
