@@ -1,6 +1,7 @@
 //! `pussa play`: play in the terminal (ratatui) against the computer or a friend.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -127,10 +128,47 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let oracle = tables.map(|t| Arc::new(t) as Arc<dyn ExactOracle>);
     let mut app = App::new(GameState::new(game, mode, first), seat, opponent);
+    let stop = stop_on_signals();
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
-    let result = event_loop(&mut terminal, &mut app, &args, oracle, (tx, rx));
+    let result = event_loop(&mut terminal, &mut app, &args, oracle, (tx, rx), &stop);
     ratatui::restore();
     result
+}
+
+/// A flag raised by SIGTERM or SIGHUP (a `kill`, a closed terminal window), so that the game
+/// ends as after `q` and the terminal is given back as it was, rather than the process dying
+/// with the game's screen still up.
+fn stop_on_signals() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    #[cfg(unix)]
+    {
+        let flag = Arc::clone(&stop);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build();
+        if let Ok(runtime) = runtime {
+            // Registered before the thread starts, so a signal sent at once is not missed.
+            let signals = runtime.block_on(async {
+                use tokio::signal::unix::{signal, SignalKind};
+                Ok::<_, std::io::Error>((
+                    signal(SignalKind::terminate())?,
+                    signal(SignalKind::hangup())?,
+                ))
+            });
+            if let Ok((mut term, mut hup)) = signals {
+                std::thread::spawn(move || {
+                    runtime.block_on(async {
+                        tokio::select! {
+                            _ = term.recv() => {}
+                            _ = hup.recv() => {}
+                        }
+                    });
+                    flag.store(true, Ordering::Release);
+                });
+            }
+        }
+    }
+    stop
 }
 
 fn event_loop(
@@ -139,11 +177,12 @@ fn event_loop(
     args: &Args,
     oracle: Option<Arc<dyn ExactOracle>>,
     (tx, rx): (mpsc::Sender<Answer>, mpsc::Receiver<Answer>),
+    stop: &AtomicBool,
 ) -> anyhow::Result<()> {
     let delay = Duration::from_millis(args.delay);
     let mut next_frame = Instant::now();
     let mut seed = args.seed;
-    while !app.quit {
+    while !app.quit && !stop.load(Ordering::Acquire) {
         // Animation clock.
         if Instant::now() >= next_frame && (!app.anim.is_empty() || app.shown.is_some()) {
             if args.delay == 0 {

@@ -163,3 +163,52 @@ fn hotseat_match_shows_both_sides_moving() {
     t.keys(&["q"]);
     t.wait_for("the exit", |s| s.contains("EXIT=0"));
 }
+
+#[test]
+fn a_kill_gives_the_terminal_back() {
+    if !tmux_present() {
+        println!(
+            "note: tmux is not installed (scripts/test.sh installs it); terminal test skipped"
+        );
+        return;
+    }
+    let t = Tmux {
+        socket: format!("pussa-test-term-{}", std::process::id()),
+    };
+    // The shell prints a marker before the game, so the screen after it shows whether the
+    // game's screen was taken down.
+    let pid_file = std::env::temp_dir().join(format!("pussa-play-pid-{}", std::process::id()));
+    let _ = std::fs::remove_file(&pid_file);
+    let cmd = format!(
+        "echo BEFORE-THE-GAME; {} play --game raja-pasu --hotseat --delay 0 & echo $! > {}; wait $!; echo EXIT=$?; sleep 60",
+        env!("CARGO_BIN_EXE_pussa"),
+        pid_file.display()
+    );
+    assert!(t
+        .cmd(&[
+            "new-session",
+            "-d",
+            "-s",
+            "play",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            &cmd
+        ])
+        .status
+        .success());
+    t.wait_for("the first prompt", |s| s.contains("your move"));
+    let pid = std::fs::read_to_string(&pid_file).expect("the game's pid");
+    let _ = std::fs::remove_file(&pid_file);
+    assert!(Command::new("kill")
+        .args(["-TERM", pid.trim()])
+        .status()
+        .expect("kill")
+        .success());
+    let s = t.wait_for("the exit", |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=0"), "{s}");
+    // The game's screen is gone: the shell's lines are back, no board is left on screen.
+    assert!(s.contains("BEFORE-THE-GAME"), "{s}");
+    assert!(!s.contains("your move") && !s.contains(" board "), "{s}");
+}
