@@ -22,7 +22,8 @@ test('turning the board during an animation keeps the holes locked until the mov
   const id = await startFromForm(page, server, { game: 'raja-pasu', opponent: 'hotseat' });
   await settle(page, 0);
   await clickHole(page, 'A');
-  await page.waitForFunction(() => document.body.dataset.busy === '1');
+  // The animation has begun (Skip is offered only while it runs).
+  await page.waitForFunction(() => document.body.dataset.busy === '1' && !document.querySelector('#skip').disabled);
   await page.click('#flip');
   // Still busy, nothing playable, Skip still offered: the animation goes on.
   assert.equal(await page.evaluate(() => document.body.dataset.busy), '1');
@@ -70,8 +71,8 @@ test('one Skip skips the whole answer, the computer\'s reply included', async ()
   await page.waitForFunction(() => !document.querySelector('#skip').disabled);
   await page.waitForTimeout(300);
   await page.keyboard.press('Escape');
-  // Both moves are shown at once, well before a slow animation of two laps of 7 could end.
-  await page.waitForFunction(() => document.body.dataset.busy === '0' && Number(document.body.dataset.ply) >= 2, null, { timeout: 4000 });
+  // Both moves are shown at once, well before the slow animations could end (about a minute).
+  await page.waitForFunction(() => document.body.dataset.busy === '0' && Number(document.body.dataset.ply) >= 2, null, { timeout: 10000 });
   await assertShowsServer(page, server, id, 'after skipping');
   page.checkClean();
   await page.context().close();
@@ -116,9 +117,12 @@ test('undo waits for a move of yours; the round dialog tells the layout and star
   // Play until round 1 ends, checking the dialog against the server's record of the layout.
   for (let k = 0; k < 200 && st.round === 1 && !st.match_over; k++) {
     await closeDialog(page);
+    const before = await page.evaluate(() => Number(document.body.dataset.ply));
     await clickHole(page);
+    // The whole answer shown (your move and the reply), then the server's state: never one
+    // read before the move arrived, which would close a round's dialog unseen.
+    await settle(page, before + 1);
     st = await server.get(`/api/games/${id}`);
-    await settle(page, st.ply);
     assert.equal(await page.locator('#undo').isDisabled(), false);
   }
   assert.ok(st.round > 1, `round 1 did not end in 200 moves (or ended the match): ${st.position}`);
