@@ -329,8 +329,15 @@ impl App {
                 } else {
                     "Game"
                 };
+                // A match's result is what each player holds in the end, not the last round.
+                let held = if self.state.mode() == Mode::Match {
+                    let st = self.state.position().stores();
+                    format!(" (holding South {}, North {})", st[0], st[1])
+                } else {
+                    String::new()
+                };
                 format!(
-                    "{what} over ({}): South took {}, North {} this round: {w}. u: undo, q: quit.",
+                    "{what} over ({}): South took {}, North {} this round: {w}{held}. u: undo, q: quit.",
                     reason_text(result.reason),
                     result.taken[0],
                     result.taken[1]
@@ -375,11 +382,7 @@ impl App {
             },
             self.log.len() + 1,
             mover.letter(),
-            if taken[mover.index()] > 0 {
-                format!(" +{}", taken[mover.index()])
-            } else {
-                String::new()
-            }
+            gains(taken, mover)
         ));
         self.anim
             .extend(sowing_frames(&before, mv, &events, &self.state));
@@ -547,6 +550,19 @@ impl App {
         self.generation += 1;
         self.notice = Some("Taken back.".into());
         self.status = self.prompt();
+    }
+}
+
+/// What a move took, as the move list shows it: the mover's gain, and the other player's
+/// when the move handed them seeds too (fours of their holes): ` +13`, ` +13, S +12`, ` N +4`.
+fn gains(taken: [u8; 2], mover: Side) -> String {
+    let (mine, theirs) = (taken[mover.index()], taken[mover.other().index()]);
+    let other = mover.other().letter();
+    match (mine, theirs) {
+        (0, 0) => String::new(),
+        (m, 0) => format!(" +{m}"),
+        (0, t) => format!(" {other} +{t}"),
+        (m, t) => format!(" +{m}, {other} +{t}"),
     }
 }
 
@@ -909,6 +925,49 @@ mod tests {
         ] {
             assert!(s.contains(want), "{want} missing:\n{s}");
         }
+    }
+
+    #[test]
+    fn a_finished_match_says_what_each_player_holds() {
+        let mut app = App::new(
+            GameState::new(Game::RajaPasu, Mode::Match, Side::South),
+            Side::South,
+            Opponent::Hotseat,
+        );
+        let mut rng = pussa_rules::Rng::new(11);
+        for _ in 0..20_000 {
+            if app.state.is_over() {
+                break;
+            }
+            if matches!(app.state.status(), Status::RoundOver { .. }) {
+                app.apply(Action::NextRound);
+                continue;
+            }
+            let moves = app.state.legal_moves();
+            let mv = moves.nth(rng.below(moves.len() as u32) as usize).unwrap();
+            app.apply(Action::Move(mv));
+        }
+        assert!(app.state.is_over(), "a random match ends");
+        let st = app.state.position().stores();
+        let p = app.prompt();
+        assert!(
+            p.starts_with("Match over")
+                && p.contains(&format!("(holding South {}, North {})", st[0], st[1])),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn the_move_list_tells_both_players_gains() {
+        assert_eq!(gains([0, 0], Side::South), "");
+        assert_eq!(gains([11, 0], Side::South), " +11");
+        assert_eq!(gains([12, 13], Side::North), " +13, S +12");
+        assert_eq!(gains([4, 0], Side::North), " S +4");
+        // Raja Pasu's G from the start: South takes 11 and hands North 8 (the contract's
+        // worked move).
+        let mut app = hotseat(Game::RajaPasu);
+        app.apply(Action::Move(Hole::from_letter('G').unwrap()));
+        assert_eq!(app.log[0], "1. S G +11, N +8");
     }
 
     #[test]
