@@ -651,6 +651,55 @@ fn closed_holes_are_never_empty_for_the_capture_test() {
 // ---- Matches ----
 
 #[test]
+fn only_one_player_can_be_short_so_closed_holes_are_in_one_row() {
+    // The holdings add up to the game's total, 14 holes' worth: if one player holds less than
+    // a full row, the other holds more. Every refill of random matches of every game closes
+    // holes in one row at most, and a position closing both is refused as unreachable.
+    for game in Game::ALL {
+        let mut rng = pussa_rules::Rng::new(7);
+        let mut closing = 0;
+        for _ in 0..20 {
+            let mut g = GameState::new(game, Mode::Match, Side::South);
+            for _ in 0..3000 {
+                if g.is_over() {
+                    break;
+                }
+                if g.is_round_over() {
+                    g.next_round();
+                    let closed = g.position().closed_mask();
+                    assert!(
+                        closed & 0x7f == 0 || closed >> 7 == 0,
+                        "{game}: both rows closed in {}",
+                        g.position()
+                    );
+                    closing += usize::from(closed != 0);
+                    continue;
+                }
+                let moves = g.legal_moves();
+                let mv = moves.nth(rng.below(moves.len() as u32) as usize).unwrap();
+                g.play(mv).unwrap();
+            }
+        }
+        assert!(closing > 10, "{game}: only {closing} refills closed holes");
+    }
+    let setup: Setup = "x,x,4,4,4,4,4/x,4,4,4,4,4,4 8 4 S 2 walak-pussa"
+        .parse()
+        .unwrap();
+    assert_eq!(
+        setup.position().unwrap_err(),
+        pussa_rules::SetupError::BothRowsClosed
+    );
+    assert!(setup.game_state(Mode::Match).is_err());
+    assert_eq!(
+        setup
+            .position_ignoring_reachability()
+            .unwrap()
+            .closed_mask(),
+        0b1000_0011
+    );
+}
+
+#[test]
 fn holes_close_from_the_left_in_raja_pasu_and_the_remainder_stays_in_the_store() {
     // South ends with 26 = 3 × 7 + 5: fills E, F, G; A..D closed; 5 stay in the store.
     let mut g = state(
