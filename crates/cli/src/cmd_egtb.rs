@@ -391,11 +391,8 @@ fn probe(
     Ok(())
 }
 
-/// `n` and the word, singular for 1: "1 seed", "4 seeds".
-pub(crate) fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
-    let n: u64 = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+/// `n` and the word, singular for 1: "1 seed", "4 seeds" (the tables' own wording).
+pub(crate) use pussa_egtb::format::count as plural;
 
 /// What `egtb verify` found wrong, over every game or pattern checked.
 #[derive(Default)]

@@ -92,8 +92,10 @@ impl FormatError {
     }
 }
 
-/// `n` and the word, singular for 1 ("1 seed", "4 seeds").
-pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+/// `n` and the word, singular for 1 ("1 seed", "4 seeds"): the counts in the tables' messages,
+/// and in the `pussa egtb` commands' output.
+#[must_use]
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n: u64 = n.into();
     format!("{n} {}", if n == 1 { one } else { many })
 }

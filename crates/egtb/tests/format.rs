@@ -2,31 +2,15 @@
 //! truncated or mismatched files are refused with an error naming the problem; a golden file of
 //! probed values guards the format and the values.
 
+mod support;
+
 use std::path::PathBuf;
 
 use pussa_egtb::format::{table_path, write_table};
 use pussa_egtb::{build_dir, index, BuildOptions, Entry, Tables};
 use pussa_rules::{Game, Setup};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pussa-egtb-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-fn build(dir: &std::path::Path, game: Game, max: usize) -> Tables {
-    build_dir(
-        dir,
-        game,
-        max,
-        BuildOptions::default(),
-        false,
-        &|_| {},
-        &mut |_| {},
-    )
-    .expect("build")
-}
+use support::{build, temp_dir};
 
 fn open_err(dir: &std::path::Path, game: Game, max: usize) -> String {
     match Tables::open(dir, game, Some(max)) {

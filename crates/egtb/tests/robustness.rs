@@ -2,7 +2,9 @@
 //! values a board cannot have (with good checksums), tables that contradict themselves,
 //! missing layers, directories where files should be, and `verify_layer`'s sample count.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 
 use pussa_egtb::format::{is_possible_byte, table_path, write_table};
 use pussa_egtb::oracle::LazyTablesOracle;
@@ -10,25 +12,7 @@ use pussa_egtb::solve::{SolveError, Solver};
 use pussa_egtb::{build_dir, index, BuildOptions, FormatError, Tables};
 use pussa_rules::{Game, GameState, Mode, Position, Side};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pussa-egtb-robust-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-fn build(dir: &Path, game: Game, max: usize) -> Tables {
-    build_dir(
-        dir,
-        game,
-        max,
-        BuildOptions::default(),
-        false,
-        &|_| {},
-        &mut |_| {},
-    )
-    .expect("build")
-}
+use support::{build, temp_dir};
 
 fn open_err(dir: &Path, game: Game, max: Option<usize>) -> String {
     match Tables::open(dir, game, max) {

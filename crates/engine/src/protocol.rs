@@ -194,11 +194,10 @@ pub fn run_with_tables<R: BufRead, W: Write + Send + 'static>(
     engine.loader = loader;
     let mut buf = Vec::new();
     let read = loop {
-        buf.clear();
-        // A line is read up to MAX_LINE bytes; the rest of a longer one is skipped unread.
-        match io::Read::take(&mut input, MAX_LINE as u64 + 1).read_until(b'\n', &mut buf) {
-            Ok(0) => break Ok(()),
-            Ok(n) if n > MAX_LINE && buf.last() != Some(&b'\n') => {
+        match read_line_capped(&mut input, &mut buf) {
+            Ok(LineRead::End) => break Ok(()),
+            Ok(LineRead::TooLong) => {
+                // The rest of the line is skipped unread.
                 if let Err(e) = skip_line(&mut input) {
                     break Err(e);
                 }
@@ -210,7 +209,7 @@ pub fn run_with_tables<R: BufRead, W: Write + Send + 'static>(
                 }
                 continue;
             }
-            Ok(_) => {}
+            Ok(LineRead::Line) => {}
             Err(e) => break Err(e),
         }
         let line = String::from_utf8_lossy(&buf);
@@ -223,9 +222,37 @@ pub fn run_with_tables<R: BufRead, W: Write + Send + 'static>(
     engine.into_output()
 }
 
-/// The longest input line the protocol reads, in bytes (a `position` with a whole match of
-/// moves is far shorter).
+/// The longest line the protocol reads, in bytes, either way: the engine from its input, a
+/// tournament from an external engine (a `position` with a whole match of moves is far shorter).
 pub const MAX_LINE: usize = 64 * 1024;
+
+/// What [`read_line_capped`] read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineRead {
+    /// A line, in the buffer (with its newline, if it had one).
+    Line,
+    /// The first [`MAX_LINE`] + 1 bytes of a longer line, in the buffer; the rest is unread.
+    TooLong,
+    /// The end of the input.
+    End,
+}
+
+/// Reads one line into `buf` (cleared first), at most [`MAX_LINE`] bytes of it, so that a peer
+/// that writes without end cannot fill the reader's memory.
+///
+/// # Errors
+/// An error reading `input`.
+pub fn read_line_capped<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> io::Result<LineRead> {
+    buf.clear();
+    let n = io::Read::take(&mut *input, MAX_LINE as u64 + 1).read_until(b'\n', buf)?;
+    Ok(if n == 0 {
+        LineRead::End
+    } else if n > MAX_LINE && buf.last() != Some(&b'\n') {
+        LineRead::TooLong
+    } else {
+        LineRead::Line
+    })
+}
 
 /// The most characters of an error message (which quotes what it was sent).
 const MAX_ERROR_CHARS: usize = 200;

@@ -16,7 +16,7 @@
 //! ```
 
 use std::fmt;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use pussa_rules::{Game, GameState, Hole, Mode, Rng, Setup, Side, Status};
 use serde::Serialize;
 
+use crate::protocol::{self, LineRead};
 use crate::{choose_move_with_oracle, search, ExactOracle, Level, Limits};
 
 // ---------------------------------------------------------------------------------------------
@@ -616,7 +617,8 @@ pub fn random_move(state: &GameState, rng: &mut Rng) -> Option<Hole> {
 pub struct ExternalEngine {
     child: Child,
     stdin: Option<ChildStdin>,
-    /// The engine's lines; `None` for a line over [`MAX_ENGINE_LINE`] (the reader stops there).
+    /// The engine's lines; `None` for a line over [`protocol::MAX_LINE`] (the reader stops
+    /// there).
     lines: Receiver<Option<String>>,
     timeout: Duration,
     /// The name the engine gave in `id name`, if any.
@@ -658,17 +660,13 @@ impl ExternalEngine {
                 let mut r = BufReader::new(stdout);
                 let mut buf = Vec::new();
                 loop {
-                    buf.clear();
-                    // At most MAX_ENGINE_LINE bytes a line: an engine that prints without end
-                    // must not fill the manager's memory.
-                    let limit = MAX_ENGINE_LINE as u64 + 1;
-                    match std::io::Read::take(&mut r, limit).read_until(b'\n', &mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) if n > MAX_ENGINE_LINE && buf.last() != Some(&b'\n') => {
+                    match protocol::read_line_capped(&mut r, &mut buf) {
+                        Ok(LineRead::End) | Err(_) => break,
+                        Ok(LineRead::TooLong) => {
                             let _ = tx.send(None);
                             break;
                         }
-                        Ok(_) => {
+                        Ok(LineRead::Line) => {
                             let line = String::from_utf8_lossy(&buf).trim_end().to_string();
                             if tx.send(Some(line)).is_err() {
                                 break;
@@ -746,7 +744,8 @@ impl ExternalEngine {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
             Ok(None) => Err(format!(
-                "engine printed a line longer than {MAX_ENGINE_LINE} bytes while we waited for '{waiting_for}'"
+                "engine printed a line longer than {} bytes while we waited for '{waiting_for}'",
+                protocol::MAX_LINE
             )),
             Ok(Some(line)) => match line.strip_prefix("info string error:") {
                 Some(err) => Err(format!("engine reported an error: {}", clip(err.trim()))),
@@ -870,9 +869,6 @@ impl ExternalEngine {
         }
     }
 }
-
-/// The longest line read from an external engine, in bytes.
-pub const MAX_ENGINE_LINE: usize = 64 * 1024;
 
 fn clip(s: &str) -> String {
     if s.chars().count() > 60 {

@@ -529,14 +529,7 @@ impl App {
                 "this token holds no seat in game {id}: watchers cannot move"
             )));
         }
-        if let Some(e) = expected_ply {
-            if e != g.moves.len() as u64 {
-                return Err(ApiError::conflict(format!(
-                    "stale move: the game is at ply {}, not {e}; reload the state",
-                    g.moves.len()
-                )));
-            }
-        }
+        check_ply(&g, expected_ply, "move")?;
         let Some(to_move) = g.state.to_move() else {
             return Err(ApiError::conflict("the game is over"));
         };
@@ -586,14 +579,7 @@ impl App {
                 "this token holds no seat in game {id}"
             )));
         }
-        if let Some(e) = expected_ply {
-            if e != g.moves.len() as u64 {
-                return Err(ApiError::conflict(format!(
-                    "stale undo: the game is at ply {}, not {e}; reload the state",
-                    g.moves.len()
-                )));
-            }
-        }
+        check_ply(&g, expected_ply, "undo")?;
         let keep = match g.meta.opponent {
             Opponent::Online => {
                 return Err(ApiError::conflict("undo is not offered in online games"))
@@ -750,6 +736,18 @@ impl App {
         let slot = self.slot(id)?;
         let g = slot.game.lock().await;
         Ok(g.clone())
+    }
+}
+
+/// Refuses a `what` (move, undo) sent from a view of the game at another ply than its own:
+/// a double submit, or a request sent before the last move arrived.
+fn check_ply(g: &LiveGame, expected_ply: Option<u64>, what: &str) -> Result<(), ApiError> {
+    match expected_ply {
+        Some(e) if e != g.moves.len() as u64 => Err(ApiError::conflict(format!(
+            "stale {what}: the game is at ply {}, not {e}; reload the state",
+            g.moves.len()
+        ))),
+        _ => Ok(()),
     }
 }
 
