@@ -117,7 +117,9 @@ fn a_killed_server_restarts_with_every_acknowledged_move() {
         s.addr,
         "POST",
         "/api/games",
-        Some(&json!({"game": "walak-pussa", "opponent": {"kind": "online"}})),
+        // A match: long enough that the client is still playing when the server is killed,
+        // even on a busy machine (a single game could be over by then).
+        Some(&json!({"game": "walak-pussa", "mode": "match", "opponent": {"kind": "online"}})),
     );
     let id = online["id"].as_str().unwrap().to_string();
     let south = online["token"].as_str().unwrap().to_string();
@@ -218,6 +220,7 @@ fn a_killed_server_restarts_with_every_acknowledged_move() {
     assert_eq!(&stored[..acked.len()], &acked[..]);
     assert_eq!(st["seats"]["N"]["taken"], true);
     // The game continues from there.
+    assert!(st["to_move"].is_string(), "the match is not over: {st}");
     let token = if st["to_move"] == "S" {
         &online["token"]
     } else {
