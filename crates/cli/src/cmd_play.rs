@@ -22,9 +22,10 @@ pub struct Args {
     /// Play a match (several rounds, closed holes) instead of a single game.
     #[arg(long = "match")]
     pub match_mode: bool,
-    /// The computer's level (see `pussa levels` or the README).
-    #[arg(long, default_value = "club", conflicts_with = "hotseat")]
-    pub level: String,
+    /// The computer's level: a name or number on the game's ladder (`pussa levels`; default
+    /// club, or the strongest level below it that the ladder offers).
+    #[arg(long, conflicts_with = "hotseat")]
+    pub level: Option<String>,
     /// Two people at one keyboard, no computer.
     #[arg(long)]
     pub hotseat: bool,
@@ -100,15 +101,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let game: Game = args.game.parse()?;
     let first = Side::parse(&args.first)?;
     let seat = Side::parse(&args.seat)?;
-    let opponent = if args.hotseat {
-        Opponent::Hotseat
-    } else {
-        Opponent::Computer(args.level.parse::<Level>()?)
-    };
     let mode = if args.match_mode {
         Mode::Match
     } else {
         Mode::Single
+    };
+    let opponent = if args.hotseat {
+        Opponent::Hotseat
+    } else {
+        Opponent::Computer(match &args.level {
+            Some(l) => l.parse::<Level>()?.offered(game, mode)?,
+            None => Level::default_for(game, mode),
+        })
     };
     let (tx, rx) = mpsc::channel::<Answer>();
     let told = tx.clone();

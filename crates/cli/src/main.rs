@@ -23,6 +23,7 @@ mod cmd_egtb;
 mod cmd_egtb_match;
 mod cmd_engine;
 mod cmd_explain;
+mod cmd_levels;
 mod cmd_perft;
 mod cmd_play;
 mod cmd_replay;
@@ -51,6 +52,8 @@ enum Command {
     Engine(cmd_engine::Args),
     /// Tell one move lap by lap: lifts, relays, fours, the capture and the chain.
     Explain(cmd_explain::Args),
+    /// The computer's levels and the ladder offered in each game and mode.
+    Levels(cmd_levels::Args),
     /// Count the move sequences of each length from a position (perft).
     Perft(cmd_perft::Args),
     /// Play in the terminal against the computer or a friend.
@@ -73,6 +76,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Egtb(args)) => cmd_egtb::run(args),
         Some(Command::Engine(args)) => cmd_engine::run(args),
         Some(Command::Explain(args)) => cmd_explain::run(args),
+        Some(Command::Levels(args)) => cmd_levels::run(args),
         Some(Command::Perft(args)) => cmd_perft::run(args),
         Some(Command::Play(args)) => cmd_play::run(args),
         Some(Command::Replay(args)) => cmd_replay::run(args),

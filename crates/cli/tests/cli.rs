@@ -1022,3 +1022,41 @@ fn explain_lays_out_the_next_round_of_a_match_as_replay_does() {
     ]);
     assert!(err.contains("move b: the game is over"), "{err}");
 }
+
+#[test]
+fn levels_lists_every_ladder_and_play_refuses_a_level_off_the_ladder() {
+    use pussa_engine::Level;
+    let v: Value = serde_json::from_str(&ok(&["levels", "--json"])).unwrap();
+    assert_eq!(v["levels"].as_array().unwrap().len(), Level::ALL.len());
+    let ladders = v["ladders"].as_array().unwrap();
+    assert_eq!(ladders.len(), 2 * Game::ALL.len());
+    for l in ladders {
+        let game: Game = l["game"].as_str().unwrap().parse().unwrap();
+        let mode = if l["mode"] == "match" {
+            Mode::Match
+        } else {
+            Mode::Single
+        };
+        let names: Vec<&str> = Level::ladder(game, mode).iter().map(|l| l.name()).collect();
+        assert_eq!(l["levels"], json!(names), "{l}");
+    }
+    // One game and mode: its levels, and the ones left out named.
+    let text = ok(&["levels", "--game", "raja-pasu"]);
+    assert!(
+        text.contains("Raja Pasu single games") && text.contains("Not offered there: novice"),
+        "{text}"
+    );
+    assert!(!text.lines().any(|l| l.starts_with("6  master")), "{text}");
+    let o = pussa(&["levels", "--match"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--game"), "{}", stderr(&o));
+    // `play` checks the level against the ladder before it touches the terminal.
+    let e = fails(&["play", "--game", "raja-pasu", "--level", "master"]);
+    assert!(
+        e.contains("level 'master' is not offered in Raja Pasu single games")
+            && e.contains("beginner, casual, club, max"),
+        "{e}"
+    );
+    let e = fails(&["play", "--game", "raja-pasu", "--level", "6"]);
+    assert!(e.contains("'master' is not offered"), "{e}");
+}

@@ -50,6 +50,72 @@ impl Level {
         Level::Max,
     ];
 
+    /// The levels offered in `game` played as `mode`, weakest first: the ladder on which each
+    /// level scores at least 65% against the one below it. Where a game squeezes neighbouring
+    /// levels together (Raja Pasu and the Pasu Pondi games in single games, Walak-pussa in
+    /// matches) the levels that cannot be told apart there are left out
+    /// ([`params::level::ladder`]; the measurements are in docs/engine.md).
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::Level;
+    /// use pussa_rules::{Game, Mode};
+    /// assert_eq!(Level::ladder(Game::WalakPussa, Mode::Single), &Level::ALL);
+    /// assert!(!Level::ladder(Game::RajaPasu, Mode::Single).contains(&Level::Master));
+    /// assert_eq!(Level::ladder(Game::RajaPasu, Mode::Match).last(), Some(&Level::Max));
+    /// ```
+    #[must_use]
+    pub fn ladder(game: Game, mode: Mode) -> &'static [Level] {
+        params::level::ladder(game, mode)
+    }
+
+    /// The level a computer opponent plays when none is named, where the ladder offers it.
+    pub const DEFAULT: Level = Level::Club;
+
+    /// The level of a computer opponent in `game` played as `mode` when none is named:
+    /// [`Level::DEFAULT`], or the strongest level below it on the ladder.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::Level;
+    /// use pussa_rules::{Game, Mode};
+    /// assert_eq!(Level::default_for(Game::RajaPasu, Mode::Single), Level::Club);
+    /// ```
+    #[must_use]
+    pub fn default_for(game: Game, mode: Mode) -> Level {
+        Level::ladder(game, mode)
+            .iter()
+            .copied()
+            .filter(|&l| l <= Level::DEFAULT)
+            .max()
+            .unwrap_or(Level::Beginner)
+    }
+
+    /// This level if it is on the ladder of `game` played as `mode` ([`Level::ladder`]).
+    ///
+    /// # Errors
+    /// [`NotOfferedError`], naming the levels that are offered, when it is not.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::Level;
+    /// use pussa_rules::{Game, Mode};
+    /// assert_eq!(Level::Master.offered(Game::RajaPasu, Mode::Match), Ok(Level::Master));
+    /// let e = Level::Master.offered(Game::RajaPasu, Mode::Single).unwrap_err();
+    /// assert!(e.to_string().contains("beginner, casual, club, max"));
+    /// ```
+    pub fn offered(self, game: Game, mode: Mode) -> Result<Level, NotOfferedError> {
+        if Level::ladder(game, mode).contains(&self) {
+            Ok(self)
+        } else {
+            Err(NotOfferedError {
+                level: self,
+                game,
+                mode,
+            })
+        }
+    }
+
     /// The level's name (lower case), as accepted by [`str::parse`].
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -149,6 +215,23 @@ impl fmt::Display for Level {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown level '{0}': expected a number 1-7 or one of beginner, novice, casual, club, expert, master, max")]
 pub struct ParseLevelError(pub String);
+
+/// A level that is not on the ladder of a game and mode ([`Level::offered`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "level '{level}' is not offered in {} {}: it plays them too much like the level next to it to be told apart; the levels there are {} (docs/engine.md, \"The ladders\")",
+    game.title(),
+    match mode { Mode::Single => "single games", Mode::Match => "matches" },
+    Level::ladder(*game, *mode).iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
+)]
+pub struct NotOfferedError {
+    /// The level asked for.
+    pub level: Level,
+    /// The game.
+    pub game: Game,
+    /// Single games or matches.
+    pub mode: Mode,
+}
 
 impl FromStr for Level {
     type Err = ParseLevelError;
@@ -254,6 +337,35 @@ fn softmax_pick(values: &[crate::MoveValue], temperature: f64, rng: &mut Rng) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_ladder_runs_from_beginner_to_max_weakest_first_and_offers_its_default() {
+        for game in Game::ALL {
+            for mode in [Mode::Single, Mode::Match] {
+                let ladder = Level::ladder(game, mode);
+                assert_eq!(ladder.first(), Some(&Level::Beginner), "{game:?} {mode:?}");
+                assert_eq!(ladder.last(), Some(&Level::Max), "{game:?} {mode:?}");
+                assert!(ladder.windows(2).all(|w| w[0] < w[1]), "{ladder:?}");
+                let default = Level::default_for(game, mode);
+                assert!(ladder.contains(&default) && default <= Level::DEFAULT);
+                for l in Level::ALL {
+                    assert_eq!(l.offered(game, mode).is_ok(), ladder.contains(&l));
+                }
+            }
+        }
+        // Walak-pussa single games offer every level; Raja Pasu single games leave out the
+        // levels measured too close to a neighbour.
+        assert_eq!(Level::ladder(Game::WalakPussa, Mode::Single), &Level::ALL);
+        let e = Level::Novice
+            .offered(Game::RajaPasu, Mode::Single)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("'novice' is not offered in Raja Pasu single games")
+                && e.contains("beginner, casual, club, max"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn parses_names_and_numbers_and_rejects_others() {

@@ -41,7 +41,7 @@ pub mod tournament;
 pub mod tt;
 
 pub use arena::{play_game, GameRecord, Player};
-pub use levels::{choose_move, choose_move_with_oracle, Level, ParseLevelError};
+pub use levels::{choose_move, choose_move_with_oracle, Level, NotOfferedError, ParseLevelError};
 
 /// Exact values from elsewhere (endgame databases): the hook through which `pussa-egtb` plugs
 /// its tables into the search, by [`Limits::oracle`].

@@ -114,4 +114,46 @@ pub mod level {
     }
     /// Time per move of the strongest level, Max, in milliseconds.
     pub const MAX_MOVETIME_MS: u64 = 200;
+
+    use crate::Level;
+
+    /// Every level.
+    const ALL: &[Level] = &Level::ALL;
+    /// Raja Pasu single games (100 games a pair from exact openings, docs/engine.md): novice
+    /// scores 64.0% against beginner, expert 78.0% against club but max only 61.5% against
+    /// expert (and master 62.5% against expert, max 53.0% against master), so novice, expert
+    /// and master are left out; casual scores 83.0% against beginner, club 66.0% against
+    /// casual and max 75.0% against club.
+    const RAJA_SINGLE: &[Level] = &[Level::Beginner, Level::Casual, Level::Club, Level::Max];
+    /// Pasu Pondi and Pasu Pondi 6 single games: master scores 58.5% and 60.5% against expert,
+    /// max 60.0% and 57.5% against master, so master is left out; max scores 66.0% and 68.0%
+    /// against expert.
+    const PONDI_SINGLE: &[Level] = &[
+        Level::Beginner,
+        Level::Novice,
+        Level::Casual,
+        Level::Club,
+        Level::Expert,
+        Level::Max,
+    ];
+    /// Walak-pussa matches (docs/engine.md): they have no winner with good play (80 of the 98
+    /// match states are endless), and from casual up most matches are drawn at the round
+    /// limit: club scored 68.5% against casual (63 of 100 drawn), expert 50.0% against club
+    /// (all drawn), and max only 60.0% against casual (+4 =16 −0 in 20), so casual, club,
+    /// expert and master are left out; novice scores 99.5% against beginner and max 82.5%
+    /// against novice.
+    const WALAK_MATCH: &[Level] = &[Level::Beginner, Level::Novice, Level::Max];
+
+    /// The levels offered in `game` played as `mode`, weakest first: each scores at least 65%
+    /// against the one below it (docs/engine.md, "The ladders"). The levels left out play that
+    /// game too much like a neighbour to be told apart.
+    #[must_use]
+    pub const fn ladder(game: Game, mode: Mode) -> &'static [Level] {
+        match (game, mode) {
+            (Game::RajaPasu, Mode::Single) => RAJA_SINGLE,
+            (Game::PasuPondi | Game::PasuPondi6, Mode::Single) => PONDI_SINGLE,
+            (Game::WalakPussa, Mode::Match) => WALAK_MATCH,
+            _ => ALL,
+        }
+    }
 }

@@ -31,6 +31,7 @@ pub async fn meta() -> Json<Value> {
                 },
                 "fours": g.fours(),
                 "chain_capture": g.chain_capture(),
+                "ladders": engine::ladders_json(*g),
             })
         })
         .collect();
@@ -38,7 +39,7 @@ pub async fn meta() -> Json<Value> {
         "version": env!("CARGO_PKG_VERSION"),
         "games": games,
         "levels": engine::levels_json(),
-        "default_level": engine::default_level(),
+        "default_level": pussa_engine::Level::DEFAULT.name(),
     }))
 }
 
@@ -184,7 +185,7 @@ pub async fn import(
     let seat = live::parse_side(req.seat.as_deref().unwrap_or("S"), "seat")?;
     let opponent = match req.opponent {
         None => live::Opponent::Hotseat,
-        Some(o) => o.parse()?,
+        Some(o) => o.parse(rec.game(), rec.mode())?,
     };
     let v = app
         .create_game(NewGame {

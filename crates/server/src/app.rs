@@ -109,11 +109,11 @@ pub struct OpponentReq {
 }
 
 impl OpponentReq {
-    /// The opponent.
+    /// The opponent in `game` played as `mode`.
     ///
     /// # Errors
-    /// 400 for an unknown kind or level.
-    pub fn parse(&self) -> Result<Opponent, ApiError> {
+    /// 400 for an unknown kind, or a level that is unknown or not offered in that game and mode.
+    pub fn parse(&self, game: Game, mode: pussa_rules::Mode) -> Result<Opponent, ApiError> {
         let level = match &self.level {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.clone()),
@@ -124,7 +124,7 @@ impl OpponentReq {
                 )))
             }
         };
-        parse_opponent(&self.kind, level.as_deref())
+        parse_opponent(&self.kind, level.as_deref(), game, mode)
     }
 }
 
@@ -361,7 +361,7 @@ impl App {
         let seat = live::parse_side(req.seat.as_deref().unwrap_or("S"), "seat")?;
         let opponent = match req.opponent {
             None => Opponent::Hotseat,
-            Some(o) => o.parse()?,
+            Some(o) => o.parse(game, mode)?,
         };
         self.create_game(NewGame {
             game,
@@ -751,17 +751,25 @@ fn check_ply(g: &LiveGame, expected_ply: Option<u64>, what: &str) -> Result<(), 
     }
 }
 
-/// Parses an opponent kind and level.
+/// Parses an opponent kind and level for `game` played as `mode`.
 ///
 /// # Errors
-/// 400 for an unknown kind or level.
-pub fn parse_opponent(kind: &str, level: Option<&str>) -> Result<Opponent, ApiError> {
+/// 400 for an unknown kind, or a level that is unknown or not on the ladder of that game and
+/// mode ([`pussa_engine::Level::ladder`]).
+pub fn parse_opponent(
+    kind: &str,
+    level: Option<&str>,
+    game: Game,
+    mode: pussa_rules::Mode,
+) -> Result<Opponent, ApiError> {
     match kind {
         "computer" => {
             let level = match level {
-                Some(l) => engine::check_level(l)
+                Some(l) => engine::check_level(l, game, mode)
                     .map_err(|e| ApiError::bad_request(format!("opponent.level: {e}")))?,
-                None => engine::default_level(),
+                None => pussa_engine::Level::default_for(game, mode)
+                    .name()
+                    .to_string(),
             };
             Ok(Opponent::Computer { level })
         }

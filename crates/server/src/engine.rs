@@ -5,27 +5,21 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pussa_engine::{choose_move_with_oracle, search, ExactOracle, Level, Limits};
-use pussa_rules::{GameState, Hole};
+use pussa_rules::{Game, GameState, Hole, Mode};
 use serde_json::{json, Value};
-
-/// The level used when a game asks for the computer without naming one.
-pub const DEFAULT_LEVEL: Level = Level::Club;
 
 /// Time a hint may take.
 pub const HINT_TIME: Duration = Duration::from_millis(700);
 
-/// The level's canonical name.
-#[must_use]
-pub fn default_level() -> String {
-    DEFAULT_LEVEL.name().to_string()
-}
-
-/// Checks a level name or number and returns its canonical name.
+/// Checks a level name or number for `game` played as `mode` and returns its canonical name.
 ///
 /// # Errors
-/// The engine's message for an unknown level.
-pub fn check_level(s: &str) -> Result<String, String> {
+/// The engine's message for an unknown level, or for one that is not on the ladder of that
+/// game and mode.
+pub fn check_level(s: &str, game: Game, mode: Mode) -> Result<String, String> {
     s.parse::<Level>()
+        .map_err(|e| e.to_string())?
+        .offered(game, mode)
         .map(|l| l.name().to_string())
         .map_err(|e| e.to_string())
 }
@@ -41,6 +35,19 @@ pub fn levels_json() -> Value {
             )
             .collect(),
     )
+}
+
+/// The ladders of `game` for `GET /api/meta`: for `single` and `match`, the names of the levels
+/// offered, weakest first, and the default.
+#[must_use]
+pub fn ladders_json(game: Game) -> Value {
+    let one = |mode| {
+        json!({
+            "levels": Level::ladder(game, mode).iter().map(|l| l.name()).collect::<Vec<_>>(),
+            "default": Level::default_for(game, mode).name(),
+        })
+    };
+    json!({"single": one(Mode::Single), "match": one(Mode::Match)})
 }
 
 /// A seed for the computer's move number `ply` in game `id`: the same game replays the same way.

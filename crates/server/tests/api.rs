@@ -835,3 +835,107 @@ async fn a_round_that_starts_as_an_earlier_one_did_is_reported() {
     assert_eq!(r.json()["repeats_round"], 2, "{}", r.body);
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computer_plays_only_the_levels_on_the_games_ladder() {
+    use pussa_engine::Level;
+    use pussa_rules::{Game, Mode};
+    let s = TestServer::start("ladders").await;
+    let m = s.get("/api/meta").await.json();
+    for (i, game) in Game::ALL.into_iter().enumerate() {
+        assert_eq!(m["games"][i]["name"], game.name());
+        for (key, mode) in [("single", Mode::Single), ("match", Mode::Match)] {
+            let ladder = &m["games"][i]["ladders"][key];
+            let names: Vec<&str> = Level::ladder(game, mode).iter().map(|l| l.name()).collect();
+            assert_eq!(ladder["levels"], json!(names), "{game:?} {key}");
+            let default = Level::default_for(game, mode).name();
+            assert_eq!(ladder["default"], default);
+            // A computer opponent without a level gets the ladder's default.
+            let c = create(
+                &s,
+                json!({"game": game.name(), "mode": key, "opponent": {"kind": "computer"}}),
+            )
+            .await;
+            assert_eq!(c["state"]["seats"]["N"]["level"], default, "{game:?} {key}");
+        }
+    }
+    // Raja Pasu single games leave master out; its matches offer it.
+    let r = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": {"kind": "computer", "level": "master"}}),
+        )
+        .await;
+    r.assert_error(
+        400,
+        "opponent.level: level 'master' is not offered in Raja Pasu single games",
+    );
+    assert!(r.body.contains("beginner, casual, club, max"), "{}", r.body);
+    // By number too (6 is master).
+    s.post(
+        "/api/games",
+        &json!({"game": "raja-pasu", "opponent": {"kind": "computer", "level": 6}}),
+    )
+    .await
+    .assert_error(400, "'master' is not offered");
+    let c = create(
+        &s,
+        json!({"game": "raja-pasu", "mode": "match", "opponent": {"kind": "computer", "level": "master"}}),
+    )
+    .await;
+    assert_eq!(c["state"]["seats"]["N"]["level"], "master");
+    // An import is held to the ladder of its record's game and mode.
+    let record = "[Game \"raja-pasu\"]\n\n1. A *\n";
+    s.post(
+        "/api/games/import",
+        &json!({"record": record, "opponent": {"kind": "computer", "level": "expert"}}),
+    )
+    .await
+    .assert_error(400, "'expert' is not offered in Raja Pasu single games");
+    let ok = s
+        .post(
+            "/api/games/import",
+            &json!({"record": record, "opponent": {"kind": "computer", "level": "club"}}),
+        )
+        .await;
+    assert_eq!(ok.status, 201, "{}", ok.body);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_saved_with_a_level_now_off_the_ladder_keeps_it() {
+    use pussa_server::store::{GameRow, Store};
+    // Saved before Raja Pasu single games left master out.
+    let dir = common::temp_dir("offladder");
+    {
+        let mut store = Store::open(&dir.join("pussa.sqlite3")).unwrap();
+        let row = GameRow {
+            id: "offladder1".into(),
+            game: "raja-pasu".into(),
+            mode: "single".into(),
+            first: "S".into(),
+            opponent: "computer".into(),
+            level: Some("master".into()),
+            creator_seat: "S".into(),
+            token_s: Some("b".repeat(32)),
+            token_n: None,
+            invite: None,
+            created: 1_796_000_000,
+            finished: None,
+            winner: None,
+            ply: 0,
+            setup: None,
+        };
+        store.insert_game(&row).unwrap();
+    }
+    let s = TestServer::start_in(dir).await;
+    let st = s.get("/api/games/offladder1").await.json();
+    assert_eq!(st["opponent"]["level"], "master");
+    let r = play(&s, "offladder1", &"b".repeat(32), "G").await;
+    assert_eq!(
+        r["state"]["ply"], 2,
+        "the computer replied at its level: {r}"
+    );
+    assert_eq!(r["played"][1]["by"], "computer");
+    s.stop().await;
+}

@@ -172,20 +172,65 @@ async function landing() {
 // ---------------------------------------------------------------------------------------------
 // New game, import, open by id
 
+/** The ladder of `game` played as `mode` (`{levels, default}` from the server), or null. */
+function ladderOf(game, mode) {
+  const g = (meta.games || []).find((x) => x.name === game);
+  return g && g.ladders ? g.ladders[mode] : null;
+}
+
+/** `level` if the ladder of `game` and `mode` offers it, else the strongest level below it there. */
+function onLadder(game, mode, level) {
+  const ladder = ladderOf(game, mode);
+  if (!ladder || ladder.levels.includes(level)) return level;
+  const names = (meta.levels || []).map((l) => (typeof l === 'string' ? l : l.name));
+  const below = ladder.levels.filter((l) => names.indexOf(l) <= names.indexOf(level));
+  return below.length ? below[below.length - 1] : ladder.default;
+}
+
 function setupHome() {
   const form = $('#new-game');
   const level = $('#level');
-  level.replaceChildren();
-  for (const l of meta.levels || []) {
-    // A level is a name, or {name, number, description}.
-    const name = typeof l === 'string' ? l : l.name;
-    const text = typeof l === 'string' ? l : `${l.number ? `${l.number}. ` : ''}${l.name}${l.description ? `: ${l.description}` : ''}`;
-    level.append(h('option', { value: name, selected: name === meta.default_level }, text));
-  }
-  const sync = () => {
+  // A level is a name, or {name, number, description}.
+  const all = (meta.levels || []).map((l) => (typeof l === 'string' ? { name: l } : l));
+  // The levels offered for the chosen game and length (its ladder: each level scores at least
+  // 65% against the one below, so a game that squeezes two levels together offers one of them).
+  const fillLevels = () => {
+    const game = (meta.games || []).find((g) => g.name === form.game.value);
+    const ladder = ladderOf(form.game.value, form.mode.value);
+    const offered = ladder ? all.filter((l) => ladder.levels.includes(l.name)) : all;
+    // Keep the player's choice, or the strongest offered level below it.
+    const pick = level.dataset.chosen && level.value
+      ? onLadder(form.game.value, form.mode.value, level.value)
+      : ladder ? ladder.default : meta.default_level;
+    level.replaceChildren(
+      ...offered.map((l) =>
+        h(
+          'option',
+          { value: l.name, selected: l.name === pick },
+          `${l.number ? `${l.number}. ` : ''}${l.name}${l.description ? `: ${l.description}` : ''}`,
+        ),
+      ),
+    );
+    const note = $('#level-note');
+    const left = all.filter((l) => !offered.includes(l)).map((l) => l.name);
+    note.hidden = !left.length;
+    note.textContent = left.length
+      ? `Not offered in ${game ? game.title : 'this game'} ${form.mode.value === 'match' ? 'matches' : 'single games'}: ${left.join(', ')} (${left.length === 1 ? 'it plays' : 'they play'} it too much like the level next to ${left.length === 1 ? 'it' : 'them'}).`
+      : '';
+  };
+  level.addEventListener('change', () => {
+    level.dataset.chosen = '1';
+  });
+  fillLevels();
+  const sync = (e) => {
     const opp = form.opponent.value;
     $('#level-field').hidden = opp !== 'computer';
+    $('#level-note').hidden = opp !== 'computer' || !$('#level-note').textContent;
     $('#seat-field').hidden = opp === 'hotseat';
+    if (e && (e.target.name === 'game' || e.target.name === 'mode')) {
+      fillLevels();
+      $('#level-note').hidden = opp !== 'computer' || !$('#level-note').textContent;
+    }
   };
   form.addEventListener('change', sync);
   sync();
@@ -797,7 +842,7 @@ class GameView {
   async rematch() {
     const s = this.state;
     const seat = this.mine.size === 1 ? SIDE_LETTER[[...this.mine][0]] : 'S';
-    const opponent = this.kind === 'computer' ? { kind: 'computer', level: s.opponent.level } : { kind: 'hotseat' };
+    const opponent = this.kind === 'computer' ? { kind: 'computer', level: onLadder(s.game, s.mode, s.opponent.level) } : { kind: 'hotseat' };
     try {
       started(await api.create({ game: s.game, mode: s.mode, first: s.first, opponent, seat }));
     } catch (e) {

@@ -1,0 +1,69 @@
+// The level list of the new-game form follows the ladder of the chosen game and length: it
+// offers the server's ladder, says which levels are left out, keeps the player's choice where it
+// can, and the game started plays the level shown.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serverAndBrowser, newPage, gameId } from './harness.js';
+
+const env = serverAndBrowser();
+
+const options = (page) => page.$$eval('#level option', (os) => os.map((o) => o.value));
+const selected = (page) => page.$eval('#level', (s) => s.value);
+
+test('the level list offers the ladder of the chosen game and length and keeps the choice where it can', async () => {
+  const { server, browser } = env;
+  const meta = await server.get('/api/meta');
+  const all = meta.levels.map((l) => l.name);
+  const raja = meta.games.find((g) => g.name === 'raja-pasu');
+  const single = raja.ladders.single.levels;
+  const match = raja.ladders.match.levels;
+  // A level Raja Pasu matches offer and its single games leave out (the ladders differ there).
+  const onlyInMatches = match.filter((l) => !single.includes(l));
+  assert.ok(onlyInMatches.length > 0, `Raja Pasu's ladders should differ: ${single} / ${match}`);
+  const { page } = await newPage(browser, server);
+  await page.goto(`${server.url}/`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await page.check('input[name="opponent"][value="computer"]');
+
+  await page.check('input[name="game"][value="raja-pasu"]');
+  await page.check('input[name="mode"][value="single"]');
+  assert.deepEqual(await options(page), single);
+  assert.equal(await selected(page), raja.ladders.single.default);
+  // The levels left out are named.
+  assert.equal(await page.isVisible('#level-note'), true);
+  const note = await page.textContent('#level-note');
+  for (const l of all.filter((x) => !single.includes(x))) assert.ok(note.includes(l), `${l} in "${note}"`);
+  assert.ok(note.includes('Raja Pasu single games'), note);
+
+  // Matches offer their own ladder; a level chosen there that single games leave out becomes
+  // the strongest level below it that they offer.
+  await page.check('input[name="mode"][value="match"]');
+  assert.deepEqual(await options(page), match);
+  assert.equal(await page.isVisible('#level-note'), match.length < all.length);
+  const chosen = onlyInMatches[onlyInMatches.length - 1];
+  await page.selectOption('#level', chosen);
+  await page.check('input[name="mode"][value="single"]');
+  const below = single.filter((l) => all.indexOf(l) <= all.indexOf(chosen));
+  assert.equal(await selected(page), below[below.length - 1]);
+  // A choice both ladders offer is kept.
+  await page.selectOption('#level', 'max');
+  await page.check('input[name="mode"][value="match"]');
+  assert.equal(await selected(page), 'max');
+  await page.check('input[name="mode"][value="single"]');
+  assert.equal(await selected(page), 'max');
+
+  // The note goes with the computer: a friend on this screen needs no level.
+  await page.check('input[name="opponent"][value="hotseat"]');
+  assert.equal(await page.isVisible('#level-note'), false);
+  await page.check('input[name="opponent"][value="computer"]');
+  assert.equal(await page.isVisible('#level-note'), true);
+
+  // The game started plays the level shown.
+  await page.selectOption('#level', single[0]);
+  await page.click('#start');
+  const id = await gameId(page);
+  const st = await server.get(`/api/games/${id}`);
+  assert.equal(st.opponent.level, single[0]);
+  page.checkClean();
+  await page.context().close();
+});
