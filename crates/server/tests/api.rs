@@ -669,31 +669,38 @@ async fn meta_page_and_rules() {
     s.stop().await;
 }
 
+/// A stored Raja Pasu single game against the computer at `level`, South's token `token`, no
+/// moves yet: a row as the server writes it.
+fn raja_single_row(id: &str, level: &str, token: &str) -> pussa_server::store::GameRow {
+    pussa_server::store::GameRow {
+        id: id.into(),
+        game: "raja-pasu".into(),
+        mode: "single".into(),
+        first: "S".into(),
+        opponent: "computer".into(),
+        level: Some(level.into()),
+        creator_seat: "S".into(),
+        token_s: Some(token.into()),
+        token_n: None,
+        invite: None,
+        created: 1_796_000_000,
+        finished: None,
+        winner: None,
+        ply: 0,
+        setup: None,
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_computer_moves_after_a_restart_when_it_is_its_turn() {
-    use pussa_server::store::{GameRow, Store};
+    use pussa_server::store::Store;
     // As left by a kill after the human's move was stored and before the computer replied.
     let dir = common::temp_dir("resume");
     {
         let mut store = Store::open(&dir.join("pussa.sqlite3")).unwrap();
-        let row = GameRow {
-            id: "resume2345".into(),
-            game: "raja-pasu".into(),
-            mode: "single".into(),
-            first: "S".into(),
-            opponent: "computer".into(),
-            level: Some("beginner".into()),
-            creator_seat: "S".into(),
-            token_s: Some("a".repeat(32)),
-            token_n: None,
-            invite: None,
-            created: 1_796_000_000,
-            finished: None,
-            winner: None,
-            ply: 0,
-            setup: None,
-        };
-        store.insert_game(&row).unwrap();
+        store
+            .insert_game(&raja_single_row("resume2345", "beginner", &"a".repeat(32)))
+            .unwrap();
         store
             .append_moves("resume2345", 1, &["G".into()], None, None)
             .unwrap();
@@ -904,29 +911,14 @@ async fn the_computer_plays_only_the_levels_on_the_games_ladder() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_saved_with_a_level_now_off_the_ladder_keeps_it() {
-    use pussa_server::store::{GameRow, Store};
+    use pussa_server::store::Store;
     // Saved before Raja Pasu single games left master out.
     let dir = common::temp_dir("offladder");
     {
         let mut store = Store::open(&dir.join("pussa.sqlite3")).unwrap();
-        let row = GameRow {
-            id: "offladder1".into(),
-            game: "raja-pasu".into(),
-            mode: "single".into(),
-            first: "S".into(),
-            opponent: "computer".into(),
-            level: Some("master".into()),
-            creator_seat: "S".into(),
-            token_s: Some("b".repeat(32)),
-            token_n: None,
-            invite: None,
-            created: 1_796_000_000,
-            finished: None,
-            winner: None,
-            ply: 0,
-            setup: None,
-        };
-        store.insert_game(&row).unwrap();
+        store
+            .insert_game(&raja_single_row("offladder1", "master", &"b".repeat(32)))
+            .unwrap();
     }
     let s = TestServer::start_in(dir).await;
     let st = s.get("/api/games/offladder1").await.json();
