@@ -45,6 +45,11 @@ test('the level list offers the ladder of the chosen game and length and keeps t
   await page.check('input[name="mode"][value="single"]');
   const below = single.filter((l) => all.indexOf(l) <= all.indexOf(chosen));
   assert.equal(await selected(page), below[below.length - 1]);
+  // The choice itself is remembered: back in matches, the level picked there is chosen again,
+  // not the lower level single games showed meanwhile.
+  await page.check('input[name="mode"][value="match"]');
+  assert.equal(await selected(page), chosen);
+  await page.check('input[name="mode"][value="single"]');
   // A choice both ladders offer is kept.
   await page.selectOption('#level', 'max');
   await page.check('input[name="mode"][value="match"]');
@@ -52,6 +57,10 @@ test('the level list offers the ladder of the chosen game and length and keeps t
   await page.check('input[name="mode"][value="single"]');
   assert.equal(await selected(page), 'max');
 
+  // Labels start with the level's name (typing its first letter in the list selects it).
+  const labels = await page.$$eval('#level option', (os) => os.map((o) => o.textContent));
+  assert.deepEqual(labels.map((t) => t.split(':')[0]), single);
+  assert.equal(await page.getAttribute('#level', 'aria-describedby'), 'level-note');
   // The note goes with the computer: a friend on this screen needs no level.
   await page.check('input[name="opponent"][value="hotseat"]');
   assert.equal(await page.isVisible('#level-note'), false);

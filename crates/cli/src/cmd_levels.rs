@@ -15,7 +15,8 @@ pub struct Args {
     /// With --game: only its matches (several rounds); without --match, only its single games.
     #[arg(long = "match", requires = "game")]
     pub match_mode: bool,
-    /// One JSON object instead of text.
+    /// One JSON object instead of text: `levels` (every level, or with --game the ones offered
+    /// there) and `ladders` (game, mode, levels, default).
     #[arg(long)]
     pub json: bool,
 }
@@ -51,8 +52,12 @@ fn pairs(args: &Args) -> Vec<(Game, Mode)> {
 /// A failed write to standard output.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let pairs = pairs(&args);
+    let shown: Vec<Level> = match args.game {
+        Some(_) => Level::ladder(pairs[0].0, pairs[0].1).to_vec(),
+        None => Level::ALL.to_vec(),
+    };
     if args.json {
-        let levels: Vec<_> = Level::ALL
+        let levels: Vec<_> = shown
             .iter()
             .map(
                 |l| json!({"name": l.name(), "number": l.number(), "description": l.description()}),
@@ -65,6 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     "game": g.name(),
                     "mode": match m { Mode::Single => "single", Mode::Match => "match" },
                     "levels": Level::ladder(g, m).iter().map(|l| l.name()).collect::<Vec<_>>(),
+                    "default": Level::default_for(g, m).name(),
                 })
             })
             .collect();
@@ -74,10 +80,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?;
         return Ok(());
     }
-    let shown: Vec<Level> = match args.game {
-        Some(_) => Level::ladder(pairs[0].0, pairs[0].1).to_vec(),
-        None => Level::ALL.to_vec(),
-    };
     for l in &shown {
         outln!("{}  {:<9} {}", l.number(), l.name(), l.description())?;
     }
@@ -95,7 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?;
         if !left.is_empty() {
             outln!(
-                "Not offered there: {} (too close to a neighbour to be told apart; docs/engine.md).",
+                "Not offered there: {} (they do not score 65% against the level below; docs/engine.md).",
                 left.join(", ")
             )?;
         }

@@ -1039,7 +1039,19 @@ fn levels_lists_every_ladder_and_play_refuses_a_level_off_the_ladder() {
         };
         let names: Vec<&str> = Level::ladder(game, mode).iter().map(|l| l.name()).collect();
         assert_eq!(l["levels"], json!(names), "{l}");
+        assert_eq!(l["default"], Level::default_for(game, mode).name(), "{l}");
     }
+    // One game and mode as JSON: the levels offered there, as the text lists them.
+    let v: Value =
+        serde_json::from_str(&ok(&["levels", "--game", "raja-pasu", "--json"])).unwrap();
+    let offered: Vec<&str> = v["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(offered, ["beginner", "casual", "club", "max"]);
+    assert_eq!(v["ladders"][0]["levels"], json!(offered));
     // One game and mode: its levels, and the ones left out named.
     let text = ok(&["levels", "--game", "raja-pasu"]);
     assert!(

@@ -211,15 +211,24 @@ impl fmt::Display for Level {
     }
 }
 
-/// A level name or number that is not on the ladder.
+/// A level name or number that is not one of [`Level::ALL`] (quoted in its message, cut after
+/// 40 characters).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown level '{0}': expected a number 1-7 or one of beginner, novice, casual, club, expert, master, max")]
+#[error("unknown level '{}': expected a number 1-7 or one of beginner, novice, casual, club, expert, master, max", quote(.0))]
 pub struct ParseLevelError(pub String);
+
+/// `s`, cut after 40 characters with an ellipsis.
+fn quote(s: &str) -> String {
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
 
 /// A level that is not on the ladder of a game and mode ([`Level::offered`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "level '{level}' is not offered in {} {}: it plays them too much like the level next to it to be told apart; the levels there are {} (docs/engine.md, \"The ladders\")",
+    "level '{level}' is not offered in {} {}: each level offered there scores at least 65% against the one below, and it does not; the levels there are {}",
     game.title(),
     match mode { Mode::Single => "single games", Mode::Match => "matches" },
     Level::ladder(*game, *mode).iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
@@ -375,6 +384,10 @@ mod tests {
         let e = "8".parse::<Level>().unwrap_err().to_string();
         assert!(e.contains("beginner") && e.contains("max"), "{e}");
         assert!("grandmaster".parse::<Level>().is_err());
+        // A long name is quoted cut, not echoed whole.
+        let long = "z".repeat(100_000);
+        let e = long.parse::<Level>().unwrap_err().to_string();
+        assert!(e.len() < 200 && e.contains(&format!("'{}…'", "z".repeat(40))), "{e}");
         for l in Level::ALL {
             assert_eq!(l.name().parse::<Level>(), Ok(l));
             assert_eq!(l.number().to_string().parse::<Level>(), Ok(l));

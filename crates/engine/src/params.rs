@@ -145,8 +145,8 @@ pub mod level {
     const WALAK_MATCH: &[Level] = &[Level::Beginner, Level::Novice, Level::Max];
 
     /// The levels offered in `game` played as `mode`, weakest first: each scores at least 65%
-    /// against the one below it (docs/engine.md, "The ladders"). The levels left out play that
-    /// game too much like a neighbour to be told apart.
+    /// against the one below it (docs/engine.md, "The ladders"). The levels left out do not
+    /// (in that game and mode they play too much like a neighbour, or draw with it).
     #[must_use]
     pub const fn ladder(game: Game, mode: Mode) -> &'static [Level] {
         match (game, mode) {

@@ -773,6 +773,9 @@ pub fn parse_opponent(
             };
             Ok(Opponent::Computer { level })
         }
+        "hotseat" | "online" if level.is_some() => Err(ApiError::bad_request(format!(
+            "opponent.level: only a computer opponent has a level, not '{kind}'"
+        ))),
         "hotseat" => Ok(Opponent::Hotseat),
         "online" => Ok(Opponent::Online),
         other => Err(ApiError::bad_request(format!(

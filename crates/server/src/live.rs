@@ -171,7 +171,8 @@ pub fn parse_side(s: &str, field: &str) -> Result<Side, ApiError> {
 /// # Errors
 /// 400.
 pub fn parse_mode(s: &str) -> Result<Mode, ApiError> {
-    match s {
+    // Any case and surrounding blanks, as game names and levels are read.
+    match s.trim().to_ascii_lowercase().as_str() {
         "single" => Ok(Mode::Single),
         "match" => Ok(Mode::Match),
         other => Err(ApiError::bad_request(format!(

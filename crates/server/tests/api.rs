@@ -891,6 +891,26 @@ async fn the_computer_plays_only_the_levels_on_the_games_ladder() {
     )
     .await;
     assert_eq!(c["state"]["seats"]["N"]["level"], "master");
+    // Only the computer has a level: a level for a friend is refused, not dropped.
+    for kind in ["hotseat", "online"] {
+        s.post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": {"kind": kind, "level": "banana"}}),
+        )
+        .await
+        .assert_error(
+            400,
+            &format!("only a computer opponent has a level, not '{kind}'"),
+        );
+    }
+    // The mode is read in any case, as the game and the level are.
+    let c = create(
+        &s,
+        json!({"game": "Raja-Pasu", "mode": " MATCH ", "opponent": {"kind": "computer", "level": "Master"}}),
+    )
+    .await;
+    assert_eq!(c["state"]["mode"], "match");
+    assert_eq!(c["state"]["seats"]["N"]["level"], "master");
     // An import is held to the ladder of its record's game and mode.
     let record = "[Game \"raja-pasu\"]\n\n1. A *\n";
     s.post(

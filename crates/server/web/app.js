@@ -198,28 +198,27 @@ function setupHome() {
     const game = (meta.games || []).find((g) => g.name === form.game.value);
     const ladder = ladderOf(form.game.value, form.mode.value);
     const offered = ladder ? all.filter((l) => ladder.levels.includes(l.name)) : all;
-    // Keep the player's choice, or the strongest offered level below it.
-    const pick = level.dataset.chosen && level.value
-      ? onLadder(form.game.value, form.mode.value, level.value)
+    // The level the player picked (kept while they look at other games), or the strongest
+    // offered level below it; the ladder's default until they pick one.
+    const chosen = level.dataset.chosen;
+    const pick = chosen
+      ? onLadder(form.game.value, form.mode.value, chosen)
       : ladder ? ladder.default : meta.default_level;
+    // Labels start with the name, so typing its first letter in the list selects it.
     level.replaceChildren(
       ...offered.map((l) =>
-        h(
-          'option',
-          { value: l.name, selected: l.name === pick },
-          `${l.number ? `${l.number}. ` : ''}${l.name}${l.description ? `: ${l.description}` : ''}`,
-        ),
+        h('option', { value: l.name, selected: l.name === pick }, `${l.name}${l.description ? `: ${l.description}` : ''}`),
       ),
     );
     const note = $('#level-note');
     const left = all.filter((l) => !offered.includes(l)).map((l) => l.name);
     note.hidden = !left.length;
     note.textContent = left.length
-      ? `Not offered in ${game ? game.title : 'this game'} ${form.mode.value === 'match' ? 'matches' : 'single games'}: ${left.join(', ')} (${left.length === 1 ? 'it plays' : 'they play'} it too much like the level next to ${left.length === 1 ? 'it' : 'them'}).`
+      ? `Not offered in ${game ? game.title : 'this game'} ${form.mode.value === 'match' ? 'matches' : 'single games'}: ${left.join(', ')}. Each level offered there wins clearly against the one below (at least 65%), and ${left.length === 1 ? 'this one does' : 'these do'} not.`
       : '';
   };
   level.addEventListener('change', () => {
-    level.dataset.chosen = '1';
+    level.dataset.chosen = level.value;
   });
   fillLevels();
   const sync = (e) => {
@@ -233,6 +232,8 @@ function setupHome() {
     }
   };
   form.addEventListener('change', sync);
+  // A message about the last attempt does not outlive a change of the form.
+  form.addEventListener('change', () => notice(null));
   sync();
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -844,7 +845,12 @@ class GameView {
     const seat = this.mine.size === 1 ? SIDE_LETTER[[...this.mine][0]] : 'S';
     const opponent = this.kind === 'computer' ? { kind: 'computer', level: onLadder(s.game, s.mode, s.opponent.level) } : { kind: 'hotseat' };
     try {
-      started(await api.create({ game: s.game, mode: s.mode, first: s.first, opponent, seat }));
+      const r = await api.create({ game: s.game, mode: s.mode, first: s.first, opponent, seat });
+      if (opponent.level && opponent.level !== s.opponent.level) {
+        const where = `${(meta.games || []).find((g) => g.name === s.game)?.title || s.game} ${s.mode === 'match' ? 'matches' : 'single games'}`;
+        landingNotice = `The level ${s.opponent.level} is no longer offered in ${where}: this game is against ${opponent.level}, the strongest level below it there.`;
+      }
+      started(r);
     } catch (e) {
       notice(`Cannot start a new game: ${e.message}`);
     }
