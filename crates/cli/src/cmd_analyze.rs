@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Use the endgame tables in this directory (built by `pussa egtb build`): positions they
-    /// cover get exact values without search.
+    /// cover get exact values without search. `none`: no tables (the default).
     #[arg(long, value_name = "DIR")]
     pub egtb: Option<std::path::PathBuf>,
 }
@@ -96,6 +96,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let oracle = match &args.egtb {
         None => None,
+        // As `play` and `serve` take it: no tables.
+        Some(dir) if dir.as_os_str().eq_ignore_ascii_case("none") => None,
         Some(dir) => Some(pussa_egtb::oracle::oracle(args.game, dir)?.ok_or_else(|| {
             anyhow::anyhow!("--egtb: no {} tables in {}", args.game, dir.display())
         })?),

@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use pussa_egtb::{build_dir, BuildOptions, Entry, LayerEvent, Tables};
-use pussa_rules::{Game, Mode, Setup};
+use pussa_rules::{Game, Mode, Setup, Side};
 
 /// Endgame databases: every position with up to N seeds on the open board, solved exactly.
 #[derive(clap::Args)]
@@ -81,7 +81,7 @@ pub enum Sub {
         states: bool,
         /// Who starts round 1.
         #[arg(long, default_value = "S")]
-        first: String,
+        first: Side,
         /// Seeds per hole of a reduced (or enlarged) match (default: the game's own).
         #[arg(long, value_parser = clap::value_parser!(u8).range(1..=7))]
         seeds_per_hole: Option<u8>,
@@ -190,7 +190,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             nodes,
             max_seeds,
             states,
-            &first,
+            first,
             seeds_per_hole.unwrap_or(game.seeds_per_hole()),
             exhaustive,
         ),
@@ -336,23 +336,27 @@ fn probe(
         bail!("the round is over in this position: there is nothing to probe");
     }
     let k = pos.seeds_on_board() as usize;
-    let (tables, dir) = if pos.closed_mask() == 0 {
-        (Tables::open(dir, game, None)?, dir)
+    // The position needs the layers 0..=k (seeds only leave the board); a missing one is
+    // named with the seed counts the directory does have.
+    let needed = |e: pussa_egtb::FormatError| {
+        let missing = matches!(e, pussa_egtb::FormatError::Missing { .. });
+        let e = anyhow::Error::new(e);
+        if missing {
+            e.context(format!(
+                "{} on the board (build the tables to {k}, or use `pussa egtb solve --position`)",
+                plural(k as u64, "seed", "seeds")
+            ))
+        } else {
+            e
+        }
+    };
+    let tables = if pos.closed_mask() == 0 {
+        Tables::open(dir, game, Some(k)).map_err(needed)?
     } else {
         let p = pussa_egtb::Pattern::of_position(&pos)
             .context("the position's closed holes are not a closing of the game")?;
-        let dir = closed_dir.unwrap_or(dir);
-        (Tables::open_pattern(dir, game, p, None)?, dir)
+        Tables::open_pattern(closed_dir.unwrap_or(dir), game, p, Some(k)).map_err(needed)?
     };
-    if k > tables.max_seeds() {
-        bail!(
-            "{} on the board, but the tables of {game} under {} go up to {} \
-             (build more, or use `pussa egtb solve --position`)",
-            plural(k as u64, "seed", "seeds"),
-            dir.display(),
-            plural(tables.max_seeds() as u64, "seed", "seeds")
-        );
-    }
     let side = pos.to_move();
     match tables.entry(&pos) {
         Some(Entry::Value { margin, history }) => {
@@ -684,7 +688,12 @@ mod tests {
             closed_dir: None,
         })
         .unwrap_err();
-        assert!(e.to_string().contains("go up to 6 seeds"), "{e}");
+        let e = format!("{e:#}");
+        assert!(
+            e.starts_with("70 seeds on the board (build the tables to 70")
+                && e.contains("go up to 6 seeds"),
+            "{e}"
+        );
         sub(Sub::Solve {
             game,
             seeds_per_hole: None,

@@ -162,11 +162,10 @@ pub fn run_match(
     nodes: u64,
     max_seeds: Option<usize>,
     states: bool,
-    first: &str,
+    first: Side,
     per_hole: u8,
     exhaustive: bool,
 ) -> anyhow::Result<()> {
-    let first = Side::parse(first).map_err(|e| anyhow::anyhow!("--first: {e}"))?;
     let t0 = Instant::now();
     let tables = MatchTables::open(game, dir, closed_dir, max_seeds)?;
     outln!(
@@ -180,7 +179,7 @@ pub fn run_match(
     for r in &m.rounds {
         let pv: Vec<String> = r.pv.iter().map(ToString::to_string).collect();
         outln!(
-            "round {}: {} (filled S {} / N {}), {} starts: margin {:+} for {}, taken S {} / N {}, ended by {:?}; holdings S {} / N {}{}; {}, {:.2} s",
+            "round {}: {} (filled S {} / N {}), {} starts: margin {:+} for {}, taken S {} / N {}, ended as {}; holdings S {} / N {}{}; {}, {:.2} s",
             r.round,
             r.start,
             r.filled[0],
@@ -190,7 +189,7 @@ pub fn run_match(
             r.starter,
             r.taken[0],
             r.taken[1],
-            r.reason,
+            crate::tui::reason_text(r.reason),
             r.holdings[0],
             r.holdings[1],
             r.next_starter
@@ -273,7 +272,7 @@ pub fn run_match(
     )?;
     let start = 7 * u32::from(per_hole);
     if let Some(s) = sol.get(start, first) {
-        outln!("The match from the start ({first} first): {:?}", s.value)?;
+        outln!("The match from the start ({first} first): {}", s.value)?;
     }
     if !exhaustive {
         return Ok(());
@@ -313,7 +312,7 @@ pub fn run_match(
                 "  (margins: DIFFERENT)"
             }
         };
-        outln!("  S holds {south:>3}, {starter} starts: {v:?}{note}")?;
+        outln!("  S holds {south:>3}, {starter} starts: {v}{note}")?;
     }
     let (ws, wn, dr) = exact
         .iter()
@@ -328,7 +327,7 @@ pub fn run_match(
         "exact: South wins {ws}, North wins {wn}, endless {dr}; the margins' verdicts confirmed {confirmed}, contradicted {disagree}"
     )?;
     if let Some(&(_, _, v)) = exact.iter().find(|&&(s, st, _)| s == start && st == first) {
-        outln!("The match from the start ({first} first), exactly: {v:?}")?;
+        outln!("The match from the start ({first} first), exactly: {v}")?;
     }
     if disagree > 0 {
         bail!("{disagree} states where the margins' verdict contradicts the exact value");
@@ -371,13 +370,33 @@ mod tests {
             closed: closed.map(str::to_string),
         };
         sub(build(None)).expect("open tables");
-        let e = run_match(game, &dir, &dir, 1_000_000, None, true, "S", 1, true).unwrap_err();
+        let e = run_match(
+            game,
+            &dir,
+            &dir,
+            1_000_000,
+            None,
+            true,
+            Side::South,
+            1,
+            true,
+        )
+        .unwrap_err();
         assert!(format!("{e:#}").contains("c1-0"), "{e:#}");
         sub(build(Some("all"))).expect("closed tables");
         verify_closed(Some(game), &dir, 50).expect("verify");
-        run_match(game, &dir, &dir, 10_000_000, None, true, "S", 1, true).expect("match");
-        let e = run_match(game, &dir, &dir, 1_000_000, None, false, "X", 1, false).unwrap_err();
-        assert!(format!("{e:#}").contains("--first"), "{e:#}");
+        run_match(
+            game,
+            &dir,
+            &dir,
+            10_000_000,
+            None,
+            true,
+            Side::South,
+            1,
+            true,
+        )
+        .expect("match");
         std::fs::remove_dir_all(&dir).ok();
     }
 }

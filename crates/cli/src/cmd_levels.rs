@@ -56,12 +56,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(_) => Level::ladder(pairs[0].0, pairs[0].1).to_vec(),
         None => Level::ALL.to_vec(),
     };
+    // With a game, each searching level says its own budget there.
+    let describe = |l: &Level| match args.game {
+        Some(_) => l.description_for(pairs[0].0, pairs[0].1),
+        None => l.description().to_string(),
+    };
     if args.json {
         let levels: Vec<_> = shown
             .iter()
-            .map(
-                |l| json!({"name": l.name(), "number": l.number(), "description": l.description()}),
-            )
+            .map(|l| json!({"name": l.name(), "number": l.number(), "description": describe(l)}))
             .collect();
         let ladders: Vec<_> = pairs
             .iter()
@@ -81,7 +84,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     for l in &shown {
-        outln!("{}  {:<9} {}", l.number(), l.name(), l.description())?;
+        outln!("{}  {:<9} {}", l.number(), l.name(), describe(l))?;
     }
     outln!()?;
     if let Some(&(g, m)) = pairs.first().filter(|_| args.game.is_some()) {

@@ -47,6 +47,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let start = Instant::now();
     let mut nodes_total = 0u64;
+    if args.depth == 0 {
+        // Length 0: the empty sequence, as perft counts it.
+        writeln!(out, "depth  0  1")?;
+    }
     for depth in 1..=args.depth {
         let children: Vec<(pussa_rules::Hole, u64)> = if round_over {
             Vec::new()

@@ -18,7 +18,7 @@ use crate::tui::{render, Action, App, Opponent};
 pub struct Args {
     /// The game: walak-pussa, raja-pasu, pasu-pondi, pasu-pondi-6.
     #[arg(long, default_value = "walak-pussa")]
-    pub game: String,
+    pub game: Game,
     /// Play a match (several rounds, closed holes) instead of a single game.
     #[arg(long = "match")]
     pub match_mode: bool,
@@ -31,10 +31,10 @@ pub struct Args {
     pub hotseat: bool,
     /// Who moves first: S or N.
     #[arg(long, default_value = "S")]
-    pub first: String,
+    pub first: Side,
     /// Your seat (the board is drawn from it): S or N.
     #[arg(long, default_value = "S")]
-    pub seat: String,
+    pub seat: Side,
     /// Milliseconds per lap of the sowing animation (0: no animation; at most 10000).
     #[arg(long, default_value_t = 350, value_parser = clap::value_parser!(u64).range(0..=10_000))]
     pub delay: u64,
@@ -98,9 +98,7 @@ enum Answer {
 /// # Errors
 /// Bad arguments, or a terminal that cannot be set up.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let game: Game = args.game.parse()?;
-    let first = Side::parse(&args.first)?;
-    let seat = Side::parse(&args.seat)?;
+    let (game, first, seat) = (args.game, args.first, args.seat);
     let mode = if args.match_mode {
         Mode::Match
     } else {

@@ -19,7 +19,7 @@ use pussa_rules::{Game, Mode, Side};
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Players: level:<name> (a built-in level), search (full search under the \
-    per-move limits), nodes:<n> (the search with its own budget of n nodes a move, as the levels     club to master use), mcts (Monte Carlo tree search under the per-move limits), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
+    per-move limits), nodes:<n> (the search with its own budget of n nodes a move, as the levels club to master use), mcts (Monte Carlo tree search under the per-move limits), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
     external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\").\n\n\
     Endgame tables: add +tables to a searching player (search, nodes:<n>, or a level from club up), e.g. \
     level:max+tables: it uses the tables of the game under --egtb (built by `pussa egtb build`) \
@@ -34,7 +34,7 @@ pub struct Args {
     pub player2: String,
     /// The game: walak-pussa, raja-pasu, pasu-pondi, pasu-pondi-6.
     #[arg(long, default_value = "walak-pussa")]
-    pub game: String,
+    pub game: Game,
     /// Play matches (several rounds, closed holes) instead of single games.
     #[arg(long = "match")]
     pub match_mode: bool,
@@ -105,7 +105,7 @@ pub struct Args {
 /// Bad arguments, or a file that cannot be written. Broken engines do not make it fail: they
 /// lose their games.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let game: Game = args.game.parse()?;
+    let game = args.game;
     let (p1, t1) = PlayerSpec::parse_with_tables(&args.player1).map_err(anyhow::Error::msg)?;
     let (p2, t2) = PlayerSpec::parse_with_tables(&args.player2).map_err(anyhow::Error::msg)?;
     let players = [p1, p2];
@@ -485,11 +485,23 @@ fn summary(config: &Config, report: &Report) -> String {
     if let (Some(sprt), Some(d), Some(llr)) = (config.sprt, report.sprt, report.llr) {
         let (a, b) = sprt.bounds();
         let verdict = match d {
-            SprtDecision::AcceptH1 => format!("H1 accepted (elo >= {})", sprt.elo1),
-            SprtDecision::AcceptH0 => format!("H0 accepted (elo <= {})", sprt.elo0),
+            // The test weighs two hypotheses against each other; it does not bound the Elo.
+            SprtDecision::AcceptH1 => format!(
+                "H1 accepted (elo {} is more likely than elo {})",
+                sprt.elo1, sprt.elo0
+            ),
+            SprtDecision::AcceptH0 => format!(
+                "H0 accepted (elo {} is more likely than elo {})",
+                sprt.elo0, sprt.elo1
+            ),
             SprtDecision::Continue => "undecided".to_string(),
         };
+        let played = report.games.len();
         let at = match report.sprt_games {
+            Some(n) if (n as usize) < played => format!(
+                " after {n} games (the other {} were under way and are counted above)",
+                played - n as usize
+            ),
             Some(n) => format!(" after {n} games"),
             None => String::new(),
         };

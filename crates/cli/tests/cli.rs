@@ -534,6 +534,8 @@ fn unknown_games_and_bad_flags_are_usage_errors() {
         &["perft", "--game", "x", "--depth", "1"],
         &["rules", "mancala"],
         &["bench", "--game", "go"],
+        &["play", "--game", "chess"],
+        &["tournament", "random", "random", "--game", "chess"],
     ] {
         let o = pussa(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -545,6 +547,9 @@ fn unknown_games_and_bad_flags_are_usage_errors() {
         &["replay", "--game", "walak-pussa", "--bogus"][..],
         &["replay", "--moves", "A"],
         &["replay", "--game", "walak-pussa", "--first", "X"],
+        &["play", "--first", "X"],
+        &["play", "--seat", "Q"],
+        &["egtb", "match", "--game", "raja-pasu", "--first", "X"],
         &[
             "replay",
             "--game",
@@ -1042,8 +1047,7 @@ fn levels_lists_every_ladder_and_play_refuses_a_level_off_the_ladder() {
         assert_eq!(l["default"], Level::default_for(game, mode).name(), "{l}");
     }
     // One game and mode as JSON: the levels offered there, as the text lists them.
-    let v: Value =
-        serde_json::from_str(&ok(&["levels", "--game", "raja-pasu", "--json"])).unwrap();
+    let v: Value = serde_json::from_str(&ok(&["levels", "--game", "raja-pasu", "--json"])).unwrap();
     let offered: Vec<&str> = v["levels"]
         .as_array()
         .unwrap()
@@ -1059,6 +1063,12 @@ fn levels_lists_every_ladder_and_play_refuses_a_level_off_the_ladder() {
         "{text}"
     );
     assert!(!text.lines().any(|l| l.starts_with("6  master")), "{text}");
+    // With a game, each searching level says its own budget there.
+    let text = ok(&["levels", "--game", "pasu-pondi", "--match"]);
+    assert!(
+        text.contains("5  expert    alpha-beta search of 1,000 positions a move\n"),
+        "{text}"
+    );
     let o = pussa(&["levels", "--match"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--game"), "{}", stderr(&o));
@@ -1071,4 +1081,26 @@ fn levels_lists_every_ladder_and_play_refuses_a_level_off_the_ladder() {
     );
     let e = fails(&["play", "--game", "raja-pasu", "--level", "6"]);
     assert!(e.contains("'master' is not offered"), "{e}");
+}
+
+#[test]
+fn perft_counts_the_empty_sequence_at_depth_0_and_analyze_takes_egtb_none() {
+    let out = ok(&["perft", "--game", "raja-pasu", "--depth", "0"]);
+    assert_eq!(out.lines().next(), Some("depth  0  1"), "{out}");
+    let with_none = ok(&[
+        "analyze",
+        "--game",
+        "raja-pasu",
+        "--depth",
+        "3",
+        "--egtb",
+        "none",
+        "--json",
+    ]);
+    let without = ok(&["analyze", "--game", "raja-pasu", "--depth", "3", "--json"]);
+    let (a, b): (Value, Value) = (
+        serde_json::from_str(&with_none).unwrap(),
+        serde_json::from_str(&without).unwrap(),
+    );
+    assert_eq!(a["moves"], b["moves"]);
 }

@@ -887,7 +887,7 @@ fn egtb_wording_of_the_side_to_move_and_counts_of_one() {
     let e = one_line_error(ok, &err);
     assert!(
         e.contains(&format!(
-            "2 seeds on the board, but the tables of raja-pasu under {d} go up to 1 seed "
+            "2 seeds on the board (build the tables to 2, or use `pussa egtb solve --position`): {d}/raja-pasu/2.pegtb is missing: the tables of raja-pasu under {d} go up to 1 seed"
         )),
         "{e}"
     );
@@ -897,5 +897,95 @@ fn egtb_wording_of_the_side_to_move_and_counts_of_one() {
             && out.contains("  1 seed: 14 of 14 positions re-computed"),
         "{out}"
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `egtb match` on a reduced Raja Pasu (1 seed a hole; open and closed tables to 6 seeds, the
+/// search does the rest) tells the match in words: how each round ended, who wins, and the
+/// states' values, no debugging text.
+#[test]
+fn egtb_match_tells_the_match_in_words() {
+    let dir = small_tables("match-words", 6);
+    let d = dir.to_str().unwrap();
+    let build = [
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "6",
+        "--closed",
+        "all",
+        "--dir",
+        d,
+        "--quiet",
+    ];
+    let (ok, _, err) = pussa(&build);
+    assert!(ok, "{err}");
+    let (ok, out, err) = pussa(&[
+        "egtb",
+        "match",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        d,
+        "--seeds-per-hole",
+        "1",
+        "--states",
+        "--exhaustive",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("ended as North has no legal move"), "{out}");
+    assert!(
+        out.contains("The match from the start (South first), exactly: South wins within 4 rounds"),
+        "{out}"
+    );
+    assert!(out.contains("South wins the match in 4 rounds"), "{out}");
+    assert!(
+        out.contains("South wins within") && out.contains("North wins within"),
+        "{out}"
+    );
+    for debug in ["{ ", "NoLegalMove", "Win {", "Unresolved", "Draw"] {
+        assert!(!out.contains(debug), "{debug} in {out}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A layer missing below the top: `egtb probe` names it and the layers the directory has
+/// (it used to say the tables went up to the layer below the gap).
+#[test]
+fn egtb_probe_names_a_missing_layer_below_the_top() {
+    let dir = small_tables("probe-gap", 6);
+    let d = dir.to_str().unwrap();
+    std::fs::remove_file(dir.join("raja-pasu/3.pegtb")).unwrap();
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "probe",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        d,
+        "--position",
+        "0,1,0,2,0,0,0/1,0,0,0,1,0,0 93 0 S 1 raja-pasu",
+    ]);
+    let e = one_line_error(ok, &err);
+    assert!(
+        e.contains(&format!(
+            "{d}/raja-pasu/3.pegtb is missing: the tables of raja-pasu under {d} go up to 6 seeds, but not 3"
+        )),
+        "{e}"
+    );
+    // A position below the gap is still probed.
+    let (ok, out, err) = pussa(&[
+        "egtb",
+        "probe",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        d,
+        "--position",
+        "0,1,0,0,0,0,0/0,0,0,0,0,0,1 96 0 S 1 raja-pasu",
+    ]);
+    assert!(ok && out.starts_with("value "), "{out}{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

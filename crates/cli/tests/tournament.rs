@@ -282,10 +282,6 @@ fn bad_arguments_are_one_line_errors() {
             "expected elo0,elo1,alpha,beta",
         ),
         (
-            vec!["tournament", "random", "random", "--game", "chess"],
-            "unknown game 'chess'",
-        ),
-        (
             vec!["tournament", "random", "random", "--depth", "2000"],
             "--depth 2000 is more than 1000",
         ),

@@ -366,6 +366,22 @@ pub enum MatchValue {
     Unresolved,
 }
 
+impl std::fmt::Display for MatchValue {
+    /// In words: `South wins within 6 rounds`, `endless (neither side can force a win)`,
+    /// `not decided by the round margins`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MatchValue::Win { side, rounds } => write!(
+                f,
+                "{side} wins within {rounds} round{}",
+                if *rounds == 1 { "" } else { "s" }
+            ),
+            MatchValue::Draw => f.write_str("endless (neither side can force a win)"),
+            MatchValue::Unresolved => f.write_str("not decided by the round margins"),
+        }
+    }
+}
+
 /// One match state of [`solve_match`].
 #[derive(Clone, Copy, Debug)]
 pub struct StateValue {

@@ -250,3 +250,70 @@ fn the_oracle_solves_positions_beyond_its_tables() {
     let other = Position::start(Game::WalakPussa);
     assert_eq!(small.solve(&other), None);
 }
+
+/// `analyze` with the tables writes, for each move whose value is exact, a principal variation
+/// that goes on past the point where the tables took over: every move of it has the best exact
+/// value given the round's history, and most lines run longer than the move itself.
+#[test]
+fn analysis_with_tables_gives_principal_variations_that_keep_the_value() {
+    let game = Game::RajaPasu;
+    let tables = Tables::build_in_memory(game, MAX, BuildOptions::default(), &|_| {});
+    let oracle: Arc<dyn ExactOracle> = Arc::new(TablesOracle(Tables::from_layers(
+        game,
+        (0..=MAX).map(|k| tables.layer(k).to_vec()).collect(),
+    )));
+    let mut rng = Rng::new(11);
+    let (mut lines, mut long, mut steps) = (0, 0, 0);
+    while lines < 200 {
+        let k = 3 + rng.below(MAX as u32 - 2);
+        let side = random_side(&mut rng);
+        let state = GameState::from_position(
+            random_position(game, k, side, &mut rng),
+            Mode::Single,
+            1,
+            side,
+        );
+        if state.is_round_over() {
+            continue;
+        }
+        let limits = pussa_engine::Limits {
+            oracle: Some(oracle.clone()),
+            ..pussa_engine::Limits::default()
+        };
+        for m in pussa_engine::analyze(&state, &limits) {
+            if !m.exact {
+                continue; // a value the search did not prove: no claim about its line
+            }
+            lines += 1;
+            if m.pv.len() > 1 {
+                long += 1;
+            }
+            // Every move after the first keeps the value: it is one of the best.
+            let mut s = state.clone();
+            s.play(m.pv[0]).expect("legal");
+            for &mv in &m.pv[1..] {
+                assert!(
+                    !s.is_round_over(),
+                    "the line goes on after the round: {m:?}"
+                );
+                let values = exact_move_values(&tables, &s);
+                let best = values.iter().map(|v| v.1).max().expect("a legal move");
+                let got = values.iter().find(|v| v.0 == mv).expect("legal").1;
+                assert_eq!(
+                    got,
+                    best,
+                    "{}: {mv} of {:?} is worth {got}, the best {best}",
+                    pussa_rules::Setup::from_state(&s),
+                    m.pv
+                );
+                s.play(mv).expect("legal");
+                steps += 1;
+            }
+        }
+    }
+    eprintln!("{lines} lines, {long} longer than one move, {steps} moves checked");
+    assert!(
+        long * 2 > lines,
+        "only {long} of {lines} lines go past their first move"
+    );
+}

@@ -156,6 +156,36 @@ impl Level {
         }
     }
 
+    /// How the level plays `game` as `mode`: [`Level::description`] with the node budget of
+    /// that game and mode for the levels that have one.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::Level;
+    /// use pussa_rules::{Game, Mode};
+    /// assert_eq!(
+    ///     Level::Expert.description_for(Game::PasuPondi, Mode::Match),
+    ///     "alpha-beta search of 1,000 positions a move"
+    /// );
+    /// ```
+    #[must_use]
+    pub fn description_for(self, game: Game, mode: Mode) -> String {
+        match (self, self.nodes(game, mode)) {
+            (Level::Club | Level::Expert | Level::Master, Some(n)) => {
+                let digits = n.to_string();
+                let mut grouped = String::new();
+                for (i, c) in digits.chars().enumerate() {
+                    if i > 0 && (digits.len() - i) % 3 == 0 {
+                        grouped.push(',');
+                    }
+                    grouped.push(c);
+                }
+                format!("alpha-beta search of {grouped} positions a move")
+            }
+            _ => self.description().to_string(),
+        }
+    }
+
     /// True for the levels that search (Club and up), which can use endgame tables.
     #[must_use]
     pub fn searches(self) -> bool {
@@ -387,7 +417,10 @@ mod tests {
         // A long name is quoted cut, not echoed whole.
         let long = "z".repeat(100_000);
         let e = long.parse::<Level>().unwrap_err().to_string();
-        assert!(e.len() < 200 && e.contains(&format!("'{}…'", "z".repeat(40))), "{e}");
+        assert!(
+            e.len() < 200 && e.contains(&format!("'{}…'", "z".repeat(40))),
+            "{e}"
+        );
         for l in Level::ALL {
             assert_eq!(l.name().parse::<Level>(), Ok(l));
             assert_eq!(l.number().to_string().parse::<Level>(), Ok(l));

@@ -919,5 +919,56 @@ fn analyze_counted(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64) 
         depth += 1;
     }
     values.sort_by(|a, b| b.score.cmp(&a.score).then(a.mv.index().cmp(&b.mv.index())));
+    if let (Some(oracle), None) = (limits.oracle.as_deref(), MatchView::of(state)) {
+        for m in values.iter_mut().filter(|m| m.exact) {
+            extend_pv_from_tables(state, oracle, &mut m.pv);
+        }
+    }
     (values, w.nodes)
+}
+
+/// The longest principal variation [`extend_pv_from_tables`] writes.
+const TABLE_PV_MAX: usize = 24;
+
+/// Extends `pv`, a line from `state` that the search cut short where the exact values of `oracle`
+/// took over, by following the tables: at each position it plays the first legal move whose
+/// gain and the exact value after it give the position's own exact value, until the round ends,
+/// a value depends on the round's history, or the line is [`TABLE_PV_MAX`] moves long.
+fn extend_pv_from_tables(state: &GameState, oracle: &dyn ExactOracle, pv: &mut Vec<Hole>) {
+    // The exact value of the state's position, `None` if the tables do not give it here.
+    let value = |s: &GameState| -> Option<i32> {
+        if s.is_round_over() {
+            return Some(0);
+        }
+        // A history of one position: seeds just left the board, nothing earlier can recur.
+        if s.history().len() == 1 {
+            oracle.probe(s.position())
+        } else {
+            oracle.probe_any_history(s.position())
+        }
+    };
+    let mut s = state.clone();
+    for &mv in pv.iter() {
+        if s.play(mv).is_err() {
+            return;
+        }
+    }
+    let Some(mut v) = value(&s) else { return };
+    while pv.len() < TABLE_PV_MAX && !s.is_round_over() {
+        let me = s.position().to_move().index();
+        let step = s.legal_moves().into_iter().find_map(|mv| {
+            let mut c = s.clone();
+            let before = c.position().stores();
+            c.play(mv).ok()?;
+            let after = c.position().stores();
+            let gain = (i32::from(after[me]) - i32::from(before[me]))
+                - (i32::from(after[1 - me]) - i32::from(before[1 - me]));
+            let vc = value(&c)?;
+            (gain - vc == v).then_some((mv, c, vc))
+        });
+        let Some((mv, c, vc)) = step else { return };
+        pv.push(mv);
+        s = c;
+        v = vc;
+    }
 }
