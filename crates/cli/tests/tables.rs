@@ -589,6 +589,20 @@ fn small_tables(tag: &str, max: u32) -> PathBuf {
     dir
 }
 
+/// `pussa egtb probe` of the Raja Pasu position `pos` with the tables under `dir`.
+fn probe_raja(dir: &str, pos: &str) -> (bool, String, String) {
+    pussa(&[
+        "egtb",
+        "probe",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        dir,
+        "--position",
+        pos,
+    ])
+}
+
 /// A failure as the project wants it: a non-zero exit and one line `error: …`, no panic.
 fn one_line_error(ok: bool, err: &str) -> String {
     assert!(!ok, "succeeded: {err}");
@@ -874,16 +888,7 @@ fn egtb_wording_of_the_side_to_move_and_counts_of_one() {
         ),
         "{out}"
     );
-    let (ok, _, err) = pussa(&[
-        "egtb",
-        "probe",
-        "--game",
-        "raja-pasu",
-        "--dir",
-        d,
-        "--position",
-        "0,1,0,0,0,0,0/0,0,0,0,0,0,1 96 0 S 1 raja-pasu",
-    ]);
+    let (ok, _, err) = probe_raja(d, "0,1,0,0,0,0,0/0,0,0,0,0,0,1 96 0 S 1 raja-pasu");
     let e = one_line_error(ok, &err);
     assert!(
         e.contains(&format!(
@@ -958,16 +963,7 @@ fn egtb_probe_names_a_missing_layer_below_the_top() {
     let dir = small_tables("probe-gap", 6);
     let d = dir.to_str().unwrap();
     std::fs::remove_file(dir.join("raja-pasu/3.pegtb")).unwrap();
-    let (ok, _, err) = pussa(&[
-        "egtb",
-        "probe",
-        "--game",
-        "raja-pasu",
-        "--dir",
-        d,
-        "--position",
-        "0,1,0,2,0,0,0/1,0,0,0,1,0,0 93 0 S 1 raja-pasu",
-    ]);
+    let (ok, _, err) = probe_raja(d, "0,1,0,2,0,0,0/1,0,0,0,1,0,0 93 0 S 1 raja-pasu");
     let e = one_line_error(ok, &err);
     assert!(
         e.contains(&format!(
@@ -976,16 +972,7 @@ fn egtb_probe_names_a_missing_layer_below_the_top() {
         "{e}"
     );
     // A position below the gap is still probed.
-    let (ok, out, err) = pussa(&[
-        "egtb",
-        "probe",
-        "--game",
-        "raja-pasu",
-        "--dir",
-        d,
-        "--position",
-        "0,1,0,0,0,0,0/0,0,0,0,0,0,1 96 0 S 1 raja-pasu",
-    ]);
+    let (ok, out, err) = probe_raja(d, "0,1,0,0,0,0,0/0,0,0,0,0,0,1 96 0 S 1 raja-pasu");
     assert!(ok && out.starts_with("value "), "{out}{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
