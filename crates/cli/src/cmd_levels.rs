@@ -100,7 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?;
         if !left.is_empty() {
             outln!(
-                "Not offered there: {} (they do not score 65% against the level below; docs/engine.md).",
+                "Not offered there: {} (a ladder with them would have a step under 65%; docs/engine.md).",
                 left.join(", ")
             )?;
         }

@@ -258,7 +258,7 @@ fn quote(s: &str) -> String {
 /// A level that is not on the ladder of a game and mode ([`Level::offered`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "level '{level}' is not offered in {} {}: each level offered there scores at least 65% against the one below, and it does not; the levels there are {}",
+    "level '{level}' is not offered in {} {}: a ladder with it would have a step under 65%; the levels there, each scoring at least 65% against the one below, are {}",
     game.title(),
     match mode { Mode::Single => "single games", Mode::Match => "matches" },
     Level::ladder(*game, *mode).iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")

@@ -214,7 +214,7 @@ function setupHome() {
     const left = all.filter((l) => !offered.includes(l)).map((l) => l.name);
     note.hidden = !left.length;
     note.textContent = left.length
-      ? `Not offered in ${game ? game.title : 'this game'} ${form.mode.value === 'match' ? 'matches' : 'single games'}: ${left.join(', ')}. Each level offered there wins clearly against the one below (at least 65%), and ${left.length === 1 ? 'this one does' : 'these do'} not.`
+      ? `Not offered in ${game ? game.title : 'this game'} ${form.mode.value === 'match' ? 'matches' : 'single games'}: ${left.join(', ')}. Each level offered scores at least 65% against the one below; a list with ${left.length === 1 ? 'it' : 'them'} would have a smaller step.`
       : '';
   };
   level.addEventListener('change', () => {
