@@ -60,17 +60,23 @@ fn tmux_present() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-#[test]
-fn play_against_the_computer_in_a_terminal() {
+/// A tmux server of its own for one test (socket `tag-<pid>`), or `None`, with a note, when
+/// tmux is not installed.
+fn tmux(tag: &str) -> Option<Tmux> {
     if !tmux_present() {
         println!(
             "note: tmux is not installed (scripts/test.sh installs it); terminal test skipped"
         );
-        return;
+        return None;
     }
-    let t = Tmux {
-        socket: format!("pussa-test-{}", std::process::id()),
-    };
+    Some(Tmux {
+        socket: format!("{tag}-{}", std::process::id()),
+    })
+}
+
+#[test]
+fn play_against_the_computer_in_a_terminal() {
+    let Some(t) = tmux("pussa-test") else { return };
     let cmd = format!(
         "{} play --game raja-pasu --level beginner --delay 0; echo EXIT=$?; sleep 60",
         env!("CARGO_BIN_EXE_pussa")
@@ -166,14 +172,8 @@ fn hotseat_match_shows_both_sides_moving() {
 
 #[test]
 fn a_kill_gives_the_terminal_back() {
-    if !tmux_present() {
-        println!(
-            "note: tmux is not installed (scripts/test.sh installs it); terminal test skipped"
-        );
+    let Some(t) = tmux("pussa-test-term") else {
         return;
-    }
-    let t = Tmux {
-        socket: format!("pussa-test-term-{}", std::process::id()),
     };
     // The shell prints a marker before the game, so the screen after it shows whether the
     // game's screen was taken down.
