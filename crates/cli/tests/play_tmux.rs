@@ -19,6 +19,17 @@ impl Tmux {
             .expect("run tmux")
     }
 
+    /// Starts the session `play`, `width`×`height`, running the shell command `cmd`.
+    fn start(&self, width: u32, height: u32, cmd: &str) {
+        let (w, h) = (width.to_string(), height.to_string());
+        let out = self.cmd(&["new-session", "-d", "-s", "play", "-x", &w, "-y", &h, cmd]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     fn screen(&self) -> String {
         String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "play"]).stdout)
             .into_owned()
@@ -81,22 +92,7 @@ fn play_against_the_computer_in_a_terminal() {
         "{} play --game raja-pasu --level beginner --delay 0; echo EXIT=$?; sleep 60",
         env!("CARGO_BIN_EXE_pussa")
     );
-    let out = t.cmd(&[
-        "new-session",
-        "-d",
-        "-s",
-        "play",
-        "-x",
-        "110",
-        "-y",
-        "30",
-        &cmd,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    t.start(110, 30, &cmd);
     let s = t.wait_for("the first prompt", |s| s.contains("your move"));
     assert!(s.contains("Raja Pasu · single game · round 1"), "{s}");
     // South's row nearest, labelled A..G; North's row across, g..a.
@@ -140,20 +136,7 @@ fn hotseat_match_shows_both_sides_moving() {
         "{} play --game walak-pussa --match --hotseat --delay 0; echo EXIT=$?; sleep 60",
         env!("CARGO_BIN_EXE_pussa")
     );
-    assert!(t
-        .cmd(&[
-            "new-session",
-            "-d",
-            "-s",
-            "play",
-            "-x",
-            "110",
-            "-y",
-            "30",
-            &cmd
-        ])
-        .status
-        .success());
+    t.start(110, 30, &cmd);
     t.wait_for("the first prompt", |s| s.contains("South: your move"));
     t.keys(&["A"]);
     let s = t.wait_for("North's turn", |s| s.contains("North: your move"));
@@ -184,20 +167,7 @@ fn a_kill_gives_the_terminal_back() {
         env!("CARGO_BIN_EXE_pussa"),
         pid_file.display()
     );
-    assert!(t
-        .cmd(&[
-            "new-session",
-            "-d",
-            "-s",
-            "play",
-            "-x",
-            "100",
-            "-y",
-            "30",
-            &cmd
-        ])
-        .status
-        .success());
+    t.start(100, 30, &cmd);
     t.wait_for("the first prompt", |s| s.contains("your move"));
     let pid = std::fs::read_to_string(&pid_file).expect("the game's pid");
     let _ = std::fs::remove_file(&pid_file);
