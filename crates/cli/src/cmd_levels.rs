@@ -71,7 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map(|&(g, m)| {
                 json!({
                     "game": g.name(),
-                    "mode": match m { Mode::Single => "single", Mode::Match => "match" },
+                    "mode": pussa_server::live::mode_name(m),
                     "levels": Level::ladder(g, m).iter().map(|l| l.name()).collect::<Vec<_>>(),
                     "default": Level::default_for(g, m).name(),
                 })

@@ -247,12 +247,9 @@ impl fmt::Display for Level {
 #[error("unknown level '{}': expected a number 1-7 or one of beginner, novice, casual, club, expert, master, max", quote(.0))]
 pub struct ParseLevelError(pub String);
 
-/// `s`, cut after 40 characters with an ellipsis.
+/// A level name quoted in a message: cut after 40 characters.
 fn quote(s: &str) -> String {
-    match s.char_indices().nth(40) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
+    crate::clip(s, 40)
 }
 
 /// A level that is not on the ladder of a game and mode ([`Level::offered`]).

@@ -26,6 +26,14 @@ use std::time::Duration;
 
 use pussa_rules::{GameState, Hole, Position};
 
+/// `s` for a message: its first `max` characters and an ellipsis if it is longer.
+pub(crate) fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
 pub mod arena;
 pub mod bench;
 pub mod eval;

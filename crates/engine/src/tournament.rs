@@ -870,13 +870,9 @@ impl ExternalEngine {
     }
 }
 
+/// An engine's words quoted in a message: cut after 60 characters.
 fn clip(s: &str) -> String {
-    if s.chars().count() > 60 {
-        let t: String = s.chars().take(60).collect();
-        format!("{t}…")
-    } else {
-        s.to_string()
-    }
+    crate::clip(s, 60)
 }
 
 /// A player during one game.
