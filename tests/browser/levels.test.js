@@ -76,3 +76,34 @@ test('the level list offers the ladder of the chosen game and length and keeps t
   page.checkClean();
   await page.context().close();
 });
+
+test('the level picked is offered again after leaving the page and coming back', async () => {
+  const { server, browser } = env;
+  const meta = await server.get('/api/meta');
+  const pondi = meta.games.find((g) => g.name === 'pasu-pondi').ladders.single;
+  // A level that is not the default, so that only remembering it can select it.
+  const pick = pondi.levels.find((l) => l !== pondi.default);
+  const { page } = await newPage(browser, server);
+  await page.goto(`${server.url}/`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await page.check('input[name="opponent"][value="computer"]');
+  await page.check('input[name="game"][value="pasu-pondi"]');
+  await page.check('input[name="mode"][value="single"]');
+  assert.equal(await selected(page), pondi.default);
+  await page.selectOption('#level', pick);
+  // Away to another page and Back: the list is built again, with the level picked.
+  await page.goto(`${server.url}/api/meta`);
+  await page.goBack();
+  await page.waitForSelector('body[data-ready="1"]');
+  await page.check('input[name="game"][value="pasu-pondi"]');
+  await page.check('input[name="mode"][value="single"]');
+  assert.equal(await selected(page), pick);
+  // A reload, too.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]');
+  await page.check('input[name="game"][value="pasu-pondi"]');
+  await page.check('input[name="mode"][value="single"]');
+  assert.equal(await selected(page), pick);
+  page.checkClean();
+  await page.context().close();
+});

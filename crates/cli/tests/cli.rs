@@ -661,8 +661,10 @@ fn explain_json_prints_the_trace() {
     assert_eq!(events[1], json!({"type": "drop", "hole": "B", "now": 5}));
     let lifts = events.iter().filter(|e| e["type"] == "lift").count();
     assert_eq!(lifts, 7);
-    assert!(events.iter().any(|e| *e
-        == json!({"type": "capture", "hole": "b", "seeds": 6, "by": "South", "chained": false})));
+    assert!(events
+        .iter()
+        .any(|e| *e
+            == json!({"type": "capture", "hole": "b", "seeds": 6, "by": "S", "chained": false})));
 }
 
 #[test]

@@ -130,6 +130,37 @@ fn position_and_go_depth_give_a_legal_bestmove() {
 }
 
 #[test]
+fn go_on_a_finished_game_or_match_says_why_and_answers_none() {
+    let mut e = Engine::start();
+    // South to move with an empty row: the single game is over, and South, holding 50, won.
+    e.send("newgame raja-pasu single");
+    e.send("position 0,0,0,0,0,0,0/1,0,0,0,0,0,0 50 47 S 1 raja-pasu");
+    e.send("go depth 3");
+    let (lines, best) = e.bestmove();
+    assert_eq!(best, "none");
+    assert_eq!(
+        lines,
+        ["info string the game is over: South won", "bestmove none"]
+    );
+    // The same in a match, with North left 3 seeds: too few to fill a hole, so the match is
+    // over too.
+    e.send("newgame raja-pasu match");
+    e.send("position 0,0,0,0,0,0,0/1,0,0,0,0,0,0 95 2 S 1 raja-pasu");
+    e.send("go depth 3");
+    let (lines, _) = e.bestmove();
+    assert_eq!(
+        lines,
+        ["info string the match is over: South won", "bestmove none"]
+    );
+    // With enough left for North to fill a hole the match goes on with round 2.
+    e.send("position 0,0,0,0,0,0,0/1,0,0,0,0,0,0 50 47 S 1 raja-pasu");
+    e.send("go depth 3");
+    let (_, best) = e.bestmove();
+    assert!(("b"..="g").contains(&best.as_str()), "{best}");
+    assert!(e.quit().success());
+}
+
+#[test]
 fn go_movetime_then_stop() {
     let mut e = Engine::start();
     e.send("newgame walak-pussa match");

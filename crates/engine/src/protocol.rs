@@ -733,11 +733,15 @@ impl<W: Write + Send + 'static> Engine<W> {
         }
         let state = self.state.clone();
         if state.legal_moves().is_empty() {
+            let what = match state.mode() {
+                Mode::Single => "game",
+                Mode::Match => "match",
+            };
             let why = match state.status() {
                 Status::Over {
                     winner: Some(w), ..
-                } => format!("the game is over: {w} won"),
-                Status::Over { winner: None, .. } => "the game is over: a draw".to_string(),
+                } => format!("the {what} is over: {w} won"),
+                Status::Over { winner: None, .. } => format!("the {what} is over: a draw"),
                 _ => "the round is over".to_string(),
             };
             self.send(&format!("info string {why}"));

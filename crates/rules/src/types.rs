@@ -6,11 +6,17 @@ use core::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 /// One of the two players. South owns holes `A`..`G` (indices 0..6), North owns `a`..`g` (7..13).
+///
+/// In JSON (serde) a side is its letter, `"S"` or `"N"`, as everywhere in pussa's JSON: the
+/// API, `pussa replay --json`, `explain --json`, tournament results. `"South"` and `"North"` are
+/// read too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Side {
     /// The player whose row is `A`..`G`; moves first by default.
+    #[serde(rename = "S", alias = "South")]
     South = 0,
     /// The player whose row is `a`..`g`.
+    #[serde(rename = "N", alias = "North")]
     North = 1,
 }
 

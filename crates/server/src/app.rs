@@ -531,7 +531,7 @@ impl App {
         }
         check_ply(&g, expected_ply, "move")?;
         let Some(to_move) = g.state.to_move() else {
-            return Err(ApiError::conflict("the game is over"));
+            return Err(ApiError::conflict(g.over_message()));
         };
         if !seats.contains(&to_move) {
             return Err(ApiError::conflict(format!(
@@ -633,7 +633,7 @@ impl App {
                 return Err(ApiError::conflict("hints are not offered in online games"));
             }
             let Some(to_move) = g.state.to_move() else {
-                return Err(ApiError::conflict("the game is over"));
+                return Err(ApiError::conflict(g.over_message()));
             };
             if !seats.contains(&to_move) {
                 return Err(ApiError::conflict(format!(

@@ -6,6 +6,7 @@ use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 
 /// An error answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,27 +89,31 @@ pub struct Json<T>(pub T);
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
     type Rejection = ApiError;
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        // Read as any JSON first: serde would also take an array for a struct's fields in order,
-        // and every body of this API is an object with named fields.
-        let value = match axum::Json::<serde_json::Value>::from_request(req, state).await {
+        // Checked as JSON first (content type, size, syntax) but kept as text, so that the
+        // struct is read from the text itself: a field given twice is refused there, where a
+        // parsed map would have kept the last value without a word.
+        let raw = match axum::Json::<Box<RawValue>>::from_request(req, state).await {
             Ok(axum::Json(v)) => v,
             Err(rej) => return Err(json_rejection(&rej)),
         };
-        if !value.is_object() {
-            let found = match value {
-                serde_json::Value::Null => "null",
-                serde_json::Value::Bool(_) => "a boolean",
-                serde_json::Value::Number(_) => "a number",
-                serde_json::Value::String(_) => "a string",
-                serde_json::Value::Array(_) => "an array",
-                serde_json::Value::Object(_) => "an object",
+        // Every body of this API is an object with named fields; serde would also take an
+        // array for a struct's fields in order.
+        if !raw.get().starts_with('{') {
+            let found = match serde_json::from_str(raw.get()) {
+                Ok(serde_json::Value::Bool(_)) => "a boolean",
+                Ok(serde_json::Value::Number(_)) => "a number",
+                Ok(serde_json::Value::String(_)) => "a string",
+                Ok(serde_json::Value::Array(_)) => "an array",
+                _ => "null",
             };
             return Err(ApiError::bad_request(format!(
                 "bad request body: expected a JSON object, found {found}"
             )));
         }
-        // The error names the field it is about (`opponent.level: invalid type …`).
-        serde_path_to_error::deserialize(value)
+        // The error names the field it is about (`opponent.level: invalid type …`,
+        // `duplicate field `move``).
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        serde_path_to_error::deserialize(&mut de)
             .map(Json)
             .map_err(|e| ApiError::bad_request(format!("bad request body: {e}")))
     }

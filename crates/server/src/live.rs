@@ -102,8 +102,7 @@ impl Played {
     /// The JSON form (see docs/api.md).
     #[must_use]
     pub fn to_json(&self) -> Value {
-        let mut trace = serde_json::to_value(&self.trace).unwrap_or(Value::Null);
-        short_sides(&mut trace);
+        let trace = serde_json::to_value(&self.trace).unwrap_or(Value::Null);
         json!({
             "ply": self.rec.ply,
             "round": self.rec.round,
@@ -200,17 +199,6 @@ pub fn closed_letters(mask: u16) -> Vec<String> {
         .collect()
 }
 
-/// Rewrites `"South"`/`"North"` (serde's names for [`Side`]) as `"S"`/`"N"` everywhere in `v`.
-pub fn short_sides(v: &mut Value) {
-    match v {
-        Value::String(s) if s == "South" => *s = "S".into(),
-        Value::String(s) if s == "North" => *s = "N".into(),
-        Value::Array(a) => a.iter_mut().for_each(short_sides),
-        Value::Object(o) => o.values_mut().for_each(short_sides),
-        _ => {}
-    }
-}
-
 /// After a move: records the round(s) that ended and lays out the next round of a match
 /// (reporting the refill to `trace`), until a move is expected or the game is over.
 pub fn advance<T: pussa_rules::Trace>(
@@ -252,6 +240,21 @@ pub fn winner_name(state: &GameState) -> Option<&'static str> {
 }
 
 impl LiveGame {
+    /// What a move or a hint after the end is told: `the match is over: South won`, `the game
+    /// is over: a draw`.
+    #[must_use]
+    pub fn over_message(&self) -> String {
+        let what = match self.meta.mode {
+            Mode::Single => "game",
+            Mode::Match => "match",
+        };
+        match self.state.winner() {
+            Some(Some(side)) => format!("the {what} is over: {side} won"),
+            Some(None) => format!("the {what} is over: a draw"),
+            None => format!("the {what} is over"),
+        }
+    }
+
     /// A new game from the start position (or from `meta.setup`).
     ///
     /// # Errors
@@ -404,8 +407,7 @@ impl LiveGame {
                 json!({"kind": "human", "taken": self.meta.tokens[side.index()].is_some()})
             }
         };
-        let mut rounds = serde_json::to_value(&self.rounds).unwrap_or(Value::Null);
-        short_sides(&mut rounds);
+        let rounds = serde_json::to_value(&self.rounds).unwrap_or(Value::Null);
         let last_round = rounds
             .as_array()
             .and_then(|a| a.last().cloned())

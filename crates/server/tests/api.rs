@@ -275,6 +275,31 @@ async fn malformed_requests_get_400_naming_the_problem() {
     s.post(&format!("/api/games/{id}/moves"), &json!({"token": tok}))
         .await
         .assert_error(400, "move");
+    // A field given twice is refused, not read as its last value; nothing is played.
+    s.post_raw(
+        &format!("/api/games/{id}/moves"),
+        &format!("{{\"move\": \"A\", \"move\": \"B\", \"token\": \"{tok}\"}}"),
+    )
+    .await
+    .assert_error(400, "bad request body: duplicate field `move`");
+    s.post_raw(
+        "/api/games",
+        "{\"game\": \"oware\", \"game\": \"raja-pasu\"}",
+    )
+    .await
+    .assert_error(400, "duplicate field `game`");
+    assert_eq!(s.get(&format!("/api/games/{id}")).await.json()["ply"], 0);
+    // Other values that are not objects are named; white space around an object is fine.
+    s.post_raw("/api/games", " \"raja-pasu\" ")
+        .await
+        .assert_error(400, "expected a JSON object, found a string");
+    s.post_raw("/api/games", "null")
+        .await
+        .assert_error(400, "expected a JSON object, found null");
+    let r = s
+        .post_raw("/api/games", "\n  {\"game\": \"raja-pasu\"}\n")
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
     // A broken HTTP request gets a 400 from the HTTP layer and the server goes on.
     let r = common::raw(s.addr, b"BLAH /\x01\x02 HTTP/9\r\n\r\n").await;
     assert_eq!(r.status, 400);
@@ -474,12 +499,38 @@ async fn stale_ply_and_finished_games_get_409() {
     assert!(["S", "N", "draw"].contains(&st["winner"].as_str().unwrap()));
     assert_eq!(st["rounds"].as_array().unwrap().len(), 1);
     assert_eq!(st["last_round"], st["rounds"][0]);
+    // The refusal names what is over and how it ended.
+    let over_text = |what: &str, winner: &Value| match winner.as_str().unwrap() {
+        "S" => format!("the {what} is over: South won"),
+        "N" => format!("the {what} is over: North won"),
+        _ => format!("the {what} is over: a draw"),
+    };
+    let over = &over_text("game", &st["winner"]);
     s.post(&path, &json!({"move": "A", "token": tok}))
         .await
-        .assert_error(409, "over");
+        .assert_error(409, over);
     s.get(&format!("/api/games/{id}/hint?token={tok}"))
         .await
-        .assert_error(409, "over");
+        .assert_error(409, over);
+    // A finished match says so.
+    let m = create(&s, json!({"game": "raja-pasu", "mode": "match"})).await;
+    let mid = m["id"].as_str().unwrap().to_string();
+    let mtok = m["token"].as_str().unwrap().to_string();
+    let mpath = format!("/api/games/{mid}/moves");
+    let mut ms = s.get(&format!("/api/games/{mid}")).await.json();
+    let mut n = 0;
+    while ms["match_over"] == false {
+        let legal = letters(&ms["legal"]);
+        let mv = rng.pick(&legal).to_string();
+        let r = s.post(&mpath, &json!({"move": mv, "token": mtok})).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        ms = r.json()["state"].clone();
+        n += 1;
+        assert!(n < 20_000, "a random match ends");
+    }
+    s.post(&mpath, &json!({"move": "A", "token": mtok}))
+        .await
+        .assert_error(409, &over_text("match", &ms["winner"]));
     // Listed among the finished games, and openable after a restart.
     let list = s.get("/api/games?finished=true").await.json();
     assert!(list["games"]

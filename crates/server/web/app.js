@@ -187,6 +187,26 @@ function onLadder(game, mode, level) {
   return below.length ? below[below.length - 1] : ladder.default;
 }
 
+const LEVEL_KEY = 'pussa.level';
+
+/** The level picked last in this browser, or null (also when storage is off). */
+function storedLevel() {
+  try {
+    return localStorage.getItem(LEVEL_KEY);
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps `name` as the level picked last; nothing happens when storage is off. */
+function storeLevel(name) {
+  try {
+    localStorage.setItem(LEVEL_KEY, name);
+  } catch {
+    // Storage refused (private mode, quota): the choice lasts as long as the page.
+  }
+}
+
 function setupHome() {
   const form = $('#new-game');
   const level = $('#level');
@@ -217,8 +237,13 @@ function setupHome() {
       ? `Not offered in ${game ? game.title : 'this game'} ${form.mode.value === 'match' ? 'matches' : 'single games'}: ${left.join(', ')}. Each level offered scores at least 65% against the one below; a list with ${left.length === 1 ? 'it' : 'them'} would have a smaller step.`
       : '';
   };
+  // The level picked last is kept in this browser, so that Back, a reload or the next visit
+  // offers it again (the list is built after the page loads, so the browser cannot restore it).
+  const remembered = storedLevel();
+  if (remembered && all.some((l) => l.name === remembered)) level.dataset.chosen = remembered;
   level.addEventListener('change', () => {
     level.dataset.chosen = level.value;
+    storeLevel(level.value);
   });
   fillLevels();
   const sync = (e) => {

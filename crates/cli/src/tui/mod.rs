@@ -583,10 +583,41 @@ fn cell(board: &[u8; 14], closed: u16, h: Hole, focus: &[Hole]) -> Span<'static>
     Span::styled(text, style)
 }
 
-/// The board as lines, seen from `seat`: the seat's own row at the bottom, from its owner's
-/// left to right; the opponent's row on top, reversed (as it lies across the board).
+/// Columns a board row takes before its player's label: the side letter and seven holes.
+const ROW_WIDTH: usize = 4 + 7 * 4;
+
+/// Columns between a row and its label.
+const LABEL_GAP: usize = 3;
+
+/// The label of `side`'s row: its player and the seeds they hold.
+fn holds(frame: &Frame, names: &[String; 2], side: Side) -> String {
+    format!(
+        "{} holds {}",
+        names[side.index()],
+        frame.stores[side.index()]
+    )
+}
+
+/// Whether the board, each row with its label beside it, fits in `width` columns; if not the
+/// labels go above and below the board (see [`board_lines`]). Holdings are counted at three
+/// digits, so the layout does not change while a game goes on.
 #[must_use]
-pub fn board_lines(frame: &Frame, seat: Side, names: [String; 2]) -> Vec<Line<'static>> {
+pub fn labels_beside(names: &[String; 2], width: u16) -> bool {
+    let label = names.iter().map(|n| n.chars().count()).max().unwrap_or(0) + " holds 999".len();
+    ROW_WIDTH + LABEL_GAP + label <= usize::from(width)
+}
+
+/// The board as lines, seen from `seat`: the seat's own row at the bottom, from its owner's
+/// left to right; the opponent's row on top, reversed (as it lies across the board). Each
+/// row's player and holding stand beside it when `beside`, else on a line of their own above
+/// the board (the opponent) and below it (the seat), so a narrow terminal cuts nothing.
+#[must_use]
+pub fn board_lines(
+    frame: &Frame,
+    seat: Side,
+    names: [String; 2],
+    beside: bool,
+) -> Vec<Line<'static>> {
     let me = seat;
     let them = seat.other();
     let top: Vec<Hole> = (0..7).rev().map(|k| Hole::of_side(them, k)).collect();
@@ -603,22 +634,34 @@ pub fn board_lines(frame: &Frame, seat: Side, names: [String; 2]) -> Vec<Line<'s
         for h in holes {
             spans.push(cell(&frame.board, frame.closed, *h, &frame.focus));
         }
-        spans.push(Span::styled(
-            format!(
-                "   {} holds {}",
-                names[side.index()],
-                frame.stores[side.index()]
-            ),
-            Style::default().add_modifier(Modifier::BOLD),
-        ));
+        if beside {
+            spans.push(Span::styled(
+                format!("{:LABEL_GAP$}{}", "", holds(frame, &names, side)),
+                Style::default().add_modifier(Modifier::BOLD),
+            ));
+        }
         Line::from(spans)
     };
-    vec![
+    let own_line = |side: Side| -> Line<'static> {
+        Line::from(Span::styled(
+            format!(" {}", holds(frame, &names, side)),
+            Style::default().add_modifier(Modifier::BOLD),
+        ))
+    };
+    let board = [
         labels(&top),
         row(&top, them),
         row(&bottom, me),
         labels(&bottom),
-    ]
+    ];
+    if beside {
+        board.into()
+    } else {
+        let mut lines = vec![own_line(them)];
+        lines.extend(board);
+        lines.push(own_line(me));
+        lines
+    }
 }
 
 /// The frame to draw: the animation's, or the current state.
@@ -642,18 +685,14 @@ pub fn current_frame(app: &App) -> Frame {
 /// Draws the whole UI.
 pub fn render(app: &App, f: &mut ratatui::Frame) {
     let area = f.area();
-    let chunks = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(6),
-        Constraint::Length(5),
-        Constraint::Min(2),
-        Constraint::Length(1),
-    ])
-    .split(area);
     let st = &app.state;
     // Seeds taken this round as the frame on screen shows them (the animation runs behind the
     // state): the stores at the round's start are the state's stores less what it took.
     let frame = current_frame(app);
+    let names = [app.player_name(Side::South), app.player_name(Side::North)];
+    // In a narrow terminal the players' labels get lines of their own, and the header and the
+    // keys wrap, rather than being cut at the edge.
+    let beside = labels_beside(&names, area.width.saturating_sub(2));
     let now = st.position().stores();
     let done = st.taken_this_round();
     let taken = [0, 1].map(|i| frame.stores[i].saturating_sub(now[i] - done[i]));
@@ -680,12 +719,26 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
             format!(" · closed: {closed_names}")
         }
     );
+    let keys = " A-G/a-g move · u undo · h hint · Enter next round · a key skips · q quit";
+    let lines_of = |text: &str| -> u16 {
+        let w = usize::from(area.width.max(1));
+        u16::try_from(text.chars().count().div_ceil(w).clamp(1, 3)).unwrap_or(3)
+    };
+    let chunks = Layout::vertical([
+        Constraint::Length(lines_of(&header)),
+        Constraint::Length(if beside { 6 } else { 8 }),
+        Constraint::Length(5),
+        Constraint::Min(2),
+        Constraint::Length(lines_of(keys)),
+    ])
+    .split(area);
     f.render_widget(
-        Paragraph::new(header).style(Style::default().add_modifier(Modifier::BOLD)),
+        Paragraph::new(header)
+            .wrap(Wrap { trim: true })
+            .style(Style::default().add_modifier(Modifier::BOLD)),
         chunks[0],
     );
-    let names = [app.player_name(Side::South), app.player_name(Side::North)];
-    let board = Paragraph::new(board_lines(&frame, app.seat, names))
+    let board = Paragraph::new(board_lines(&frame, app.seat, names, beside))
         .block(Block::default().borders(Borders::ALL).title(" board "));
     f.render_widget(board, chunks[1]);
     // Three parts, each with its own lines, so that none hides another: what to do now (or the
@@ -736,7 +789,8 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
         chunks[3],
     );
     f.render_widget(
-        Paragraph::new(" A-G/a-g move · u undo · h hint · Enter next round · a key skips · q quit")
+        Paragraph::new(keys)
+            .wrap(Wrap { trim: true })
             .style(Style::default().fg(Color::DarkGray)),
         chunks[4],
     );
@@ -1035,6 +1089,39 @@ mod tests {
             .position(|l| l.contains("  a   b   c   d   e   f   g"))
             .expect("{s}");
         assert!(top < bottom);
+    }
+
+    #[test]
+    fn a_narrow_terminal_cuts_neither_labels_nor_header() {
+        let app = App::new(
+            GameState::new(Game::RajaPasu, Mode::Match, Side::South),
+            Side::South,
+            Opponent::Computer(Level::ALL[0]),
+        );
+        let north = app.player_name(Side::North);
+        let south = app.player_name(Side::South);
+        // Wide: each label beside its row.
+        let s = screen_of(&app, 110, 20);
+        let row = |s: &str, needle: &str| s.lines().find(|l| l.contains(needle)).map(String::from);
+        let n_row = row(&s, &format!("{north} holds 0")).expect("North's label");
+        assert!(n_row.contains("  N   7   7"), "{s}");
+        // At 40 columns: the labels whole, on lines of their own, North's above the board and
+        // South's below it; the header and the keys are wrapped, not cut.
+        let s = screen_of(&app, 40, 30);
+        let lines: Vec<&str> = s.lines().collect();
+        let at = |needle: &str| lines.iter().position(|l| l.contains(needle));
+        let n = at(&format!("{north} holds 0")).unwrap_or_else(|| panic!("{north}:\n{s}"));
+        let s_at = at(&format!("{south} holds 0")).unwrap_or_else(|| panic!("{south}:\n{s}"));
+        let n_row = at("  N   7   7").expect("North's row");
+        let s_row = at("  S   7   7").expect("South's row");
+        assert!(n < n_row && n_row < s_row && s_row < s_at, "{s}");
+        let joined = lines.join(" ");
+        let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words(&joined).contains("taken this round: South 0, North 0"),
+            "{s}"
+        );
+        assert!(words(&joined).contains("a key skips · q quit"), "{s}");
     }
 
     #[test]
