@@ -45,3 +45,22 @@ fn play_first_move_traced(bencher: Bencher, game: Game) {
         events
     });
 }
+
+/// One random single game through the OpenSpiel-shaped interface (`spiel`), for comparison with
+/// `random_playout`: what the convenience (a history, the rules state's checks) costs.
+#[divan::bench(args = GAMES)]
+fn spiel_random_game(bencher: Bencher, game: Game) {
+    let sg = pussa_rules::spiel::SpielGame::new(game, pussa_rules::Mode::Single);
+    let mut rng = Rng::new(1);
+    bencher.bench_local(|| {
+        let mut s = sg.new_initial_state();
+        while !s.is_terminal() {
+            let mask = s.legal_actions_mask();
+            let n = mask.iter().filter(|&&m| m).count() as u32;
+            let k = rng.below(n) as usize;
+            let a = (0..7).filter(|&a| mask[a]).nth(k).unwrap_or(0);
+            let _ = s.apply_action(a);
+        }
+        s.returns()
+    });
+}

@@ -13,6 +13,8 @@
 //! - [`Trace`]: every event of a move (lifts, drops, fours, the stop, captures, the round's end,
 //!   refills), emitted by the same code that plays the move and compiled away with [`NoTrace`].
 //! - [`Setup`]: the one-line position string; [`record`]: game records.
+//! - [`spiel`]: the OpenSpiel-shaped interface researchers know (`load_game`,
+//!   `legal_actions`, `apply_action`, `returns`, `observation_tensor`, `serialize`).
 //!
 //! # Examples
 //! ```
@@ -31,6 +33,7 @@ mod playout;
 mod position;
 pub mod record;
 mod setup;
+pub mod spiel;
 mod state;
 mod trace;
 mod types;

@@ -1,0 +1,727 @@
+//! An [OpenSpiel](https://github.com/google-deepmind/open_spiel)-shaped interface to the games,
+//! for researchers who know that API: [`load_game`] gives a [`SpielGame`] (the game and its
+//! parameters: how many actions, players, the observation's shape, the utility range), and its
+//! [`SpielGame::new_initial_state`] a [`SpielState`] with `current_player`, `legal_actions`,
+//! `apply_action`, `undo_action`, `is_terminal`, `returns`, `rewards`, `observation_tensor`,
+//! `action_to_string`, `serialize` and their kin.
+//!
+//! - **Players** are `0` (South) and `1` (North); [`SpielState::current_player`] is `None` once
+//!   the game or match is over (OpenSpiel's terminal player id). There are no chance nodes and no
+//!   hidden information: the games are deterministic and fully observed.
+//! - **Actions** are `0..7`: the hole of the player to move, counted from that player's own
+//!   left (`A`..`G` for South, `a`..`g` for North), as OpenSpiel's Oware counts them. So the same
+//!   action means the same hole of one's own row for either player.
+//! - **A match's rounds** follow one another inside `apply_action`: when a move ends a round and
+//!   the match goes on, the next round is laid out at once (refill, closed holes, its starter),
+//!   so a state that is not terminal always has a player to move. A move that cannot be played
+//!   (an empty or closed hole, an endless sowing) is an error that leaves the state as it was.
+//! - **Returns** are `+1`/`-1` for the winner and the loser and `0` each for a draw, given when
+//!   the game or match ends ([`Utility::WinLoss`], the default), or the final seed margin held
+//!   at the end ([`Utility::Margin`]: South's holding less North's, and its negation). Every
+//!   intermediate reward is `0`, so [`SpielState::rewards`] is the returns on the terminal state.
+//! - **The observation tensor** of a player, [`OBSERVATION_LEN`] numbers seen from that
+//!   player's side (their own row first), is laid out in [`SpielState::observation_tensor`].
+//! - **Serialization** is the project's game record (see [`crate::record`]): game, mode, who
+//!   moved first, a start position if the state did not start at the beginning, and the moves.
+//!   [`SpielGame::deserialize_state`] replays it, so a serialized state that reads is legal.
+//!
+//! # Examples
+//! A random single game of Raja Pasu through the interface:
+//! ```
+//! use pussa_rules::spiel::{load_game, SpielError};
+//! use pussa_rules::Rng;
+//!
+//! let game = load_game("raja-pasu(mode=single)")?;
+//! assert_eq!(game.num_distinct_actions(), 7);
+//! let mut state = game.new_initial_state();
+//! let mut rng = Rng::new(7);
+//! while !state.is_terminal() {
+//!     let actions = state.legal_actions();
+//!     let a = actions[rng.below(actions.len() as u32) as usize];
+//!     state.apply_action(a)?;
+//! }
+//! let r = state.returns();
+//! assert_eq!(r[0], -r[1]);
+//! // Back from its record, the same state.
+//! let again = game.deserialize_state(&state.serialize())?;
+//! assert_eq!(again.history(), state.history());
+//! assert_eq!(again.returns(), r);
+//! # Ok::<(), SpielError>(())
+//! ```
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::record::{Record, RecordError};
+use crate::setup::{Setup, SetupError};
+use crate::state::{GameState, Mode};
+use crate::types::{Game, Hole, Side, UnknownGame};
+
+/// An action: the hole `0..7` of the player to move, from that player's own left.
+pub type Action = usize;
+
+/// The side of player `0` (South) or `1` (North).
+fn side_of(player: usize) -> Side {
+    if player == 0 {
+        Side::South
+    } else {
+        Side::North
+    }
+}
+
+/// Actions there are: one for each hole of a row.
+pub const NUM_DISTINCT_ACTIONS: usize = 7;
+
+/// Players: South (`0`) and North (`1`).
+pub const NUM_PLAYERS: usize = 2;
+
+/// Numbers in an observation tensor (see [`SpielState::observation_tensor`]).
+pub const OBSERVATION_LEN: usize = 33;
+
+/// What the returns measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Utility {
+    /// `+1` for a win, `-1` for a loss, `0` for a draw (OpenSpiel's convention).
+    #[default]
+    WinLoss,
+    /// The seeds a player holds at the end less the seeds the other holds.
+    Margin,
+}
+
+impl Utility {
+    /// The parameter's value: `win_loss` or `margin`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Utility::WinLoss => "win_loss",
+            Utility::Margin => "margin",
+        }
+    }
+}
+
+/// Why a game string, an action or a serialized state was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpielError {
+    /// The game's name is not one of the games.
+    #[error(transparent)]
+    UnknownGame(#[from] UnknownGame),
+    /// A parameter of the game string is unknown or has a bad value.
+    #[error("game parameter {0}")]
+    Parameter(String),
+    /// The game string is malformed (for example an unclosed parenthesis).
+    #[error("game string '{0}': expected name or name(key=value,...)")]
+    Syntax(String),
+    /// An action outside `0..7`, or a hole that cannot be played now; the state is unchanged.
+    #[error("action {action}: {reason}")]
+    IllegalAction {
+        /// The action refused.
+        action: Action,
+        /// Why.
+        reason: String,
+    },
+    /// `undo_action` on a state with no action to take back.
+    #[error("no action to undo")]
+    NothingToUndo,
+    /// A serialized state that does not read (its record's error), or of another game.
+    #[error("serialized state: {0}")]
+    Record(String),
+    /// An initial position that is not a valid position of the game.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+}
+
+impl From<RecordError> for SpielError {
+    fn from(e: RecordError) -> SpielError {
+        SpielError::Record(e.to_string())
+    }
+}
+
+/// A game and its parameters, OpenSpiel's `Game`: a factory of initial states.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpielGame {
+    game: Game,
+    mode: Mode,
+    first: Side,
+    utility: Utility,
+    start: Option<Setup>,
+}
+
+/// A game from a game string in OpenSpiel's form: a name, optionally followed by parameters
+/// in parentheses, e.g. `walak-pussa`, `raja-pasu(mode=match)`,
+/// `pasu-pondi(first=N,utility=margin)`. Parameters: `mode` (`single`, the default, or
+/// `match`), `first` (`S`, the default, or `N`: who moves first) and `utility` (`win_loss`, the
+/// default, or `margin`).
+///
+/// # Errors
+/// [`SpielError::UnknownGame`], [`SpielError::Syntax`] or [`SpielError::Parameter`] naming the
+/// parameter and the values it takes.
+///
+/// # Examples
+/// ```
+/// use pussa_rules::spiel::{load_game, Utility};
+/// use pussa_rules::{Game, Mode};
+/// let g = load_game("pasu-pondi-6(mode=match,utility=margin)")?;
+/// assert_eq!((g.game(), g.mode(), g.utility()), (Game::PasuPondi6, Mode::Match, Utility::Margin));
+/// assert!(load_game("raja-pasu(mode=league)").is_err());
+/// # Ok::<(), pussa_rules::spiel::SpielError>(())
+/// ```
+pub fn load_game(s: &str) -> Result<SpielGame, SpielError> {
+    s.parse()
+}
+
+impl FromStr for SpielGame {
+    type Err = SpielError;
+    fn from_str(s: &str) -> Result<SpielGame, SpielError> {
+        let s = s.trim();
+        let (name, params) = match s.find('(') {
+            Some(open) => {
+                let Some(inner) = s[open + 1..].strip_suffix(')') else {
+                    return Err(SpielError::Syntax(s.to_string()));
+                };
+                (&s[..open], inner)
+            }
+            None => (s, ""),
+        };
+        let mut g = SpielGame::new(name.parse()?, Mode::Single);
+        for kv in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((k, v)) = kv.split_once('=') else {
+                return Err(SpielError::Parameter(format!("'{kv}': expected key=value")));
+            };
+            let (k, v) = (k.trim(), v.trim());
+            let bad = |takes: &str| SpielError::Parameter(format!("{k}='{v}': takes {takes}"));
+            match k {
+                "mode" => {
+                    g.mode = match v.to_ascii_lowercase().as_str() {
+                        "single" => Mode::Single,
+                        "match" => Mode::Match,
+                        _ => return Err(bad("single or match")),
+                    }
+                }
+                "first" => g.first = Side::parse(v).map_err(|_| bad("S or N"))?,
+                "utility" => {
+                    g.utility = match v.to_ascii_lowercase().as_str() {
+                        "win_loss" => Utility::WinLoss,
+                        "margin" => Utility::Margin,
+                        _ => return Err(bad("win_loss or margin")),
+                    }
+                }
+                _ => {
+                    return Err(SpielError::Parameter(format!(
+                        "'{k}' is unknown: the parameters are mode, first and utility"
+                    )))
+                }
+            }
+        }
+        Ok(g)
+    }
+}
+
+impl fmt::Display for SpielGame {
+    /// The game string that [`load_game`] reads back (without a start position).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mode = match self.mode {
+            Mode::Single => "single",
+            Mode::Match => "match",
+        };
+        write!(
+            f,
+            "{}(mode={mode},first={},utility={})",
+            self.game.name(),
+            self.first.letter(),
+            self.utility.name()
+        )
+    }
+}
+
+impl SpielGame {
+    /// `game` played as `mode`, South first, returns win/loss.
+    #[must_use]
+    pub fn new(game: Game, mode: Mode) -> SpielGame {
+        SpielGame {
+            game,
+            mode,
+            first: Side::South,
+            utility: Utility::WinLoss,
+            start: None,
+        }
+    }
+
+    /// The same game with `first` moving first.
+    #[must_use]
+    pub fn with_first(mut self, first: Side) -> SpielGame {
+        self.first = first;
+        self
+    }
+
+    /// The same game with returns measured by `utility`.
+    #[must_use]
+    pub fn with_utility(mut self, utility: Utility) -> SpielGame {
+        self.utility = utility;
+        self
+    }
+
+    /// The same game whose initial state is the position `setup` (a position string's
+    /// contents; its side to move moves first).
+    ///
+    /// # Errors
+    /// [`SpielError::Setup`] when `setup` is not a valid position of this game.
+    pub fn with_start(mut self, setup: Setup) -> Result<SpielGame, SpielError> {
+        setup.expect_game(self.game)?;
+        setup.game_state(self.mode)?;
+        self.first = setup.to_move;
+        self.start = Some(setup);
+        Ok(self)
+    }
+
+    /// The game.
+    #[must_use]
+    pub fn game(&self) -> Game {
+        self.game
+    }
+
+    /// Single game or match.
+    #[must_use]
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// What the returns measure.
+    #[must_use]
+    pub fn utility(&self) -> Utility {
+        self.utility
+    }
+
+    /// [`NUM_DISTINCT_ACTIONS`].
+    #[must_use]
+    pub fn num_distinct_actions(&self) -> usize {
+        NUM_DISTINCT_ACTIONS
+    }
+
+    /// [`NUM_PLAYERS`].
+    #[must_use]
+    pub fn num_players(&self) -> usize {
+        NUM_PLAYERS
+    }
+
+    /// The lowest return a player can get: `-1`, or minus all the seeds with
+    /// [`Utility::Margin`].
+    #[must_use]
+    pub fn min_utility(&self) -> f64 {
+        -self.max_utility()
+    }
+
+    /// The highest return a player can get: `1`, or all the seeds with [`Utility::Margin`].
+    #[must_use]
+    pub fn max_utility(&self) -> f64 {
+        match self.utility {
+            Utility::WinLoss => 1.0,
+            Utility::Margin => f64::from(self.game.total_seeds()),
+        }
+    }
+
+    /// The returns of the two players always add up to this: the games are zero-sum.
+    #[must_use]
+    pub fn utility_sum(&self) -> f64 {
+        0.0
+    }
+
+    /// The shape of an observation tensor: `[OBSERVATION_LEN]`.
+    #[must_use]
+    pub fn observation_tensor_shape(&self) -> [usize; 1] {
+        [OBSERVATION_LEN]
+    }
+
+    /// The initial state: the start of the game (or the position given by
+    /// [`SpielGame::with_start`]) with the first player to move.
+    #[must_use]
+    pub fn new_initial_state(&self) -> SpielState {
+        let state = match &self.start {
+            // Checked valid by `with_start`.
+            Some(setup) => setup
+                .game_state(self.mode)
+                .unwrap_or_else(|_| GameState::new(self.game, self.mode, self.first)),
+            None => GameState::new(self.game, self.mode, self.first),
+        };
+        let mut st = SpielState {
+            game: self.clone(),
+            start: state.clone(),
+            state,
+            history: Vec::new(),
+            last_reward: false,
+        };
+        st.advance();
+        st.start = st.state.clone();
+        st
+    }
+
+    /// Reads a state written by [`SpielState::serialize`] (a game record), replaying its moves.
+    ///
+    /// # Errors
+    /// [`SpielError::Record`] when the text is not a record that reads, when its game or mode
+    /// is not this game's, or when it starts elsewhere than this game's initial state.
+    pub fn deserialize_state(&self, text: &str) -> Result<SpielState, SpielError> {
+        let rec = Record::parse(text)?;
+        if rec.game() != self.game || rec.mode() != self.mode {
+            return Err(SpielError::Record(format!(
+                "a record of {} ({}), not of {}",
+                rec.game().name(),
+                if rec.mode() == Mode::Match {
+                    "match"
+                } else {
+                    "single"
+                },
+                self
+            )));
+        }
+        let mut st = self.new_initial_state();
+        if rec.start_state().position() != st.state.position() {
+            return Err(SpielError::Record(format!(
+                "it starts from {}, this game from {}",
+                Setup::from_state(rec.start_state()),
+                Setup::from_state(&st.state)
+            )));
+        }
+        for m in rec.moves() {
+            st.apply_action(m.hole.column())?;
+        }
+        Ok(st)
+    }
+}
+
+/// A state of a game, OpenSpiel's `State`: the [`GameState`] plus the actions that led to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpielState {
+    game: SpielGame,
+    start: GameState,
+    state: GameState,
+    history: Vec<Action>,
+    /// Whether the last action ended the game (its rewards are then the returns).
+    last_reward: bool,
+}
+
+impl SpielState {
+    /// The game this state belongs to.
+    #[must_use]
+    pub fn get_game(&self) -> &SpielGame {
+        &self.game
+    }
+
+    /// The rules state underneath.
+    #[must_use]
+    pub fn game_state(&self) -> &GameState {
+        &self.state
+    }
+
+    /// The player to move, `0` (South) or `1` (North); `None` once the game or match is over.
+    #[must_use]
+    pub fn current_player(&self) -> Option<usize> {
+        self.state.to_move().map(Side::index)
+    }
+
+    /// True once the game or match is over.
+    #[must_use]
+    pub fn is_terminal(&self) -> bool {
+        self.state.is_over()
+    }
+
+    /// Always false: no move is left to chance.
+    #[must_use]
+    pub fn is_chance_node(&self) -> bool {
+        false
+    }
+
+    /// The legal actions in increasing order (empty when terminal).
+    #[must_use]
+    pub fn legal_actions(&self) -> Vec<Action> {
+        let mask = self.legal_actions_mask();
+        (0..NUM_DISTINCT_ACTIONS).filter(|&a| mask[a]).collect()
+    }
+
+    /// Which of the [`NUM_DISTINCT_ACTIONS`] actions are legal; allocates nothing.
+    #[must_use]
+    pub fn legal_actions_mask(&self) -> [bool; NUM_DISTINCT_ACTIONS] {
+        let mut mask = [false; NUM_DISTINCT_ACTIONS];
+        if let Some(side) = self.state.to_move() {
+            let legal = self.state.legal_moves();
+            for (k, m) in mask.iter_mut().enumerate() {
+                *m = legal.contains(Hole::of_side(side, k));
+            }
+        }
+        mask
+    }
+
+    /// Plays `action` for the player to move; when it ends a round of a match that goes on,
+    /// lays out the next round.
+    ///
+    /// # Errors
+    /// [`SpielError::IllegalAction`] naming the action and the rules' reason (outside `0..7`,
+    /// an empty or closed hole, an endless sowing, the game over); the state is then unchanged.
+    pub fn apply_action(&mut self, action: Action) -> Result<(), SpielError> {
+        let illegal = |reason: String| SpielError::IllegalAction { action, reason };
+        if action >= NUM_DISTINCT_ACTIONS {
+            return Err(illegal(format!(
+                "outside 0..{NUM_DISTINCT_ACTIONS}: an action is a hole of the mover's row"
+            )));
+        }
+        let Some(side) = self.state.to_move() else {
+            return Err(illegal(if self.game.mode == Mode::Match {
+                "the match is over".into()
+            } else {
+                "the game is over".into()
+            }));
+        };
+        let hole = Hole::of_side(side, action);
+        self.state
+            .play(hole)
+            .map_err(|e| illegal(format!("{}: {}", hole.letter(), e.reason)))?;
+        self.history.push(action);
+        self.advance();
+        self.last_reward = self.state.is_over();
+        Ok(())
+    }
+
+    /// Takes back the last action (replaying the others from the initial state).
+    ///
+    /// # Errors
+    /// [`SpielError::NothingToUndo`] on the initial state.
+    pub fn undo_action(&mut self) -> Result<(), SpielError> {
+        let Some((_, rest)) = self.history.split_last() else {
+            return Err(SpielError::NothingToUndo);
+        };
+        let rest = rest.to_vec();
+        let mut st = SpielState {
+            game: self.game.clone(),
+            start: self.start.clone(),
+            state: self.start.clone(),
+            history: Vec::with_capacity(rest.len()),
+            last_reward: false,
+        };
+        for a in rest {
+            // Each of these was played from this very state before.
+            st.apply_action(a)?;
+        }
+        *self = st;
+        Ok(())
+    }
+
+    /// A copy with `action` applied.
+    ///
+    /// # Errors
+    /// As [`SpielState::apply_action`].
+    pub fn child(&self, action: Action) -> Result<SpielState, SpielError> {
+        let mut c = self.clone();
+        c.apply_action(action)?;
+        Ok(c)
+    }
+
+    /// Lays out the next round while a round of a match is over and the match goes on.
+    fn advance(&mut self) {
+        while self.state.is_round_over() && !self.state.is_over() {
+            if !self.state.next_round() {
+                break;
+            }
+        }
+    }
+
+    /// The actions played from the initial state.
+    #[must_use]
+    pub fn history(&self) -> &[Action] {
+        &self.history
+    }
+
+    /// Actions played so far.
+    #[must_use]
+    pub fn move_number(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Each player's return: `[0, 0]` until the end, then as [`Utility`] says.
+    #[must_use]
+    pub fn returns(&self) -> [f64; 2] {
+        let Some(winner) = self.state.winner() else {
+            return [0.0, 0.0];
+        };
+        match self.game.utility {
+            Utility::WinLoss => match winner {
+                Some(Side::South) => [1.0, -1.0],
+                Some(Side::North) => [-1.0, 1.0],
+                None => [0.0, 0.0],
+            },
+            Utility::Margin => {
+                let s = self.state.position().stores();
+                let m = f64::from(s[0]) - f64::from(s[1]);
+                [m, -m]
+            }
+        }
+    }
+
+    /// The rewards of the last action: the returns if it ended the game, else zero.
+    #[must_use]
+    pub fn rewards(&self) -> [f64; 2] {
+        if self.last_reward {
+            self.returns()
+        } else {
+            [0.0, 0.0]
+        }
+    }
+
+    /// `player`'s return (see [`SpielState::returns`]).
+    ///
+    /// # Panics
+    /// Panics if `player` is not `0` or `1`.
+    #[must_use]
+    pub fn player_return(&self, player: usize) -> f64 {
+        assert!(player < NUM_PLAYERS, "players are 0 and 1");
+        self.returns()[player]
+    }
+
+    /// The move letter of `action` played by `player`: `A`..`G` for South, `a`..`g` for North.
+    ///
+    /// # Panics
+    /// Panics if `player` is not `0` or `1`, or `action` is not in `0..7`.
+    #[must_use]
+    pub fn action_to_string(&self, player: usize, action: Action) -> String {
+        assert!(player < NUM_PLAYERS, "players are 0 and 1");
+        Hole::of_side(side_of(player), action).letter().to_string()
+    }
+
+    /// The action of `player` named by a move letter (of that player's row, in either case).
+    ///
+    /// # Errors
+    /// [`SpielError::IllegalAction`] when `s` is not a letter `A`..`G` in either case.
+    ///
+    /// # Panics
+    /// Panics if `player` is not `0` or `1`.
+    pub fn string_to_action(&self, player: usize, s: &str) -> Result<Action, SpielError> {
+        assert!(player < NUM_PLAYERS, "players are 0 and 1");
+        let mut chars = s.trim().chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_ascii_alphabetic() => {
+                let hole = Hole::from_letter(c.to_ascii_uppercase()).map_err(|_| {
+                    SpielError::IllegalAction {
+                        action: NUM_DISTINCT_ACTIONS,
+                        reason: format!("'{s}' is not a hole letter A-G"),
+                    }
+                })?;
+                Ok(hole.column())
+            }
+            _ => Err(SpielError::IllegalAction {
+                action: NUM_DISTINCT_ACTIONS,
+                reason: format!("'{s}' is not a hole letter A-G"),
+            }),
+        }
+    }
+
+    /// The observation of `player`, as [`OBSERVATION_LEN`] numbers written into `out`: the
+    /// seeds in `player`'s holes from their left (7), then in the opponent's holes from the
+    /// opponent's left (7), each divided by the game's seeds; then 1 for each closed hole in
+    /// the same order (14); then the seeds each holds off the board, `player` first (2), and
+    /// each took in this round (2), divided by the game's seeds; last, 1 if `player` is to move.
+    ///
+    /// # Panics
+    /// Panics if `player` is not `0` or `1`, or `out` is not [`OBSERVATION_LEN`] long.
+    pub fn observation_tensor_into(&self, player: usize, out: &mut [f32]) {
+        assert!(player < NUM_PLAYERS, "players are 0 and 1");
+        assert_eq!(
+            out.len(),
+            OBSERVATION_LEN,
+            "an observation has {OBSERVATION_LEN} numbers"
+        );
+        let me = side_of(player);
+        let sides = [me, me.other()];
+        let total = f32::from(self.game.game.total_seeds());
+        let pos = self.state.position();
+        let taken = self.state.taken_this_round();
+        let stores = pos.stores();
+        for (i, side) in sides.iter().enumerate() {
+            for k in 0..7 {
+                let h = Hole::of_side(*side, k);
+                out[i * 7 + k] = f32::from(pos.seeds(h)) / total;
+                out[14 + i * 7 + k] = if pos.is_open(h) { 0.0 } else { 1.0 };
+            }
+            out[28 + i] = f32::from(stores[side.index()]) / total;
+            out[30 + i] = f32::from(taken[side.index()]) / total;
+        }
+        out[32] = if self.state.to_move() == Some(me) {
+            1.0
+        } else {
+            0.0
+        };
+    }
+
+    /// [`SpielState::observation_tensor_into`] into a new vector.
+    ///
+    /// # Panics
+    /// Panics if `player` is not `0` or `1`.
+    #[must_use]
+    pub fn observation_tensor(&self, player: usize) -> Vec<f32> {
+        let mut v = vec![0.0; OBSERVATION_LEN];
+        self.observation_tensor_into(player, &mut v);
+        v
+    }
+
+    /// The observation as text: the position string (the whole state is public).
+    ///
+    /// # Panics
+    /// Panics if `player` is not `0` or `1`.
+    #[must_use]
+    pub fn observation_string(&self, player: usize) -> String {
+        assert!(player < NUM_PLAYERS, "players are 0 and 1");
+        self.to_string()
+    }
+
+    /// The information state as text: the actions played, as move letters from the initial
+    /// state (a perfect-information game's information state is its history).
+    ///
+    /// # Panics
+    /// Panics if `player` is not `0` or `1`.
+    #[must_use]
+    pub fn information_state_string(&self, player: usize) -> String {
+        assert!(player < NUM_PLAYERS, "players are 0 and 1");
+        self.record()
+            .moves()
+            .iter()
+            .map(|m| m.hole.letter())
+            .fold(String::new(), |mut s, c| {
+                if !s.is_empty() {
+                    s.push(' ');
+                }
+                s.push(c);
+                s
+            })
+    }
+
+    /// The game record of the state: its start and every move.
+    fn record(&self) -> Record {
+        let mut rec = if self.game.start.is_some() {
+            Record::from_setup(Setup::from_state(&self.start), self.game.mode)
+                .unwrap_or_else(|_| Record::new(self.game.game, self.game.mode, self.game.first))
+        } else {
+            Record::new(self.game.game, self.game.mode, self.game.first)
+        };
+        let mut st = self.start.clone();
+        for &a in &self.history {
+            let side = st.to_move().unwrap_or(Side::South);
+            let hole = Hole::of_side(side, a);
+            // Every action of the history was played from these very states.
+            if rec.push(hole).is_err() || st.play(hole).is_err() {
+                break;
+            }
+            while st.is_round_over() && !st.is_over() && st.next_round() {}
+        }
+        rec
+    }
+
+    /// The state as text that [`SpielGame::deserialize_state`] reads back: its game record.
+    #[must_use]
+    pub fn serialize(&self) -> String {
+        self.record().to_string()
+    }
+}
+
+impl fmt::Display for SpielState {
+    /// The position string of the state (see [`Setup`]).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", Setup::from_state(&self.state))
+    }
+}

@@ -1,0 +1,394 @@
+//! The OpenSpiel-shaped interface (`pussa_rules::spiel`) against the rules underneath: random
+//! games and matches of every game played through it agree, move by move, with `GameState`
+//! played directly, and every other method says what the state is.
+
+use proptest::prelude::*;
+use pussa_rules::spiel::{
+    load_game, SpielError, SpielGame, SpielState, Utility, NUM_DISTINCT_ACTIONS, OBSERVATION_LEN,
+};
+use pussa_rules::{Game, GameState, Hole, Mode, Rng, Setup, Side, Status};
+
+fn mode_of(m: bool) -> Mode {
+    if m {
+        Mode::Match
+    } else {
+        Mode::Single
+    }
+}
+
+/// Checks everything the interface says about `s` against `g`, the same game played directly.
+fn agree(s: &SpielState, g: &GameState) {
+    assert_eq!(s.game_state(), g);
+    assert_eq!(s.current_player(), g.to_move().map(Side::index));
+    assert_eq!(s.is_terminal(), g.is_over());
+    // Legal actions: the mover's legal holes, as columns from the mover's left.
+    let expected: Vec<usize> = match g.to_move() {
+        Some(side) => g
+            .legal_moves()
+            .into_iter()
+            .map(|h: Hole| {
+                assert_eq!(h.owner(), side);
+                h.column()
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut got = s.legal_actions();
+    assert_eq!(got, {
+        let mut e = expected.clone();
+        e.sort_unstable();
+        e
+    });
+    got.dedup();
+    assert_eq!(got.len(), expected.len());
+    let mask = s.legal_actions_mask();
+    assert_eq!(
+        (0..NUM_DISTINCT_ACTIONS)
+            .filter(|&a| mask[a])
+            .collect::<Vec<_>>(),
+        got
+    );
+    // Returns: zero-sum, zero until the end.
+    let r = s.returns();
+    assert_eq!(r[0], -r[1]);
+    if !g.is_over() {
+        assert_eq!(r, [0.0, 0.0]);
+    }
+    // Observations: both views hold every seed of the game once, and mirror each other.
+    let total = f32::from(g.game().total_seeds());
+    for p in 0..2 {
+        let o = s.observation_tensor(p);
+        assert_eq!(o.len(), OBSERVATION_LEN);
+        let seeds: f32 = o[..14].iter().chain(&o[28..30]).sum::<f32>() * total;
+        assert!(
+            (seeds - total).abs() < 1e-3,
+            "{seeds} seeds seen, {total} in play"
+        );
+        assert_eq!(o[32] == 1.0, s.current_player() == Some(p));
+        let closed = o[14..28].iter().filter(|&&x| x == 1.0).count();
+        assert_eq!(closed, g.position().closed_mask().count_ones() as usize);
+    }
+    let (a, b) = (s.observation_tensor(0), s.observation_tensor(1));
+    assert_eq!(a[..7], b[7..14]);
+    assert_eq!(a[14..21], b[21..28]);
+    assert_eq!(a[28], b[29]);
+    assert_eq!(s.to_string(), Setup::from_state(g).to_string());
+}
+
+/// Plays a random game through the interface and through `GameState` side by side.
+fn random_game(game: Game, mode: Mode, seed: u64, utility: Utility) -> SpielState {
+    let sg = SpielGame::new(game, mode).with_utility(utility);
+    let mut s = sg.new_initial_state();
+    let mut g = GameState::new(game, mode, Side::South);
+    let mut rng = Rng::new(seed);
+    agree(&s, &g);
+    let mut plies = 0;
+    while !s.is_terminal() {
+        let actions = s.legal_actions();
+        let a = actions[rng.below(actions.len() as u32) as usize];
+        let side = g.to_move().unwrap();
+        let name = s.action_to_string(side.index(), a);
+        assert_eq!(s.string_to_action(side.index(), &name).unwrap(), a);
+        s.apply_action(a).unwrap();
+        g.play(Hole::of_side(side, a)).unwrap();
+        while g.is_round_over() && !g.is_over() {
+            assert!(g.next_round());
+        }
+        let terminal = s.is_terminal();
+        assert_eq!(s.rewards(), if terminal { s.returns() } else { [0.0, 0.0] });
+        agree(&s, &g);
+        plies += 1;
+        assert!(plies < 100_000, "a random game ends");
+    }
+    assert_eq!(s.history().len(), plies);
+    s
+}
+
+#[test]
+fn random_games_and_matches_agree_with_the_rules_move_by_move() {
+    for game in Game::ALL {
+        for m in [false, true] {
+            for seed in 0..6 {
+                random_game(game, mode_of(m), seed, Utility::WinLoss);
+            }
+        }
+    }
+}
+
+#[test]
+fn returns_name_the_winner_or_the_margin() {
+    for game in Game::ALL {
+        for seed in 0..20 {
+            let s = random_game(game, Mode::Single, seed, Utility::WinLoss);
+            let winner = s.game_state().winner().expect("over");
+            let expected = match winner {
+                Some(Side::South) => [1.0, -1.0],
+                Some(Side::North) => [-1.0, 1.0],
+                None => [0.0, 0.0],
+            };
+            assert_eq!(s.returns(), expected);
+            let m = random_game(game, Mode::Single, seed, Utility::Margin);
+            let stores = m.game_state().position().stores();
+            let margin = f64::from(stores[0]) - f64::from(stores[1]);
+            assert_eq!(m.returns(), [margin, -margin]);
+            // The margin's sign is the winner (in a single game the stores start empty).
+            let sign = if margin > 0.0 {
+                1.0
+            } else if margin < 0.0 {
+                -1.0
+            } else {
+                0.0
+            };
+            assert_eq!(sign, expected[0]);
+            assert!(margin.abs() <= m.get_game().max_utility());
+        }
+    }
+}
+
+#[test]
+fn illegal_actions_are_refused_and_leave_the_state_unchanged() {
+    let game = load_game("walak-pussa").unwrap();
+    let mut s = game.new_initial_state();
+    let before = s.clone();
+    let e = s.apply_action(7).unwrap_err();
+    assert!(
+        matches!(e, SpielError::IllegalAction { action: 7, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("outside 0..7"), "{e}");
+    assert_eq!(s, before);
+    // An empty hole: North's a after South's A (its four seeds went to the capture).
+    s.apply_action(0).unwrap();
+    assert_eq!(
+        s.game_state()
+            .position()
+            .seeds(Hole::from_letter('a').unwrap()),
+        0
+    );
+    let before = s.clone();
+    let e = s.apply_action(0).unwrap_err().to_string();
+    assert_eq!(e, "action 0: a: the hole is empty");
+    assert_eq!(s, before);
+    // An endless move: from this Walak-pussa position South's C sows for ever (the record
+    // tests' position). Refused with the reason, the state unchanged.
+    let setup: Setup = "0,1,1,0,1,0,1/2,1,0,2,1,0,1 45 0 S 1 walak-pussa"
+        .parse()
+        .unwrap();
+    let g = SpielGame::new(Game::WalakPussa, Mode::Single)
+        .with_start(setup)
+        .unwrap();
+    let mut s = g.new_initial_state();
+    assert!(!s.legal_actions().contains(&2));
+    let before = s.clone();
+    let e = s.apply_action(2).unwrap_err().to_string();
+    assert!(e.starts_with("action 2: C: endless sowing"), "{e}");
+    assert_eq!(s, before);
+    // After the end, every action is refused as such.
+    let mut over = random_game(Game::RajaPasu, Mode::Match, 3, Utility::WinLoss);
+    let e = over.apply_action(0).unwrap_err().to_string();
+    assert_eq!(e, "action 0: the match is over");
+    let mut over = random_game(Game::RajaPasu, Mode::Single, 3, Utility::WinLoss);
+    let e = over.apply_action(0).unwrap_err().to_string();
+    assert_eq!(e, "action 0: the game is over");
+    assert!(over.legal_actions().is_empty());
+    assert_eq!(over.current_player(), None);
+}
+
+#[test]
+fn undo_takes_back_one_action_at_a_time_to_the_initial_state() {
+    for game in Game::ALL {
+        let end = random_game(game, Mode::Match, 11, Utility::WinLoss);
+        let game_ = end.get_game().clone();
+        // Every prefix, built forward, equals the end undone back to it.
+        let mut forward = vec![game_.new_initial_state()];
+        for &a in end.history() {
+            let next = forward.last().unwrap().child(a).unwrap();
+            forward.push(next);
+        }
+        let mut s = end.clone();
+        for k in (0..end.history().len()).rev() {
+            s.undo_action().unwrap();
+            assert_eq!(s, forward[k], "{} after undoing to {k}", game.name());
+        }
+        assert_eq!(s.undo_action(), Err(SpielError::NothingToUndo));
+        assert_eq!(s, game_.new_initial_state());
+    }
+}
+
+#[test]
+fn a_serialized_state_reads_back_as_the_same_state() {
+    for game in Game::ALL {
+        for m in [false, true] {
+            let end = random_game(game, mode_of(m), 5, Utility::WinLoss);
+            let sg = end.get_game().clone();
+            // The end, and a state halfway (in a later round of a match, with closed holes).
+            let mut half = sg.new_initial_state();
+            for &a in &end.history()[..end.history().len() / 2] {
+                half.apply_action(a).unwrap();
+            }
+            for s in [&end, &half] {
+                let text = s.serialize();
+                let back = sg.deserialize_state(&text).unwrap();
+                assert_eq!(&back, s);
+                assert_eq!(back.serialize(), text);
+            }
+            assert!(end
+                .serialize()
+                .contains(&format!("[Game \"{}\"]", game.name())));
+        }
+    }
+    // Another game's record, another mode's, or a broken one is refused with the reason.
+    let raja = load_game("raja-pasu").unwrap();
+    let walak = load_game("walak-pussa").unwrap();
+    let text = walak.new_initial_state().serialize();
+    let e = raja.deserialize_state(&text).unwrap_err().to_string();
+    assert!(e.contains("a record of walak-pussa"), "{e}");
+    let e = load_game("raja-pasu(mode=match)")
+        .unwrap()
+        .deserialize_state(&raja.new_initial_state().serialize())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("(single)"), "{e}");
+    assert!(raja
+        .deserialize_state("[Game \"raja-pasu\"]\n\n1. Q *")
+        .is_err());
+}
+
+#[test]
+fn a_start_position_and_north_first_serialize_with_them() {
+    let setup: Setup = "0,3,0,1,0,0,2/1,0,4,0,0,0,1 20 24 N 1 walak-pussa"
+        .parse()
+        .unwrap();
+    let sg = SpielGame::new(Game::WalakPussa, Mode::Single)
+        .with_start(setup)
+        .unwrap();
+    let mut s = sg.new_initial_state();
+    assert_eq!(s.current_player(), Some(1));
+    assert_eq!(s.to_string(), setup.to_string());
+    let a = s.legal_actions()[0];
+    s.apply_action(a).unwrap();
+    let text = s.serialize();
+    assert!(text.contains("[Position \""), "{text}");
+    assert_eq!(sg.deserialize_state(&text).unwrap(), s);
+    // The same record is refused by the game without that start.
+    let plain = SpielGame::new(Game::WalakPussa, Mode::Single);
+    let e = plain.deserialize_state(&text).unwrap_err().to_string();
+    assert!(e.contains("it starts from"), "{e}");
+    // North first.
+    let n = load_game("pasu-pondi(first=N)")
+        .unwrap()
+        .new_initial_state();
+    assert_eq!(n.current_player(), Some(1));
+    assert_eq!(n.action_to_string(1, 2), "c");
+    assert_eq!(n.action_to_string(0, 2), "C");
+}
+
+#[test]
+fn game_strings_read_their_parameters_and_name_bad_ones() {
+    let g = load_game(" Raja_Pasu ( mode = match , first = n , utility = margin ) ").unwrap();
+    assert_eq!(g.game(), Game::RajaPasu);
+    assert_eq!(g.mode(), Mode::Match);
+    assert_eq!(g.utility(), Utility::Margin);
+    assert_eq!(g.max_utility(), 98.0);
+    assert_eq!(g.min_utility(), -98.0);
+    assert_eq!(
+        g.to_string(),
+        "raja-pasu(mode=match,first=N,utility=margin)"
+    );
+    assert_eq!(load_game(&g.to_string()).unwrap(), g);
+    assert_eq!(g.num_distinct_actions(), 7);
+    assert_eq!(g.num_players(), 2);
+    assert_eq!(g.observation_tensor_shape(), [OBSERVATION_LEN]);
+    let w = load_game("walak-pussa").unwrap();
+    assert_eq!(
+        (w.mode(), w.utility(), w.max_utility()),
+        (Mode::Single, Utility::WinLoss, 1.0)
+    );
+    let err = |s: &str| load_game(s).unwrap_err().to_string();
+    assert!(err("oware").contains("oware"), "{}", err("oware"));
+    assert_eq!(
+        err("raja-pasu(mode=league)"),
+        "game parameter mode='league': takes single or match"
+    );
+    assert_eq!(
+        err("raja-pasu(seeds=5)"),
+        "game parameter 'seeds' is unknown: the parameters are mode, first and utility"
+    );
+    assert_eq!(
+        err("raja-pasu(mode)"),
+        "game parameter 'mode': expected key=value"
+    );
+    assert!(err("raja-pasu(mode=match").contains("expected name or name(key=value,...)"));
+    assert!(err("raja-pasu(first=E)").contains("takes S or N"));
+    assert!(err("raja-pasu(utility=elo)").contains("win_loss or margin"));
+}
+
+#[test]
+fn action_strings_and_information_states() {
+    let mut s = load_game("raja-pasu").unwrap().new_initial_state();
+    assert_eq!(s.string_to_action(0, "G").unwrap(), 6);
+    assert_eq!(s.string_to_action(1, "g").unwrap(), 6);
+    assert!(s.string_to_action(0, "H").is_err());
+    assert!(s.string_to_action(0, "AB").is_err());
+    assert!(s.string_to_action(0, "").is_err());
+    s.apply_action(6).unwrap();
+    s.apply_action(4).unwrap();
+    assert_eq!(s.information_state_string(0), "G e");
+    assert_eq!(s.information_state_string(1), "G e");
+    assert_eq!(s.observation_string(1), s.to_string());
+    assert!(!s.is_chance_node());
+}
+
+#[test]
+fn match_rounds_follow_each_other_inside_apply_action() {
+    // A Walak-pussa match whose round 1 ends at once: South has one move, then North none.
+    let setup: Setup = "0,0,0,0,0,0,1/0,0,0,0,0,0,0 50 5 S 1 walak-pussa"
+        .parse()
+        .unwrap();
+    let sg = SpielGame::new(Game::WalakPussa, Mode::Match)
+        .with_start(setup)
+        .unwrap();
+    let mut s = sg.new_initial_state();
+    let mut rounds_seen = vec![s.game_state().round()];
+    while !s.is_terminal() && s.history().len() < 2000 {
+        let a = s.legal_actions()[0];
+        s.apply_action(a).unwrap();
+        // Never left between rounds: a state that is not over has a player to move.
+        assert!(s.is_terminal() || s.current_player().is_some());
+        assert!(!matches!(s.game_state().status(), Status::RoundOver { .. }));
+        rounds_seen.push(s.game_state().round());
+    }
+    assert!(rounds_seen.iter().any(|&r| r > 1), "{rounds_seen:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any sequence of actions, legal or not: a refused one changes nothing, an accepted one
+    /// is the rules' move, and a serialized state always reads back.
+    #[test]
+    fn any_actions_keep_the_state_consistent(
+        g in 0usize..4,
+        m in any::<bool>(),
+        actions in proptest::collection::vec(0usize..9, 0..120),
+    ) {
+        let game = Game::ALL[g];
+        let sg = SpielGame::new(game, mode_of(m));
+        let mut s = sg.new_initial_state();
+        for a in actions {
+            let before = s.clone();
+            match s.apply_action(a) {
+                Ok(()) => {
+                    prop_assert!(before.legal_actions().contains(&a));
+                    prop_assert_eq!(s.history().len(), before.history().len() + 1);
+                }
+                Err(_) => {
+                    prop_assert!(!before.legal_actions().contains(&a));
+                    prop_assert_eq!(&s, &before);
+                }
+            }
+        }
+        let back = sg.deserialize_state(&s.serialize()).unwrap();
+        prop_assert_eq!(back, s);
+    }
+}
