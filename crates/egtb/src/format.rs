@@ -198,6 +198,10 @@ pub fn is_possible_byte(b: u8, seeds: usize) -> bool {
 /// # Errors
 /// [`FormatError::Invalid`] naming the file and the problem (the checksum first: a damaged
 /// file; then the first impossible value).
+///
+/// # Panics
+/// Never in practice: the second look for the first impossible value runs only when the
+/// checking pass has flagged one, so it finds it (the `expect` guards that).
 pub fn check_payload(payload: &[u8], header: &Header, path: &Path) -> Result<(), FormatError> {
     let mut flag = [0u8; 256];
     for (b, f) in flag.iter_mut().enumerate() {
@@ -361,8 +365,9 @@ impl Header {
             return Err(bad("not a pussa endgame table (bad magic)".into()));
         }
         let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]);
-        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4"));
-        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8"));
+        // Every offset read lies inside the header, whose length was checked above.
+        let u32_at = |o: usize| u32::from_le_bytes(std::array::from_fn(|i| bytes[o + i]));
+        let u64_at = |o: usize| u64::from_le_bytes(std::array::from_fn(|i| bytes[o + i]));
         if u64_at(56) != checksum(&bytes[..56]) {
             return Err(bad("header checksum mismatch: the header is damaged".into()));
         }

@@ -130,7 +130,8 @@ fn total(per_hole: u8) -> u32 {
 /// `per_hole` seeds, the rest of its holding stays in its store, the other holes are closed.
 ///
 /// # Panics
-/// Panics if `south` is above the match's seeds.
+/// Panics if `south` is above the match's seeds (`14 × per_hole`), or if `per_hole` is 0 (a
+/// division by zero: no hole can be filled).
 #[must_use]
 pub fn round_start(game: Game, per_hole: u8, south: u32, starter: Side) -> Position {
     let t = total(per_hole);
@@ -255,6 +256,12 @@ fn solve_round(
 ///
 /// # Errors
 /// A round that cannot be solved (node limit, missing tables).
+///
+/// # Panics
+/// Panics if `per_hole` is 0 (see [`round_start`]). Otherwise never in practice: each round's
+/// principal variation from the exact search is replayed through [`GameState`], and is legal
+/// and ends the round by that search's contract (the `expect` and the `unreachable!` guard it);
+/// a match with no next round has a player short of `per_hole` seeds, hence a winner.
 pub fn play_match(
     tables: &MatchTables,
     per_hole: u8,
@@ -441,6 +448,9 @@ fn next_starters(game: Game, starter: Side, south: u32, north: u32) -> Vec<Side>
 ///
 /// # Errors
 /// A round start that cannot be solved.
+///
+/// # Panics
+/// Panics if `per_hole` is 0 (see [`round_start`]).
 pub fn solve_match(
     tables: &MatchTables,
     per_hole: u8,
@@ -613,6 +623,9 @@ pub fn solve_match(
 ///
 /// # Errors
 /// [`MatchError::Solve`] with [`SolveError::NodeLimit`] if a round search exceeds `nodes`.
+///
+/// # Panics
+/// Panics if `per_hole` is 0 (see [`round_start`]).
 pub fn solve_match_exhaustive(
     game: Game,
     per_hole: u8,
@@ -629,6 +642,9 @@ pub fn solve_match_exhaustive(
 ///
 /// # Errors
 /// [`MatchError::Solve`] with [`SolveError::NodeLimit`] if a round search exceeds `nodes`.
+///
+/// # Panics
+/// Panics if `per_hole` is 0 (see [`round_start`]).
 pub fn solve_match_with_tables(
     tables: &MatchTables,
     per_hole: u8,

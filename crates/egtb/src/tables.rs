@@ -267,11 +267,14 @@ impl Tables {
                 }
             }
             if problems.is_empty() && good.len() == k {
+                // Without problems every pattern tried (one or two) gave a part.
                 let mut parts = parts.into_iter();
-                good.push(Layer {
-                    backing: Backing::Mapped(parts.next().expect("a part")),
-                    mirror: parts.next().map(Backing::Mapped),
-                });
+                if let Some(first) = parts.next() {
+                    good.push(Layer {
+                        backing: Backing::Mapped(first),
+                        mirror: parts.next().map(Backing::Mapped),
+                    });
+                }
             }
             layers.push(LayerCheck { seeds: k, problems });
         }
@@ -301,6 +304,37 @@ impl Tables {
     /// # Errors
     /// A missing layer up to `max` (named with the seed counts the directory has), or any
     /// damaged or mismatched file, or a directory where a file should be.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_egtb::{build_dir, format::table_path, BuildOptions, FormatError, Tables};
+    /// use pussa_rules::{Game, Position, Side};
+    /// let dir = std::env::temp_dir().join(format!("pussa-egtb-doc-open-{}", std::process::id()));
+    /// build_dir(&dir, Game::WalakPussa, 4, BuildOptions::default(), false, &|_| {}, &mut |_| {})?;
+    ///
+    /// let tables = Tables::open(&dir, Game::WalakPussa, None)?;
+    /// assert_eq!(tables.max_seeds(), 4);
+    /// // South's G and North's a hold a seed each, South to move: South ends 2 seeds behind.
+    /// let mut board = [0u8; 14];
+    /// board[6] = 1;
+    /// board[7] = 1;
+    /// let pos = Position::from_parts_unchecked(Game::WalakPussa, board, 0, [27, 27], Side::South);
+    /// assert_eq!(tables.probe(&pos), Some(-2));
+    ///
+    /// // More seeds than the directory holds: the error says how far it goes.
+    /// let err = Tables::open(&dir, Game::WalakPussa, Some(5)).err().unwrap();
+    /// assert!(matches!(err, FormatError::Missing { .. }));
+    /// assert!(err.to_string().contains("go up to 4 seeds"), "{err}");
+    ///
+    /// // A damaged file is refused, by name.
+    /// let three = table_path(&dir, Game::WalakPussa, 3);
+    /// let bytes = std::fs::read(&three)?;
+    /// std::fs::write(&three, &bytes[..bytes.len() - 1])?;
+    /// let err = Tables::open(&dir, Game::WalakPussa, None).err().unwrap();
+    /// assert!(matches!(&err, FormatError::Invalid { path, .. } if *path == three), "{err}");
+    /// std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(dir: &Path, game: Game, max: Option<usize>) -> Result<Tables, FormatError> {
         Tables::open_pattern(dir, game, Pattern::OPEN, max)
     }
@@ -465,6 +499,22 @@ impl Tables {
     /// Like [`Tables::probe`], also for positions whose value depends on history, assuming that
     /// the history of the round starts at `pos`: right after a move that took seeds, or at the
     /// start of the round. `None` if not covered or not determined.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_egtb::{BuildOptions, Tables};
+    /// use pussa_rules::{Game, Position, Side};
+    /// let t = Tables::build_in_memory(Game::WalakPussa, 2, BuildOptions::default(), &|_| {});
+    /// // South's A and North's a hold a seed each, South to move.
+    /// let mut board = [0u8; 14];
+    /// board[0] = 1;
+    /// board[7] = 1;
+    /// let pos = Position::from_parts_unchecked(Game::WalakPussa, board, 0, [27, 27], Side::South);
+    /// // Its value may depend on the positions seen before it in the round (a repetition), so
+    /// // only `probe_fresh`, for a history that starts here, gives it.
+    /// assert_eq!(t.probe(&pos), None);
+    /// assert_eq!(t.probe_fresh(&pos), Some(-2));
+    /// ```
     #[must_use]
     pub fn probe_fresh(&self, pos: &Position) -> Option<i32> {
         match self.entry(pos)? {

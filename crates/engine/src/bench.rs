@@ -50,6 +50,11 @@ fn depth_for(game: Game, plies: u32) -> u32 {
 
 /// The benchmark positions, always the same: for each game, its start and the positions after
 /// 4 and 10 uniformly random moves (seed 1, 2, ...).
+///
+/// # Panics
+/// Never in practice: moves are drawn only while the round is not over, when the player to
+/// move always has a legal move (a round in which they have none ends at once), and a legal
+/// move is always accepted; the `expect`s guard those invariants of [`GameState`] only.
 #[must_use]
 pub fn positions() -> Vec<BenchPosition> {
     let mut v = Vec::new();

@@ -188,6 +188,22 @@ pub struct SearchResult {
 /// assert_eq!(depths, vec![1, 2, 3]);
 /// assert_eq!(r.pv.first().copied(), r.best);
 /// ```
+///
+/// With few seeds left the search reaches every end of the round, and its score is proven:
+/// ```
+/// use pussa_engine::{reference, search, Limits};
+/// use pussa_rules::{Hole, Mode, Setup};
+/// // Raja Pasu, South to move with 4 seeds left on the board; South has taken 40, North 54.
+/// let setup: Setup = "0,0,0,0,0,1,2/1,0,0,0,0,0,0 40 54 S 1 raja-pasu".parse()?;
+/// let state = setup.game_state(Mode::Single)?;
+/// let r = search(&state, &Limits::default(), &mut |_| {});
+/// assert!(r.exact);
+/// assert_eq!(r.best, Some(Hole::from_letter('G')?));
+/// // South ends the round 18 behind: the 14 already, and North takes the last 4 seeds.
+/// assert_eq!(r.score, -18);
+/// assert_eq!(reference::minimax_state(&state, 20), Some((-18, true)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn search(
     state: &GameState,
     limits: &Limits,

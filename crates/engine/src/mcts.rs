@@ -78,6 +78,19 @@ fn terminal_of(pos: &Position, hist: &[u128], is_root: bool) -> Option<i32> {
 /// whichever comes first, or until `limits.stop` is raised. Deterministic for a given seed
 /// without a move time. The best move is the most visited; `score` is its mean reward scaled to
 /// −100..100 (0 = a draw expected), not seeds; `exact` is false; `nodes` counts playouts.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::{mcts, Limits};
+/// use pussa_rules::{Game, GameState, Mode, Side};
+/// let state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+/// let limits = Limits { nodes: Some(2_000), seed: 3, ..Limits::default() };
+/// let r = mcts::search(&state, &limits);
+/// assert!(state.legal_moves().contains(r.best.unwrap()));
+/// assert_eq!((r.nodes, r.exact), (2_000, false));
+/// assert!((-100..=100).contains(&r.score));
+/// assert_eq!(mcts::search(&state, &limits), r); // same seed, same result
+/// ```
 #[must_use]
 pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
     let root_pos = *state.position();
@@ -237,12 +250,13 @@ pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
                     nodes[cur].first_child as usize,
                     nodes[cur].n_children as usize,
                 );
-                let next = (f..f + n)
+                // `n > 0`, so there is a most visited child; stop at one never visited.
+                let Some(next) = (f..f + n)
                     .max_by_key(|&k| nodes[k].visits)
-                    .expect("children");
-                if nodes[next].visits == 0 {
+                    .filter(|&k| nodes[k].visits > 0)
+                else {
                     break;
-                }
+                };
                 pv.push(Hole::ALL[nodes[next].mv as usize]);
                 cur = next;
             }

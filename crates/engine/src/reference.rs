@@ -12,6 +12,10 @@ use crate::params::SCALE;
 /// The minimax future margin of `pos` (internal units, side to move's view) to `depth` plies,
 /// `history` holding the repetition keys of the earlier positions of the round since seeds last
 /// left the board. Returns the value and whether every leaf was a real end of the round.
+///
+/// # Panics
+/// Never in practice: it runs [`minimax_budget`] with a budget of `u64::MAX` nodes, which only
+/// a search of 2⁶⁴ nodes could spend (the `expect` guards that).
 pub fn minimax(pos: &Position, depth: u32, history: &mut Vec<u128>) -> (i32, bool) {
     let mut unlimited = u64::MAX;
     minimax_budget(pos, depth, history, &mut unlimited).expect("an unlimited budget")

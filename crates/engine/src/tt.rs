@@ -73,6 +73,12 @@ pub struct Tt {
 impl Tt {
     /// A table of `entries` slots (rounded up to a power of two, clamped to the limits in
     /// [`params`]).
+    ///
+    /// # Panics
+    /// Never: the size is clamped to [`params::TT_ENTRIES_MAX`] slots (64 MiB), far below the
+    /// largest allocation a [`std::alloc::Layout`] can describe (the `expect` guards that). If
+    /// the memory cannot be allocated the process aborts
+    /// ([`std::alloc::handle_alloc_error`]), as for any allocation.
     #[must_use]
     pub fn new(entries: usize) -> Tt {
         let n = entries

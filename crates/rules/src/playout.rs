@@ -42,6 +42,19 @@ impl Rng {
 /// Picks a uniformly random legal move and plays it, trying candidates in random order (the
 /// first legal one in a uniformly random order is uniform over the legal moves). Returns the
 /// move, or `None` if every candidate is endless (the position is then unchanged).
+///
+/// # Panics
+/// Never in practice: the index drawn is below the number of candidates left, so the candidate
+/// it names exists (the `expect` guards that invariant only).
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{play_random, Game, Position, Rng};
+/// let mut pos = Position::start(Game::RajaPasu);
+/// let (mv, _outcome) = play_random(&mut pos, &mut Rng::new(7)).expect("the start has moves");
+/// assert!(Position::start(Game::RajaPasu).legal_moves().contains(mv));
+/// assert_ne!(pos, Position::start(Game::RajaPasu));
+/// ```
 #[inline]
 pub fn play_random(pos: &mut Position, rng: &mut Rng) -> Option<(Hole, crate::MoveOutcome)> {
     let mut cands = pos.candidates();
@@ -125,6 +138,20 @@ pub fn playout(start: &Position, rng: &mut Rng, scratch: &mut PlayoutScratch) ->
 
 /// Plays a whole random game or match through [`GameState`], stopping after `max_rounds`
 /// rounds. Returns the final state.
+///
+/// # Panics
+/// Never in practice: a state whose round is not over always has a legal move (a round in
+/// which the player to move has none ends at once), and a legal move is always accepted; the
+/// `expect`s guard those invariants of [`GameState`] only.
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{random_game, Game, Mode, Rng, Side};
+/// let g = random_game(Game::PasuPondi, Mode::Single, Side::South, &mut Rng::new(1), 1);
+/// assert!(g.is_over());
+/// let [s, n] = g.position().stores();
+/// assert_eq!(u32::from(s) + u32::from(n), 70); // every seed ends in a store
+/// ```
 pub fn random_game(
     game: Game,
     mode: Mode,

@@ -131,6 +131,16 @@ impl Position {
     }
 
     /// The start of a single game with `first` to move.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Game, Position, Side};
+    /// let pos = Position::start_with(Game::PasuPondi, Side::North);
+    /// assert_eq!(pos.to_move(), Side::North);
+    /// assert_eq!(pos.board(), [5; 14]);
+    /// assert_eq!((pos.stores(), pos.closed_mask()), ([0, 0], 0));
+    /// assert_eq!(pos.legal_moves().to_string(), "a b c d e f g");
+    /// ```
     #[must_use]
     pub fn start_with(game: Game, first: Side) -> Position {
         Position {
@@ -144,6 +154,20 @@ impl Position {
 
     /// Builds a position from raw parts without checking the seed total or the closed holes.
     /// Prefer [`crate::Setup`], which validates. Seeds in closed holes are dropped.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Game, Hole, Position, Side};
+    /// let mut board = [0; 14];
+    /// board[0] = 3; // A, closed below: its seeds are dropped
+    /// board[6] = 1; // G
+    /// board[13] = 2; // g
+    /// let pos = Position::from_parts_unchecked(Game::RajaPasu, board, 0b1, [45, 47], Side::South);
+    /// assert!(!pos.is_open(Hole::from_letter('A')?));
+    /// assert_eq!(pos.seeds_on_board(), 3);
+    /// assert_eq!(pos.legal_moves().to_string(), "G");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn from_parts_unchecked(
         game: Game,
@@ -288,6 +312,18 @@ impl Position {
     }
 
     /// The legal moves: the candidates whose sowing ends. This sows each candidate once.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Game, Hole, Position};
+    /// let mut pos = Position::start(Game::WalakPussa);
+    /// let moves = pos.legal_moves();
+    /// assert_eq!(moves.len(), 7);
+    /// assert_eq!(moves.to_string(), "A B C D E F G");
+    /// pos.play(Hole::from_letter('A')?)?;
+    /// assert!(pos.legal_moves().into_iter().all(|h| h.owner() == pos.to_move()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn legal_moves(&self) -> Moves {
         let mut mask = 0u16;

@@ -511,6 +511,23 @@ impl Record {
     /// malformed tag, an unknown token, a missing or misplaced round marker, a result that
     /// contradicts the moves), or [`RecordError::Move`] for a move that cannot be played.
     /// Never panics, whatever the input.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::record::{Record, RecordError};
+    /// use pussa_rules::{Game, IllegalReason, Side};
+    /// let rec = Record::parse("[Game \"raja-pasu\"]\n[South \"Asha\"]\n\n1. G e *\n")?;
+    /// assert_eq!((rec.game(), rec.tag("South")), (Game::RajaPasu, Some("Asha")));
+    /// assert_eq!(rec.moves().len(), 2);
+    /// assert_eq!(rec.state().to_move(), Some(Side::South));
+    ///
+    /// // The second move is South's again: the error names it, where it is, and why.
+    /// let err = Record::parse("[Game \"raja-pasu\"]\n\n1. G A *\n").unwrap_err();
+    /// let RecordError::Move { at, number, mv, reason } = err else { panic!("{err}") };
+    /// assert_eq!((at, number, mv.to_string()), (Some((3, 6)), 2, "A".to_string()));
+    /// assert_eq!(reason, IllegalReason::NotYourHole { to_move: Side::North });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn parse(text: &str) -> Result<Record, RecordError> {
         Parser::new(text).record()
     }

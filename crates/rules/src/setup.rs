@@ -173,7 +173,21 @@ impl Setup {
         }
     }
 
-    /// The setup of a game in progress.
+    /// The setup of a game in progress. Its [`Display`](fmt::Display) is the position string,
+    /// which [`str::parse`] reads back.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side};
+    /// let mut g = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+    /// g.play(Hole::from_letter('A')?)?;
+    /// let text = Setup::from_state(&g).to_string();
+    /// // The seventh field: South started this round, though North is to move.
+    /// assert_eq!(text, "2,1,7,7,7,0,7/0,0,6,1,6,6,0 6 0 N 1 walak-pussa S");
+    /// let back: Setup = text.parse()?;
+    /// assert_eq!(back.position()?, *g.position());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn from_state(state: &GameState) -> Setup {
         Setup {

@@ -104,6 +104,17 @@ pub struct GameState {
 
 impl GameState {
     /// A new single game or match from the start position with `first` to move.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Game, GameState, Mode, Position, Side, Status};
+    /// let g = GameState::new(Game::RajaPasu, Mode::Match, Side::North);
+    /// assert_eq!((g.round(), g.round_starter()), (1, Side::North));
+    /// assert_eq!(g.to_move(), Some(Side::North));
+    /// assert_eq!(*g.position(), Position::start_with(Game::RajaPasu, Side::North));
+    /// assert_eq!(g.status(), Status::Playing);
+    /// assert_eq!(g.legal_moves().len(), 7);
+    /// ```
     #[must_use]
     pub fn new(game: Game, mode: Mode, first: Side) -> GameState {
         let mut g = GameState::from_position(Position::start_with(game, first), mode, 1, first);
@@ -122,6 +133,20 @@ impl GameState {
     /// The end-of-round rules are applied at once, so a position whose round is already over
     /// yields a state that says so. Such a state knows nothing of earlier rounds
     /// ([`GameState::round_starts`] is empty until the next round is laid out).
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{EndReason, Game, GameState, Mode, Position, Side};
+    /// // Pasu Pondi: every seed left lies in South's row, so the round is already over.
+    /// let mut board = [0; 14];
+    /// board[2] = 4;
+    /// let pos = Position::from_parts_unchecked(Game::PasuPondi, board, 0, [30, 36], Side::North);
+    /// let g = GameState::from_position(pos, Mode::Single, 1, Side::South);
+    /// assert!(g.is_over());
+    /// assert_eq!(g.to_move(), None);
+    /// assert_eq!(g.position().stores(), [34, 36]); // each player took their own row
+    /// assert_eq!(g.winner(), Some(Some(Side::North)));
+    /// ```
     #[must_use]
     pub fn from_position(pos: Position, mode: Mode, round: u32, starter: Side) -> GameState {
         let round = round.max(1);
@@ -268,6 +293,13 @@ impl GameState {
     }
 
     /// The legal moves (empty when the round is over).
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Game, GameState, Mode, Side};
+    /// let g = GameState::new(Game::WalakPussa, Mode::Single, Side::North);
+    /// assert_eq!(g.legal_moves().to_string(), "a b c d e f g");
+    /// ```
     #[must_use]
     pub fn legal_moves(&self) -> Moves {
         if self.is_round_over() {
@@ -282,6 +314,24 @@ impl GameState {
     /// # Errors
     /// [`IllegalMove`] naming the move and why (not your hole, closed, empty, endless, round or
     /// game over); the state is then unchanged.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Game, GameState, Hole, IllegalReason, Mode, Side};
+    /// let mut g = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+    /// let report = g.play("A".parse::<Hole>()?)?;
+    /// assert_eq!(report.outcome.taken, [6, 0]);
+    /// assert_eq!(report.round_end, None);
+    ///
+    /// // South moved, so `B` is not North's to lift: the reason comes back and nothing changes.
+    /// let before = g.clone();
+    /// let err = g.play("B".parse::<Hole>()?).unwrap_err();
+    /// assert_eq!(err.mv, "B".parse::<Hole>()?);
+    /// assert_eq!(err.reason, IllegalReason::NotYourHole { to_move: Side::North });
+    /// assert_eq!(err.to_string(), "illegal move B: not your hole: North is to move and owns a-g");
+    /// assert_eq!(g, before);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn play(&mut self, mv: Hole) -> Result<MoveReport, IllegalMove> {
         self.play_traced(mv, &mut NoTrace)
     }

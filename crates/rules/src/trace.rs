@@ -24,6 +24,28 @@ pub enum EndReason {
 }
 
 /// One event of a move, a round end or a refill.
+///
+/// # Examples
+/// A `Vec<Event>` is a [`Trace`] that keeps every event, in order:
+/// ```
+/// use pussa_rules::{Event, Game, Hole, Position, Side};
+/// let mut pos = Position::start(Game::WalakPussa);
+/// let mut events: Vec<Event> = Vec::new();
+/// let a = Hole::from_letter('A')?;
+/// pos.play_traced(a, &mut events)?;
+/// assert_eq!(events[0], Event::Lift { hole: a, seeds: 4, relay: false });
+/// assert_eq!(events[1], Event::Drop { hole: Hole::from_letter('B')?, now: 5 });
+/// // Every seed taken shows as a capture (Walak-pussa has no fours).
+/// let captured: u32 = events
+///     .iter()
+///     .map(|e| match e {
+///         Event::Capture { seeds, by: Side::South, .. } => u32::from(*seeds),
+///         _ => 0,
+///     })
+///     .sum();
+/// assert_eq!(captured, u32::from(pos.store(Side::South)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {

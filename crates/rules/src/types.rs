@@ -162,10 +162,23 @@ impl Hole {
         }
     }
 
-    /// The hole named by a move letter.
+    /// The hole named by a move letter. [`str::parse`] reads the same one-letter names and
+    /// [`Display`](fmt::Display) writes them.
     ///
     /// # Errors
     /// [`ParseHoleError`] for anything but `A`..`G` and `a`..`g`.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Hole, Side};
+    /// let c = Hole::from_letter('c')?;
+    /// assert_eq!((c.index(), c.owner(), c.column()), (9, Side::North, 2));
+    /// assert_eq!(c.to_string(), "c");
+    /// assert_eq!("G".parse::<Hole>()?, Hole::of_side(Side::South, 6));
+    /// assert!(Hole::from_letter('h').is_err());
+    /// assert!("Ab".parse::<Hole>().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn from_letter(c: char) -> Result<Hole, ParseHoleError> {
         match c {
             'A'..='G' => Ok(Hole(c as u8 - b'A')),
@@ -273,7 +286,21 @@ impl Game {
         Game::PasuPondi6,
     ];
 
-    /// The identifier used on the command line and in notation, e.g. `walak-pussa`.
+    /// The identifier used on the command line and in notation, e.g. `walak-pussa`; it is what
+    /// [`Display`](fmt::Display) writes and [`str::parse`] reads (also with `_` or spaces, any
+    /// case).
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::Game;
+    /// assert_eq!(Game::PasuPondi6.name(), "pasu-pondi-6");
+    /// assert_eq!("Raja Pasu".parse::<Game>()?, Game::RajaPasu);
+    /// for g in Game::ALL {
+    ///     assert_eq!(g.to_string().parse::<Game>()?, g);
+    /// }
+    /// assert!("oware".parse::<Game>().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {

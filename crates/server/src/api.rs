@@ -1,4 +1,9 @@
 //! The HTTP handlers of the JSON API (see docs/api.md).
+//!
+//! A handler's `# Errors` names the [`ApiError`]s it answers itself. A request its extractors
+//! refuse never reaches it: a body that is not a JSON object of the expected shape is a 400
+//! (413 if too large, 415 without `Content-Type: application/json`), a malformed path or
+//! query a 400 (see [`crate::error`]).
 
 use std::sync::Arc;
 
@@ -50,11 +55,20 @@ impl<T: serde::Serialize> IntoResponse for Json<T> {
 }
 
 /// `GET /api/rules/{game}`.
+///
+/// # Errors
+/// 404 for an unknown game, or when the rules text was not built into the server (see
+/// [`assets::rules`]).
 pub async fn rules(Path(game): Path<String>) -> Result<Response, ApiError> {
     assets::rules(&game)
 }
 
 /// `POST /api/games`.
+///
+/// # Errors
+/// 400 for an unknown game, mode, side, opponent kind or level, or a level not offered in that
+/// game and mode; 500 if the game cannot be stored or the computer's first moves fail (see
+/// [`App::create`]).
 pub async fn create(
     State(app): AppState,
     Json(req): Json<CreateReq>,
@@ -70,6 +84,10 @@ pub struct JoinReq {
 }
 
 /// `POST /api/games/{id}/join`.
+///
+/// # Errors
+/// 404 for an unknown game; 409 if it is not an online game or its invite was already used;
+/// 403 for a wrong invite; 500 for a database error (see [`App::join`]).
 pub async fn join(
     State(app): AppState,
     Path(id): Path<String>,
@@ -79,6 +97,9 @@ pub async fn join(
 }
 
 /// `GET /api/games/{id}`.
+///
+/// # Errors
+/// 404 for an unknown game; 500 for a database error or a stored game that no longer replays.
 pub async fn state(State(app): AppState, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
     Ok(Json(app.state(&id).await?))
 }
@@ -94,6 +115,12 @@ pub struct MoveReq {
 }
 
 /// `POST /api/games/{id}/moves`.
+///
+/// # Errors
+/// 404 for an unknown game; 403 for a token that holds no seat; 409 for a stale
+/// `expected_ply`, a game that is over, or a move out of turn; 400 for a move that is not a
+/// hole letter; 422 for an illegal move (the message gives the reason); 500 if the move cannot
+/// be stored, or the computer's reply fails (the player's move is kept). See [`App::play`].
 pub async fn play(
     State(app): AppState,
     Path(id): Path<String>,
@@ -113,6 +140,11 @@ pub struct UndoReq {
 }
 
 /// `POST /api/games/{id}/undo`.
+///
+/// # Errors
+/// 404 for an unknown game; 403 for a token that holds no seat; 409 for a stale
+/// `expected_ply`, an online game, or nothing to undo; 500 for a database error. See
+/// [`App::undo`].
 pub async fn undo(
     State(app): AppState,
     Path(id): Path<String>,
@@ -128,6 +160,11 @@ pub struct HintQuery {
 }
 
 /// `GET /api/games/{id}/hint?token=…`.
+///
+/// # Errors
+/// 403 without a `token`, or for one that holds no seat; 404 for an unknown game; 409 for an
+/// online game, a game that is over, or a hint asked out of turn; 429 while a hint for this
+/// game is being computed; 500 if the engine fails. See [`App::hint`].
 pub async fn hint(
     State(app): AppState,
     Path(id): Path<String>,
@@ -140,6 +177,9 @@ pub async fn hint(
 }
 
 /// `GET /api/games/{id}/positions`.
+///
+/// # Errors
+/// 404 for an unknown game; 500 for a database error or a stored move that no longer replays.
 pub async fn positions(
     State(app): AppState,
     Path(id): Path<String>,
@@ -148,6 +188,10 @@ pub async fn positions(
 }
 
 /// `GET /api/games/{id}/record`.
+///
+/// # Errors
+/// 404 for an unknown game; 500 for a database error, or if its moves do not replay into a
+/// record (which the server never lets happen: see [`record::write`]).
 pub async fn get_record(
     State(app): AppState,
     Path(id): Path<String>,
@@ -176,6 +220,12 @@ pub struct ImportReq {
 }
 
 /// `POST /api/games/import`.
+///
+/// # Errors
+/// 400 for a record that does not read (the message gives the line and column, and for a
+/// move the reason it is illegal), an unknown seat, or an unknown opponent kind or level, or a
+/// level not offered in the record's game and mode; 500 if the game cannot be stored or the
+/// computer's reply fails. See [`App::create_game`].
 pub async fn import(
     State(app): AppState,
     Json(req): Json<ImportReq>,
@@ -208,7 +258,10 @@ pub struct ListQuery {
     limit: Option<u32>,
 }
 
-/// `GET /api/games`.
+/// `GET /api/games` (at most 200 games; 50 without `limit`).
+///
+/// # Errors
+/// 500 for a database error.
 pub async fn list(
     State(app): AppState,
     Query(q): Query<ListQuery>,
@@ -217,6 +270,11 @@ pub async fn list(
 }
 
 /// `GET /api/games/{id}/ws`.
+///
+/// # Errors
+/// 404 for an unknown game (500 for a database error loading it); 429 when the game already
+/// has [`ws::MAX_SOCKETS_PER_GAME`] connections; the upgrade's own status (400, 405 or 426)
+/// when the request is not a WebSocket upgrade.
 pub async fn websocket(
     State(app): AppState,
     Path(id): Path<String>,

@@ -350,7 +350,8 @@ impl App {
     /// `POST /api/games`.
     ///
     /// # Errors
-    /// 400 for an unknown game, mode, side, opponent or level.
+    /// 400 for an unknown game, mode, side, opponent or level; otherwise as
+    /// [`App::create_game`].
     pub async fn create(self: &Arc<Self>, req: CreateReq) -> Result<Value, ApiError> {
         let game: Game = req
             .game
@@ -380,7 +381,8 @@ impl App {
     /// the caller goes away.
     ///
     /// # Errors
-    /// 400 for a move of `moves` that is illegal.
+    /// 400 for a `setup` that is not a valid position or a move of `moves` that is illegal;
+    /// 500 if the game cannot be stored, or the computer's moves fail.
     pub async fn create_game(self: &Arc<Self>, new: NewGame) -> Result<Value, ApiError> {
         self.detached(move |app| async move { app.create_game_now(new).await })
             .await
@@ -456,7 +458,8 @@ impl App {
     /// `POST /api/games/{id}/join`.
     ///
     /// # Errors
-    /// 404 unknown game; 409 not an online game or invite already used; 403 wrong invite.
+    /// 404 unknown game; 409 not an online game or invite already used; 403 wrong invite; 500
+    /// database error (as [`App::slot`]).
     pub async fn join(&self, id: &str, invite: &str) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
@@ -489,7 +492,7 @@ impl App {
     /// The current state of game `id`.
     ///
     /// # Errors
-    /// 404 for an unknown id.
+    /// 404 for an unknown id; 500 as [`App::slot`].
     pub async fn state(&self, id: &str) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
         Ok(slot.state().as_ref().clone())
@@ -500,8 +503,9 @@ impl App {
     /// caller goes away: the computer replies to a stored move whatever the client does.
     ///
     /// # Errors
-    /// 400 malformed move; 403 a token that holds no seat; 409 not this seat's turn, stale
-    /// `expected_ply`, game over; 422 an illegal move.
+    /// 404 unknown game; 403 a token that holds no seat; 409 stale `expected_ply`, game over,
+    /// not this seat's turn; 400 malformed move; 422 an illegal move; 500 as [`App::slot`], or
+    /// when a move cannot be stored or the computer's reply fails (a stored move is kept).
     pub async fn play(
         self: &Arc<Self>,
         id: &str,
@@ -564,8 +568,8 @@ impl App {
     /// back more than was meant.
     ///
     /// # Errors
-    /// 403 a token that holds no seat; 409 online game, stale `expected_ply` or nothing to
-    /// undo.
+    /// 404 unknown game; 403 a token that holds no seat; 409 stale `expected_ply`, online game
+    /// or nothing to undo; 500 as [`App::slot`], or a database error.
     pub async fn undo(
         &self,
         id: &str,
@@ -612,7 +616,8 @@ impl App {
     /// away (the game's hint guard is given back either way).
     ///
     /// # Errors
-    /// 403 no seat; 409 online game, game over, not your turn; 429 a hint already running.
+    /// 404 unknown game; 403 no seat; 409 online game, game over, not your turn; 429 a hint
+    /// already running; 500 as [`App::slot`], or when the engine fails.
     pub async fn hint(self: &Arc<Self>, id: &str, token: &str) -> Result<Value, ApiError> {
         let (id, token) = (id.to_owned(), token.to_owned());
         self.detached(move |app| async move { app.hint_now(&id, &token).await })
@@ -699,7 +704,8 @@ impl App {
     /// replayed through the rules with its trace and the position after it.
     ///
     /// # Errors
-    /// 404 for an unknown id; 500 for a stored move that no longer replays.
+    /// 404 for an unknown id; 500 as [`App::slot`], or for a stored move that no longer
+    /// replays.
     pub async fn positions(&self, id: &str) -> Result<Value, ApiError> {
         let g = self.snapshot(id).await?;
         let mut replay = LiveGame::new(g.meta.clone()).map_err(ApiError::internal)?;
@@ -731,7 +737,7 @@ impl App {
     /// A snapshot of game `id` (for the record writer).
     ///
     /// # Errors
-    /// 404 for an unknown id.
+    /// 404 for an unknown id; 500 as [`App::slot`].
     pub async fn snapshot(&self, id: &str) -> Result<LiveGame, ApiError> {
         let slot = self.slot(id)?;
         let g = slot.game.lock().await;

@@ -112,7 +112,7 @@ pub fn rules_section(md: &str, game: pussa_rules::Game) -> String {
 /// `GET /api/rules/{game}`.
 ///
 /// # Errors
-/// 400 for an unknown game, 404 when the rules text was not built in.
+/// 404 for an unknown game, and when the rules text was not built in.
 pub fn rules(game: &str) -> Result<Response, ApiError> {
     let game: pussa_rules::Game = game
         .parse()
