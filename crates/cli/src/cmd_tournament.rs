@@ -1,6 +1,9 @@
 //! `pussa tournament`: N games between two players (built-in levels, reference players or
 //! external engines through the protocol), both seats, random openings, on all cores, with Elo,
-//! its 95% interval and an optional SPRT stop.
+//! its 95% interval and an optional SPRT stop; the first mover's score, the games' lengths and
+//! endings, and an SVG plot of them (`--plot`).
+
+mod plot;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -9,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use pussa_engine::tournament::{
-    self, Config, MoveLimits, PlayerSpec, Report, Sprt, SprtDecision, Termination,
+    self, Config, Ending, MoveLimits, PlayerSpec, Report, Sprt, SprtDecision, Termination, Wdl,
 };
 use pussa_engine::ExactOracle;
 use pussa_rules::record::{Record, RecordResult};
@@ -94,6 +97,12 @@ pub struct Args {
     /// until the end).
     #[arg(long)]
     pub results: Option<PathBuf>,
+    /// Draw the results as an SVG image in this file: the histogram of game lengths in plies,
+    /// each bar split by the result for the seats (first mover won, draw, second mover won),
+    /// and the first mover's score with its 95% interval, overall and for each player.
+    /// Rewritten after every game, like --results.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -182,7 +191,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         exact_openings,
     };
     // Check the output files can be created before playing for minutes.
-    for path in [&args.pgn, &args.results].into_iter().flatten() {
+    for path in [&args.pgn, &args.results, &args.plot].into_iter().flatten() {
         std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
     }
     let bar = if args.quiet {
@@ -203,6 +212,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let outputs = Outputs {
         pgn: args.pgn.as_deref(),
         results: args.results.as_deref(),
+        plot: args.plot.as_deref(),
     };
     let warned = std::sync::atomic::AtomicBool::new(false);
     let report = tournament::run(&config, &|_, so_far| {
@@ -232,14 +242,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Where `--pgn` and `--results` go.
+/// Where `--pgn`, `--results` and `--plot` go.
 struct Outputs<'a> {
     pgn: Option<&'a std::path::Path>,
     results: Option<&'a std::path::Path>,
+    plot: Option<&'a std::path::Path>,
 }
 
 impl Outputs<'_> {
-    /// Writes the records and the results of `report`; `finished` is false while games are
+    /// Writes the records, the results and the plot of `report`; `finished` is false while games are
     /// still being played (the JSON says so in `finished`).
     fn write(&self, config: &Config, report: &Report, finished: bool) -> anyhow::Result<()> {
         if let Some(path) = self.pgn {
@@ -255,6 +266,9 @@ impl Outputs<'_> {
                 csv(config, report)
             };
             replace_file(path, &text)?;
+        }
+        if let Some(path) = self.plot {
+            replace_file(path, &plot::tournament_svg(config, report))?;
         }
         Ok(())
     }
@@ -305,9 +319,51 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
             "players": b,
             "games": known,
         })),
+        "first_mover": first_mover_json(report),
+        "plies": report.plies(),
+        "rounds": report.rounds(),
+        "endings": report.endings(),
+        "length_histogram": report.length_histogram(),
         "games": report.games,
     }))?)
 }
+
+/// A player's or seat's results with the score and its 95% interval.
+fn wdl_json(w: &Wdl) -> serde_json::Value {
+    let (low, high) = w.score_interval();
+    let known = w.games() > 0;
+    serde_json::json!({
+        "wins": w.wins,
+        "draws": w.draws,
+        "losses": w.losses,
+        "games": w.games(),
+        "score": known.then(|| w.score()),
+        "score_low": known.then_some(low),
+        "score_high": known.then_some(high),
+    })
+}
+
+/// How the seats did: the first mover's results over every game, and each player's results
+/// moving first and moving second (from its own point of view).
+fn first_mover_json(report: &Report) -> serde_json::Value {
+    let seats = report.seats();
+    let mut v = wdl_json(&seats.first_mover);
+    v["seat"] = serde_json::json!(tournament::FIRST_MOVER);
+    v["interval"] = serde_json::json!(INTERVAL);
+    v["players"] = (0..2)
+        .map(|i| {
+            serde_json::json!({
+                "player": report.players[i],
+                "moving_first": wdl_json(&seats.moving_first[i]),
+                "moving_second": wdl_json(&seats.moving_second[i]),
+            })
+        })
+        .collect();
+    v
+}
+
+/// How the score intervals are computed, as results say it.
+const INTERVAL: &str = "95%, normal approximation of the mean of the trinomial results";
 
 /// The tables' oracle for each player that asked for them and for choosing exact openings
 /// (opened and checked once, shared).
@@ -446,6 +502,7 @@ fn summary(config: &Config, report: &Report) -> String {
             fmt_elo(pe),
         );
     }
+    seats_and_lengths(&mut s, config, report);
     if config.exact_openings.is_some() {
         let drawn = report.games.iter().filter(|g| g.exact == Some(0)).count();
         let distinct = report
@@ -536,6 +593,73 @@ fn summary(config: &Config, report: &Report) -> String {
     s
 }
 
+/// A score with its 95% interval and the results behind it: `0.625 [0.491, 0.759] (+14 =2 -8)`.
+fn fmt_score(w: &Wdl) -> String {
+    if w.games() == 0 {
+        return "no games".to_string();
+    }
+    let (lo, hi) = w.score_interval();
+    format!(
+        "{:.3} [{lo:.3}, {hi:.3}] (+{} ={} -{})",
+        w.score(),
+        w.wins,
+        w.draws,
+        w.losses
+    )
+}
+
+/// The summary's lines on the seats (the first mover's results, overall and for each player),
+/// the games' lengths and how they ended.
+fn seats_and_lengths(s: &mut String, config: &Config, report: &Report) {
+    if report.games.is_empty() {
+        return;
+    }
+    let seats = report.seats();
+    let f = seats.first_mover;
+    let (lo, hi) = f.score_interval();
+    let _ = writeln!(
+        s,
+        "first mover ({}): won {}  drew {}  second mover won {}  first mover's score {:.3}  95% interval [{lo:.3}, {hi:.3}] (normal approximation)",
+        tournament::FIRST_MOVER,
+        f.wins,
+        f.draws,
+        f.losses,
+        f.score(),
+    );
+    for i in 0..2 {
+        let _ = writeln!(
+            s,
+            "player {} {}: moving first {}  moving second {}",
+            i + 1,
+            report.players[i],
+            fmt_score(&seats.moving_first[i]),
+            fmt_score(&seats.moving_second[i]),
+        );
+    }
+    if let Some(p) = report.plies() {
+        let _ = writeln!(
+            s,
+            "plies a game: mean {:.1}  median {}  min {}  max {}",
+            p.mean, p.median, p.min, p.max
+        );
+    }
+    if config.mode == Mode::Match {
+        if let Some(r) = report.rounds() {
+            let _ = writeln!(
+                s,
+                "rounds a match: mean {:.2}  median {}  min {}  max {}",
+                r.mean, r.median, r.min, r.max
+            );
+        }
+    }
+    let e = report.endings();
+    let ended: Vec<String> = Ending::ALL
+        .iter()
+        .map(|&k| format!("{} {}", k.name().replace('_', " "), e.count(k)))
+        .collect();
+    let _ = writeln!(s, "ended: {}", ended.join("  "));
+}
+
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
@@ -555,7 +679,7 @@ fn moves_text(moves: &[pussa_rules::Hole]) -> String {
 /// One CSV row a game.
 fn csv(config: &Config, report: &Report) -> String {
     let mut s = String::from(
-        "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin\n",
+        "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending\n",
     );
     for g in &report.games {
         let south = &report.players[g.south_player];
@@ -570,9 +694,14 @@ fn csv(config: &Config, report: &Report) -> String {
             Termination::Forfeit { loser, reason } => ("forfeit", format!("{loser}: {reason}")),
             Termination::RoundLimit => ("round_limit", format!("{} rounds", config.max_rounds)),
         };
+        let first_mover_score = match g.first_mover_won() {
+            Some(true) => "1",
+            Some(false) => "0",
+            None => "0.5",
+        };
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             g.index + 1,
             csv_field(south),
             csv_field(north),
@@ -587,7 +716,10 @@ fn csv(config: &Config, report: &Report) -> String {
             moves_text(&g.opening),
             moves_text(&g.moves),
             csv_field(&g.final_position),
-            g.exact.map(|v| v.to_string()).unwrap_or_default()
+            g.exact.map(|v| v.to_string()).unwrap_or_default(),
+            g.first_mover,
+            first_mover_score,
+            g.ending().name()
         );
     }
     s

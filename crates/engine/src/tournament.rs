@@ -24,7 +24,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use pussa_rules::{Game, GameState, Hole, Mode, Rng, Setup, Side, Status};
+use pussa_rules::{EndReason, Game, GameState, Hole, Mode, Rng, Setup, Side, Status};
 use serde::Serialize;
 
 use crate::protocol::{self, LineRead};
@@ -81,16 +81,38 @@ impl Wdl {
     /// normal approximation of the mean score. Infinite when the score is 0 or 1.
     #[must_use]
     pub fn elo_interval(&self) -> (f64, f64, f64) {
-        let n = self.games();
-        let s = self.score();
-        if n == 0 {
+        if self.games() == 0 {
             return (0.0, f64::NEG_INFINITY, f64::INFINITY);
         }
+        let (lo, hi) = self.score_interval();
+        (
+            elo_from_score(self.score()),
+            elo_from_score(lo),
+            elo_from_score(hi),
+        )
+    }
+
+    /// The 95% interval `(low, high)` of the score per game: the normal approximation of the
+    /// mean of the trinomial results (0, ½ or 1 a game, their variance [`Wdl::variance`]),
+    /// clipped to `[0, 1]`. A single point when every game gave the same result; `(0, 1)`
+    /// with no games.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::tournament::Wdl;
+    /// let (lo, hi) = Wdl { wins: 60, draws: 0, losses: 40 }.score_interval();
+    /// assert!((lo - 0.504).abs() < 1e-3 && (hi - 0.696).abs() < 1e-3);
+    /// ```
+    #[must_use]
+    pub fn score_interval(&self) -> (f64, f64) {
+        let n = self.games();
+        if n == 0 {
+            return (0.0, 1.0);
+        }
+        let s = self.score();
         let se = (self.variance() / f64::from(n)).sqrt();
         let z = 1.959_963_984_540_054;
-        let lo = (s - z * se).clamp(0.0, 1.0);
-        let hi = (s + z * se).clamp(0.0, 1.0);
-        (elo_from_score(s), elo_from_score(lo), elo_from_score(hi))
+        ((s - z * se).clamp(0.0, 1.0), (s + z * se).clamp(0.0, 1.0))
     }
 
     /// Adds one game's result for the first player.
@@ -310,6 +332,258 @@ impl Sprt {
             SprtDecision::Continue
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The seat and the length of games
+// ---------------------------------------------------------------------------------------------
+
+/// The seat that moves first in every tournament game (and in its random opening).
+pub const FIRST_MOVER: Side = Side::South;
+
+/// How a game ended, as [`GameResult::ending`] tells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// The player to move had no legal move ([`EndReason::NoLegalMove`]).
+    Stuck,
+    /// A position recurred in the round ([`EndReason::Repetition`]).
+    Repetition,
+    /// Pasu Pondi: every seed left lay in one row ([`EndReason::OneRow`]).
+    OneRow,
+    /// A match reached the round limit and was scored a draw ([`Termination::RoundLimit`]).
+    RoundLimit,
+    /// A player broke and lost ([`Termination::Forfeit`]).
+    Forfeit,
+}
+
+impl Ending {
+    /// Every ending, in the order results list them.
+    pub const ALL: [Ending; 5] = [
+        Ending::Stuck,
+        Ending::Repetition,
+        Ending::OneRow,
+        Ending::RoundLimit,
+        Ending::Forfeit,
+    ];
+
+    /// Its name in results: `stuck`, `repetition`, `one_row`, `round_limit` or `forfeit`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Ending::Stuck => "stuck",
+            Ending::Repetition => "repetition",
+            Ending::OneRow => "one_row",
+            Ending::RoundLimit => "round_limit",
+            Ending::Forfeit => "forfeit",
+        }
+    }
+}
+
+/// Games counted by how they ended ([`Ending`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Endings {
+    /// The player to move had no legal move.
+    pub stuck: u32,
+    /// A position recurred.
+    pub repetition: u32,
+    /// Every seed left lay in one row.
+    pub one_row: u32,
+    /// Drawn at the round limit.
+    pub round_limit: u32,
+    /// Lost by a player that broke.
+    pub forfeit: u32,
+}
+
+impl Endings {
+    /// Counts the endings of `games`.
+    #[must_use]
+    pub fn from_games(games: &[GameResult]) -> Endings {
+        let mut e = Endings::default();
+        for g in games {
+            *e.count_mut(g.ending()) += 1;
+        }
+        e
+    }
+
+    /// The games that ended so.
+    #[must_use]
+    pub fn count(&self, ending: Ending) -> u32 {
+        match ending {
+            Ending::Stuck => self.stuck,
+            Ending::Repetition => self.repetition,
+            Ending::OneRow => self.one_row,
+            Ending::RoundLimit => self.round_limit,
+            Ending::Forfeit => self.forfeit,
+        }
+    }
+
+    fn count_mut(&mut self, ending: Ending) -> &mut u32 {
+        match ending {
+            Ending::Stuck => &mut self.stuck,
+            Ending::Repetition => &mut self.repetition,
+            Ending::OneRow => &mut self.one_row,
+            Ending::RoundLimit => &mut self.round_limit,
+            Ending::Forfeit => &mut self.forfeit,
+        }
+    }
+}
+
+/// Results seen from the seats rather than the players: how the first mover
+/// ([`GameResult::first_mover`]) did, overall and for each player.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Seats {
+    /// Every game from the first mover's point of view: `wins` are the first mover's,
+    /// `losses` the second mover's wins.
+    pub first_mover: Wdl,
+    /// Each player's results, from its own point of view, in the games it moved first.
+    pub moving_first: [Wdl; 2],
+    /// Each player's results, from its own point of view, in the games it moved second.
+    pub moving_second: [Wdl; 2],
+}
+
+impl Seats {
+    /// Counts `games`.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::tournament::{Seats, Wdl};
+    /// let seats = Seats::from_games(&[]);
+    /// assert_eq!(seats.first_mover, Wdl::default());
+    /// ```
+    #[must_use]
+    pub fn from_games(games: &[GameResult]) -> Seats {
+        let mut s = Seats::default();
+        for g in games {
+            let first = g.first_mover_won();
+            s.first_mover.add(first);
+            let p = g.first_mover_player();
+            s.moving_first[p].add(first);
+            s.moving_second[1 - p].add(first.map(|w| !w));
+        }
+        s
+    }
+}
+
+/// The spread of a count over games (plies, rounds): mean, median, least and most.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Spread {
+    /// Games counted.
+    pub games: u32,
+    /// The mean.
+    pub mean: f64,
+    /// The median (the mean of the two middle values for an even number of games).
+    pub median: f64,
+    /// The least.
+    pub min: u32,
+    /// The most.
+    pub max: u32,
+}
+
+impl Spread {
+    /// The spread of `values`; `None` if there are none.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::tournament::Spread;
+    /// let s = Spread::of(&[30, 10, 20, 40]).unwrap();
+    /// assert_eq!((s.mean, s.median, s.min, s.max), (25.0, 25.0, 10, 40));
+    /// ```
+    #[must_use]
+    pub fn of(values: &[u32]) -> Option<Spread> {
+        let mut v = values.to_vec();
+        v.sort_unstable();
+        let (&min, &max) = (v.first()?, v.last()?);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            f64::from(v[n / 2])
+        } else {
+            (f64::from(v[n / 2 - 1]) + f64::from(v[n / 2])) / 2.0
+        };
+        let sum: u64 = v.iter().map(|&x| u64::from(x)).sum();
+        Some(Spread {
+            games: n as u32,
+            mean: sum as f64 / n as f64,
+            median,
+            min,
+            max,
+        })
+    }
+}
+
+/// One bar of the histogram of game lengths ([`length_histogram`]): the games of `from` to
+/// `to` plies (both included), by result seen from the seats.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LengthBin {
+    /// The fewest plies counted here.
+    pub from: u32,
+    /// The most plies counted here.
+    pub to: u32,
+    /// Games the first mover won.
+    pub first_mover_wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Games the second mover won.
+    pub second_mover_wins: u32,
+}
+
+impl LengthBin {
+    /// Games in this bin.
+    #[must_use]
+    pub fn games(&self) -> u32 {
+        self.first_mover_wins + self.draws + self.second_mover_wins
+    }
+}
+
+/// Bins the histogram of game lengths has at most, as results and plots give it.
+pub const LENGTH_BINS: u32 = 20;
+
+/// The histogram of the games' lengths in plies ([`GameResult::plies`]): at most `max_bins`
+/// bins of equal width, the width 1, 2 or 5 times a power of ten, each starting at a multiple
+/// of the width, from the bin of the shortest game to the bin of the longest (empty bins
+/// between included). Empty when there are no games.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::tournament::length_histogram;
+/// assert!(length_histogram(&[], 20).is_empty());
+/// ```
+#[must_use]
+pub fn length_histogram(games: &[GameResult], max_bins: u32) -> Vec<LengthBin> {
+    let (Some(min), Some(max)) = (
+        games.iter().map(GameResult::plies).min(),
+        games.iter().map(GameResult::plies).max(),
+    ) else {
+        return Vec::new();
+    };
+    let max_bins = max_bins.max(1);
+    let mut width = 1u32;
+    'widths: for power in 0..10 {
+        for m in [1u32, 2, 5] {
+            width = m.saturating_mul(10u32.saturating_pow(power));
+            if max / width - min / width < max_bins {
+                break 'widths;
+            }
+        }
+    }
+    let start = min / width * width;
+    let bins = (max - start) / width + 1;
+    let mut h: Vec<LengthBin> = (0..bins)
+        .map(|i| LengthBin {
+            from: start + i * width,
+            to: start + i * width + (width - 1),
+            ..LengthBin::default()
+        })
+        .collect();
+    for g in games {
+        let bin = &mut h[((g.plies() - start) / width) as usize];
+        match g.first_mover_won() {
+            Some(true) => bin.first_mover_wins += 1,
+            Some(false) => bin.second_mover_wins += 1,
+            None => bin.draws += 1,
+        }
+    }
+    h
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -932,6 +1206,12 @@ pub struct GameResult {
     /// North, of the position after the opening with perfect play by both sides.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exact: Option<i32>,
+    /// The seat that moved first (in a match, the first round's starter; the random opening's
+    /// first move is its move): South in every tournament game.
+    pub first_mover: Side,
+    /// How the last round ended by the rules; `None` after a forfeit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<EndReason>,
 }
 
 impl GameResult {
@@ -944,6 +1224,43 @@ impl GameResult {
             Side::North
         };
         self.winner.map(|w| w == first_seat)
+    }
+
+    /// The first mover's result ([`GameResult::first_mover`]): `Some(true)` a win,
+    /// `Some(false)` a loss, `None` a draw.
+    #[must_use]
+    pub fn first_mover_won(&self) -> Option<bool> {
+        self.winner.map(|w| w == self.first_mover)
+    }
+
+    /// Which player (0 = first, 1 = second) moved first.
+    #[must_use]
+    pub fn first_mover_player(&self) -> usize {
+        if self.first_mover == Side::South {
+            self.south_player
+        } else {
+            1 - self.south_player
+        }
+    }
+
+    /// Plies played, the random opening's included (across rounds in a match).
+    #[must_use]
+    pub fn plies(&self) -> u32 {
+        self.moves.len() as u32
+    }
+
+    /// How the game ended: the reason its last round ended by the rules, or the round limit, or
+    /// a forfeit.
+    #[must_use]
+    pub fn ending(&self) -> Ending {
+        match (&self.termination, self.end) {
+            (Termination::Forfeit { .. }, _) => Ending::Forfeit,
+            (Termination::RoundLimit, _) => Ending::RoundLimit,
+            (Termination::Normal, Some(EndReason::OneRow)) => Ending::OneRow,
+            (Termination::Normal, Some(EndReason::Repetition)) => Ending::Repetition,
+            // A game over by the rules always has its reason; none is counted as stuck.
+            (Termination::Normal, Some(EndReason::NoLegalMove { .. }) | None) => Ending::Stuck,
+        }
     }
 
     /// Which players ended below the exact value of their seat ([`GameResult::exact`]): the
@@ -1068,7 +1385,7 @@ pub fn opening(game: Game, mode: Mode, plies: u32, seed: u64, pair: u32) -> Vec<
     let mut rng = Rng::new(
         seed ^ 0x6f70_656e_696e_6700 ^ u64::from(pair).wrapping_mul(0x9e37_79b9_7f4a_7c15),
     );
-    let mut state = GameState::new(game, mode, Side::South);
+    let mut state = GameState::new(game, mode, FIRST_MOVER);
     let mut moves = Vec::new();
     for _ in 0..plies {
         let mut s = state.clone();
@@ -1115,7 +1432,7 @@ pub fn balanced_opening(
         if moves.len() < plies as usize {
             continue;
         }
-        let mut state = GameState::new(game, mode, Side::South);
+        let mut state = GameState::new(game, mode, FIRST_MOVER);
         for &mv in &moves {
             let _ = state.play(mv);
         }
@@ -1184,7 +1501,7 @@ pub fn exact_openings(
     pairs: u32,
     oracle: &dyn ExactOracle,
 ) -> Vec<(Vec<Hole>, Option<i32>)> {
-    let start = GameState::new(game, mode, Side::South);
+    let start = GameState::new(game, mode, FIRST_MOVER);
     let mut chosen: Vec<(Vec<Hole>, Option<i32>)> = Vec::new();
     let mut used = std::collections::HashSet::new();
     for pair in 0..pairs {
@@ -1315,7 +1632,7 @@ fn play_game_from(
         .collect();
     let mut rng =
         Rng::new(config.seed ^ u64::from(index).wrapping_mul(0xa076_1d64_78bd_642f) ^ 0x5eed);
-    let mut state = GameState::new(config.game, config.mode, Side::South);
+    let mut state = GameState::new(config.game, config.mode, FIRST_MOVER);
     let mut moves: Vec<Hole> = Vec::new();
     for &mv in &opening {
         let _ = state.play(mv);
@@ -1386,6 +1703,10 @@ fn play_game_from(
         }
     }
     drop(players);
+    let end = match (&termination, state.status()) {
+        (Termination::Forfeit { .. }, _) | (_, Status::Playing) => None,
+        (_, Status::RoundOver { result, .. } | Status::Over { result, .. }) => Some(result.reason),
+    };
     let winner = match &termination {
         Termination::Normal => state.winner().flatten(),
         Termination::Forfeit { .. } => forfeit_winner,
@@ -1402,6 +1723,8 @@ fn play_game_from(
         rounds: state.round(),
         final_position: Setup::from_state(&state).to_string(),
         exact,
+        first_mover: FIRST_MOVER,
+        end,
     }
 }
 
@@ -1443,6 +1766,39 @@ impl Report {
             }
         }
         (known > 0).then_some((below, known))
+    }
+
+    /// How the seats did: the first mover's results, overall and for each player.
+    #[must_use]
+    pub fn seats(&self) -> Seats {
+        Seats::from_games(&self.games)
+    }
+
+    /// The spread of the games' lengths in plies ([`GameResult::plies`]); `None` with no games.
+    #[must_use]
+    pub fn plies(&self) -> Option<Spread> {
+        let v: Vec<u32> = self.games.iter().map(GameResult::plies).collect();
+        Spread::of(&v)
+    }
+
+    /// The spread of the rounds played a game (1 in every single game); `None` with no games.
+    #[must_use]
+    pub fn rounds(&self) -> Option<Spread> {
+        let v: Vec<u32> = self.games.iter().map(|g| g.rounds).collect();
+        Spread::of(&v)
+    }
+
+    /// The games counted by how they ended.
+    #[must_use]
+    pub fn endings(&self) -> Endings {
+        Endings::from_games(&self.games)
+    }
+
+    /// The histogram of the games' lengths, at most [`LENGTH_BINS`] bins
+    /// ([`length_histogram`]).
+    #[must_use]
+    pub fn length_histogram(&self) -> Vec<LengthBin> {
+        length_histogram(&self.games, LENGTH_BINS)
     }
 }
 
@@ -1774,6 +2130,8 @@ mod tests {
                 rounds: 1,
                 final_position: String::new(),
                 exact,
+                first_mover: Side::South,
+                end: None,
             };
         let normal = Termination::Normal;
         // Exact 0, South ended +2: North gave seeds away.
@@ -1824,6 +2182,183 @@ mod tests {
         assert_eq!(report.below_exact(), Some(([1, 1], 3)));
     }
 
+    /// A game of `plies` plies, player `south_player` South, won by `winner`.
+    fn stat_game(
+        south_player: usize,
+        plies: usize,
+        winner: Option<Side>,
+        termination: Termination,
+        end: Option<EndReason>,
+    ) -> GameResult {
+        GameResult {
+            index: 0,
+            south_player,
+            opening: Vec::new(),
+            moves: vec![Hole::ALL[0]; plies],
+            winner,
+            termination,
+            stores: [0, 0],
+            rounds: 1,
+            final_position: String::new(),
+            exact: None,
+            first_mover: Side::South,
+            end,
+        }
+    }
+
+    #[test]
+    fn seats_count_the_first_mover_overall_and_for_each_player() {
+        let stuck = Some(EndReason::NoLegalMove { stuck: Side::North });
+        let n = Termination::Normal;
+        let games = [
+            // Player 0 moves first and wins; then loses; player 1 moves first twice: a win
+            // and a draw.
+            stat_game(0, 10, Some(Side::South), n.clone(), stuck),
+            stat_game(0, 12, Some(Side::North), n.clone(), stuck),
+            stat_game(1, 14, Some(Side::South), n.clone(), stuck),
+            stat_game(1, 16, None, n.clone(), Some(EndReason::Repetition)),
+        ];
+        let s = Seats::from_games(&games);
+        assert_eq!(
+            s.first_mover,
+            Wdl {
+                wins: 2,
+                draws: 1,
+                losses: 1
+            }
+        );
+        assert_eq!(
+            s.moving_first,
+            [
+                Wdl {
+                    wins: 1,
+                    draws: 0,
+                    losses: 1
+                },
+                Wdl {
+                    wins: 1,
+                    draws: 1,
+                    losses: 0
+                }
+            ]
+        );
+        // Player 0 moving second: lost once, drew once; player 1 moving second: won once, lost
+        // once.
+        assert_eq!(
+            s.moving_second,
+            [
+                Wdl {
+                    wins: 0,
+                    draws: 1,
+                    losses: 1
+                },
+                Wdl {
+                    wins: 1,
+                    draws: 0,
+                    losses: 1
+                }
+            ]
+        );
+        // The interval: normal approximation, clipped; a point when every game is alike.
+        let (lo, hi) = s.first_mover.score_interval();
+        let sd = (s.first_mover.variance() / 4.0).sqrt();
+        assert!((lo - (0.625 - 1.959_963_984_540_054 * sd)).abs() < 1e-12);
+        assert!((hi - 1.0).abs() < 1e-12, "{hi}");
+        let all = Wdl {
+            wins: 5,
+            draws: 0,
+            losses: 0,
+        };
+        assert_eq!(all.score_interval(), (1.0, 1.0));
+        assert_eq!(Wdl::default().score_interval(), (0.0, 1.0));
+    }
+
+    #[test]
+    fn endings_and_spreads_count_games() {
+        let n = Termination::Normal;
+        let forfeit = Termination::Forfeit {
+            loser: Side::North,
+            reason: String::new(),
+        };
+        let games = [
+            stat_game(0, 7, Some(Side::South), n.clone(), Some(EndReason::OneRow)),
+            stat_game(
+                0,
+                3,
+                None,
+                Termination::RoundLimit,
+                Some(EndReason::Repetition),
+            ),
+            stat_game(0, 9, Some(Side::South), forfeit, None),
+            stat_game(0, 1, None, n.clone(), Some(EndReason::Repetition)),
+            stat_game(
+                0,
+                5,
+                Some(Side::South),
+                n,
+                Some(EndReason::NoLegalMove { stuck: Side::North }),
+            ),
+        ];
+        let endings: Vec<Ending> = games.iter().map(GameResult::ending).collect();
+        assert_eq!(
+            endings,
+            [
+                Ending::OneRow,
+                Ending::RoundLimit,
+                Ending::Forfeit,
+                Ending::Repetition,
+                Ending::Stuck
+            ]
+        );
+        let e = Endings::from_games(&games);
+        assert_eq!(Ending::ALL.map(|x| e.count(x)), [1, 1, 1, 1, 1], "{e:?}");
+        let s = Spread::of(&games.iter().map(GameResult::plies).collect::<Vec<_>>()).unwrap();
+        assert_eq!(
+            (s.games, s.mean, s.median, s.min, s.max),
+            (5, 5.0, 5.0, 1, 9)
+        );
+        let s = Spread::of(&[4, 1, 2, 8]).unwrap();
+        assert_eq!((s.mean, s.median), (3.75, 3.0));
+        assert!(Spread::of(&[]).is_none());
+    }
+
+    #[test]
+    fn length_histogram_has_nice_bins_and_every_game() {
+        let n = Termination::Normal;
+        let g = |plies: usize, winner: Option<Side>| stat_game(0, plies, winner, n.clone(), None);
+        // 13 to 57 plies: 45 values do not fit 20 bins of 1 or 2; bins of 5 from 10 to 59.
+        let games = [
+            g(13, Some(Side::South)),
+            g(14, Some(Side::North)),
+            g(15, None),
+            g(57, Some(Side::South)),
+            g(29, Some(Side::South)),
+        ];
+        let h = length_histogram(&games, 20);
+        assert_eq!(h.len(), 10);
+        assert_eq!((h[0].from, h[0].to, h[9].from, h[9].to), (10, 14, 55, 59));
+        assert_eq!(
+            (h[0].first_mover_wins, h[0].draws, h[0].second_mover_wins),
+            (1, 0, 1)
+        );
+        assert_eq!((h[1].from, h[1].draws, h[1].games()), (15, 1, 1));
+        assert_eq!((h[3].from, h[3].first_mover_wins), (25, 1));
+        assert_eq!(h.iter().map(LengthBin::games).sum::<u32>(), 5);
+        for w in h.windows(2) {
+            assert_eq!(w[0].to + 1, w[1].from);
+        }
+        // Few distinct lengths: bins of one ply.
+        let h = length_histogram(&[g(8, None), g(10, None)], 20);
+        assert_eq!(
+            h.iter().map(|b| (b.from, b.to)).collect::<Vec<_>>(),
+            [(8, 8), (9, 9), (10, 10)]
+        );
+        // 0 to 200 plies: bins of 10 would be 21, so bins of 20 (the last holds 200 alone).
+        let h = length_histogram(&[g(0, None), g(200, None)], 20);
+        assert_eq!((h.len(), h[0].to, h[10].from), (11, 19, 200));
+        assert_eq!(length_histogram(&[g(0, None), g(200, None)], 1).len(), 1);
+    }
+
     #[test]
     fn pairs_are_counted_from_games() {
         let game = |index: u32, winner: Option<Side>| GameResult {
@@ -1837,6 +2372,8 @@ mod tests {
             rounds: 1,
             final_position: String::new(),
             exact: None,
+            first_mover: Side::South,
+            end: None,
         };
         // Pair 0: South wins both (1 point for the first player); pair 1: the first player wins
         // both (2); pair 2: a draw and a first-player loss (½); game 6 has no partner.
