@@ -56,7 +56,7 @@ fn first_mover_won(g: &Value) -> Option<bool> {
 /// Which player (0 or 1) moved first in a game.
 fn first_mover_player(g: &Value) -> usize {
     let south = g["south_player"].as_u64().unwrap() as usize;
-    if g["first_mover"] == "South" {
+    if g["first_mover"] == "S" {
         south
     } else {
         1 - south
@@ -192,8 +192,8 @@ fn first_mover_counts_agree_with_the_games() {
     let games = v["games"].as_array().unwrap();
     assert_eq!(games.len(), 14);
     let f = &v["first_mover"];
-    assert_eq!(f["seat"], "South");
-    assert!(games.iter().all(|g| g["first_mover"] == "South"));
+    assert_eq!(f["seat"], "S");
+    assert!(games.iter().all(|g| g["first_mover"] == "S"));
     let want = count(games.iter().map(first_mover_won));
     assert_eq!(wdl(f), want, "{f}");
     assert_eq!(f["games"], 14);
