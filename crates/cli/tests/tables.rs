@@ -499,16 +499,25 @@ fn tournament_exact_openings() {
         assert_eq!(pair[0], pair[1]);
     }
     assert!(openings[0] != openings[2] && openings[2] != openings[4] && openings[0] != openings[4]);
-    // The CSV carries the exact margin in its last column.
+    // The CSV carries the exact margin, before the seat's three columns (first_mover,
+    // first_mover_score, ending).
     let a = args(&csv);
     let (ok, _, err) = pussa(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(ok, "{err}");
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(
-        text.lines().next().unwrap().ends_with(",exact_margin"),
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with(",exact_margin,first_mover,first_mover_score,ending"),
         "{text}"
     );
-    assert!(text.lines().skip(1).all(|l| l.ends_with(",0")), "{text}");
+    assert!(
+        text.lines()
+            .skip(1)
+            .all(|l| l.rsplit(',').nth(3) == Some("0")),
+        "{text}"
+    );
 
     let mut a = args(&json);
     a.push("--match".into());
