@@ -109,7 +109,7 @@ fn against_pussa_itself_as_an_external_engine() {
         json.to_str().unwrap(),
     ]);
     assert!(ok, "{err}");
-    assert!(!out.contains("forfeit"), "{out}");
+    assert!(out.contains(" forfeit 0"), "no game forfeited: {out}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["games"].as_array().unwrap().len(), 2);
@@ -375,7 +375,7 @@ fn matches_run_across_rounds_with_an_external_engine() {
         csv.to_str().unwrap(),
     ]);
     assert!(ok, "{err}");
-    assert!(!out.contains("forfeit"), "{out}");
+    assert!(out.contains(" forfeit 0"), "no game forfeited: {out}");
     let text = std::fs::read_to_string(&csv).unwrap();
     for row in text.lines().skip(1) {
         let f: Vec<&str> = row.split(',').collect();
