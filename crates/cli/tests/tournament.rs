@@ -3,22 +3,12 @@
 
 use std::process::Command;
 
-fn pussa(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
-        .args(args)
-        .output()
-        .expect("run pussa");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+
+use common::pussa;
 
 fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("pussa-tournament-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::tmp_in("tournament", name)
 }
 
 /// The wins-draws-losses line of the summary.

@@ -3,26 +3,15 @@
 //! JSON and the CSV, and the `--plot` SVG, each checked against the games themselves.
 
 use std::collections::HashMap;
-use std::process::Command;
 
 use serde_json::Value;
 
-fn pussa(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
-        .args(args)
-        .output()
-        .expect("run pussa");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+
+use common::pussa;
 
 fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("pussa-tournament-stats-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::tmp_in("tournament-stats", name)
 }
 
 /// Runs a tournament with `args` (after `tournament`), one game at a time, writing the JSON
