@@ -38,3 +38,24 @@ test('hole names and owners', () => {
   assert.equal(ownerOf(6), 0);
   assert.equal(ownerOf(7), 1);
 });
+
+test('captions call the players what the page calls them, with "You" taking the plain verb', () => {
+  const names = ['You', 'Computer'];
+  assert.equal(caption({ type: 'lift', hole: 'A', seeds: 4, relay: false }, 'South', names), 'You lift A (4)');
+  assert.equal(caption({ type: 'lift', hole: 'c', seeds: 4, relay: false }, 'North', names), 'Computer lifts c (4)');
+  assert.equal(caption({ type: 'capture', hole: 'b', seeds: 6, by: 'S', chained: false }, 'South', names), 'You take 6 from b');
+  assert.equal(caption({ type: 'capture', hole: 'd', seeds: 2, by: 'S', chained: true }, 'South', names), 'Necklace: you take 2 from d too');
+  assert.equal(caption({ type: 'four', hole: 'c', owner: 'N' }, 'South', names), 'Four in c: Computer takes 4');
+  assert.equal(caption({ type: 'four', hole: 'C', owner: 'S' }, 'North', names), 'Four in C: you take 4');
+  assert.equal(caption({ type: 'match_end', winner: 'S' }, 'South', names), 'You win');
+  assert.equal(
+    caption({ type: 'refill', round: 2, filled: [7, 5], remainder: [3, 1], closed: 0, starter: 'S' }, 'North', names),
+    'Round 2: you fill 7 holes, Computer 5; you start',
+  );
+  assert.equal(
+    caption({ type: 'round_end', reason: { kind: 'no_legal_move', stuck: 'S' }, swept: [0, 9] }, 'North', names),
+    'Round over (you cannot move): you sweep 0, Computer 9',
+  );
+  // Without names, the sides as before.
+  assert.equal(caption({ type: 'match_end', winner: 'N' }, 'South'), 'North wins');
+});

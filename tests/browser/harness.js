@@ -40,10 +40,14 @@ function freePort() {
   });
 }
 
-/** A running `pussa serve`: `url`, `get(path)`, `post(path, body)`, `stop()`. */
-export async function startServer() {
-  const port = await freePort();
-  const data = mkdtempSync(join(tmpdir(), 'pussa-browser-'));
+/**
+ * A running `pussa serve`: `url`, `port`, `data`, `get(path)`, `post(path, body)`,
+ * `stop({ keep })`. `port` and `data` start it again where an earlier one was stopped with
+ * `keep: true` (its games and address kept).
+ */
+export async function startServer({ port: wanted, data: kept } = {}) {
+  const port = wanted || (await freePort());
+  const data = kept || mkdtempSync(join(tmpdir(), 'pussa-browser-'));
   const proc = spawn(pussaBinary(), ['serve', '--addr', `127.0.0.1:${port}`, '--data', data], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
@@ -74,11 +78,13 @@ export async function startServer() {
   };
   return {
     url,
+    port,
+    data,
     output: () => output,
     get: (p) => fetch(url + p).then(json),
     post: (p, body) =>
       fetch(url + p, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then(json),
-    async stop() {
+    async stop({ keep = false } = {}) {
       proc.kill('SIGTERM');
       await new Promise((r) => {
         if (proc.exitCode !== null) r();
@@ -88,7 +94,7 @@ export async function startServer() {
           r();
         }, 3000);
       });
-      rmSync(data, { recursive: true, force: true });
+      if (!keep) rmSync(data, { recursive: true, force: true });
     },
   };
 }

@@ -20,7 +20,9 @@ test('two players online through the invite link, and a read-only watcher', asyn
   const invite = await south.inputValue('#invite-url');
   assert.match(invite, new RegExp(`game=${id}`));
   assert.match(invite, /invite=/);
-  assert.equal(await south.locator('svg.board .hole.legal').count(), 7 - 0, 'South may move at once');
+  // The game starts when the friend has taken the seat: until then nobody moves.
+  assert.equal(await south.locator('svg.board .hole.legal').count(), 0, 'South waits for the friend');
+  assert.match(await south.textContent('#turn'), /Waiting for your friend to join/);
   await south.screenshot({ path: join(SHOTS, 'online-south-invite.png') });
 
   const { page: north } = await newPage(browser, server, { speed: 'fast' });
@@ -32,6 +34,8 @@ test('two players online through the invite link, and a read-only watcher', asyn
   const nearFirst = await north.$$eval('svg.board .hole.near', (gs) =>
     gs.map((g) => [g.dataset.hole, g.getBoundingClientRect().x]).sort((x, y) => x[1] - y[1])[0][0]);
   assert.equal(nearFirst, 'a');
+  // Now South, the first mover, may move.
+  await south.waitForFunction(() => document.querySelectorAll('svg.board .hole.legal').length === 7);
   // The invite works once.
   const { page: late } = await newPage(browser, server);
   await late.goto(invite);

@@ -91,12 +91,14 @@ test('the creator opening their own invite link keeps their seat and the invite'
   await south.waitForSelector('#notice:not([hidden])');
   assert.match(await south.textContent('#notice'), /already play in this game/);
   assert.match(await south.textContent('#game-sub'), /you play South/);
-  assert.equal(await south.locator('svg.board .hole.legal').count(), 7);
+  // The game waits for the friend: nobody moves before they join.
+  assert.equal(await south.locator('svg.board .hole.legal').count(), 0);
   // The invite still works for the friend.
   const { page: north } = await newPage(browser, server, { speed: 'off' });
   await north.goto(invite);
   await settle(north, 0);
   assert.match(await north.textContent('#game-sub'), /you play North/);
+  await south.waitForFunction(() => document.querySelectorAll('svg.board .hole.legal').length === 7);
   await clickHole(south);
   await settle(north, 1);
   await assertShowsServer(north, server, id, 'North after South moved');

@@ -74,7 +74,9 @@ export const seats = {
   },
   put(id, seat) {
     const all = this.all();
-    all[id] = { token: seat.token, seats: seat.seats, saved: Date.now() };
+    // `invite`: the invite token this seat was taken with (a friend's seat), so that opening
+    // the same link again is recognised as theirs.
+    all[id] = { token: seat.token, seats: seat.seats, saved: Date.now(), ...(seat.invite ? { invite: seat.invite } : {}) };
     localStorage.setItem(SEATS_KEY, JSON.stringify(all));
   },
 };

@@ -23,16 +23,46 @@ let keyboardUser = false; // the last interaction was a key, not a pointer // a 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
+let noticeTimer = null;
+
+/**
+ * Shows `text` in the notice over the page (it never moves the board), or hides it (`null`).
+ * An error stays until it is closed or the next action; an information fades after a while.
+ */
 function notice(text, kind = 'error') {
   const n = $('#notice');
+  clearTimeout(noticeTimer);
   if (!text) {
     n.hidden = true;
     return;
   }
-  n.textContent = text;
+  $('#notice-text').textContent = text;
   n.className = `notice${kind === 'info' ? ' info' : ''}`;
   n.setAttribute('role', kind === 'info' ? 'status' : 'alert');
   n.hidden = false;
+  if (kind === 'info') noticeTimer = setTimeout(() => (n.hidden = true), 12000);
+}
+
+/** `text` cut to `max` characters (an id or address quoted in a message). */
+function shorten(text, max = 60) {
+  const t = String(text);
+  return t.length > max ? `${t.slice(0, max)}…` : t;
+}
+
+/**
+ * The game id in what a player typed or pasted: an id, a watch or invite link
+ * (`…/?game=ID`) or a game page's address (`…#/game/ID`). Ids are lower case.
+ */
+function idFromInput(text) {
+  const t = text.trim();
+  const m = t.match(/[?&]game=([^&#\s]+)/) || t.match(/#\/game\/([^/?#\s]+)/);
+  let id = m ? m[1] : t;
+  try {
+    id = decodeURIComponent(id);
+  } catch {
+    /* keep it as typed: the server will say there is no such game */
+  }
+  return /^[0-9A-Za-z]+$/.test(id) ? id.toLowerCase() : id;
 }
 
 function h(tag, attrs = {}, ...children) {
@@ -93,6 +123,56 @@ function modelOf(s) {
   return { board: [...s.board], closed: closedBools(s.closed), stores: [...s.stores] };
 }
 
+/**
+ * The scoreboard's numbers for the position after ply `ply` of the state `s` (`s.ply` and
+ * beyond: the live ones): seeds held, taken this round, rounds won, closed holes, the round, the
+ * player to move.
+ */
+function scoreAt(s, ply) {
+  const moves = s.moves || [];
+  const rounds = s.rounds || [];
+  const wins = (before) => {
+    const won = [0, 0];
+    for (const r of rounds) {
+      const w = sideIndex(r.winner);
+      if (r.round < before && w >= 0) won[w]++;
+    }
+    return won;
+  };
+  if (ply >= s.ply || (ply > 0 && !moves[ply - 1]) || (ply === 0 && !s.start)) {
+    return {
+      stores: [...s.stores],
+      taken: [...(s.taken || [0, 0])],
+      won: wins(Infinity),
+      closed: [...(s.closed || [])],
+      round: s.round,
+      played: rounds.length,
+      toMove: s.match_over ? null : s.to_move,
+    };
+  }
+  const at = ply === 0 ? s.start : moves[ply - 1];
+  // The round the position belongs to: the next move's (a move that ended a round leaves the
+  // next round laid out).
+  const round = ply < moves.length ? moves[ply].round : s.round;
+  // What each player held when that round began: the live round's from the live state, an
+  // earlier round's from the move that laid it out.
+  let begun;
+  if (round === s.round) begun = [0, 1].map((i) => s.stores[i] - (s.taken || [0, 0])[i]);
+  else {
+    const layout = moves.filter((m) => m.round < round && m.ply <= ply).pop();
+    begun = layout ? layout.stores : s.start.stores;
+  }
+  return {
+    stores: [...at.stores],
+    taken: [0, 1].map((i) => Math.max(0, at.stores[i] - begun[i])),
+    won: wins(round),
+    closed: [...(at.closed || [])],
+    round,
+    played: rounds.filter((r) => r.round < round).length,
+    toMove: ply < moves.length ? moves[ply].side : s.to_move,
+  };
+}
+
 /** One line on a played move: who played what and what each side took. */
 function summary(p, names = SIDE_NAME) {
   const side = sideIndex(p.side);
@@ -103,13 +183,15 @@ function summary(p, names = SIDE_NAME) {
     if (ev.type === 'four') got[sideIndex(ev.owner)] += 4;
     if (ev.type === 'capture') got[sideIndex(ev.by)] += ev.seeds;
   }
+  // "You" starts a sentence only; mid-sentence it is "you".
+  const mid = (n) => (n === 'You' ? 'you' : n);
   const took = [];
   if (got[side]) took.push(`took ${got[side]}`);
-  if (got[1 - side]) took.push(`${names[1 - side]} took ${got[1 - side]}`);
+  if (got[1 - side]) took.push(`${mid(names[1 - side])} took ${got[1 - side]}`);
   let text = `${names[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join(', ')}` : ''}).`;
   const end = (p.trace || []).find((ev) => ev.type === 'round_end');
   if (end) {
-    const swept = [0, 1].filter((i) => end.swept[i] > 0).map((i) => `${names[i]} ${end.swept[i]}`);
+    const swept = [0, 1].filter((i) => end.swept[i] > 0).map((i) => `${mid(names[i])} ${end.swept[i]}`);
     text += ` Round over: ${reasonText(end.reason)}${swept.length ? `; left on the board: ${swept.join(', ')}` : ''}.`;
   }
   return text;
@@ -122,7 +204,14 @@ function route() {
   notice(landingNotice, 'info');
   landingNotice = null;
   const hash = location.hash || '#/';
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  let parts;
+  try {
+    parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    // A link mangled on its way (a broken %-escape): say so and offer the start page.
+    parts = [];
+    notice(`This address is not a valid pussa link (a broken %-escape): ${shorten(hash)}`);
+  }
   let view = 'home';
   if (parts[0] === 'game' && parts[1]) view = 'game';
   else if (parts[0] === 'games') view = 'games';
@@ -156,13 +245,16 @@ async function landing() {
   if (!invite) return;
   // This browser already plays in this game (its creator opened the invite link, say): keep
   // its seat and leave the invite for the friend it is meant for.
-  if (seats.get(id)) {
+  const held = seats.get(id);
+  if (held) {
+    // The friend who took the seat with this very link, back again: just open their game.
+    if (held.invite === invite) return;
     landingNotice = 'You already play in this game: the invite link is for your friend. Send it to them; opening it here does not take the other seat.';
     return;
   }
   try {
     const r = await api.join(id, invite);
-    seats.put(r.id || id, { token: r.token, seats: r.seats || [r.seat] });
+    seats.put(r.id || id, { token: r.token, seats: r.seats || [r.seat], invite });
     pending = { id: r.id || id, state: r.state, played: [] };
   } catch (e) {
     if (!seats.get(id)) landingNotice = `Cannot take the seat: ${e.message}. You are watching this game.`;
@@ -303,7 +395,7 @@ function setupHome() {
   });
   $('#open-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    const id = $('#open-id').value.trim();
+    const id = idFromInput($('#open-id').value);
     if (id) location.hash = `#/game/${encodeURIComponent(id)}`;
   });
 }
@@ -375,6 +467,19 @@ class GameView {
   }
 
   async start(initial) {
+    let delay = 1000;
+    for (;;) {
+      const r = await this.startOnce(initial);
+      if (r !== 'retry' || this.closed) return;
+      // The server could not be reached (or failed): try again, as the live socket does.
+      await new Promise((res) => setTimeout(res, delay));
+      delay = Math.min(delay * 2, 8000);
+      if (this.closed) return;
+    }
+  }
+
+  /** Opens the game once: undefined when done (shown, or refused for good), 'retry' otherwise. */
+  async startOnce(initial) {
     try {
       let st;
       let played = [];
@@ -396,11 +501,24 @@ class GameView {
         this.shownRounds = (st.rounds || []).length;
         this.show(st);
       }
+      if (this.retrying) {
+        this.retrying = false;
+        notice('The server answers again.', 'info');
+      }
+      $('#view-game').hidden = false;
     } catch (e) {
-      notice(e.status === 404 ? `No game with id “${this.id}”.` : `Cannot open the game: ${e.message}`);
-      document.title = e.status === 404 ? 'pussa: no such game' : 'pussa: cannot open the game';
+      if (this.closed) return undefined;
       $('#view-game').hidden = true;
-      return;
+      const transient = e instanceof ApiError && (e.status === 0 || e.status >= 500);
+      if (transient) {
+        this.retrying = true;
+        notice(`Cannot open the game: ${e.message}. Trying again…`);
+        document.title = 'pussa: cannot open the game';
+        return 'retry';
+      }
+      notice(e.status === 404 ? `No game with id “${shorten(this.id)}”.` : `Cannot open the game: ${e.message}`);
+      document.title = e.status === 404 ? 'pussa: no such game' : 'pussa: cannot open the game';
+      return undefined;
     }
     this.socket = new GameSocket(
       this.id,
@@ -430,6 +548,12 @@ class GameView {
     this.chain = this.chain.then(() => this.apply(state, played, undone)).catch((e) => {
       console.error(e);
       notice(`Display error: ${e.message}`);
+      // Whatever went wrong in the drawing, the game goes on from the server's state.
+      try {
+        if (!this.closed) this.show(state);
+      } catch (again) {
+        console.error(again);
+      }
     });
     return this.chain;
   }
@@ -469,12 +593,16 @@ class GameView {
         const who = this.names()[sideIndex(p.side)];
         this.renderMoves(state, p.ply);
         $('#turn').textContent = `${who === 'You' ? 'You play' : `${who} plays`} ${p.move}.`;
+        this.animator.names = this.names();
+        this.animator.onStep = this.scoreFollower(state, p);
         await this.animator.play(before, p.trace || [], SIDE_NAME[sideIndex(p.side)], state.game);
         this.board.render({ board: [...p.board], closed: closedBools(p.closed), stores: [...p.stores] });
+        this.renderScore(scoreAt(state, p.ply));
       }
     } finally {
       // One Skip skips every move of the answer (your move and the computer's reply).
       this.animator.endSkip();
+      this.animator.onStep = null;
     }
   }
 
@@ -575,6 +703,7 @@ class GameView {
     document.body.classList.add('viewing-past');
     document.body.dataset.view = String(target);
     this.renderMoves(s, Infinity, target);
+    this.renderScore(scoreAt(s, target));
     this.renderActions();
   }
 
@@ -607,9 +736,12 @@ class GameView {
       const speed = this.animator.speed;
       if (speed === 'off') this.animator.speed = 'normal';
       this.setBusy(true);
+      this.animator.names = this.names();
+      this.animator.onStep = this.scoreFollower(s, p);
       try {
         await this.animator.play(before, p.trace || [], SIDE_NAME[sideIndex(p.side)], s.game);
       } finally {
+        this.animator.onStep = null;
         this.animator.running = false;
         this.animator.speed = speed;
         this.setBusy(false);
@@ -656,7 +788,13 @@ class GameView {
 
   myTurn() {
     const s = this.state;
-    return !!s && s.to_move && this.mine.has(sideIndex(s.to_move)) && !s.match_over;
+    return !!s && s.to_move && this.mine.has(sideIndex(s.to_move)) && !s.match_over && !this.waitingForFriend();
+  }
+
+  /** An online game whose second seat is not taken yet: nobody moves until it is. */
+  waitingForFriend() {
+    const s = this.state;
+    return !!s && this.kind === 'online' && !!s.seats && Object.values(s.seats).some((x) => !x.taken);
   }
 
   updateLegal() {
@@ -678,13 +816,12 @@ class GameView {
     const t = $('#turn');
     if (s.match_over || s.round_over || !s.to_move) {
       const st = s.stores;
-      t.textContent = `Game over: ${winnerText(s.winner, names)} (${st[0]}–${st[1]}).`;
+      t.textContent = `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} (${st[0]}–${st[1]}).`;
       return;
     }
     const i = sideIndex(s.to_move);
-    const waiting = this.kind === 'online' && s.seats && Object.values(s.seats).some((x) => !x.taken);
-    if (waiting && !this.myTurn()) {
-      t.textContent = this.mine.size ? 'Waiting for your friend to join (send the invite link).' : 'Waiting for the second player.';
+    if (this.waitingForFriend()) {
+      t.textContent = this.mine.size ? 'Waiting for your friend to join (send the invite link): the game starts when they do.' : 'Waiting for the second player.';
       return;
     }
     if (this.myTurn()) {
@@ -692,7 +829,6 @@ class GameView {
       t.append(
         h('span', { class: 'you' }, this.kind === 'hotseat' ? `${SIDE_NAME[i]} to move` : 'Your move'),
         ` (${SIDE_NAME[i]}, holes ${i === 0 ? 'A–G' : 'a–g'})`,
-        waiting ? h('span', { class: 'muted' }, ' · your friend has not joined yet') : '',
       );
     } else if (s.seats?.[SIDE_LETTER[i]]?.kind === 'computer') {
       t.textContent = 'The computer is thinking…';
@@ -701,37 +837,65 @@ class GameView {
     }
   }
 
-  renderScore() {
+  /**
+   * Follows a move's animation on the scoreboard: each step of the trace (`onStep` of the
+   * animator, with the board model drawn) moves the numbers on from the position before ply
+   * `p.ply` of `state`.
+   */
+  scoreFollower(state, p) {
+    const view = scoreAt(state, p.ply - 1);
+    let begun = [0, 1].map((i) => view.stores[i] - view.taken[i]);
+    return (ev, m) => {
+      if (ev.type === 'drop' || ev.type === 'lift') return;
+      if (ev.type === 'round_end') {
+        const r = (state.rounds || []).find((x) => x.round === view.round);
+        const w = r ? sideIndex(r.winner) : -1;
+        if (w >= 0) view.won[w]++;
+        view.played++;
+      }
+      if (ev.type === 'refill') {
+        view.round = ev.round;
+        begun = [...m.stores];
+        view.toMove = ev.starter;
+      }
+      view.stores = [...m.stores];
+      view.taken = [0, 1].map((i) => Math.max(0, m.stores[i] - begun[i]));
+      view.closed = [...LETTERS].filter((_, i) => m.closed[i]);
+      this.renderScore(view, true);
+    };
+  }
+
+  /**
+   * Draws the scoreboard: `view` is `scoreAt` of the position shown (default: the live one);
+   * `moving` while a move is animated (nobody is to move then).
+   */
+  renderScore(view = scoreAt(this.state, this.state.ply), moving = false) {
     const s = this.state;
     const names = this.names();
     const body = $('#scoreboard tbody');
     body.replaceChildren();
-    const won = [0, 0];
-    for (const r of s.rounds || []) {
-      const w = sideIndex(r.winner);
-      if (w >= 0) won[w]++;
-    }
     const closed = [0, 0];
-    for (const l of s.closed || []) closed[holeIndex(l) < 7 ? 0 : 1]++;
+    for (const l of view.closed) closed[holeIndex(l) < 7 ? 0 : 1]++;
     const near = this.board.view;
     for (const i of [1 - near, near]) {
       const tr = h(
         'tr',
-        { class: s.to_move && sideIndex(s.to_move) === i && !s.match_over ? 'to-move' : '', 'data-side': SIDE_LETTER[i] },
+        { class: !moving && view.toMove && sideIndex(view.toMove) === i ? 'to-move' : '', 'data-side': SIDE_LETTER[i] },
         h('td', { class: 'who' }, h('span', { class: `dot ${i ? 'n' : 's'}`, 'aria-hidden': 'true' }), `${names[i]}`, names[i] !== SIDE_NAME[i] ? h('small', { class: 'muted' }, SIDE_NAME[i]) : ''),
-        h('td', { class: 'big', 'data-store': SIDE_LETTER[i] }, s.stores[i]),
-        h('td', {}, (s.taken || [0, 0])[i]),
-        h('td', {}, won[i]),
+        h('td', { class: 'big', 'data-store': SIDE_LETTER[i] }, view.stores[i]),
+        h('td', {}, view.taken[i]),
+        h('td', {}, view.won[i]),
         h('td', {}, closed[i]),
       );
       body.append(tr);
     }
-    const rounds = (s.rounds || []).length;
+    const live = view.round === s.round && view.played === (s.rounds || []).length;
+    const circle = live && s.repeats_round && !s.match_over;
     $('#round-line').textContent =
       s.mode === 'match'
-        ? `Round ${s.round} · ${rounds} round${rounds === 1 ? '' : 's'} played · ${(SEEDS_PER_HOLE[s.game] || 4)} seeds fill a hole${s.repeats_round && !s.match_over ? ` · starts as round ${s.repeats_round} did` : ''}`
+        ? `Round ${view.round} · ${view.played} round${view.played === 1 ? '' : 's'} played · ${(SEEDS_PER_HOLE[s.game] || 4)} seeds fill a hole${circle ? ` · starts as round ${s.repeats_round} did` : ''}`
         : 'Single game: whoever takes more seeds wins.';
-    $('#round-line').title = s.repeats_round && !s.match_over ? circleText(s) : '';
+    $('#round-line').title = circle ? circleText(s) : '';
   }
 
   /** The move list up to ply `upto`; `at` is the ply to highlight (default: the last one). */
@@ -811,6 +975,11 @@ class GameView {
     const canTakeBack = this.mine.size > 0 && (this.kind === 'computer' || this.kind === 'hotseat');
     $('#undo').hidden = !canTakeBack;
     $('#hint').hidden = !canTakeBack;
+    // A finished game keeps its "Play again" after the result dialog is closed.
+    $('#again').hidden = !(s.match_over && canTakeBack);
+    $('#again').disabled = this.busy;
+    $('#keys-player').hidden = this.mine.size === 0;
+    $('#keys-watcher').hidden = this.mine.size > 0;
     // Against the computer, undo takes back your last move (and the replies after it): nothing
     // to do before you have moved.
     const mineMoved = this.kind !== 'computer' || (s.moves || []).some((m) => this.mine.has(sideIndex(m.side)));
@@ -848,6 +1017,9 @@ class GameView {
       await this.enqueue(r.state, r.played);
     } catch (e) {
       notice(`Move ${letter} refused: ${e.message}`);
+      // The move did not happen: the turn line says so again ("Your move", not the computer
+      // thinking).
+      if (!this.closed && this.state) this.renderTurn();
       if (e instanceof ApiError && e.status === 409) {
         try {
           this.show(await api.state(this.id));
@@ -937,6 +1109,10 @@ class GameView {
       $('#caption').textContent = 'You are viewing an earlier position: press End to return to the game.';
       return true;
     }
+    if (this.mine.size === 0 && this.state && !this.state.match_over) {
+      $('#caption').textContent = 'You are watching this game: only its players move.';
+      return true;
+    }
     if (!this.myTurn() || this.busy) return false;
     const side = sideIndex(this.state.to_move);
     const letter = LETTERS[side * 7 + k];
@@ -966,13 +1142,15 @@ class GameView {
     const names = this.names();
     // Every round that ended since the board was last shown (one answer can end two).
     const ended = rounds.length ? rounds : s.last_round ? [s.last_round] : [];
+    // A single game is one round: it is told as the game, not as "round 1".
+    const single = s.mode !== 'match';
     for (const r of ended) {
       body.append(
-        h('p', {}, `Round ${r.round} ended: ${reasonText(r.reason)}.`),
+        h('p', {}, single ? `The game ended: ${reasonText(r.reason)}.` : `Round ${r.round} ended: ${reasonText(r.reason)}.`),
         h(
           'table',
           {},
-          h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, 'Swept at the end'), h('th', {}, 'Taken in the round'))),
+          h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, 'Swept at the end'), h('th', {}, single ? 'Taken in the game' : 'Taken in the round'))),
           h(
             'tbody',
             {},
@@ -981,7 +1159,7 @@ class GameView {
             ),
           ),
         ),
-        h('p', {}, r.winner && r.winner !== 'draw' ? `${names[sideIndex(r.winner)]} won the round.` : 'The round is drawn.'),
+        single ? '' : h('p', {}, r.winner && r.winner !== 'draw' ? `${names[sideIndex(r.winner)]} won the round.` : 'The round is drawn.'),
       );
     }
     const r = ended.length ? ended[ended.length - 1] : null;
@@ -1006,6 +1184,8 @@ class GameView {
     }
     const again = $('#rematch');
     again.hidden = !(s.match_over && this.mine.size && this.kind !== 'online');
+    // The game goes on after a round; after the last one the button only closes the dialog.
+    $('#round-dialog-ok').textContent = s.match_over ? 'Close' : 'Continue';
     $('#round-dialog-title').textContent = title;
     if (!d.open) d.showModal();
   }
@@ -1036,6 +1216,8 @@ function setupGameControls() {
     $('#round-dialog').close();
     if (game) game.rematch();
   });
+  $('#again').addEventListener('click', () => game && game.rematch());
+  $('#notice-close').addEventListener('click', () => notice(null));
   $('#flip').addEventListener('click', () => game && game.flip());
   $('#replay').addEventListener('click', () => game && game.replay());
   $('#turn-board').checked = localStorage.getItem('pussa.turnBoard') === '1';
@@ -1190,6 +1372,9 @@ async function showRules(g) {
   try {
     const text = await api.rules(g);
     art.innerHTML = markdown(typeof text === 'string' ? text : JSON.stringify(text));
+    // The text's own title names all three games; this page is one game's rules.
+    const title = art.querySelector('h2');
+    if (title) title.textContent = `The rules of ${TITLES[g] || g}`;
     for (const a of art.querySelectorAll('a[data-anchor]')) {
       a.addEventListener('click', (e) => {
         e.preventDefault();

@@ -358,37 +358,47 @@ export class Board {
 /** Seeds per hole of each game (for laying out a refill while animating). */
 export const SEEDS_PER_HOLE = { 'walak-pussa': 4, 'raja-pasu': 7, 'pasu-pondi': 5, 'pasu-pondi-6': 6 };
 
-/** One caption per event, as a player would say it. */
-export function caption(ev, mover) {
-  const side = (s) => SIDES[sideNum(s)] || String(s);
+/**
+ * One caption per event, as a player would say it. `names` are what the page calls the two
+ * players (South's first): "You" takes the plain verb ("You lift A") and is "you" after a colon.
+ */
+export function caption(ev, mover, names = SIDES) {
+  const name = (s) => names[sideNum(s)] || String(s);
+  // "<who> <verb>s", or "You <verb>" (`first`: at the start of the caption).
+  const says = (s, verb, first = true) => {
+    const n = name(s);
+    if (n === 'You') return `${first ? 'You' : 'you'} ${verb.replace(/s$/, '')}`;
+    return `${n} ${verb}`;
+  };
+  const mid = (s) => (name(s) === 'You' ? 'you' : name(s));
   switch (ev.type) {
     case 'lift':
       return ev.relay
         ? `Relay: lift ${ev.hole} (${ev.seeds})`
-        : `${side(mover)} lifts ${ev.hole} (${ev.seeds})`;
+        : `${says(mover, 'lifts')} ${ev.hole} (${ev.seeds})`;
     case 'drop':
       return null;
     case 'four':
-      return `Four in ${ev.hole}: ${side(ev.owner)} takes 4`;
+      return `Four in ${ev.hole}: ${says(ev.owner, 'takes', false)} 4`;
     case 'stop':
       return `${ev.empty} is empty: sowing ends`;
     case 'capture':
       return ev.chained
-        ? `Necklace: ${side(ev.by)} takes ${ev.seeds} from ${ev.hole} too`
-        : `${side(ev.by)} takes ${ev.seeds} from ${ev.hole}`;
+        ? `Necklace: ${says(ev.by, 'takes', false)} ${ev.seeds} from ${ev.hole} too`
+        : `${says(ev.by, 'takes')} ${ev.seeds} from ${ev.hole}`;
     case 'round_end':
-      return `Round over (${reasonText(ev.reason)}): South sweeps ${ev.swept[0]}, North ${ev.swept[1]}`;
+      return `Round over (${reasonText(ev.reason, names)}): ${says('S', 'sweeps', false)} ${ev.swept[0]}, ${mid('N')} ${ev.swept[1]}`;
     case 'refill':
-      return `Round ${ev.round}: South fills ${ev.filled[0]} holes, North ${ev.filled[1]}; ${side(ev.starter)} starts`;
+      return `Round ${ev.round}: ${says('S', 'fills', false)} ${ev.filled[0]} holes, ${mid('N')} ${ev.filled[1]}; ${says(ev.starter, 'starts', false)}`;
     case 'match_end':
-      return ev.winner && sideNum(ev.winner) >= 0 ? `${side(ev.winner)} wins` : 'A draw';
+      return ev.winner && sideNum(ev.winner) >= 0 ? `${says(ev.winner, 'wins')}` : 'A draw';
     default:
       return null;
   }
 }
 
-/** Why a round ended, in words. */
-export function reasonText(reason) {
+/** Why a round ended, in words (`names`: what the page calls South and North). */
+export function reasonText(reason, names = SIDES) {
   if (!reason) return '';
   switch (reason.kind) {
     case 'one_row':
@@ -396,7 +406,7 @@ export function reasonText(reason) {
     case 'repetition':
       return 'the position repeated';
     case 'no_legal_move':
-      return `${SIDES[sideNum(reason.stuck)] || reason.stuck} cannot move`;
+      return names[sideNum(reason.stuck)] === 'You' ? 'you cannot move' : `${names[sideNum(reason.stuck)] || reason.stuck} cannot move`;
     default:
       return reason.kind;
   }
@@ -416,6 +426,10 @@ export class Animator {
     this.skipping = false;
     this.running = false;
     this.wake = null;
+    // What the page calls South and North in the captions ("You", "Computer"…).
+    this.names = SIDES;
+    // Called after each event with the event and the board model drawn (the scoreboard follows).
+    this.onStep = null;
   }
 
   skip() {
@@ -464,7 +478,7 @@ export class Animator {
         if (this.skipping) break;
         // Read the speed at every event: a change applies at once, mid-move.
         const sp = SPEEDS[this.speed] || SPEEDS.normal;
-        const text = caption(ev, mover);
+        const text = caption(ev, mover, this.names);
         if (text) this.say(text);
         switch (ev.type) {
           case 'lift': {
@@ -500,6 +514,7 @@ export class Animator {
             m.stores[side] += 4;
             b.mark(i, 'four');
             b.render(m);
+            this.step(ev, m);
             b.stores[side].g.classList.add('gain');
             await this.sleep(sp.pause);
             b.mark(i, 'four', false);
@@ -523,6 +538,7 @@ export class Animator {
             m.stores[side] += ev.seeds;
             b.mark(i, 'taken');
             b.render(m);
+            this.step(ev, m);
             b.stores[side].g.classList.add('gain');
             await this.sleep(sp.pause * 1.2);
             b.stores[side].g.classList.remove('gain');
@@ -536,6 +552,7 @@ export class Animator {
             m.stores[1] += ev.swept[1];
             b.clearMarks();
             b.render(m);
+            this.step(ev, m);
             await this.sleep(sp.pause * 1.5);
             break;
           }
@@ -549,6 +566,7 @@ export class Animator {
             m.stores = [...ev.remainder];
             b.clearMarks();
             b.render(m);
+            this.step(ev, m);
             await this.sleep(sp.pause * 1.5);
             break;
           }
@@ -564,6 +582,11 @@ export class Animator {
       b.clearMarks('lifted', 'target', 'stop', 'taken', 'four');
       this.running = false;
     }
+  }
+
+  /** Tells `onStep` (if any) that `ev` is drawn on the board as `m`. */
+  step(ev, m) {
+    if (this.onStep) this.onStep(ev, m);
   }
 
   /** Ends a skip: the next answer animates again. */
