@@ -317,3 +317,31 @@ test("one game's rules page is headed with that game", async () => {
   page.checkClean();
   await page.context().close();
 });
+
+test('online, a player sees when the friend has left the game page and when they are back', async () => {
+  const { server, browser } = env;
+  const { page: south } = await newPage(browser, server);
+  const id = await startFromForm(south, server, { game: 'raja-pasu', opponent: 'online', seat: 'S', first: 'N' });
+  await south.waitForSelector('#invite-box:not([hidden])');
+  const invite = await south.inputValue('#invite-url');
+  const { page: north, ctx } = await newPage(browser, server);
+  await north.goto(invite);
+  assert.equal(await gameId(north), id);
+  await settle(north, 0);
+  await south.waitForFunction(() => /Friend to move/.test(document.querySelector('#turn').textContent));
+  assert.doesNotMatch(await south.textContent('#turn'), /away/);
+  assert.equal(await south.locator('#scoreboard .away').count(), 0);
+  // North closes the tab: South is told, on the turn line and the scoreboard.
+  await north.close();
+  await south.waitForFunction(() => /but away/.test(document.querySelector('#turn').textContent));
+  assert.equal(await south.locator('#scoreboard tr[data-side="N"] .away').count(), 1);
+  // North comes back through the same link.
+  const back = await ctx.newPage();
+  await back.goto(invite);
+  await settle(back, 0);
+  await south.waitForFunction(() => !/away/.test(document.querySelector('#turn').textContent));
+  assert.equal(await south.locator('#scoreboard .away').count(), 0);
+  south.checkClean();
+  await south.context().close();
+  await ctx.close();
+});

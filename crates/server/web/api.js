@@ -83,11 +83,13 @@ export const seats = {
 
 /**
  * A WebSocket to one game that reconnects after a drop. `onMessage` gets each parsed message;
- * `onStatus` gets 'open' | 'closed'.
+ * `onStatus` gets 'open' | 'closed'. With `token` (a seat this browser holds) every connection
+ * starts with a hello, so the other player sees this one present.
  */
 export class GameSocket {
-  constructor(id, onMessage, onStatus = () => {}) {
+  constructor(id, onMessage, onStatus = () => {}, token = null) {
     this.id = id;
+    this.token = token;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
     this.closed = false;
@@ -102,6 +104,7 @@ export class GameSocket {
     this.ws = ws;
     ws.onopen = () => {
       this.delay = 500;
+      if (this.token) ws.send(JSON.stringify({ type: 'hello', token: this.token }));
       this.onStatus('open');
     };
     ws.onmessage = (e) => {

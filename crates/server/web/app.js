@@ -529,11 +529,21 @@ class GameView {
         live.className = `live ${status}`;
         // On (re)connecting the server sends the state: onSocket catches up with anything missed.
       },
+      this.seat?.token,
     );
   }
 
   onSocket(m) {
     if (this.closed) return;
+    if (m.type === 'presence' && m.present) {
+      // Which players have the game open now (online games: the friend may have left).
+      this.present = m.present;
+      if (this.state && !this.busy) {
+        this.renderTurn();
+        if (!this.viewing()) this.renderScore();
+      }
+      return;
+    }
     if (m.type === 'state' && m.state) {
       this.chain = this.chain.then(() => {
         if (m.state.ply !== this.shownPly && !this.busy) this.show(m.state);
@@ -791,6 +801,14 @@ class GameView {
     return !!s && s.to_move && this.mine.has(sideIndex(s.to_move)) && !s.match_over && !this.waitingForFriend();
   }
 
+  /** Side `i`'s player has taken their seat of this online game but has no page open on it. */
+  away(i) {
+    const s = this.state;
+    if (!s || this.kind !== 'online' || !this.present) return false;
+    const seat = s.seats?.[SIDE_LETTER[i]];
+    return !!seat && seat.kind !== 'computer' && seat.taken && this.present[SIDE_LETTER[i]] === false;
+  }
+
   /** An online game whose second seat is not taken yet: nobody moves until it is. */
   waitingForFriend() {
     const s = this.state;
@@ -832,6 +850,8 @@ class GameView {
       );
     } else if (s.seats?.[SIDE_LETTER[i]]?.kind === 'computer') {
       t.textContent = 'The computer is thinking…';
+    } else if (this.away(i)) {
+      t.textContent = `${names[i]} to move (${SIDE_NAME[i]}), but away: no page of theirs is open on this game. The move waits for them.`;
     } else {
       t.textContent = `${names[i]} to move (${SIDE_NAME[i]}).`;
     }
@@ -881,7 +901,14 @@ class GameView {
       const tr = h(
         'tr',
         { class: !moving && view.toMove && sideIndex(view.toMove) === i ? 'to-move' : '', 'data-side': SIDE_LETTER[i] },
-        h('td', { class: 'who' }, h('span', { class: `dot ${i ? 'n' : 's'}`, 'aria-hidden': 'true' }), `${names[i]}`, names[i] !== SIDE_NAME[i] ? h('small', { class: 'muted' }, SIDE_NAME[i]) : ''),
+        h(
+          'td',
+          { class: 'who' },
+          h('span', { class: `dot ${i ? 'n' : 's'}`, 'aria-hidden': 'true' }),
+          `${names[i]}`,
+          this.away(i) ? h('span', { class: 'away', title: 'No page of theirs is open on this game' }, ' away') : '',
+          names[i] !== SIDE_NAME[i] ? h('small', { class: 'muted' }, SIDE_NAME[i]) : '',
+        ),
         h('td', { class: 'big', 'data-store': SIDE_LETTER[i] }, view.stores[i]),
         h('td', {}, view.taken[i]),
         h('td', {}, view.won[i]),
