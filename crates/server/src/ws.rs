@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::app::{App, Slot};
-use crate::error::ApiError;
+use crate::error::{read_object, ApiError, ShapeError};
 
 /// Largest message the socket accepts at all (bigger: the connection is closed).
 pub const MAX_FRAME: usize = 64 * 1024;
@@ -74,8 +74,11 @@ fn error_msg(e: &ApiError, req: &Value) -> String {
         .to_string()
 }
 
-/// What a client may send.
+/// What a client may send. Read as HTTP bodies are ([`crate::error::read_object`]): an
+/// object, no field twice, no unknown field (a misspelt `expected_ply` must not turn the guard
+/// off).
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ClientMsg {
     #[serde(rename = "type")]
     kind: String,
@@ -230,22 +233,25 @@ fn truncate(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
+/// Reads a client's message, or says what is wrong with it: `malformed JSON: …` for text that
+/// is not JSON, `bad message: …` for JSON of the wrong shape.
+fn read_message(text: &str) -> Result<ClientMsg, String> {
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        return Err(format!("malformed JSON: {e}"));
+    }
+    read_object(text).map_err(|e| match e {
+        ShapeError::NotObject(found) => format!(
+            "bad message: expected a JSON object like {{\"type\": \"move\", ...}}, found {found}"
+        ),
+        ShapeError::Fields(e) => format!("bad message: {e}"),
+    })
+}
+
 /// One message from a client: the reply for the sender.
 async fn handle(app: &Arc<App>, id: &str, text: &str) -> String {
-    let msg: ClientMsg = match serde_json::from_str(text) {
+    let msg = match read_message(text) {
         Ok(m) => m,
-        Err(e) => {
-            // Well-formed JSON of the wrong shape is a bad message, not malformed JSON.
-            let what = if e.is_data() {
-                "bad message"
-            } else {
-                "malformed JSON"
-            };
-            return error_msg(
-                &ApiError::bad_request(format!("{what}: {e}")),
-                &req_of(text),
-            );
-        }
+        Err(message) => return error_msg(&ApiError::bad_request(message), &req_of(text)),
     };
     match msg.kind.as_str() {
         "ping" => json!({"type": "pong", "req": msg.req}).to_string(),

@@ -327,3 +327,71 @@ async fn watchers_of_a_computer_game_see_the_move_and_the_reply_together() {
     assert_eq!(u["state"]["ply"], 2);
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_are_read_as_strictly_as_http_bodies() {
+    let s = TestServer::start("ws-strict").await;
+    let (id, south, _north) = online_game(&s).await;
+    let mut ws = connect(s.addr, &id).await;
+    next(&mut ws).await;
+    // An array is not read as the fields in order.
+    send(&mut ws, &json!(["move", "C", south, null, "r2"])).await;
+    let e = next(&mut ws).await;
+    assert_eq!(e["status"], 400, "{e}");
+    assert_eq!(
+        e["message"],
+        "bad message: expected a JSON object like {\"type\": \"move\", ...}, found an array"
+    );
+    send(&mut ws, &json!([1, 2])).await;
+    let e = next(&mut ws).await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("expected a JSON object"),
+        "{e}"
+    );
+    // A misspelt field does not turn the guard off: the move is refused.
+    send(
+        &mut ws,
+        &json!({"type": "move", "move": "C", "token": south, "ExpectedPly": 3, "req": "r4"}),
+    )
+    .await;
+    let e = next(&mut ws).await;
+    assert_eq!(
+        (e["status"].as_u64(), e["req"].as_str()),
+        (Some(400), Some("r4")),
+        "{e}"
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("bad message: ExpectedPly: unknown field `ExpectedPly`"),
+        "{e}"
+    );
+    // A field given twice is refused too.
+    ws.send(Message::text(format!(
+        r#"{{"type":"move","move":"C","move":"D","token":"{south}","req":"r5"}}"#
+    )))
+    .await
+    .unwrap();
+    let e = next(&mut ws).await;
+    assert_eq!(e["status"], 400, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate field `move`"),
+        "{e}"
+    );
+    assert_eq!(s.get(&format!("/api/games/{id}")).await.json()["ply"], 0);
+    // A well-formed move still plays.
+    send(
+        &mut ws,
+        &json!({"type": "move", "move": "C", "token": south, "expected_ply": 0, "req": "r6"}),
+    )
+    .await;
+    assert_eq!(next_of(&mut ws, "ack").await["ply"], 1);
+    s.stop().await;
+}
