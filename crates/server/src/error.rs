@@ -147,6 +147,16 @@ pub fn read_object<T: DeserializeOwned>(text: &str) -> Result<T, ShapeError> {
 }
 
 fn json_rejection(rej: &JsonRejection) -> ApiError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(rej);
+    while let Some(e) = source {
+        if let Some(timeout) = e.downcast_ref::<crate::conn::BodyTimeout>() {
+            return ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("request too slow: {timeout}"),
+            );
+        }
+        source = e.source();
+    }
     let status = rej.status();
     let message = match rej {
         JsonRejection::JsonDataError(e) => format!("bad request body: {}", e.body_text()),

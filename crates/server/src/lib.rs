@@ -37,6 +37,7 @@ use axum::Router;
 pub mod api;
 pub mod app;
 pub mod assets;
+pub mod conn;
 pub mod engine;
 pub mod error;
 pub mod live;
@@ -61,6 +62,7 @@ pub struct Config {
 pub struct Server {
     listener: tokio::net::TcpListener,
     app: Arc<app::App>,
+    limits: conn::Limits,
 }
 
 /// The router: the API under `/api/`, the page everywhere else.
@@ -114,7 +116,11 @@ impl Server {
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .with_context(|| format!("cannot listen on {}", config.addr))?;
-        Ok(Server { listener, app })
+        Ok(Server {
+            listener,
+            app,
+            limits: conn::Limits::default(),
+        })
     }
 
     /// The address actually bound (useful with port 0).
@@ -157,13 +163,20 @@ impl Server {
         self.app.verify_tables()
     }
 
+    /// Replaces the time limits on slow clients and the cap on open connections
+    /// ([`conn::Limits::default`] until then). Call before [`Server::run`].
+    pub fn set_limits(&mut self, limits: conn::Limits) {
+        self.limits = limits;
+    }
+
     /// Games rebuilt in memory.
     #[must_use]
     pub fn games_in_memory(&self) -> usize {
         self.app.games_in_memory()
     }
 
-    /// Serves until `shutdown` resolves, then finishes the requests in flight.
+    /// Serves until `shutdown` resolves, then finishes the requests in flight (see
+    /// [`conn::serve`] for the limits on slow clients).
     ///
     /// # Errors
     /// When the listener fails.
@@ -173,15 +186,16 @@ impl Server {
     ) -> anyhow::Result<()> {
         self.app.resume_computer_moves();
         let router = router(Arc::clone(&self.app));
-        let app = Arc::clone(&self.app);
-        let shutdown = async move {
-            shutdown.await;
-            // WebSocket connections would hold the graceful shutdown open: close them.
-            app.shutdown.send_replace(true);
-        };
-        axum::serve(self.listener, router)
-            .with_graceful_shutdown(shutdown)
-            .await?;
+        // Setting `shutdown` also closes the WebSocket connections, which would otherwise hold
+        // the graceful shutdown open.
+        conn::serve(
+            self.listener,
+            router,
+            self.limits,
+            self.app.shutdown.clone(),
+            shutdown,
+        )
+        .await?;
         Ok(())
     }
 }
