@@ -117,8 +117,9 @@ pub struct MoveReq {
 /// `POST /api/games/{id}/moves`.
 ///
 /// # Errors
-/// 404 for an unknown game; 403 for a token that holds no seat; 409 for a stale
-/// `expected_ply`, a game that is over, or a move out of turn; 400 for a move that is not a
+/// 404 for an unknown game; 403 for a token that holds no seat; 409 for an online game whose
+/// friend has not joined yet, a stale `expected_ply`, a game that is over, or a move out of
+/// turn; 400 for a move that is not a
 /// hole letter; 422 for an illegal move (the message gives the reason); 500 if the move cannot
 /// be stored, or the computer's reply fails (the player's move is kept). See [`App::play`].
 pub async fn play(

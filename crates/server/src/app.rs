@@ -503,8 +503,8 @@ impl App {
     /// caller goes away: the computer replies to a stored move whatever the client does.
     ///
     /// # Errors
-    /// 404 unknown game; 403 a token that holds no seat; 409 stale `expected_ply`, game over,
-    /// not this seat's turn; 400 malformed move; 422 an illegal move; 500 as [`App::slot`], or
+    /// 404 unknown game; 403 a token that holds no seat; 409 an online game whose friend has not
+    /// joined yet, stale `expected_ply`, game over, not this seat's turn; 400 malformed move; 422 an illegal move; 500 as [`App::slot`], or
     /// when a move cannot be stored or the computer's reply fails (a stored move is kept).
     pub async fn play(
         self: &Arc<Self>,
@@ -533,6 +533,7 @@ impl App {
                 "this token holds no seat in game {id}: watchers cannot move"
             )));
         }
+        check_joined(&g)?;
         check_ply(&g, expected_ply, "move")?;
         let Some(to_move) = g.state.to_move() else {
             return Err(ApiError::conflict(g.over_message()));
@@ -569,7 +570,7 @@ impl App {
     ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 stale `expected_ply`, online game
-    /// or nothing to undo; 500 as [`App::slot`], or a database error.
+    /// (waiting for the friend, or not) or nothing to undo; 500 as [`App::slot`], or a database error.
     pub async fn undo(
         &self,
         id: &str,
@@ -583,6 +584,7 @@ impl App {
                 "this token holds no seat in game {id}"
             )));
         }
+        check_joined(&g)?;
         check_ply(&g, expected_ply, "undo")?;
         let keep = match g.meta.opponent {
             Opponent::Online => {
@@ -743,6 +745,17 @@ impl App {
         let g = slot.game.lock().await;
         Ok(g.clone())
     }
+}
+
+/// Refuses a move or an undo in an online game whose other seat is not taken yet: the game
+/// starts when the friend joins, whoever moves first (the host gets no free move).
+fn check_joined(g: &LiveGame) -> Result<(), ApiError> {
+    if g.meta.opponent == Opponent::Online && g.meta.tokens.iter().any(Option::is_none) {
+        return Err(ApiError::conflict(
+            "waiting for your friend to join: send them the invite link",
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a `what` (move, undo) sent from a view of the game at another ply than its own:

@@ -157,6 +157,27 @@ async fn online_seats_cannot_be_taken_or_played_by_strangers() {
     assert_eq!(watch.status, 200);
     assert!(!watch.body.contains(&south) && !watch.body.contains(&invite));
 
+    // Nobody moves before the friend has joined: the host gets no free move.
+    s.post(
+        &format!("/api/games/{id}/moves"),
+        &json!({"move": "A", "token": south}),
+    )
+    .await
+    .assert_error(
+        409,
+        "waiting for your friend to join: send them the invite link",
+    );
+    s.post(&format!("/api/games/{id}/undo"), &json!({"token": south}))
+        .await
+        .assert_error(409, "waiting for your friend to join");
+    // A stranger is still told it holds no seat.
+    s.post(
+        &format!("/api/games/{id}/moves"),
+        &json!({"move": "A", "token": "f".repeat(32)}),
+    )
+    .await
+    .assert_error(403, "no seat");
+
     s.post(
         &format!("/api/games/{id}/join"),
         &json!({"invite": "0".repeat(32)}),

@@ -32,6 +32,21 @@ async fn players_and_watchers_see_every_move() {
         assert_eq!(hello["type"], "state");
         assert_eq!(hello["state"]["id"], id.as_str());
     }
+    // Alone, South may not start: the game waits for the friend.
+    send(
+        &mut ws_s,
+        &json!({"type": "move", "move": "A", "token": south, "req": 0}),
+    )
+    .await;
+    let e = next(&mut ws_s).await;
+    assert_eq!(
+        (e["status"].as_u64(), e["message"].as_str()),
+        (
+            Some(409),
+            Some("waiting for your friend to join: send them the invite link")
+        ),
+        "{e}"
+    );
     // The friend joins: everyone is told.
     let j = s
         .post(
