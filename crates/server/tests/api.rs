@@ -1023,3 +1023,32 @@ async fn a_game_saved_with_a_level_now_off_the_ladder_keeps_it() {
     assert_eq!(r["played"][1]["by"], "computer");
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_database_is_refused_with_a_clear_message() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = common::temp_dir("readonly");
+    let db = dir.join("pussa.sqlite3");
+    drop(pussa_server::store::Store::open(&db).unwrap());
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let config = pussa_server::Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        db: db.clone(),
+    };
+    let err = match pussa_server::Server::bind(&config).await {
+        Ok(_) => panic!("a read-only database was opened"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert_eq!(
+        err,
+        format!(
+            "cannot open the database {}: the file is read-only (or not yours): no write permission (mode 0444)",
+            db.display()
+        )
+    );
+    // Writable again, it opens.
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let s = TestServer::start_in(dir).await;
+    assert_eq!(s.get("/api/meta").await.status, 200);
+    s.stop().await;
+}
