@@ -1052,3 +1052,47 @@ async fn a_read_only_database_is_refused_with_a_clear_message() {
     assert_eq!(s.get("/api/meta").await.status, 200);
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drawn_round_says_draw_as_the_state_does() {
+    use pussa_rules::{Game, GameState, Mode, Side};
+    // A drawn Walak-pussa game, found by random play from a fixed seed.
+    let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+    let moves = (0..20_000)
+        .find_map(|_| {
+            let mut g = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+            let mut moves = Vec::new();
+            while !g.is_over() {
+                let legal = g.legal_moves();
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let mv = legal.into_iter().nth((rng % legal.len() as u64) as usize)?;
+                g.play(mv).unwrap();
+                moves.push(mv);
+            }
+            (g.winner() == Some(None)).then_some(moves)
+        })
+        .expect("a drawn game within 20000 random ones");
+    let record = pussa_rules::record::Record::from_moves(
+        Game::WalakPussa,
+        Mode::Single,
+        Side::South,
+        &moves,
+    )
+    .unwrap()
+    .to_string();
+    let s = TestServer::start("drawn-round").await;
+    let c = s
+        .post("/api/games/import", &json!({"record": record}))
+        .await;
+    assert_eq!(c.status, 201, "{}", c.body);
+    let st = s
+        .get(&format!("/api/games/{}", c.json()["id"].as_str().unwrap()))
+        .await
+        .json();
+    assert_eq!(st["winner"], "draw");
+    assert_eq!(st["last_round"]["winner"], "draw", "{}", st["last_round"]);
+    assert_eq!(st["rounds"][0]["winner"], "draw");
+    s.stop().await;
+}
