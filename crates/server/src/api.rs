@@ -308,7 +308,10 @@ pub async fn websocket(
 
 /// Any other path under `/api/` (the path named as the client sent it, `/api` included).
 pub async fn api_not_found(uri: axum::extract::OriginalUri) -> ApiError {
-    ApiError::not_found(format!("no such API endpoint: {}", uri.path()))
+    ApiError::not_found(format!(
+        "no such API endpoint: {}",
+        crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
+    ))
 }
 
 /// A known path with the wrong method.
@@ -318,7 +321,10 @@ pub async fn method_not_allowed(
 ) -> ApiError {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
-        format!("{method} is not allowed on {}", uri.path()),
+        format!(
+            "{method} is not allowed on {}",
+            crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
+        ),
     )
 }
 
@@ -326,13 +332,19 @@ pub async fn method_not_allowed(
 pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Response {
     // `/api/` itself is not matched by the nested API router: answer it as the API does.
     if uri.path().starts_with("/api/") {
-        return ApiError::not_found(format!("no such API endpoint: {}", uri.path()))
-            .into_response();
+        return ApiError::not_found(format!(
+            "no such API endpoint: {}",
+            crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
+        ))
+        .into_response();
     }
     if method != axum::http::Method::GET && method != axum::http::Method::HEAD {
         let mut resp = (
             StatusCode::METHOD_NOT_ALLOWED,
-            format!("{method} is not allowed on {}\n", uri.path()),
+            format!(
+                "{method} is not allowed on {}\n",
+                crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
+            ),
         )
             .into_response();
         resp.headers_mut()

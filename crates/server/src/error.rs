@@ -18,11 +18,12 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// An error with `status` and `message`.
+    /// An error with `status` and `message`, whose quoted parts (the client's input, most
+    /// often) are cut to [`crate::util::QUOTE_MAX`] characters ([`crate::util::cut_quoted`]).
     pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
-            message: message.into(),
+            message: crate::util::cut_quoted(&message.into()),
         }
     }
     /// 400.
@@ -143,7 +144,17 @@ pub fn read_object<T: DeserializeOwned>(text: &str) -> Result<T, ShapeError> {
         return Err(ShapeError::NotObject(found));
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut de).map_err(|e| ShapeError::Fields(e.to_string()))
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        // `path: message`, where the path holds field names as sent, unquoted: cut it here.
+        let (full, inner) = (e.to_string(), e.inner().to_string());
+        ShapeError::Fields(match full.strip_suffix(&inner) {
+            Some(path) if !path.is_empty() => format!(
+                "{}: {inner}",
+                crate::util::cut(path.trim_end_matches(": "), crate::util::QUOTE_MAX)
+            ),
+            _ => full,
+        })
+    })
 }
 
 fn json_rejection(rej: &JsonRejection) -> ApiError {

@@ -1096,3 +1096,44 @@ async fn a_drawn_round_says_draw_as_the_state_does() {
     assert_eq!(st["rounds"][0]["winner"], "draw");
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_quote_at_most_a_hundred_characters_of_the_input() {
+    let s = TestServer::start("long-input").await;
+    let c = create(&s, json!({"game": "raja-pasu"})).await;
+    let id = c["id"].as_str().unwrap();
+    let long = "x".repeat(200_000);
+    let r = s
+        .post(
+            &format!("/api/games/{id}/moves"),
+            &json!({"move": long, "token": c["token"]}),
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    let msg = r.json()["error"].as_str().unwrap().to_string();
+    assert!(
+        msg.starts_with(&format!("move: unknown move '{}…'", "x".repeat(100))),
+        "{msg}"
+    );
+    assert!(r.body.len() < 400, "{} bytes: {}", r.body.len(), r.body);
+    // The same for a game name, an unknown field's name and a path.
+    let r = s.post("/api/games", &json!({"game": long})).await;
+    assert_eq!(r.status, 400);
+    assert!(r.body.len() < 400, "{} bytes", r.body.len());
+    assert!(
+        r.body.contains(&format!("{}…", "x".repeat(100))),
+        "{}",
+        r.body
+    );
+    let mut body = serde_json::Map::new();
+    body.insert("game".into(), json!("raja-pasu"));
+    body.insert(long.clone(), json!(1));
+    let r = s.post("/api/games", &Value::Object(body)).await;
+    assert_eq!(r.status, 400);
+    assert!(r.body.len() < 600, "{} bytes: {}", r.body.len(), r.body);
+    assert!(r.body.contains("unknown field"), "{}", r.body);
+    let r = s.get(&format!("/api/{}", "y".repeat(5000))).await;
+    assert_eq!(r.status, 404);
+    assert!(r.body.len() < 300, "{} bytes", r.body.len());
+    s.stop().await;
+}
