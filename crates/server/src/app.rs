@@ -27,6 +27,13 @@ pub struct Slot {
     /// The state JSON after the last change, readable while a move is being made (the computer
     /// may be thinking with the game locked).
     snapshot: Mutex<Arc<Value>>,
+    /// The seats' tokens, `[South, North]`: the game's, readable while it is locked (set again
+    /// when the friend joins).
+    tokens: Mutex<[Option<String>; 2]>,
+    /// The seats the computer plays (always present).
+    computer: [bool; 2],
+    /// WebSocket connections that said hello for each seat, `[South, North]`.
+    present: Mutex<[usize; 2]>,
 }
 
 impl Slot {
@@ -35,6 +42,9 @@ impl Slot {
         let snapshot = Mutex::new(Arc::new(game.to_json()));
         Arc::new(Slot {
             snapshot,
+            tokens: Mutex::new(game.meta.tokens.clone()),
+            computer: Side::BOTH.map(|s| game.is_computer(s)),
+            present: Mutex::new([0, 0]),
             game: tokio::sync::Mutex::new(game),
             tx,
             hint_busy: AtomicBool::new(false),
@@ -50,6 +60,58 @@ impl Slot {
     /// Records the state after a change (before it is published).
     fn set_state(&self, state: &Value) {
         *lock(&self.snapshot) = Arc::new(state.clone());
+    }
+
+    /// The seats `token` holds (none for a wrong token), without waiting for the game.
+    pub fn seats_of(&self, token: &str) -> Vec<Side> {
+        let tokens = lock(&self.tokens);
+        Side::BOTH
+            .into_iter()
+            .filter(|s| {
+                tokens[s.index()]
+                    .as_deref()
+                    .is_some_and(|t| util::secret_eq(t, token))
+            })
+            .collect()
+    }
+
+    /// `{"type": "presence", "present": {"S": true, "N": false}}`: a computer seat is always
+    /// present, a human seat while a connection that said hello for it is open.
+    pub fn presence(&self) -> Value {
+        self.presence_of(&lock(&self.present))
+    }
+
+    fn presence_of(&self, open: &[usize; 2]) -> Value {
+        let present = |s: Side| self.computer[s.index()] || open[s.index()] > 0;
+        json!({"type": "presence", "present": {
+            "S": present(Side::South), "N": present(Side::North)
+        }})
+    }
+
+    /// A connection said hello for `sides`; every connection of the game is told when that
+    /// makes a seat present (once for both seats of a hot-seat token).
+    pub fn arrive(&self, sides: &[Side]) {
+        self.count(sides, |n| *n += 1, |n| n == 1);
+    }
+
+    /// A connection that said hello for `sides` closed; every connection of the game is told
+    /// when that was a seat's last.
+    pub fn leave(&self, sides: &[Side]) {
+        self.count(sides, |n| *n = n.saturating_sub(1), |n| n == 0);
+    }
+
+    fn count(&self, sides: &[Side], change: impl Fn(&mut usize), changed: impl Fn(usize) -> bool) {
+        let mut open = lock(&self.present);
+        let mut any = false;
+        for side in sides {
+            let n = &mut open[side.index()];
+            change(n);
+            any |= changed(*n) && !self.computer[side.index()];
+        }
+        // Published under the lock, so that the messages come in the order of the counts.
+        if any {
+            self.publish(&self.presence_of(&open));
+        }
     }
 
     fn publish(&self, msg: &Value) {
@@ -478,6 +540,7 @@ impl App {
         let token = util::new_token().map_err(ApiError::internal)?;
         lock(&self.store).take_seat(id, seat.letter(), &token)?;
         g.meta.tokens[seat.index()] = Some(token.clone());
+        *lock(&slot.tokens) = g.meta.tokens.clone();
         g.meta.invite = None;
         let state = g.to_json();
         slot.set_state(&state);
