@@ -117,8 +117,9 @@ pub struct MoveReq {
 /// `POST /api/games/{id}/moves`.
 ///
 /// # Errors
-/// 404 for an unknown game; 403 for a token that holds no seat; 409 for a stale
-/// `expected_ply`, a game that is over, or a move out of turn; 400 for a move that is not a
+/// 404 for an unknown game; 403 for a token that holds no seat; 409 for an online game whose
+/// friend has not joined yet, a stale `expected_ply`, a game that is over, or a move out of
+/// turn; 400 for a move that is not a
 /// hole letter; 422 for an illegal move (the message gives the reason); 500 if the move cannot
 /// be stored, or the computer's reply fails (the player's move is kept). See [`App::play`].
 pub async fn play(
@@ -307,7 +308,10 @@ pub async fn websocket(
 
 /// Any other path under `/api/` (the path named as the client sent it, `/api` included).
 pub async fn api_not_found(uri: axum::extract::OriginalUri) -> ApiError {
-    ApiError::not_found(format!("no such API endpoint: {}", uri.path()))
+    ApiError::not_found(format!(
+        "no such API endpoint: {}",
+        crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
+    ))
 }
 
 /// A known path with the wrong method.
@@ -317,7 +321,10 @@ pub async fn method_not_allowed(
 ) -> ApiError {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
-        format!("{method} is not allowed on {}", uri.path()),
+        format!(
+            "{method} is not allowed on {}",
+            crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
+        ),
     )
 }
 
@@ -325,13 +332,19 @@ pub async fn method_not_allowed(
 pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Response {
     // `/api/` itself is not matched by the nested API router: answer it as the API does.
     if uri.path().starts_with("/api/") {
-        return ApiError::not_found(format!("no such API endpoint: {}", uri.path()))
-            .into_response();
+        return ApiError::not_found(format!(
+            "no such API endpoint: {}",
+            crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
+        ))
+        .into_response();
     }
     if method != axum::http::Method::GET && method != axum::http::Method::HEAD {
         let mut resp = (
             StatusCode::METHOD_NOT_ALLOWED,
-            format!("{method} is not allowed on {}\n", uri.path()),
+            format!(
+                "{method} is not allowed on {}\n",
+                crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
+            ),
         )
             .into_response();
         resp.headers_mut()

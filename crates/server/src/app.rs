@@ -27,6 +27,13 @@ pub struct Slot {
     /// The state JSON after the last change, readable while a move is being made (the computer
     /// may be thinking with the game locked).
     snapshot: Mutex<Arc<Value>>,
+    /// The seats' tokens, `[South, North]`: the game's, readable while it is locked (set again
+    /// when the friend joins).
+    tokens: Mutex<[Option<String>; 2]>,
+    /// The seats the computer plays (always present).
+    computer: [bool; 2],
+    /// WebSocket connections that said hello for each seat, `[South, North]`.
+    present: Mutex<[usize; 2]>,
 }
 
 impl Slot {
@@ -35,6 +42,9 @@ impl Slot {
         let snapshot = Mutex::new(Arc::new(game.to_json()));
         Arc::new(Slot {
             snapshot,
+            tokens: Mutex::new(game.meta.tokens.clone()),
+            computer: Side::BOTH.map(|s| game.is_computer(s)),
+            present: Mutex::new([0, 0]),
             game: tokio::sync::Mutex::new(game),
             tx,
             hint_busy: AtomicBool::new(false),
@@ -50,6 +60,58 @@ impl Slot {
     /// Records the state after a change (before it is published).
     fn set_state(&self, state: &Value) {
         *lock(&self.snapshot) = Arc::new(state.clone());
+    }
+
+    /// The seats `token` holds (none for a wrong token), without waiting for the game.
+    pub fn seats_of(&self, token: &str) -> Vec<Side> {
+        let tokens = lock(&self.tokens);
+        Side::BOTH
+            .into_iter()
+            .filter(|s| {
+                tokens[s.index()]
+                    .as_deref()
+                    .is_some_and(|t| util::secret_eq(t, token))
+            })
+            .collect()
+    }
+
+    /// `{"type": "presence", "present": {"S": true, "N": false}}`: a computer seat is always
+    /// present, a human seat while a connection that said hello for it is open.
+    pub fn presence(&self) -> Value {
+        self.presence_of(&lock(&self.present))
+    }
+
+    fn presence_of(&self, open: &[usize; 2]) -> Value {
+        let present = |s: Side| self.computer[s.index()] || open[s.index()] > 0;
+        json!({"type": "presence", "present": {
+            "S": present(Side::South), "N": present(Side::North)
+        }})
+    }
+
+    /// A connection said hello for `sides`; every connection of the game is told when that
+    /// makes a seat present (once for both seats of a hot-seat token).
+    pub fn arrive(&self, sides: &[Side]) {
+        self.count(sides, |n| *n += 1, |n| n == 1);
+    }
+
+    /// A connection that said hello for `sides` closed; every connection of the game is told
+    /// when that was a seat's last.
+    pub fn leave(&self, sides: &[Side]) {
+        self.count(sides, |n| *n = n.saturating_sub(1), |n| n == 0);
+    }
+
+    fn count(&self, sides: &[Side], change: impl Fn(&mut usize), changed: impl Fn(usize) -> bool) {
+        let mut open = lock(&self.present);
+        let mut any = false;
+        for side in sides {
+            let n = &mut open[side.index()];
+            change(n);
+            any |= changed(*n) && !self.computer[side.index()];
+        }
+        // Published under the lock, so that the messages come in the order of the counts.
+        if any {
+            self.publish(&self.presence_of(&open));
+        }
     }
 
     fn publish(&self, msg: &Value) {
@@ -478,6 +540,7 @@ impl App {
         let token = util::new_token().map_err(ApiError::internal)?;
         lock(&self.store).take_seat(id, seat.letter(), &token)?;
         g.meta.tokens[seat.index()] = Some(token.clone());
+        *lock(&slot.tokens) = g.meta.tokens.clone();
         g.meta.invite = None;
         let state = g.to_json();
         slot.set_state(&state);
@@ -503,8 +566,8 @@ impl App {
     /// caller goes away: the computer replies to a stored move whatever the client does.
     ///
     /// # Errors
-    /// 404 unknown game; 403 a token that holds no seat; 409 stale `expected_ply`, game over,
-    /// not this seat's turn; 400 malformed move; 422 an illegal move; 500 as [`App::slot`], or
+    /// 404 unknown game; 403 a token that holds no seat; 409 an online game whose friend has not
+    /// joined yet, stale `expected_ply`, game over, not this seat's turn; 400 malformed move; 422 an illegal move; 500 as [`App::slot`], or
     /// when a move cannot be stored or the computer's reply fails (a stored move is kept).
     pub async fn play(
         self: &Arc<Self>,
@@ -533,6 +596,7 @@ impl App {
                 "this token holds no seat in game {id}: watchers cannot move"
             )));
         }
+        check_joined(&g)?;
         check_ply(&g, expected_ply, "move")?;
         let Some(to_move) = g.state.to_move() else {
             return Err(ApiError::conflict(g.over_message()));
@@ -569,7 +633,7 @@ impl App {
     ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 stale `expected_ply`, online game
-    /// or nothing to undo; 500 as [`App::slot`], or a database error.
+    /// (waiting for the friend, or not) or nothing to undo; 500 as [`App::slot`], or a database error.
     pub async fn undo(
         &self,
         id: &str,
@@ -583,6 +647,7 @@ impl App {
                 "this token holds no seat in game {id}"
             )));
         }
+        check_joined(&g)?;
         check_ply(&g, expected_ply, "undo")?;
         let keep = match g.meta.opponent {
             Opponent::Online => {
@@ -743,6 +808,17 @@ impl App {
         let g = slot.game.lock().await;
         Ok(g.clone())
     }
+}
+
+/// Refuses a move or an undo in an online game whose other seat is not taken yet: the game
+/// starts when the friend joins, whoever moves first (the host gets no free move).
+fn check_joined(g: &LiveGame) -> Result<(), ApiError> {
+    if g.meta.opponent == Opponent::Online && g.meta.tokens.iter().any(Option::is_none) {
+        return Err(ApiError::conflict(
+            "waiting for your friend to join: send them the invite link",
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a `what` (move, undo) sent from a view of the game at another ply than its own:

@@ -18,11 +18,12 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// An error with `status` and `message`.
+    /// An error with `status` and `message`, whose quoted parts (the client's input, most
+    /// often) are cut to [`crate::util::QUOTE_MAX`] characters ([`crate::util::cut_quoted`]).
     pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
-            message: message.into(),
+            message: crate::util::cut_quoted(&message.into()),
         }
     }
     /// 400.
@@ -96,30 +97,77 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
             Ok(axum::Json(v)) => v,
             Err(rej) => return Err(json_rejection(&rej)),
         };
-        // Every body of this API is an object with named fields; serde would also take an
-        // array for a struct's fields in order.
-        if !raw.get().starts_with('{') {
-            let found = match serde_json::from_str(raw.get()) {
-                Ok(serde_json::Value::Bool(_)) => "a boolean",
-                Ok(serde_json::Value::Number(_)) => "a number",
-                Ok(serde_json::Value::String(_)) => "a string",
-                Ok(serde_json::Value::Array(_)) => "an array",
-                _ => "null",
-            };
-            return Err(ApiError::bad_request(format!(
-                "bad request body: expected a JSON object, found {found}"
-            )));
-        }
-        // The error names the field it is about (`opponent.level: invalid type …`,
-        // `duplicate field `move``).
-        let mut de = serde_json::Deserializer::from_str(raw.get());
-        serde_path_to_error::deserialize(&mut de)
+        read_object(raw.get())
             .map(Json)
             .map_err(|e| ApiError::bad_request(format!("bad request body: {e}")))
     }
 }
 
+/// Why JSON text did not read as the expected object ([`read_object`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShapeError {
+    /// Not an object: what it is instead (`an array`, `a number`, `null`, …).
+    NotObject(&'static str),
+    /// An object, but a field is unknown, missing, given twice or of the wrong type: serde's
+    /// message with the field's path.
+    Fields(String),
+}
+
+impl std::fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShapeError::NotObject(found) => write!(f, "expected a JSON object, found {found}"),
+            ShapeError::Fields(e) => f.write_str(e),
+        }
+    }
+}
+
+/// Reads `T` from JSON text that is known to be well-formed, as every JSON body and WebSocket
+/// message of this API is read: it must be an object (serde would also take an array for a
+/// struct's fields in order), a field given twice is refused (a parsed map would have kept the
+/// last value without a word), and the error names the field it is about (`opponent.level:
+/// invalid type …`, `duplicate field `move``, `unknown field `ExpectedPly`` for structs that
+/// deny unknown fields).
+///
+/// # Errors
+/// [`ShapeError::NotObject`] for JSON that is not an object, [`ShapeError::Fields`] for an
+/// object that does not read as `T`.
+pub fn read_object<T: DeserializeOwned>(text: &str) -> Result<T, ShapeError> {
+    if !text.trim_start().starts_with('{') {
+        let found = match serde_json::from_str(text) {
+            Ok(serde_json::Value::Bool(_)) => "a boolean",
+            Ok(serde_json::Value::Number(_)) => "a number",
+            Ok(serde_json::Value::String(_)) => "a string",
+            Ok(serde_json::Value::Array(_)) => "an array",
+            _ => "null",
+        };
+        return Err(ShapeError::NotObject(found));
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        // `path: message`, where the path holds field names as sent, unquoted: cut it here.
+        let (full, inner) = (e.to_string(), e.inner().to_string());
+        ShapeError::Fields(match full.strip_suffix(&inner) {
+            Some(path) if !path.is_empty() => format!(
+                "{}: {inner}",
+                crate::util::cut(path.trim_end_matches(": "), crate::util::QUOTE_MAX)
+            ),
+            _ => full,
+        })
+    })
+}
+
 fn json_rejection(rej: &JsonRejection) -> ApiError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(rej);
+    while let Some(e) = source {
+        if let Some(timeout) = e.downcast_ref::<crate::conn::BodyTimeout>() {
+            return ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("request too slow: {timeout}"),
+            );
+        }
+        source = e.source();
+    }
     let status = rej.status();
     let message = match rej {
         JsonRejection::JsonDataError(e) => format!("bad request body: {}", e.body_text()),

@@ -37,6 +37,7 @@ use axum::Router;
 pub mod api;
 pub mod app;
 pub mod assets;
+pub mod conn;
 pub mod engine;
 pub mod error;
 pub mod live;
@@ -61,6 +62,7 @@ pub struct Config {
 pub struct Server {
     listener: tokio::net::TcpListener,
     app: Arc<app::App>,
+    limits: conn::Limits,
 }
 
 /// The router: the API under `/api/`, the page everywhere else.
@@ -87,16 +89,84 @@ pub fn router(app: Arc<app::App>) -> Router {
         .with_state(app)
 }
 
+/// Refuses a database whose file (or WAL file) exists but cannot be written, naming the
+/// problem: SQLite would only say `disk I/O error … in the advisory file locking layer`. The
+/// permission bits are read as well as the OS asked, so that a file marked read-only is
+/// refused even for root, whom the OS would let write.
+fn check_writable(db: &std::path::Path) -> anyhow::Result<()> {
+    let with_suffix = |suffix: &str| {
+        let mut name = db.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    for path in [db.to_path_buf(), with_suffix("-wal"), with_suffix("-shm")] {
+        // Missing (created later), or not a file (SQLite says what is wrong with that).
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        let refused = if meta.permissions().readonly() {
+            Some(mode_text(&meta))
+        } else {
+            match std::fs::OpenOptions::new().write(true).open(&path) {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::PermissionDenied
+                            | std::io::ErrorKind::ReadOnlyFilesystem
+                    ) =>
+                {
+                    Some(e.to_string())
+                }
+                _ => None,
+            }
+        };
+        if let Some(why) = refused {
+            let which = if path == db {
+                "the file".to_string()
+            } else {
+                format!("its file {}", path.display())
+            };
+            anyhow::bail!(
+                "cannot open the database {}: {which} is read-only (or not yours): {why}",
+                db.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// How a read-only file's permissions read: `mode 0444` (Unix), `marked read-only` elsewhere.
+fn mode_text(meta: &std::fs::Metadata) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        format!(
+            "no write permission (mode {:04o})",
+            meta.permissions().mode() & 0o7777
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        "marked read-only".to_string()
+    }
+}
+
 impl Server {
     /// Opens (or creates) the database, rebuilds the unfinished games and binds the address.
     ///
     /// # Errors
-    /// When the database cannot be opened or the address cannot be bound.
+    /// When the database cannot be opened (a file that is read-only or not ours, another server
+    /// using it, not a database) or the address cannot be bound.
     pub async fn bind(config: &Config) -> anyhow::Result<Server> {
         if let Some(dir) = config.db.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
+        check_writable(&config.db)?;
         let store = match store::Store::open(&config.db) {
             Ok(store) => store,
             Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {
@@ -114,7 +184,11 @@ impl Server {
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .with_context(|| format!("cannot listen on {}", config.addr))?;
-        Ok(Server { listener, app })
+        Ok(Server {
+            listener,
+            app,
+            limits: conn::Limits::default(),
+        })
     }
 
     /// The address actually bound (useful with port 0).
@@ -157,13 +231,20 @@ impl Server {
         self.app.verify_tables()
     }
 
+    /// Replaces the time limits on slow clients and the cap on open connections
+    /// ([`conn::Limits::default`] until then). Call before [`Server::run`].
+    pub fn set_limits(&mut self, limits: conn::Limits) {
+        self.limits = limits;
+    }
+
     /// Games rebuilt in memory.
     #[must_use]
     pub fn games_in_memory(&self) -> usize {
         self.app.games_in_memory()
     }
 
-    /// Serves until `shutdown` resolves, then finishes the requests in flight.
+    /// Serves until `shutdown` resolves, then finishes the requests in flight (see
+    /// [`conn::serve`] for the limits on slow clients).
     ///
     /// # Errors
     /// When the listener fails.
@@ -173,15 +254,16 @@ impl Server {
     ) -> anyhow::Result<()> {
         self.app.resume_computer_moves();
         let router = router(Arc::clone(&self.app));
-        let app = Arc::clone(&self.app);
-        let shutdown = async move {
-            shutdown.await;
-            // WebSocket connections would hold the graceful shutdown open: close them.
-            app.shutdown.send_replace(true);
-        };
-        axum::serve(self.listener, router)
-            .with_graceful_shutdown(shutdown)
-            .await?;
+        // Setting `shutdown` also closes the WebSocket connections, which would otherwise hold
+        // the graceful shutdown open.
+        conn::serve(
+            self.listener,
+            router,
+            self.limits,
+            self.app.shutdown.clone(),
+            shutdown,
+        )
+        .await?;
         Ok(())
     }
 }

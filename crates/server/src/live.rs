@@ -229,6 +229,22 @@ fn push_round(rounds: &mut Vec<RoundResult>, r: RoundResult) {
     }
 }
 
+/// A finished round's summary (`rounds[]`, `last_round`): the rules' [`RoundResult`] with
+/// `winner` `S`, `N` or `draw`, as the state's own `winner` says it (the rules say `null` for
+/// equal takings, which a client could not tell from a missing result).
+#[must_use]
+pub fn round_json(r: &RoundResult) -> Value {
+    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+    if let Some(obj) = v.as_object_mut() {
+        let winner = match r.winner {
+            Some(side) => side.letter().to_string(),
+            None => "draw".to_string(),
+        };
+        obj.insert("winner".into(), Value::String(winner));
+    }
+    v
+}
+
 /// `S`, `N` or `draw` once over.
 #[must_use]
 pub fn winner_name(state: &GameState) -> Option<&'static str> {
@@ -407,7 +423,7 @@ impl LiveGame {
                 json!({"kind": "human", "taken": self.meta.tokens[side.index()].is_some()})
             }
         };
-        let rounds = serde_json::to_value(&self.rounds).unwrap_or(Value::Null);
+        let rounds = Value::Array(self.rounds.iter().map(round_json).collect());
         let last_round = rounds
             .as_array()
             .and_then(|a| a.last().cloned())

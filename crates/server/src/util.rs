@@ -83,9 +83,86 @@ pub fn rfc3339(t: i64) -> String {
     )
 }
 
+/// Characters of a client's input quoted in an error message, at most.
+pub const QUOTE_MAX: usize = 100;
+
+/// Characters of an error message, at most (a backstop behind [`cut_quoted`]).
+pub const MESSAGE_MAX: usize = 1000;
+
+/// `s` cut to `max` characters, with `…` when it was longer.
+#[must_use]
+pub fn cut(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        None => s.into(),
+        Some((end, _)) => format!("{}…", &s[..end]).into(),
+    }
+}
+
+/// An error message with every quoted stretch (between `'…'`, `` `…` `` or `"…"`) cut to
+/// [`QUOTE_MAX`] characters and the whole to [`MESSAGE_MAX`], so that a client sending a
+/// 250 KB move is not sent it back. A quote opens after a character that is not a letter or
+/// digit (so the apostrophe of `seat's` opens nothing) and closes before one (so a quote
+/// inside the input does not end it early); an unclosed quote runs to the end.
+#[must_use]
+pub fn cut_quoted(msg: &str) -> String {
+    let chars: Vec<char> = msg.chars().collect();
+    let is_quote = |c: char| matches!(c, '\'' | '`' | '"');
+    let mut out = String::with_capacity(msg.len().min(MESSAGE_MAX * 4));
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        out.push(c);
+        i += 1;
+        let opens = is_quote(c) && (i < 2 || !chars[i - 2].is_alphanumeric());
+        if !opens {
+            continue;
+        }
+        let close = (i..chars.len())
+            .find(|&j| chars[j] == c && chars.get(j + 1).is_none_or(|n| !n.is_alphanumeric()))
+            .unwrap_or(chars.len());
+        let inner: String = chars[i..close].iter().collect();
+        out.push_str(&cut(&inner, QUOTE_MAX));
+        if close < chars.len() {
+            out.push(c);
+        }
+        i = close + 1;
+    }
+    cut(&out, MESSAGE_MAX).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_quoted_input_is_cut() {
+        let long = "x".repeat(250_000);
+        let msg = format!("move: unknown move '{long}': expected A-G or a-g");
+        assert_eq!(
+            cut_quoted(&msg),
+            format!(
+                "move: unknown move '{}…': expected A-G or a-g",
+                "x".repeat(100)
+            )
+        );
+        // A quote inside the input does not end it; an apostrophe in a word opens nothing.
+        let tricky = format!(
+            "unknown field `{}'`{}`, the seat's token",
+            "a".repeat(150),
+            "b".repeat(10)
+        );
+        assert_eq!(
+            cut_quoted(&tricky),
+            format!("unknown field `{}…`, the seat's token", "a".repeat(100))
+        );
+        let short = "not your turn: S is to move; 'A' and `b` and \"c\" stay";
+        assert_eq!(cut_quoted(short), short);
+        // Many short quotes still end within the backstop.
+        let many = "'a' ".repeat(100_000);
+        assert_eq!(cut_quoted(&many).chars().count(), MESSAGE_MAX + 1);
+        assert_eq!(cut("héllo", 2), "hé…");
+        assert_eq!(cut("héllo", 5), "héllo");
+    }
 
     #[test]
     fn rfc3339_known_dates() {

@@ -9,7 +9,8 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::app::{App, Slot};
-use crate::error::ApiError;
+use crate::error::{read_object, ApiError, ShapeError};
+use pussa_rules::Side;
 
 /// Largest message the socket accepts at all (bigger: the connection is closed).
 pub const MAX_FRAME: usize = 64 * 1024;
@@ -39,6 +40,41 @@ impl Drop for SocketGuard {
         self.0
             .sockets
             .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+/// The seats a connection said hello for; they stop being present through it when it ends.
+struct Seated {
+    slot: Arc<Slot>,
+    seats: [bool; 2],
+}
+
+impl Seated {
+    fn claim(&mut self, sides: &[Side]) {
+        let new: Vec<Side> = sides
+            .iter()
+            .copied()
+            .filter(|s| !std::mem::replace(&mut self.seats[s.index()], true))
+            .collect();
+        if !new.is_empty() {
+            self.slot.arrive(&new);
+        }
+    }
+
+    fn release(&mut self) {
+        let held: Vec<Side> = Side::BOTH
+            .into_iter()
+            .filter(|s| std::mem::replace(&mut self.seats[s.index()], false))
+            .collect();
+        if !held.is_empty() {
+            self.slot.leave(&held);
+        }
+    }
+}
+
+impl Drop for Seated {
+    fn drop(&mut self) {
+        self.release();
     }
 }
 
@@ -74,8 +110,11 @@ fn error_msg(e: &ApiError, req: &Value) -> String {
         .to_string()
 }
 
-/// What a client may send.
+/// What a client may send. Read as HTTP bodies are ([`crate::error::read_object`]): an
+/// object, no field twice, no unknown field (a misspelt `expected_ply` must not turn the guard
+/// off).
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ClientMsg {
     #[serde(rename = "type")]
     kind: String,
@@ -96,6 +135,17 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
     if sink.send(Message::Text(hello.into())).await.is_err() {
         return;
     }
+    if sink
+        .send(Message::Text(slot.presence().to_string().into()))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let mut seated = Seated {
+        slot: Arc::clone(&slot),
+        seats: [false, false],
+    };
     let id = slot.state()["id"].as_str().unwrap_or_default().to_string();
     let mut bucket = Bucket::new();
     let mut rejected = 0u32;
@@ -122,15 +172,23 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
                 break;
             }
             update = updates.recv() => {
-                let text: Utf8Bytes = match update {
-                    Ok(text) => (&*text).into(),
+                let texts: Vec<Utf8Bytes> = match update {
+                    Ok(text) => vec![(&*text).into()],
                     Err(RecvError::Lagged(_)) => {
-                        // Too slow to keep up: send the current state instead of the backlog.
-                        json!({"type": "state", "state": *slot.state()}).to_string().into()
+                        // Too slow to keep up: send the current state and presence instead of
+                        // the backlog.
+                        vec![
+                            json!({"type": "state", "state": *slot.state()}).to_string().into(),
+                            slot.presence().to_string().into(),
+                        ]
                     }
                     Err(RecvError::Closed) => break,
                 };
-                if sink.send(Message::Text(text)).await.is_err() {
+                let mut sent = true;
+                for text in texts {
+                    sent = sent && sink.send(Message::Text(text)).await.is_ok();
+                }
+                if !sent {
                     break;
                 }
             }
@@ -160,7 +218,7 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
                             rejected += 1;
                             Some(error_msg(&ApiError::new(axum::http::StatusCode::PAYLOAD_TOO_LARGE, format!("message too large: at most {MAX_MESSAGE} bytes")), &req_of(t.as_str())))
                         } else {
-                            Some(handle(&app, &id, t.as_str()).await)
+                            Some(handle(&app, &id, t.as_str(), &mut seated).await)
                         }
                     }
                     Message::Binary(b) => {
@@ -185,6 +243,8 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
             }
         }
     }
+    // Gone as far as the others are concerned, whatever the closing handshake takes.
+    seated.release();
     // The closing handshake: read (and drop) what the peer still sends until its close frame,
     // so that the socket is not reset with unread data and the peer sees our close.
     let _ = tokio::time::timeout(Duration::from_secs(1), async {
@@ -230,25 +290,54 @@ fn truncate(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
+/// Reads a client's message, or says what is wrong with it: `malformed JSON: …` for text that
+/// is not JSON, `bad message: …` for JSON of the wrong shape.
+fn read_message(text: &str) -> Result<ClientMsg, String> {
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        return Err(format!("malformed JSON: {e}"));
+    }
+    read_object(text).map_err(|e| match e {
+        ShapeError::NotObject(found) => format!(
+            "bad message: expected a JSON object like {{\"type\": \"move\", ...}}, found {found}"
+        ),
+        ShapeError::Fields(e) => format!("bad message: {e}"),
+    })
+}
+
 /// One message from a client: the reply for the sender.
-async fn handle(app: &Arc<App>, id: &str, text: &str) -> String {
-    let msg: ClientMsg = match serde_json::from_str(text) {
+async fn handle(app: &Arc<App>, id: &str, text: &str, seated: &mut Seated) -> String {
+    let msg = match read_message(text) {
         Ok(m) => m,
-        Err(e) => {
-            // Well-formed JSON of the wrong shape is a bad message, not malformed JSON.
-            let what = if e.is_data() {
-                "bad message"
-            } else {
-                "malformed JSON"
-            };
-            return error_msg(
-                &ApiError::bad_request(format!("{what}: {e}")),
-                &req_of(text),
-            );
-        }
+        Err(message) => return error_msg(&ApiError::bad_request(message), &req_of(text)),
     };
     match msg.kind.as_str() {
         "ping" => json!({"type": "pong", "req": msg.req}).to_string(),
+        "hello" => {
+            let Some(token) = msg.token.as_deref() else {
+                return error_msg(
+                    &ApiError::bad_request(
+                        "a hello message needs \"token\": the seat's token (watchers send no hello)",
+                    ),
+                    &msg.req,
+                );
+            };
+            let seats = seated.slot.seats_of(token);
+            if seats.is_empty() {
+                return error_msg(
+                    &ApiError::forbidden(format!(
+                        "this token holds no seat in game {id}: watchers send no hello"
+                    )),
+                    &msg.req,
+                );
+            }
+            seated.claim(&seats);
+            let letters: Vec<String> = seats.iter().map(|s| s.letter().to_string()).collect();
+            let mut reply = json!({"type": "hello", "seats": letters, "req": msg.req});
+            if let [side] = seats[..] {
+                reply["seat"] = json!(side.letter().to_string());
+            }
+            reply.to_string()
+        }
         "move" => {
             let (Some(mv), Some(token)) = (msg.mv.as_deref(), msg.token.as_deref()) else {
                 return error_msg(
@@ -266,7 +355,7 @@ async fn handle(app: &Arc<App>, id: &str, text: &str) -> String {
         }
         other => error_msg(
             &ApiError::bad_request(format!(
-                "unknown message type '{other}': expected move or ping"
+                "unknown message type '{other}': expected hello, move or ping"
             )),
             &msg.req,
         ),

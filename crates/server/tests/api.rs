@@ -157,6 +157,27 @@ async fn online_seats_cannot_be_taken_or_played_by_strangers() {
     assert_eq!(watch.status, 200);
     assert!(!watch.body.contains(&south) && !watch.body.contains(&invite));
 
+    // Nobody moves before the friend has joined: the host gets no free move.
+    s.post(
+        &format!("/api/games/{id}/moves"),
+        &json!({"move": "A", "token": south}),
+    )
+    .await
+    .assert_error(
+        409,
+        "waiting for your friend to join: send them the invite link",
+    );
+    s.post(&format!("/api/games/{id}/undo"), &json!({"token": south}))
+        .await
+        .assert_error(409, "waiting for your friend to join");
+    // A stranger is still told it holds no seat.
+    s.post(
+        &format!("/api/games/{id}/moves"),
+        &json!({"move": "A", "token": "f".repeat(32)}),
+    )
+    .await
+    .assert_error(403, "no seat");
+
     s.post(
         &format!("/api/games/{id}/join"),
         &json!({"invite": "0".repeat(32)}),
@@ -1000,5 +1021,119 @@ async fn a_game_saved_with_a_level_now_off_the_ladder_keeps_it() {
         "the computer replied at its level: {r}"
     );
     assert_eq!(r["played"][1]["by"], "computer");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_database_is_refused_with_a_clear_message() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = common::temp_dir("readonly");
+    let db = dir.join("pussa.sqlite3");
+    drop(pussa_server::store::Store::open(&db).unwrap());
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let config = pussa_server::Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        db: db.clone(),
+    };
+    let err = match pussa_server::Server::bind(&config).await {
+        Ok(_) => panic!("a read-only database was opened"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert_eq!(
+        err,
+        format!(
+            "cannot open the database {}: the file is read-only (or not yours): no write permission (mode 0444)",
+            db.display()
+        )
+    );
+    // Writable again, it opens.
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let s = TestServer::start_in(dir).await;
+    assert_eq!(s.get("/api/meta").await.status, 200);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drawn_round_says_draw_as_the_state_does() {
+    use pussa_rules::{Game, GameState, Mode, Side};
+    // A drawn Walak-pussa game, found by random play from a fixed seed.
+    let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+    let moves = (0..20_000)
+        .find_map(|_| {
+            let mut g = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+            let mut moves = Vec::new();
+            while !g.is_over() {
+                let legal = g.legal_moves();
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let mv = legal.into_iter().nth((rng % legal.len() as u64) as usize)?;
+                g.play(mv).unwrap();
+                moves.push(mv);
+            }
+            (g.winner() == Some(None)).then_some(moves)
+        })
+        .expect("a drawn game within 20000 random ones");
+    let record = pussa_rules::record::Record::from_moves(
+        Game::WalakPussa,
+        Mode::Single,
+        Side::South,
+        &moves,
+    )
+    .unwrap()
+    .to_string();
+    let s = TestServer::start("drawn-round").await;
+    let c = s
+        .post("/api/games/import", &json!({"record": record}))
+        .await;
+    assert_eq!(c.status, 201, "{}", c.body);
+    let st = s
+        .get(&format!("/api/games/{}", c.json()["id"].as_str().unwrap()))
+        .await
+        .json();
+    assert_eq!(st["winner"], "draw");
+    assert_eq!(st["last_round"]["winner"], "draw", "{}", st["last_round"]);
+    assert_eq!(st["rounds"][0]["winner"], "draw");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_quote_at_most_a_hundred_characters_of_the_input() {
+    let s = TestServer::start("long-input").await;
+    let c = create(&s, json!({"game": "raja-pasu"})).await;
+    let id = c["id"].as_str().unwrap();
+    let long = "x".repeat(200_000);
+    let r = s
+        .post(
+            &format!("/api/games/{id}/moves"),
+            &json!({"move": long, "token": c["token"]}),
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    let msg = r.json()["error"].as_str().unwrap().to_string();
+    assert!(
+        msg.starts_with(&format!("move: unknown move '{}…'", "x".repeat(100))),
+        "{msg}"
+    );
+    assert!(r.body.len() < 400, "{} bytes: {}", r.body.len(), r.body);
+    // The same for a game name, an unknown field's name and a path.
+    let r = s.post("/api/games", &json!({"game": long})).await;
+    assert_eq!(r.status, 400);
+    assert!(r.body.len() < 400, "{} bytes", r.body.len());
+    assert!(
+        r.body.contains(&format!("{}…", "x".repeat(100))),
+        "{}",
+        r.body
+    );
+    let mut body = serde_json::Map::new();
+    body.insert("game".into(), json!("raja-pasu"));
+    body.insert(long.clone(), json!(1));
+    let r = s.post("/api/games", &Value::Object(body)).await;
+    assert_eq!(r.status, 400);
+    assert!(r.body.len() < 600, "{} bytes: {}", r.body.len(), r.body);
+    assert!(r.body.contains("unknown field"), "{}", r.body);
+    let r = s.get(&format!("/api/{}", "y".repeat(5000))).await;
+    assert_eq!(r.status, 404);
+    assert!(r.body.len() < 300, "{} bytes", r.body.len());
     s.stop().await;
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::wsc::{connect, next, next_of, next_or_close, send};
+use common::wsc::{connect, next, next_of, next_or_close, recv, send, Ws};
 use common::{assert_matches_rules, TestServer};
 use futures_util::SinkExt;
 use serde_json::{json, Value};
@@ -32,6 +32,21 @@ async fn players_and_watchers_see_every_move() {
         assert_eq!(hello["type"], "state");
         assert_eq!(hello["state"]["id"], id.as_str());
     }
+    // Alone, South may not start: the game waits for the friend.
+    send(
+        &mut ws_s,
+        &json!({"type": "move", "move": "A", "token": south, "req": 0}),
+    )
+    .await;
+    let e = next(&mut ws_s).await;
+    assert_eq!(
+        (e["status"].as_u64(), e["message"].as_str()),
+        (
+            Some(409),
+            Some("waiting for your friend to join: send them the invite link")
+        ),
+        "{e}"
+    );
     // The friend joins: everyone is told.
     let j = s
         .post(
@@ -325,5 +340,221 @@ async fn watchers_of_a_computer_game_see_the_move_and_the_reply_together() {
     assert_eq!(u["played"], r["played"]);
     assert_eq!(u["state"], r["state"]);
     assert_eq!(u["state"]["ply"], 2);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_are_read_as_strictly_as_http_bodies() {
+    let s = TestServer::start("ws-strict").await;
+    let (id, south, _north) = online_game(&s).await;
+    let mut ws = connect(s.addr, &id).await;
+    next(&mut ws).await;
+    // An array is not read as the fields in order.
+    send(&mut ws, &json!(["move", "C", south, null, "r2"])).await;
+    let e = next(&mut ws).await;
+    assert_eq!(e["status"], 400, "{e}");
+    assert_eq!(
+        e["message"],
+        "bad message: expected a JSON object like {\"type\": \"move\", ...}, found an array"
+    );
+    send(&mut ws, &json!([1, 2])).await;
+    let e = next(&mut ws).await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("expected a JSON object"),
+        "{e}"
+    );
+    // A misspelt field does not turn the guard off: the move is refused.
+    send(
+        &mut ws,
+        &json!({"type": "move", "move": "C", "token": south, "ExpectedPly": 3, "req": "r4"}),
+    )
+    .await;
+    let e = next(&mut ws).await;
+    assert_eq!(
+        (e["status"].as_u64(), e["req"].as_str()),
+        (Some(400), Some("r4")),
+        "{e}"
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("bad message: ExpectedPly: unknown field `ExpectedPly`"),
+        "{e}"
+    );
+    // A field given twice is refused too.
+    ws.send(Message::text(format!(
+        r#"{{"type":"move","move":"C","move":"D","token":"{south}","req":"r5"}}"#
+    )))
+    .await
+    .unwrap();
+    let e = next(&mut ws).await;
+    assert_eq!(e["status"], 400, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate field `move`"),
+        "{e}"
+    );
+    assert_eq!(s.get(&format!("/api/games/{id}")).await.json()["ply"], 0);
+    // A well-formed move still plays.
+    send(
+        &mut ws,
+        &json!({"type": "move", "move": "C", "token": south, "expected_ply": 0, "req": "r6"}),
+    )
+    .await;
+    assert_eq!(next_of(&mut ws, "ack").await["ply"], 1);
+    s.stop().await;
+}
+
+/// Connects to a game's socket and reads the `state`, then the `presence` that follows it.
+async fn connect_with_presence(s: &TestServer, id: &str) -> (Ws, Value) {
+    let mut ws = connect(s.addr, id).await;
+    assert_eq!(recv(&mut ws).await.unwrap()["type"], "state");
+    let p = recv(&mut ws).await.unwrap();
+    assert_eq!(p["type"], "presence", "{p}");
+    (ws, p["present"].clone())
+}
+
+/// Closes a connection and waits for the server's close frame (by then the server has let the
+/// connection's seats go).
+async fn close(mut ws: Ws) {
+    ws.close(None).await.unwrap();
+    while let Ok(Some(_)) = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        futures_util::StreamExt::next(&mut ws),
+    )
+    .await
+    .map(|m| m.and_then(Result::ok))
+    {}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn presence_says_which_players_are_connected() {
+    let s = TestServer::start("ws-presence").await;
+    let (id, south, north) = online_game(&s).await;
+    let nobody = json!({"S": false, "N": false});
+    let (mut ws_s, p) = connect_with_presence(&s, &id).await;
+    assert_eq!(p, nobody);
+    let (mut watcher, p) = connect_with_presence(&s, &id).await;
+    assert_eq!(p, nobody);
+
+    // South says hello: its seat, and everyone is told South is here.
+    send(
+        &mut ws_s,
+        &json!({"type": "hello", "token": south, "req": 1}),
+    )
+    .await;
+    assert_eq!(
+        recv(&mut ws_s).await.unwrap(),
+        json!({"type": "hello", "seat": "S", "seats": ["S"], "req": 1})
+    );
+    let south_only = json!({"S": true, "N": false});
+    for ws in [&mut ws_s, &mut watcher] {
+        assert_eq!(next_of(ws, "presence").await["present"], south_only);
+    }
+    // North connects (told South is here), then says hello.
+    let (mut ws_n, p) = connect_with_presence(&s, &id).await;
+    assert_eq!(p, south_only);
+    send(&mut ws_n, &json!({"type": "hello", "token": north})).await;
+    assert_eq!(next_of(&mut ws_n, "hello").await["seat"], "N");
+    let both = json!({"S": true, "N": true});
+    for ws in [&mut ws_s, &mut ws_n, &mut watcher] {
+        assert_eq!(next_of(ws, "presence").await["present"], both);
+    }
+
+    // A second tab for South changes nothing: no presence message before the pong.
+    let (mut tab, p) = connect_with_presence(&s, &id).await;
+    assert_eq!(p, both);
+    send(&mut tab, &json!({"type": "hello", "token": south})).await;
+    assert_eq!(next_of(&mut tab, "hello").await["seat"], "S");
+    close(tab).await;
+    send(&mut watcher, &json!({"type": "ping", "req": "p"})).await;
+    assert_eq!(recv(&mut watcher).await.unwrap()["type"], "pong");
+
+    // North's socket closes: the others are told North has gone.
+    close(ws_n).await;
+    for ws in [&mut ws_s, &mut watcher] {
+        assert_eq!(next_of(ws, "presence").await["present"], south_only);
+    }
+    // North comes back.
+    let (mut ws_n, p) = connect_with_presence(&s, &id).await;
+    assert_eq!(p, south_only);
+    send(&mut ws_n, &json!({"type": "hello", "token": north})).await;
+    for ws in [&mut ws_s, &mut ws_n, &mut watcher] {
+        assert_eq!(next_of(ws, "presence").await["present"], both);
+    }
+    // A dropped connection (no close handshake) counts as gone too.
+    drop(ws_s);
+    for ws in [&mut ws_n, &mut watcher] {
+        assert_eq!(
+            next_of(ws, "presence").await["present"],
+            json!({"S": false, "N": true})
+        );
+    }
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hello_needs_a_seat_token() {
+    let s = TestServer::start("ws-hello").await;
+    let (id, _south, _north) = online_game(&s).await;
+    let (mut ws, _) = connect_with_presence(&s, &id).await;
+    send(
+        &mut ws,
+        &json!({"type": "hello", "token": "f".repeat(32), "req": "x"}),
+    )
+    .await;
+    let e = recv(&mut ws).await.unwrap();
+    assert_eq!(
+        (e["type"].as_str(), e["status"].as_u64(), e["req"].as_str()),
+        (Some("error"), Some(403), Some("x")),
+        "{e}"
+    );
+    assert!(
+        e["message"].as_str().unwrap().contains("holds no seat"),
+        "{e}"
+    );
+    send(&mut ws, &json!({"type": "hello", "req": "y"})).await;
+    let e = recv(&mut ws).await.unwrap();
+    assert_eq!(e["status"], 400, "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("needs \"token\""),
+        "{e}"
+    );
+    // Nobody became present: the next message is the pong.
+    send(&mut ws, &json!({"type": "ping"})).await;
+    assert_eq!(recv(&mut ws).await.unwrap()["type"], "pong");
+
+    // A hot-seat token holds both seats; the computer is always there.
+    let c = s
+        .post("/api/games", &json!({"game": "raja-pasu"}))
+        .await
+        .json();
+    let hot = c["id"].as_str().unwrap();
+    let (mut ws, p) = connect_with_presence(&s, hot).await;
+    assert_eq!(p, json!({"S": false, "N": false}));
+    send(&mut ws, &json!({"type": "hello", "token": c["token"]})).await;
+    assert_eq!(
+        recv(&mut ws).await.unwrap(),
+        json!({"type": "hello", "seats": ["S", "N"], "req": null})
+    );
+    assert_eq!(
+        next_of(&mut ws, "presence").await["present"],
+        json!({"S": true, "N": true})
+    );
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": {"kind": "computer", "level": "beginner"}}),
+        )
+        .await
+        .json();
+    let (_ws, p) = connect_with_presence(&s, c["id"].as_str().unwrap()).await;
+    assert_eq!(p, json!({"S": false, "N": true}));
     s.stop().await;
 }

@@ -42,11 +42,21 @@ impl TestServer {
 
     /// Starts a server on the database in `dir` (kept across restarts).
     pub async fn start_in(dir: PathBuf) -> TestServer {
+        TestServer::start_with(dir, pussa_server::conn::Limits::default()).await
+    }
+
+    /// Starts a server with these limits on slow clients, with a database in a new temp dir.
+    pub async fn start_with_limits(tag: &str, limits: pussa_server::conn::Limits) -> TestServer {
+        TestServer::start_with(temp_dir(tag), limits).await
+    }
+
+    async fn start_with(dir: PathBuf, limits: pussa_server::conn::Limits) -> TestServer {
         let config = pussa_server::Config {
             addr: "127.0.0.1:0".parse().unwrap(),
             db: dir.join("pussa.sqlite3"),
         };
-        let server = pussa_server::Server::bind(&config).await.expect("bind");
+        let mut server = pussa_server::Server::bind(&config).await.expect("bind");
+        server.set_limits(limits);
         let addr = server.local_addr();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let handle = tokio::spawn(async move {

@@ -31,8 +31,19 @@ pub async fn next(ws: &mut Ws) -> Value {
     }
 }
 
-/// The next JSON text message, or the close code.
+/// The next JSON text message, or the close code; `presence` messages are skipped (they come
+/// after the first `state` and whenever a player comes or goes: see [`recv`] and [`next_of`]).
 pub async fn next_or_close(ws: &mut Ws) -> Result<Value, Option<u16>> {
+    loop {
+        let v = recv(ws).await?;
+        if v["type"] != "presence" {
+            return Ok(v);
+        }
+    }
+}
+
+/// The next JSON text message, presence included, or the close code; panics after 10 s.
+pub async fn recv(ws: &mut Ws) -> Result<Value, Option<u16>> {
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
             .await
@@ -48,10 +59,13 @@ pub async fn next_or_close(ws: &mut Ws) -> Result<Value, Option<u16>> {
     }
 }
 
-/// The next message of type `kind`, skipping others.
+/// The next message of type `kind` (`presence` too), skipping others.
 pub async fn next_of(ws: &mut Ws, kind: &str) -> Value {
     loop {
-        let v = next(ws).await;
+        let v = match recv(ws).await {
+            Ok(v) => v,
+            Err(code) => panic!("socket closed ({code:?}) while a {kind} was expected"),
+        };
         if v["type"] == kind {
             return v;
         }

@@ -1,0 +1,207 @@
+//! The accept loop: HTTP/1.1 connections with a time limit on the request head and body and a
+//! cap on the connections open at once, WebSocket upgrades, and a graceful shutdown.
+//!
+//! `axum::serve` sets no timer, so a client that sends half a request head (or less of a body
+//! than it announced) would hold its connection, and a file descriptor, for ever; enough of
+//! them and the server can no longer accept anyone.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes, HttpBody};
+use axum::extract::Request;
+use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::sync::Semaphore;
+
+/// How long clients may take, and how many may be connected at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// A connection whose request head (request line and headers, up to the blank line) is
+    /// not complete this long after the server starts waiting for it is closed. This covers a
+    /// keep-alive connection waiting for its next request, and one that never sends a byte.
+    pub header_read_timeout: Duration,
+    /// A request whose body has not fully arrived this long after its head is answered with an
+    /// error and its connection closed.
+    pub body_read_timeout: Duration,
+    /// HTTP connections served at once; while that many are open, new ones wait in the
+    /// listener's backlog. WebSocket connections stop counting once upgraded (a game takes at
+    /// most [`crate::ws::MAX_SOCKETS_PER_GAME`]).
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_read_timeout: Duration::from_secs(20),
+            body_read_timeout: Duration::from_secs(30),
+            max_connections: 4096,
+        }
+    }
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves; then stops accepting, tells every
+/// open connection to finish its request in flight and close (`closing` is set to true first,
+/// so that WebSocket connections close themselves), and waits for them.
+///
+/// # Errors
+/// Never at present: accept errors are logged and retried (after a pause when the process is
+/// out of file descriptors).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    limits: Limits,
+    closing: tokio::sync::watch::Sender<bool>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
+    let open = Arc::new(Semaphore::new(max));
+    let body_timeout = limits.body_read_timeout;
+    let router = router.layer(axum::middleware::map_request(
+        move |req: Request| async move {
+            req.map(|b| {
+                if b.is_end_stream() {
+                    b
+                } else {
+                    Body::new(TimedBody::new(b, body_timeout))
+                }
+            })
+        },
+    ));
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            p = Arc::clone(&open).acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let stream = tokio::select! {
+            r = listener.accept() => match r {
+                Ok((stream, _peer)) => stream,
+                Err(e) => {
+                    if !is_connection_error(&e) {
+                        // Out of file descriptors, typically: wait for some to be given back
+                        // rather than spin.
+                        tracing::error!("accept error: {e}");
+                        tokio::select! {
+                            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+                            () = &mut shutdown => break,
+                        }
+                    }
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let conn = builder
+            .serve_connection(
+                TokioIo::new(stream),
+                TowerToHyperService::new(router.clone()),
+            )
+            .with_upgrades();
+        let mut closing_rx = closing.subscribe();
+        tokio::spawn(async move {
+            let _permit = permit;
+            tokio::pin!(conn);
+            let closing = async move {
+                // An error: the sender is gone, so is the server.
+                let _ = closing_rx.wait_for(|c| *c).await;
+            };
+            let result = tokio::select! {
+                r = conn.as_mut() => r,
+                () = closing => {
+                    conn.as_mut().graceful_shutdown();
+                    conn.await
+                }
+            };
+            if let Err(e) = result {
+                // A client that went away or sent a broken or too slow request: its problem.
+                tracing::debug!("connection closed: {e}");
+            }
+        });
+    }
+    closing.send_replace(true);
+    // Every connection holds a permit until it ends.
+    let _all = open.acquire_many(max as u32).await;
+    Ok(())
+}
+
+/// Errors of one connection that `accept` reports and that say nothing about the listener.
+fn is_connection_error(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::ConnectionReset
+    )
+}
+
+/// A request body that fails once its time is up (counted from the request's head).
+struct TimedBody {
+    inner: Body,
+    limit: Duration,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl TimedBody {
+    fn new(inner: Body, limit: Duration) -> TimedBody {
+        TimedBody {
+            inner,
+            limit,
+            deadline: Box::pin(tokio::time::sleep(limit)),
+        }
+    }
+}
+
+/// The error of a request body that did not arrive in time (see [`Limits::body_read_timeout`]);
+/// a handler's body extractor turns it into a `408`.
+#[derive(Debug)]
+pub struct BodyTimeout(pub Duration);
+
+impl std::fmt::Display for BodyTimeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the request body did not arrive within {} s",
+            self.0.as_secs_f64()
+        )
+    }
+}
+
+impl std::error::Error for BodyTimeout {}
+
+impl HttpBody for TimedBody {
+    type Data = Bytes;
+    type Error = axum::BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::BoxError>>> {
+        if let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) {
+            return Poll::Ready(frame.map(|r| r.map_err(Into::into)));
+        }
+        if self.deadline.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Some(Err(Box::new(BodyTimeout(self.limit)))));
+        }
+        Poll::Pending
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
