@@ -985,3 +985,57 @@ fn egtb_probe_names_a_missing_layer_below_the_top() {
     assert!(ok && out.starts_with("value "), "{out}{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A layer missing in the middle of a directory is refused wherever the computer plays with
+/// the whole directory: `analyze --egtb`, the engine's `EGTBPath` and `+tables` players. They
+/// used to play on with the layers below the gap (values no longer exact), without a word.
+#[test]
+fn a_missing_middle_layer_is_refused_by_analyze_engine_and_tournament() {
+    let dir = small_tables("middle-gap", 5);
+    let d = dir.to_str().unwrap();
+    std::fs::remove_file(dir.join("raja-pasu/3.pegtb")).unwrap();
+    let want = format!(
+        "{d}/raja-pasu/3.pegtb is missing: the tables of raja-pasu under {d} go up to 5 seeds, but not 3"
+    );
+    let (ok, out, err) = pussa(&[
+        "analyze",
+        "--game",
+        "raja-pasu",
+        "--position",
+        "1,0,0,1,0,3,0/0,0,0,0,0,0,0 93 0 S 1 raja-pasu",
+        "--egtb",
+        d,
+        "--depth",
+        "2",
+    ]);
+    let e = one_line_error(ok, &err);
+    assert!(e.contains(&want), "{e}");
+    assert!(out.is_empty(), "{out}");
+
+    let mut engine = Engine::start();
+    let got = engine.ask(&format!("setoption name EGTBPath value {d}"));
+    assert!(
+        got.len() == 1
+            && got[0].starts_with("info string error: ")
+            && got[0].contains(&format!("{d}/raja-pasu/3.pegtb is missing")),
+        "{got:?}"
+    );
+    engine.quit();
+
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "level:club+tables",
+        "random",
+        "--game",
+        "raja-pasu",
+        "-n",
+        "2",
+        "--quiet",
+        "--egtb",
+        d,
+    ]);
+    let e = one_line_error(ok, &err);
+    assert!(e.contains(&want), "{e}");
+    assert!(out.is_empty(), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}

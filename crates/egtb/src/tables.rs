@@ -299,11 +299,13 @@ impl Tables {
     }
 
     /// Opens the tables of `game` under `dir` for seed counts `0..=max` (all present files from
-    /// 0 up if `max` is `None`). Every file is checked before it is used.
+    /// 0 up if `max` is `None`, which must run without a gap). Every file is checked before it
+    /// is used.
     ///
     /// # Errors
-    /// A missing layer up to `max` (named with the seed counts the directory has), or any
-    /// damaged or mismatched file, or a directory where a file should be.
+    /// A missing layer up to `max`, or (`max` is `None`) below the largest file, named with the
+    /// seed counts the directory has; any damaged or mismatched file, or a directory where a
+    /// file should be.
     ///
     /// # Examples
     /// ```
@@ -340,12 +342,14 @@ impl Tables {
     }
 
     /// Opens the tables of the closed pattern `pattern` of `game` and of its mirror under `dir`
-    /// for seed counts `0..=max` (all present from 0 up if `max` is `None`; a layer counts as
-    /// present when the files of both patterns are there). Every file is checked.
+    /// for seed counts `0..=max` (all present from 0 up if `max` is `None`, which must run
+    /// without a gap; a layer counts as present when the files of both patterns are there).
+    /// Every file is checked.
     ///
     /// # Errors
-    /// A missing layer up to `max` (named with the seed counts the directory has), or any
-    /// damaged or mismatched file, or a directory where a file should be.
+    /// A missing layer up to `max`, or (`max` is `None`) below the largest file, named with the
+    /// seed counts the directory has; any damaged or mismatched file, or a directory where a
+    /// file should be.
     pub fn open_pattern(
         dir: &Path,
         game: Game,
@@ -378,6 +382,11 @@ impl Tables {
                 mirror: second,
             });
             k += 1;
+        }
+        if max.is_none() {
+            // Layers run from 0 without a gap: a file of more seeds past the first missing
+            // layer is refused, never silently left out.
+            refuse_gap(dir, game, pattern, k)?;
         }
         if layers.is_empty() {
             return Err(FormatError::Invalid {
@@ -690,6 +699,35 @@ fn sample_ranks(n: u64, samples: u64) -> Vec<u64> {
     (0..samples)
         .map(|i| (u128::from(i) * u128::from(n) / u128::from(samples)) as u64)
         .collect()
+}
+
+/// `Err` (the file missing, as [`Tables::open_pattern_layer`] names it) if layer `k` of `game`
+/// and `pattern` (or of its mirror) is not under `dir` while a file of `k` seeds or more (up to
+/// [`MAX_SEEDS`]) is: the layers found from 0 up stop at `k`, and the ones above would be left
+/// out without a word.
+pub(crate) fn refuse_gap(
+    dir: &Path,
+    game: Game,
+    pattern: Pattern,
+    k: usize,
+) -> Result<(), FormatError> {
+    let ring = PairRing::new(game, pattern);
+    let patterns = if ring.has_two() {
+        vec![pattern, pattern.flipped()]
+    } else {
+        vec![pattern]
+    };
+    let beyond = patterns.iter().any(|&p| {
+        table_files(dir, game, p)
+            .iter()
+            .any(|&s| s >= k && s <= MAX_SEEDS)
+    });
+    if beyond {
+        for &p in &patterns {
+            Tables::open_pattern_layer(dir, game, p, k)?;
+        }
+    }
+    Ok(())
 }
 
 /// Why a table file of `game` and `pattern` with `seeds` seeds is missing, in terms of the

@@ -200,6 +200,74 @@ fn a_missing_layer_names_the_seed_counts_there() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A layer missing below the largest file is refused by every opener of a whole directory
+/// (`Tables::open` with no limit, the lazy oracle, the eager oracle, a closed pattern): it
+/// used to open the layers below the gap and leave the others out without a word.
+#[test]
+fn a_gap_below_the_largest_file_is_refused_by_every_opener() {
+    let dir = temp_dir("gap-open");
+    let game = Game::RajaPasu;
+    build(&dir, game, 4);
+    let three = table_path(&dir, game, 3);
+    std::fs::remove_file(&three).unwrap();
+    let want = format!(
+        "{} is missing: the tables of raja-pasu under {} go up to 4 seeds, but not 3 \
+         (`pussa egtb build` builds the missing layers again)",
+        three.display(),
+        dir.display()
+    );
+    assert_eq!(open_err(&dir, game, None), want);
+    let e = LazyTablesOracle::open(&dir, game, None)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(e, FormatError::Missing { .. }), "{e}");
+    assert_eq!(e.to_string(), want);
+    let e = pussa_egtb::oracle::oracle(game, &dir)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(e.to_string(), want);
+    // Asked for the layers below the gap only: those are all there.
+    assert_eq!(Tables::open(&dir, game, Some(2)).unwrap().max_seeds(), 2);
+    // The 0-seed file missing is a gap too, not "no tables".
+    std::fs::remove_file(table_path(&dir, game, 0)).unwrap();
+    let zero = table_path(&dir, game, 0).display().to_string();
+    let e = pussa_egtb::oracle::oracle(game, &dir)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with(&format!("{zero} is missing")), "{e}");
+    let e = LazyTablesOracle::open(&dir, game, None)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with(&format!("{zero} is missing")), "{e}");
+    assert!(open_err(&dir, game, None).starts_with(&format!("{zero} is missing")));
+    // A closed pattern whose mirror lacks a middle layer.
+    let p = pussa_egtb::Pattern::new(1, 0);
+    pussa_egtb::build_pattern_dir(
+        &dir,
+        game,
+        p,
+        4,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .unwrap();
+    let mirror = pussa_egtb::format::pattern_path(&dir, game, p.flipped(), 2);
+    std::fs::remove_file(&mirror).unwrap();
+    let e = Tables::open_pattern(&dir, game, p, None)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(&format!("{} is missing", mirror.display())),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A directory named like a table file: opening (eager and lazy) and building (with and
 /// without `--rebuild`) name it, and no temporary file is left behind.
 #[test]
