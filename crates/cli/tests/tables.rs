@@ -974,11 +974,22 @@ fn egtb_probe_names_a_missing_layer_below_the_top() {
     std::fs::remove_file(dir.join("raja-pasu/3.pegtb")).unwrap();
     let (ok, _, err) = probe_raja(d, "0,1,0,2,0,0,0/1,0,0,0,1,0,0 93 0 S 1 raja-pasu");
     let e = one_line_error(ok, &err);
-    assert!(
-        e.contains(&format!(
-            "{d}/raja-pasu/3.pegtb is missing: the tables of raja-pasu under {d} go up to 6 seeds, but not 3"
-        )),
-        "{e}"
+    // The tables go past the position's 5 seeds: no advice to build them to 5.
+    assert_eq!(
+        e,
+        format!(
+            "error: {d}/raja-pasu/3.pegtb is missing: the tables of raja-pasu under {d} go up to 6 seeds, but not 3 (`pussa egtb build` builds the missing layers again)"
+        )
+    );
+    // A position with closed holes: the advice names the closed-hole tables and the command
+    // that builds them, not the open board's.
+    let (ok, _, err) = probe_raja(d, "x,x,x,1,0,0,2/0,1,0,0,0,0,1 45 48 S 2 raja-pasu");
+    let e = one_line_error(ok, &err);
+    assert_eq!(
+        e,
+        format!(
+            "error: 5 seeds on the board with closed holes (3, 0) (their tables are built by `pussa egtb build --game raja-pasu --closed 3-0 --max-seeds 5 --dir {d}`; --closed-dir DIR says where they are): {d}/raja-pasu/c3-0/0.pegtb is missing: there are no tables of raja-pasu with closed holes (3, 0) under {d} (build them with `pussa egtb build --closed 3-0`)"
+        )
     );
     // A position below the gap is still probed.
     let (ok, out, err) = probe_raja(d, "0,1,0,0,0,0,0/0,0,0,0,0,0,1 96 0 S 1 raja-pasu");

@@ -738,16 +738,23 @@ fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> Str
     } else {
         format!("tables of {game} with closed holes {pattern}")
     };
+    // The command that builds them: closed patterns (with their mirrors) are built with
+    // `--closed a-b`.
+    let build = if pattern.is_open() {
+        "pussa egtb build".to_string()
+    } else {
+        format!("pussa egtb build --closed {}", &pattern.dir_name()[1..])
+    };
     let found = table_files(dir, game, pattern);
     let Some(&top) = found.last() else {
         if !dir.is_dir() {
             return format!(
-                "there is no directory {} (a directory of tables, built with `pussa egtb build`)",
+                "there is no directory {} (a directory of tables, built with `{build}`)",
                 dir.display()
             );
         }
         return format!(
-            "there are no {what} under {} (build them with `pussa egtb build`)",
+            "there are no {what} under {} (build them with `{build}`)",
             dir.display()
         );
     };
@@ -764,7 +771,7 @@ fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> Str
             .map(|k| k.to_string())
             .collect();
         format!(
-            "{upto}, but not {} (`pussa egtb build` builds the missing layers again)",
+            "{upto}, but not {} (`{build}` builds the missing layers again)",
             gaps.join(", ")
         )
     }
