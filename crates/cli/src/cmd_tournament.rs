@@ -190,10 +190,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         balanced_openings: args.balanced_openings,
         exact_openings,
     };
-    // Check the output files can be created before playing for minutes.
-    for path in [&args.pgn, &args.results, &args.plot].into_iter().flatten() {
-        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    }
+    // The results and records are rewritten after every game (a whole file each time, swapped
+    // in by a rename), so a long run that is stopped still leaves every finished game behind.
+    let outputs = Outputs {
+        pgn: args.pgn.as_deref(),
+        results: args.results.as_deref(),
+        plot: args.plot.as_deref(),
+    };
+    // Before playing for minutes: the files can be written, and each is a valid file of no
+    // games yet (the JSON says `"finished": false`), swapped in whole like every later one,
+    // so a run stopped before its first game ends leaves no empty or half file behind.
+    outputs.write(&config, &Report::before_games(&config), false)?;
     let bar = if args.quiet {
         indicatif::ProgressBar::hidden()
     } else {
@@ -206,13 +213,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .progress_chars("=> "),
         );
         b
-    };
-    // The results and records are rewritten after every game (a whole file each time, swapped
-    // in by a rename), so a long run that is stopped still leaves every finished game behind.
-    let outputs = Outputs {
-        pgn: args.pgn.as_deref(),
-        results: args.results.as_deref(),
-        plot: args.plot.as_deref(),
     };
     let warned = std::sync::atomic::AtomicBool::new(false);
     let report = tournament::run(&config, &|_, so_far| {

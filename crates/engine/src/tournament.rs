@@ -1892,6 +1892,13 @@ pub fn run(
 }
 
 impl Report {
+    /// The report of `config`'s tournament before any game has finished: no games, no
+    /// results (what its output files say until the first game ends).
+    #[must_use]
+    pub fn before_games(config: &Config) -> Report {
+        Report::new(config, Vec::new(), Wdl::default(), None)
+    }
+
     /// The report of `games` (any order; sorted here) with their totals and the SPRT's
     /// verdict when a bound was crossed (the bound, the ratio, the games counted).
     fn new(
