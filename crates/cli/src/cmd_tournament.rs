@@ -214,6 +214,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         b
     };
+    stop_on_signals();
     let warned = std::sync::atomic::AtomicBool::new(false);
     let report = tournament::run(&config, &|_, so_far| {
         bar.inc(1);
@@ -242,6 +243,76 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Held while the output files are written, and taken for good by a stopping signal, so
+/// that the run stops between two writes and writes nothing after it killed the engines (their
+/// games would be recorded as forfeits).
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// On SIGINT (Ctrl-C), SIGTERM or SIGHUP: waits for a write of the output files in progress to
+/// finish, kills every external engine's process group (a Ctrl-C reaches only the terminal's
+/// foreground group, not the engines' own groups, and nothing reaches them after a `kill`),
+/// says so on stderr and exits with 128 + the signal's number.
+fn stop_on_signals() {
+    #[cfg(unix)]
+    {
+        use std::io::Write as _;
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+        else {
+            return;
+        };
+        // Registered before the thread starts, so a signal sent at once is not missed.
+        let signals = runtime.block_on(async {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok::<_, std::io::Error>((
+                signal(SignalKind::interrupt())?,
+                signal(SignalKind::terminate())?,
+                signal(SignalKind::hangup())?,
+            ))
+        });
+        let Ok((mut int, mut term, mut hup)) = signals else {
+            return;
+        };
+        let _ = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                let (name, number) = runtime.block_on(async {
+                    tokio::select! {
+                        _ = int.recv() => ("SIGINT", 2),
+                        _ = term.recv() => ("SIGTERM", 15),
+                        _ = hup.recv() => ("SIGHUP", 1),
+                    }
+                });
+                // A write stuck on a pipe nobody reads must not keep the engines alive.
+                let deadline = std::time::Instant::now() + Duration::from_secs(2);
+                let _writing = loop {
+                    match WRITING.try_lock() {
+                        Ok(g) => break Some(g),
+                        Err(std::sync::TryLockError::Poisoned(p)) => break Some(p.into_inner()),
+                        Err(std::sync::TryLockError::WouldBlock)
+                            if std::time::Instant::now() < deadline =>
+                        {
+                            std::thread::sleep(Duration::from_millis(5));
+                        }
+                        Err(std::sync::TryLockError::WouldBlock) => break None,
+                    }
+                };
+                let killed = tournament::stop_all_engines();
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "error: tournament stopped by {name}{}",
+                    match killed {
+                        0 => String::new(),
+                        1 => " (1 external engine killed)".to_string(),
+                        n => format!(" ({n} external engines killed)"),
+                    }
+                );
+                std::process::exit(128 + number);
+            });
+    }
+}
+
 /// Where `--pgn`, `--results` and `--plot` go.
 struct Outputs<'a> {
     pgn: Option<&'a std::path::Path>,
@@ -253,6 +324,9 @@ impl Outputs<'_> {
     /// Writes the records, the results and the plot of `report`; `finished` is false while games are
     /// still being played (the JSON says so in `finished`).
     fn write(&self, config: &Config, report: &Report, finished: bool) -> anyhow::Result<()> {
+        let _writing = WRITING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(path) = self.pgn {
             replace_file(path, &records(config, report)?)?;
         }
