@@ -526,6 +526,51 @@ fn malformed_positions_are_refused_with_what_is_wrong() {
     assert!(err.contains("--position"), "{err}");
 }
 
+/// An unknown game inside `--position` is told once by every command that reads a position
+/// (the game's error used to be printed again as the position error's cause).
+#[test]
+fn an_unknown_game_in_a_position_is_told_once() {
+    let pos = "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 chess";
+    let want = "error: --position: position: unknown game 'chess': expected one of walak-pussa, \
+                raja-pasu, pasu-pondi, pasu-pondi-6\n";
+    let dir = std::env::temp_dir().to_string_lossy().into_owned();
+    let runs: [&[&str]; 5] = [
+        &["replay", "--game", "walak-pussa", "--position", pos],
+        &[
+            "perft",
+            "--game",
+            "walak-pussa",
+            "--depth",
+            "1",
+            "--position",
+            pos,
+        ],
+        &[
+            "explain",
+            "--game",
+            "walak-pussa",
+            "--move",
+            "A",
+            "--position",
+            pos,
+        ],
+        &["analyze", "--game", "walak-pussa", "--position", pos],
+        &[
+            "egtb",
+            "probe",
+            "--game",
+            "walak-pussa",
+            "--dir",
+            &dir,
+            "--position",
+            pos,
+        ],
+    ];
+    for args in runs {
+        assert_eq!(fails(args), want, "{args:?}");
+    }
+}
+
 #[test]
 fn unknown_games_and_bad_flags_are_usage_errors() {
     for args in [
