@@ -230,7 +230,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ));
         if let Err(e) = outputs.write(&config, so_far, false) {
             if !warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                bar.suspend(|| eprintln!("warning: {e:#} (tried again at the end)"));
+                bar.suspend(|| errln!("warning: {e:#} (tried again at the end)"));
             }
         }
     })
@@ -255,7 +255,6 @@ static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 fn stop_on_signals() {
     #[cfg(unix)]
     {
-        use std::io::Write as _;
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .build()
@@ -299,8 +298,7 @@ fn stop_on_signals() {
                     }
                 };
                 let killed = tournament::stop_all_engines();
-                let _ = writeln!(
-                    std::io::stderr(),
+                errln!(
                     "error: tournament stopped by {name}{}",
                     match killed {
                         0 => String::new(),

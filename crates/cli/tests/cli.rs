@@ -1151,3 +1151,38 @@ fn perft_counts_the_empty_sequence_at_depth_0_and_analyze_takes_egtb_none() {
     );
     assert_eq!(a["moves"], b["moves"]);
 }
+
+/// With stderr a pipe whose reader is gone, a failing command still exits 1 (the error line is
+/// lost), never 101 (the panic of a failed `eprintln!`). The record is read from a FIFO, so the
+/// command fails only after the test has closed its end of the stderr pipe.
+#[cfg(unix)]
+#[test]
+fn an_error_with_stderr_closed_exits_1_not_with_a_panic() {
+    use std::io::Write as _;
+    let dir = std::env::temp_dir().join(format!("pussa-cli-stderr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("record.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .arg("replay")
+        .arg("--record")
+        .arg(&fifo)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader of the child's stderr goes before the child has anything to say.
+    drop(child.stderr.take());
+    // Opening the FIFO waits for the child to open it; then it reads a record that is not one.
+    let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    w.write_all(b"[Game \"chess\"]\nZ\n").unwrap();
+    drop(w);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{status:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
