@@ -224,6 +224,7 @@ fn build(
     budget: u64,
     quiet: bool,
 ) -> anyhow::Result<()> {
+    refuse_unbuildable(game, pussa_egtb::Pattern::OPEN, max)?;
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
@@ -315,6 +316,23 @@ fn build(
         t0.elapsed().as_secs_f64(),
         mib(pussa_egtb::peak_memory().unwrap_or(0))
     )?;
+    Ok(())
+}
+
+/// Refuses `--max-seeds max` before any work if the builder cannot build that layer of
+/// `pattern` ([`pussa_egtb::max_build_seeds`]; it would stop there after hours).
+pub fn refuse_unbuildable(
+    game: Game,
+    pattern: pussa_egtb::Pattern,
+    max: usize,
+) -> anyhow::Result<()> {
+    let limit = pussa_egtb::max_build_seeds(game, pattern);
+    if max > limit {
+        bail!(
+            "--max-seeds {max}: {}",
+            pussa_egtb::too_many_seeds(game, pattern, max, limit)
+        );
+    }
     Ok(())
 }
 

@@ -1050,3 +1050,46 @@ fn a_missing_middle_layer_is_refused_by_analyze_engine_and_tournament() {
     assert!(out.is_empty(), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `egtb build --max-seeds` past the layers the builder can build is refused at once with the
+/// limit (24 seeds for the open board, more with closed holes), not after hours with a panic.
+#[test]
+fn egtb_build_refuses_layers_past_32_bit_ranks_at_once() {
+    let dir = empty_dir("too-many");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "25",
+        "--dir",
+        d,
+        "--quiet",
+    ]);
+    assert_eq!(
+        one_line_error(ok, &err),
+        "error: --max-seeds 25: 25 seeds cannot be built: the tables of raja-pasu go up to 24 seeds at most (a layer's boards are counted in 32 bits)"
+    );
+    // The whole list is checked before any pattern is built.
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "26",
+        "--closed",
+        "6-0,1-0",
+        "--dir",
+        d,
+        "--quiet",
+    ]);
+    assert_eq!(
+        one_line_error(ok, &err),
+        "error: --max-seeds 26: 26 seeds cannot be built: the tables of raja-pasu with closed holes (1, 0) go up to 25 seeds at most (a layer's boards are counted in 32 bits)"
+    );
+    assert!(!dir.exists(), "something was written");
+}

@@ -701,6 +701,20 @@ fn sample_ranks(n: u64, samples: u64) -> Vec<u64> {
         .collect()
 }
 
+/// Why tables of `max` seeds cannot be built when `limit` is [`crate::max_build_seeds`].
+#[must_use]
+pub fn too_many_seeds(game: Game, pattern: Pattern, max: usize, limit: usize) -> String {
+    let what = if pattern.is_open() {
+        format!("the tables of {game}")
+    } else {
+        format!("the tables of {game} with closed holes {pattern}")
+    };
+    format!(
+        "{max} seeds cannot be built: {what} go up to {limit} seeds at most (a layer's boards \
+         are counted in 32 bits)"
+    )
+}
+
 /// `Err` (the file missing, as [`Tables::open_pattern_layer`] names it) if layer `k` of `game`
 /// and `pattern` (or of its mirror) is not under `dir` while a file of `k` seeds or more (up to
 /// [`MAX_SEEDS`]) is: the layers found from 0 up stop at `k`, and the ones above would be left
@@ -852,7 +866,9 @@ pub enum LayerEvent {
 /// already there unless `rebuild`, and returns them (memory-mapped).
 ///
 /// # Errors
-/// A damaged or mismatched existing file (unless `rebuild`), or a file that cannot be written.
+/// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
+/// work), a damaged or mismatched existing file (unless `rebuild`), or a file that cannot be
+/// written.
 pub fn build_dir(
     dir: &Path,
     game: Game,
@@ -879,7 +895,9 @@ pub fn build_dir(
 /// files already there unless `rebuild`, and returns them. The open pattern is [`build_dir`].
 ///
 /// # Errors
-/// A damaged or mismatched existing file (unless `rebuild`), or a file that cannot be written.
+/// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
+/// work), a damaged or mismatched existing file (unless `rebuild`), or a file that cannot be
+/// written.
 #[allow(clippy::too_many_arguments)]
 pub fn build_pattern_dir(
     dir: &Path,
@@ -893,6 +911,14 @@ pub fn build_pattern_dir(
 ) -> Result<Tables, FormatError> {
     let ring = PairRing::new(game, pattern);
     let mirror = pattern.flipped();
+    // Before any work: a layer the builder cannot build is refused now, not after hours.
+    let limit = crate::max_build_seeds(game, pattern);
+    if max_seeds > limit {
+        return Err(FormatError::Invalid {
+            path: pattern_path(dir, game, pattern, limit + 1),
+            reason: too_many_seeds(game, pattern, max_seeds, limit),
+        });
+    }
     let mut layers: Vec<Layer> = Vec::new();
     let refuse = |e| match e {
         FormatError::Invalid { path, reason } => FormatError::Invalid {

@@ -374,3 +374,66 @@ fn verify_layer_recomputes_exactly_the_samples_asked() {
         assert_eq!(r.mismatches, 0);
     }
 }
+
+/// A build past the layers the builder can build (32-bit ranks) is refused before any work,
+/// not stopped by a panic at that layer after hours: the open board goes to 24 seeds, a
+/// pattern with closed holes further.
+#[test]
+fn a_build_past_the_32_bit_layers_is_refused_before_any_work() {
+    let dir = temp_dir("too-many");
+    let game = Game::RajaPasu;
+    assert_eq!(
+        pussa_egtb::max_build_seeds(game, pussa_egtb::Pattern::OPEN),
+        24
+    );
+    for k in 0..=24 {
+        assert!(index::layer_size(k) <= u64::from(u32::MAX));
+    }
+    assert!(index::layer_size(25) > u64::from(u32::MAX));
+    let e = build_dir(
+        &dir,
+        game,
+        25,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: 25 seeds cannot be built: the tables of raja-pasu go up to 24 seeds at most \
+             (a layer's boards are counted in 32 bits)",
+            table_path(&dir, game, 25).display()
+        )
+    );
+    let p = pussa_egtb::Pattern::new(6, 0);
+    let limit = pussa_egtb::max_build_seeds(game, p);
+    assert_eq!(limit, index::MAX_SEEDS);
+    let p = pussa_egtb::Pattern::new(1, 0);
+    let limit = pussa_egtb::max_build_seeds(game, p);
+    assert!(pussa_egtb::pair_layer_size(game, p, limit) <= u64::from(u32::MAX));
+    assert!(pussa_egtb::pair_layer_size(game, p, limit + 1) > u64::from(u32::MAX));
+    let e = pussa_egtb::build_pattern_dir(
+        &dir,
+        game,
+        p,
+        limit + 1,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("with closed holes (1, 0) go up to 25 seeds at most"),
+        "{e}"
+    );
+    // Nothing was written.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(&dir).ok();
+}
