@@ -1093,3 +1093,50 @@ fn egtb_build_refuses_layers_past_32_bit_ranks_at_once() {
     );
     assert!(!dir.exists(), "something was written");
 }
+
+/// `egtb build` into a directory whose game another build is writing is refused at once with
+/// one line naming it (two builds used to race, and one failed with "0.pegtb: No such file or
+/// directory").
+#[cfg(unix)]
+#[test]
+fn egtb_build_refuses_a_directory_another_build_is_writing() {
+    let dir = empty_dir("two-builds");
+    let d = dir.to_str().unwrap();
+    let lock = pussa_egtb::BuildLock::take(&dir, Game::RajaPasu).unwrap();
+    for closed in [None, Some("2-0")] {
+        let mut args = vec![
+            "egtb",
+            "build",
+            "--game",
+            "raja-pasu",
+            "--max-seeds",
+            "3",
+            "--dir",
+            d,
+            "--quiet",
+        ];
+        args.extend(closed.iter().flat_map(|c| ["--closed", c]));
+        let (ok, _, err) = pussa(&args);
+        assert_eq!(
+            one_line_error(ok, &err),
+            format!(
+                "error: another build is writing {d}/raja-pasu (wait for it to finish, or stop it)"
+            ),
+            "{closed:?}"
+        );
+    }
+    drop(lock);
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "3",
+        "--dir",
+        d,
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

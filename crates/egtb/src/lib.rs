@@ -43,8 +43,8 @@ pub use format::FormatError;
 pub use moves::Pattern;
 pub use oracle::{LazyTablesOracle, TablesDir, TablesOracle};
 pub use tables::{
-    build_dir, build_pattern_dir, too_many_seeds, DirCheck, LayerCheck, LayerEvent, MoveValue,
-    Tables, VerifyReport,
+    build_dir, build_pattern_dir, too_many_seeds, BuildLock, DirCheck, LayerCheck, LayerEvent,
+    MoveValue, Tables, VerifyReport,
 };
 pub use value::Entry;
 

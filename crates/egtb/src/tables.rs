@@ -701,6 +701,61 @@ fn sample_ranks(n: u64, samples: u64) -> Vec<u64> {
         .collect()
 }
 
+/// An exclusive lock on the directory of a game's tables (`<dir>/<game>`, every pattern's
+/// tables under it) for a build, held until dropped: the file `.build.lock` there, locked by
+/// the operating system (released when the process ends, however it ends; on Unix, elsewhere
+/// there is no lock). The file stays.
+#[derive(Debug)]
+pub struct BuildLock {
+    _file: std::fs::File,
+}
+
+impl BuildLock {
+    /// Takes the lock of `game`'s tables under `dir` (creating the directories).
+    ///
+    /// # Errors
+    /// [`FormatError::Busy`] if another build holds it, [`FormatError::WrongKind`] for a file
+    /// where the directory should be, [`FormatError::Io`] if the lock file cannot be made.
+    pub fn take(dir: &Path, game: Game) -> Result<BuildLock, FormatError> {
+        let folder = dir.join(game.name());
+        if let Some(file) = folder.ancestors().find(|a| a.is_file()) {
+            return Err(FormatError::WrongKind {
+                path: file.to_path_buf(),
+                what: "a file, not a directory: the tables cannot be written under it".into(),
+            });
+        }
+        let io = |path: &Path, error| FormatError::Io {
+            path: path.to_path_buf(),
+            error,
+        };
+        std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e))?;
+        let path = folder.join(".build.lock");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| io(&path, e))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::io::AsRawFd as _;
+            // SAFETY: `flock` only reads the descriptor, which `file` keeps open for the call.
+            let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if r != 0 {
+                let e = std::io::Error::last_os_error();
+                return Err(if e.kind() == std::io::ErrorKind::WouldBlock {
+                    FormatError::Busy { path: folder }
+                } else {
+                    io(&path, e)
+                });
+            }
+        }
+        // The lock lasts as long as the file is open (closing it releases the lock).
+        Ok(BuildLock { _file: file })
+    }
+}
+
 /// Why tables of `max` seeds cannot be built when `limit` is [`crate::max_build_seeds`].
 #[must_use]
 pub fn too_many_seeds(game: Game, pattern: Pattern, max: usize, limit: usize) -> String {
@@ -919,6 +974,8 @@ pub fn build_pattern_dir(
             reason: too_many_seeds(game, pattern, max_seeds, limit),
         });
     }
+    // One build at a time writes a game's tables: two would write the same temporary files.
+    let _lock = BuildLock::take(dir, game)?;
     let mut layers: Vec<Layer> = Vec::new();
     let refuse = |e| match e {
         FormatError::Invalid { path, reason } => FormatError::Invalid {

@@ -437,3 +437,52 @@ fn a_build_past_the_32_bit_layers_is_refused_before_any_work() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Two builds of a game's tables into one directory: the second is refused at once, naming
+/// the directory (they used to race on the same temporary files, and one failed with "0.pegtb:
+/// No such file or directory"); once the first is done, a build goes ahead.
+#[cfg(unix)]
+#[test]
+fn a_second_build_into_the_same_directory_is_refused() {
+    let dir = temp_dir("two-builds");
+    let game = Game::RajaPasu;
+    let lock = pussa_egtb::BuildLock::take(&dir, game).unwrap();
+    let build = |p: pussa_egtb::Pattern| {
+        pussa_egtb::build_pattern_dir(
+            &dir,
+            game,
+            p,
+            2,
+            BuildOptions::default(),
+            false,
+            &|_| {},
+            &mut |_| {},
+        )
+        .map(|_| ())
+    };
+    let want = format!(
+        "another build is writing {} (wait for it to finish, or stop it)",
+        dir.join("raja-pasu").display()
+    );
+    for p in [pussa_egtb::Pattern::OPEN, pussa_egtb::Pattern::new(1, 0)] {
+        let e = build(p).unwrap_err();
+        assert!(matches!(e, FormatError::Busy { .. }), "{e}");
+        assert_eq!(e.to_string(), want);
+    }
+    assert!(pussa_egtb::format::table_files(&dir, game, pussa_egtb::Pattern::OPEN).is_empty());
+    // Another game's tables are not locked.
+    build_dir(
+        &dir,
+        Game::WalakPussa,
+        2,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .unwrap();
+    drop(lock);
+    build(pussa_egtb::Pattern::OPEN).unwrap();
+    assert_eq!(Tables::open(&dir, game, None).unwrap().max_seeds(), 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
