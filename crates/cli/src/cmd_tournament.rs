@@ -197,9 +197,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         results: args.results.as_deref(),
         plot: args.plot.as_deref(),
     };
-    // Before playing for minutes: the files can be written, and each is a valid file of no
-    // games yet (the JSON says `"finished": false`), swapped in whole like every later one,
-    // so a run stopped before its first game ends leaves no empty or half file behind.
+    // Before playing for minutes: every file can be written (none is touched if one cannot),
+    // then each is a valid file of no games yet (the JSON says `"finished": false`), swapped
+    // in whole like every later one, so a run stopped before its first game ends leaves no
+    // empty or half file behind.
+    for path in [&args.pgn, &args.results, &args.plot].into_iter().flatten() {
+        check_writable(path)?;
+    }
     outputs.write(&config, &Report::before_games(&config), false)?;
     let bar = if args.quiet {
         indicatif::ProgressBar::hidden()
@@ -346,15 +350,43 @@ impl Outputs<'_> {
     }
 }
 
+/// Checks, without changing it, that [`replace_file`] can write `path`: its temporary file can
+/// be made beside it (and is removed), or else the path itself opens for writing.
+fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {
+    let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
+    if regular {
+        let part = part_path(path);
+        if std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&part)
+            .is_ok()
+        {
+            let _ = std::fs::remove_file(&part);
+            return Ok(());
+        }
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map(drop)
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `NAME.part` beside `path`: where [`replace_file`] writes before the rename.
+fn part_path(path: &std::path::Path) -> std::path::PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".part");
+    path.with_file_name(name)
+}
+
 /// Writes `text` to `path`: a regular file is replaced whole (written beside it as
 /// `NAME.part`, then renamed over it, so a reader never sees half a file); anything else (a
 /// pipe, `/dev/stdout`), or a file whose directory takes no new files, is written to directly.
 fn replace_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
     let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
     if regular {
-        let mut name = path.file_name().unwrap_or_default().to_os_string();
-        name.push(".part");
-        let part = path.with_file_name(name);
+        let part = part_path(path);
         if std::fs::write(&part, text).is_ok() {
             return std::fs::rename(&part, path)
                 .with_context(|| format!("cannot write {}", path.display()));
