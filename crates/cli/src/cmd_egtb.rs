@@ -224,6 +224,7 @@ fn build(
     budget: u64,
     quiet: bool,
 ) -> anyhow::Result<()> {
+    refuse_unbuildable(game, pussa_egtb::Pattern::OPEN, max)?;
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
@@ -318,6 +319,23 @@ fn build(
     Ok(())
 }
 
+/// Refuses `--max-seeds max` before any work if the builder cannot build that layer of
+/// `pattern` ([`pussa_egtb::max_build_seeds`]; it would stop there after hours).
+pub fn refuse_unbuildable(
+    game: Game,
+    pattern: pussa_egtb::Pattern,
+    max: usize,
+) -> anyhow::Result<()> {
+    let limit = pussa_egtb::max_build_seeds(game, pattern);
+    if max > limit {
+        bail!(
+            "--max-seeds {max}: {}",
+            pussa_egtb::too_many_seeds(game, pattern, max, limit)
+        );
+    }
+    Ok(())
+}
+
 fn parse_position(game: Game, position: &str) -> anyhow::Result<pussa_rules::GameState> {
     let setup: Setup = position.parse().context("--position")?;
     setup.expect_game(game).context("--position")?;
@@ -336,26 +354,64 @@ fn probe(
         bail!("the round is over in this position: there is nothing to probe");
     }
     let k = pos.seeds_on_board() as usize;
+    let pattern = if pos.closed_mask() == 0 {
+        pussa_egtb::Pattern::OPEN
+    } else {
+        pussa_egtb::Pattern::of_position(&pos)
+            .context("the position's closed holes are not a closing of the game")?
+    };
+    let dir = if pattern.is_open() {
+        dir
+    } else {
+        closed_dir.unwrap_or(dir)
+    };
     // The position needs the layers 0..=k (seeds only leave the board); a missing one is
-    // named with the seed counts the directory does have.
+    // named with the seed counts the directory does have, and the advice says what to build.
     let needed = |e: pussa_egtb::FormatError| {
         let missing = matches!(e, pussa_egtb::FormatError::Missing { .. });
         let e = anyhow::Error::new(e);
-        if missing {
+        if !missing {
+            return e;
+        }
+        let seeds = plural(k as u64, "seed", "seeds");
+        // Where the files stop (the pattern's or its mirror's, the lower).
+        let top = [pattern, pattern.flipped()]
+            .into_iter()
+            .map(|p| {
+                pussa_egtb::format::table_files(dir, game, p)
+                    .last()
+                    .copied()
+            })
+            .min()
+            .flatten();
+        // A gap below the top is named by the error itself ("but not 3", and the command that
+        // builds it again); the advice is for tables that stop below the position or are not
+        // there at all.
+        if top.is_some_and(|t| t >= k) {
+            return e;
+        }
+        if pattern.is_open() {
             e.context(format!(
-                "{} on the board (build the tables to {k}, or use `pussa egtb solve --position`)",
-                plural(k as u64, "seed", "seeds")
+                "{seeds} on the board (build the tables to {k}, or use `pussa egtb solve --position`)"
             ))
         } else {
-            e
+            e.context(format!(
+                "{seeds} on the board with closed holes {pattern} (their tables are built by \
+                 `pussa egtb build --game {game} --closed {} --max-seeds {k} --dir {}`{})",
+                &pattern.dir_name()[1..],
+                dir.display(),
+                if closed_dir.is_none() {
+                    "; --closed-dir DIR says where they are"
+                } else {
+                    ""
+                }
+            ))
         }
     };
-    let tables = if pos.closed_mask() == 0 {
+    let tables = if pattern.is_open() {
         Tables::open(dir, game, Some(k)).map_err(needed)?
     } else {
-        let p = pussa_egtb::Pattern::of_position(&pos)
-            .context("the position's closed holes are not a closing of the game")?;
-        Tables::open_pattern(closed_dir.unwrap_or(dir), game, p, Some(k)).map_err(needed)?
+        Tables::open_pattern(dir, game, pattern, Some(k)).map_err(needed)?
     };
     let side = pos.to_move();
     match tables.entry(&pos) {

@@ -49,6 +49,9 @@ pub fn build_closed(
     list: &str,
 ) -> anyhow::Result<()> {
     let patterns = parse_patterns(list)?;
+    for &p in &patterns {
+        crate::cmd_egtb::refuse_unbuildable(game, p, max)?;
+    }
     let opts = BuildOptions {
         search_budget: budget,
     };

@@ -190,10 +190,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         balanced_openings: args.balanced_openings,
         exact_openings,
     };
-    // Check the output files can be created before playing for minutes.
+    // The results and records are rewritten after every game (a whole file each time, swapped
+    // in by a rename), so a long run that is stopped still leaves every finished game behind.
+    let outputs = Outputs {
+        pgn: args.pgn.as_deref(),
+        results: args.results.as_deref(),
+        plot: args.plot.as_deref(),
+    };
+    // Before playing for minutes: every file can be written (none is touched if one cannot),
+    // then each is a valid file of no games yet (the JSON says `"finished": false`), swapped
+    // in whole like every later one, so a run stopped before its first game ends leaves no
+    // empty or half file behind.
     for path in [&args.pgn, &args.results, &args.plot].into_iter().flatten() {
-        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+        check_writable(path)?;
     }
+    outputs.write(&config, &Report::before_games(&config), false)?;
     let bar = if args.quiet {
         indicatif::ProgressBar::hidden()
     } else {
@@ -207,13 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         b
     };
-    // The results and records are rewritten after every game (a whole file each time, swapped
-    // in by a rename), so a long run that is stopped still leaves every finished game behind.
-    let outputs = Outputs {
-        pgn: args.pgn.as_deref(),
-        results: args.results.as_deref(),
-        plot: args.plot.as_deref(),
-    };
+    stop_on_signals();
     let warned = std::sync::atomic::AtomicBool::new(false);
     let report = tournament::run(&config, &|_, so_far| {
         bar.inc(1);
@@ -229,7 +234,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ));
         if let Err(e) = outputs.write(&config, so_far, false) {
             if !warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                bar.suspend(|| eprintln!("warning: {e:#} (tried again at the end)"));
+                bar.suspend(|| errln!("warning: {e:#} (tried again at the end)"));
             }
         }
     })
@@ -240,6 +245,74 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     use std::io::Write as _;
     write!(std::io::stdout().lock(), "{}", summary(&config, &report))?;
     Ok(())
+}
+
+/// Held while the output files are written, and taken for good by a stopping signal, so
+/// that the run stops between two writes and writes nothing after it killed the engines (their
+/// games would be recorded as forfeits).
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// On SIGINT (Ctrl-C), SIGTERM or SIGHUP: waits for a write of the output files in progress to
+/// finish, kills every external engine's process group (a Ctrl-C reaches only the terminal's
+/// foreground group, not the engines' own groups, and nothing reaches them after a `kill`),
+/// says so on stderr and exits with 128 + the signal's number.
+fn stop_on_signals() {
+    #[cfg(unix)]
+    {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+        else {
+            return;
+        };
+        // Registered before the thread starts, so a signal sent at once is not missed.
+        let signals = runtime.block_on(async {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok::<_, std::io::Error>((
+                signal(SignalKind::interrupt())?,
+                signal(SignalKind::terminate())?,
+                signal(SignalKind::hangup())?,
+            ))
+        });
+        let Ok((mut int, mut term, mut hup)) = signals else {
+            return;
+        };
+        let _ = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                let (name, number) = runtime.block_on(async {
+                    tokio::select! {
+                        _ = int.recv() => ("SIGINT", 2),
+                        _ = term.recv() => ("SIGTERM", 15),
+                        _ = hup.recv() => ("SIGHUP", 1),
+                    }
+                });
+                // A write stuck on a pipe nobody reads must not keep the engines alive.
+                let deadline = std::time::Instant::now() + Duration::from_secs(2);
+                let _writing = loop {
+                    match WRITING.try_lock() {
+                        Ok(g) => break Some(g),
+                        Err(std::sync::TryLockError::Poisoned(p)) => break Some(p.into_inner()),
+                        Err(std::sync::TryLockError::WouldBlock)
+                            if std::time::Instant::now() < deadline =>
+                        {
+                            std::thread::sleep(Duration::from_millis(5));
+                        }
+                        Err(std::sync::TryLockError::WouldBlock) => break None,
+                    }
+                };
+                let killed = tournament::stop_all_engines();
+                errln!(
+                    "error: tournament stopped by {name}{}",
+                    match killed {
+                        0 => String::new(),
+                        1 => " (1 external engine killed)".to_string(),
+                        n => format!(" ({n} external engines killed)"),
+                    }
+                );
+                std::process::exit(128 + number);
+            });
+    }
 }
 
 /// Where `--pgn`, `--results` and `--plot` go.
@@ -253,6 +326,9 @@ impl Outputs<'_> {
     /// Writes the records, the results and the plot of `report`; `finished` is false while games are
     /// still being played (the JSON says so in `finished`).
     fn write(&self, config: &Config, report: &Report, finished: bool) -> anyhow::Result<()> {
+        let _writing = WRITING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(path) = self.pgn {
             replace_file(path, &records(config, report)?)?;
         }
@@ -274,15 +350,43 @@ impl Outputs<'_> {
     }
 }
 
+/// Checks, without changing it, that [`replace_file`] can write `path`: its temporary file can
+/// be made beside it (and is removed), or else the path itself opens for writing.
+fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {
+    let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
+    if regular {
+        let part = part_path(path);
+        if std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&part)
+            .is_ok()
+        {
+            let _ = std::fs::remove_file(&part);
+            return Ok(());
+        }
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map(drop)
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `NAME.part` beside `path`: where [`replace_file`] writes before the rename.
+fn part_path(path: &std::path::Path) -> std::path::PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".part");
+    path.with_file_name(name)
+}
+
 /// Writes `text` to `path`: a regular file is replaced whole (written beside it as
 /// `NAME.part`, then renamed over it, so a reader never sees half a file); anything else (a
 /// pipe, `/dev/stdout`), or a file whose directory takes no new files, is written to directly.
 fn replace_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
     let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
     if regular {
-        let mut name = path.file_name().unwrap_or_default().to_os_string();
-        name.push(".part");
-        let part = path.with_file_name(name);
+        let part = part_path(path);
         if std::fs::write(&part, text).is_ok() {
             return std::fs::rename(&part, path)
                 .with_context(|| format!("cannot write {}", path.display()));

@@ -17,6 +17,16 @@ macro_rules! outln {
     }};
 }
 
+/// `eprintln!` that never panics: with stderr a closed pipe (`pussa … 2>&1 | head -1`) the
+/// line is lost, and the command still ends with its own exit code (`eprintln!` would panic,
+/// exit code 101).
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod cmd_analyze;
 mod cmd_bench;
 mod cmd_egtb;
@@ -99,7 +109,7 @@ fn main() -> ExitCode {
             if broken_pipe {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {e:#}");
+            errln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }

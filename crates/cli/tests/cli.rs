@@ -526,6 +526,51 @@ fn malformed_positions_are_refused_with_what_is_wrong() {
     assert!(err.contains("--position"), "{err}");
 }
 
+/// An unknown game inside `--position` is told once by every command that reads a position
+/// (the game's error used to be printed again as the position error's cause).
+#[test]
+fn an_unknown_game_in_a_position_is_told_once() {
+    let pos = "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 chess";
+    let want = "error: --position: position: unknown game 'chess': expected one of walak-pussa, \
+                raja-pasu, pasu-pondi, pasu-pondi-6\n";
+    let dir = std::env::temp_dir().to_string_lossy().into_owned();
+    let runs: [&[&str]; 5] = [
+        &["replay", "--game", "walak-pussa", "--position", pos],
+        &[
+            "perft",
+            "--game",
+            "walak-pussa",
+            "--depth",
+            "1",
+            "--position",
+            pos,
+        ],
+        &[
+            "explain",
+            "--game",
+            "walak-pussa",
+            "--move",
+            "A",
+            "--position",
+            pos,
+        ],
+        &["analyze", "--game", "walak-pussa", "--position", pos],
+        &[
+            "egtb",
+            "probe",
+            "--game",
+            "walak-pussa",
+            "--dir",
+            &dir,
+            "--position",
+            pos,
+        ],
+    ];
+    for args in runs {
+        assert_eq!(fails(args), want, "{args:?}");
+    }
+}
+
 #[test]
 fn unknown_games_and_bad_flags_are_usage_errors() {
     for args in [
@@ -1105,4 +1150,39 @@ fn perft_counts_the_empty_sequence_at_depth_0_and_analyze_takes_egtb_none() {
         serde_json::from_str(&without).unwrap(),
     );
     assert_eq!(a["moves"], b["moves"]);
+}
+
+/// With stderr a pipe whose reader is gone, a failing command still exits 1 (the error line is
+/// lost), never 101 (the panic of a failed `eprintln!`). The record is read from a FIFO, so the
+/// command fails only after the test has closed its end of the stderr pipe.
+#[cfg(unix)]
+#[test]
+fn an_error_with_stderr_closed_exits_1_not_with_a_panic() {
+    use std::io::Write as _;
+    let dir = std::env::temp_dir().join(format!("pussa-cli-stderr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("record.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .arg("replay")
+        .arg("--record")
+        .arg(&fifo)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader of the child's stderr goes before the child has anything to say.
+    drop(child.stderr.take());
+    // Opening the FIFO waits for the child to open it; then it reads a record that is not one.
+    let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    w.write_all(b"[Game \"chess\"]\nZ\n").unwrap();
+    drop(w);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{status:?}");
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -974,14 +974,169 @@ fn egtb_probe_names_a_missing_layer_below_the_top() {
     std::fs::remove_file(dir.join("raja-pasu/3.pegtb")).unwrap();
     let (ok, _, err) = probe_raja(d, "0,1,0,2,0,0,0/1,0,0,0,1,0,0 93 0 S 1 raja-pasu");
     let e = one_line_error(ok, &err);
-    assert!(
-        e.contains(&format!(
-            "{d}/raja-pasu/3.pegtb is missing: the tables of raja-pasu under {d} go up to 6 seeds, but not 3"
-        )),
-        "{e}"
+    // The tables go past the position's 5 seeds: no advice to build them to 5.
+    assert_eq!(
+        e,
+        format!(
+            "error: {d}/raja-pasu/3.pegtb is missing: the tables of raja-pasu under {d} go up to 6 seeds, but not 3 (`pussa egtb build` builds the missing layers again)"
+        )
+    );
+    // A position with closed holes: the advice names the closed-hole tables and the command
+    // that builds them, not the open board's.
+    let (ok, _, err) = probe_raja(d, "x,x,x,1,0,0,2/0,1,0,0,0,0,1 45 48 S 2 raja-pasu");
+    let e = one_line_error(ok, &err);
+    assert_eq!(
+        e,
+        format!(
+            "error: 5 seeds on the board with closed holes (3, 0) (their tables are built by `pussa egtb build --game raja-pasu --closed 3-0 --max-seeds 5 --dir {d}`; --closed-dir DIR says where they are): {d}/raja-pasu/c3-0/0.pegtb is missing: there are no tables of raja-pasu with closed holes (3, 0) under {d} (build them with `pussa egtb build --closed 3-0`)"
+        )
     );
     // A position below the gap is still probed.
     let (ok, out, err) = probe_raja(d, "0,1,0,0,0,0,0/0,0,0,0,0,0,1 96 0 S 1 raja-pasu");
     assert!(ok && out.starts_with("value "), "{out}{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A layer missing in the middle of a directory is refused wherever the computer plays with
+/// the whole directory: `analyze --egtb`, the engine's `EGTBPath` and `+tables` players. They
+/// used to play on with the layers below the gap (values no longer exact), without a word.
+#[test]
+fn a_missing_middle_layer_is_refused_by_analyze_engine_and_tournament() {
+    let dir = small_tables("middle-gap", 5);
+    let d = dir.to_str().unwrap();
+    std::fs::remove_file(dir.join("raja-pasu/3.pegtb")).unwrap();
+    let want = format!(
+        "{d}/raja-pasu/3.pegtb is missing: the tables of raja-pasu under {d} go up to 5 seeds, but not 3"
+    );
+    let (ok, out, err) = pussa(&[
+        "analyze",
+        "--game",
+        "raja-pasu",
+        "--position",
+        "1,0,0,1,0,3,0/0,0,0,0,0,0,0 93 0 S 1 raja-pasu",
+        "--egtb",
+        d,
+        "--depth",
+        "2",
+    ]);
+    let e = one_line_error(ok, &err);
+    assert!(e.contains(&want), "{e}");
+    assert!(out.is_empty(), "{out}");
+
+    let mut engine = Engine::start();
+    let got = engine.ask(&format!("setoption name EGTBPath value {d}"));
+    assert!(
+        got.len() == 1
+            && got[0].starts_with("info string error: ")
+            && got[0].contains(&format!("{d}/raja-pasu/3.pegtb is missing")),
+        "{got:?}"
+    );
+    engine.quit();
+
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "level:club+tables",
+        "random",
+        "--game",
+        "raja-pasu",
+        "-n",
+        "2",
+        "--quiet",
+        "--egtb",
+        d,
+    ]);
+    let e = one_line_error(ok, &err);
+    assert!(e.contains(&want), "{e}");
+    assert!(out.is_empty(), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `egtb build --max-seeds` past the layers the builder can build is refused at once with the
+/// limit (24 seeds for the open board, more with closed holes), not after hours with a panic.
+#[test]
+fn egtb_build_refuses_layers_past_32_bit_ranks_at_once() {
+    let dir = empty_dir("too-many");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "25",
+        "--dir",
+        d,
+        "--quiet",
+    ]);
+    assert_eq!(
+        one_line_error(ok, &err),
+        "error: --max-seeds 25: 25 seeds cannot be built: the tables of raja-pasu go up to 24 seeds at most (a layer's boards are counted in 32 bits)"
+    );
+    // The whole list is checked before any pattern is built.
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "26",
+        "--closed",
+        "6-0,1-0",
+        "--dir",
+        d,
+        "--quiet",
+    ]);
+    assert_eq!(
+        one_line_error(ok, &err),
+        "error: --max-seeds 26: 26 seeds cannot be built: the tables of raja-pasu with closed holes (1, 0) go up to 25 seeds at most (a layer's boards are counted in 32 bits)"
+    );
+    assert!(!dir.exists(), "something was written");
+}
+
+/// `egtb build` into a directory whose game another build is writing is refused at once with
+/// one line naming it (two builds used to race, and one failed with "0.pegtb: No such file or
+/// directory").
+#[cfg(unix)]
+#[test]
+fn egtb_build_refuses_a_directory_another_build_is_writing() {
+    let dir = empty_dir("two-builds");
+    let d = dir.to_str().unwrap();
+    let lock = pussa_egtb::BuildLock::take(&dir, Game::RajaPasu).unwrap();
+    for closed in [None, Some("2-0")] {
+        let mut args = vec![
+            "egtb",
+            "build",
+            "--game",
+            "raja-pasu",
+            "--max-seeds",
+            "3",
+            "--dir",
+            d,
+            "--quiet",
+        ];
+        args.extend(closed.iter().flat_map(|c| ["--closed", c]));
+        let (ok, _, err) = pussa(&args);
+        assert_eq!(
+            one_line_error(ok, &err),
+            format!(
+                "error: another build is writing {d}/raja-pasu (wait for it to finish, or stop it)"
+            ),
+            "{closed:?}"
+        );
+    }
+    drop(lock);
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "3",
+        "--dir",
+        d,
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -449,3 +449,144 @@ fn a_stopped_run_leaves_its_finished_games_in_the_results() {
     let n = records.matches("[Event \"pussa tournament\"]").count();
     assert!(n >= games.len(), "{n} records, {} games", games.len());
 }
+
+/// Stopped before its first game ends, a run leaves valid files of no games in place of the
+/// old ones (the JSON says `"finished": false`), never empty or half-written ones: they used
+/// to be emptied at the start and stay empty until the first game was on file.
+#[test]
+fn a_run_stopped_before_its_first_game_leaves_valid_files() {
+    let json = tmp("early.json");
+    let pgn = tmp("early.pgn");
+    let svg = tmp("early.svg");
+    std::fs::write(&json, "{\"old\": 1}\n").unwrap();
+    std::fs::write(&pgn, "old records\n").unwrap();
+    std::fs::write(&svg, "<svg>old</svg>\n").unwrap();
+    // Seconds a move: no game ends before the kill.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args([
+            "tournament",
+            "mcts",
+            "mcts",
+            "--games",
+            "2",
+            "--movetime",
+            "5000",
+            "--concurrency",
+            "1",
+            "--quiet",
+            "--results",
+        ])
+        .arg(&json)
+        .arg("--pgn")
+        .arg(&pgn)
+        .arg("--plot")
+        .arg(&svg)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run pussa");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let v = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no valid results on file after 60 s: {:?}",
+            std::fs::read_to_string(&json)
+        );
+        if let Ok(text) = std::fs::read_to_string(&json) {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+                if v["finished"] == false {
+                    break v;
+                }
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(v["games"].as_array().map(Vec::len), Some(0), "{v}");
+    assert_eq!(v["players"][0], "mcts", "{v}");
+    let after: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(after, v);
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        plot.starts_with("<svg") && plot.trim_end().ends_with("</svg>") && plot.contains("0 games"),
+        "{plot}"
+    );
+    // No game finished: no records (an empty file is a file of no records).
+    assert_eq!(std::fs::read_to_string(&pgn).unwrap(), "");
+}
+
+/// Waits up to `secs` seconds for `done`.
+fn eventually(secs: u64, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    done()
+}
+
+/// A tournament stopped by SIGTERM or SIGINT (Ctrl-C) kills its external engines' process
+/// groups (a signal to the manager does not reach them: they lead their own groups) and exits
+/// with 128 + the signal's number and a message. The engines used to run on, owned by init.
+#[test]
+fn a_stopped_tournament_kills_its_engines() {
+    if !std::path::Path::new("/proc/self/cmdline").exists() {
+        return;
+    }
+    for (signal, code, seconds) in [("TERM", 143, "8761"), ("INT", 130, "8762")] {
+        // A wrapper that hangs on `go`: its `sleep` child is in the engine's group.
+        let script = sh_engine(&format!("hang-{signal}.sh"), &format!("sleep {seconds}"));
+        let spec = format!("engine:sh {}", script.display());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .args([
+                "tournament",
+                &spec,
+                "random",
+                "--games",
+                "2",
+                "--engine-timeout",
+                "60000",
+                "--concurrency",
+                "1",
+                "--quiet",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run pussa");
+        assert!(
+            eventually(30, || processes(&["sleep", seconds]) == 1),
+            "the engine never got to its search"
+        );
+        let sent = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let mut status = None;
+        eventually(10, || {
+            status = status.or_else(|| child.try_wait().unwrap());
+            status.is_some()
+        });
+        let Some(status) = status else {
+            let _ = child.kill();
+            panic!("pussa did not stop on SIG{signal}");
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(code), "{err}");
+        assert_eq!(
+            err,
+            format!("error: tournament stopped by SIG{signal} (1 external engine killed)\n")
+        );
+        assert!(
+            eventually(5, || processes(&["sleep", seconds]) == 0
+                && processes(&["sh", script.to_str().unwrap()]) == 0),
+            "the engine outlived the tournament stopped by SIG{signal}"
+        );
+    }
+}

@@ -448,6 +448,26 @@ pub fn pair_layer_size(game: Game, pattern: Pattern, k: usize) -> u64 {
     PairRing::new(game, pattern).size(k)
 }
 
+/// The largest seed count whose layer of the pair of `pattern` in `game` can be built: the
+/// builder keeps boards' ranks in 32 bits, so a layer holds at most `u32::MAX` boards (both
+/// parts of a pair together). The open board goes to 24 seeds; patterns with closed holes
+/// further (at most [`crate::index::MAX_SEEDS`]).
+///
+/// # Examples
+/// ```
+/// use pussa_egtb::{max_build_seeds, Pattern};
+/// use pussa_rules::Game;
+/// assert_eq!(max_build_seeds(Game::RajaPasu, Pattern::OPEN), 24);
+/// assert_eq!(max_build_seeds(Game::RajaPasu, Pattern::new(1, 0)), 25);
+/// ```
+#[must_use]
+pub fn max_build_seeds(game: Game, pattern: Pattern) -> usize {
+    (0..=crate::index::MAX_SEEDS)
+        .take_while(|&k| pair_layer_size(game, pattern, k) <= u64::from(u32::MAX))
+        .last()
+        .unwrap_or(0)
+}
+
 fn build_layer_in<R: Ring>(
     ring: R,
     k: usize,
@@ -479,7 +499,7 @@ fn build_layer_in<R: Ring>(
     // edges of the others are kept (ranks fit in 32 bits up to 24 seeds).
     assert!(
         n <= u64::from(u32::MAX),
-        "layers above 24 seeds are not supported (ranks must fit in 32 bits)"
+        "layer of {k} seeds: more boards than 32-bit ranks hold (see max_build_seeds)"
     );
     let done = AtomicU64::new(0);
     let nchunks = n.div_ceil(CHUNK);

@@ -77,6 +77,13 @@ pub enum FormatError {
         /// What it is, and what it should be ("a directory, not a table file").
         what: String,
     },
+    /// Another build holds the lock of the directory of a game's tables
+    /// ([`crate::BuildLock`]).
+    #[error("another build is writing {path} (wait for it to finish, or stop it)")]
+    Busy {
+        /// The game's directory of tables.
+        path: PathBuf,
+    },
 }
 
 impl FormatError {
@@ -87,7 +94,8 @@ impl FormatError {
             FormatError::Io { path, .. }
             | FormatError::Invalid { path, .. }
             | FormatError::Missing { path, .. }
-            | FormatError::WrongKind { path, .. } => path,
+            | FormatError::WrongKind { path, .. }
+            | FormatError::Busy { path } => path,
         }
     }
 }

@@ -36,13 +36,15 @@ mod tables;
 pub mod value;
 
 pub use build::{
-    build_layer, build_pair_layer, pair_layer_size, BuildOptions, LayerStats, Progress,
+    build_layer, build_pair_layer, max_build_seeds, pair_layer_size, BuildOptions, LayerStats,
+    Progress,
 };
 pub use format::FormatError;
 pub use moves::Pattern;
 pub use oracle::{LazyTablesOracle, TablesDir, TablesOracle};
 pub use tables::{
-    build_dir, build_pattern_dir, DirCheck, LayerCheck, LayerEvent, MoveValue, Tables, VerifyReport,
+    build_dir, build_pattern_dir, too_many_seeds, BuildLock, DirCheck, LayerCheck, LayerEvent,
+    MoveValue, Tables, VerifyReport,
 };
 pub use value::Entry;
 

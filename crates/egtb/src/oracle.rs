@@ -37,7 +37,7 @@ use pussa_engine::ExactOracle;
 use pussa_rules::{Game, Position};
 
 use crate::format::{table_path, FormatError, Header};
-use crate::Tables;
+use crate::{Pattern, Tables};
 
 /// The endgame tables as the engine's exact-value oracle: `probe` (asked right after a move
 /// that took seeds, where the round's repetition history starts afresh) reads any determined
@@ -80,9 +80,12 @@ pub fn has_tables(dir: &Path, game: Game) -> bool {
 /// `game` there.
 ///
 /// # Errors
-/// A damaged, truncated or mismatched table file ([`FormatError`] names the file).
+/// A damaged, truncated or mismatched table file, or a layer missing below a file of more
+/// seeds ([`FormatError`] names the file).
 pub fn oracle(game: Game, dir: &Path) -> Result<Option<Arc<dyn ExactOracle>>, FormatError> {
     if !has_tables(dir, game) {
+        // No 0-seed file: no tables, unless files of more seeds are there (a gap).
+        crate::tables::refuse_gap(dir, game, Pattern::OPEN, 0)?;
         return Ok(None);
     }
     let tables = Tables::open(dir, game, None)?;
@@ -142,13 +145,15 @@ impl LazyTablesOracle {
     ///
     /// # Errors
     /// A file that cannot be read or whose header is wrong (another game, seed count, version,
-    /// size), naming the file.
+    /// size), or a layer missing below a file of more seeds, naming the file.
     pub fn open(
         dir: &Path,
         game: Game,
         on_done: Option<OnDone>,
     ) -> Result<Option<LazyTablesOracle>, FormatError> {
         if !has_tables(dir, game) {
+            // No 0-seed file: no tables, unless files of more seeds are there (a gap).
+            crate::tables::refuse_gap(dir, game, Pattern::OPEN, 0)?;
             return Ok(None);
         }
         let mut k = 0;
@@ -160,6 +165,8 @@ impl LazyTablesOracle {
             Header::parse(&map, &path, game, k)?;
             k += 1;
         }
+        // Layers run from 0 without a gap: one missing below a file is refused.
+        crate::tables::refuse_gap(dir, game, Pattern::OPEN, k)?;
         Ok(Some(LazyTablesOracle {
             inner: Arc::new(Inner {
                 game,

@@ -299,11 +299,13 @@ impl Tables {
     }
 
     /// Opens the tables of `game` under `dir` for seed counts `0..=max` (all present files from
-    /// 0 up if `max` is `None`). Every file is checked before it is used.
+    /// 0 up if `max` is `None`, which must run without a gap). Every file is checked before it
+    /// is used.
     ///
     /// # Errors
-    /// A missing layer up to `max` (named with the seed counts the directory has), or any
-    /// damaged or mismatched file, or a directory where a file should be.
+    /// A missing layer up to `max`, or (`max` is `None`) below the largest file, named with the
+    /// seed counts the directory has; any damaged or mismatched file, or a directory where a
+    /// file should be.
     ///
     /// # Examples
     /// ```
@@ -340,12 +342,14 @@ impl Tables {
     }
 
     /// Opens the tables of the closed pattern `pattern` of `game` and of its mirror under `dir`
-    /// for seed counts `0..=max` (all present from 0 up if `max` is `None`; a layer counts as
-    /// present when the files of both patterns are there). Every file is checked.
+    /// for seed counts `0..=max` (all present from 0 up if `max` is `None`, which must run
+    /// without a gap; a layer counts as present when the files of both patterns are there).
+    /// Every file is checked.
     ///
     /// # Errors
-    /// A missing layer up to `max` (named with the seed counts the directory has), or any
-    /// damaged or mismatched file, or a directory where a file should be.
+    /// A missing layer up to `max`, or (`max` is `None`) below the largest file, named with the
+    /// seed counts the directory has; any damaged or mismatched file, or a directory where a
+    /// file should be.
     pub fn open_pattern(
         dir: &Path,
         game: Game,
@@ -378,6 +382,11 @@ impl Tables {
                 mirror: second,
             });
             k += 1;
+        }
+        if max.is_none() {
+            // Layers run from 0 without a gap: a file of more seeds past the first missing
+            // layer is refused, never silently left out.
+            refuse_gap(dir, game, pattern, k)?;
         }
         if layers.is_empty() {
             return Err(FormatError::Invalid {
@@ -692,6 +701,104 @@ fn sample_ranks(n: u64, samples: u64) -> Vec<u64> {
         .collect()
 }
 
+/// An exclusive lock on the directory of a game's tables (`<dir>/<game>`, every pattern's
+/// tables under it) for a build, held until dropped: the file `.build.lock` there, locked by
+/// the operating system (released when the process ends, however it ends; on Unix, elsewhere
+/// there is no lock). The file stays.
+#[derive(Debug)]
+pub struct BuildLock {
+    _file: std::fs::File,
+}
+
+impl BuildLock {
+    /// Takes the lock of `game`'s tables under `dir` (creating the directories).
+    ///
+    /// # Errors
+    /// [`FormatError::Busy`] if another build holds it, [`FormatError::WrongKind`] for a file
+    /// where the directory should be, [`FormatError::Io`] if the lock file cannot be made.
+    pub fn take(dir: &Path, game: Game) -> Result<BuildLock, FormatError> {
+        let folder = dir.join(game.name());
+        if let Some(file) = folder.ancestors().find(|a| a.is_file()) {
+            return Err(FormatError::WrongKind {
+                path: file.to_path_buf(),
+                what: "a file, not a directory: the tables cannot be written under it".into(),
+            });
+        }
+        let io = |path: &Path, error| FormatError::Io {
+            path: path.to_path_buf(),
+            error,
+        };
+        std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e))?;
+        let path = folder.join(".build.lock");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| io(&path, e))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::io::AsRawFd as _;
+            // SAFETY: `flock` only reads the descriptor, which `file` keeps open for the call.
+            let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if r != 0 {
+                let e = std::io::Error::last_os_error();
+                return Err(if e.kind() == std::io::ErrorKind::WouldBlock {
+                    FormatError::Busy { path: folder }
+                } else {
+                    io(&path, e)
+                });
+            }
+        }
+        // The lock lasts as long as the file is open (closing it releases the lock).
+        Ok(BuildLock { _file: file })
+    }
+}
+
+/// Why tables of `max` seeds cannot be built when `limit` is [`crate::max_build_seeds`].
+#[must_use]
+pub fn too_many_seeds(game: Game, pattern: Pattern, max: usize, limit: usize) -> String {
+    let what = if pattern.is_open() {
+        format!("the tables of {game}")
+    } else {
+        format!("the tables of {game} with closed holes {pattern}")
+    };
+    format!(
+        "{max} seeds cannot be built: {what} go up to {limit} seeds at most (a layer's boards \
+         are counted in 32 bits)"
+    )
+}
+
+/// `Err` (the file missing, as [`Tables::open_pattern_layer`] names it) if layer `k` of `game`
+/// and `pattern` (or of its mirror) is not under `dir` while a file of `k` seeds or more (up to
+/// [`MAX_SEEDS`]) is: the layers found from 0 up stop at `k`, and the ones above would be left
+/// out without a word.
+pub(crate) fn refuse_gap(
+    dir: &Path,
+    game: Game,
+    pattern: Pattern,
+    k: usize,
+) -> Result<(), FormatError> {
+    let ring = PairRing::new(game, pattern);
+    let patterns = if ring.has_two() {
+        vec![pattern, pattern.flipped()]
+    } else {
+        vec![pattern]
+    };
+    let beyond = patterns.iter().any(|&p| {
+        table_files(dir, game, p)
+            .iter()
+            .any(|&s| s >= k && s <= MAX_SEEDS)
+    });
+    if beyond {
+        for &p in &patterns {
+            Tables::open_pattern_layer(dir, game, p, k)?;
+        }
+    }
+    Ok(())
+}
+
 /// Why a table file of `game` and `pattern` with `seeds` seeds is missing, in terms of the
 /// files the directory has: "the tables of raja-pasu under t go up to 4 seeds".
 fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> String {
@@ -700,16 +807,23 @@ fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> Str
     } else {
         format!("tables of {game} with closed holes {pattern}")
     };
+    // The command that builds them: closed patterns (with their mirrors) are built with
+    // `--closed a-b`.
+    let build = if pattern.is_open() {
+        "pussa egtb build".to_string()
+    } else {
+        format!("pussa egtb build --closed {}", &pattern.dir_name()[1..])
+    };
     let found = table_files(dir, game, pattern);
     let Some(&top) = found.last() else {
         if !dir.is_dir() {
             return format!(
-                "there is no directory {} (a directory of tables, built with `pussa egtb build`)",
+                "there is no directory {} (a directory of tables, built with `{build}`)",
                 dir.display()
             );
         }
         return format!(
-            "there are no {what} under {} (build them with `pussa egtb build`)",
+            "there are no {what} under {} (build them with `{build}`)",
             dir.display()
         );
     };
@@ -726,7 +840,7 @@ fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> Str
             .map(|k| k.to_string())
             .collect();
         format!(
-            "{upto}, but not {} (`pussa egtb build` builds the missing layers again)",
+            "{upto}, but not {} (`{build}` builds the missing layers again)",
             gaps.join(", ")
         )
     }
@@ -807,7 +921,9 @@ pub enum LayerEvent {
 /// already there unless `rebuild`, and returns them (memory-mapped).
 ///
 /// # Errors
-/// A damaged or mismatched existing file (unless `rebuild`), or a file that cannot be written.
+/// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
+/// work), a damaged or mismatched existing file (unless `rebuild`), or a file that cannot be
+/// written.
 pub fn build_dir(
     dir: &Path,
     game: Game,
@@ -834,7 +950,9 @@ pub fn build_dir(
 /// files already there unless `rebuild`, and returns them. The open pattern is [`build_dir`].
 ///
 /// # Errors
-/// A damaged or mismatched existing file (unless `rebuild`), or a file that cannot be written.
+/// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
+/// work), a damaged or mismatched existing file (unless `rebuild`), or a file that cannot be
+/// written.
 #[allow(clippy::too_many_arguments)]
 pub fn build_pattern_dir(
     dir: &Path,
@@ -848,6 +966,16 @@ pub fn build_pattern_dir(
 ) -> Result<Tables, FormatError> {
     let ring = PairRing::new(game, pattern);
     let mirror = pattern.flipped();
+    // Before any work: a layer the builder cannot build is refused now, not after hours.
+    let limit = crate::max_build_seeds(game, pattern);
+    if max_seeds > limit {
+        return Err(FormatError::Invalid {
+            path: pattern_path(dir, game, pattern, limit + 1),
+            reason: too_many_seeds(game, pattern, max_seeds, limit),
+        });
+    }
+    // One build at a time writes a game's tables: two would write the same temporary files.
+    let _lock = BuildLock::take(dir, game)?;
     let mut layers: Vec<Layer> = Vec::new();
     let refuse = |e| match e {
         FormatError::Invalid { path, reason } => FormatError::Invalid {

@@ -200,6 +200,74 @@ fn a_missing_layer_names_the_seed_counts_there() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A layer missing below the largest file is refused by every opener of a whole directory
+/// (`Tables::open` with no limit, the lazy oracle, the eager oracle, a closed pattern): it
+/// used to open the layers below the gap and leave the others out without a word.
+#[test]
+fn a_gap_below_the_largest_file_is_refused_by_every_opener() {
+    let dir = temp_dir("gap-open");
+    let game = Game::RajaPasu;
+    build(&dir, game, 4);
+    let three = table_path(&dir, game, 3);
+    std::fs::remove_file(&three).unwrap();
+    let want = format!(
+        "{} is missing: the tables of raja-pasu under {} go up to 4 seeds, but not 3 \
+         (`pussa egtb build` builds the missing layers again)",
+        three.display(),
+        dir.display()
+    );
+    assert_eq!(open_err(&dir, game, None), want);
+    let e = LazyTablesOracle::open(&dir, game, None)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(e, FormatError::Missing { .. }), "{e}");
+    assert_eq!(e.to_string(), want);
+    let e = pussa_egtb::oracle::oracle(game, &dir)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(e.to_string(), want);
+    // Asked for the layers below the gap only: those are all there.
+    assert_eq!(Tables::open(&dir, game, Some(2)).unwrap().max_seeds(), 2);
+    // The 0-seed file missing is a gap too, not "no tables".
+    std::fs::remove_file(table_path(&dir, game, 0)).unwrap();
+    let zero = table_path(&dir, game, 0).display().to_string();
+    let e = pussa_egtb::oracle::oracle(game, &dir)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with(&format!("{zero} is missing")), "{e}");
+    let e = LazyTablesOracle::open(&dir, game, None)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with(&format!("{zero} is missing")), "{e}");
+    assert!(open_err(&dir, game, None).starts_with(&format!("{zero} is missing")));
+    // A closed pattern whose mirror lacks a middle layer.
+    let p = pussa_egtb::Pattern::new(1, 0);
+    pussa_egtb::build_pattern_dir(
+        &dir,
+        game,
+        p,
+        4,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .unwrap();
+    let mirror = pussa_egtb::format::pattern_path(&dir, game, p.flipped(), 2);
+    std::fs::remove_file(&mirror).unwrap();
+    let e = Tables::open_pattern(&dir, game, p, None)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(&format!("{} is missing", mirror.display())),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A directory named like a table file: opening (eager and lazy) and building (with and
 /// without `--rebuild`) name it, and no temporary file is left behind.
 #[test]
@@ -305,4 +373,116 @@ fn verify_layer_recomputes_exactly_the_samples_asked() {
         assert_eq!(r.checked, want, "{k} seeds, {samples} samples");
         assert_eq!(r.mismatches, 0);
     }
+}
+
+/// A build past the layers the builder can build (32-bit ranks) is refused before any work,
+/// not stopped by a panic at that layer after hours: the open board goes to 24 seeds, a
+/// pattern with closed holes further.
+#[test]
+fn a_build_past_the_32_bit_layers_is_refused_before_any_work() {
+    let dir = temp_dir("too-many");
+    let game = Game::RajaPasu;
+    assert_eq!(
+        pussa_egtb::max_build_seeds(game, pussa_egtb::Pattern::OPEN),
+        24
+    );
+    for k in 0..=24 {
+        assert!(index::layer_size(k) <= u64::from(u32::MAX));
+    }
+    assert!(index::layer_size(25) > u64::from(u32::MAX));
+    let e = build_dir(
+        &dir,
+        game,
+        25,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: 25 seeds cannot be built: the tables of raja-pasu go up to 24 seeds at most \
+             (a layer's boards are counted in 32 bits)",
+            table_path(&dir, game, 25).display()
+        )
+    );
+    let p = pussa_egtb::Pattern::new(6, 0);
+    let limit = pussa_egtb::max_build_seeds(game, p);
+    assert_eq!(limit, index::MAX_SEEDS);
+    let p = pussa_egtb::Pattern::new(1, 0);
+    let limit = pussa_egtb::max_build_seeds(game, p);
+    assert!(pussa_egtb::pair_layer_size(game, p, limit) <= u64::from(u32::MAX));
+    assert!(pussa_egtb::pair_layer_size(game, p, limit + 1) > u64::from(u32::MAX));
+    let e = pussa_egtb::build_pattern_dir(
+        &dir,
+        game,
+        p,
+        limit + 1,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("with closed holes (1, 0) go up to 25 seeds at most"),
+        "{e}"
+    );
+    // Nothing was written.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Two builds of a game's tables into one directory: the second is refused at once, naming
+/// the directory (they used to race on the same temporary files, and one failed with "0.pegtb:
+/// No such file or directory"); once the first is done, a build goes ahead.
+#[cfg(unix)]
+#[test]
+fn a_second_build_into_the_same_directory_is_refused() {
+    let dir = temp_dir("two-builds");
+    let game = Game::RajaPasu;
+    let lock = pussa_egtb::BuildLock::take(&dir, game).unwrap();
+    let build = |p: pussa_egtb::Pattern| {
+        pussa_egtb::build_pattern_dir(
+            &dir,
+            game,
+            p,
+            2,
+            BuildOptions::default(),
+            false,
+            &|_| {},
+            &mut |_| {},
+        )
+        .map(|_| ())
+    };
+    let want = format!(
+        "another build is writing {} (wait for it to finish, or stop it)",
+        dir.join("raja-pasu").display()
+    );
+    for p in [pussa_egtb::Pattern::OPEN, pussa_egtb::Pattern::new(1, 0)] {
+        let e = build(p).unwrap_err();
+        assert!(matches!(e, FormatError::Busy { .. }), "{e}");
+        assert_eq!(e.to_string(), want);
+    }
+    assert!(pussa_egtb::format::table_files(&dir, game, pussa_egtb::Pattern::OPEN).is_empty());
+    // Another game's tables are not locked.
+    build_dir(
+        &dir,
+        Game::WalakPussa,
+        2,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .unwrap();
+    drop(lock);
+    build(pussa_egtb::Pattern::OPEN).unwrap();
+    assert_eq!(Tables::open(&dir, game, None).unwrap().max_seeds(), 2);
+    std::fs::remove_dir_all(&dir).ok();
 }

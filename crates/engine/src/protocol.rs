@@ -569,6 +569,12 @@ impl<W: Write + Send + 'static> Engine<W> {
                     ));
                 }
                 self.threads = n;
+                let used = crate::effective_threads(n);
+                if used < n {
+                    self.send(&format!(
+                        "info string Threads {n}: the search runs {used} (the threads this machine runs at once)"
+                    ));
+                }
             }
             "seed" => {
                 self.seed = value
@@ -925,6 +931,37 @@ mod tests {
         );
         assert!(lines[2].chars().count() < 260, "{}", lines[2]);
         assert_eq!(lines[3], "readyok");
+    }
+
+    /// More threads than the machine runs at once are not started (they made `movetime`
+    /// overshoot): the option is accepted, and the engine says how many the search runs.
+    #[test]
+    fn threads_beyond_the_machine_are_capped_and_said() {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let (mut e, out) = engine();
+        e.handle_line("setoption name Threads value 1");
+        assert!(out.take().is_empty());
+        e.handle_line(&format!("setoption name Threads value {MAX_THREADS}"));
+        let lines = out.take();
+        if cores < MAX_THREADS {
+            assert_eq!(
+                lines,
+                [format!(
+                    "info string Threads {MAX_THREADS}: the search runs {cores} (the threads this machine runs at once)"
+                )]
+            );
+        } else {
+            assert!(lines.is_empty(), "{lines:?}");
+        }
+        assert_eq!(
+            crate::effective_threads(MAX_THREADS),
+            cores.min(MAX_THREADS)
+        );
+        // The search still answers with a legal move.
+        e.handle_line("newgame walak-pussa single");
+        e.handle_line("go depth 2");
+        e.wait();
+        assert!(out.take().last().unwrap().starts_with("bestmove "));
     }
 
     #[test]

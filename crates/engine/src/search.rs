@@ -531,7 +531,7 @@ pub(crate) fn search(
     let node_limit = limits.nodes.unwrap_or(u64::MAX);
     let maxd = max_depth(limits);
     let oracle = limits.oracle.as_deref();
-    let threads = limits.threads.max(1);
+    let threads = crate::effective_threads(limits.threads);
     let helper_nodes = std::sync::atomic::AtomicU64::new(0);
     let view = MatchView::of(state);
 

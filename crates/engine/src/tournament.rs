@@ -886,6 +886,55 @@ pub fn random_move(state: &GameState, rng: &mut Rng) -> Option<Hole> {
     moves.nth(rng.below(moves.len() as u32) as usize)
 }
 
+/// The external engines running (their process ids, each the id of the engine's own process
+/// group), so that [`stop_all_engines`] can kill them all; once it has, no engine starts.
+struct Running {
+    pids: Vec<u32>,
+    stopped: bool,
+}
+
+static RUNNING: Mutex<Running> = Mutex::new(Running {
+    pids: Vec::new(),
+    stopped: false,
+});
+
+fn running() -> std::sync::MutexGuard<'static, Running> {
+    RUNNING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Kills the process group of every external engine running ([`ExternalEngine`]: each is the
+/// leader of its own group, so a wrapper script's children go too) and refuses to start any
+/// more in this process: for a tournament manager stopped by a signal, whose engines would
+/// otherwise outlive it (a signal to the terminal's foreground group does not reach their
+/// groups). Returns how many engines were killed.
+pub fn stop_all_engines() -> usize {
+    let mut r = running();
+    r.stopped = true;
+    let pids = std::mem::take(&mut r.pids);
+    for &pid in &pids {
+        kill_group(pid);
+    }
+    pids.len()
+}
+
+/// Kills the process group that the not yet reaped child `pid` leads.
+fn kill_group(pid: u32) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: `kill` has no memory effects; a negative pid names the process group the
+        // child leads (set at spawn), and the child is not yet reaped (the callers hold it, or
+        // the registry entry removed before it is reaped), so its id (and group id) cannot
+        // have been reused.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
+}
+
 /// An external engine process spoken to through the protocol, with a timeout on every answer.
 /// Dropping it sends `quit` and kills the process if it does not exit at once.
 pub struct ExternalEngine {
@@ -922,9 +971,21 @@ impl ExternalEngine {
         // Its own process group, so that a wrapper script's children are stopped with it.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| format!("cannot start engine '{command}': {e}"))?;
+        // Started and registered under the registry's lock, so that `stop_all_engines` either
+        // kills it or keeps it from starting.
+        let mut child = {
+            let mut r = running();
+            if r.stopped {
+                return Err(format!(
+                    "cannot start engine '{command}': the tournament is stopping"
+                ));
+            }
+            let child = cmd
+                .spawn()
+                .map_err(|e| format!("cannot start engine '{command}': {e}"))?;
+            r.pids.push(child.id());
+            child
+        };
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().ok_or("engine has no stdout")?;
         let (tx, rx) = mpsc::channel();
@@ -1115,32 +1176,24 @@ impl Drop for ExternalEngine {
     fn drop(&mut self) {
         let _ = self.send("quit");
         self.stdin = None;
+        let pid = self.child.id();
         let deadline = Instant::now() + Duration::from_millis(300);
         while Instant::now() < deadline {
+            // Reaped and unregistered together: `stop_all_engines` never kills a reused id.
+            let mut r = running();
             if let Ok(Some(_)) = self.child.try_wait() {
+                r.pids.retain(|&p| p != pid);
                 return;
             }
+            drop(r);
             std::thread::sleep(Duration::from_millis(5));
         }
-        self.kill_group();
+        // Its process group (it was started as the leader of its own), so that a wrapper
+        // script's children (`sh -c '... sleep 1000'`) go with it.
+        kill_group(pid);
         let _ = self.child.kill();
+        running().pids.retain(|&p| p != pid);
         let _ = self.child.wait();
-    }
-}
-
-impl ExternalEngine {
-    /// Kills the engine's process group (it was started as the leader of its own), so that a
-    /// wrapper script's children (`sh -c '... sleep 1000'`) go with it.
-    fn kill_group(&self) {
-        #[cfg(unix)]
-        if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
-            // SAFETY: `kill` has no memory effects; a negative pid names the process group the
-            // child leads (set at spawn), and the child is not yet reaped, so its id (and
-            // group id) cannot have been reused.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
-        }
     }
 }
 
@@ -1892,6 +1945,13 @@ pub fn run(
 }
 
 impl Report {
+    /// The report of `config`'s tournament before any game has finished: no games, no
+    /// results (what its output files say until the first game ends).
+    #[must_use]
+    pub fn before_games(config: &Config) -> Report {
+        Report::new(config, Vec::new(), Wdl::default(), None)
+    }
+
     /// The report of `games` (any order; sorted here) with their totals and the SPRT's
     /// verdict when a bound was crossed (the bound, the ratio, the games counted).
     fn new(

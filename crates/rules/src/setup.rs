@@ -86,9 +86,10 @@ pub enum SetupError {
     /// The round starter is neither `S` nor `N`.
     #[error("position: round starter '{0}' must be S or N")]
     Starter(String),
-    /// Unknown game.
+    /// Unknown game. (Its message is this error's, not a source of it: a chain of causes,
+    /// `anyhow`'s `{:#}`, would print it twice.)
     #[error("position: {0}")]
-    Game(#[from] crate::types::UnknownGame),
+    Game(crate::types::UnknownGame),
     /// Round 0.
     #[error("position: rounds count from 1")]
     RoundZero,
@@ -426,6 +427,12 @@ fn number(field: &'static str, text: &str) -> Result<u32, SetupError> {
         field,
         text: text.to_string(),
     })
+}
+
+impl From<crate::types::UnknownGame> for SetupError {
+    fn from(e: crate::types::UnknownGame) -> SetupError {
+        SetupError::Game(e)
+    }
 }
 
 impl FromStr for Setup {
