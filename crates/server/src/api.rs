@@ -96,6 +96,33 @@ pub async fn join(
     Ok(Json(app.join(&id, &req.invite).await?))
 }
 
+/// Body of `POST /api/games/{id}/rematch`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RematchReq {
+    token: String,
+}
+
+/// `POST /api/games/{id}/rematch`: `201` with the new game for the first player to ask, `200`
+/// with the same game for every later ask (the other player's seat, or the same seat again).
+///
+/// # Errors
+/// 404 for an unknown game; 403 for a token that holds no seat; 409 for a game that is not
+/// online or not over; 500 for a database error (see [`App::rematch`]).
+pub async fn rematch(
+    State(app): AppState,
+    Path(id): Path<String>,
+    Json(req): Json<RematchReq>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let (created, answer) = app.rematch(&id, &req.token).await?;
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json(answer)))
+}
+
 /// `GET /api/games/{id}`.
 ///
 /// # Errors

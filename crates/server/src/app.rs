@@ -114,6 +114,12 @@ impl Slot {
         }
     }
 
+    /// `{"type": "rematch", "id": NEW_ID}` once the game has a rematch (read from the state
+    /// after the last change), the text every connection of the game is sent.
+    pub fn rematch_message(&self) -> Option<String> {
+        self.state()["rematch"].as_str().map(rematch_message)
+    }
+
     fn publish(&self, msg: &Value) {
         // No receivers is fine: nobody is watching.
         let _ = self.tx.send(Arc::from(msg.to_string()));
@@ -210,6 +216,25 @@ pub struct NewGame {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The message that tells a game's connections about its rematch `id` (no token: watchers get
+/// it too).
+fn rematch_message(id: &str) -> String {
+    json!({"type": "rematch", "id": id}).to_string()
+}
+
+/// What `POST /api/games` and the rematch answer for one seat of game `id`.
+fn seat_answer(id: &str, seat: Side, token: &str, state: Value) -> Value {
+    json!({
+        "id": id,
+        "seat": seat.letter().to_string(),
+        "seats": [seat.letter().to_string()],
+        "token": token,
+        "invite": null,
+        "state": state,
+        "played": [],
+    })
 }
 
 fn played_json(played: &[Played]) -> Value {
@@ -481,6 +506,7 @@ impl App {
             invite: invite.clone(),
             created: util::now_unix(),
             setup,
+            rematch: None,
         };
         let mut g =
             LiveGame::new(meta).map_err(|e| ApiError::bad_request(format!("record: {e}")))?;
@@ -550,6 +576,97 @@ impl App {
         Ok(
             json!({"id": id, "seat": seat.letter().to_string(), "seats": [seat.letter().to_string()], "token": token, "state": state}),
         )
+    }
+
+    /// `POST /api/games/{id}/rematch`: the next game of a finished online game, sides swapped.
+    /// The first player to ask creates it (both seats taken: the friend's new token is stored
+    /// with it and handed out when they ask) and every connection of the old game is told
+    /// `{"type": "rematch", "id": NEW_ID}`; the other player (or the same one again) gets their
+    /// seat of that game. Answers `(created, answer)`: the answer has the shape of
+    /// `POST /api/games` for the caller's new seat, plus `rematch_of`. Asks are serialised
+    /// under the old game's lock, so there is never more than one rematch; runs to the end even
+    /// if the caller goes away.
+    ///
+    /// # Errors
+    /// 404 unknown game; 403 a token that holds no seat; 409 a game that is not online, or not
+    /// over; 500 as [`App::slot`], or when the new game cannot be stored (nothing is then).
+    pub async fn rematch(
+        self: &Arc<Self>,
+        id: &str,
+        token: &str,
+    ) -> Result<(bool, Value), ApiError> {
+        let (id, token) = (id.to_owned(), token.to_owned());
+        self.detached(move |app| async move { app.rematch_now(&id, &token).await })
+            .await
+    }
+
+    async fn rematch_now(&self, id: &str, token: &str) -> Result<(bool, Value), ApiError> {
+        let slot = self.slot(id)?;
+        let mut g = slot.game.lock().await;
+        let seats = g.seats_of(token);
+        if seats.is_empty() {
+            return Err(ApiError::forbidden(format!(
+                "this token holds no seat in game {id}: only its players can ask for a rematch"
+            )));
+        }
+        if g.meta.opponent != Opponent::Online {
+            return Err(ApiError::conflict(
+                "a rematch is for online games; start a new game for the others",
+            ));
+        }
+        if !g.state.is_over() {
+            return Err(ApiError::conflict("the game is not over yet"));
+        }
+        // An online token holds exactly one seat; the caller plays the other one next.
+        let seat = seats[0].other();
+        let created;
+        let (new_id, token, state) = if let Some(new_id) = g.meta.rematch.clone() {
+            // Asked before (by either player): this player's seat of that game. The new game's
+            // lock is not taken (its snapshot and tokens are readable without it).
+            drop(g);
+            let new = self.slot(&new_id)?;
+            let token = lock(&new.tokens)[seat.index()].clone().ok_or_else(|| {
+                ApiError::internal(format!("rematch {new_id} of game {id} has no seat {seat}"))
+            })?;
+            created = false;
+            (new_id, token, new.state().as_ref().clone())
+        } else {
+            let mine = util::new_token().map_err(ApiError::internal)?;
+            let theirs = util::new_token().map_err(ApiError::internal)?;
+            let mut tokens = [None, None];
+            tokens[seat.index()] = Some(mine.clone());
+            tokens[seat.other().index()] = Some(theirs);
+            let new_id = util::new_game_id().map_err(ApiError::internal)?;
+            let meta = Meta {
+                id: new_id.clone(),
+                game: g.meta.game,
+                mode: g.meta.mode,
+                first: g.meta.first,
+                opponent: Opponent::Online,
+                creator_seat: seat,
+                tokens,
+                invite: None,
+                created: util::now_unix(),
+                setup: None,
+                rematch: None,
+            };
+            let new = LiveGame::new(meta).map_err(ApiError::internal)?;
+            // The new game and the link to it are stored together, or neither.
+            lock(&self.store).insert_rematch(id, &new.to_row())?;
+            let state = new.to_json();
+            lock(&self.games).insert(new_id.clone(), Slot::new(new));
+            g.meta.rematch = Some(new_id.clone());
+            slot.set_state(&g.to_json());
+            // Published under the old game's lock: a connection that reads the state without
+            // the rematch is subscribed already and gets this message.
+            let _ = slot.tx.send(Arc::from(rematch_message(&new_id)));
+            drop(g);
+            created = true;
+            (new_id, mine, state)
+        };
+        let mut answer = seat_answer(&new_id, seat, &token, state);
+        answer["rematch_of"] = json!(id);
+        Ok((created, answer))
     }
 
     /// The current state of game `id`.

@@ -74,6 +74,7 @@ pub fn router(app: Arc<app::App>) -> Router {
         .route("/games/import", post(api::import))
         .route("/games/{id}", get(api::state))
         .route("/games/{id}/join", post(api::join))
+        .route("/games/{id}/rematch", post(api::rematch))
         .route("/games/{id}/moves", post(api::play))
         .route("/games/{id}/undo", post(api::undo))
         .route("/games/{id}/hint", get(api::hint))

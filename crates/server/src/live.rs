@@ -140,6 +140,8 @@ pub struct Meta {
     pub created: i64,
     /// The position the game started from, when not the start of the game (imported records).
     pub setup: Option<Setup>,
+    /// The id of this game's rematch, once a player asked for one.
+    pub rematch: Option<String>,
 }
 
 /// A game in memory.
@@ -330,6 +332,7 @@ impl LiveGame {
             invite: row.invite.clone(),
             created: row.created,
             setup,
+            rematch: row.rematch.clone(),
         };
         let mut g = LiveGame::new(meta).map_err(|e| format!("game {}: {e}", row.id))?;
         for (i, m) in moves.iter().enumerate() {
@@ -474,6 +477,7 @@ impl LiveGame {
             "moves": moves,
             "rounds": rounds,
             "last_round": last_round,
+            "rematch": self.meta.rematch,
         })
     }
 
@@ -500,6 +504,7 @@ impl LiveGame {
             winner: winner_name(&self.state).map(str::to_string),
             ply: self.moves.len() as i64,
             setup: self.meta.setup.map(|s| s.to_string()),
+            rematch: self.meta.rematch.clone(),
         }
     }
 }

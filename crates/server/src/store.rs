@@ -37,6 +37,8 @@ pub struct GameRow {
     pub ply: i64,
     /// The position string the game started from (imported records), if not the start.
     pub setup: Option<String>,
+    /// The id of the rematch of this (finished, online) game, once a player asked for one.
+    pub rematch: Option<String>,
 }
 
 /// One stored move.
@@ -69,7 +71,8 @@ CREATE TABLE IF NOT EXISTS games (
     finished     INTEGER,
     winner       TEXT,
     ply          INTEGER NOT NULL DEFAULT 0,
-    setup        TEXT
+    setup        TEXT,
+    rematch      TEXT
 );
 CREATE INDEX IF NOT EXISTS games_finished ON games(finished);
 CREATE TABLE IF NOT EXISTS moves (
@@ -82,7 +85,51 @@ CREATE TABLE IF NOT EXISTS moves (
 ";
 
 const GAME_COLS: &str = "id, game, mode, first, opponent, level, creator_seat, token_s, token_n, \
-                         invite, created, finished, winner, ply, setup";
+                         invite, created, finished, winner, ply, setup, rematch";
+
+/// Columns added to `games` after its first release, with their type: a database made before
+/// gets them (NULL in every old row) when it is opened.
+const ADDED_COLS: &[(&str, &str)] = &[("rematch", "TEXT")];
+
+const INSERT_GAME: &str = "INSERT INTO games (id, game, mode, first, opponent, level, \
+    creator_seat, token_s, token_n, invite, created, finished, winner, ply, setup, rematch) \
+    VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)";
+
+fn insert_params(g: &GameRow) -> [&dyn rusqlite::ToSql; 16] {
+    [
+        &g.id,
+        &g.game,
+        &g.mode,
+        &g.first,
+        &g.opponent,
+        &g.level,
+        &g.creator_seat,
+        &g.token_s,
+        &g.token_n,
+        &g.invite,
+        &g.created,
+        &g.finished,
+        &g.winner,
+        &g.ply,
+        &g.setup,
+        &g.rematch,
+    ]
+}
+
+/// Adds the columns of [`ADDED_COLS`] that the `games` table of an older database lacks.
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let have: Vec<String> = {
+        let mut st = conn.prepare("SELECT name FROM pragma_table_info('games')")?;
+        let names = st.query_map([], |r| r.get(0))?;
+        names.collect::<rusqlite::Result<_>>()?
+    };
+    for (col, ty) in ADDED_COLS {
+        if !have.iter().any(|h| h == col) {
+            conn.execute_batch(&format!("ALTER TABLE games ADD COLUMN {col} {ty}"))?;
+        }
+    }
+    Ok(())
+}
 
 fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
     Ok(GameRow {
@@ -101,6 +148,7 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
         winner: r.get(12)?,
         ply: r.get(13)?,
         setup: r.get(14)?,
+        rematch: r.get(15)?,
     })
 }
 
@@ -122,6 +170,7 @@ impl Store {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.execute_batch(SCHEMA)?;
+        migrate(&conn)?;
         conn.execute_batch("BEGIN IMMEDIATE; COMMIT;")?;
         Ok(Store { conn })
     }
@@ -131,13 +180,7 @@ impl Store {
     /// # Errors
     /// On a database error (e.g. a duplicate id).
     pub fn insert_game(&mut self, g: &GameRow) -> rusqlite::Result<()> {
-        self.conn.execute(
-            &format!("INSERT INTO games ({GAME_COLS}) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"),
-            params![
-                g.id, g.game, g.mode, g.first, g.opponent, g.level, g.creator_seat, g.token_s,
-                g.token_n, g.invite, g.created, g.finished, g.winner, g.ply, g.setup
-            ],
-        )?;
+        self.conn.execute(INSERT_GAME, &insert_params(g)[..])?;
         Ok(())
     }
 
@@ -151,13 +194,7 @@ impl Store {
         moves: &[String],
     ) -> rusqlite::Result<()> {
         let tx = self.conn.transaction()?;
-        tx.execute(
-            &format!("INSERT INTO games ({GAME_COLS}) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"),
-            params![
-                g.id, g.game, g.mode, g.first, g.opponent, g.level, g.creator_seat, g.token_s,
-                g.token_n, g.invite, g.created, g.finished, g.winner, g.ply, g.setup
-            ],
-        )?;
+        tx.execute(INSERT_GAME, &insert_params(g)[..])?;
         {
             let mut st = tx.prepare_cached(
                 "INSERT INTO moves (game_id, ply, mv, created) VALUES (?1, ?2, ?3, ?4)",
@@ -215,6 +252,25 @@ impl Store {
             "UPDATE games SET ply = ?2, finished = NULL, winner = NULL WHERE id = ?1",
             params![id, keep_ply],
         )?;
+        tx.commit()
+    }
+
+    /// Stores `new`, the rematch of game `old`, and links `old` to it, in one transaction: either
+    /// both or neither. Refused (nothing stored) when `old` is unknown or already has a rematch.
+    ///
+    /// # Errors
+    /// On a database error, [`rusqlite::Error::QueryReturnedNoRows`] when `old` is unknown or
+    /// already linked.
+    pub fn insert_rematch(&mut self, old: &str, new: &GameRow) -> rusqlite::Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute(INSERT_GAME, &insert_params(new)[..])?;
+        let n = tx.execute(
+            "UPDATE games SET rematch = ?2 WHERE id = ?1 AND rematch IS NULL",
+            params![old, new.id],
+        )?;
+        if n != 1 {
+            return Err(rusqlite::Error::QueryReturnedNoRows);
+        }
         tx.commit()
     }
 
@@ -313,6 +369,7 @@ mod tests {
             winner: None,
             ply: 0,
             setup: None,
+            rematch: None,
         }
     }
 
@@ -356,6 +413,59 @@ mod tests {
         // Reopening sees the same data.
         let s = Store::open(&path).unwrap();
         assert_eq!(s.moves("abcd").unwrap().len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_older_database_gets_the_rematch_column_and_links_once() {
+        let dir = std::env::temp_dir().join(format!("pussa-store-old-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("old.sqlite3");
+        let _ = std::fs::remove_file(&path);
+        {
+            // The games table as the first release made it, with a game in it.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(&SCHEMA.replace(
+                "setup        TEXT,\n    rematch      TEXT",
+                "setup        TEXT",
+            ))
+            .unwrap();
+            let cols: i64 = conn
+                .query_row("SELECT count(*) FROM pragma_table_info('games')", [], |r| {
+                    r.get(0)
+                })
+                .unwrap();
+            assert_eq!(cols, 15, "the old schema has no rematch column");
+            conn.execute(
+                "INSERT INTO games (id, game, mode, first, opponent, creator_seat, created) \
+                 VALUES ('oldgame1', 'raja-pasu', 'single', 'S', 'online', 'S', 1)",
+                [],
+            )
+            .unwrap();
+        }
+        let mut s = Store::open(&path).unwrap();
+        let old = s.game("oldgame1").unwrap().unwrap();
+        assert_eq!((old.opponent.as_str(), old.rematch), ("online", None));
+        let mut new = row("newgame1");
+        new.opponent = "online".into();
+        s.insert_rematch("oldgame1", &new).unwrap();
+        assert_eq!(
+            s.game("oldgame1").unwrap().unwrap().rematch.as_deref(),
+            Some("newgame1")
+        );
+        assert_eq!(s.game("newgame1").unwrap().unwrap(), new);
+        // A second rematch of the same game is refused and leaves nothing behind.
+        assert!(s.insert_rematch("oldgame1", &row("newgame2")).is_err());
+        assert_eq!(s.game("newgame2").unwrap(), None);
+        assert!(s.insert_rematch("nosuchgame", &row("newgame3")).is_err());
+        assert_eq!(s.game("newgame3").unwrap(), None);
+        drop(s);
+        // Opening it again finds the column there and the link kept.
+        let s = Store::open(&path).unwrap();
+        assert_eq!(
+            s.game("oldgame1").unwrap().unwrap().rematch.as_deref(),
+            Some("newgame1")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

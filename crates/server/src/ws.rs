@@ -142,6 +142,18 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
     {
         return;
     }
+    // A game that has its rematch already says so right away; the broadcast of it, if this
+    // connection subscribed before it was made, is then not sent a second time.
+    let mut rematch_sent = slot.rematch_message();
+    if let Some(text) = &rematch_sent {
+        if sink
+            .send(Message::Text(text.as_str().into()))
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
     let mut seated = Seated {
         slot: Arc::clone(&slot),
         seats: [false, false],
@@ -173,14 +185,25 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
             }
             update = updates.recv() => {
                 let texts: Vec<Utf8Bytes> = match update {
-                    Ok(text) => vec![(&*text).into()],
+                    Ok(text) if rematch_sent.as_deref() == Some(&*text) => Vec::new(),
+                    Ok(text) => {
+                        if rematch_sent.is_none() {
+                            rematch_sent = slot.rematch_message().filter(|m| **m == *text);
+                        }
+                        vec![(&*text).into()]
+                    }
                     Err(RecvError::Lagged(_)) => {
-                        // Too slow to keep up: send the current state and presence instead of
-                        // the backlog.
-                        vec![
+                        // Too slow to keep up: send the current state and presence (and the
+                        // rematch, if the backlog may have held it) instead of the backlog.
+                        let mut texts: Vec<Utf8Bytes> = vec![
                             json!({"type": "state", "state": *slot.state()}).to_string().into(),
                             slot.presence().to_string().into(),
-                        ]
+                        ];
+                        if rematch_sent.is_none() {
+                            rematch_sent = slot.rematch_message();
+                            texts.extend(rematch_sent.as_deref().map(Utf8Bytes::from));
+                        }
+                        texts
                     }
                     Err(RecvError::Closed) => break,
                 };

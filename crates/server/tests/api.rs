@@ -760,6 +760,7 @@ fn raja_single_row(id: &str, level: &str, token: &str) -> pussa_server::store::G
         winner: None,
         ply: 0,
         setup: None,
+        rematch: None,
     }
 }
 
