@@ -345,3 +345,55 @@ test('online, a player sees when the friend has left the game page and when they
   await south.context().close();
   await ctx.close();
 });
+
+test('a finished online game offers a rematch: one player starts it, sides swapped, the other joins it, a watcher may watch it', async () => {
+  const { server, browser } = env;
+  const r = await create(server, { game: 'walak-pussa', mode: 'single', opponent: { kind: 'online' } });
+  const invite = new URL(r.invite.url, server.url).searchParams.get('invite');
+  const j = await server.post(`/api/games/${r.id}/join`, { invite });
+  // Played to its end through the API, each side with its own token.
+  let st = await server.get(`/api/games/${r.id}`);
+  while (!st.match_over) {
+    const token = st.to_move === 'S' ? r.token : j.token;
+    st = (await server.post(`/api/games/${r.id}/moves`, { move: st.legal[0], token, expected_ply: st.ply })).state;
+  }
+  const { page: south } = await openAs(browser, server, r.id, r);
+  const { page: north } = await openAs(browser, server, r.id, { token: j.token, seats: ['N'] });
+  const { page: watcher } = await openAs(browser, server, r.id, null);
+  for (const p of [south, north]) {
+    await p.waitForSelector('#round-dialog[open]');
+    assert.equal((await p.textContent('#rematch')).trim(), 'Rematch');
+    await closeDialog(p);
+    assert.equal((await p.textContent('#again')).trim(), 'Rematch');
+  }
+  assert.equal(await watcher.locator('#again').isVisible(), false, 'a watcher has no rematch to ask for');
+  await south.click('#again');
+  await south.waitForFunction((old) => !location.hash.endsWith(old), r.id);
+  const id = await gameId(south);
+  await settle(south, 0);
+  assert.match(await south.textContent('#game-sub'), /you play North/);
+  // The friend is told and joins the same game, on the other side.
+  await north.waitForFunction(() => document.querySelector('#again').textContent === 'Join the rematch');
+  assert.match(await north.textContent('#notice'), /asks for a rematch/);
+  await north.click('#again');
+  await north.waitForFunction((old) => !location.hash.endsWith(old), r.id);
+  assert.equal(await gameId(north), id);
+  await settle(north, 0);
+  assert.match(await north.textContent('#game-sub'), /you play South/);
+  // The watcher of the old game may follow.
+  await closeDialog(watcher);
+  await watcher.waitForSelector('#watch-rematch:not([hidden])');
+  await watcher.click('#watch-rematch');
+  await watcher.waitForFunction((old) => !location.hash.endsWith(old), r.id);
+  assert.equal(await gameId(watcher), id);
+  await settle(watcher, 0);
+  assert.match(await watcher.textContent('#game-sub'), /watching/);
+  // Nobody waits for anyone: the player to move has their holes.
+  const newState = await server.get(`/api/games/${id}`);
+  const mover = newState.to_move === 'S' ? north : south;
+  await mover.waitForFunction(() => document.querySelectorAll('svg.board .hole.legal').length > 0);
+  for (const p of [south, north, watcher]) {
+    p.checkClean();
+    await p.context().close();
+  }
+});

@@ -41,6 +41,7 @@ export const api = {
     call('POST', `/api/games/${encodeURIComponent(id)}/undo`, { token, expected_ply: expectedPly }),
   hint: (id, token) =>
     call('GET', `/api/games/${encodeURIComponent(id)}/hint?token=${encodeURIComponent(token)}`),
+  rematch: (id, token) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, { token }),
   importRecord: (record, opponent, seat) => call('POST', '/api/games/import', { record, opponent, seat }),
   list: (finished, limit = 50) =>
     call('GET', `/api/games?limit=${limit}${finished === undefined ? '' : `&finished=${finished}`}`),

@@ -544,6 +544,10 @@ class GameView {
       }
       return;
     }
+    if (m.type === 'rematch' && m.id) {
+      this.rematchStarted(m.id);
+      return;
+    }
     if (m.type === 'state' && m.state) {
       this.chain = this.chain.then(() => {
         if (m.state.ply !== this.shownPly && !this.busy) this.show(m.state);
@@ -1002,9 +1006,16 @@ class GameView {
     const canTakeBack = this.mine.size > 0 && (this.kind === 'computer' || this.kind === 'hotseat');
     $('#undo').hidden = !canTakeBack;
     $('#hint').hidden = !canTakeBack;
-    // A finished game keeps its "Play again" after the result dialog is closed.
-    $('#again').hidden = !(s.match_over && canTakeBack);
+    // A finished game keeps its "Play again" after the result dialog is closed; an online one
+    // offers its players a rematch (started, or joined once the friend started it).
+    const rematchId = this.rematchId || s.rematch || null;
+    const online = this.kind === 'online' && this.mine.size > 0;
+    $('#again').hidden = !(s.match_over && (canTakeBack || online));
+    $('#again').textContent = online ? (rematchId ? 'Join the rematch' : 'Rematch') : 'Play again';
     $('#again').disabled = this.busy;
+    const watch = $('#watch-rematch');
+    watch.hidden = !(rematchId && this.mine.size === 0);
+    if (rematchId) watch.href = `#/game/${encodeURIComponent(rematchId)}`;
     $('#keys-player').hidden = this.mine.size === 0;
     $('#keys-watcher').hidden = this.mine.size > 0;
     // Against the computer, undo takes back your last move (and the replies after it): nothing
@@ -1066,6 +1077,7 @@ class GameView {
   /** Starts a new game with this game's settings (computer or same screen). */
   async rematch() {
     const s = this.state;
+    if (this.kind === 'online') return this.onlineRematch();
     const seat = this.mine.size === 1 ? SIDE_LETTER[[...this.mine][0]] : 'S';
     const opponent = this.kind === 'computer' ? { kind: 'computer', level: onLadder(s.game, s.mode, s.opponent.level) } : { kind: 'hotseat' };
     try {
@@ -1078,6 +1090,30 @@ class GameView {
     } catch (e) {
       notice(`Cannot start a new game: ${e.message}`);
     }
+  }
+
+  /**
+   * An online game's rematch: the first player to ask starts it (sides swapped, both seats
+   * taken), the other joins it with the same request; the server answers each with their seat.
+   */
+  async onlineRematch() {
+    if (!this.seat) return;
+    try {
+      const r = await api.rematch(this.id, this.seat.token);
+      seats.put(r.id, { token: r.token, seats: r.seats || [r.seat] });
+      pending = { id: r.id, state: r.state, played: [] };
+      location.hash = `#/game/${encodeURIComponent(r.id)}`;
+    } catch (e) {
+      notice(`Cannot start the rematch: ${e.message}`);
+    }
+  }
+
+  /** The rematch of this online game exists (`id`): players are offered to join, watchers to watch. */
+  rematchStarted(id) {
+    if (!id || this.rematchId === id) return;
+    this.rematchId = id;
+    if (this.state) this.renderActions();
+    if (this.mine.size) notice('Your friend asks for a rematch, sides swapped: press “Join the rematch”.', 'info');
   }
 
   async undo() {
@@ -1210,7 +1246,8 @@ class GameView {
       if (s.repeats_round) body.append(h('p', { class: 'circle' }, circleText(s)));
     }
     const again = $('#rematch');
-    again.hidden = !(s.match_over && this.mine.size && this.kind !== 'online');
+    again.hidden = !(s.match_over && this.mine.size);
+    again.textContent = this.kind === 'online' ? (this.rematchId || s.rematch ? 'Join the rematch' : 'Rematch') : 'Play again';
     // The game goes on after a round; after the last one the button only closes the dialog.
     $('#round-dialog-ok').textContent = s.match_over ? 'Close' : 'Continue';
     $('#round-dialog-title').textContent = title;
