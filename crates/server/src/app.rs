@@ -64,15 +64,7 @@ impl Slot {
 
     /// The seats `token` holds (none for a wrong token), without waiting for the game.
     pub fn seats_of(&self, token: &str) -> Vec<Side> {
-        let tokens = lock(&self.tokens);
-        Side::BOTH
-            .into_iter()
-            .filter(|s| {
-                tokens[s.index()]
-                    .as_deref()
-                    .is_some_and(|t| util::secret_eq(t, token))
-            })
-            .collect()
+        crate::live::seats_holding(&lock(&self.tokens), token)
     }
 
     /// `{"type": "presence", "present": {"S": true, "N": false}}`: a computer seat is always
@@ -224,7 +216,7 @@ fn rematch_message(id: &str) -> String {
     json!({"type": "rematch", "id": id}).to_string()
 }
 
-/// What `POST /api/games` and the rematch answer for one seat of game `id`.
+/// The rematch's answer for one seat of game `id` (the shape of `POST /api/games`'s).
 fn seat_answer(id: &str, seat: Side, token: &str, state: Value) -> Value {
     json!({
         "id": id,
@@ -684,8 +676,9 @@ impl App {
     ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 an online game whose friend has not
-    /// joined yet, stale `expected_ply`, game over, not this seat's turn; 400 malformed move; 422 an illegal move; 500 as [`App::slot`], or
-    /// when a move cannot be stored or the computer's reply fails (a stored move is kept).
+    /// joined yet, stale `expected_ply`, game over, not this seat's turn; 400 malformed move;
+    /// 422 an illegal move; 500 as [`App::slot`], or when a move cannot be stored or the
+    /// computer's reply fails (a stored move is kept).
     pub async fn play(
         self: &Arc<Self>,
         id: &str,
@@ -750,7 +743,8 @@ impl App {
     ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 stale `expected_ply`, online game
-    /// (waiting for the friend, or not) or nothing to undo; 500 as [`App::slot`], or a database error.
+    /// (waiting for the friend, or not) or nothing to undo; 500 as [`App::slot`], or a
+    /// database error.
     pub async fn undo(
         &self,
         id: &str,

@@ -404,14 +404,7 @@ impl LiveGame {
     /// The seats `token` may move for.
     #[must_use]
     pub fn seats_of(&self, token: &str) -> Vec<Side> {
-        Side::BOTH
-            .into_iter()
-            .filter(|s| {
-                self.meta.tokens[s.index()]
-                    .as_deref()
-                    .is_some_and(|t| util::secret_eq(t, token))
-            })
-            .collect()
+        seats_holding(&self.meta.tokens, token)
     }
 
     /// The state JSON (see docs/api.md).
@@ -507,4 +500,17 @@ impl LiveGame {
             rematch: self.meta.rematch.clone(),
         }
     }
+}
+
+/// The seats whose token (`tokens`, `[South, North]`) is `token`, compared in constant time:
+/// none for a wrong token, both for a hot-seat one.
+pub(crate) fn seats_holding(tokens: &[Option<String>; 2], token: &str) -> Vec<Side> {
+    Side::BOTH
+        .into_iter()
+        .filter(|s| {
+            tokens[s.index()]
+                .as_deref()
+                .is_some_and(|t| util::secret_eq(t, token))
+        })
+        .collect()
 }
