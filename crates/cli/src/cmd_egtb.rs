@@ -45,9 +45,9 @@ pub enum Sub {
     },
     /// The exact value of a position for the player to move, and of each move.
     Probe {
-        /// The game.
+        /// The game (default: the game the position string names).
         #[arg(long)]
-        game: Game,
+        game: Option<Game>,
         /// The position string.
         #[arg(long)]
         position: String,
@@ -85,16 +85,17 @@ pub enum Sub {
         /// Seeds per hole of a reduced (or enlarged) match (default: the game's own).
         #[arg(long, value_parser = clap::value_parser!(u8).range(1..=7))]
         seeds_per_hole: Option<u8>,
-        /// Also solve every match state exactly by searching each round to its end (no tables;
-        /// reduced matches of 1-2 seeds a hole) and compare with the margins' verdicts.
+        /// Also solve every match state exactly: each round searched to its end with the
+        /// repetition history, stopping at the tables (open and closed-hole) where they decide;
+        /// 1 seed a hole is searched without tables. Compares with the margins' verdicts.
         #[arg(long)]
         exhaustive: bool,
     },
     /// Solve a start position exactly: the real start, or a reduced game with S seeds a hole.
     Solve {
-        /// The game.
-        #[arg(long)]
-        game: Game,
+        /// The game (default: the game the `--position` string names).
+        #[arg(long, required_unless_present = "position")]
+        game: Option<Game>,
         /// Seeds per hole of a reduced game (default: the game's own start).
         #[arg(long, value_parser = clap::value_parser!(u8).range(1..=7))]
         seeds_per_hole: Option<u8>,
@@ -160,7 +161,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             position,
             dir,
             closed_dir,
-        } => probe(game, &position, &dir, closed_dir.as_deref()),
+        } => probe(
+            crate::cmd_replay::game_of(game, Some(&position))?,
+            &position,
+            &dir,
+            closed_dir.as_deref(),
+        ),
         Sub::Verify {
             game,
             dir,
@@ -202,7 +208,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             nodes,
             max_seeds,
         } => solve(
-            game,
+            crate::cmd_replay::game_of(game, position.as_deref())?,
             seeds_per_hole,
             position.as_deref(),
             &dir,
@@ -730,7 +736,7 @@ mod tests {
         .expect("build");
         let pos = "0,1,0,2,0,0,0/1,0,0,0,1,0,0 65 0 S 1 pasu-pondi".to_string();
         sub(Sub::Probe {
-            game,
+            game: Some(game),
             position: pos.clone(),
             dir: dir.clone(),
             closed_dir: None,
@@ -738,7 +744,7 @@ mod tests {
         .expect("probe");
         let too_many = "5,5,5,5,5,5,5/5,5,5,5,5,5,5 0 0 S 1 pasu-pondi".to_string();
         let e = sub(Sub::Probe {
-            game,
+            game: None,
             position: too_many,
             dir: dir.clone(),
             closed_dir: None,
@@ -751,7 +757,7 @@ mod tests {
             "{e}"
         );
         sub(Sub::Solve {
-            game,
+            game: None,
             seeds_per_hole: None,
             position: Some("0,1,0,2,0,0,0/1,0,0,0,1,0,2 63 0 S 1 pasu-pondi".into()),
             dir: dir.clone(),
@@ -783,7 +789,7 @@ mod tests {
             "{e:#}"
         );
         let e = sub(Sub::Probe {
-            game,
+            game: None,
             position: pos,
             dir: dir.clone(),
             closed_dir: None,

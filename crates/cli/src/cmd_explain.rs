@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::anyhow;
 use pussa_rules::{Direction, Event, Game, GameState, Hole, Mode, Position, Side};
 
-use crate::cmd_replay::{board, round_end_words, start_state};
+use crate::cmd_replay::{board, game_of, round_end_words, start_state};
 
 /// Tell a move lap by lap: every lift and where its seeds went, the fours taken on the way,
 /// the empty hole that ends the sowing, the capture across it (and Walak-pussa's chain), and
@@ -13,9 +13,10 @@ use crate::cmd_replay::{board, round_end_words, start_state};
 #[derive(clap::Args)]
 #[command(after_help = "Example:\n  pussa explain --game walak-pussa --move A")]
 pub struct Args {
-    /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6.
-    #[arg(long)]
-    pub game: Game,
+    /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6 (default: the game the
+    /// `--position` string names).
+    #[arg(long, required_unless_present = "position")]
+    pub game: Option<Game>,
     /// Explain the move in this position (a position string) instead of the start position.
     #[arg(long)]
     pub position: Option<String>,
@@ -215,7 +216,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         Mode::Single
     };
-    let mut g: GameState = start_state(args.game, mode, None, args.position.as_deref())?;
+    let game = game_of(args.game, args.position.as_deref())?;
+    let mut g: GameState = start_state(game, mode, None, args.position.as_deref())?;
     // A match position whose round is over goes on with the next round, as in `replay`.
     let laid_out = g.is_round_over() && !g.is_over() && g.next_round();
     let before = *g.position();
@@ -243,7 +245,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     writeln!(
         out,
         "{}, {} plays {}:",
-        args.game.title(),
+        game.title(),
         before.to_move(),
         args.mv
     )?;
@@ -253,7 +255,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let t = report.outcome.taken;
     writeln!(out, "Taken: South {}, North {}.", t[0], t[1])?;
     if let Some(r) = report.round_end {
-        writeln!(out, "{}", round_end_words(args.game, &r))?;
+        writeln!(out, "{}", round_end_words(game, &r))?;
     }
     if let Some(w) = g.winner() {
         let what = if mode == Mode::Match { "match" } else { "game" };

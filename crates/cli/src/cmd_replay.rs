@@ -25,11 +25,13 @@ use serde::Serialize;
 #[command(
     after_help = "Examples:\n  pussa replay --game walak-pussa --moves \"A d C\"\n  \
     pussa replay --game raja-pasu --match --first N --moves \"1... d 2. B\" --json\n  \
+    pussa replay --position \"0,1,0,2,0,0,0/1,0,0,0,1,0,2 63 0 S 1 pasu-pondi\" --moves \"D\"\n  \
     pussa replay --record game.txt"
 )]
 pub struct Args {
-    /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6.
-    #[arg(long, required_unless_present = "record")]
+    /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6 (default: the game the
+    /// `--position` string names).
+    #[arg(long, required_unless_present_any = ["record", "position"])]
     pub game: Option<Game>,
     /// Play a match of several rounds instead of a single game.
     #[arg(long = "match", conflicts_with = "record")]
@@ -82,6 +84,22 @@ pub fn parse_moves(text: &str) -> anyhow::Result<Vec<Hole>> {
         moves.push(mv);
     }
     Ok(moves)
+}
+
+/// The game of a command: `--game`, or else the game the `--position` string names (its last
+/// field). With both, [`start_state`] checks that they agree.
+///
+/// # Errors
+/// Neither given, or a position string too broken to name its game.
+pub fn game_of(game: Option<Game>, position: Option<&str>) -> anyhow::Result<Game> {
+    match (game, position) {
+        (Some(game), _) => Ok(game),
+        (None, Some(p)) => {
+            let setup: Setup = p.parse().context("--position")?;
+            Ok(setup.game)
+        }
+        (None, None) => bail!("--game is required (or a --position string, which names its game)"),
+    }
 }
 
 /// The start of a game from `--game`, `--position`, `--first` and the mode.
@@ -422,7 +440,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .collect();
         (rec.start_state().clone(), moves)
     } else {
-        let game = args.game.ok_or_else(|| anyhow!("--game is required"))?;
+        let game = game_of(args.game, args.position.as_deref())?;
         let mode = if args.match_mode {
             Mode::Match
         } else {

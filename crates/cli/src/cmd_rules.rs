@@ -12,7 +12,11 @@ const RULES: &str = include_str!("../../../docs/rules.md");
 #[derive(clap::Args)]
 pub struct Args {
     /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6.
+    #[arg(value_name = "GAME")]
     pub game: Option<Game>,
+    /// The game, as the other commands take it (the same as the positional GAME).
+    #[arg(long = "game", value_name = "GAME", conflicts_with = "game")]
+    pub game_opt: Option<Game>,
 }
 
 /// The page for `game`: every section but the other games' own (the same cut as the web
@@ -31,6 +35,6 @@ pub fn rules_text(game: Option<Game>) -> String {
 /// A failed write to standard output.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(rules_text(args.game).as_bytes())?;
+    out.write_all(rules_text(args.game.or(args.game_opt)).as_bytes())?;
     Ok(())
 }

@@ -888,7 +888,7 @@ fn replay_reads_a_game_record() {
     std::fs::write(&path, "[Game \"raja-pasu\"]\n\n1. a *\n").unwrap();
     let err = fails(&["replay", "--record", path.to_str().unwrap()]);
     assert!(
-        err.contains("line 3, column 4: move 1 (a): not your hole"),
+        err.contains("line 3, column 4: move 1... a: not your hole"),
         "{err}"
     );
     let err = fails(&[
@@ -1185,4 +1185,63 @@ fn an_error_with_stderr_closed_exits_1_not_with_a_panic() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{status:?}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_position_string_names_the_game_so_game_is_optional_beside_it() {
+    let pos = "0,1,0,2,0,0,0/1,0,0,0,1,0,2 63 0 S 1 pasu-pondi";
+    // replay and explain take the game from the position when --game is absent ...
+    let with = ok(&[
+        "replay",
+        "--game",
+        "pasu-pondi",
+        "--position",
+        pos,
+        "--moves",
+        "D",
+        "--json",
+    ]);
+    let without = ok(&["replay", "--position", pos, "--moves", "D", "--json"]);
+    assert_eq!(with, without);
+    let with = ok(&[
+        "explain",
+        "--game",
+        "pasu-pondi",
+        "--position",
+        pos,
+        "--move",
+        "D",
+    ]);
+    let without = ok(&["explain", "--position", pos, "--move", "D"]);
+    assert_eq!(with, without);
+    assert!(without.contains("Pasu Pondi"), "{without}");
+    // ... still check the two against each other when both are given ...
+    let err = fails(&["replay", "--game", "raja-pasu", "--position", pos]);
+    assert!(
+        err.contains("pasu-pondi") && err.contains("raja-pasu"),
+        "{err}"
+    );
+    // ... and without either, the game is still asked for.
+    let o = pussa(&["replay", "--moves", "A"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--game"), "{}", stderr(&o));
+    let o = pussa(&["explain", "--move", "A"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A position too broken to name a game says what is wrong with it.
+    let err = fails(&["replay", "--position", "4,4,4 0 0 S 1"]);
+    assert!(err.contains("--position"), "{err}");
+}
+
+#[test]
+fn rules_takes_the_game_as_an_option_too() {
+    let positional = ok(&["rules", "raja-pasu"]);
+    let option = ok(&["rules", "--game", "raja-pasu"]);
+    assert_eq!(positional, option);
+    assert_ne!(
+        option,
+        ok(&["rules"]),
+        "a game's page is not the whole page"
+    );
+    let o = pussa(&["rules", "raja-pasu", "--game", "walak-pussa"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
