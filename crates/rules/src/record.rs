@@ -143,13 +143,18 @@ pub enum RecordError {
         /// What is wrong.
         message: String,
     },
-    /// A move that cannot be played. `number` counts the record's moves from 1.
-    #[error("{}move {number} ({mv}): {reason}", at_prefix(*.at))]
+    /// A move that cannot be played. The message names it as the record writes it, with its
+    /// move number in its round (`move 7. D`, `move 2... d`, `move R2 1. D`); `number` counts
+    /// the record's moves from 1 across the whole record.
+    #[error("{}move {label}: {reason}", at_prefix(*.at))]
     Move {
         /// Line and column of the move in the text, when it was read from text.
         at: Option<(usize, usize)>,
-        /// Which move of the record, from 1.
+        /// Which move of the record, from 1 (plies, all rounds together).
         number: usize,
+        /// The move as the record writes it: its round marker when it is not in the record's
+        /// first round, its number in the round and the letter (`7. D`, `R2 2... d`).
+        label: String,
         /// The move.
         mv: Hole,
         /// Why it cannot be played.
@@ -363,11 +368,52 @@ impl Record {
         self.push_at(mv, None)
     }
 
+    /// How the record writes `mv` as its next move: its move number in its round (one number
+    /// for a South move and the North move after it, as [`Display`](fmt::Display) writes them),
+    /// with the round's marker when the round is not the record's first.
+    fn label_of_next(&self, mv: Hole) -> String {
+        let mut round = self.start.round();
+        let mut number = 1;
+        let mut last = None;
+        for m in &self.moves {
+            if m.round != round {
+                round = m.round;
+                number = 1;
+            }
+            if m.hole.owner() == Side::North {
+                number += 1;
+            }
+            last = Some(m.hole.owner());
+        }
+        let next_round = if self.state.is_round_over() && !self.state.is_over() {
+            self.state.round() + 1
+        } else {
+            self.state.round()
+        };
+        if next_round != round {
+            number = 1;
+        } else if mv.owner() == Side::South && last == Some(Side::South) {
+            // Two South moves in a row (refused, since North moves between): the next number.
+            number += 1;
+        }
+        let marker = if next_round == self.start.round() {
+            String::new()
+        } else {
+            format!("R{next_round} ")
+        };
+        match mv.owner() {
+            Side::South => format!("{marker}{number}. {mv}"),
+            Side::North => format!("{marker}{number}... {mv}"),
+        }
+    }
+
     fn push_at(&mut self, mv: Hole, at: Option<(usize, usize)>) -> Result<(), RecordError> {
         let number = self.moves.len() + 1;
+        let label = self.label_of_next(mv);
         let err = |reason| RecordError::Move {
             at,
             number,
+            label: label.clone(),
             mv,
             reason,
         };
@@ -523,7 +569,8 @@ impl Record {
     ///
     /// // The second move is South's again: the error names it, where it is, and why.
     /// let err = Record::parse("[Game \"raja-pasu\"]\n\n1. G A *\n").unwrap_err();
-    /// let RecordError::Move { at, number, mv, reason } = err else { panic!("{err}") };
+    /// assert!(err.to_string().starts_with("line 3, column 6: move 1... A: not your hole"));
+    /// let RecordError::Move { at, number, mv, reason, .. } = err else { panic!("{err}") };
     /// assert_eq!((at, number, mv.to_string()), (Some((3, 6)), 2, "A".to_string()));
     /// assert_eq!(reason, IllegalReason::NotYourHole { to_move: Side::North });
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -978,6 +1025,13 @@ impl Parser {
                 rec.state.round()
             };
             let starts_record = rec.moves.is_empty();
+            if let (Some((n, ml, mc)), true) = (marker, rec.state.is_over()) {
+                let what = match rec.state.mode() {
+                    Mode::Single => "the game is over (a single game has one round)",
+                    Mode::Match => "the match is over",
+                };
+                return Parser::err_at(ml, mc, format!("round marker R{n}, but {what}"));
+            }
             match marker.take() {
                 Some((n, ml, mc)) if n != round => {
                     return Parser::err_at(

@@ -228,6 +228,7 @@ fn an_illegal_move_is_refused_with_its_number_place_and_reason() {
             number,
             mv,
             reason,
+            ..
         }) => {
             assert_eq!(at, Some((3, 11)));
             assert_eq!(number, 3);
@@ -243,7 +244,7 @@ fn an_illegal_move_is_refused_with_its_number_place_and_reason() {
     }
     let e = Record::parse(text).unwrap_err().to_string();
     assert!(
-        e.starts_with("line 3, column 11: move 3 (a): not your hole"),
+        e.starts_with("line 3, column 11: move 2... a: not your hole"),
         "{e}"
     );
 }
@@ -393,7 +394,7 @@ fn an_endless_move_in_a_record_is_refused() {
         ) => {
             assert!(
                 e.to_string()
-                    .starts_with("line 4, column 4: move 1 (C): endless sowing"),
+                    .starts_with("line 4, column 4: move 1. C: endless sowing"),
                 "{e}"
             );
         }
@@ -480,4 +481,32 @@ proptest! {
         prop_assert_eq!(&back, &rec);
         prop_assert_eq!(back.to_string(), text);
     }
+}
+
+#[test]
+fn errors_name_a_move_by_the_records_own_number_and_round() {
+    // A Raja Pasu single game that ends after South's 6. C (North has no move).
+    let game = "1. G e 2. D c 3. B g 4. E f 5. E g 6. C";
+    let text = format!("[Game \"raja-pasu\"]\n\n{game} 7. D *\n");
+    let e = Record::parse(&text).unwrap_err();
+    assert!(matches!(e, RecordError::Move { number: 12, .. }), "{e:?}");
+    assert!(e.to_string().contains("move 7. D: the game is over"), "{e}");
+    // A round marker after a single game's end says the game is over, not "round 1".
+    let text = format!("[Game \"raja-pasu\"]\n\n{game} R2 1. D *\n");
+    let e = Record::parse(&text).unwrap_err().to_string();
+    assert!(
+        e.contains("round marker R2, but the game is over (a single game has one round)"),
+        "{e}"
+    );
+    // In a match the same moves end round 1; a bad move of round 2 is named with its marker.
+    let text = format!("[Game \"raja-pasu\"]\n[Mode \"match\"]\n\n{game}\nR2 1. D f 2. d *\n");
+    let e = Record::parse(&text).unwrap_err().to_string();
+    assert!(e.contains("move R2 2... d:"), "{e}");
+}
+
+#[test]
+fn a_record_without_a_result_token_reads_as_unfinished() {
+    let rec = Record::parse("[Game \"raja-pasu\"]\n\n1. G e\n").unwrap();
+    assert_eq!(rec.result(), RecordResult::Unfinished);
+    assert_eq!(rec.moves().len(), 2);
 }
