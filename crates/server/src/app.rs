@@ -747,6 +747,9 @@ impl App {
                 "game {id} is not an online game: there is no seat to join"
             )));
         }
+        if g.meta.ended.is_some() {
+            return Err(ApiError::conflict(g.over_message()));
+        }
         let Some(expected) = g.meta.invite.clone() else {
             return Err(ApiError::conflict("invite already used: the seat is taken"));
         };
@@ -807,6 +810,11 @@ impl App {
         }
         if !g.over() {
             return Err(ApiError::conflict("the game is not over yet"));
+        }
+        if !g.joined() {
+            return Err(ApiError::conflict(
+                "nobody joined this game before it was aborted: start a new game",
+            ));
         }
         // An online token holds exactly one seat; the caller plays the other one next.
         let seat = seats[0].other();

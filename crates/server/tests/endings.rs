@@ -228,6 +228,12 @@ async fn abort_before_the_join_or_before_both_moved_and_not_after() {
     post(&s, id, "abort", json!({"token": tok}))
         .await
         .assert_error(409, "the game is over: it was aborted");
+    post(&s, id, "rematch", json!({"token": tok}))
+        .await
+        .assert_error(409, "nobody joined this game");
+    post(&s, id, "join", json!({"invite": c["invite"]["token"]}))
+        .await
+        .assert_error(409, "the game is over: it was aborted");
 
     // Only South has moved: North may abort.
     let (id, south, north) = online(&s, "raja-pasu", "single").await;
