@@ -767,6 +767,8 @@ impl App {
         slot.publish(
             &json!({"type": "update", "state": state, "joined": seat.letter().to_string()}),
         );
+        // The seats of a joined game have away times now.
+        slot.publish(&slot.presence());
         Ok(
             json!({"id": id, "seat": seat.letter().to_string(), "seats": [seat.letter().to_string()], "token": token, "state": state}),
         )

@@ -630,6 +630,24 @@ async fn presence_counts_watchers_and_says_how_long_a_seat_has_been_away() {
     let s_ms = p["away_ms"]["S"].as_u64().unwrap();
     assert!(s_ms < p["away_ms"]["N"].as_u64().unwrap(), "{p}");
 
+    // Before the join nobody is away; the join tells everyone both seats' away times.
+    let g = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": {"kind": "online"}}),
+        )
+        .await
+        .json();
+    let gid = g["id"].as_str().unwrap();
+    let mut w = connect(s.addr, gid).await;
+    assert_eq!(presence(&mut w).await["away_ms"], json!({}));
+    ok(&s, gid, "join", json!({"invite": g["invite"]["token"]})).await;
+    let p = presence(&mut w).await;
+    assert!(
+        p["away_ms"]["S"].is_u64() && p["away_ms"]["N"].is_u64(),
+        "{p}"
+    );
+
     // A game against the computer: no away times.
     let g = s
         .post(
