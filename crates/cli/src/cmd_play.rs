@@ -49,6 +49,28 @@ pub struct Args {
     pub egtb: Option<String>,
 }
 
+/// Why `pussa play` cannot run here, if it cannot: it needs a terminal on standard input (the
+/// keys) and standard output (the screen), one that can move the cursor (not `TERM=dumb`).
+#[must_use]
+pub fn terminal_refusal(stdin_tty: bool, stdout_tty: bool, term: Option<&str>) -> Option<String> {
+    let which = match (stdin_tty, stdout_tty) {
+        (true, true) => None,
+        (false, true) => Some("standard input is not a terminal"),
+        (true, false) => Some("standard output is not a terminal"),
+        (false, false) => Some("standard input and output are not terminals"),
+    };
+    let why = match which {
+        Some(w) => format!("pussa play needs an interactive terminal ({w})"),
+        None if term.is_some_and(|t| t.trim() == "dumb") => {
+            "pussa play needs a terminal that can move the cursor (TERM=dumb cannot)".to_string()
+        }
+        None => return None,
+    };
+    Some(format!(
+        "{why}; for scripts use `pussa replay` or `pussa engine`"
+    ))
+}
+
 /// The default directory of the endgame tables.
 pub const DEFAULT_EGTB: &str = "data/egtb";
 
@@ -96,7 +118,7 @@ enum Answer {
 /// Runs the terminal UI until `q`.
 ///
 /// # Errors
-/// Bad arguments, or a terminal that cannot be set up.
+/// Bad arguments, no terminal, or a terminal that cannot be set up.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (game, first, seat) = (args.game, args.first, args.seat);
     let mode = if args.match_mode {
@@ -125,6 +147,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let _ = told.send(Answer::Tables(text));
         })),
     )?;
+    // The options are all checked before the terminal is.
+    {
+        use std::io::IsTerminal;
+        let term = std::env::var("TERM").ok();
+        if let Some(why) = terminal_refusal(
+            std::io::stdin().is_terminal(),
+            std::io::stdout().is_terminal(),
+            term.as_deref(),
+        ) {
+            anyhow::bail!(why);
+        }
+    }
     if let Some(t) = &tables {
         t.start_loading();
     }
@@ -139,7 +173,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// A flag raised by SIGTERM or SIGHUP (a `kill`, a closed terminal window), so that the game
 /// ends as after `q` and the terminal is given back as it was, rather than the process dying
-/// with the game's screen still up.
+/// with the game's screen still up. Should the game not notice within two seconds, the
+/// terminal is restored and the process ends from the signal's thread.
 fn stop_on_signals() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     #[cfg(unix)]
@@ -147,6 +182,7 @@ fn stop_on_signals() -> Arc<AtomicBool> {
         let flag = Arc::clone(&stop);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
+            .enable_time()
             .build();
         if let Ok(runtime) = runtime {
             // Registered before the thread starts, so a signal sent at once is not missed.
@@ -166,11 +202,70 @@ fn stop_on_signals() -> Arc<AtomicBool> {
                         }
                     });
                     flag.store(true, Ordering::Release);
+                    std::thread::sleep(Duration::from_secs(2));
+                    ratatui::restore();
+                    std::process::exit(0);
                 });
             }
         }
     }
     stop
+}
+
+/// What the terminal's input has for us.
+#[derive(Debug, PartialEq, Eq)]
+enum Input {
+    /// Bytes to read.
+    Ready,
+    /// Nothing within the time.
+    Nothing,
+    /// End of file or an error: the terminal is gone (a closed window, a dropped ssh session).
+    Gone,
+}
+
+/// Waits up to `ms` milliseconds for input on standard input (the terminal crossterm reads).
+/// Crossterm itself reads an end of file as "no data yet" and spins on it for ever, so the
+/// end of the terminal is caught here, before crossterm is asked.
+fn wait_input(ms: i32) -> Input {
+    #[cfg(unix)]
+    {
+        let mut fd = libc::pollfd {
+            fd: 0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, for the duration of the call.
+        let r = unsafe { libc::poll(&raw mut fd, 1, ms) };
+        if r < 0 {
+            return if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                Input::Nothing
+            } else {
+                Input::Gone
+            };
+        }
+        if r == 0 {
+            return Input::Nothing;
+        }
+        if fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+            return Input::Gone;
+        }
+        // Readable with nothing to read is the end of file.
+        let mut pending: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one c_int.
+        let r = unsafe { libc::ioctl(0, libc::FIONREAD, &raw mut pending) };
+        if r == 0 && pending == 0 {
+            return Input::Gone;
+        }
+        Input::Ready
+    }
+    #[cfg(not(unix))]
+    {
+        match event::poll(Duration::from_millis(u64::try_from(ms).unwrap_or(0))) {
+            Ok(true) => Input::Ready,
+            Ok(false) => Input::Nothing,
+            Err(_) => Input::Gone,
+        }
+    }
 }
 
 fn event_loop(
@@ -227,8 +322,17 @@ fn event_loop(
             }
         }
         terminal.draw(|f| render(app, f))?;
-        if event::poll(Duration::from_millis(30))? {
-            if let Event::Key(key) = event::read()? {
+        match wait_input(30) {
+            Input::Gone => break,
+            Input::Nothing => continue,
+            Input::Ready => {}
+        }
+        // Whatever is ready is read now; crossterm is never left waiting on its own.
+        while event::poll(Duration::ZERO)? {
+            let Event::Key(key) = event::read()? else {
+                continue;
+            };
+            {
                 let action = app.key_action(key);
                 match action {
                     Action::Hint => {
@@ -331,5 +435,28 @@ mod tests {
             pussa_egtb::oracle::has_tables(std::path::Path::new(DEFAULT_EGTB), Game::RajaPasu)
         );
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// `pussa play` refuses, naming which, when the keys or the screen are not a terminal,
+    /// and a terminal that cannot move the cursor.
+    #[test]
+    fn a_terminal_is_needed() {
+        assert_eq!(terminal_refusal(true, true, Some("xterm-256color")), None);
+        assert_eq!(terminal_refusal(true, true, None), None);
+        let e = terminal_refusal(true, false, Some("xterm")).unwrap();
+        assert!(
+            e.contains("(standard output is not a terminal)")
+                && e.contains("`pussa replay` or `pussa engine`"),
+            "{e}"
+        );
+        let e = terminal_refusal(false, true, Some("xterm")).unwrap();
+        assert!(e.contains("(standard input is not a terminal)"), "{e}");
+        let e = terminal_refusal(false, false, None).unwrap();
+        assert!(
+            e.contains("standard input and output are not terminals"),
+            "{e}"
+        );
+        let e = terminal_refusal(true, true, Some("dumb")).unwrap();
+        assert!(e.contains("TERM=dumb"), "{e}");
     }
 }

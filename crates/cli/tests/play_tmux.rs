@@ -163,9 +163,9 @@ fn a_kill_gives_the_terminal_back() {
     let pid_file = std::env::temp_dir().join(format!("pussa-play-pid-{}", std::process::id()));
     let _ = std::fs::remove_file(&pid_file);
     let cmd = format!(
-        "echo BEFORE-THE-GAME; {} play --game raja-pasu --hotseat --delay 0 & echo $! > {}; wait $!; echo EXIT=$?; sleep 60",
-        env!("CARGO_BIN_EXE_pussa"),
-        pid_file.display()
+        "echo BEFORE-THE-GAME; sh -c 'echo $$ > {}; exec {} play --game raja-pasu --hotseat --delay 0'; echo EXIT=$?; sleep 60",
+        pid_file.display(),
+        env!("CARGO_BIN_EXE_pussa")
     );
     t.start(100, 30, &cmd);
     t.wait_for("the first prompt", |s| s.contains("your move"));
@@ -181,4 +181,82 @@ fn a_kill_gives_the_terminal_back() {
     // The game's screen is gone: the shell's lines are back, no board is left on screen.
     assert!(s.contains("BEFORE-THE-GAME"), "{s}");
     assert!(!s.contains("your move") && !s.contains(" board "), "{s}");
+}
+
+fn pussa() -> &'static str {
+    env!("CARGO_BIN_EXE_pussa")
+}
+
+fn alive(pid: &str) -> bool {
+    Command::new("kill")
+        .args(["-0", pid])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Closing the terminal (tmux kills the session, the pty goes away) ends the game within a
+/// few seconds, instead of a busy loop reading the end of file for ever.
+#[test]
+fn closing_the_terminal_ends_the_game() {
+    let Some(t) = tmux("pussa-test-close") else {
+        return;
+    };
+    let pid_file = std::env::temp_dir().join(format!("pussa-play-close-{}", std::process::id()));
+    let _ = std::fs::remove_file(&pid_file);
+    let cmd = format!(
+        "sh -c 'echo $$ > {}; exec {} play --game raja-pasu --hotseat --delay 0'",
+        pid_file.display(),
+        pussa()
+    );
+    t.start(80, 24, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("your move"));
+    let pid = std::fs::read_to_string(&pid_file).expect("the game's pid");
+    let pid = pid.trim().to_string();
+    let _ = std::fs::remove_file(&pid_file);
+    assert!(alive(&pid));
+    t.cmd(&["kill-server"]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(&pid) {
+        if Instant::now() > deadline {
+            let _ = Command::new("kill").args(["-9", &pid]).status();
+            panic!("pussa play (pid {pid}) still runs 5 s after its terminal closed");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// TERM=dumb is refused with a clear message.
+#[test]
+fn a_dumb_terminal_is_refused() {
+    let Some(t) = tmux("pussa-test-dumb") else {
+        return;
+    };
+    let cmd = format!("TERM=dumb {} play; echo EXIT=$?; sleep 60", pussa());
+    t.start(100, 20, &cmd);
+    let s = t.wait_for("the exit", |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=1"), "{s}");
+    let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("TERM=dumb cannot"), "{s}");
+}
+
+/// Without a terminal `pussa play` refuses at once (exit 1), naming what is missing.
+#[test]
+fn no_terminal_is_refused() {
+    let run = |args: &[&str]| {
+        Command::new(pussa())
+            .arg("play")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--hotseat"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("pussa play needs an interactive terminal (standard input and output are not terminals); for scripts use `pussa replay` or `pussa engine`"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
 }
