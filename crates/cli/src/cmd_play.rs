@@ -22,11 +22,12 @@ pub struct Args {
     /// Play a match (several rounds, closed holes) instead of a single game.
     #[arg(long = "match")]
     pub match_mode: bool,
-    /// The computer's level: a name or number on the game's ladder (`pussa levels`; default
-    /// club, or the strongest level below it that the ladder offers).
-    #[arg(long, conflicts_with = "hotseat")]
-    pub level: Option<String>,
-    /// Two people at one keyboard, no computer.
+    /// The computer's level: a name, or a number from 1 (beginner) to 7 (max) as `pussa
+    /// levels` numbers them; it must be on the ladder of the game and mode (`pussa levels
+    /// --game G [--match]`). Default: club, or the strongest level below it on the ladder.
+    #[arg(long, conflicts_with = "hotseat", value_parser = parse_level)]
+    pub level: Option<Level>,
+    /// Two people at one keyboard, no computer (so no --level, --seed or --egtb).
     #[arg(long)]
     pub hotseat: bool,
     /// Who moves first: S or N.
@@ -35,18 +36,36 @@ pub struct Args {
     /// Your seat (the board is drawn from it): S or N.
     #[arg(long, default_value = "S")]
     pub seat: Side,
-    /// Milliseconds per lap of the sowing animation (0: no animation; at most 10000).
-    #[arg(long, default_value_t = 350, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    /// Milliseconds per lap of the sowing animation, 0 to 10000 (0: no animation).
+    #[arg(long, default_value_t = 350, allow_hyphen_values = true, value_parser = parse_delay)]
     pub delay: u64,
-    /// Seed of the computer's choices.
-    #[arg(long, default_value_t = 0)]
+    /// Seed of the computer's choices: a whole number from 0.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = parse_seed,
+          conflicts_with = "hotseat")]
     pub seed: u64,
     /// Endgame tables (built by `pussa egtb build`) for the computer's moves (levels from club
     /// up) and the hints: a directory, or `none` to play without. Default: `data/egtb` if it
     /// holds tables of the game, else none. The tables are checked in the background and used
     /// as soon as they are verified.
-    #[arg(long, value_name = "DIR|none")]
+    #[arg(long, value_name = "DIR|none", conflicts_with = "hotseat")]
     pub egtb: Option<String>,
+}
+
+fn parse_level(s: &str) -> Result<Level, String> {
+    s.parse::<Level>().map_err(|e| e.to_string())
+}
+
+fn parse_delay(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n <= 10_000 => Ok(n),
+        _ => Err("the delay is a whole number of milliseconds from 0 to 10000".into()),
+    }
+}
+
+fn parse_seed(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<u64>()
+        .map_err(|_| format!("the seed is a whole number from 0 to {}", u64::MAX))
 }
 
 /// Why `pussa play` cannot run here, if it cannot: it needs a terminal on standard input (the
@@ -115,6 +134,16 @@ enum Answer {
     Tables(String),
 }
 
+/// A value of an option that clap could not check alone (it depends on other options): the
+/// same message and exit code (2) as clap's own value errors.
+fn value_error(option: &str, value: &str, why: &str) -> ! {
+    clap::Error::raw(
+        clap::error::ErrorKind::InvalidValue,
+        format!("invalid value '{value}' for '{option}': {why}\n\nFor more information, try '--help'.\n"),
+    )
+    .exit()
+}
+
 /// Runs the terminal UI until `q`.
 ///
 /// # Errors
@@ -129,8 +158,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let opponent = if args.hotseat {
         Opponent::Hotseat
     } else {
-        Opponent::Computer(match &args.level {
-            Some(l) => l.parse::<Level>()?.offered(game, mode)?,
+        Opponent::Computer(match args.level {
+            Some(l) => l
+                .offered(game, mode)
+                .unwrap_or_else(|e| value_error("--level <LEVEL>", l.name(), &e.to_string())),
             None => Level::default_for(game, mode),
         })
     };
@@ -458,5 +489,18 @@ mod tests {
         );
         let e = terminal_refusal(true, true, Some("dumb")).unwrap();
         assert!(e.contains("TERM=dumb"), "{e}");
+    }
+
+    #[test]
+    fn option_values() {
+        assert_eq!(parse_delay("0"), Ok(0));
+        assert_eq!(parse_delay("10000"), Ok(10_000));
+        assert!(parse_delay("-1").unwrap_err().contains("0 to 10000"));
+        assert!(parse_delay("10001").is_err());
+        assert!(parse_seed("-1")
+            .unwrap_err()
+            .contains("whole number from 0"));
+        assert_eq!(parse_level("2"), Ok(Level::Novice));
+        assert!(parse_level("godlike").is_err());
     }
 }

@@ -240,9 +240,10 @@ fn a_dumb_terminal_is_refused() {
     assert!(words.contains("TERM=dumb cannot"), "{s}");
 }
 
-/// Without a terminal `pussa play` refuses at once (exit 1), naming what is missing.
+/// Without a terminal `pussa play` refuses at once (exit 1), naming what is missing; bad
+/// option values are clap's value errors (exit 2).
 #[test]
-fn no_terminal_is_refused() {
+fn no_terminal_and_bad_options() {
     let run = |args: &[&str]| {
         Command::new(pussa())
             .arg("play")
@@ -259,4 +260,21 @@ fn no_terminal_is_refused() {
         "{err}"
     );
     assert!(out.stdout.is_empty());
+    for (args, want) in [
+        (&["--level", "godlike"][..], "unknown level 'godlike'"),
+        (
+            &["--game", "raja-pasu", "--level", "2"][..],
+            "'novice' is not offered",
+        ),
+        (&["--delay", "-1"][..], "from 0 to 10000"),
+        (&["--seed", "-1"][..], "whole number from 0"),
+        (&["--hotseat", "--seed", "5"][..], "cannot be used with"),
+        (&["--hotseat", "--egtb", "none"][..], "cannot be used with"),
+        (&["--hotseat", "--level", "max"][..], "cannot be used with"),
+    ] {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
 }
