@@ -11,7 +11,7 @@ use pussa_engine::{choose_move_with_oracle, search, ExactOracle, Level, Limits};
 use pussa_rules::{Game, GameState, Hole, Mode, Side};
 use ratatui::crossterm::event::{self, Event};
 
-use crate::tui::{render, Action, App, Opponent};
+use crate::tui::{hint_text, render, Action, App, Opponent};
 
 /// Arguments of `pussa play`.
 #[derive(clap::Args, Debug)]
@@ -367,6 +367,7 @@ fn event_loop(
                 let action = app.key_action(key);
                 match action {
                     Action::Hint => {
+                        app.apply(Action::Hint);
                         if !app.busy {
                             app.busy = true;
                             app.hint = Some("thinking…".into());
@@ -383,15 +384,7 @@ fn event_loop(
                                 let r = search(&state, &limits, &mut |_| {});
                                 let text = match r.best {
                                     Some(mv) => {
-                                        let pv: Vec<String> =
-                                            r.pv.iter().map(|h| h.letter().to_string()).collect();
-                                        format!(
-                                            "{mv}, worth {:+} seeds{} (depth {}; line {})",
-                                            r.score,
-                                            if r.exact { " exactly" } else { "" },
-                                            r.depth,
-                                            pv.join(" ")
-                                        )
+                                        hint_text(&state, mv, r.score, r.exact, r.depth, &r.pv)
                                     }
                                     None => "no move".into(),
                                 };

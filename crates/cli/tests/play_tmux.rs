@@ -94,7 +94,10 @@ fn play_against_the_computer_in_a_terminal() {
     );
     t.start(110, 30, &cmd);
     let s = t.wait_for("the first prompt", |s| s.contains("your move"));
-    assert!(s.contains("Raja Pasu · single game · round 1"), "{s}");
+    assert!(
+        s.contains("Raja Pasu · single game · taken: South 0, North 0"),
+        "{s}"
+    );
     // South's row nearest, labelled A..G; North's row across, g..a.
     let top = s
         .find("  g   f   e   d   c   b   a")
@@ -109,9 +112,13 @@ fn play_against_the_computer_in_a_terminal() {
         s.contains("1. S G +11") && s.contains("2. N ") && s.contains("your move")
     });
     assert!(s.contains("South (you) holds"), "{s}");
-    // A hint names a legal move with its value.
+    // The computer's move stays in the news line until yours.
+    assert!(s.contains("North played "), "{s}");
+    // A hint names a legal move with what its value means.
     t.keys(&["h"]);
-    let s = t.wait_for("the hint", |s| s.contains("hint: ") && s.contains("seeds"));
+    let s = t.wait_for("the hint", |s| {
+        s.contains("hint: ") && s.contains("final margin")
+    });
     assert!(!s.contains("hint: no move"), "{s}");
     // Undo goes back to the start: the move list is empty again.
     t.keys(&["u"]);
@@ -149,6 +156,11 @@ fn hotseat_match_shows_both_sides_moving() {
     });
     t.keys(&["c"]);
     t.wait_for("North's move", |s| s.contains("2. N c"));
+    // The match goes on: q asks first, a second q quits.
+    t.keys(&["q"]);
+    t.wait_for("the question", |s| {
+        s.contains("press q (or Esc) again to quit")
+    });
     t.keys(&["q"]);
     t.wait_for("the exit", |s| s.contains("EXIT=0"));
 }
@@ -224,6 +236,77 @@ fn closing_the_terminal_ends_the_game() {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// Ctrl and Alt with a letter play no move; Ctrl-D quits.
+#[test]
+fn ctrl_and_alt_letters_are_not_moves() {
+    let Some(t) = tmux("pussa-test-ctrl") else {
+        return;
+    };
+    let cmd = format!(
+        "{} play --game raja-pasu --hotseat --delay 0; echo EXIT=$?; sleep 60",
+        pussa()
+    );
+    t.start(100, 30, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("South: your move"));
+    t.keys(&["C-b"]);
+    t.wait_for("the refusal", |s| s.contains("Ctrl-b ignored"));
+    t.keys(&["M-g"]);
+    let s = t.wait_for("the refusal", |s| s.contains("Alt-g ignored"));
+    assert!(!s.contains("1. S"), "{s}");
+    assert!(s.contains("South: your move"), "{s}");
+    t.keys(&["C-d"]);
+    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+}
+
+/// At small sizes the board keeps its rows and letters, the move list gives way; below the
+/// minimum the screen says how much room it needs.
+#[test]
+fn a_small_terminal_keeps_the_board() {
+    let Some(t) = tmux("pussa-test-small") else {
+        return;
+    };
+    let cmd = format!(
+        "{} play --game walak-pussa --hotseat --delay 0; echo EXIT=$?; sleep 60",
+        pussa()
+    );
+    t.start(100, 35, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("South: your move"));
+    t.keys(&["A"]);
+    t.wait_for("North's turn", |s| s.contains("North: your move"));
+    for (w, h) in [(80, 12), (40, 12), (60, 12), (40, 16)] {
+        t.cmd(&[
+            "resize-window",
+            "-t",
+            "play",
+            "-x",
+            &w.to_string(),
+            "-y",
+            &h.to_string(),
+        ]);
+        let s = t.wait_for("the board at the new size", |s| {
+            s.lines().count() <= h && s.contains("A   B   C   D   E   F   G")
+        });
+        for want in [
+            "g   f   e   d   c   b   a",
+            "  N    ",
+            "  S    ",
+            "South holds 6",
+        ] {
+            assert!(s.contains(want), "{w}x{h}: {want} missing:\n{s}");
+        }
+        let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains("North: your move (a-g; legal:"),
+            "{w}x{h}:\n{s}"
+        );
+    }
+    t.cmd(&["resize-window", "-t", "play", "-x", "30", "-y", "20"]);
+    t.wait_for("the message", |s| {
+        let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        words.contains("terminal too small: need at least 40×") && words.contains("(now 30×20)")
+    });
 }
 
 /// TERM=dumb is refused with a clear message.
