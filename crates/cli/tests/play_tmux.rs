@@ -162,7 +162,12 @@ fn hotseat_match_shows_both_sides_moving() {
         s.contains("press q (or Esc) again to quit")
     });
     t.keys(&["q"]);
-    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+    let s = t.wait_for("the exit", |s| s.contains("EXIT=0"));
+    // Nothing played is lost: the moves are printed as a replay command.
+    assert!(
+        s.contains("2 moves played; to see them again: pussa replay --game walak-pussa --match --moves \"A c\""),
+        "{s}"
+    );
 }
 
 #[test]
@@ -307,6 +312,59 @@ fn a_small_terminal_keeps_the_board() {
         let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
         words.contains("terminal too small: need at least 40×") && words.contains("(now 30×20)")
     });
+}
+
+/// --position starts from a position, the end is saved with --save, `n` starts a new game
+/// (saved to a file of its own), and quitting says where the record is.
+#[test]
+fn a_position_a_saved_record_and_a_new_game() {
+    let Some(t) = tmux("pussa-test-save") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pussa-play-save-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("game.txt");
+    let cmd = format!(
+        "{} play --game walak-pussa --hotseat --delay 0 --position '0,0,0,0,0,1,0/0,0,0,0,0,0,0 28 27 S 1 walak-pussa' --save {}; echo EXIT=$?; sleep 60",
+        pussa(),
+        file.display()
+    );
+    t.start(100, 30, &cmd);
+    t.wait_for("the first prompt", |s| {
+        s.contains("South: your move (A-G; legal: F)")
+    });
+    t.keys(&["F"]);
+    let s = t.wait_for("the end", |s| s.contains("Game record saved to"));
+    let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("The game is over: South wins, 29 to 27."),
+        "{s}"
+    );
+    assert!(words.contains("n new game"), "{s}");
+    let text = std::fs::read_to_string(&file).expect("the record");
+    let out = Command::new(pussa())
+        .args(["replay", "--record"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("The game is over: South wins, 29 to 27."),
+        "{text}"
+    );
+    t.keys(&["n"]);
+    let s = t.wait_for("the new game", |s| s.contains("New game 2"));
+    let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("from the same position"), "{s}");
+    assert!(words.contains("game-2.txt"), "{s}");
+    t.keys(&["q"]);
+    let s = t.wait_for("the exit", |s| s.contains("EXIT=0"));
+    assert!(
+        !s.contains("game-2.txt (`pussa replay"),
+        "nothing played, nothing saved:\n{s}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// TERM=dumb is refused with a clear message.

@@ -296,6 +296,8 @@ struct Pending {
 pub struct App {
     /// The game.
     pub state: GameState,
+    /// Where the game started.
+    pub start: GameState,
     /// The seat the board is drawn from (the human's, with a computer opponent).
     pub seat: Side,
     /// Who the human plays against.
@@ -339,6 +341,7 @@ impl App {
     #[must_use]
     pub fn new(state: GameState, seat: Side, opponent: Opponent) -> App {
         let mut app = App {
+            start: state.clone(),
             state,
             seat,
             opponent,
@@ -360,6 +363,21 @@ impl App {
         };
         app.status = app.prompt();
         app
+    }
+
+    /// Starts again from `state`, with the same seat and opponent.
+    pub fn restart(&mut self, state: GameState) {
+        let generation = self.generation + 1;
+        *self = App::new(state, self.seat, self.opponent);
+        self.generation = generation;
+    }
+
+    /// Adds a sentence to the news.
+    pub fn add_notice(&mut self, text: &str) {
+        self.notice = Some(match self.notice.take() {
+            Some(n) => format!("{n} {text}"),
+            None => text.to_string(),
+        });
     }
 
     /// True when the side to move is played from the keyboard.
