@@ -1113,48 +1113,53 @@ fn header_text(app: &App, frame: &Frame) -> String {
     )
 }
 
-/// The help panel's text.
+/// The help panel's paragraphs.
 #[must_use]
 pub fn help_text(app: &App) -> Vec<String> {
     let game = app.state.game();
     vec![
-        "Keys".into(),
-        "  A-G (either case): lift one of your holes (in a hotseat game, the side to move's)."
+        "Keys: A-G (either case) lift one of your holes (in a hotseat game, the side to \
+         move's) · any key during the sowing animation shows the rest of the move at once · u \
+         or Backspace takes back your last move (against the computer, back to your turn) · h \
+         hint · Enter or Space: the next round of a match · n: a new game once this one is \
+         over · ? or F1: this help · q or Esc quits (press it twice while the game goes on) · \
+         Ctrl-C or Ctrl-D quit at once."
             .into(),
-        "  Any key during the sowing animation: show the rest of the move at once.".into(),
-        "  u or Backspace: take back your last move (against the computer, back to your turn)."
-            .into(),
-        "  h: hint, the engine's best move and what it is worth.".into(),
-        "  Enter or Space: lay out the next round of a match.".into(),
-        "  n: a new game once this one is over.  ? or F1: this help.".into(),
-        "  q or Esc: quit (press it twice while the game goes on); Ctrl-C or Ctrl-D quit at once."
-            .into(),
-        String::new(),
-        "The board".into(),
-        "  Your row is at the bottom, from your left; the opponent's row is on top. Each number \
-         is the seeds in the hole under or over it; x is a closed hole (later rounds of a match). \
-         A highlighted hole is the one the computer lifted last."
+        "The board: your row is at the bottom, from your left; the opponent's row is on top. \
+         Each number is the seeds in the hole under or over it; x is a closed hole (later \
+         rounds of a match); a highlighted hole is the one the computer lifted last. \"holds\" \
+         is what each player has taken (in a match, carried from round to round); the header \
+         counts what each took in this round."
             .into(),
         format!(
-            "  {} sows {}; the arrows on the letter lines show the way.",
+            "Sowing: {} sows {}; the arrows on the letter lines show the way.",
             game.title(),
             direction_words(game.direction())
         ),
-        "  \"holds\" is what each player has taken (in a match, carried from round to round); \
-         the header counts what each took in this round."
+        "Move list: \"3. S B +9\" is move 3, South lifted B and took 9; \"2. N e, S +4\": \
+         North lifted e, took nothing and handed South a four; R2 marks a round's first move."
             .into(),
-        String::new(),
-        "The numbers".into(),
-        "  Move list: \"3. S B +9\" is move 3, South lifted B and took 9; \"2. N e, S +4\": North \
-         lifted e, took nothing and handed South a four; R2 marks a round's first move."
+        "Hint: in a single game, the round's final margin with best play for the side to move; \
+         in a match, the margin of the holdings expected after the next round (±200 for a \
+         match won or lost)."
             .into(),
-        "  Hint: in a single game, the round's final margin with best play for the side to move; \
-         in a match, the margin of the holdings expected after the next round (±200 for a match \
-         won or lost)."
-            .into(),
-        String::new(),
-        "Press any key to go back to the game.".into(),
     ]
+}
+
+/// The help panel's lines for `width` × `height` columns and lines: the paragraphs wrapped,
+/// a blank line between them if there is room.
+fn help_lines(app: &App, width: usize, height: usize) -> Vec<String> {
+    let paras: Vec<Vec<String>> = help_text(app).iter().map(|p| wrap_text(p, width)).collect();
+    let total: usize = paras.iter().map(Vec::len).sum();
+    let gap = total + paras.len() - 1 <= height;
+    let mut lines = Vec::new();
+    for (i, p) in paras.into_iter().enumerate() {
+        if gap && i > 0 {
+            lines.push(String::new());
+        }
+        lines.extend(p);
+    }
+    lines
 }
 
 /// Draws the whole UI. The header, the board and the status line always stand whole (the
@@ -1166,9 +1171,8 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
     let w = usize::from(area.width);
     let h = usize::from(area.height);
     if app.help {
-        let lines: Vec<Line> = help_text(app)
-            .iter()
-            .flat_map(|l| wrap_text(l, w.saturating_sub(2)))
+        let lines: Vec<Line> = help_lines(app, w.saturating_sub(2), h.saturating_sub(2))
+            .into_iter()
             .map(Line::from)
             .collect();
         f.render_widget(Clear, area);
@@ -1984,7 +1988,11 @@ mod tests {
         let s = screen_of(&app, 100, 30);
         let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(words.contains("Pasu Pondi sows clockwise"), "{s}");
-        assert!(words.contains("q or Esc: quit"), "{s}");
+        assert!(words.contains("q or Esc quits"), "{s}");
+        // At 80x24 all of it is on screen, up to the hint's meaning.
+        let s = screen_of(&app, 80, 24);
+        let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("won or lost)."), "{s}");
         assert!(words.contains("final margin"), "{s}");
         assert_eq!(app.key_action(key('a')), Action::CloseHelp);
         app.apply(Action::CloseHelp);
