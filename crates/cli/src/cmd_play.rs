@@ -1,6 +1,6 @@
 //! `pussa play`: play in the terminal (ratatui) against the computer or a friend.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -8,13 +8,31 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use pussa_egtb::LazyTablesOracle;
 use pussa_engine::{choose_move_with_oracle, search, ExactOracle, Level, Limits};
-use pussa_rules::{Game, GameState, Hole, Mode, Side};
+use pussa_rules::record::Record;
+use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side};
 use ratatui::crossterm::event::{self, Event};
 
-use crate::tui::{render, Action, App, Opponent};
+use crate::tui::{hint_text, render, Action, App, Opponent};
+
+/// The keys, as `pussa play --help` lists them.
+const KEYS_HELP: &str = "Keys:\n  \
+A-G (either case)  lift one of your holes (the side to move's, in a hotseat game)\n  \
+any key            during the sowing animation: show the rest of the move at once\n  \
+u or Backspace     take back your last move (against the computer: back to your turn)\n  \
+h                  hint: the engine's best move and what it is worth\n  \
+Enter or Space     lay out the next round of a match\n  \
+n                  a new game once this one is over (same options, the other player starts)\n  \
+? or F1            help: the keys, what the numbers mean, the sowing direction\n  \
+q or Esc           quit (pressed twice while the game goes on); Ctrl-C or Ctrl-D quit at once\n\n\
+Needs an interactive terminal (standard input and output); for scripts use `pussa replay` \
+or `pussa engine`.\n\n\
+Examples:\n  pussa play --game raja-pasu --match --level expert\n  \
+pussa play --hotseat --save game.txt\n  \
+pussa play --game walak-pussa --position \"0,0,0,0,0,0,1/0,0,0,0,0,0,2 28 25 S 1 walak-pussa\"";
 
 /// Arguments of `pussa play`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = KEYS_HELP)]
 pub struct Args {
     /// The game: walak-pussa, raja-pasu, pasu-pondi, pasu-pondi-6.
     #[arg(long, default_value = "walak-pussa")]
@@ -22,31 +40,80 @@ pub struct Args {
     /// Play a match (several rounds, closed holes) instead of a single game.
     #[arg(long = "match")]
     pub match_mode: bool,
-    /// The computer's level: a name or number on the game's ladder (`pussa levels`; default
-    /// club, or the strongest level below it that the ladder offers).
-    #[arg(long, conflicts_with = "hotseat")]
-    pub level: Option<String>,
-    /// Two people at one keyboard, no computer.
+    /// The computer's level: a name, or a number from 1 (beginner) to 7 (max) as `pussa
+    /// levels` numbers them; it must be on the ladder of the game and mode (`pussa levels
+    /// --game G [--match]`). Default: club, or the strongest level below it on the ladder.
+    #[arg(long, conflicts_with = "hotseat", value_parser = parse_level)]
+    pub level: Option<Level>,
+    /// Two people at one keyboard, no computer (so no --level, --seed or --egtb).
     #[arg(long)]
     pub hotseat: bool,
-    /// Who moves first: S or N.
-    #[arg(long, default_value = "S")]
+    /// Who moves first: S or N (not with --position, which says who is to move).
+    #[arg(long, default_value = "S", conflicts_with = "position")]
     pub first: Side,
     /// Your seat (the board is drawn from it): S or N.
     #[arg(long, default_value = "S")]
     pub seat: Side,
-    /// Milliseconds per lap of the sowing animation (0: no animation; at most 10000).
-    #[arg(long, default_value_t = 350, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    /// Milliseconds per lap of the sowing animation, 0 to 10000 (0: no animation).
+    #[arg(long, default_value_t = 350, allow_hyphen_values = true, value_parser = parse_delay)]
     pub delay: u64,
-    /// Seed of the computer's choices.
-    #[arg(long, default_value_t = 0)]
+    /// Seed of the computer's choices: a whole number from 0.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = parse_seed,
+          conflicts_with = "hotseat")]
     pub seed: u64,
     /// Endgame tables (built by `pussa egtb build`) for the computer's moves (levels from club
     /// up) and the hints: a directory, or `none` to play without. Default: `data/egtb` if it
     /// holds tables of the game, else none. The tables are checked in the background and used
     /// as soon as they are verified.
-    #[arg(long, value_name = "DIR|none")]
+    #[arg(long, value_name = "DIR|none", conflicts_with = "hotseat")]
     pub egtb: Option<String>,
+    /// Start from this position string (as `pussa replay`, `explain` and `analyze` take it),
+    /// e.g. "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa".
+    #[arg(long, value_name = "POSITION")]
+    pub position: Option<String>,
+    /// Write the game record (the format `pussa replay --record` reads) to FILE when the game
+    /// ends and when you quit; a second game after `n` goes to FILE-2, and so on.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+}
+
+fn parse_level(s: &str) -> Result<Level, String> {
+    s.parse::<Level>().map_err(|e| e.to_string())
+}
+
+fn parse_delay(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n <= 10_000 => Ok(n),
+        _ => Err("the delay is a whole number of milliseconds from 0 to 10000".into()),
+    }
+}
+
+fn parse_seed(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<u64>()
+        .map_err(|_| format!("the seed is a whole number from 0 to {}", u64::MAX))
+}
+
+/// Why `pussa play` cannot run here, if it cannot: it needs a terminal on standard input (the
+/// keys) and standard output (the screen), one that can move the cursor (not `TERM=dumb`).
+#[must_use]
+pub fn terminal_refusal(stdin_tty: bool, stdout_tty: bool, term: Option<&str>) -> Option<String> {
+    let which = match (stdin_tty, stdout_tty) {
+        (true, true) => None,
+        (false, true) => Some("standard input is not a terminal"),
+        (true, false) => Some("standard output is not a terminal"),
+        (false, false) => Some("standard input and output are not terminals"),
+    };
+    let why = match which {
+        Some(w) => format!("pussa play needs an interactive terminal ({w})"),
+        None if term.is_some_and(|t| t.trim() == "dumb") => {
+            "pussa play needs a terminal that can move the cursor (TERM=dumb cannot)".to_string()
+        }
+        None => return None,
+    };
+    Some(format!(
+        "{why}; for scripts use `pussa replay` or `pussa engine`"
+    ))
 }
 
 /// The default directory of the endgame tables.
@@ -93,22 +160,124 @@ enum Answer {
     Tables(String),
 }
 
+/// Where the game records go, and how a game is written.
+struct Saver {
+    path: Option<PathBuf>,
+    setup: Option<Setup>,
+    game: Game,
+    mode: Mode,
+}
+
+impl Saver {
+    /// The file of the `n`th game of this session: FILE, then FILE-2, FILE-3… (before the
+    /// extension: game-2.txt).
+    fn path_of(&self, n: u32) -> Option<PathBuf> {
+        let p = self.path.as_ref()?;
+        if n <= 1 {
+            return Some(p.clone());
+        }
+        Some(numbered(p, n))
+    }
+
+    /// The record of `app`'s game: its start and the moves on the board now.
+    fn record(&self, app: &App) -> anyhow::Result<Record> {
+        let mut rec = match &self.setup {
+            Some(s) => Record::from_setup(*s, self.mode)?,
+            None => Record::new(self.game, self.mode, app.start.round_starter()),
+        };
+        rec.set_tag("South", &app.player_name(Side::South))?;
+        rec.set_tag("North", &app.player_name(Side::North))?;
+        for &mv in &app.moves {
+            rec.push(mv)?;
+        }
+        Ok(rec)
+    }
+
+    /// Writes the record of game `n` if `--save` was given; returns the file.
+    fn save(&self, app: &App, n: u32) -> anyhow::Result<Option<PathBuf>> {
+        let Some(path) = self.path_of(n) else {
+            return Ok(None);
+        };
+        let rec = self.record(app)?;
+        std::fs::write(&path, rec.to_string())
+            .with_context(|| format!("cannot write the game record {}", path.display()))?;
+        Ok(Some(path))
+    }
+
+    /// A `pussa replay` command line that shows the moves of `app` again.
+    fn replay_line(&self, app: &App) -> String {
+        let moves: Vec<String> = app.moves.iter().map(|h| h.letter().to_string()).collect();
+        let start = match &self.setup {
+            Some(s) => format!(" --position \"{s}\""),
+            None if app.start.round_starter() == Side::North => " --first N".to_string(),
+            None => String::new(),
+        };
+        format!(
+            "pussa replay --game {}{}{start} --moves \"{}\"",
+            self.game,
+            if self.mode == Mode::Match {
+                " --match"
+            } else {
+                ""
+            },
+            moves.join(" ")
+        )
+    }
+}
+
+/// `dir/game.txt` → `dir/game-2.txt`; `game` → `game-2`.
+fn numbered(p: &Path, n: u32) -> PathBuf {
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match p.extension() {
+        Some(ext) => format!("{stem}-{n}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{n}"),
+    };
+    p.with_file_name(name)
+}
+
+/// A value of an option that clap could not check alone (it depends on other options): the
+/// same message and exit code (2) as clap's own value errors.
+fn value_error(option: &str, value: &str, why: &str) -> ! {
+    clap::Error::raw(
+        clap::error::ErrorKind::InvalidValue,
+        format!("invalid value '{value}' for '{option}': {why}\n\nFor more information, try '--help'.\n"),
+    )
+    .exit()
+}
+
 /// Runs the terminal UI until `q`.
 ///
 /// # Errors
-/// Bad arguments, or a terminal that cannot be set up.
+/// Bad arguments, no terminal, or a terminal that cannot be set up.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let (game, first, seat) = (args.game, args.first, args.seat);
+    let (game, seat) = (args.game, args.seat);
     let mode = if args.match_mode {
         Mode::Match
     } else {
         Mode::Single
     };
+    let setup: Option<Setup> = match &args.position {
+        Some(p) => {
+            let s: Setup = p.parse().context("--position")?;
+            s.expect_game(game).context("--position")?;
+            Some(s)
+        }
+        None => None,
+    };
+    let start = match &setup {
+        Some(s) => s.game_state(mode).context("--position")?,
+        None => GameState::new(game, mode, args.first),
+    };
     let opponent = if args.hotseat {
         Opponent::Hotseat
     } else {
-        Opponent::Computer(match &args.level {
-            Some(l) => l.parse::<Level>()?.offered(game, mode)?,
+        Opponent::Computer(match args.level {
+            Some(l) => l
+                .offered(game, mode)
+                .unwrap_or_else(|e| value_error("--level <LEVEL>", l.name(), &e.to_string())),
             None => Level::default_for(game, mode),
         })
     };
@@ -125,21 +294,71 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let _ = told.send(Answer::Tables(text));
         })),
     )?;
+    // The options are all checked before the terminal is.
+    {
+        use std::io::IsTerminal;
+        let term = std::env::var("TERM").ok();
+        if let Some(why) = terminal_refusal(
+            std::io::stdin().is_terminal(),
+            std::io::stdout().is_terminal(),
+            term.as_deref(),
+        ) {
+            anyhow::bail!(why);
+        }
+    }
     if let Some(t) = &tables {
         t.start_loading();
     }
     let oracle = tables.map(|t| Arc::new(t) as Arc<dyn ExactOracle>);
-    let mut app = App::new(GameState::new(game, mode, first), seat, opponent);
+    let saver = Saver {
+        path: args.save.clone(),
+        setup,
+        game,
+        mode,
+    };
+    let mut app = App::new(start, seat, opponent);
     let stop = stop_on_signals();
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
-    let result = event_loop(&mut terminal, &mut app, &args, oracle, (tx, rx), &stop);
+    let mut game_no = 1;
+    let result = event_loop(
+        &mut terminal,
+        &mut app,
+        &args,
+        &saver,
+        &mut game_no,
+        oracle,
+        (tx, rx),
+        &stop,
+    );
     ratatui::restore();
+    // Nothing played is lost: the record is saved, or the moves are printed.
+    let saved = if app.moves.is_empty() && !app.state.is_over() {
+        Ok(None)
+    } else {
+        saver.save(&app, game_no)
+    };
+    match saved {
+        Ok(Some(p)) => errln!(
+            "pussa play: game record saved to {} (`pussa replay --record {}` shows it)",
+            p.display(),
+            p.display()
+        ),
+        Ok(None) if app.moves.is_empty() => {}
+        Ok(None) => errln!(
+            "pussa play: {} move{} played; to see them again: {}",
+            app.moves.len(),
+            if app.moves.len() == 1 { "" } else { "s" },
+            saver.replay_line(&app)
+        ),
+        Err(e) => errln!("pussa play: {e:#}; the moves: {}", saver.replay_line(&app)),
+    }
     result
 }
 
 /// A flag raised by SIGTERM or SIGHUP (a `kill`, a closed terminal window), so that the game
 /// ends as after `q` and the terminal is given back as it was, rather than the process dying
-/// with the game's screen still up.
+/// with the game's screen still up. Should the game not notice within two seconds, the
+/// terminal is restored and the process ends from the signal's thread.
 fn stop_on_signals() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     #[cfg(unix)]
@@ -147,6 +366,7 @@ fn stop_on_signals() -> Arc<AtomicBool> {
         let flag = Arc::clone(&stop);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
+            .enable_time()
             .build();
         if let Ok(runtime) = runtime {
             // Registered before the thread starts, so a signal sent at once is not missed.
@@ -166,6 +386,9 @@ fn stop_on_signals() -> Arc<AtomicBool> {
                         }
                     });
                     flag.store(true, Ordering::Release);
+                    std::thread::sleep(Duration::from_secs(2));
+                    ratatui::restore();
+                    std::process::exit(0);
                 });
             }
         }
@@ -173,10 +396,69 @@ fn stop_on_signals() -> Arc<AtomicBool> {
     stop
 }
 
+/// What the terminal's input has for us.
+#[derive(Debug, PartialEq, Eq)]
+enum Input {
+    /// Bytes to read.
+    Ready,
+    /// Nothing within the time.
+    Nothing,
+    /// End of file or an error: the terminal is gone (a closed window, a dropped ssh session).
+    Gone,
+}
+
+/// Waits up to `ms` milliseconds for input on standard input (the terminal crossterm reads).
+/// Crossterm itself reads an end of file as "no data yet" and spins on it for ever, so the
+/// end of the terminal is caught here, before crossterm is asked.
+fn wait_input(ms: i32) -> Input {
+    #[cfg(unix)]
+    {
+        let mut fd = libc::pollfd {
+            fd: 0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, for the duration of the call.
+        let r = unsafe { libc::poll(&raw mut fd, 1, ms) };
+        if r < 0 {
+            return if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                Input::Nothing
+            } else {
+                Input::Gone
+            };
+        }
+        if r == 0 {
+            return Input::Nothing;
+        }
+        if fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+            return Input::Gone;
+        }
+        // Readable with nothing to read is the end of file.
+        let mut pending: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one c_int.
+        let r = unsafe { libc::ioctl(0, libc::FIONREAD, &raw mut pending) };
+        if r == 0 && pending == 0 {
+            return Input::Gone;
+        }
+        Input::Ready
+    }
+    #[cfg(not(unix))]
+    {
+        match event::poll(Duration::from_millis(u64::try_from(ms).unwrap_or(0))) {
+            Ok(true) => Input::Ready,
+            Ok(false) => Input::Nothing,
+            Err(_) => Input::Gone,
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     app: &mut App,
     args: &Args,
+    saver: &Saver,
+    game_no: &mut u32,
     oracle: Option<Arc<dyn ExactOracle>>,
     (tx, rx): (mpsc::Sender<Answer>, mpsc::Receiver<Answer>),
     stop: &AtomicBool,
@@ -184,6 +466,8 @@ fn event_loop(
     let delay = Duration::from_millis(args.delay);
     let mut next_frame = Instant::now();
     let mut seed = args.seed;
+    // The generation whose finished game was saved.
+    let mut saved_at: Option<u64> = None;
     while !app.quit && !stop.load(Ordering::Acquire) {
         // Animation clock.
         if Instant::now() >= next_frame && (!app.anim.is_empty() || app.shown.is_some()) {
@@ -192,6 +476,15 @@ fn event_loop(
             }
             app.tick();
             next_frame = Instant::now() + delay;
+        }
+        // A finished game is saved at once (and again if taken back and finished anew).
+        if app.state.is_over() && app.shown.is_none() && saved_at != Some(app.generation) {
+            saved_at = Some(app.generation);
+            match saver.save(app, *game_no) {
+                Ok(Some(p)) => app.add_notice(&format!("Game record saved to {}.", p.display())),
+                Ok(None) => {}
+                Err(e) => app.add_notice(&format!("{e:#}")),
+            }
         }
         // The computer's turn: think off the UI thread.
         if app.computer_to_move() && app.shown.is_none() && !app.busy {
@@ -227,54 +520,80 @@ fn event_loop(
             }
         }
         terminal.draw(|f| render(app, f))?;
-        if event::poll(Duration::from_millis(30))? {
-            if let Event::Key(key) = event::read()? {
-                let action = app.key_action(key);
-                match action {
-                    Action::Hint => {
-                        if !app.busy {
-                            app.busy = true;
-                            app.hint = Some("thinking…".into());
-                            let state = app.state.clone();
-                            let generation = app.generation;
-                            let tx = tx.clone();
-                            let oracle = oracle.clone();
-                            std::thread::spawn(move || {
-                                let limits = Limits {
-                                    movetime: Some(Duration::from_millis(500)),
-                                    oracle,
-                                    ..Limits::default()
-                                };
-                                let r = search(&state, &limits, &mut |_| {});
-                                let text = match r.best {
-                                    Some(mv) => {
-                                        let pv: Vec<String> =
-                                            r.pv.iter().map(|h| h.letter().to_string()).collect();
-                                        format!(
-                                            "{mv}, worth {:+} seeds{} (depth {}; line {})",
-                                            r.score,
-                                            if r.exact { " exactly" } else { "" },
-                                            r.depth,
-                                            pv.join(" ")
-                                        )
-                                    }
-                                    None => "no move".into(),
-                                };
-                                let _ = tx.send(Answer::Hint(generation, text));
-                            });
-                        }
+        match wait_input(30) {
+            Input::Gone => break,
+            Input::Nothing => continue,
+            Input::Ready => {}
+        }
+        // Whatever is ready is read now; crossterm is never left waiting on its own.
+        while event::poll(Duration::ZERO)? {
+            let Event::Key(key) = event::read()? else {
+                continue;
+            };
+            let action = app.key_action(key);
+            match action {
+                Action::Hint => {
+                    app.apply(Action::Hint);
+                    if !app.busy {
+                        app.busy = true;
+                        app.hint = Some("thinking…".into());
+                        let state = app.state.clone();
+                        let generation = app.generation;
+                        let tx = tx.clone();
+                        let oracle = oracle.clone();
+                        std::thread::spawn(move || {
+                            let limits = Limits {
+                                movetime: Some(Duration::from_millis(500)),
+                                oracle,
+                                ..Limits::default()
+                            };
+                            let r = search(&state, &limits, &mut |_| {});
+                            let text = match r.best {
+                                Some(mv) => hint_text(&state, mv, r.score, r.exact, r.depth, &r.pv),
+                                None => "no move".into(),
+                            };
+                            let _ = tx.send(Answer::Hint(generation, text));
+                        });
                     }
-                    Action::Move(_) => {
-                        app.apply(action);
-                        next_frame = Instant::now();
-                    }
-                    Action::Skip => {
-                        app.apply(Action::Skip);
-                        // The end of the move at once: no wait on its last frame.
-                        next_frame = Instant::now();
-                    }
-                    other => app.apply(other),
                 }
+                Action::Move(_) => {
+                    app.apply(action);
+                    next_frame = Instant::now();
+                }
+                Action::Skip => {
+                    app.apply(Action::Skip);
+                    // The end of the move at once: no wait on its last frame.
+                    next_frame = Instant::now();
+                }
+                Action::NewGame => {
+                    // The game just ended was saved; the next one gets a file of its own.
+                    *game_no += 1;
+                    let (start, who) = match &saver.setup {
+                        Some(s) => (
+                            s.game_state(saver.mode).context("--position")?,
+                            "from the same position".to_string(),
+                        ),
+                        None => {
+                            let first = app.start.round_starter().other();
+                            (
+                                GameState::new(saver.game, saver.mode, first),
+                                format!("{} moves first this time", app.player_name(first)),
+                            )
+                        }
+                    };
+                    let file = match saver.path_of(*game_no) {
+                        Some(p) => format!("; its record goes to {}", p.display()),
+                        None => String::new(),
+                    };
+                    app.restart(start);
+                    app.notice = Some(format!(
+                        "New game {}: the same options and seats; {who}{file}.",
+                        *game_no
+                    ));
+                    saved_at = None;
+                    next_frame = Instant::now();
+                }
+                other => app.apply(other),
             }
         }
     }
@@ -331,5 +650,106 @@ mod tests {
             pussa_egtb::oracle::has_tables(std::path::Path::new(DEFAULT_EGTB), Game::RajaPasu)
         );
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// `pussa play` refuses, naming which, when the keys or the screen are not a terminal,
+    /// and a terminal that cannot move the cursor.
+    #[test]
+    fn a_terminal_is_needed() {
+        assert_eq!(terminal_refusal(true, true, Some("xterm-256color")), None);
+        assert_eq!(terminal_refusal(true, true, None), None);
+        let e = terminal_refusal(true, false, Some("xterm")).unwrap();
+        assert!(
+            e.contains("(standard output is not a terminal)")
+                && e.contains("`pussa replay` or `pussa engine`"),
+            "{e}"
+        );
+        let e = terminal_refusal(false, true, Some("xterm")).unwrap();
+        assert!(e.contains("(standard input is not a terminal)"), "{e}");
+        let e = terminal_refusal(false, false, None).unwrap();
+        assert!(
+            e.contains("standard input and output are not terminals"),
+            "{e}"
+        );
+        let e = terminal_refusal(true, true, Some("dumb")).unwrap();
+        assert!(e.contains("TERM=dumb"), "{e}");
+    }
+
+    /// The saved record is `pussa_rules::record`'s format and replays to the game's end; a
+    /// later game of the session gets a numbered file; without --save the moves are given
+    /// as a `pussa replay` command line.
+    #[test]
+    fn the_game_record_and_the_moves_line() {
+        assert_eq!(
+            numbered(Path::new("dir/game.txt"), 2),
+            PathBuf::from("dir/game-2.txt")
+        );
+        assert_eq!(numbered(Path::new("game"), 3), PathBuf::from("game-3"));
+        let mut app = App::new(
+            GameState::new(Game::WalakPussa, Mode::Single, Side::North),
+            Side::South,
+            Opponent::Hotseat,
+        );
+        app.apply(Action::Move(Hole::from_letter('a').unwrap()));
+        let second = app.state.legal_moves().nth(0).unwrap();
+        app.apply(Action::Move(second));
+        assert_eq!(app.moves.len(), 2);
+        let dir = std::env::temp_dir().join(format!("pussa-play-save-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let saver = Saver {
+            path: Some(dir.join("g.txt")),
+            setup: None,
+            game: Game::WalakPussa,
+            mode: Mode::Single,
+        };
+        let p = saver.save(&app, 1).unwrap().unwrap();
+        assert_eq!(p, dir.join("g.txt"));
+        let rec = Record::parse(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(rec.state(), &app.state);
+        assert_eq!(rec.first(), Side::North);
+        assert_eq!(saver.path_of(2), Some(dir.join("g-2.txt")));
+        assert_eq!(
+            saver.replay_line(&app),
+            format!("pussa replay --game walak-pussa --first N --moves \"a {second}\"")
+        );
+        // From a position: the record keeps it, and the game's end is in it.
+        let setup: Setup = "0,0,0,0,0,1,0/0,0,0,0,0,0,0 28 27 S 1 walak-pussa"
+            .parse()
+            .unwrap();
+        let mut app = App::new(
+            setup.game_state(Mode::Single).unwrap(),
+            Side::South,
+            Opponent::Hotseat,
+        );
+        app.apply(Action::Move(Hole::from_letter('F').unwrap()));
+        assert!(app.state.is_over());
+        let saver = Saver {
+            path: Some(dir.join("p.txt")),
+            setup: Some(setup),
+            game: Game::WalakPussa,
+            mode: Mode::Single,
+        };
+        let p = saver.save(&app, 1).unwrap().unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let rec = Record::parse(&text).unwrap();
+        assert!(rec.state().is_over(), "{text}");
+        assert!(text.contains("1-0"), "{text}");
+        assert!(saver
+            .replay_line(&app)
+            .contains("--position \"0,0,0,0,0,1,0/"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn option_values() {
+        assert_eq!(parse_delay("0"), Ok(0));
+        assert_eq!(parse_delay("10000"), Ok(10_000));
+        assert!(parse_delay("-1").unwrap_err().contains("0 to 10000"));
+        assert!(parse_delay("10001").is_err());
+        assert!(parse_seed("-1")
+            .unwrap_err()
+            .contains("whole number from 0"));
+        assert_eq!(parse_level("2"), Ok(Level::Novice));
+        assert!(parse_level("godlike").is_err());
     }
 }

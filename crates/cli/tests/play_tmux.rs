@@ -94,7 +94,10 @@ fn play_against_the_computer_in_a_terminal() {
     );
     t.start(110, 30, &cmd);
     let s = t.wait_for("the first prompt", |s| s.contains("your move"));
-    assert!(s.contains("Raja Pasu · single game · round 1"), "{s}");
+    assert!(
+        s.contains("Raja Pasu · single game · taken: South 0, North 0"),
+        "{s}"
+    );
     // South's row nearest, labelled A..G; North's row across, g..a.
     let top = s
         .find("  g   f   e   d   c   b   a")
@@ -109,9 +112,13 @@ fn play_against_the_computer_in_a_terminal() {
         s.contains("1. S G +11") && s.contains("2. N ") && s.contains("your move")
     });
     assert!(s.contains("South (you) holds"), "{s}");
-    // A hint names a legal move with its value.
+    // The computer's move stays in the news line until yours.
+    assert!(s.contains("North played "), "{s}");
+    // A hint names a legal move with what its value means.
     t.keys(&["h"]);
-    let s = t.wait_for("the hint", |s| s.contains("hint: ") && s.contains("seeds"));
+    let s = t.wait_for("the hint", |s| {
+        s.contains("hint: ") && s.contains("final margin")
+    });
     assert!(!s.contains("hint: no move"), "{s}");
     // Undo goes back to the start: the move list is empty again.
     t.keys(&["u"]);
@@ -149,8 +156,18 @@ fn hotseat_match_shows_both_sides_moving() {
     });
     t.keys(&["c"]);
     t.wait_for("North's move", |s| s.contains("2. N c"));
+    // The match goes on: q asks first, a second q quits.
     t.keys(&["q"]);
-    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+    t.wait_for("the question", |s| {
+        s.contains("press q (or Esc) again to quit")
+    });
+    t.keys(&["q"]);
+    let s = t.wait_for("the exit", |s| s.contains("EXIT=0"));
+    // Nothing played is lost: the moves are printed as a replay command.
+    assert!(
+        s.contains("2 moves played; to see them again: pussa replay --game walak-pussa --match --moves \"A c\""),
+        "{s}"
+    );
 }
 
 #[test]
@@ -163,9 +180,9 @@ fn a_kill_gives_the_terminal_back() {
     let pid_file = std::env::temp_dir().join(format!("pussa-play-pid-{}", std::process::id()));
     let _ = std::fs::remove_file(&pid_file);
     let cmd = format!(
-        "echo BEFORE-THE-GAME; {} play --game raja-pasu --hotseat --delay 0 & echo $! > {}; wait $!; echo EXIT=$?; sleep 60",
-        env!("CARGO_BIN_EXE_pussa"),
-        pid_file.display()
+        "echo BEFORE-THE-GAME; sh -c 'echo $$ > {}; exec {} play --game raja-pasu --hotseat --delay 0'; echo EXIT=$?; sleep 60",
+        pid_file.display(),
+        env!("CARGO_BIN_EXE_pussa")
     );
     t.start(100, 30, &cmd);
     t.wait_for("the first prompt", |s| s.contains("your move"));
@@ -181,4 +198,224 @@ fn a_kill_gives_the_terminal_back() {
     // The game's screen is gone: the shell's lines are back, no board is left on screen.
     assert!(s.contains("BEFORE-THE-GAME"), "{s}");
     assert!(!s.contains("your move") && !s.contains(" board "), "{s}");
+}
+
+fn pussa() -> &'static str {
+    env!("CARGO_BIN_EXE_pussa")
+}
+
+fn alive(pid: &str) -> bool {
+    Command::new("kill")
+        .args(["-0", pid])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Closing the terminal (tmux kills the session, the pty goes away) ends the game within a
+/// few seconds, instead of a busy loop reading the end of file for ever.
+#[test]
+fn closing_the_terminal_ends_the_game() {
+    let Some(t) = tmux("pussa-test-close") else {
+        return;
+    };
+    let pid_file = std::env::temp_dir().join(format!("pussa-play-close-{}", std::process::id()));
+    let _ = std::fs::remove_file(&pid_file);
+    let cmd = format!(
+        "sh -c 'echo $$ > {}; exec {} play --game raja-pasu --hotseat --delay 0'",
+        pid_file.display(),
+        pussa()
+    );
+    t.start(80, 24, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("your move"));
+    let pid = std::fs::read_to_string(&pid_file).expect("the game's pid");
+    let pid = pid.trim().to_string();
+    let _ = std::fs::remove_file(&pid_file);
+    assert!(alive(&pid));
+    t.cmd(&["kill-server"]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(&pid) {
+        if Instant::now() > deadline {
+            let _ = Command::new("kill").args(["-9", &pid]).status();
+            panic!("pussa play (pid {pid}) still runs 5 s after its terminal closed");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Ctrl and Alt with a letter play no move; Ctrl-D quits.
+#[test]
+fn ctrl_and_alt_letters_are_not_moves() {
+    let Some(t) = tmux("pussa-test-ctrl") else {
+        return;
+    };
+    let cmd = format!(
+        "{} play --game raja-pasu --hotseat --delay 0; echo EXIT=$?; sleep 60",
+        pussa()
+    );
+    t.start(100, 30, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("South: your move"));
+    t.keys(&["C-b"]);
+    t.wait_for("the refusal", |s| s.contains("Ctrl-b ignored"));
+    t.keys(&["M-g"]);
+    let s = t.wait_for("the refusal", |s| s.contains("Alt-g ignored"));
+    assert!(!s.contains("1. S"), "{s}");
+    assert!(s.contains("South: your move"), "{s}");
+    t.keys(&["C-d"]);
+    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+}
+
+/// At small sizes the board keeps its rows and letters, the move list gives way; below the
+/// minimum the screen says how much room it needs.
+#[test]
+fn a_small_terminal_keeps_the_board() {
+    let Some(t) = tmux("pussa-test-small") else {
+        return;
+    };
+    let cmd = format!(
+        "{} play --game walak-pussa --hotseat --delay 0; echo EXIT=$?; sleep 60",
+        pussa()
+    );
+    t.start(100, 35, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("South: your move"));
+    t.keys(&["A"]);
+    t.wait_for("North's turn", |s| s.contains("North: your move"));
+    for (w, h) in [(80, 12), (40, 12), (60, 12), (40, 16)] {
+        t.cmd(&[
+            "resize-window",
+            "-t",
+            "play",
+            "-x",
+            &w.to_string(),
+            "-y",
+            &h.to_string(),
+        ]);
+        let s = t.wait_for("the board at the new size", |s| {
+            s.lines().count() <= h && s.contains("A   B   C   D   E   F   G")
+        });
+        for want in [
+            "g   f   e   d   c   b   a",
+            "  N    ",
+            "  S    ",
+            "South holds 6",
+        ] {
+            assert!(s.contains(want), "{w}x{h}: {want} missing:\n{s}");
+        }
+        let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains("North: your move (a-g; legal:"),
+            "{w}x{h}:\n{s}"
+        );
+    }
+    t.cmd(&["resize-window", "-t", "play", "-x", "30", "-y", "20"]);
+    t.wait_for("the message", |s| {
+        let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        words.contains("terminal too small: need at least 40×") && words.contains("(now 30×20)")
+    });
+}
+
+/// --position starts from a position, the end is saved with --save, `n` starts a new game
+/// (saved to a file of its own), and quitting says where the record is.
+#[test]
+fn a_position_a_saved_record_and_a_new_game() {
+    let Some(t) = tmux("pussa-test-save") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pussa-play-save-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("game.txt");
+    let cmd = format!(
+        "{} play --game walak-pussa --hotseat --delay 0 --position '0,0,0,0,0,1,0/0,0,0,0,0,0,0 28 27 S 1 walak-pussa' --save {}; echo EXIT=$?; sleep 60",
+        pussa(),
+        file.display()
+    );
+    t.start(100, 30, &cmd);
+    t.wait_for("the first prompt", |s| {
+        s.contains("South: your move (A-G; legal: F)")
+    });
+    t.keys(&["F"]);
+    let s = t.wait_for("the end", |s| s.contains("Game record saved to"));
+    let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("The game is over: South wins, 29 to 27."),
+        "{s}"
+    );
+    assert!(words.contains("n new game"), "{s}");
+    let text = std::fs::read_to_string(&file).expect("the record");
+    let out = Command::new(pussa())
+        .args(["replay", "--record"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("The game is over: South wins, 29 to 27."),
+        "{text}"
+    );
+    t.keys(&["n"]);
+    let s = t.wait_for("the new game", |s| s.contains("New game 2"));
+    let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("from the same position"), "{s}");
+    assert!(words.contains("game-2.txt"), "{s}");
+    t.keys(&["q"]);
+    let s = t.wait_for("the exit", |s| s.contains("EXIT=0"));
+    assert!(
+        !s.contains("game-2.txt (`pussa replay"),
+        "nothing played, nothing saved:\n{s}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// TERM=dumb is refused with a clear message.
+#[test]
+fn a_dumb_terminal_is_refused() {
+    let Some(t) = tmux("pussa-test-dumb") else {
+        return;
+    };
+    let cmd = format!("TERM=dumb {} play; echo EXIT=$?; sleep 60", pussa());
+    t.start(100, 20, &cmd);
+    let s = t.wait_for("the exit", |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=1"), "{s}");
+    let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("TERM=dumb cannot"), "{s}");
+}
+
+/// Without a terminal `pussa play` refuses at once (exit 1), naming what is missing; bad
+/// option values are clap's value errors (exit 2).
+#[test]
+fn no_terminal_and_bad_options() {
+    let run = |args: &[&str]| {
+        Command::new(pussa())
+            .arg("play")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--hotseat"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("pussa play needs an interactive terminal (standard input and output are not terminals); for scripts use `pussa replay` or `pussa engine`"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    for (args, want) in [
+        (&["--level", "godlike"][..], "unknown level 'godlike'"),
+        (
+            &["--game", "raja-pasu", "--level", "2"][..],
+            "'novice' is not offered",
+        ),
+        (&["--delay", "-1"][..], "from 0 to 10000"),
+        (&["--seed", "-1"][..], "whole number from 0"),
+        (&["--hotseat", "--seed", "5"][..], "cannot be used with"),
+        (&["--hotseat", "--egtb", "none"][..], "cannot be used with"),
+        (&["--hotseat", "--level", "max"][..], "cannot be used with"),
+    ] {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
 }

@@ -5,12 +5,14 @@
 use std::collections::VecDeque;
 
 use pussa_engine::Level;
-use pussa_rules::{EndReason, Event, GameState, Hole, Mode, Side, Status};
+use pussa_rules::{Direction, EndReason, Event, GameState, Hole, Mode, Side, Status};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use ratatui::layout::{Constraint, Layout};
+use ratatui::layout::{Alignment, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::cmd_replay::round_end_words;
 
 /// Who plays against the human at `seat`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +24,7 @@ pub enum Opponent {
 }
 
 /// What a key asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Play this hole.
     Move(Hole),
@@ -36,8 +38,18 @@ pub enum Action {
     Skip,
     /// Leave.
     Quit,
+    /// `q` while the game goes on: ask to press it again.
+    AskQuit,
+    /// Any other key after [`Action::AskQuit`]: play on.
+    PlayOn,
+    /// Open the help panel.
+    Help,
+    /// Close the help panel.
+    CloseHelp,
+    /// A new game after the end (`cmd_play` lays it out).
+    NewGame,
     /// A key that means nothing now; the text says why.
-    Invalid(&'static str),
+    Invalid(String),
     /// Nothing to do.
     None,
 }
@@ -57,21 +69,28 @@ pub struct Frame {
     pub focus: Vec<Hole>,
 }
 
-/// Builds the animation of one move, lap by lap, from the board before it and its events.
-/// The last frame always shows `after`.
+/// Builds the animation of one move, lap by lap, from the board before it and its events:
+/// first the hole lifted (`who` lifts it), then each lap. The last frame always shows `after`.
 #[must_use]
 pub fn sowing_frames(
     before: &GameState,
     mv: Hole,
     events: &[Event],
     after: &GameState,
+    who: &str,
 ) -> Vec<Frame> {
     let pos = before.position();
     let mut board = pos.board();
     let closed = pos.closed_mask();
     let mut stores = pos.stores();
     let mover = mv.owner();
-    let mut frames = Vec::new();
+    let mut frames = vec![Frame {
+        board,
+        closed,
+        stores,
+        caption: format!("{who} lifts {mv} ({})", board[mv.index()]),
+        focus: vec![mv],
+    }];
     let mut lap = 0;
     let mut lap_notes: Vec<String> = Vec::new();
     let push = |frames: &mut Vec<Frame>,
@@ -206,35 +225,113 @@ pub fn reason_text(reason: EndReason) -> String {
     }
 }
 
+/// The hint in words: the best move and what the engine's value means (docs/engine.md,
+/// "Scores"). In a single game the value is the round's final margin with best play, for the
+/// side to move; in a match it is the margin of the holdings expected after the next round
+/// (a round that ends the match counts ±200, so a value that large wins or loses the match).
+#[must_use]
+pub fn hint_text(
+    state: &GameState,
+    mv: Hole,
+    score: i32,
+    exact: bool,
+    depth: u32,
+    pv: &[Hole],
+) -> String {
+    let side = state.position().to_move();
+    let other = side.other();
+    let n = score.unsigned_abs();
+    let seeds = |n: u32| format!("{n} seed{}", if n == 1 { "" } else { "s" });
+    let exactly = if exact { ", proven" } else { "" };
+    let line: Vec<String> = pv.iter().map(|h| h.letter().to_string()).collect();
+    let tail = format!("depth {depth}; line {}", line.join(" "));
+    match state.mode() {
+        Mode::Single => {
+            let what = match score.cmp(&0) {
+                std::cmp::Ordering::Greater => format!("{} ahead of {other}", seeds(n)),
+                std::cmp::Ordering::Less => format!("{} behind {other}", seeds(n)),
+                std::cmp::Ordering::Equal => format!("level with {other}"),
+            };
+            format!(
+                "{mv}: with best play from both, {side} ends the round {what} (final margin \
+                 {score:+}{exactly}; {tail})"
+            )
+        }
+        Mode::Match => {
+            let what = if score >= 100 {
+                format!("{side} wins the match")
+            } else if score <= -100 {
+                format!("{side} loses the match")
+            } else {
+                format!(
+                    "{side} is expected to hold {} {} {other} after the next round",
+                    seeds(n),
+                    if score < 0 { "fewer than" } else { "more than" }
+                )
+            };
+            let what = if score == 0 {
+                format!("{side} and {other} are expected to hold even after the next round")
+            } else {
+                what
+            };
+            format!(
+                "{mv}: with best play from both, {what} (match value {score:+}: the holdings \
+                 margin after the next round, ±200 for a match won or lost{exactly}; {tail})"
+            )
+        }
+    }
+}
+
+/// What a move waits to add to the screen until its animation has shown it.
+#[derive(Clone, Debug)]
+struct Pending {
+    /// The move list's entry.
+    entry: String,
+    /// The computer's move: its summary for the news line, and the hole it lifted.
+    news: Option<(String, Hole)>,
+}
+
 /// The whole state of the terminal UI.
 #[derive(Clone, Debug)]
 pub struct App {
     /// The game.
     pub state: GameState,
+    /// Where the game started.
+    pub start: GameState,
     /// The seat the board is drawn from (the human's, with a computer opponent).
     pub seat: Side,
     /// Who the human plays against.
     pub opponent: Opponent,
     /// States before each move, for undo.
     pub undo: Vec<(GameState, usize)>,
-    /// Moves played, as text.
+    /// The moves played (one per entry of `undo`).
+    pub moves: Vec<Hole>,
+    /// Moves played, as text, once their animation has shown them.
     pub log: Vec<String>,
+    /// The move being shown, added to the log and news when its animation ends.
+    pending: Option<Pending>,
     /// Frames still to show.
     pub anim: VecDeque<Frame>,
     /// The frame on screen while animating.
     pub shown: Option<Frame>,
     /// The line under the board: what to do now (or the animation's caption).
     pub status: String,
-    /// News that stays on screen until the human's next move: the round just laid out, a move
-    /// refused, the endgame tables ready. Kept apart from the prompt so that neither hides
-    /// the other.
+    /// News that stays on screen until the human's next move: the computer's move, the round
+    /// just laid out, a key refused, the endgame tables ready. Kept apart from the prompt so
+    /// that neither hides the other.
     pub notice: Option<String>,
+    /// The hole the computer lifted last, marked on the board until your next move.
+    pub last: Option<Hole>,
     /// The last hint.
     pub hint: Option<String>,
     /// The computer is thinking (or a hint is being computed).
     pub busy: bool,
     /// Bumped whenever the state changes, so that late answers of the computer are dropped.
     pub generation: u64,
+    /// The help panel is open.
+    pub help: bool,
+    /// `q` was pressed once while the game goes on.
+    pub confirm_quit: bool,
     /// Set by `q`.
     pub quit: bool,
 }
@@ -244,22 +341,43 @@ impl App {
     #[must_use]
     pub fn new(state: GameState, seat: Side, opponent: Opponent) -> App {
         let mut app = App {
+            start: state.clone(),
             state,
             seat,
             opponent,
             undo: Vec::new(),
+            moves: Vec::new(),
             log: Vec::new(),
+            pending: None,
             anim: VecDeque::new(),
             shown: None,
             status: String::new(),
             notice: None,
+            last: None,
             hint: None,
             busy: false,
             generation: 0,
+            help: false,
+            confirm_quit: false,
             quit: false,
         };
         app.status = app.prompt();
         app
+    }
+
+    /// Starts again from `state`, with the same seat and opponent.
+    pub fn restart(&mut self, state: GameState) {
+        let generation = self.generation + 1;
+        *self = App::new(state, self.seat, self.opponent);
+        self.generation = generation;
+    }
+
+    /// Adds a sentence to the news.
+    pub fn add_notice(&mut self, text: &str) {
+        self.notice = Some(match self.notice.take() {
+            Some(n) => format!("{n} {text}"),
+            None => text.to_string(),
+        });
     }
 
     /// True when the side to move is played from the keyboard.
@@ -291,9 +409,24 @@ impl App {
         }
     }
 
+    /// The letters of the holes the keyboard plays now (those of the side to move).
+    fn letters(&self) -> (&'static str, &'static str) {
+        let side = if self.opponent == Opponent::Hotseat {
+            self.state.position().to_move()
+        } else {
+            self.seat
+        };
+        match side {
+            Side::South => ("A-G", "a-g"),
+            Side::North => ("a-g", "A-G"),
+        }
+    }
+
     /// What the player should do now.
     #[must_use]
     pub fn prompt(&self) -> String {
+        let game = self.state.game();
+        let st = self.state.position().stores();
         match self.state.status() {
             Status::Playing => {
                 let side = self.state.position().to_move();
@@ -311,37 +444,55 @@ impl App {
             Status::RoundOver {
                 result,
                 next_starter,
-            } => format!(
-                "Round {} over ({}): South took {}, North {}. {} starts the next. Press Enter.",
-                result.round,
-                reason_text(result.reason),
-                result.taken[0],
-                result.taken[1],
-                next_starter
-            ),
-            Status::Over { result, winner } => {
-                let w = match winner {
-                    Some(w) => format!("{} wins", self.player_name(w)),
-                    None => "a draw".to_string(),
-                };
-                let what = if self.state.mode() == Mode::Match {
-                    "Match"
-                } else {
-                    "Game"
-                };
-                // A match's result is what each player holds in the end, not the last round.
-                let held = if self.state.mode() == Mode::Match {
-                    let st = self.state.position().stores();
-                    format!(" (holding South {}, North {})", st[0], st[1])
-                } else {
-                    String::new()
+            } => {
+                let sph = game.seeds_per_hole();
+                let fills = |s: u8| {
+                    let n = (s / sph).min(7);
+                    format!("{n} hole{}", if n == 1 { "" } else { "s" })
                 };
                 format!(
-                    "{what} over ({}): South took {}, North {} this round: {w}{held}. u: undo, q: quit.",
-                    reason_text(result.reason),
-                    result.taken[0],
-                    result.taken[1]
+                    "{} Holding: South {}, North {}. Next: South fills {}, North {}; {} starts \
+                     round {}. Press Enter.",
+                    round_end_words(game, &result),
+                    st[0],
+                    st[1],
+                    fills(st[0]),
+                    fills(st[1]),
+                    self.player_name(next_starter),
+                    result.round + 1
                 )
+            }
+            Status::Over { result, winner } => {
+                let mut text = round_end_words(game, &result);
+                let verdict = match winner {
+                    Some(w) => format!(
+                        "{} wins, {} to {}",
+                        self.player_name(w),
+                        st[w.index()],
+                        st[w.other().index()]
+                    ),
+                    None => format!("a draw, {} to {}", st[0], st[1]),
+                };
+                if self.state.mode() == Mode::Match {
+                    // Why the match ends: a holding too small to fill one hole.
+                    let sph = game.seeds_per_hole();
+                    let short: Vec<Side> = [Side::South, Side::North]
+                        .into_iter()
+                        .filter(|s| st[s.index()] < sph)
+                        .collect();
+                    let who = match short.as_slice() {
+                        [s] => format!("{s} holds {}", st[s.index()]),
+                        _ => format!("South holds {} and North {}", st[0], st[1]),
+                    };
+                    text.push_str(&format!(
+                        " {who}, too few to fill a hole of {sph} seeds, so the match is over: \
+                         {verdict}."
+                    ));
+                } else {
+                    text.push_str(&format!(" The game is over: {verdict}."));
+                }
+                text.push_str(" n: new game, u: undo, q: quit.");
+                text
             }
         }
     }
@@ -351,11 +502,10 @@ impl App {
     /// # Errors
     /// The move is illegal (the message names it and why).
     pub fn play(&mut self, mv: Hole) -> Result<(), String> {
+        // What was on screen is done with: the new move is drawn from here.
+        self.finish_shown();
         let before = self.state.clone();
         let by_human = self.human_to_move();
-        // What was on screen is done with: the new move is drawn from here.
-        self.anim.clear();
-        self.shown = None;
         let mut events = Vec::new();
         let report = self
             .state
@@ -368,12 +518,22 @@ impl App {
                 .last()
                 .is_none_or(|(s, _)| s.round() != before.round());
         self.undo.push((before.clone(), self.log.len()));
+        self.moves.push(mv);
+        // "wait: it is the computer's turn" is done with once the computer moves.
+        if self
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.starts_with("wait:"))
+        {
+            self.notice = None;
+        }
         if by_human {
             self.notice = None;
+            self.last = None;
         }
         let taken = report.outcome.taken;
         let mover = mv.owner();
-        self.log.push(format!(
+        let entry = format!(
             "{}{}. {} {mv}{}",
             if new_round {
                 format!("R{} ", before.round())
@@ -383,9 +543,15 @@ impl App {
             self.log.len() + 1,
             mover.letter(),
             gains(taken, mover)
-        ));
-        self.anim
-            .extend(sowing_frames(&before, mv, &events, &self.state));
+        );
+        let frames = sowing_frames(&before, mv, &events, &self.state, &self.player_name(mover));
+        let news = if by_human {
+            None
+        } else {
+            frames.last().map(|f| (f.caption.clone(), mv))
+        };
+        self.pending = Some(Pending { entry, news });
+        self.anim.extend(frames);
         self.hint = None;
         self.generation += 1;
         self.busy = false;
@@ -393,11 +559,33 @@ impl App {
         Ok(())
     }
 
+    /// The animation on screen is over (shown to its end, or skipped): its move goes into the
+    /// move list, and the computer's into the news.
+    fn flush(&mut self) {
+        if let Some(p) = self.pending.take() {
+            self.log.push(p.entry);
+            if let Some((news, hole)) = p.news {
+                self.notice = Some(news);
+                self.last = Some(hole);
+            }
+        }
+    }
+
+    /// Ends whatever is being shown at once.
+    fn finish_shown(&mut self) {
+        self.anim.clear();
+        self.shown = None;
+        self.flush();
+    }
+
     /// Shows the next animation frame; returns false when there was none.
     pub fn tick(&mut self) -> bool {
         match self.anim.pop_front() {
             Some(f) => {
                 self.shown = Some(f);
+                if self.anim.is_empty() {
+                    self.flush();
+                }
                 true
             }
             None => {
@@ -409,65 +597,152 @@ impl App {
         }
     }
 
+    /// The key line: what the keys do now, without ambiguity.
+    #[must_use]
+    pub fn keys_line(&self) -> String {
+        let mut keys: Vec<String> = Vec::new();
+        if !self.anim.is_empty() {
+            keys.push("any key: skip animation".into());
+        }
+        match self.state.status() {
+            Status::Playing => {
+                let (own, other) = self.letters();
+                keys.push(format!("{own} (or {other}) lift"));
+                keys.push("u undo".into());
+                keys.push("h hint".into());
+            }
+            Status::RoundOver { .. } => {
+                keys.push("Enter next round".into());
+                keys.push("u undo".into());
+            }
+            Status::Over { .. } => {
+                keys.push("n new game".into());
+                keys.push("u undo".into());
+            }
+        }
+        keys.push("? help".into());
+        keys.push("q quit".into());
+        keys.join(" · ")
+    }
+
     /// Maps a key to what it asks for now.
     #[must_use]
     pub fn key_action(&self, key: KeyEvent) -> Action {
         if key.kind != KeyEventKind::Press && key.kind != KeyEventKind::Repeat {
             return Action::None;
         }
-        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+        if self.help {
+            return Action::CloseHelp;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        if ctrl && matches!(key.code, KeyCode::Char('c' | 'C' | 'd' | 'D')) {
             return Action::Quit;
         }
+        if ctrl || alt {
+            // Ctrl-A is screen's prefix, Ctrl-D the end of input: never a move.
+            return Action::Invalid(format!(
+                "{} ignored: holes are lifted with plain letters",
+                key_name(key)
+            ));
+        }
+        let quit_key = matches!(key.code, KeyCode::Char('q' | 'Q') | KeyCode::Esc);
+        if self.confirm_quit {
+            return if quit_key {
+                Action::Quit
+            } else {
+                Action::PlayOn
+            };
+        }
+        if quit_key {
+            // Leaving a game that goes on asks first; a finished or unplayed one does not.
+            return if self.state.is_over() || self.undo.is_empty() {
+                Action::Quit
+            } else {
+                Action::AskQuit
+            };
+        }
+        if matches!(key.code, KeyCode::Char('u' | 'U') | KeyCode::Backspace) {
+            // Against the computer undo goes back to your last turn: there must be one.
+            let yours = match self.opponent {
+                Opponent::Computer(_) => self
+                    .undo
+                    .iter()
+                    .any(|(s, _)| s.to_move() == Some(self.seat)),
+                Opponent::Hotseat => !self.undo.is_empty(),
+            };
+            return if yours {
+                Action::Undo
+            } else {
+                Action::Invalid("nothing to undo: you have not moved yet".into())
+            };
+        }
+        if !self.anim.is_empty() {
+            return Action::Skip;
+        }
         match key.code {
-            KeyCode::Char('q' | 'Q') | KeyCode::Esc => Action::Quit,
-            KeyCode::Char('u' | 'U') | KeyCode::Backspace => {
-                // Against the computer undo goes back to your last turn: there must be one.
-                let yours = match self.opponent {
-                    Opponent::Computer(_) => self
-                        .undo
-                        .iter()
-                        .any(|(s, _)| s.to_move() == Some(self.seat)),
-                    Opponent::Hotseat => !self.undo.is_empty(),
-                };
-                if yours {
-                    Action::Undo
-                } else {
-                    Action::Invalid("nothing to undo: you have not moved yet")
+            KeyCode::Char('?') | KeyCode::F(1) => Action::Help,
+            KeyCode::Char('h' | 'H') => match self.state.status() {
+                Status::Over { .. } => {
+                    Action::Invalid("the game is over: there is no move to hint".into())
                 }
-            }
-            KeyCode::Char('h' | 'H' | '?') => {
-                if self.state.to_move().is_some() && self.human_to_move() {
-                    Action::Hint
-                } else {
-                    Action::Invalid("a hint is for your own turn")
+                Status::RoundOver { .. } => {
+                    Action::Invalid("the round is over: press Enter for the next one".into())
                 }
-            }
-            _ if !self.anim.is_empty() => Action::Skip,
-            KeyCode::Enter | KeyCode::Char(' ') | KeyCode::Char('n' | 'N') => {
-                if matches!(self.state.status(), Status::RoundOver { .. }) {
-                    Action::NextRound
+                Status::Playing if self.human_to_move() => Action::Hint,
+                Status::Playing => {
+                    Action::Invalid("a hint is for your own turn: the computer is thinking".into())
+                }
+            },
+            KeyCode::Enter | KeyCode::Char(' ') => match self.state.status() {
+                Status::RoundOver { .. } => Action::NextRound,
+                _ if self.state.mode() == Mode::Single => Action::Invalid(format!(
+                    "{}: a single game has no next round",
+                    key_name(key)
+                )),
+                _ => Action::Invalid(format!(
+                    "{} lays out the next round once this one is over",
+                    key_name(key)
+                )),
+            },
+            KeyCode::Char('n' | 'N') => {
+                if self.state.is_over() {
+                    Action::NewGame
                 } else {
-                    Action::None
+                    Action::Invalid("n starts a new game once this one is over".into())
                 }
             }
             KeyCode::Char(c @ ('a'..='g' | 'A'..='G')) => {
                 if !self.human_to_move() {
-                    return Action::Invalid(if self.state.to_move().is_some() {
-                        "wait: it is the computer's turn"
-                    } else {
-                        "no move now"
+                    return Action::Invalid(match self.state.status() {
+                        Status::Playing => "wait: it is the computer's turn".into(),
+                        Status::RoundOver { .. } => {
+                            "the round is over: press Enter for the next one".into()
+                        }
+                        Status::Over { .. } => "the game is over: n for a new game".into(),
                     });
                 }
                 let side = self.state.position().to_move();
                 let col = (c.to_ascii_lowercase() as u8 - b'a') as usize;
                 Action::Move(Hole::of_side(side, col))
             }
-            _ => Action::None,
+            _ => {
+                let (own, _) = self.letters();
+                Action::Invalid(format!(
+                    "unknown key {}: {own} lift, u undo, h hint, ? help, q quit",
+                    key_name(key)
+                ))
+            }
         }
     }
 
-    /// Applies an action that needs no engine (everything but [`Action::Hint`]).
+    /// Applies an action that needs no engine (everything but [`Action::Hint`]'s search and
+    /// [`Action::NewGame`]'s new start).
     pub fn apply(&mut self, action: Action) {
+        if self.confirm_quit && !matches!(action, Action::AskQuit | Action::Quit) {
+            self.confirm_quit = false;
+            self.notice = None;
+        }
         match action {
             Action::Move(mv) => {
                 if let Err(e) = self.play(mv) {
@@ -478,11 +753,11 @@ impl App {
             Action::Undo => self.take_back(),
             Action::NextRound => {
                 // The last frame of the round's end may still be up: the new round replaces it.
-                self.anim.clear();
-                self.shown = None;
+                self.finish_shown();
                 let mut events = Vec::new();
                 if self.state.next_round_traced(&mut events) {
                     self.generation += 1;
+                    self.last = None;
                     let closed = self.state.position().closed_mask();
                     let names: String = Hole::ALL
                         .iter()
@@ -512,16 +787,37 @@ impl App {
                 if let Some(last) = self.anim.pop_back() {
                     self.anim.clear();
                     self.shown = Some(last);
+                    self.flush();
                 }
             }
             Action::Quit => self.quit = true,
+            Action::AskQuit => {
+                self.confirm_quit = true;
+                self.notice = Some(
+                    "Quit? The game is not over: press q (or Esc) again to quit, any other key \
+                     to play on."
+                        .into(),
+                );
+            }
+            Action::Help => self.help = true,
+            Action::CloseHelp => self.help = false,
             Action::Invalid(why) => {
                 self.notice = Some(format!("{why}."));
                 if self.shown.is_none() {
                     self.status = self.prompt();
                 }
             }
-            Action::Hint | Action::None => {}
+            Action::Hint => {
+                // A hint on screen is for this position: news of an earlier key is done with.
+                if self
+                    .notice
+                    .as_deref()
+                    .is_some_and(|n| n.starts_with("wait:") || n.starts_with("unknown key"))
+                {
+                    self.notice = None;
+                }
+            }
+            Action::PlayOn | Action::NewGame | Action::None => {}
         }
     }
 
@@ -542,10 +838,13 @@ impl App {
             }
         }
         self.state = state;
+        self.pending = None;
         self.log.truncate(len);
+        self.moves.truncate(self.undo.len());
         self.anim.clear();
         self.shown = None;
         self.hint = None;
+        self.last = None;
         self.busy = false;
         self.generation += 1;
         self.notice = Some("Taken back.".into());
@@ -553,20 +852,101 @@ impl App {
     }
 }
 
+/// A key as the news names it: `z`, `Space`, `F1`, `Ctrl-B`, `Alt-G`.
+#[must_use]
+pub fn key_name(key: KeyEvent) -> String {
+    let base = match key.code {
+        KeyCode::Char(' ') => "Space".to_string(),
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::F(n) => format!("F{n}"),
+        KeyCode::BackTab => "Shift-Tab".to_string(),
+        other => format!("{other:?}"),
+    };
+    let mut name = String::new();
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        name.push_str("Ctrl-");
+    }
+    if key.modifiers.contains(KeyModifiers::ALT) {
+        name.push_str("Alt-");
+    }
+    name.push_str(&base);
+    name
+}
+
 /// What a move took, as the move list shows it: the mover's gain, and the other player's
-/// when the move handed them seeds too (fours of their holes): ` +13`, ` +13, S +12`, ` N +4`.
+/// when the move handed them seeds too (fours of their holes): ` +13`, ` +13, S +12`, `, N +4`.
 fn gains(taken: [u8; 2], mover: Side) -> String {
     let (mine, theirs) = (taken[mover.index()], taken[mover.other().index()]);
     let other = mover.other().letter();
     match (mine, theirs) {
         (0, 0) => String::new(),
         (m, 0) => format!(" +{m}"),
-        (0, t) => format!(" {other} +{t}"),
+        (0, t) => format!(", {other} +{t}"),
         (m, t) => format!(" +{m}, {other} +{t}"),
     }
 }
 
-/// The cell of one hole.
+/// The move list's lines for `width` columns: entries two spaces apart, a line broken only
+/// between entries (an entry wider than the line stands alone).
+#[must_use]
+pub fn log_lines(entries: &[String], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for e in entries {
+        let len = cur.chars().count();
+        if len > 0 && len + 2 + e.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push_str("  ");
+        }
+        cur.push_str(e);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// `text` in lines of at most `width` columns, broken between words (a word longer than a
+/// line is broken inside). No line for an empty text.
+#[must_use]
+pub fn wrap_text(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    let mut cur_len = 0;
+    for word in text.split_whitespace() {
+        let mut w: Vec<char> = word.chars().collect();
+        while w.len() > width {
+            if cur_len > 0 {
+                lines.push(std::mem::take(&mut cur));
+                cur_len = 0;
+            }
+            lines.push(w[..width].iter().collect());
+            w.drain(..width);
+        }
+        if w.is_empty() {
+            continue;
+        }
+        if cur_len > 0 && cur_len + 1 + w.len() > width {
+            lines.push(std::mem::take(&mut cur));
+            cur_len = 0;
+        }
+        if cur_len > 0 {
+            cur.push(' ');
+            cur_len += 1;
+        }
+        cur.extend(w.iter());
+        cur_len += w.len();
+    }
+    if cur_len > 0 {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// The cell of one hole: its count right-aligned under (or over) its letter.
 fn cell(board: &[u8; 14], closed: u16, h: Hole, focus: &[Hole]) -> Span<'static> {
     let text = if closed & (1 << h.index()) != 0 {
         "  x ".to_string()
@@ -584,10 +964,14 @@ fn cell(board: &[u8; 14], closed: u16, h: Hole, focus: &[Hole]) -> Span<'static>
 }
 
 /// Columns a board row takes before its player's label: the side letter and seven holes.
-const ROW_WIDTH: usize = 4 + 7 * 4;
+const ROW_WIDTH: usize = 5 + 7 * 4;
 
 /// Columns between a row and its label.
 const LABEL_GAP: usize = 3;
+
+/// The narrowest terminal the game is drawn in; below it (or too short for the header, the
+/// board and the status) the screen says how much room it needs.
+pub const MIN_WIDTH: usize = 40;
 
 /// The label of `side`'s row: its player and the seeds they hold.
 fn holds(frame: &Frame, names: &[String; 2], side: Side) -> String {
@@ -598,39 +982,66 @@ fn holds(frame: &Frame, names: &[String; 2], side: Side) -> String {
     )
 }
 
+/// The widest label, counting holdings at three digits (so the layout does not change while a
+/// game goes on).
+fn label_width(names: &[String; 2]) -> usize {
+    names.iter().map(|n| n.chars().count()).max().unwrap_or(0) + " holds 999".len()
+}
+
 /// Whether the board, each row with its label beside it, fits in `width` columns; if not the
-/// labels go above and below the board (see [`board_lines`]). Holdings are counted at three
-/// digits, so the layout does not change while a game goes on.
+/// labels go into the board's frame, above and below it (see [`render`]).
 #[must_use]
 pub fn labels_beside(names: &[String; 2], width: u16) -> bool {
-    let label = names.iter().map(|n| n.chars().count()).max().unwrap_or(0) + " holds 999".len();
-    ROW_WIDTH + LABEL_GAP + label <= usize::from(width)
+    ROW_WIDTH + LABEL_GAP + label_width(names) <= usize::from(width)
+}
+
+/// The sowing direction in words, as seen from any seat (the board is drawn from the seat, so
+/// it looks the same from both).
+#[must_use]
+pub fn direction_words(dir: Direction) -> &'static str {
+    match dir {
+        Direction::Counterclockwise => {
+            "counterclockwise: along your row from left to right (A to G for South, a to g for \
+             North), then along the far row from right to left"
+        }
+        Direction::Clockwise => {
+            "clockwise: along your row from right to left (G to A for South, g to a for North), \
+             then along the far row from left to right"
+        }
+    }
 }
 
 /// The board as lines, seen from `seat`: the seat's own row at the bottom, from its owner's
-/// left to right; the opponent's row on top, reversed (as it lies across the board). Each
-/// row's player and holding stand beside it when `beside`, else on a line of their own above
-/// the board (the opponent) and below it (the seat), so a narrow terminal cuts nothing.
+/// left to right; the opponent's row on top, reversed (as it lies across the board). The
+/// letter lines carry arrows the way the seeds go (`dir`). Each row's player and holding stand
+/// beside it when `beside` (else [`render`] puts them into the board's frame).
 #[must_use]
 pub fn board_lines(
     frame: &Frame,
     seat: Side,
     names: [String; 2],
     beside: bool,
+    dir: Direction,
 ) -> Vec<Line<'static>> {
     let me = seat;
     let them = seat.other();
     let top: Vec<Hole> = (0..7).rev().map(|k| Hole::of_side(them, k)).collect();
     let bottom: Vec<Hole> = (0..7).map(|k| Hole::of_side(me, k)).collect();
-    let labels = |holes: &[Hole]| -> Line<'static> {
-        let mut s = String::from("     ");
+    // Counterclockwise: the far row leftwards, your row rightwards; clockwise the other way.
+    let (top_left, top_right, bottom_left, bottom_right) = match dir {
+        Direction::Counterclockwise => ("  ←  ", "", "     ", " →"),
+        Direction::Clockwise => ("     ", " →", "  ←  ", ""),
+    };
+    let labels = |holes: &[Hole], left: &str, right: &str| -> Line<'static> {
+        let mut s = String::from(left);
         for h in holes {
             s.push_str(&format!("{:>3} ", h.letter()));
         }
+        let s = format!("{}{right}", s.trim_end());
         Line::from(Span::styled(s, Style::default().fg(Color::Cyan)))
     };
     let row = |holes: &[Hole], side: Side| -> Line<'static> {
-        let mut spans = vec![Span::raw(format!("  {} ", side.letter()))];
+        let mut spans = vec![Span::raw(format!("  {}  ", side.letter()))];
         for h in holes {
             spans.push(cell(&frame.board, frame.closed, *h, &frame.focus));
         }
@@ -642,29 +1053,16 @@ pub fn board_lines(
         }
         Line::from(spans)
     };
-    let own_line = |side: Side| -> Line<'static> {
-        Line::from(Span::styled(
-            format!(" {}", holds(frame, &names, side)),
-            Style::default().add_modifier(Modifier::BOLD),
-        ))
-    };
-    let board = [
-        labels(&top),
+    vec![
+        labels(&top, top_left, top_right),
         row(&top, them),
         row(&bottom, me),
-        labels(&bottom),
-    ];
-    if beside {
-        board.into()
-    } else {
-        let mut lines = vec![own_line(them)];
-        lines.extend(board);
-        lines.push(own_line(me));
-        lines
-    }
+        labels(&bottom, bottom_left, bottom_right),
+    ]
 }
 
-/// The frame to draw: the animation's, or the current state.
+/// The frame to draw: the animation's, or the current state (with the computer's last hole
+/// marked).
 #[must_use]
 pub fn current_frame(app: &App) -> Frame {
     match &app.shown {
@@ -676,23 +1074,18 @@ pub fn current_frame(app: &App) -> Frame {
                 closed: p.closed_mask(),
                 stores: p.stores(),
                 caption: String::new(),
-                focus: Vec::new(),
+                focus: app.last.into_iter().collect(),
             }
         }
     }
 }
 
-/// Draws the whole UI.
-pub fn render(app: &App, f: &mut ratatui::Frame) {
-    let area = f.area();
+/// The header: the game, the mode, the seeds taken in the round as the frame on screen shows
+/// them, and the closed holes. Within 80 columns.
+fn header_text(app: &App, frame: &Frame) -> String {
     let st = &app.state;
-    // Seeds taken this round as the frame on screen shows them (the animation runs behind the
-    // state): the stores at the round's start are the state's stores less what it took.
-    let frame = current_frame(app);
-    let names = [app.player_name(Side::South), app.player_name(Side::North)];
-    // In a narrow terminal the players' labels get lines of their own, and the header and the
-    // keys wrap, rather than being cut at the edge.
-    let beside = labels_beside(&names, area.width.saturating_sub(2));
+    // The animation runs behind the state: the stores at the round's start are the state's
+    // stores less what it took.
     let now = st.position().stores();
     let done = st.taken_this_round();
     let taken = [0, 1].map(|i| frame.stores[i].saturating_sub(now[i] - done[i]));
@@ -702,15 +1095,14 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
         .filter(|h| closed & (1 << h.index()) != 0)
         .map(|h| h.letter())
         .collect();
-    let header = format!(
-        " {} · {} · round {} · taken this round: South {}, North {}{}",
+    let what = if st.mode() == Mode::Match {
+        format!("match · taken in round {}", st.round())
+    } else {
+        "single game · taken".to_string()
+    };
+    format!(
+        "{} · {what}: South {}, North {}{}",
         st.game().title(),
-        if st.mode() == Mode::Match {
-            "match"
-        } else {
-            "single game"
-        },
-        st.round(),
         taken[0],
         taken[1],
         if closed_names.is_empty() {
@@ -718,81 +1110,200 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
         } else {
             format!(" · closed: {closed_names}")
         }
-    );
-    let keys = " A-G/a-g move · u undo · h hint · Enter next round · a key skips · q quit";
-    let lines_of = |text: &str| -> u16 {
-        let w = usize::from(area.width.max(1));
-        u16::try_from(text.chars().count().div_ceil(w).clamp(1, 3)).unwrap_or(3)
-    };
-    let chunks = Layout::vertical([
-        Constraint::Length(lines_of(&header)),
-        Constraint::Length(if beside { 6 } else { 8 }),
-        Constraint::Length(5),
-        Constraint::Min(2),
-        Constraint::Length(lines_of(keys)),
-    ])
-    .split(area);
-    f.render_widget(
-        Paragraph::new(header)
-            .wrap(Wrap { trim: true })
-            .style(Style::default().add_modifier(Modifier::BOLD)),
-        chunks[0],
-    );
-    let board = Paragraph::new(board_lines(&frame, app.seat, names, beside))
-        .block(Block::default().borders(Borders::ALL).title(" board "));
-    f.render_widget(board, chunks[1]);
-    // Three parts, each with its own lines, so that none hides another: what to do now (or the
-    // animation's caption), the hint, and the news.
-    let parts = Layout::vertical([
-        Constraint::Length(2),
-        Constraint::Length(if app.hint.is_some() { 1 } else { 0 }),
-        Constraint::Min(1),
-    ])
-    .split(chunks[2]);
+    )
+}
+
+/// The help panel's paragraphs.
+#[must_use]
+pub fn help_text(app: &App) -> Vec<String> {
+    let game = app.state.game();
+    vec![
+        "Keys: A-G (either case) lift one of your holes (in a hotseat game, the side to \
+         move's) · any key during the sowing animation shows the rest of the move at once · u \
+         or Backspace takes back your last move (against the computer, back to your turn) · h \
+         hint · Enter or Space: the next round of a match · n: a new game once this one is \
+         over · ? or F1: this help · q or Esc quits (press it twice while the game goes on) · \
+         Ctrl-C or Ctrl-D quit at once."
+            .into(),
+        "The board: your row is at the bottom, from your left; the opponent's row is on top. \
+         Each number is the seeds in the hole under or over it; x is a closed hole (later \
+         rounds of a match); a highlighted hole is the one the computer lifted last. \"holds\" \
+         is what each player has taken (in a match, carried from round to round); the header \
+         counts what each took in this round."
+            .into(),
+        format!(
+            "Sowing: {} sows {}; the arrows on the letter lines show the way.",
+            game.title(),
+            direction_words(game.direction())
+        ),
+        "Move list: \"3. S B +9\" is move 3, South lifted B and took 9; \"2. N e, S +4\": \
+         North lifted e, took nothing and handed South a four; R2 marks a round's first move."
+            .into(),
+        "Hint: in a single game, the round's final margin with best play for the side to move; \
+         in a match, the margin of the holdings expected after the next round (±200 for a \
+         match won or lost)."
+            .into(),
+    ]
+}
+
+/// The help panel's lines for `width` × `height` columns and lines: the paragraphs wrapped,
+/// a blank line between them if there is room.
+fn help_lines(app: &App, width: usize, height: usize) -> Vec<String> {
+    let paras: Vec<Vec<String>> = help_text(app).iter().map(|p| wrap_text(p, width)).collect();
+    let total: usize = paras.iter().map(Vec::len).sum();
+    let gap = total + paras.len() - 1 <= height;
+    let mut lines = Vec::new();
+    for (i, p) in paras.into_iter().enumerate() {
+        if gap && i > 0 {
+            lines.push(String::new());
+        }
+        lines.extend(p);
+    }
+    lines
+}
+
+/// Draws the whole UI. The header, the board and the status line always stand whole (the
+/// status wraps onto as many lines as it needs); the news, the hint, the keys and the move
+/// list take what room is left, in that order. A terminal without room for the first three
+/// gets a message saying how much it needs.
+pub fn render(app: &App, f: &mut ratatui::Frame) {
+    let area = f.area();
+    let w = usize::from(area.width);
+    let h = usize::from(area.height);
+    if app.help {
+        let lines: Vec<Line> = help_lines(app, w.saturating_sub(2), h.saturating_sub(2))
+            .into_iter()
+            .map(Line::from)
+            .collect();
+        f.render_widget(Clear, area);
+        f.render_widget(
+            Paragraph::new(lines).block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .title(" help: any key closes it "),
+            ),
+            area,
+        );
+        return;
+    }
+    let frame = current_frame(app);
+    let names = [app.player_name(Side::South), app.player_name(Side::North)];
+    let header = header_text(app, &frame);
     let now_line = if frame.caption.is_empty() {
         app.status.clone()
     } else {
         frame.caption.clone()
     };
-    f.render_widget(Paragraph::new(now_line).wrap(Wrap { trim: true }), parts[0]);
-    if let Some(h) = &app.hint {
-        f.render_widget(
-            Paragraph::new(format!("hint: {h}")).style(Style::default().fg(Color::Green)),
-            parts[1],
+    let needed = |w: usize| wrap_text(&header, w).len() + 6 + wrap_text(&now_line, w).len();
+    if w < MIN_WIDTH || needed(w) > h {
+        let nw = w.max(MIN_WIDTH);
+        let msg = format!(
+            "terminal too small: need at least {nw}×{} (now {w}×{h})",
+            needed(nw)
         );
+        let mut lines = wrap_text(&msg, w);
+        if lines.len() > h {
+            lines = wrap_text(&format!("too small: {nw}×{}", needed(nw)), w);
+        }
+        let lines: Vec<Line> = lines.into_iter().map(Line::from).collect();
+        f.render_widget(Paragraph::new(lines), area);
+        return;
     }
-    if let Some(n) = &app.notice {
-        f.render_widget(
-            Paragraph::new(n.as_str())
-                .wrap(Wrap { trim: true })
-                .style(Style::default().fg(Color::Yellow)),
-            parts[2],
-        );
-    }
-    // As many of the newest moves as the area holds (about 11 columns a move), so the last
-    // ones are always in sight.
-    let fit = (usize::from(chunks[3].width) / 11).max(1)
-        * usize::from(chunks[3].height.saturating_sub(1)).max(1);
-    let log = app
-        .log
-        .iter()
-        .rev()
-        .take(fit.min(200))
-        .rev()
-        .cloned()
-        .collect::<Vec<_>>()
-        .join("  ");
-    f.render_widget(
-        Paragraph::new(log)
-            .wrap(Wrap { trim: true })
-            .block(Block::default().borders(Borders::TOP).title(" moves ")),
-        chunks[3],
+    let mut rest = h - needed(w);
+    let mut fit = |text: Option<String>| -> Vec<String> {
+        let lines = text.map(|t| wrap_text(&t, w)).unwrap_or_default();
+        let n = lines.len().min(rest);
+        rest -= n;
+        lines.into_iter().take(n).collect()
+    };
+    let notice = fit(app.notice.clone());
+    let hint = fit(app.hint.as_ref().map(|h| format!("hint: {h}")));
+    let keys = fit(Some(app.keys_line()));
+    let mut y = area.y;
+    let put = |f: &mut ratatui::Frame, y: &mut u16, lines: Vec<String>, style: Style| {
+        let n = u16::try_from(lines.len()).unwrap_or(0);
+        if n > 0 {
+            let lines: Vec<Line> = lines.into_iter().map(Line::from).collect();
+            f.render_widget(
+                Paragraph::new(lines).style(style),
+                Rect::new(area.x, *y, area.width, n),
+            );
+        }
+        *y += n;
+    };
+    put(
+        f,
+        &mut y,
+        wrap_text(&header, w),
+        Style::default().add_modifier(Modifier::BOLD),
     );
+    // The board, centred, its frame as wide as its content.
+    let beside = labels_beside(&names, area.width.saturating_sub(4));
+    let dir = app.state.game().direction();
+    let them = app.seat.other();
+    let inner = if beside {
+        ROW_WIDTH + LABEL_GAP + label_width(&names)
+    } else {
+        ROW_WIDTH.max(label_width(&names) + 2)
+    };
+    let bw = (inner + 4).min(w);
+    let bx = area.x + u16::try_from((w - bw) / 2).unwrap_or(0);
+    let mut block = Block::default().borders(Borders::ALL);
+    if beside {
+        block = block.title(format!(
+            " board · sowing {} ",
+            match dir {
+                Direction::Counterclockwise => "counterclockwise",
+                Direction::Clockwise => "clockwise",
+            }
+        ));
+    } else {
+        let bold = Style::default().add_modifier(Modifier::BOLD);
+        block = block
+            .title(Span::styled(
+                format!(" {} ", holds(&frame, &names, them)),
+                bold,
+            ))
+            .title_bottom(Span::styled(
+                format!(" {} ", holds(&frame, &names, app.seat)),
+                bold,
+            ));
+    }
     f.render_widget(
-        Paragraph::new(keys)
-            .wrap(Wrap { trim: true })
-            .style(Style::default().fg(Color::DarkGray)),
-        chunks[4],
+        Paragraph::new(board_lines(&frame, app.seat, names.clone(), beside, dir))
+            .block(block.padding(ratatui::widgets::Padding::horizontal(1))),
+        Rect::new(bx, y, u16::try_from(bw).unwrap_or(0), 6),
+    );
+    y += 6;
+    put(f, &mut y, wrap_text(&now_line, w), Style::default());
+    put(f, &mut y, hint, Style::default().fg(Color::Green));
+    put(f, &mut y, notice, Style::default().fg(Color::Yellow));
+    // The move list in what is left between the news and the keys: the newest entries.
+    let keys_n = u16::try_from(keys.len()).unwrap_or(0);
+    let bottom = area.y + area.height - keys_n;
+    let room = bottom.saturating_sub(y);
+    if room >= 2 {
+        let lines = log_lines(&app.log, w);
+        let show = usize::from(room - 1);
+        let lines: Vec<Line> = lines[lines.len().saturating_sub(show)..]
+            .iter()
+            .cloned()
+            .map(Line::from)
+            .collect();
+        f.render_widget(
+            Paragraph::new(lines).block(
+                Block::default()
+                    .borders(Borders::TOP)
+                    .title(" moves ")
+                    .title_alignment(Alignment::Left),
+            ),
+            Rect::new(area.x, y, area.width, room),
+        );
+    }
+    let keys_lines: Vec<Line> = keys.into_iter().map(Line::from).collect();
+    f.render_widget(
+        Paragraph::new(keys_lines).style(Style::default().fg(Color::DarkGray)),
+        Rect::new(area.x, bottom, area.width, keys_n),
     );
 }
 
@@ -858,18 +1369,28 @@ mod tests {
             app.key_action(key('C')),
             Action::Move(Hole::from_letter('c').unwrap())
         );
+        // A game under way: q asks first, a second q quits.
+        assert_eq!(app.key_action(key('q')), Action::AskQuit);
+        app.apply(Action::AskQuit);
         assert_eq!(app.key_action(key('q')), Action::Quit);
+        assert_eq!(app.key_action(key('u')), Action::PlayOn);
+        app.apply(Action::PlayOn);
+        assert!(!app.confirm_quit && app.notice.is_none());
         assert_eq!(app.key_action(key('u')), Action::Undo);
-        assert_eq!(app.key_action(key('x')), Action::None);
+        assert_eq!(
+            app.key_action(key('x')),
+            Action::Invalid("unknown key x: a-g lift, u undo, h hint, ? help, q quit".into())
+        );
     }
 
     #[test]
-    fn during_the_animation_keys_skip_it_but_hint_and_undo_work() {
+    fn during_the_animation_keys_skip_it_but_undo_works() {
         let mut app = hotseat(Game::WalakPussa);
         app.apply(Action::Move(Hole::from_letter('A').unwrap()));
         assert!(!app.anim.is_empty());
         assert_eq!(app.key_action(key('c')), Action::Skip);
-        assert_eq!(app.key_action(key('h')), Action::Hint);
+        // h skips like any key (the key line says "any key: skip animation").
+        assert_eq!(app.key_action(key('h')), Action::Skip);
         assert_eq!(app.key_action(key('u')), Action::Undo);
         app.apply(Action::Skip);
         assert!(app.anim.is_empty());
@@ -907,14 +1428,16 @@ mod tests {
         let last = frames.last().unwrap();
         assert_eq!(last.board, app.state.position().board());
         assert_eq!(last.stores, [6, 0]);
-        // The first lap: A's 4 seeds went to B..E (now 5 each), A is empty.
-        assert_eq!(&frames[0].board[..5], &[0, 5, 5, 5, 5]);
+        // First the lift, then the first lap: A's 4 seeds went to B..E (now 5 each).
+        assert_eq!(frames[0].caption, "South lifts A (4)");
+        assert_eq!(frames[0].focus, vec![Hole::from_letter('A').unwrap()]);
+        assert_eq!(&frames[1].board[..5], &[0, 5, 5, 5, 5]);
         // On screen, the header follows the animation, not the state already played.
         app.tick();
-        assert!(screen(&app).contains("taken this round: South 0, North 0"));
+        assert!(screen(&app).contains("taken: South 0, North 0"));
         while app.tick() {}
         assert!(app.shown.is_none());
-        assert!(screen(&app).contains("taken this round: South 6, North 0"));
+        assert!(screen(&app).contains("taken: South 6, North 0"));
     }
 
     #[test]
@@ -928,10 +1451,12 @@ mod tests {
         app.apply(Action::Move(Hole::from_letter('G').unwrap()));
         let north_move = app.state.legal_moves().next().unwrap();
         app.play(north_move).unwrap();
+        app.apply(Action::Skip);
         assert_eq!(app.log.len(), 2);
+        assert_eq!(app.moves.len(), 2);
         app.apply(Action::Undo);
         assert_eq!(app.state, start);
-        assert!(app.log.is_empty());
+        assert!(app.log.is_empty() && app.moves.is_empty());
         assert!(app.anim.is_empty());
     }
 
@@ -1004,11 +1529,18 @@ mod tests {
         assert!(app.state.is_over(), "a random match ends");
         let st = app.state.position().stores();
         let p = app.prompt();
+        // The match's reason (a holding too small to fill a hole), the round's winner and
+        // the match's, in `pussa replay`'s words.
+        let (w, l) = (st[0].max(st[1]), st[0].min(st[1]));
         assert!(
-            p.starts_with("Match over")
-                && p.contains(&format!("(holding South {}, North {})", st[0], st[1])),
+            p.starts_with(&format!("Round {} is over: ", app.state.round()))
+                && (p.contains("wins the round") || p.contains("the round is drawn"))
+                && p.contains(&format!("holds {l}, too few to fill a hole of 7 seeds"))
+                && p.contains("so the match is over: "),
             "{p}"
         );
+        assert!(p.contains(&format!("wins, {w} to {l}.")) || w == l, "{p}");
+        assert!(p.contains("n: new game"), "{p}");
     }
 
     #[test]
@@ -1016,11 +1548,12 @@ mod tests {
         assert_eq!(gains([0, 0], Side::South), "");
         assert_eq!(gains([11, 0], Side::South), " +11");
         assert_eq!(gains([12, 13], Side::North), " +13, S +12");
-        assert_eq!(gains([4, 0], Side::North), " S +4");
+        assert_eq!(gains([4, 0], Side::North), ", S +4");
         // Raja Pasu's G from the start: South takes 11 and hands North 8 (the contract's
         // worked move).
         let mut app = hotseat(Game::RajaPasu);
         app.apply(Action::Move(Hole::from_letter('G').unwrap()));
+        app.apply(Action::Skip);
         assert_eq!(app.log[0], "1. S G +11, N +8");
     }
 
@@ -1033,10 +1566,11 @@ mod tests {
         );
         // The computer (South) opens.
         app.apply(Action::Move(Hole::from_letter('A').unwrap()));
-        assert!(matches!(
+        app.apply(Action::Skip);
+        assert_eq!(
             app.key_action(key('u')),
-            Action::Invalid("nothing to undo: you have not moved yet")
-        ));
+            Action::Invalid("nothing to undo: you have not moved yet".into())
+        );
         app.apply(app.key_action(key('u')));
         assert_eq!(app.log.len(), 1, "the computer's move stays");
     }
@@ -1064,7 +1598,14 @@ mod tests {
     fn the_board_is_drawn_from_the_seat() {
         let app = hotseat(Game::PasuPondi);
         let s = screen(&app);
-        assert!(s.contains("Pasu Pondi · single game · round 1"), "{s}");
+        assert!(
+            s.contains("Pasu Pondi · single game · taken: South 0, North 0"),
+            "{s}"
+        );
+        // Pasu Pondi sows clockwise: the title says so and the arrows point the way.
+        assert!(s.contains("sowing clockwise"), "{s}");
+        assert!(s.contains("  ←    A   B   C"), "{s}");
+        assert!(s.contains("  b   a →"), "{s}");
         let lines: Vec<&str> = s.lines().collect();
         let top = lines
             .iter()
@@ -1104,7 +1645,11 @@ mod tests {
         let s = screen_of(&app, 110, 20);
         let row = |s: &str, needle: &str| s.lines().find(|l| l.contains(needle)).map(String::from);
         let n_row = row(&s, &format!("{north} holds 0")).expect("North's label");
-        assert!(n_row.contains("  N   7   7"), "{s}");
+        // Counts right-aligned under their letters.
+        assert!(n_row.contains("  N    7   7"), "{s}");
+        let letters = s.lines().find(|l| l.contains("g   f   e")).unwrap();
+        let g = letters.find('g').unwrap();
+        assert_eq!(n_row.chars().nth(g), Some('7'), "{s}");
         // At 40 columns: the labels whole, on lines of their own, North's above the board and
         // South's below it; the header and the keys are wrapped, not cut.
         let s = screen_of(&app, 40, 30);
@@ -1112,16 +1657,16 @@ mod tests {
         let at = |needle: &str| lines.iter().position(|l| l.contains(needle));
         let n = at(&format!("{north} holds 0")).unwrap_or_else(|| panic!("{north}:\n{s}"));
         let s_at = at(&format!("{south} holds 0")).unwrap_or_else(|| panic!("{south}:\n{s}"));
-        let n_row = at("  N   7   7").expect("North's row");
-        let s_row = at("  S   7   7").expect("South's row");
+        let n_row = at("  N    7   7").expect("North's row");
+        let s_row = at("  S    7   7").expect("South's row");
         assert!(n < n_row && n_row < s_row && s_row < s_at, "{s}");
         let joined = lines.join(" ");
         let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            words(&joined).contains("taken this round: South 0, North 0"),
+            words(&joined).contains("taken in round 1: South 0, North 0"),
             "{s}"
         );
-        assert!(words(&joined).contains("a key skips · q quit"), "{s}");
+        assert!(words(&joined).contains("h hint · ? help · q quit"), "{s}");
     }
 
     #[test]
@@ -1138,7 +1683,17 @@ mod tests {
             "{:?}",
             app.state.status()
         );
-        assert!(app.status.contains("Round 1 over"), "{}", app.status);
+        // Who won the round, what each fills next and who starts.
+        assert!(
+            app.status
+                .contains("Round 1 is over: North has no legal move;")
+                && app.status.contains("South wins the round")
+                && app.status.contains(
+                    "Next: South fills 7 holes, North 1 hole; North starts round 2. Press Enter."
+                ),
+            "{}",
+            app.status
+        );
         assert_eq!(
             app.key_action(KeyEvent::from(KeyCode::Enter)),
             Action::NextRound
@@ -1146,7 +1701,7 @@ mod tests {
         app.apply(Action::NextRound);
         assert_eq!(app.state.round(), 2);
         let s = screen(&app);
-        assert!(s.contains("round 2"), "{s}");
+        assert!(s.contains("taken in round 2"), "{s}");
         assert!(s.contains("closed: abcdef"), "{s}");
         assert!(s.contains("  x "), "{s}");
     }
@@ -1178,6 +1733,7 @@ mod tests {
         // hotseat both are human, so North's move clears it.
         app.apply(Action::Move(Hole::from_letter('b').unwrap()));
         assert!(app.notice.is_none());
+        app.apply(Action::Skip);
         // The first move of a round is marked with it in the move list.
         assert!(
             app.log.last().unwrap().starts_with("R3 "),
@@ -1199,5 +1755,323 @@ mod tests {
             n.contains("Round 2 laid out") && !n.contains("circle"),
             "{n}"
         );
+    }
+
+    fn with(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent {
+            code,
+            modifiers,
+            kind: KeyEventKind::Press,
+            state: KeyEventState::NONE,
+        }
+    }
+
+    /// A Raja Pasu match near its end of round 1 (South to move, North nearly empty).
+    fn round_end_app(w: Side) -> App {
+        let setup: pussa_rules::Setup = "0,0,0,0,0,0,1/0,0,0,0,0,0,0 50 5 N 1 walak-pussa"
+            .parse()
+            .unwrap();
+        App::new(setup.game_state(Mode::Match).unwrap(), w, Opponent::Hotseat)
+    }
+
+    #[test]
+    fn a_short_terminal_keeps_the_board_and_drops_the_move_list() {
+        let mut app = App::new(
+            GameState::new(Game::WalakPussa, Mode::Single, Side::South),
+            Side::South,
+            Opponent::Computer(Level::Club),
+        );
+        app.apply(Action::Move(Hole::from_letter('A').unwrap()));
+        app.apply(Action::Skip);
+        app.tick();
+        for (w, h) in [(80, 12), (80, 14), (40, 16), (60, 12), (40, 12)] {
+            let s = screen_of(&app, w, h);
+            for want in [
+                "g   f   e   d   c   b   a",
+                "  N    ",
+                "  S    ",
+                "A   B   C   D   E   F   G",
+                "holds 6",
+                "holds 0",
+            ] {
+                assert!(s.contains(want), "{w}x{h}: {want} missing:\n{s}");
+            }
+            let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(words.contains("is thinking…"), "{w}x{h}:\n{s}");
+        }
+    }
+
+    #[test]
+    fn a_tiny_terminal_says_how_much_room_it_needs() {
+        let app = hotseat(Game::RajaPasu);
+        for (w, h) in [(30, 20), (10, 5), (80, 7), (39, 40)] {
+            let s = screen_of(&app, w, h);
+            let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                words.contains("terminal too small: need at least")
+                    && words.contains(&format!("(now {w}×{h})"))
+                    || w < 20 && words.contains("too small: 40×"),
+                "{w}x{h}:\n{s}"
+            );
+            assert!(!s.contains("  S    7"), "no cut board at {w}x{h}:\n{s}");
+        }
+        let s = screen_of(&app, 80, 7);
+        assert!(s.contains("need at least 80×8"), "{s}");
+    }
+
+    #[test]
+    fn the_status_wraps_whole_in_a_narrow_terminal() {
+        // The round's end at 40 columns: the winner and "Press Enter" are on screen.
+        let app = round_end_app(Side::South);
+        let s = screen_of(&app, 40, 24);
+        let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("South wins the round"), "{s}");
+        assert!(words.contains("North starts round 2. Press Enter."), "{s}");
+        assert!(words.contains("Enter next round"), "{s}");
+        // The end of a match at 40x24 and 60x20: the winner is readable.
+        let setup: pussa_rules::Setup = "0,0,0,0,0,0,1/0,0,0,0,0,0,0 52 3 N 1 walak-pussa"
+            .parse()
+            .unwrap();
+        let app = App::new(
+            setup.game_state(Mode::Match).unwrap(),
+            Side::South,
+            Opponent::Computer(Level::Max),
+        );
+        assert!(app.state.is_over());
+        for (w, h) in [(40, 24), (60, 20)] {
+            let s = screen_of(&app, w, h);
+            let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                words.contains(
+                    "North holds 3, too few to fill a hole of 4 seeds, so the match is over: \
+                     South (you) wins, 53 to 3."
+                ),
+                "{w}x{h}:\n{s}"
+            );
+        }
+    }
+
+    #[test]
+    fn ctrl_and_alt_letters_play_no_move() {
+        let app = hotseat(Game::RajaPasu);
+        for m in [KeyModifiers::CONTROL, KeyModifiers::ALT] {
+            for c in ['a', 'b', 'g'] {
+                let act = app.key_action(with(KeyCode::Char(c), m));
+                assert!(matches!(act, Action::Invalid(_)), "{m:?}-{c}: {act:?}");
+            }
+        }
+        let Action::Invalid(why) = app.key_action(with(KeyCode::Char('b'), KeyModifiers::CONTROL))
+        else {
+            panic!()
+        };
+        assert!(why.starts_with("Ctrl-b ignored"), "{why}");
+        for c in ['c', 'd'] {
+            assert_eq!(
+                app.key_action(with(KeyCode::Char(c), KeyModifiers::CONTROL)),
+                Action::Quit
+            );
+        }
+    }
+
+    #[test]
+    fn the_move_list_waits_for_the_animation() {
+        let mut app = hotseat(Game::RajaPasu);
+        app.apply(Action::Move(Hole::from_letter('G').unwrap()));
+        assert!(app.log.is_empty());
+        app.tick();
+        assert!(!screen(&app).contains("1. S G"));
+        while !app.anim.is_empty() {
+            assert!(app.log.is_empty());
+            app.tick();
+        }
+        // The last frame is up: the move is in the list.
+        assert_eq!(app.log, vec!["1. S G +11, N +8".to_string()]);
+        // A skip adds it at once.
+        app.apply(Action::Move(Hole::from_letter('e').unwrap()));
+        assert_eq!(app.log.len(), 1);
+        app.apply(Action::Skip);
+        assert_eq!(app.log.len(), 2);
+    }
+
+    #[test]
+    fn the_computers_move_is_named_kept_and_marked() {
+        let mut app = App::new(
+            GameState::new(Game::WalakPussa, Mode::Single, Side::South),
+            Side::South,
+            Opponent::Computer(Level::Club),
+        );
+        app.apply(Action::Move(Hole::from_letter('A').unwrap()));
+        app.apply(Action::Skip);
+        app.tick();
+        app.tick();
+        app.notice = Some("wait: it is the computer's turn.".into());
+        let f = Hole::from_letter('f').unwrap();
+        app.play(f).unwrap();
+        app.tick();
+        let s = screen(&app);
+        assert!(s.contains("North (computer, club) lifts f (6)"), "{s}");
+        while app.tick() {}
+        // The news says what it played until your next move, and f is marked.
+        let n = app.notice.clone().unwrap();
+        assert!(n.starts_with("North played f: South +0, North +"), "{n}");
+        assert_eq!(current_frame(&app).focus, vec![f]);
+        let s = screen_of(&app, 80, 24);
+        assert!(s.contains("North played f"), "{s}");
+        let mv = app.state.legal_moves().nth(0).unwrap();
+        app.apply(Action::Move(mv));
+        assert!(app.notice.is_none() && app.last.is_none());
+    }
+
+    #[test]
+    fn the_hint_says_what_its_number_means() {
+        let single = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+        let b = Hole::from_letter('B').unwrap();
+        let t = hint_text(&single, b, 7, false, 17, &[b]);
+        assert!(
+            t.starts_with("B: with best play from both, South ends the round 7 seeds ahead of North (final margin +7; depth 17; line B)"),
+            "{t}"
+        );
+        let t = hint_text(&single, b, -8, true, 9, &[b]);
+        assert!(
+            t.contains("8 seeds behind North (final margin -8, proven"),
+            "{t}"
+        );
+        let m = GameState::new(Game::WalakPussa, Mode::Match, Side::South);
+        let t = hint_text(&m, b, 0, false, 9, &[b]);
+        assert!(
+            t.contains("expected to hold even after the next round"),
+            "{t}"
+        );
+        assert!(t.contains("holdings margin after the next round"), "{t}");
+        let t = hint_text(&m, b, 3, false, 9, &[b]);
+        assert!(
+            t.contains("South is expected to hold 3 seeds more than North"),
+            "{t}"
+        );
+        let t = hint_text(&m, b, 215, true, 9, &[b]);
+        assert!(t.contains("South wins the match"), "{t}");
+    }
+
+    #[test]
+    fn keys_are_told_and_the_help_opens() {
+        let mut app = hotseat(Game::PasuPondi);
+        for (k, name) in [
+            (with(KeyCode::Char('z'), KeyModifiers::NONE), "z"),
+            (with(KeyCode::Tab, KeyModifiers::NONE), "Tab"),
+            (with(KeyCode::Up, KeyModifiers::NONE), "Up"),
+            (with(KeyCode::Char('1'), KeyModifiers::NONE), "1"),
+        ] {
+            let act = app.key_action(k);
+            assert_eq!(
+                act,
+                Action::Invalid(format!(
+                    "unknown key {name}: A-G lift, u undo, h hint, ? help, q quit"
+                ))
+            );
+        }
+        app.apply(app.key_action(key('z')));
+        assert!(screen(&app).contains("unknown key z"));
+        // Enter in a single game says why it does nothing.
+        let act = app.key_action(with(KeyCode::Enter, KeyModifiers::NONE));
+        assert_eq!(
+            act,
+            Action::Invalid("Enter: a single game has no next round".into())
+        );
+        assert!(!app.keys_line().contains("Enter"), "{}", app.keys_line());
+        // ? and F1 open the help; any key closes it.
+        assert_eq!(app.key_action(key('?')), Action::Help);
+        assert_eq!(
+            app.key_action(with(KeyCode::F(1), KeyModifiers::NONE)),
+            Action::Help
+        );
+        app.apply(Action::Help);
+        let s = screen_of(&app, 100, 30);
+        let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("Pasu Pondi sows clockwise"), "{s}");
+        assert!(words.contains("q or Esc quits"), "{s}");
+        // At 80x24 all of it is on screen, up to the hint's meaning.
+        let s = screen_of(&app, 80, 24);
+        let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("won or lost)."), "{s}");
+        assert!(words.contains("final margin"), "{s}");
+        assert_eq!(app.key_action(key('a')), Action::CloseHelp);
+        app.apply(Action::CloseHelp);
+        assert!(!screen(&app).contains("any key closes it"));
+        // The key line: no "a key skips", and "any key: skip animation" while one runs.
+        assert!(!app.keys_line().contains("a key"));
+        app.apply(Action::Move(Hole::from_letter('A').unwrap()));
+        assert!(app.keys_line().starts_with("any key: skip animation · "));
+        // After the end: h says the game is over, Enter is not offered, n is.
+        let setup: pussa_rules::Setup = "0,0,0,0,0,0,1/0,0,0,0,0,0,0 28 27 N 1 walak-pussa"
+            .parse()
+            .unwrap();
+        let over = App::new(
+            setup.game_state(Mode::Single).unwrap(),
+            Side::South,
+            Opponent::Hotseat,
+        );
+        assert!(over.state.is_over());
+        assert_eq!(
+            over.key_action(key('h')),
+            Action::Invalid("the game is over: there is no move to hint".into())
+        );
+        assert_eq!(over.key_action(key('n')), Action::NewGame);
+        assert_eq!(over.key_action(key('q')), Action::Quit);
+        assert!(
+            over.keys_line().starts_with("n new game"),
+            "{}",
+            over.keys_line()
+        );
+        // At a round's end Enter is offered.
+        assert!(round_end_app(Side::South)
+            .keys_line()
+            .starts_with("Enter next round"));
+    }
+
+    #[test]
+    fn the_move_list_breaks_between_entries() {
+        let entries: Vec<String> = ["1. S A +6", "2. N f +7", "3. S B +9", "26. S E +31, N +16"]
+            .iter()
+            .map(|s| (*s).to_string())
+            .collect();
+        let lines = log_lines(&entries, 22);
+        assert_eq!(
+            lines,
+            vec!["1. S A +6  2. N f +7", "3. S B +9", "26. S E +31, N +16"]
+        );
+        for w in 10..60 {
+            for l in log_lines(&entries, w) {
+                assert!(
+                    entries.iter().any(|e| l.starts_with(e.as_str()))
+                        && l.ends_with(|c: char| c.is_ascii_digit()),
+                    "{w}: {l}"
+                );
+            }
+        }
+        assert_eq!(wrap_text("a bb ccc", 4), vec!["a bb", "ccc"]);
+        assert_eq!(wrap_text("abcdefgh", 3), vec!["abc", "def", "gh"]);
+        assert!(wrap_text("  ", 3).is_empty());
+    }
+
+    #[test]
+    fn a_wide_terminal_centres_the_board_and_the_header_fits_80() {
+        let app = hotseat(Game::RajaPasu);
+        let s = screen_of(&app, 200, 30);
+        let top = s.lines().find(|l| l.contains('┌')).unwrap();
+        let left = top.chars().position(|c| c == '┌').unwrap();
+        let right = top.chars().position(|c| c == '┐').unwrap();
+        assert!(left > 40 && (199 - right).abs_diff(left) <= 1, "{s}");
+        // A match late on, with closed holes: the header stays on one line of 80.
+        let setup: pussa_rules::Setup = "x,x,x,x,x,7,7/7,7,7,7,7,7,7 1 34 S 12 raja-pasu"
+            .parse()
+            .unwrap();
+        let app = App::new(
+            setup.game_state(Mode::Match).unwrap(),
+            Side::South,
+            Opponent::Computer(Level::Beginner),
+        );
+        let s = screen_of(&app, 80, 24);
+        let first = s.lines().next().unwrap();
+        assert!(first.contains("closed: ABCDE"), "{s}");
     }
 }
