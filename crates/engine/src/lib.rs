@@ -160,7 +160,9 @@ pub struct SearchResult {
     /// The best move; `None` iff no move is expected (round over or no legal move).
     pub best: Option<Hole>,
     /// Score in seeds for the side to move: the final margin of the round with best play,
-    /// seeds already taken in the round included.
+    /// seeds already taken in the round included; in a match, the match value (the holdings
+    /// margin expected after the next round, ±`params::MATCH_WIN` where the round ends the
+    /// match: docs/engine.md, "Matches").
     pub score: i32,
     /// The score is proven (the search reached every end of the round under the best move).
     pub exact: bool,
@@ -237,7 +239,8 @@ pub fn effective_threads(requested: usize) -> usize {
 pub struct MoveValue {
     /// The move.
     pub mv: Hole,
-    /// Its value in seeds for the side to move (as [`SearchResult::score`]).
+    /// Its value in seeds for the side to move (as [`SearchResult::score`]: in a match, the
+    /// match value of docs/engine.md, "Matches", not the round's margin).
     pub score: i32,
     /// The value is proven.
     pub exact: bool,
@@ -260,4 +263,43 @@ pub struct MoveValue {
 #[must_use]
 pub fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
     search::analyze(state, limits)
+}
+
+/// What [`analyze_report`] found: every legal move's value and how far the search went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// Every legal move with its value, best first, as [`analyze`] gives them.
+    pub moves: Vec<MoveValue>,
+    /// The last depth of the iterative deepening completed for every move (0: none, or no
+    /// move expected; the values are then the moves' immediate gains).
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+impl Analysis {
+    /// The position's value for the side to move: the best move's value, and whether it is
+    /// proven (every move's value proven). `None` when no move is expected.
+    #[must_use]
+    pub fn value(&self) -> Option<(i32, bool)> {
+        let best = self.moves.first()?;
+        Some((best.score, self.moves.iter().all(|m| m.exact)))
+    }
+}
+
+/// [`analyze`], with the depth reached and the nodes searched.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::{analyze_report, Limits};
+/// use pussa_rules::{Game, GameState, Mode, Side};
+/// let state = GameState::new(Game::PasuPondi, Mode::Single, Side::South);
+/// let a = analyze_report(&state, &Limits { depth: Some(3), ..Limits::default() });
+/// assert_eq!(a.depth, 3);
+/// assert!(a.nodes > 0);
+/// assert_eq!(a.value().map(|v| v.0), a.moves.first().map(|m| m.score));
+/// ```
+#[must_use]
+pub fn analyze_report(state: &GameState, limits: &Limits) -> Analysis {
+    search::analyze_report(state, limits)
 }
