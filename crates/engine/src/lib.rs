@@ -88,12 +88,19 @@ pub trait ExactOracle: Send + Sync {
 /// [`params::DEFAULT_DEPTH`].
 #[derive(Clone)]
 pub struct Limits {
-    /// Deepest iteration, in plies.
+    /// Deepest iteration, in plies. `Some(0)` is read as `Some(1)`: one ply is always
+    /// searched (at most [`params::MAX_DEPTH`]).
     pub depth: Option<u32>,
-    /// Node budget (the search stops as soon as it is spent).
+    /// Node budget (the search stops as soon as it is spent). `Some(0)`: nothing is searched;
+    /// [`search`] returns at once the first legal move with `depth` 0, `nodes` 0, `exact` false
+    /// and as score the margin so far in the round (seeds taken by the side to move minus by
+    /// the other): no value.
     pub nodes: Option<u64>,
     /// Time for the move; the search stops on time (the clock is checked every
-    /// [`params::CHECK_EVERY`] nodes).
+    /// [`params::CHECK_EVERY`] nodes, and only once the main thread has searched
+    /// [`params::MIN_TIMED_NODES`] nodes). In a match, call
+    /// [`matchval::prepare`] first: the round values it computes are otherwise computed inside
+    /// the first searches, outside their time.
     pub movetime: Option<Duration>,
     /// Search threads (Lazy SMP). 1 is deterministic. At most the threads the machine runs at
     /// once are started ([`effective_threads`]).
@@ -101,7 +108,10 @@ pub struct Limits {
     /// Seed for the randomised parts (levels, MCTS). Same limits (without movetime) and seed,
     /// same result.
     pub seed: u64,
-    /// Raised by another thread to stop the search; the best move found so far is returned.
+    /// Raised by another thread to stop the search; the best move found so far is returned
+    /// (checked every [`params::CHECK_EVERY`] nodes; a search stopped before its first
+    /// iteration returns the first legal move). A flag already raised when [`search`] starts
+    /// is answered at once as `nodes: Some(0)` is: the first legal move, depth 0, nodes 0.
     pub stop: Option<Arc<AtomicBool>>,
     /// Exact values for some positions (endgame databases), see [`ExactOracle`].
     pub oracle: Option<Arc<dyn ExactOracle>>,

@@ -524,6 +524,24 @@ pub(crate) fn search(
             pv: Vec::new(),
         };
     }
+    // Nothing may be searched (a node budget of 0, or the stop flag already raised): the first
+    // legal move at once, unsearched, valued at the margin so far.
+    if limits.nodes == Some(0)
+        || limits
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    {
+        let best = state.legal_moves().next();
+        return SearchResult {
+            best,
+            score: root_offset(state),
+            exact: false,
+            depth: 0,
+            nodes: 0,
+            pv: best.into_iter().collect(),
+        };
+    }
     let clock = Clock::new(limits.movetime, limits.stop.clone());
     let tt = Tt::new(tt_entries(limits));
     let hist = root_history(state);
