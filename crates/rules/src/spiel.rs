@@ -23,9 +23,9 @@
 //!   and scored a draw (returns `[0, 0]` with either utility), as tournaments score it.
 //!   [`SpielState::is_truncated`] tells such an end from the rules' own. Every state is also
 //!   terminal, the same draw, after [`SpielGame::max_game_length`] actions
-//!   (`max_rounds` × [`MAX_ROUND_ACTIONS`]; a single game is one round), a bound no game or match
-//!   played by random or engine players has come near, so that OpenSpiel code that sizes buffers
-//!   by it is safe.
+//!   (`max_rounds` × [`MAX_ROUND_ACTIONS`]; a single game is one round), a bound far above what
+//!   play reaches (in 80,000 random matches, 20,000 of each game, no round lasted more than 105
+//!   actions), so that OpenSpiel code that sizes buffers by it is safe.
 //! - **Returns** are `+1`/`-1` for the winner and the loser and `0` each for a draw, given when
 //!   the game or match ends ([`Utility::WinLoss`], the default), or the final seed margin held
 //!   at the end ([`Utility::Margin`]: South's holding less North's, and its negation). Every
