@@ -4,15 +4,17 @@ use std::io::Write;
 use std::time::Duration;
 
 use anyhow::bail;
-use pussa_engine::{analyze, Limits, MoveValue};
+use pussa_engine::{analyze_report, Limits};
 use pussa_rules::{Game, Hole, Mode, Setup, Side, Status};
 use serde::Serialize;
 
 use crate::cmd_replay::{parse_moves, start_state, StateJson};
 
-/// List every legal move of a position with its value: the final seed margin of the round for
-/// the player to move (seeds already taken in the round included) if that move is played and
-/// both sides then play best, whether that value is proven (exact), and the line of best play.
+/// List every legal move of a position with its value for the player to move if that move is
+/// played and both sides then play best: in a single game the round's final seed margin (seeds
+/// already taken in the round included); with --match the match value of docs/engine.md,
+/// "Matches" (the holdings margin expected after the next round, ±200 for a round that ends the
+/// match). Also whether each value is proven (exact), and the line of best play.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  pussa analyze --game raja-pasu\n  \
     pussa analyze --game walak-pussa --moves \"A d\" --depth 16 --json\n  \
@@ -57,11 +59,19 @@ struct MoveJson {
     pv: Vec<String>,
 }
 
+/// The JSON answer (docs/engine.md, "Analysis": the schema).
 #[derive(Serialize)]
 struct AnalysisJson {
     game: &'static str,
+    mode: &'static str,
+    values: &'static str,
     position: String,
     state: StateJson,
+    over: bool,
+    depth: u32,
+    nodes: u64,
+    value: Option<i32>,
+    value_exact: bool,
     moves: Vec<MoveJson>,
 }
 
@@ -72,7 +82,8 @@ fn letters(pv: &[Hole]) -> Vec<String> {
 /// Runs `pussa analyze`.
 ///
 /// # Errors
-/// A bad position or move list, an illegal move (naming its number), or a game already over.
+/// A bad position or move list, an illegal move (naming its number), or a game already over
+/// (without `--json`: with it, the answer says `"over": true`).
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mode = if args.match_mode {
         Mode::Match
@@ -91,8 +102,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if matches!(g.status(), Status::RoundOver { .. }) {
         g.next_round();
     }
+    let (mode_name, values_name) = match mode {
+        Mode::Single => ("single", "round_margin"),
+        Mode::Match => ("match", "match_value"),
+    };
     if g.is_over() {
-        bail!("the game is over: there is no move to analyse");
+        if args.json {
+            let a = AnalysisJson {
+                game: args.game.name(),
+                mode: mode_name,
+                values: values_name,
+                position: Setup::from_state(&g).to_string(),
+                state: StateJson::of(&g),
+                over: true,
+                depth: 0,
+                nodes: 0,
+                value: None,
+                value_exact: false,
+                moves: Vec::new(),
+            };
+            writeln!(std::io::stdout().lock(), "{}", serde_json::to_string(&a)?)?;
+            return Ok(());
+        }
+        bail!(
+            "the {} is over: there is no move to analyse",
+            if mode == Mode::Match { "match" } else { "game" }
+        );
     }
     let oracle = match &args.egtb {
         None => None,
@@ -108,13 +143,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         oracle,
         ..Limits::default()
     };
-    let values: Vec<MoveValue> = analyze(&g, &limits);
+    let analysis = analyze_report(&g, &limits);
+    let values = &analysis.moves;
     let mut out = std::io::stdout().lock();
     if args.json {
+        let value = analysis.value();
         let a = AnalysisJson {
             game: args.game.name(),
+            mode: mode_name,
+            values: values_name,
             position: Setup::from_state(&g).to_string(),
             state: StateJson::of(&g),
+            over: false,
+            depth: analysis.depth,
+            nodes: analysis.nodes,
+            value: value.map(|v| v.0),
+            value_exact: value.is_some_and(|v| v.1),
             moves: values
                 .iter()
                 .map(|v| MoveJson {
@@ -131,19 +175,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let pos = g.position();
     writeln!(out, "{pos}")?;
     writeln!(out, "position {}", Setup::from_state(&g))?;
-    writeln!(
-        out,
-        "values: the round's final seed margin for {} (seeds taken this round by {} minus by {})",
-        pos.to_move(),
-        pos.to_move(),
-        pos.to_move().other()
-    )?;
+    let (me, you) = (pos.to_move(), pos.to_move().other());
+    match mode {
+        Mode::Single => writeln!(
+            out,
+            "values: the round's final seed margin for {me} (seeds taken this round by {me} minus by {you})"
+        )?,
+        Mode::Match => writeln!(
+            out,
+            "values: match values for {me} (docs/engine.md, \"Matches\"): the holdings margin \
+             {me} can expect after the next round ({me}'s holding minus {you}'s), or the final \
+             margin ±200 where the round ends the match; not the round's margin"
+        )?,
+    }
+    if let Some((v, exact)) = analysis.value() {
+        writeln!(
+            out,
+            "position value {v:+} {}, depth {}, {} nodes",
+            if exact { "exact" } else { "(not proven)" },
+            analysis.depth,
+            analysis.nodes
+        )?;
+    }
     writeln!(
         out,
         "{:<5} {:>6}  {:<6} principal variation",
         "move", "value", ""
     )?;
-    for v in &values {
+    for v in values {
         writeln!(
             out,
             "{:<5} {:>+6}  {:<6} {}",

@@ -229,3 +229,94 @@ fn endgame_tables_give_exact_values_without_search() {
     assert!(e.contains("no raja-pasu tables"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// In a match the values are match values (docs/engine.md, "Matches"), not the round's margin:
+/// the header says so, and the JSON names its mode, the scale, the depth and the position's value.
+#[test]
+fn match_values_are_named_as_such_and_the_json_says_its_mode() {
+    let pos = "0,0,0,0,0,1,2/1,0,0,0,0,0,0 30 36 S 1 pasu-pondi";
+    let args = |m: bool, json: bool| {
+        let mut a = vec![
+            "analyze",
+            "--game",
+            "pasu-pondi",
+            "--position",
+            pos,
+            "--depth",
+            "8",
+        ];
+        if m {
+            a.push("--match");
+        }
+        if json {
+            a.push("--json");
+        }
+        a
+    };
+    let o = pussa(&args(true, false));
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("values: match values for South"), "{text}");
+    assert!(!text.contains("the round's final seed margin"), "{text}");
+    assert!(text.contains("position value -8 exact"), "{text}");
+    let o = pussa(&args(false, false));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("values: the round's final seed margin for South"),
+        "{text}"
+    );
+
+    let m = ok_json(&args(true, true));
+    assert_eq!(m["mode"], "match");
+    assert_eq!(m["values"], "match_value");
+    assert_eq!(m["over"], false);
+    assert_eq!(m["value"], m["moves"][0]["score"]);
+    assert_eq!(m["value_exact"], true);
+    assert!(m["depth"].as_u64().unwrap() >= 1);
+    assert!(m["nodes"].as_u64().unwrap() >= 1);
+    let s = ok_json(&args(false, true));
+    assert_eq!(s["mode"], "single");
+    assert_eq!(s["values"], "round_margin");
+    // The same position: the single game's values are the round's margins (G a: stores 34-36).
+    assert_eq!(s["value"], -2);
+    assert_ne!(s["value"], m["value"]);
+    // Exactly the documented fields.
+    let keys: Vec<&str> = m.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys = keys;
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "depth",
+            "game",
+            "mode",
+            "moves",
+            "nodes",
+            "over",
+            "position",
+            "state",
+            "value",
+            "value_exact",
+            "values"
+        ]
+    );
+}
+
+/// A finished game: with --json an answer that says so (exit 0), without it an error.
+#[test]
+fn a_finished_game_answers_in_json_that_it_is_over() {
+    let pos = "0,0,0,0,0,0,0/0,0,0,0,0,3,0 40 27 S 1 pasu-pondi";
+    let v = ok_json(&[
+        "analyze",
+        "--game",
+        "pasu-pondi",
+        "--position",
+        pos,
+        "--json",
+    ]);
+    assert_eq!(v["over"], true);
+    assert_eq!(v["moves"].as_array().unwrap().len(), 0);
+    assert_eq!(v["value"], Value::Null);
+    assert_eq!(v["state"]["winner"], "S");
+    assert_eq!(v["depth"], 0);
+}

@@ -258,3 +258,48 @@ fn end_of_input_and_quit_exit_zero() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// The first timed search of a fresh match keeps its movetime: `newgame … match` computes the
+/// match's round values and `isready` waits for them, so the search does not compute them in its
+/// own time. The bound is loose (1 s for 50 ms) so that a loaded machine passes; the round values
+/// being ready after `isready` is checked exactly by the protocol's unit test
+/// `isready_after_a_match_newgame_has_the_round_values_ready`.
+#[test]
+fn a_fresh_match_keeps_movetime_from_its_first_search() {
+    for game in ["raja-pasu", "walak-pussa"] {
+        let mut e = Engine::start();
+        e.send(&format!("newgame {game} match"));
+        e.send("isready");
+        e.until(|l| l == "readyok");
+        e.send("position startpos");
+        let t = Instant::now();
+        e.send("go movetime 50");
+        let (lines, _) = e.bestmove();
+        let took = t.elapsed();
+        assert!(
+            took < Duration::from_millis(1000),
+            "{game}: go movetime 50 took {took:?}: {lines:?}"
+        );
+        assert!(e.quit().success());
+    }
+}
+
+/// `newgame` while a search runs: the old search's bestmove comes first, then the new game.
+#[test]
+fn newgame_during_a_search_writes_the_old_bestmove_first() {
+    let mut e = Engine::start();
+    e.send("newgame raja-pasu single");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(50));
+    e.send("newgame walak-pussa single");
+    e.send("d");
+    let lines = e.until(|l| l.starts_with("fen "));
+    let best = lines
+        .iter()
+        .position(|l| l.starts_with("bestmove "))
+        .expect("the old bestmove");
+    let fen = lines.iter().position(|l| l.starts_with("fen ")).unwrap();
+    assert!(best < fen, "{lines:?}");
+    assert!(lines[fen].ends_with("walak-pussa"), "{lines:?}");
+    assert!(e.quit().success());
+}

@@ -88,12 +88,19 @@ pub trait ExactOracle: Send + Sync {
 /// [`params::DEFAULT_DEPTH`].
 #[derive(Clone)]
 pub struct Limits {
-    /// Deepest iteration, in plies.
+    /// Deepest iteration, in plies. `Some(0)` is read as `Some(1)`: one ply is always
+    /// searched (at most [`params::MAX_DEPTH`]).
     pub depth: Option<u32>,
-    /// Node budget (the search stops as soon as it is spent).
+    /// Node budget (the search stops as soon as it is spent). `Some(0)`: nothing is searched;
+    /// [`search`] returns at once the first legal move with `depth` 0, `nodes` 0, `exact` false
+    /// and as score the margin so far in the round (seeds taken by the side to move minus by
+    /// the other): no value.
     pub nodes: Option<u64>,
     /// Time for the move; the search stops on time (the clock is checked every
-    /// [`params::CHECK_EVERY`] nodes).
+    /// [`params::CHECK_EVERY`] nodes, and only once the main thread has searched
+    /// [`params::MIN_TIMED_NODES`] nodes). In a match, call
+    /// [`matchval::prepare`] first: the round values it computes are otherwise computed inside
+    /// the first searches, outside their time.
     pub movetime: Option<Duration>,
     /// Search threads (Lazy SMP). 1 is deterministic. At most the threads the machine runs at
     /// once are started ([`effective_threads`]).
@@ -101,7 +108,10 @@ pub struct Limits {
     /// Seed for the randomised parts (levels, MCTS). Same limits (without movetime) and seed,
     /// same result.
     pub seed: u64,
-    /// Raised by another thread to stop the search; the best move found so far is returned.
+    /// Raised by another thread to stop the search; the best move found so far is returned
+    /// (checked every [`params::CHECK_EVERY`] nodes; a search stopped before its first
+    /// iteration returns the first legal move). A flag already raised when [`search`] starts
+    /// is answered at once as `nodes: Some(0)` is: the first legal move, depth 0, nodes 0.
     pub stop: Option<Arc<AtomicBool>>,
     /// Exact values for some positions (endgame databases), see [`ExactOracle`].
     pub oracle: Option<Arc<dyn ExactOracle>>,
@@ -160,7 +170,9 @@ pub struct SearchResult {
     /// The best move; `None` iff no move is expected (round over or no legal move).
     pub best: Option<Hole>,
     /// Score in seeds for the side to move: the final margin of the round with best play,
-    /// seeds already taken in the round included.
+    /// seeds already taken in the round included; in a match, the match value (the holdings
+    /// margin expected after the next round, ±`params::MATCH_WIN` where the round ends the
+    /// match: docs/engine.md, "Matches").
     pub score: i32,
     /// The score is proven (the search reached every end of the round under the best move).
     pub exact: bool,
@@ -237,7 +249,8 @@ pub fn effective_threads(requested: usize) -> usize {
 pub struct MoveValue {
     /// The move.
     pub mv: Hole,
-    /// Its value in seeds for the side to move (as [`SearchResult::score`]).
+    /// Its value in seeds for the side to move (as [`SearchResult::score`]: in a match, the
+    /// match value of docs/engine.md, "Matches", not the round's margin).
     pub score: i32,
     /// The value is proven.
     pub exact: bool,
@@ -260,4 +273,43 @@ pub struct MoveValue {
 #[must_use]
 pub fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
     search::analyze(state, limits)
+}
+
+/// What [`analyze_report`] found: every legal move's value and how far the search went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// Every legal move with its value, best first, as [`analyze`] gives them.
+    pub moves: Vec<MoveValue>,
+    /// The last depth of the iterative deepening completed for every move (0: none, or no
+    /// move expected; the values are then the moves' immediate gains).
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+impl Analysis {
+    /// The position's value for the side to move: the best move's value, and whether it is
+    /// proven (every move's value proven). `None` when no move is expected.
+    #[must_use]
+    pub fn value(&self) -> Option<(i32, bool)> {
+        let best = self.moves.first()?;
+        Some((best.score, self.moves.iter().all(|m| m.exact)))
+    }
+}
+
+/// [`analyze`], with the depth reached and the nodes searched.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::{analyze_report, Limits};
+/// use pussa_rules::{Game, GameState, Mode, Side};
+/// let state = GameState::new(Game::PasuPondi, Mode::Single, Side::South);
+/// let a = analyze_report(&state, &Limits { depth: Some(3), ..Limits::default() });
+/// assert_eq!(a.depth, 3);
+/// assert!(a.nodes > 0);
+/// assert_eq!(a.value().map(|v| v.0), a.moves.first().map(|m| m.score));
+/// ```
+#[must_use]
+pub fn analyze_report(state: &GameState, limits: &Limits) -> Analysis {
+    search::analyze_report(state, limits)
 }

@@ -60,15 +60,63 @@ pub fn round_value(game: Game, filled: [u8; 2], starter: Side) -> i32 {
         filled.iter().all(|k| (1..=7).contains(k)),
         "holes filled must be 1 to 7, not {filled:?}"
     );
+    *ROUND_VALUES[slot(game, filled, starter)].get_or_init(|| search_round(game, filled, starter))
+}
+
+/// The round starts a match of `game` can lay out: one side fills all 7 holes (the holdings
+/// add up to the 14 holes' worth, so both cannot be short), the other 1 to 7, either starting.
+fn reachable_starts() -> impl Iterator<Item = ([u8; 2], Side)> {
+    (1..=7u8).flat_map(|k| {
+        let pairs = if k == 7 {
+            vec![[7, 7]]
+        } else {
+            vec![[k, 7], [7, k]]
+        };
+        pairs
+            .into_iter()
+            .flat_map(|f| Side::BOTH.into_iter().map(move |s| (f, s)))
+    })
+}
+
+/// Computes every [`round_value`] a match of `game` can need (26 starts, each a search of
+/// [`params::MATCH_ROUND_NODES`] nodes: about 1.3 million nodes, around a second on one
+/// core), so that no later search pays for them. Without it they are computed the first time a
+/// search meets them, inside that search and outside its `movetime` (the first searches of a
+/// match in a fresh process then run over their time: 254 ms for 50). `pussa engine` calls it
+/// at `newgame … match` on a thread of its own, and `isready` waits for it; a program using the
+/// library should call it before timed searches of a match. Idempotent and thread-safe; a value
+/// already computed is not computed again.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::matchval::{is_prepared, prepare};
+/// use pussa_rules::Game;
+/// prepare(Game::PasuPondi);
+/// assert!(is_prepared(Game::PasuPondi));
+/// ```
+pub fn prepare(game: Game) {
+    for (filled, starter) in reachable_starts() {
+        let _ = round_value(game, filled, starter);
+    }
+}
+
+/// Whether every round value [`prepare`] computes for `game` is ready.
+#[must_use]
+pub fn is_prepared(game: Game) -> bool {
+    reachable_starts()
+        .all(|(filled, starter)| ROUND_VALUES[slot(game, filled, starter)].get().is_some())
+}
+
+/// The index of a round start in `ROUND_VALUES`.
+fn slot(game: Game, filled: [u8; 2], starter: Side) -> usize {
     let g = Game::ALL
         .iter()
         .position(|&x| x == game)
         .expect("every game is in Game::ALL");
-    let i = g * STARTS
+    g * STARTS
         + (usize::from(filled[0]) - 1) * 14
         + (usize::from(filled[1]) - 1) * 2
-        + starter.index();
-    *ROUND_VALUES[i].get_or_init(|| search_round(game, filled, starter))
+        + starter.index()
 }
 
 /// The start of a round with `filled` holes filled by each side, `starter` to move.

@@ -20,7 +20,11 @@
 //! position) is answered with one line `info string error: …` and the engine goes on; the state
 //! is left as it was before the failing command.
 //!
-//! The search runs on its own thread: `stop`, `isready` and `d` are answered while it runs.
+//! The search runs on its own thread: `stop`, `isready` and `d` are answered while it runs;
+//! `newgame` stops it first (its `bestmove` is written before the new game is set), and in a
+//! match starts computing the round values ([`crate::matchval::prepare`]), which `isready`
+//! waits for. Extra words after a command are an error. docs/protocol.md lists exactly what
+//! each command does during a search.
 //!
 //! # Examples
 //! ```
@@ -92,8 +96,14 @@ impl GoLimits {
     /// A message naming the unknown word or the malformed number.
     pub fn parse(words: &[&str]) -> Result<GoLimits, String> {
         let mut g = GoLimits::default();
+        let mut seen: Vec<String> = Vec::new();
         let mut it = words.iter();
         while let Some(&w) = it.next() {
+            let key = w.to_ascii_lowercase();
+            if seen.contains(&key) {
+                return Err(format!("go: '{key}' is given twice"));
+            }
+            seen.push(key);
             let mut num = |name: &str| -> Result<u64, String> {
                 let v = it
                     .next()
@@ -162,6 +172,8 @@ pub struct Engine<W: Write + Send + 'static> {
     seed: u64,
     level: Option<Level>,
     running: Option<Running>,
+    /// The match round values being computed ([`crate::matchval::prepare`]) since `newgame`.
+    preparing: Option<JoinHandle<()>>,
     broken: Arc<AtomicBool>,
     loader: Option<Arc<TablesLoader>>,
     egtb_path: Option<PathBuf>,
@@ -395,6 +407,7 @@ impl<W: Write + Send + 'static> Engine<W> {
             seed: 0,
             level: None,
             running: None,
+            preparing: None,
             broken: Arc::new(AtomicBool::new(false)),
             loader: None,
             egtb_path: None,
@@ -478,9 +491,24 @@ impl<W: Write + Send + 'static> Engine<W> {
         let Some((&cmd, rest)) = words.split_first() else {
             return Flow::Continue;
         };
-        match cmd.to_ascii_lowercase().as_str() {
+        let cmd = cmd.to_ascii_lowercase();
+        if matches!(
+            cmd.as_str(),
+            "pussa" | "isready" | "stop" | "d" | "show" | "help" | "quit"
+        ) && !rest.is_empty()
+        {
+            self.error(&format!(
+                "{cmd}: takes no arguments, found '{}' (the command was not run)",
+                rest.join(" ")
+            ));
+            return Flow::Continue;
+        }
+        match cmd.as_str() {
             "pussa" => self.hello(),
-            "isready" => self.send("readyok"),
+            "isready" => {
+                self.wait_prepared();
+                self.send("readyok");
+            }
             "setoption" => {
                 if let Err(e) = self.setoption(rest) {
                     self.error(&e);
@@ -673,10 +701,35 @@ impl<W: Write + Send + 'static> Engine<W> {
         };
         let game: Game = game.parse().map_err(|e| format!("newgame: {e}"))?;
         let mode = parse_mode(mode).map_err(|e| format!("newgame: {e}"))?;
+        // As UCI's ucinewgame: the running search ends first, and its bestmove is written
+        // before the new game exists, so it cannot be read as a move of the new game.
+        self.finish();
         self.game = game;
         self.mode = mode;
         self.state = GameState::new(game, mode, Side::South);
+        self.start_preparing();
         Ok(())
+    }
+
+    /// In a match, starts computing the game's round values on a thread of its own (see
+    /// [`crate::matchval::prepare`]); `isready` waits for them.
+    fn start_preparing(&mut self) {
+        if self.mode != Mode::Match || crate::matchval::is_prepared(self.game) {
+            return;
+        }
+        self.wait_prepared();
+        let game = self.game;
+        self.preparing = std::thread::Builder::new()
+            .name("pussa-prepare".into())
+            .spawn(move || crate::matchval::prepare(game))
+            .ok();
+    }
+
+    /// Waits for the round values `newgame` started computing, if any.
+    fn wait_prepared(&mut self) {
+        if let Some(h) = self.preparing.take() {
+            let _ = h.join();
+        }
     }
 
     fn position(&mut self, words: &[&str]) -> Result<(), String> {
@@ -713,6 +766,7 @@ impl<W: Write + Send + 'static> Engine<W> {
         apply_moves(&mut state, moves.iter().copied()).map_err(|e| format!("position: {e}"))?;
         self.game = state.game();
         self.state = state;
+        self.start_preparing();
         Ok(())
     }
 
@@ -777,15 +831,25 @@ impl<W: Write + Send + 'static> Engine<W> {
             .name("pussa-search".into())
             .spawn(move || {
                 // A failing search must still answer: catch a panic and say so.
-                let found =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match level {
-                        Some(level) => choose_move_with_oracle(&state, level, seed, oracle),
-                        None => {
-                            let mut on_info =
-                                |info: &SearchInfo| send_to(&out, &broken, &info_line(info));
-                            search(&state, &limits, &mut on_info).best
-                        }
-                    }));
+                let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let mut on_info = |info: &SearchInfo| send_to(&out, &broken, &info_line(info));
+                    match level {
+                        // A searching level: its own limits replace the go limits; its
+                        // iterations are reported, and stop ends it as any search.
+                        Some(level) => match level.limits(state.game(), state.mode(), seed) {
+                            Some(own) => {
+                                let own = Limits {
+                                    oracle,
+                                    stop: limits.stop.clone(),
+                                    ..own
+                                };
+                                search(&state, &own, &mut on_info).best
+                            }
+                            None => choose_move_with_oracle(&state, level, seed, oracle),
+                        },
+                        None => search(&state, &limits, &mut on_info).best,
+                    }
+                }));
                 let best = found.unwrap_or_else(|_| {
                     send_to(
                         &out,
@@ -1184,5 +1248,132 @@ mod tests {
         e.wait();
         let lines = out.take();
         assert!(lines.last().unwrap().starts_with("bestmove "), "{lines:?}");
+    }
+
+    /// `newgame` during a search: the old search ends and says its bestmove before the new
+    /// game exists (UCI's `ucinewgame`), so the next bestmove is never the old game's.
+    #[test]
+    fn newgame_during_a_search_ends_it_first() {
+        let (mut e, out) = engine();
+        e.handle_line("newgame raja-pasu single");
+        e.handle_line("go infinite");
+        std::thread::sleep(Duration::from_millis(30));
+        e.handle_line("newgame walak-pussa single");
+        let lines = out.take();
+        let best = lines
+            .last()
+            .and_then(|l| l.strip_prefix("bestmove "))
+            .unwrap_or_else(|| panic!("the old search's bestmove first: {lines:?}"));
+        let raja = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+        assert!(raja.legal_moves().contains(best.parse().unwrap()));
+        assert_eq!(e.state().game(), Game::WalakPussa);
+        // No search runs: go is accepted at once.
+        e.handle_line("go depth 1");
+        e.wait();
+        let lines = out.take();
+        assert!(lines.last().unwrap().starts_with("bestmove "), "{lines:?}");
+        assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+    }
+
+    /// `newgame … match` computes the match's round values, and `isready` waits for them, so
+    /// the first timed search of a match does not pay for them inside its movetime.
+    #[test]
+    fn isready_after_a_match_newgame_has_the_round_values_ready() {
+        let (mut e, out) = engine();
+        // A game no other test of this binary plays as a match before: only prepare() makes
+        // every one of its round values ready.
+        e.handle_line("newgame pasu-pondi-6 match");
+        e.handle_line("isready");
+        assert!(crate::matchval::is_prepared(Game::PasuPondi6));
+        assert_eq!(out.take(), ["readyok"]);
+    }
+
+    /// A searching level reports its iterations, and its own limits replace go's: with
+    /// `infinite` it searches its 500 nodes and, as UCI says for infinite, holds its bestmove
+    /// until stop.
+    #[test]
+    fn searching_levels_print_info_and_use_their_own_limits() {
+        let (mut e, out) = engine();
+        e.handle_line("setoption name Level value club");
+        e.handle_line("go");
+        e.wait();
+        let lines = out.take();
+        assert!(
+            lines.iter().any(|l| l.starts_with("info depth")),
+            "{lines:?}"
+        );
+        assert!(lines.last().unwrap().starts_with("bestmove "), "{lines:?}");
+        e.handle_line("go infinite");
+        std::thread::sleep(Duration::from_millis(300));
+        let lines = out.take();
+        let last = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info depth"))
+            .unwrap();
+        let nodes: u64 = last
+            .split_whitespace()
+            .skip_while(|w| *w != "nodes")
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            nodes <= 2000,
+            "club's 500 nodes, not an infinite search: {lines:?}"
+        );
+        assert!(
+            !lines.iter().any(|l| l.starts_with("bestmove")),
+            "{lines:?}"
+        );
+        e.handle_line("stop");
+        e.wait();
+        assert!(out.take().last().unwrap().starts_with("bestmove "));
+        // A level that does not search prints no info line.
+        e.handle_line("setoption name Level value beginner");
+        e.handle_line("go");
+        e.wait();
+        let lines = out.take();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+    }
+
+    /// Extra words are refused everywhere, with one error line, and the command is not run.
+    #[test]
+    fn extra_words_and_repeated_limits_are_refused() {
+        let (mut e, out) = engine();
+        for cmd in [
+            "d extra",
+            "show x",
+            "isready now",
+            "stop it",
+            "help me",
+            "pussa 2",
+            "quit now",
+        ] {
+            assert_eq!(e.handle_line(cmd), Flow::Continue, "{cmd}");
+            let lines = out.take();
+            assert_eq!(lines.len(), 1, "{cmd}: {lines:?}");
+            assert!(
+                lines[0].starts_with("info string error: ")
+                    && lines[0].contains("takes no arguments"),
+                "{cmd}: {lines:?}"
+            );
+        }
+        for (cmd, msg) in [
+            ("go depth 3 depth 4", "'depth' is given twice"),
+            ("go nodes 5 movetime 9 NODES 6", "'nodes' is given twice"),
+            ("go infinite infinite", "'infinite' is given twice"),
+            ("newgame raja-pasu single extra", "expected 'newgame"),
+            ("position startpos extra", "position:"),
+        ] {
+            e.handle_line(cmd);
+            let lines = out.take();
+            assert_eq!(lines.len(), 1, "{cmd}: {lines:?}");
+            assert!(
+                lines[0].starts_with("info string error: ") && lines[0].contains(msg),
+                "{cmd}: {lines:?}"
+            );
+        }
+        assert_eq!(e.handle_line("quit"), Flow::Quit);
     }
 }

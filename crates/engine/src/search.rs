@@ -524,6 +524,24 @@ pub(crate) fn search(
             pv: Vec::new(),
         };
     }
+    // Nothing may be searched (a node budget of 0, or the stop flag already raised): the first
+    // legal move at once, unsearched, valued at the margin so far.
+    if limits.nodes == Some(0)
+        || limits
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    {
+        let best = state.legal_moves().next();
+        return SearchResult {
+            best,
+            score: root_offset(state),
+            exact: false,
+            depth: 0,
+            nodes: 0,
+            pv: best.into_iter().collect(),
+        };
+    }
     let clock = Clock::new(limits.movetime, limits.stop.clone());
     let tt = Tt::new(tt_entries(limits));
     let hist = root_history(state);
@@ -833,11 +851,27 @@ pub(crate) fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
     analyze_counted(state, limits).0
 }
 
+/// [`analyze`], with the depth reached and the number of nodes searched.
+pub(crate) fn analyze_report(state: &GameState, limits: &Limits) -> crate::Analysis {
+    let (moves, nodes, depth) = analyze_counted_depth(state, limits);
+    crate::Analysis {
+        moves,
+        depth,
+        nodes,
+    }
+}
+
 /// [`analyze`], with the number of nodes searched.
 fn analyze_counted(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64) {
+    let (v, n, _) = analyze_counted_depth(state, limits);
+    (v, n)
+}
+
+/// [`analyze`], with the number of nodes searched and the last depth completed.
+fn analyze_counted_depth(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64, u32) {
     let pos = *state.position();
     if state.is_round_over() {
-        return (Vec::new(), 0);
+        return (Vec::new(), 0, 0);
     }
     let clock = Clock::new(limits.movetime, limits.stop.clone());
     let tt = Tt::new(tt_entries(limits));
@@ -873,6 +907,7 @@ fn analyze_counted(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64) 
         })
         .collect();
     let mut depth = 1;
+    let mut reached = 0;
     while depth <= maxd {
         if depth > 1 && !clock.may_start_iteration() {
             break;
@@ -913,6 +948,7 @@ fn analyze_counted(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64) 
         }
         let all_exact = this.iter().all(|m| m.exact);
         values = this;
+        reached = depth;
         if all_exact {
             break;
         }
@@ -924,7 +960,7 @@ fn analyze_counted(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64) 
             extend_pv_from_tables(state, oracle, &mut m.pv);
         }
     }
-    (values, w.nodes)
+    (values, w.nodes, reached)
 }
 
 /// The longest principal variation [`extend_pv_from_tables`] writes.

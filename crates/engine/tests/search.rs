@@ -605,3 +605,45 @@ fn trap_choice_follows_the_greedy_line_deepest_first() {
         "too few positions with a trap: {checked}, {deep} deeper than one move"
     );
 }
+
+/// The edge values of `Limits`, as documented: `nodes: Some(0)` and a stop flag already raised
+/// answer at once with the first legal move, unsearched; `depth: Some(0)` searches one ply.
+#[test]
+fn limits_edge_values_are_as_documented() {
+    let state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+    let first = state.legal_moves().next();
+    let stopped = Limits {
+        stop: Some(Arc::new(AtomicBool::new(true))),
+        ..Limits::default()
+    };
+    let none = Limits {
+        nodes: Some(0),
+        ..Limits::default()
+    };
+    for limits in [stopped, none] {
+        let mut infos = 0;
+        let r = pussa_engine::search(&state, &limits, &mut |_| infos += 1);
+        assert_eq!(r.best, first);
+        assert_eq!((r.depth, r.nodes, r.exact, r.score), (0, 0, false, 0));
+        assert_eq!(r.pv, first.into_iter().collect::<Vec<_>>());
+        assert_eq!(infos, 0);
+    }
+    let d0 = pussa_engine::search(
+        &state,
+        &Limits {
+            depth: Some(0),
+            ..Limits::default()
+        },
+        &mut |_| {},
+    );
+    let d1 = pussa_engine::search(
+        &state,
+        &Limits {
+            depth: Some(1),
+            ..Limits::default()
+        },
+        &mut |_| {},
+    );
+    assert_eq!(d0, d1);
+    assert_eq!(d0.depth, 1);
+}

@@ -42,7 +42,7 @@ pub use perft::{perft, perft_with_history};
 pub use playout::{play_random, playout, random_game, PlayoutResult, PlayoutScratch, Rng};
 pub use position::{IllegalMove, IllegalReason, MoveOutcome, Position};
 pub use setup::{Setup, SetupError};
-pub use state::{GameState, Mode, MoveReport, RoundResult, RoundStart, Status};
+pub use state::{GameState, Mode, MoveReport, RoundResult, RoundStart, Status, MAX_ROUND};
 pub use trace::{EndReason, Event, NoTrace, Trace};
 pub use types::{
     ClosingEnd, Direction, Game, Hole, Moves, ParseHoleError, ParseSideError, Side, StarterRule,

@@ -26,9 +26,14 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    /// A uniform number in `0..n` (`n > 0`), by Lemire's multiply-shift (bias below 2⁻³²).
+    /// A uniform number in `0..n`, by Lemire's multiply-shift (bias below 2⁻³²).
+    ///
+    /// # Panics
+    /// Panics if `n` is 0 (`0..0` is empty): a random pick from an empty list fails here, at
+    /// its cause.
     #[inline]
     pub fn below(&mut self, n: u32) -> u32 {
+        assert!(n > 0, "Rng::below(0): no number is below 0");
         (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 

@@ -153,7 +153,18 @@ impl Position {
     }
 
     /// Builds a position from raw parts without checking the seed total or the closed holes.
-    /// Prefer [`crate::Setup`], which validates. Seeds in closed holes are dropped.
+    /// Prefer [`crate::Setup`], which validates. Seeds in closed holes are dropped, and so are
+    /// bits of `closed` above the 14 holes.
+    ///
+    /// Precondition: the seeds in the open holes and both stores add up to at most 255 (any
+    /// valid position of the games, 56 to 98 seeds, does; fewer or more seeds than the game's
+    /// total are otherwise fine: the rules sow and capture them like any other). The counts
+    /// are bytes: with more, sowing and capturing overflow them.
+    ///
+    /// # Panics
+    /// Never here. With the precondition broken, later moves ([`Position::play`],
+    /// [`Position::legal_moves`], …) panic in debug builds (`attempt to add with overflow`);
+    /// in release builds their counts silently wrap and the results are wrong.
     ///
     /// # Examples
     /// ```
@@ -405,8 +416,15 @@ impl Position {
     }
 
     /// The fast path for search: plays `mv`, which must be a candidate (an open, non-empty hole
-    /// of the player to move; checked only in debug builds). Returns `None`, leaving the position
-    /// unchanged, if the move is endless.
+    /// of the player to move, as [`Position::candidates`] lists). Returns `None`, leaving the
+    /// position unchanged, if the move is endless.
+    ///
+    /// # Panics
+    /// In debug builds, if `mv` is not a candidate (`"a is not a candidate"`). In release
+    /// builds that is not checked, and the result is unspecified: the hole is lifted and sown
+    /// as if it were the mover's (an empty hole sows nothing and may still capture, a hole of
+    /// the opponent's row is sown for the mover), so a wrong candidate set silently gives wrong
+    /// positions. [`Position::play`] checks.
     #[inline]
     pub fn play_unchecked(&mut self, mv: Hole) -> Option<MoveOutcome> {
         debug_assert!(self.check_candidate(mv).is_ok(), "{mv} is not a candidate");

@@ -93,6 +93,12 @@ pub enum SetupError {
     /// Round 0.
     #[error("position: rounds count from 1")]
     RoundZero,
+    /// A round above [`crate::MAX_ROUND`].
+    #[error("position: round {0} is above the maximum {max}", max = crate::MAX_ROUND)]
+    RoundTooHigh(u64),
+    /// A [`Setup`] whose `closed` mask has bits outside the 14 holes (bits 14 and 15).
+    #[error("position: the closed mask {0:#06x} has bits outside the 14 holes (bits 0-13)")]
+    ClosedMask(u16),
     /// A count larger than the game's seeds.
     #[error("position: {place} holds {seeds} seeds, more than the {total} seeds of {game}")]
     TooMany {
@@ -208,8 +214,11 @@ impl Setup {
         if self.round == 0 {
             return Err(SetupError::RoundZero);
         }
+        if self.round > crate::MAX_ROUND {
+            return Err(SetupError::RoundTooHigh(u64::from(self.round)));
+        }
         if self.closed & !ALL_OPEN != 0 {
-            return Err(SetupError::Rows);
+            return Err(SetupError::ClosedMask(self.closed));
         }
         for h in Hole::ALL {
             let s = self.board[h.index()];
@@ -416,6 +425,18 @@ impl fmt::Display for Setup {
     }
 }
 
+/// The round field: a number from 1 to [`crate::MAX_ROUND`]; a longer run of digits is a round
+/// above the maximum, not a malformed number.
+fn round_number(text: &str) -> Result<u32, SetupError> {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        let digits = text.trim_start_matches('0');
+        if digits.len() > 9 {
+            return Err(SetupError::RoundTooHigh(digits.parse().unwrap_or(u64::MAX)));
+        }
+    }
+    number("round", text)
+}
+
 fn number(field: &'static str, text: &str) -> Result<u32, SetupError> {
     if text.is_empty() || text.len() > 9 || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(SetupError::Number {
@@ -498,7 +519,7 @@ impl FromStr for Setup {
         }
         let to_move =
             Side::parse(fields[3]).map_err(|_| SetupError::Side(fields[3].to_string()))?;
-        let round = number("round", fields[4])?;
+        let round = round_number(fields[4])?;
         let starter = match fields.get(6) {
             Some(t) => Side::parse(t).map_err(|_| SetupError::Starter((*t).to_string()))?,
             None => to_move,

@@ -15,6 +15,17 @@
 //!   the match goes on, the next round is laid out at once (refill, closed holes, its starter),
 //!   so a state that is not terminal always has a player to move. A move that cannot be played
 //!   (an empty or closed hole, an endless sowing) is an error that leaves the state as it was.
+//! - **A match may never end.** The rules have no end for a match that goes round in a circle
+//!   (the same round starts again and again: docs/rules.md), and a deterministic policy, such as
+//!   always taking the first legal action, circles for ever in every game. So a match stops after
+//!   the game parameter `max_rounds` (default [`DEFAULT_MAX_ROUNDS`], 100, as `pussa tournament
+//!   --max-rounds`): when round `max_rounds` ends and the match would go on, the state is terminal
+//!   and scored a draw (returns `[0, 0]` with either utility), as tournaments score it.
+//!   [`SpielState::is_truncated`] tells such an end from the rules' own. Every state is also
+//!   terminal, the same draw, after [`SpielGame::max_game_length`] actions
+//!   (`max_rounds` × [`MAX_ROUND_ACTIONS`]; a single game is one round), a bound far above what
+//!   play reaches (in 80,000 random matches, 20,000 of each game, no round lasted more than 105
+//!   actions), so that OpenSpiel code that sizes buffers by it is safe.
 //! - **Returns** are `+1`/`-1` for the winner and the loser and `0` each for a draw, given when
 //!   the game or match ends ([`Utility::WinLoss`], the default), or the final seed margin held
 //!   at the end ([`Utility::Margin`]: South's holding less North's, and its negation). Every
@@ -72,6 +83,14 @@ fn side_of(player: usize) -> Side {
 /// Actions there are: one for each hole of a row.
 pub const NUM_DISTINCT_ACTIONS: usize = 7;
 
+/// The default of the game parameter `max_rounds`: a match still going when this round ends is
+/// over, a draw (as `pussa tournament --max-rounds`).
+pub const DEFAULT_MAX_ROUNDS: u32 = 100;
+
+/// The actions a round may last in [`SpielGame::max_game_length`]: a state that has played
+/// `max_rounds × MAX_ROUND_ACTIONS` actions is terminal, a draw.
+pub const MAX_ROUND_ACTIONS: usize = 1000;
+
 /// Players: South (`0`) and North (`1`).
 pub const NUM_PLAYERS: usize = 2;
 
@@ -111,6 +130,12 @@ pub enum SpielError {
     /// The game string is malformed (for example an unclosed parenthesis).
     #[error("game string '{0}': expected name or name(key=value,...)")]
     Syntax(String),
+    /// A text that names no action ([`SpielState::string_to_action`]).
+    #[error("'{text}' is not a hole letter A-G")]
+    NotAnAction {
+        /// The text refused.
+        text: String,
+    },
     /// An action outside `0..7`, or a hole that cannot be played now; the state is unchanged.
     #[error("action {action}: {reason}")]
     IllegalAction {
@@ -143,18 +168,27 @@ pub struct SpielGame {
     mode: Mode,
     first: Side,
     utility: Utility,
+    max_rounds: u32,
     start: Option<Setup>,
 }
 
 /// A game from a game string in OpenSpiel's form: a name, optionally followed by parameters
 /// in parentheses, e.g. `walak-pussa`, `raja-pasu(mode=match)`,
 /// `pasu-pondi(first=N,utility=margin)`. Parameters: `mode` (`single`, the default, or
-/// `match`), `first` (`S`, the default, or `N`: who moves first) and `utility` (`win_loss`, the
-/// default, or `margin`).
+/// `match`), `first` (`S`, the default, or `N`: who moves first), `utility` (`win_loss`, the
+/// default, or `margin`) and `max_rounds` (a number from 1, default [`DEFAULT_MAX_ROUNDS`]: see
+/// the module's docs).
+///
+/// The grammar: `name` or `name(param,param,...)` with `param` = `key=value`, the `)` last.
+/// The name, keys and values are read in any case, and spaces around each of them are ignored
+/// (the name as for [`Game`]'s `FromStr`). Refused: an empty parameter (`(mode=match,)`, `()`),
+/// a key given twice, a parenthesis inside the parameters, anything after the `)`.
+/// A start position cannot be written in a game string (see [`SpielGame::with_start`]).
 ///
 /// # Errors
-/// [`SpielError::UnknownGame`], [`SpielError::Syntax`] or [`SpielError::Parameter`] naming the
-/// parameter and the values it takes.
+/// [`SpielError::UnknownGame`], [`SpielError::Syntax`] (the parentheses), or
+/// [`SpielError::Parameter`] naming the parameter and the values it takes, an empty parameter
+/// or a repeated key.
 ///
 /// # Examples
 /// ```
@@ -182,14 +216,31 @@ impl FromStr for SpielGame {
             }
             None => (s, ""),
         };
+        if params.contains(['(', ')']) {
+            return Err(SpielError::Syntax(s.to_string()));
+        }
         let mut g = SpielGame::new(name.parse()?, Mode::Single);
-        for kv in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let mut seen: Vec<String> = Vec::new();
+        let has_params = s.contains('(');
+        for kv in params.split(',').map(str::trim) {
+            if kv.is_empty() {
+                if has_params {
+                    return Err(SpielError::Parameter(
+                        "'': an empty parameter (a comma too many, or '()')".into(),
+                    ));
+                }
+                continue;
+            }
             let Some((k, v)) = kv.split_once('=') else {
                 return Err(SpielError::Parameter(format!("'{kv}': expected key=value")));
             };
-            let (k, v) = (k.trim(), v.trim());
+            let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
+            if seen.contains(&k) {
+                return Err(SpielError::Parameter(format!("'{k}' is given twice")));
+            }
+            seen.push(k.clone());
             let bad = |takes: &str| SpielError::Parameter(format!("{k}='{v}': takes {takes}"));
-            match k {
+            match k.as_str() {
                 "mode" => {
                     g.mode = match v.to_ascii_lowercase().as_str() {
                         "single" => Mode::Single,
@@ -205,9 +256,15 @@ impl FromStr for SpielGame {
                         _ => return Err(bad("win_loss or margin")),
                     }
                 }
+                "max_rounds" => {
+                    g.max_rounds = match v.parse::<u32>() {
+                        Ok(n) if n >= 1 => n,
+                        _ => return Err(bad("a number from 1")),
+                    }
+                }
                 _ => {
                     return Err(SpielError::Parameter(format!(
-                        "'{k}' is unknown: the parameters are mode, first and utility"
+                        "'{k}' is unknown: the parameters are mode, first, utility and max_rounds"
                     )))
                 }
             }
@@ -225,16 +282,18 @@ impl fmt::Display for SpielGame {
         };
         write!(
             f,
-            "{}(mode={mode},first={},utility={})",
+            "{}(mode={mode},first={},utility={},max_rounds={})",
             self.game.name(),
             self.first.letter(),
-            self.utility.name()
+            self.utility.name(),
+            self.max_rounds
         )
     }
 }
 
 impl SpielGame {
-    /// `game` played as `mode`, South first, returns win/loss.
+    /// `game` played as `mode`, South first, returns win/loss, a match stopped after
+    /// [`DEFAULT_MAX_ROUNDS`] rounds.
     #[must_use]
     pub fn new(game: Game, mode: Mode) -> SpielGame {
         SpielGame {
@@ -242,7 +301,45 @@ impl SpielGame {
             mode,
             first: Side::South,
             utility: Utility::WinLoss,
+            max_rounds: DEFAULT_MAX_ROUNDS,
             start: None,
+        }
+    }
+
+    /// The same game with a match stopped, a draw, when round `max_rounds` ends (see the
+    /// module's docs). No effect on a single game.
+    ///
+    /// # Panics
+    /// Panics if `max_rounds` is 0.
+    #[must_use]
+    pub fn with_max_rounds(mut self, max_rounds: u32) -> SpielGame {
+        assert!(max_rounds >= 1, "max_rounds must be at least 1");
+        self.max_rounds = max_rounds;
+        self
+    }
+
+    /// The round after which a match that goes on is stopped, a draw.
+    #[must_use]
+    pub fn max_rounds(&self) -> u32 {
+        self.max_rounds
+    }
+
+    /// The most actions a state can play before it is terminal: [`MAX_ROUND_ACTIONS`] for a
+    /// single game, `max_rounds × MAX_ROUND_ACTIONS` for a match (a state that reaches it is
+    /// terminal, a draw, whatever the rules say; see the module's docs).
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::spiel::load_game;
+    /// assert_eq!(load_game("walak-pussa")?.max_game_length(), 1000);
+    /// assert_eq!(load_game("walak-pussa(mode=match,max_rounds=20)")?.max_game_length(), 20_000);
+    /// # Ok::<(), pussa_rules::spiel::SpielError>(())
+    /// ```
+    #[must_use]
+    pub fn max_game_length(&self) -> usize {
+        match self.mode {
+            Mode::Single => MAX_ROUND_ACTIONS,
+            Mode::Match => (self.max_rounds as usize).saturating_mul(MAX_ROUND_ACTIONS),
         }
     }
 
@@ -348,6 +445,7 @@ impl SpielGame {
             state,
             history: Vec::new(),
             last_reward: false,
+            truncated: false,
         };
         st.advance();
         st.start = st.state.clone();
@@ -397,6 +495,8 @@ pub struct SpielState {
     history: Vec<Action>,
     /// Whether the last action ended the game (its rewards are then the returns).
     last_reward: bool,
+    /// Whether the state was stopped at `max_rounds` or `max_game_length` (a draw).
+    truncated: bool,
 }
 
 impl SpielState {
@@ -415,13 +515,26 @@ impl SpielState {
     /// The player to move, `0` (South) or `1` (North); `None` once the game or match is over.
     #[must_use]
     pub fn current_player(&self) -> Option<usize> {
+        if self.truncated {
+            return None;
+        }
         self.state.to_move().map(Side::index)
     }
 
-    /// True once the game or match is over.
+    /// True once the game or match is over, by the rules or stopped at the game's `max_rounds`
+    /// or [`SpielGame::max_game_length`] ([`SpielState::is_truncated`]).
     #[must_use]
     pub fn is_terminal(&self) -> bool {
-        self.state.is_over()
+        self.truncated || self.state.is_over()
+    }
+
+    /// True when the state is terminal because it reached the game's `max_rounds` (a match
+    /// going on after its last allowed round) or [`SpielGame::max_game_length`], not by the
+    /// rules: scored a draw. [`SpielState::game_state`] is then the state underneath, its
+    /// round over (or, at the action bound, a move expected).
+    #[must_use]
+    pub fn is_truncated(&self) -> bool {
+        self.truncated
     }
 
     /// Always false: no move is left to chance.
@@ -441,6 +554,9 @@ impl SpielState {
     #[must_use]
     pub fn legal_actions_mask(&self) -> [bool; NUM_DISTINCT_ACTIONS] {
         let mut mask = [false; NUM_DISTINCT_ACTIONS];
+        if self.truncated {
+            return mask;
+        }
         if let Some(side) = self.state.to_move() {
             let legal = self.state.legal_moves();
             for (k, m) in mask.iter_mut().enumerate() {
@@ -463,7 +579,7 @@ impl SpielState {
                 "outside 0..{NUM_DISTINCT_ACTIONS}: an action is a hole of the mover's row"
             )));
         }
-        let Some(side) = self.state.to_move() else {
+        let Some(side) = self.state.to_move().filter(|_| !self.truncated) else {
             return Err(illegal(if self.game.mode == Mode::Match {
                 "the match is over".into()
             } else {
@@ -476,7 +592,10 @@ impl SpielState {
             .map_err(|e| illegal(format!("{}: {}", hole.letter(), e.reason)))?;
         self.history.push(action);
         self.advance();
-        self.last_reward = self.state.is_over();
+        if self.history.len() >= self.game.max_game_length() {
+            self.truncated = true;
+        }
+        self.last_reward = self.is_terminal();
         Ok(())
     }
 
@@ -495,7 +614,9 @@ impl SpielState {
             state: self.start.clone(),
             history: Vec::with_capacity(rest.len()),
             last_reward: false,
+            truncated: false,
         };
+        st.advance();
         for a in rest {
             // Each of these was played from this very state before.
             st.apply_action(a)?;
@@ -514,9 +635,14 @@ impl SpielState {
         Ok(c)
     }
 
-    /// Lays out the next round while a round of a match is over and the match goes on.
+    /// Lays out the next round while a round of a match is over and the match goes on, or
+    /// stops the match at the game's `max_rounds`.
     fn advance(&mut self) {
         while self.state.is_round_over() && !self.state.is_over() {
+            if self.state.round() >= self.game.max_rounds {
+                self.truncated = true;
+                break;
+            }
             if !self.state.next_round() {
                 break;
             }
@@ -535,9 +661,13 @@ impl SpielState {
         self.history.len()
     }
 
-    /// Each player's return: `[0, 0]` until the end, then as [`Utility`] says.
+    /// Each player's return: `[0, 0]` until the end, then as [`Utility`] says; `[0, 0]` (a
+    /// draw) for a state stopped at the bound ([`SpielState::is_truncated`]).
     #[must_use]
     pub fn returns(&self) -> [f64; 2] {
+        if self.truncated {
+            return [0.0, 0.0];
+        }
         let Some(winner) = self.state.winner() else {
             return [0.0, 0.0];
         };
@@ -585,30 +715,27 @@ impl SpielState {
         Hole::of_side(side_of(player), action).letter().to_string()
     }
 
-    /// The action of `player` named by a move letter (of that player's row, in either case).
+    /// The action of `player` named by a move letter (of that player's row, in either case):
+    /// exactly one letter `A`..`G` or `a`..`g`, nothing around it (no spaces). Whether the
+    /// action is legal now is not checked.
     ///
     /// # Errors
-    /// [`SpielError::IllegalAction`] when `s` is not a letter `A`..`G` in either case.
+    /// [`SpielError::NotAnAction`] when `s` is anything else.
     ///
     /// # Panics
     /// Panics if `player` is not `0` or `1`.
     pub fn string_to_action(&self, player: usize, s: &str) -> Result<Action, SpielError> {
         assert!(player < NUM_PLAYERS, "players are 0 and 1");
-        let mut chars = s.trim().chars();
+        let not = || SpielError::NotAnAction {
+            text: s.to_string(),
+        };
+        let mut chars = s.chars();
         match (chars.next(), chars.next()) {
             (Some(c), None) if c.is_ascii_alphabetic() => {
-                let hole = Hole::from_letter(c.to_ascii_uppercase()).map_err(|_| {
-                    SpielError::IllegalAction {
-                        action: NUM_DISTINCT_ACTIONS,
-                        reason: format!("'{s}' is not a hole letter A-G"),
-                    }
-                })?;
+                let hole = Hole::from_letter(c.to_ascii_uppercase()).map_err(|_| not())?;
                 Ok(hole.column())
             }
-            _ => Err(SpielError::IllegalAction {
-                action: NUM_DISTINCT_ACTIONS,
-                reason: format!("'{s}' is not a hole letter A-G"),
-            }),
+            _ => Err(not()),
         }
     }
 

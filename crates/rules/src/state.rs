@@ -102,6 +102,11 @@ pub struct GameState {
     status: Status,
 }
 
+/// The highest round a state can be set up in ([`GameState::from_position`], position strings).
+/// A match played on from there counts on (a `u32`: billions of rounds more before it could
+/// overflow).
+pub const MAX_ROUND: u32 = 1_000_000;
+
 impl GameState {
     /// A new single game or match from the start position with `first` to move.
     ///
@@ -128,8 +133,10 @@ impl GameState {
         g
     }
 
-    /// A game or match continuing from `pos` in round `round`, the round having been started by
-    /// `starter`. Seeds taken in this round are counted from `pos`'s stores (from zero in round 1).
+    /// A game or match continuing from `pos` in round `round` (from 1 to [`MAX_ROUND`]), the
+    /// round having been started by `starter`. `pos` is taken as it is (see
+    /// [`Position::from_parts_unchecked`] for what it must satisfy); [`crate::Setup::game_state`]
+    /// is the checked way, which validates the position and the round. Seeds taken in this round are counted from `pos`'s stores (from zero in round 1).
     /// The end-of-round rules are applied at once, so a position whose round is already over
     /// yields a state that says so. Such a state knows nothing of earlier rounds
     /// ([`GameState::round_starts`] is empty until the next round is laid out).
@@ -147,9 +154,15 @@ impl GameState {
     /// assert_eq!(g.position().stores(), [34, 36]); // each player took their own row
     /// assert_eq!(g.winner(), Some(Some(Side::North)));
     /// ```
+    ///
+    /// # Panics
+    /// Panics if `round` is 0 or above [`MAX_ROUND`].
     #[must_use]
     pub fn from_position(pos: Position, mode: Mode, round: u32, starter: Side) -> GameState {
-        let round = round.max(1);
+        assert!(
+            (1..=MAX_ROUND).contains(&round),
+            "round {round} is outside 1..={MAX_ROUND}"
+        );
         let round_start_stores = if round == 1 { [0, 0] } else { pos.stores() };
         let mut g = GameState {
             pos,

@@ -19,6 +19,14 @@ fn mode_of(m: bool) -> Mode {
 /// Checks everything the interface says about `s` against `g`, the same game played directly.
 fn agree(s: &SpielState, g: &GameState) {
     assert_eq!(s.game_state(), g);
+    if s.is_truncated() {
+        // Stopped at the game's max_rounds: a match whose round is over and that goes on.
+        assert!(s.is_terminal() && s.current_player().is_none() && s.legal_actions().is_empty());
+        assert_eq!(s.returns(), [0.0, 0.0]);
+        assert!(g.is_round_over() && !g.is_over());
+        assert_eq!(g.round(), s.get_game().max_rounds());
+        return;
+    }
     assert_eq!(s.current_player(), g.to_move().map(Side::index));
     assert_eq!(s.is_terminal(), g.is_over());
     // Legal actions: the mover's legal holes, as columns from the mover's left.
@@ -91,7 +99,7 @@ fn random_game(game: Game, mode: Mode, seed: u64, utility: Utility) -> SpielStat
         assert_eq!(s.string_to_action(side.index(), &name).unwrap(), a);
         s.apply_action(a).unwrap();
         g.play(Hole::of_side(side, a)).unwrap();
-        while g.is_round_over() && !g.is_over() {
+        while g.is_round_over() && !g.is_over() && g.round() < sg.max_rounds() {
             assert!(g.next_round());
         }
         let terminal = s.is_terminal();
@@ -293,7 +301,7 @@ fn game_strings_read_their_parameters_and_name_bad_ones() {
     assert_eq!(g.min_utility(), -98.0);
     assert_eq!(
         g.to_string(),
-        "raja-pasu(mode=match,first=N,utility=margin)"
+        "raja-pasu(mode=match,first=N,utility=margin,max_rounds=100)"
     );
     assert_eq!(load_game(&g.to_string()).unwrap(), g);
     assert_eq!(g.num_distinct_actions(), 7);
@@ -305,6 +313,24 @@ fn game_strings_read_their_parameters_and_name_bad_ones() {
         (Mode::Single, Utility::WinLoss, 1.0)
     );
     let err = |s: &str| load_game(s).unwrap_err().to_string();
+    // Parameter names in any case, like game names; duplicates, empty parameters and
+    // anything after the ')' refused.
+    assert_eq!(
+        load_game("RAJA-PASU(MODE=MATCH,Max_Rounds=7)").unwrap(),
+        SpielGame::new(Game::RajaPasu, Mode::Match).with_max_rounds(7)
+    );
+    assert_eq!(
+        err("raja-pasu(mode=match,mode=single)"),
+        "game parameter 'mode' is given twice"
+    );
+    assert!(err("raja-pasu(mode=match,)").contains("empty parameter"));
+    assert!(err("raja-pasu()").contains("empty parameter"));
+    assert_eq!(
+        err("raja-pasu(mode=match)(x"),
+        "game string 'raja-pasu(mode=match)(x': expected name or name(key=value,...)"
+    );
+    assert!(err("raja-pasu(mode=match)(x)").contains("expected name or name(key=value,...)"));
+    assert!(err("raja-pasu(max_rounds=0)").contains("takes a number from 1"));
     assert!(err("oware").contains("oware"), "{}", err("oware"));
     assert_eq!(
         err("raja-pasu(mode=league)"),
@@ -312,7 +338,7 @@ fn game_strings_read_their_parameters_and_name_bad_ones() {
     );
     assert_eq!(
         err("raja-pasu(seeds=5)"),
-        "game parameter 'seeds' is unknown: the parameters are mode, first and utility"
+        "game parameter 'seeds' is unknown: the parameters are mode, first, utility and max_rounds"
     );
     assert_eq!(
         err("raja-pasu(mode)"),
@@ -331,6 +357,17 @@ fn action_strings_and_information_states() {
     assert!(s.string_to_action(0, "H").is_err());
     assert!(s.string_to_action(0, "AB").is_err());
     assert!(s.string_to_action(0, "").is_err());
+    // No made-up action in the error, and no spaces around the letter.
+    for bad in ["", "AB", "é", " A", "A ", "H"] {
+        assert_eq!(
+            s.string_to_action(0, bad),
+            Err(SpielError::NotAnAction { text: bad.into() })
+        );
+    }
+    assert_eq!(
+        s.string_to_action(0, "").unwrap_err().to_string(),
+        "'' is not a hole letter A-G"
+    );
     s.apply_action(6).unwrap();
     s.apply_action(4).unwrap();
     assert_eq!(s.information_state_string(0), "G e");
@@ -355,7 +392,7 @@ fn match_rounds_follow_each_other_inside_apply_action() {
         s.apply_action(a).unwrap();
         // Never left between rounds: a state that is not over has a player to move.
         assert!(s.is_terminal() || s.current_player().is_some());
-        assert!(!matches!(s.game_state().status(), Status::RoundOver { .. }));
+        assert!(s.is_truncated() || !matches!(s.game_state().status(), Status::RoundOver { .. }));
         rounds_seen.push(s.game_state().round());
     }
     assert!(rounds_seen.iter().any(|&r| r > 1), "{rounds_seen:?}");
@@ -391,4 +428,50 @@ proptest! {
         let back = sg.deserialize_state(&s.serialize()).unwrap();
         prop_assert_eq!(back, s);
     }
+}
+
+/// The README's loop: always the first legal action. In a match that circles for ever by the
+/// rules; the game's max_rounds stops it, a draw.
+#[test]
+fn the_readme_deterministic_loop_ends_in_every_game() {
+    for game in Game::ALL {
+        for text in [
+            "(mode=match,utility=margin)",
+            "(mode=match)",
+            "(mode=single)",
+        ] {
+            let sg = load_game(&format!("{}{text}", game.name())).unwrap();
+            let mut state = sg.new_initial_state();
+            let mut n = 0;
+            while !state.is_terminal() {
+                let a = state.legal_actions()[0];
+                state.apply_action(a).unwrap();
+                n += 1;
+                assert!(n <= sg.max_game_length(), "{} {text}", game.name());
+            }
+            let r = state.returns();
+            assert_eq!(r[0], -r[1]);
+            assert_eq!(state.rewards(), r);
+            if state.is_truncated() {
+                assert_eq!(sg.mode(), Mode::Match);
+                assert_eq!(r, [0.0, 0.0]);
+                assert_eq!(state.game_state().round(), 100);
+                assert!(state.apply_action(0).is_err());
+                // The truncated state reads back as itself.
+                assert_eq!(sg.deserialize_state(&state.serialize()).unwrap(), state);
+                // One action back it is not terminal.
+                let mut back = state.clone();
+                back.undo_action().unwrap();
+                assert!(!back.is_terminal());
+            }
+        }
+    }
+    // A lower bound stops it sooner.
+    let sg = load_game("walak-pussa(mode=match,max_rounds=3)").unwrap();
+    let mut state = sg.new_initial_state();
+    while !state.is_terminal() {
+        state.apply_action(state.legal_actions()[0]).unwrap();
+    }
+    assert!(state.is_truncated());
+    assert_eq!(state.game_state().round(), 3);
 }
