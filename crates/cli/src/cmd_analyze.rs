@@ -20,9 +20,10 @@ use crate::cmd_replay::{parse_moves, start_state, StateJson};
     pussa analyze --game walak-pussa --moves \"A d\" --depth 16 --json\n  \
     pussa analyze --game pasu-pondi --match --movetime 2000")]
 pub struct Args {
-    /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6.
-    #[arg(long)]
-    pub game: Game,
+    /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6 (default: the game the
+    /// `--position` string names).
+    #[arg(long, required_unless_present = "position")]
+    pub game: Option<Game>,
     /// A match of several rounds instead of a single game (matters once moves end a round).
     #[arg(long = "match")]
     pub match_mode: bool,
@@ -90,7 +91,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         Mode::Single
     };
-    let mut g = start_state(args.game, mode, args.first, args.position.as_deref())?;
+    let game = crate::cmd_replay::game_of(args.game, args.position.as_deref())?;
+    let mut g = start_state(game, mode, args.first, args.position.as_deref())?;
     let moves = parse_moves(args.moves.as_deref().unwrap_or(""))?;
     for (i, &mv) in moves.iter().enumerate() {
         if matches!(g.status(), Status::RoundOver { .. }) {
@@ -109,7 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if g.is_over() {
         if args.json {
             let a = AnalysisJson {
-                game: args.game.name(),
+                game: game.name(),
                 mode: mode_name,
                 values: values_name,
                 position: Setup::from_state(&g).to_string(),
@@ -129,14 +131,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if mode == Mode::Match { "match" } else { "game" }
         );
     }
-    let oracle = match &args.egtb {
-        None => None,
-        // As `play` and `serve` take it: no tables.
-        Some(dir) if dir.as_os_str().eq_ignore_ascii_case("none") => None,
-        Some(dir) => Some(pussa_egtb::oracle::oracle(args.game, dir)?.ok_or_else(|| {
-            anyhow::anyhow!("--egtb: no {} tables in {}", args.game, dir.display())
-        })?),
-    };
+    let oracle =
+        match &args.egtb {
+            None => None,
+            // As `play` and `serve` take it: no tables.
+            Some(dir) if dir.as_os_str().eq_ignore_ascii_case("none") => None,
+            Some(dir) => Some(pussa_egtb::oracle::oracle(game, dir)?.ok_or_else(|| {
+                anyhow::anyhow!("--egtb: no {} tables in {}", game, dir.display())
+            })?),
+        };
     let limits = Limits {
         depth: args.depth,
         movetime: args.movetime.map(Duration::from_millis),
@@ -149,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         let value = analysis.value();
         let a = AnalysisJson {
-            game: args.game.name(),
+            game: game.name(),
             mode: mode_name,
             values: values_name,
             position: Setup::from_state(&g).to_string(),

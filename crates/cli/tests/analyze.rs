@@ -320,3 +320,24 @@ fn a_finished_game_answers_in_json_that_it_is_over() {
     assert_eq!(v["state"]["winner"], "S");
     assert_eq!(v["depth"], 0);
 }
+
+#[test]
+fn the_game_comes_from_the_position_when_game_is_absent() {
+    let pos = "0,1,0,2,0,0,0/1,0,0,0,1,0,2 63 0 S 1 pasu-pondi";
+    let with = ok_json(&[
+        "analyze",
+        "--game",
+        "pasu-pondi",
+        "--position",
+        pos,
+        "--depth",
+        "4",
+        "--json",
+    ]);
+    let without = ok_json(&["analyze", "--position", pos, "--depth", "4", "--json"]);
+    assert_eq!(with["game"], "pasu-pondi");
+    assert_eq!(with["moves"], without["moves"]);
+    assert_eq!(with["position"], without["position"]);
+    let err = fails(&["analyze", "--depth", "4"]);
+    assert!(err.contains("--game"), "{err}");
+}
