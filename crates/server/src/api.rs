@@ -181,6 +181,119 @@ pub async fn undo(
     Ok(Json(app.undo(&id, &req.token, req.expected_ply).await?))
 }
 
+/// Body of `POST /api/games/{id}/resign` and `…/abort`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenReq {
+    token: String,
+}
+
+/// `POST /api/games/{id}/resign`.
+///
+/// # Errors
+/// 404 for an unknown game; 403 for a token that holds no seat; 409 for a game that is over or
+/// an online game nobody has joined yet; 500 for a database error. See [`App::resign`].
+pub async fn resign(
+    State(app): AppState,
+    Path(id): Path<String>,
+    Json(req): Json<TokenReq>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(app.resign(&id, &req.token).await?))
+}
+
+/// `POST /api/games/{id}/abort`.
+///
+/// # Errors
+/// 404 for an unknown game; 403 for a token that holds no seat; 409 for a game that is not
+/// online, is over, or in which both players have moved; 500 for a database error. See
+/// [`App::abort`].
+pub async fn abort(
+    State(app): AppState,
+    Path(id): Path<String>,
+    Json(req): Json<TokenReq>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(app.abort(&id, &req.token).await?))
+}
+
+/// Body of `POST /api/games/{id}/draw`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawReq {
+    token: String,
+    offer: bool,
+}
+
+/// `POST /api/games/{id}/draw`.
+///
+/// # Errors
+/// 404 for an unknown game; 403 for a token that holds no seat; 409 for a game that is not
+/// online, not joined yet or over; 500 for a database error. See [`App::draw`].
+pub async fn draw(
+    State(app): AppState,
+    Path(id): Path<String>,
+    Json(req): Json<DrawReq>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(app.draw(&id, &req.token, req.offer).await?))
+}
+
+/// Body of `POST /api/games/{id}/takeback`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TakebackReq {
+    token: String,
+    offer: bool,
+    expected_ply: Option<u64>,
+}
+
+/// `POST /api/games/{id}/takeback`.
+///
+/// # Errors
+/// 404 for an unknown game; 403 for a token that holds no seat; 409 for a game that is not
+/// online, not joined yet or over, a stale `expected_ply`, or a proposal by a player who has
+/// not moved; 500 for a database error. See [`App::takeback`].
+pub async fn takeback(
+    State(app): AppState,
+    Path(id): Path<String>,
+    Json(req): Json<TakebackReq>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(
+        app.takeback(&id, &req.token, req.offer, req.expected_ply)
+            .await?,
+    ))
+}
+
+/// Body of `POST /api/games/{id}/claim`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimReq {
+    token: String,
+    result: String,
+}
+
+/// `POST /api/games/{id}/claim`.
+///
+/// # Errors
+/// 400 for a `result` other than `win` or `draw`; 404 for an unknown game; 403 for a token that
+/// holds no seat; 409 for a game that is not online, not joined yet or over, or whose other
+/// player is here or not away long enough; 500 for a database error. See [`App::claim`].
+pub async fn claim(
+    State(app): AppState,
+    Path(id): Path<String>,
+    Json(req): Json<ClaimReq>,
+) -> Result<Json<Value>, ApiError> {
+    let draw = match req.result.as_str() {
+        "win" => false,
+        "draw" => true,
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "result: expected \"win\" or \"draw\", found '{}'",
+                crate::util::cut(other, crate::util::QUOTE_MAX)
+            )))
+        }
+    };
+    Ok(Json(app.claim(&id, &req.token, draw).await?))
+}
+
 /// Query of `GET /api/games/{id}/hint`.
 #[derive(Deserialize)]
 pub struct HintQuery {
@@ -274,6 +387,7 @@ pub async fn import(
             opponent,
             setup: rec.setup().copied(),
             moves: rec.moves().iter().map(|m| m.hole).collect(),
+            ended: record::ending(&rec, seat),
         })
         .await?;
     Ok((StatusCode::CREATED, Json(v)))

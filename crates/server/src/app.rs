@@ -1,8 +1,9 @@
 //! The server's shared state and the game operations used by both HTTP and WebSocket handlers.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use pussa_rules::{Game, Hole, Side};
 use serde_json::{json, Value};
@@ -10,8 +11,8 @@ use tokio::sync::{broadcast, Semaphore};
 
 use crate::engine;
 use crate::error::ApiError;
-use crate::live::{self, LiveGame, Meta, Opponent, Played};
-use crate::store::Store;
+use crate::live::{self, EndKind, Ending, LiveGame, Meta, Offers, Opponent, Played};
+use crate::store::{GameRow, MoveRow, Store};
 use crate::util;
 
 /// One game's slot: the game behind an async lock (moves on one game are serialised), the
@@ -32,19 +33,46 @@ pub struct Slot {
     tokens: Mutex<[Option<String>; 2]>,
     /// The seats the computer plays (always present).
     computer: [bool; 2],
+    /// Who is connected: see [`Presence`].
+    present: Mutex<Presence>,
+    /// Whether the game is an online one (its absent seats get `away_ms`).
+    online: bool,
+    /// How long the other seat must be away before a player may claim (milliseconds; shared
+    /// with [`App`], set by embedders).
+    claim_after_ms: Arc<AtomicU64>,
+}
+
+/// A game's connections, counted under one lock so that the presence messages come in order.
+#[derive(Debug)]
+struct Presence {
     /// WebSocket connections that said hello for each seat, `[South, North]`.
-    present: Mutex<[usize; 2]>,
+    open: [usize; 2],
+    /// Open WebSocket connections of the game (players and watchers).
+    conns: usize,
+    /// Those of them that said hello with a seat's token.
+    seated: usize,
+    /// Since when each seat has had no connection (`None` while it has one): since the game
+    /// was loaded if it never had one.
+    absent_since: [Option<Instant>; 2],
 }
 
 impl Slot {
-    fn new(game: LiveGame) -> Arc<Slot> {
+    fn new(game: LiveGame, claim_after_ms: &Arc<AtomicU64>) -> Arc<Slot> {
         let (tx, _) = broadcast::channel(64);
         let snapshot = Mutex::new(Arc::new(game.to_json()));
+        let now = Instant::now();
         Arc::new(Slot {
             snapshot,
             tokens: Mutex::new(game.meta.tokens.clone()),
             computer: Side::BOTH.map(|s| game.is_computer(s)),
-            present: Mutex::new([0, 0]),
+            present: Mutex::new(Presence {
+                open: [0, 0],
+                conns: 0,
+                seated: 0,
+                absent_since: [Some(now), Some(now)],
+            }),
+            online: game.meta.opponent == Opponent::Online,
+            claim_after_ms: Arc::clone(claim_after_ms),
             game: tokio::sync::Mutex::new(game),
             tx,
             hint_busy: AtomicBool::new(false),
@@ -67,42 +95,100 @@ impl Slot {
         crate::live::seats_holding(&lock(&self.tokens), token)
     }
 
-    /// `{"type": "presence", "present": {"S": true, "N": false}}`: a computer seat is always
-    /// present, a human seat while a connection that said hello for it is open.
+    /// `{"type": "presence", "present": {"S": true, "N": false}, "watchers": 2, "away_ms":
+    /// {"N": 17000}, "claim_after_ms": 60000}`: a computer seat is always present, a human seat
+    /// while a connection that said hello for it is open; `watchers` counts the connections
+    /// that said no hello with a seat's token; `away_ms` how long each absent human seat of a
+    /// joined online game has been away.
     pub fn presence(&self) -> Value {
         self.presence_of(&lock(&self.present))
     }
 
-    fn presence_of(&self, open: &[usize; 2]) -> Value {
-        let present = |s: Side| self.computer[s.index()] || open[s.index()] > 0;
+    fn presence_of(&self, p: &Presence) -> Value {
+        let present = |s: Side| self.computer[s.index()] || p.open[s.index()] > 0;
+        let joined = self.online && lock(&self.tokens).iter().all(Option::is_some);
+        let mut away = serde_json::Map::new();
+        if joined {
+            for side in Side::BOTH {
+                if let (false, Some(since)) = (present(side), p.absent_since[side.index()]) {
+                    let ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
+                    away.insert(side.letter().to_string(), json!(ms));
+                }
+            }
+        }
         json!({"type": "presence", "present": {
             "S": present(Side::South), "N": present(Side::North)
-        }})
+        }, "watchers": p.conns.saturating_sub(p.seated), "away_ms": away,
+        "claim_after_ms": self.claim_after().as_millis() as u64})
     }
 
-    /// A connection said hello for `sides`; every connection of the game is told when that
-    /// makes a seat present (once for both seats of a hot-seat token).
-    pub fn arrive(&self, sides: &[Side]) {
-        self.count(sides, |n| *n += 1, |n| n == 1);
+    /// How long a seat must be away before the other player may claim.
+    pub fn claim_after(&self) -> Duration {
+        Duration::from_millis(self.claim_after_ms.load(Ordering::Relaxed))
     }
 
-    /// A connection that said hello for `sides` closed; every connection of the game is told
-    /// when that was a seat's last.
-    pub fn leave(&self, sides: &[Side]) {
-        self.count(sides, |n| *n = n.saturating_sub(1), |n| n == 0);
+    /// How long `side` has been away (`None` while it is present, or played by the computer).
+    pub fn away(&self, side: Side) -> Option<Duration> {
+        if self.computer[side.index()] {
+            return None;
+        }
+        let p = lock(&self.present);
+        if p.open[side.index()] > 0 {
+            return None;
+        }
+        Some(p.absent_since[side.index()].map_or(Duration::ZERO, |t| t.elapsed()))
     }
 
-    fn count(&self, sides: &[Side], change: impl Fn(&mut usize), changed: impl Fn(usize) -> bool) {
-        let mut open = lock(&self.present);
-        let mut any = false;
+    /// A WebSocket connection opened (a watcher until it says hello): every connection of the
+    /// game is told the new count of watchers.
+    pub fn connect(&self) {
+        let mut p = lock(&self.present);
+        p.conns += 1;
+        self.publish(&self.presence_of(&p));
+    }
+
+    /// A connection said hello for `sides` (`first`: its first hello with a seat, so it stops
+    /// being a watcher); every connection of the game is told when that makes a seat present
+    /// or changes the count of watchers.
+    pub fn arrive(&self, sides: &[Side], first: bool) {
+        let mut p = lock(&self.present);
+        let mut any = first;
+        if first {
+            p.seated += 1;
+        }
         for side in sides {
-            let n = &mut open[side.index()];
-            change(n);
-            any |= changed(*n) && !self.computer[side.index()];
+            let i = side.index();
+            p.open[i] += 1;
+            if p.open[i] == 1 {
+                p.absent_since[i] = None;
+                any |= !self.computer[i];
+            }
         }
         // Published under the lock, so that the messages come in the order of the counts.
         if any {
-            self.publish(&self.presence_of(&open));
+            self.publish(&self.presence_of(&p));
+        }
+    }
+
+    /// A connection closed, that had said hello for `sides` (none: a watcher); every connection
+    /// of the game is told when that was a seat's last or a watcher.
+    pub fn leave(&self, sides: &[Side]) {
+        let mut p = lock(&self.present);
+        p.conns = p.conns.saturating_sub(1);
+        let mut any = sides.is_empty();
+        if !sides.is_empty() {
+            p.seated = p.seated.saturating_sub(1);
+        }
+        for side in sides {
+            let i = side.index();
+            p.open[i] = p.open[i].saturating_sub(1);
+            if p.open[i] == 0 {
+                p.absent_since[i] = Some(Instant::now());
+                any |= !self.computer[i];
+            }
+        }
+        if any {
+            self.publish(&self.presence_of(&p));
         }
     }
 
@@ -140,7 +226,16 @@ pub struct App {
     tables: std::sync::OnceLock<pussa_egtb::TablesDir>,
     /// Becomes true when the server shuts down: WebSocket connections close themselves.
     pub shutdown: tokio::sync::watch::Sender<bool>,
+    /// How long a seat of an online game must be away before the other may claim
+    /// (milliseconds; [`DEFAULT_CLAIM_AFTER`] until [`App::set_claim_after`]).
+    claim_after_ms: Arc<AtomicU64>,
 }
+
+/// How long a player's friend must be away before the player may claim the game.
+pub const DEFAULT_CLAIM_AFTER: Duration = Duration::from_secs(60);
+
+/// How far back the `series` of a rematch is followed.
+const MAX_SERIES: usize = 100;
 
 /// What `POST /api/games` asks for.
 #[derive(Debug, Default, serde::Deserialize)]
@@ -204,6 +299,8 @@ pub struct NewGame {
     pub setup: Option<pussa_rules::Setup>,
     /// Moves to play at once (imported records).
     pub moves: Vec<Hole>,
+    /// How the players ended it (an imported record of a resigned game, say).
+    pub ended: Option<Ending>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -229,6 +326,88 @@ fn seat_answer(id: &str, seat: Side, token: &str, state: Value) -> Value {
     })
 }
 
+/// Rebuilds a stored game and reads its `series` from the database.
+fn load(store: &Store, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
+    let mut g = LiveGame::from_rows(row, moves)?;
+    if g.meta.opponent == Opponent::Online {
+        g.meta.series = series(store, &row.id).map_err(|e| e.to_string())?;
+    }
+    Ok(g)
+}
+
+/// The `series` of game `id`: `{"game": 3, "score": {"S": 1.5, "N": 0.5}}` when it is a
+/// rematch (followed back at most [`MAX_SERIES`] games), else `None`. The score is the points
+/// the players now at South and North won in the earlier games (a win 1, a draw ½; aborted and
+/// unfinished games do not count); sides swap at every rematch.
+fn series(store: &Store, id: &str) -> rusqlite::Result<Option<Value>> {
+    let mut score = [0.0f64; 2];
+    let mut back = 0usize;
+    let mut cur = id.to_string();
+    while back < MAX_SERIES {
+        let Some(prev) = store.rematch_of(&cur)? else {
+            break;
+        };
+        back += 1;
+        let counted = prev.finished.is_some() && prev.ended.as_deref() != Some("abort");
+        // The player now at South sat at North `back` games ago when `back` is odd.
+        let now_side = |letter: &str| -> usize {
+            let was_south = letter == "S";
+            usize::from(was_south == (back % 2 == 1))
+        };
+        match (counted, prev.winner.as_deref()) {
+            (true, Some("draw")) => {
+                score[0] += 0.5;
+                score[1] += 0.5;
+            }
+            (true, Some(w @ ("S" | "N"))) => score[now_side(w)] += 1.0,
+            _ => {}
+        }
+        cur = prev.id;
+    }
+    Ok((back > 0).then(|| json!({"game": back + 1, "score": {"S": score[0], "N": score[1]}})))
+}
+
+/// The seats `token` holds in `g`, or `403 this token holds no seat in game …`.
+fn seats_or_403(g: &LiveGame, token: &str) -> Result<Vec<Side>, ApiError> {
+    let seats = g.seats_of(token);
+    if seats.is_empty() {
+        return Err(ApiError::forbidden(format!(
+            "this token holds no seat in game {}",
+            g.meta.id
+        )));
+    }
+    Ok(seats)
+}
+
+/// `12` for whole seconds, `0.3` otherwise.
+fn seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        d.as_secs().to_string()
+    } else {
+        format!("{:.1}", d.as_secs_f64())
+    }
+}
+
+/// The checks every online-only ending action makes: an online game (`what` names the action
+/// in the refusal), not over, the friend joined. Answers the caller's seat.
+fn online_seat(g: &LiveGame, token: &str, what: &str) -> Result<Side, ApiError> {
+    let seats = seats_or_403(g, token)?;
+    if g.meta.opponent != Opponent::Online {
+        return Err(ApiError::conflict(format!(
+            "{what} is for online games: {}",
+            match what {
+                "a takeback" => "use undo (POST …/undo) in the others",
+                _ => "resign instead",
+            }
+        )));
+    }
+    if g.over() {
+        return Err(ApiError::conflict(g.over_message()));
+    }
+    check_joined(g)?;
+    Ok(seats[0])
+}
+
 fn played_json(played: &[Played]) -> Value {
     Value::Array(played.iter().map(Played::to_json).collect())
 }
@@ -241,11 +420,12 @@ impl App {
     /// logged and skipped (it stays in the file untouched).
     pub fn open(store: Store) -> anyhow::Result<Arc<App>> {
         let mut games = HashMap::new();
+        let claim_after_ms = Arc::new(AtomicU64::new(DEFAULT_CLAIM_AFTER.as_millis() as u64));
         for row in store.unfinished()? {
             let moves = store.moves(&row.id)?;
-            match LiveGame::from_rows(&row, &moves) {
+            match load(&store, &row, &moves) {
                 Ok(g) => {
-                    games.insert(row.id.clone(), Slot::new(g));
+                    games.insert(row.id.clone(), Slot::new(g, &claim_after_ms));
                 }
                 Err(e) => tracing::error!("cannot rebuild game {}: {e}", row.id),
             }
@@ -258,8 +438,16 @@ impl App {
             hints: Arc::new(Semaphore::new(threads.saturating_sub(1).max(1))),
             tables: std::sync::OnceLock::new(),
             shutdown: tokio::sync::watch::Sender::new(false),
+            claim_after_ms,
         });
         Ok(app)
+    }
+
+    /// How long a seat of an online game must be away before the other player may claim the
+    /// game (`POST /api/games/{id}/claim`); [`DEFAULT_CLAIM_AFTER`] until set.
+    pub fn set_claim_after(&self, after: Duration) {
+        let ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
+        self.claim_after_ms.store(ms, Ordering::Relaxed);
     }
 
     /// Gives the computer and the hints these endgame tables. Only the first call counts: `false`
@@ -341,9 +529,9 @@ impl App {
             return Err(ApiError::not_found(format!("no game with id '{id}'")));
         };
         let moves = store.moves(id)?;
+        let g = load(&store, &row, &moves).map_err(ApiError::internal)?;
         drop(store);
-        let g = LiveGame::from_rows(&row, &moves).map_err(ApiError::internal)?;
-        let slot = Slot::new(g);
+        let slot = Slot::new(g, &self.claim_after_ms);
         games.insert(id.to_string(), Arc::clone(&slot));
         Ok(slot)
     }
@@ -371,6 +559,8 @@ impl App {
             live::winner_name(&next.state),
         )?;
         *g = next;
+        // A move answers every offer.
+        g.meta.offers = Offers::default();
         slot.set_state(&g.to_json());
         Ok(())
     }
@@ -378,7 +568,7 @@ impl App {
     /// Lets the computer move while it is to move; each move is stored before the next.
     async fn computer_moves(&self, slot: &Slot, g: &mut LiveGame) -> Result<Vec<Played>, ApiError> {
         let mut out = Vec::new();
-        while let Some(side) = g.state.to_move() {
+        while let Some(side) = g.to_move() {
             if !g.is_computer(side) {
                 break;
             }
@@ -451,6 +641,7 @@ impl App {
             opponent,
             setup: None,
             moves: Vec::new(),
+            ended: None,
         })
         .await
     }
@@ -476,6 +667,7 @@ impl App {
             opponent,
             setup,
             moves,
+            ended,
         } = new;
         let token = util::new_token().map_err(ApiError::internal)?;
         let mut tokens = [None, None];
@@ -499,6 +691,9 @@ impl App {
             created: util::now_unix(),
             setup,
             rematch: None,
+            ended: None,
+            offers: Offers::default(),
+            series: None,
         };
         let mut g =
             LiveGame::new(meta).map_err(|e| ApiError::bad_request(format!("record: {e}")))?;
@@ -507,13 +702,17 @@ impl App {
                 ApiError::bad_request(format!("record: move {} ({mv}): {e}", i + 1))
             })?;
         }
+        // An ending only stands where the moves leave the game unfinished.
+        if !g.state.is_over() {
+            g.meta.ended = ended;
+        }
         {
             let mut row = g.to_row();
             row.ply = g.moves.len() as i64;
             let letters: Vec<String> = g.moves.iter().map(|m| m.mv.letter().to_string()).collect();
             lock(&self.store).insert_game_with_moves(&row, &letters)?;
         }
-        let slot = Slot::new(g);
+        let slot = Slot::new(g, &self.claim_after_ms);
         lock(&self.games).insert(id.clone(), Arc::clone(&slot));
         let mut g = slot.game.lock().await;
         let played = self.computer_moves(&slot, &mut g).await?;
@@ -606,7 +805,7 @@ impl App {
                 "a rematch is for online games; start a new game for the others",
             ));
         }
-        if !g.state.is_over() {
+        if !g.over() {
             return Err(ApiError::conflict("the game is not over yet"));
         }
         // An online token holds exactly one seat; the caller plays the other one next.
@@ -641,12 +840,19 @@ impl App {
                 created: util::now_unix(),
                 setup: None,
                 rematch: None,
+                ended: None,
+                offers: Offers::default(),
+                series: None,
             };
-            let new = LiveGame::new(meta).map_err(ApiError::internal)?;
-            // The new game and the link to it are stored together, or neither.
-            lock(&self.store).insert_rematch(id, &new.to_row())?;
+            let mut new = LiveGame::new(meta).map_err(ApiError::internal)?;
+            {
+                // The new game and the link to it are stored together, or neither.
+                let mut store = lock(&self.store);
+                store.insert_rematch(id, &new.to_row())?;
+                new.meta.series = series(&store, &new_id)?;
+            }
             let state = new.to_json();
-            lock(&self.games).insert(new_id.clone(), Slot::new(new));
+            lock(&self.games).insert(new_id.clone(), Slot::new(new, &self.claim_after_ms));
             g.meta.rematch = Some(new_id.clone());
             slot.set_state(&g.to_json());
             // Published under the old game's lock: a connection that reads the state without
@@ -706,9 +912,12 @@ impl App {
                 "this token holds no seat in game {id}: watchers cannot move"
             )));
         }
+        if g.meta.ended.is_some() {
+            return Err(ApiError::conflict(g.over_message()));
+        }
         check_joined(&g)?;
         check_ply(&g, expected_ply, "move")?;
-        let Some(to_move) = g.state.to_move() else {
+        let Some(to_move) = g.to_move() else {
             return Err(ApiError::conflict(g.over_message()));
         };
         if !seats.contains(&to_move) {
@@ -758,6 +967,9 @@ impl App {
                 "this token holds no seat in game {id}"
             )));
         }
+        if g.meta.ended.is_some() {
+            return Err(ApiError::conflict(g.over_message()));
+        }
         check_joined(&g)?;
         check_ply(&g, expected_ply, "undo")?;
         let keep = match g.meta.opponent {
@@ -773,19 +985,228 @@ impl App {
         let Some(keep) = keep else {
             return Err(ApiError::conflict("nothing to undo"));
         };
+        self.take_back(&slot, &mut g, keep)
+    }
+
+    /// Takes back every move after the first `keep` (replaying those through the rules, across
+    /// round boundaries), deletes them from the database, clears the offers and tells every
+    /// connection: `{"state", "undone"}`.
+    fn take_back(&self, slot: &Slot, g: &mut LiveGame, keep: usize) -> Result<Value, ApiError> {
         let undone = g.moves.len() - keep;
-        let mut rebuilt = LiveGame::new(g.meta.clone()).map_err(ApiError::internal)?;
+        let mut meta = g.meta.clone();
+        meta.offers = Offers::default();
+        let mut rebuilt = LiveGame::new(meta).map_err(ApiError::internal)?;
         for m in &g.moves[..keep] {
             rebuilt
                 .play(m.mv, &mut pussa_rules::NoTrace)
                 .map_err(ApiError::internal)?;
         }
-        lock(&self.store).truncate_moves(id, keep as i64)?;
+        lock(&self.store).truncate_moves(&g.meta.id, keep as i64)?;
         *g = rebuilt;
         let state = g.to_json();
         slot.set_state(&state);
         slot.publish(&json!({"type": "update", "state": state, "undone": undone}));
         Ok(json!({"state": state, "undone": undone}))
+    }
+
+    /// Ends `g` as the players decided: stores the ending, the time and the winner, clears the
+    /// offers and tells every connection (`{"type": "update", "state", "ended"}`). Answers
+    /// `{"state"}`.
+    fn end(&self, slot: &Slot, g: &mut LiveGame, ending: Ending) -> Result<Value, ApiError> {
+        lock(&self.store).end_game(
+            &g.meta.id,
+            ending.kind.name(),
+            ending.by.map(|s| s.letter().to_string()).as_deref(),
+            util::now_unix(),
+            ending.winner_name(),
+        )?;
+        g.meta.ended = Some(ending);
+        g.meta.offers = Offers::default();
+        let state = g.to_json();
+        slot.set_state(&state);
+        slot.publish(&json!({"type": "update", "state": state, "ended": ending.to_json()}));
+        Ok(json!({ "state": state }))
+    }
+
+    /// Tells every connection that an offer changed (`action`: offer, withdraw, decline) and
+    /// answers `{"state"}`.
+    fn offer_changed(slot: &Slot, g: &LiveGame, kind: &str, by: Side, action: &str) -> Value {
+        let state = g.to_json();
+        slot.set_state(&state);
+        slot.publish(&json!({"type": "update", "state": state, "offer": {
+            "kind": kind, "by": by.letter().to_string(), "action": action
+        }}));
+        json!({ "state": state })
+    }
+
+    /// `POST /api/games/{id}/resign`: online, the token's seat resigns; against the computer,
+    /// the player; hot-seat, the side to move. Ends a match as a whole.
+    ///
+    /// # Errors
+    /// 404 unknown game; 403 a token that holds no seat; 409 the game is over, or an online
+    /// game nobody has joined yet; 500 as [`App::slot`], or a database error.
+    pub async fn resign(&self, id: &str, token: &str) -> Result<Value, ApiError> {
+        let slot = self.slot(id)?;
+        let mut g = slot.game.lock().await;
+        let seats = seats_or_403(&g, token)?;
+        if g.over() {
+            return Err(ApiError::conflict(g.over_message()));
+        }
+        let by = match g.meta.opponent {
+            Opponent::Online if !g.joined() => {
+                return Err(ApiError::conflict(
+                    "nobody has joined yet: abort the game instead",
+                ))
+            }
+            Opponent::Online => seats[0],
+            Opponent::Computer { .. } => g.meta.creator_seat,
+            Opponent::Hotseat => g
+                .to_move()
+                .ok_or_else(|| ApiError::conflict(g.over_message()))?,
+        };
+        let ending = Ending {
+            kind: EndKind::Resign,
+            by: Some(by),
+        };
+        self.end(&slot, &mut g, ending)
+    }
+
+    /// `POST /api/games/{id}/abort`: an online game ends without a result, while the friend
+    /// has not joined or until both sides have moved.
+    ///
+    /// # Errors
+    /// 404 unknown game; 403 a token that holds no seat; 409 not an online game, over, or both
+    /// players have moved; 500 as [`App::slot`], or a database error.
+    pub async fn abort(&self, id: &str, token: &str) -> Result<Value, ApiError> {
+        let slot = self.slot(id)?;
+        let mut g = slot.game.lock().await;
+        let seats = seats_or_403(&g, token)?;
+        if g.meta.opponent != Opponent::Online {
+            return Err(ApiError::conflict(
+                "abort is for online games: resign instead",
+            ));
+        }
+        if g.over() {
+            return Err(ApiError::conflict(g.over_message()));
+        }
+        let moved = |side: Side| g.moves.iter().any(|m| m.side == side);
+        if g.joined() && moved(Side::South) && moved(Side::North) {
+            return Err(ApiError::conflict(
+                "too late to abort: both players have moved; resign or offer a draw",
+            ));
+        }
+        let ending = Ending {
+            kind: EndKind::Abort,
+            by: Some(seats[0]),
+        };
+        self.end(&slot, &mut g, ending)
+    }
+
+    /// `POST /api/games/{id}/draw`: `offer` true makes a draw offer (or accepts the other
+    /// side's: the game ends in an agreed draw); false withdraws one's own or declines theirs.
+    ///
+    /// # Errors
+    /// 404 unknown game; 403 a token that holds no seat; 409 not online, not joined, over; 500
+    /// as [`App::slot`], or a database error.
+    pub async fn draw(&self, id: &str, token: &str, offer: bool) -> Result<Value, ApiError> {
+        let slot = self.slot(id)?;
+        let mut g = slot.game.lock().await;
+        let me = online_seat(&g, token, "a draw offer")?;
+        let standing = g.meta.offers.draw;
+        match (offer, standing) {
+            (true, Some(by)) if by != me => {
+                let ending = Ending {
+                    kind: EndKind::DrawAgreed,
+                    by: None,
+                };
+                self.end(&slot, &mut g, ending)
+            }
+            (true, None) => {
+                g.meta.offers.draw = Some(me);
+                Ok(Self::offer_changed(&slot, &g, "draw", me, "offer"))
+            }
+            (false, Some(by)) => {
+                g.meta.offers.draw = None;
+                let action = if by == me { "withdraw" } else { "decline" };
+                Ok(Self::offer_changed(&slot, &g, "draw", me, action))
+            }
+            // Nothing changes: an offer made again, or nothing to withdraw.
+            _ => Ok(json!({ "state": g.to_json() })),
+        }
+    }
+
+    /// `POST /api/games/{id}/takeback`: `offer` true proposes to take back one's last move (or
+    /// accepts the other side's proposal: the game goes back to just before the proposer's last
+    /// move); false withdraws one's own or declines theirs.
+    ///
+    /// # Errors
+    /// 404 unknown game; 403 a token that holds no seat; 409 not online, not joined, over,
+    /// stale `expected_ply`, a proposal by a player who has not moved; 500 as [`App::slot`], or
+    /// a database error.
+    pub async fn takeback(
+        &self,
+        id: &str,
+        token: &str,
+        offer: bool,
+        expected_ply: Option<u64>,
+    ) -> Result<Value, ApiError> {
+        let slot = self.slot(id)?;
+        let mut g = slot.game.lock().await;
+        let me = online_seat(&g, token, "a takeback")?;
+        check_ply(&g, expected_ply, "takeback")?;
+        let standing = g.meta.offers.takeback;
+        match (offer, standing) {
+            (true, Some(by)) if by != me => {
+                let keep = g.moves.iter().rposition(|m| m.side == by).ok_or_else(|| {
+                    ApiError::internal(format!("game {id}: a takeback by {by}, who has not moved"))
+                })?;
+                self.take_back(&slot, &mut g, keep)
+            }
+            (true, None) => {
+                if !g.moves.iter().any(|m| m.side == me) {
+                    return Err(ApiError::conflict(
+                        "you have not moved yet: there is nothing to take back",
+                    ));
+                }
+                g.meta.offers.takeback = Some(me);
+                Ok(Self::offer_changed(&slot, &g, "takeback", me, "offer"))
+            }
+            (false, Some(by)) => {
+                g.meta.offers.takeback = None;
+                let action = if by == me { "withdraw" } else { "decline" };
+                Ok(Self::offer_changed(&slot, &g, "takeback", me, action))
+            }
+            _ => Ok(json!({ "state": g.to_json() })),
+        }
+    }
+
+    /// `POST /api/games/{id}/claim`: the win (`draw` false) or a draw, when the other seat of
+    /// an online game has been away for the claim time.
+    ///
+    /// # Errors
+    /// 404 unknown game; 403 a token that holds no seat; 409 not online, not joined, over, the
+    /// friend present or not away long enough; 500 as [`App::slot`], or a database error.
+    pub async fn claim(&self, id: &str, token: &str, draw: bool) -> Result<Value, ApiError> {
+        let slot = self.slot(id)?;
+        let mut g = slot.game.lock().await;
+        let me = online_seat(&g, token, "a claim")?;
+        let Some(away) = slot.away(me.other()) else {
+            return Err(ApiError::conflict("your friend is here"));
+        };
+        let after = slot.claim_after();
+        if away < after {
+            return Err(ApiError::conflict(format!(
+                "your friend has been away for {} s: you may claim after {} s",
+                away.as_secs(),
+                seconds(after)
+            )));
+        }
+        let kind = if draw {
+            EndKind::ClaimDraw
+        } else {
+            EndKind::ClaimWin
+        };
+        self.end(&slot, &mut g, Ending { kind, by: Some(me) })
     }
 
     /// The engine's advice for the holder of `token`. Runs to the end even if the caller goes
@@ -813,7 +1234,7 @@ impl App {
             if g.meta.opponent == Opponent::Online {
                 return Err(ApiError::conflict("hints are not offered in online games"));
             }
-            let Some(to_move) = g.state.to_move() else {
+            let Some(to_move) = g.to_move() else {
                 return Err(ApiError::conflict(g.over_message()));
             };
             if !seats.contains(&to_move) {
@@ -869,7 +1290,7 @@ impl App {
                     "id": r.id, "game": r.game, "mode": r.mode, "opponent": opponent,
                     "created": util::rfc3339(r.created),
                     "finished": r.finished.map(util::rfc3339),
-                    "ply": r.ply, "winner": r.winner,
+                    "ply": r.ply, "winner": r.winner, "ended": r.ended,
                 })
             })
             .collect();

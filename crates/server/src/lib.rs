@@ -77,6 +77,11 @@ pub fn router(app: Arc<app::App>) -> Router {
         .route("/games/{id}/rematch", post(api::rematch))
         .route("/games/{id}/moves", post(api::play))
         .route("/games/{id}/undo", post(api::undo))
+        .route("/games/{id}/resign", post(api::resign))
+        .route("/games/{id}/abort", post(api::abort))
+        .route("/games/{id}/draw", post(api::draw))
+        .route("/games/{id}/takeback", post(api::takeback))
+        .route("/games/{id}/claim", post(api::claim))
         .route("/games/{id}/hint", get(api::hint))
         .route("/games/{id}/record", get(api::get_record))
         .route("/games/{id}/positions", get(api::positions))
@@ -236,6 +241,13 @@ impl Server {
     /// ([`conn::Limits::default`] until then). Call before [`Server::run`].
     pub fn set_limits(&mut self, limits: conn::Limits) {
         self.limits = limits;
+    }
+
+    /// How long a player's friend must be away from an online game before the player may claim
+    /// the win or a draw (`POST /api/games/{id}/claim`); [`app::DEFAULT_CLAIM_AFTER`] (60 s)
+    /// until set.
+    pub fn set_claim_after(&self, after: std::time::Duration) {
+        self.app.set_claim_after(after);
     }
 
     /// Games rebuilt in memory.

@@ -117,6 +117,161 @@ impl Played {
     }
 }
 
+/// How the players ended a game the rules had not ended (see docs/api.md, `ended`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndKind {
+    /// `by` resigned: the other side wins.
+    Resign,
+    /// `by` aborted the game: no result.
+    Abort,
+    /// Both players agreed to a draw.
+    DrawAgreed,
+    /// `by` claimed the win because the other player left.
+    ClaimWin,
+    /// `by` claimed a draw because the other player left.
+    ClaimDraw,
+}
+
+impl EndKind {
+    /// The name in the state's `ended.kind` and in the `ended` column.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            EndKind::Resign => "resign",
+            EndKind::Abort => "abort",
+            EndKind::DrawAgreed => "draw_agreed",
+            EndKind::ClaimWin => "claim_win",
+            EndKind::ClaimDraw => "claim_draw",
+        }
+    }
+
+    /// The kind named `name`.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<EndKind> {
+        [
+            EndKind::Resign,
+            EndKind::Abort,
+            EndKind::DrawAgreed,
+            EndKind::ClaimWin,
+            EndKind::ClaimDraw,
+        ]
+        .into_iter()
+        .find(|k| k.name() == name)
+    }
+}
+
+/// A game ended by its players: how, and by whom (`by` is `None` only for an agreed draw).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ending {
+    /// How.
+    pub kind: EndKind,
+    /// Who resigned, aborted or claimed.
+    pub by: Option<Side>,
+}
+
+impl Ending {
+    /// The result: `Some(Some(side))` a win, `Some(None)` a draw, `None` no result (aborted).
+    #[must_use]
+    pub fn winner(self) -> Option<Option<Side>> {
+        match self.kind {
+            EndKind::Resign => Some(self.by.map(Side::other)),
+            EndKind::ClaimWin => Some(self.by),
+            EndKind::DrawAgreed | EndKind::ClaimDraw => Some(None),
+            EndKind::Abort => None,
+        }
+    }
+
+    /// `S`, `N`, `draw`, or `None` (aborted).
+    #[must_use]
+    pub fn winner_name(self) -> Option<&'static str> {
+        self.winner().map(side_or_draw)
+    }
+
+    /// The JSON form: `{"kind": "resign", "by": "N"}` (`{"kind": "draw_agreed"}`).
+    #[must_use]
+    pub fn to_json(self) -> Value {
+        match self.by {
+            Some(by) => json!({"kind": self.kind.name(), "by": by.letter().to_string()}),
+            None => json!({"kind": self.kind.name()}),
+        }
+    }
+
+    /// What happened, in words (the record's `Termination` tag): `North resigned`, `aborted`,
+    /// `draw agreed`, `South claimed the win: North left`, `South claimed a draw: North left`.
+    #[must_use]
+    pub fn text(self) -> String {
+        let by = self.by.unwrap_or(Side::South);
+        match self.kind {
+            EndKind::Resign => format!("{by} resigned"),
+            EndKind::Abort => "aborted".to_string(),
+            EndKind::DrawAgreed => "draw agreed".to_string(),
+            EndKind::ClaimWin => format!("{by} claimed the win: {} left", by.other()),
+            EndKind::ClaimDraw => format!("{by} claimed a draw: {} left", by.other()),
+        }
+    }
+
+    /// The ending a record's `Termination` tag names (as [`Ending::text`] writes it), if any.
+    #[must_use]
+    pub fn from_text(text: &str) -> Option<Ending> {
+        let text = text.trim();
+        let side = |name: &str| Side::BOTH.into_iter().find(|s| s.to_string() == name);
+        if text.eq_ignore_ascii_case("aborted") {
+            return Some(Ending {
+                kind: EndKind::Abort,
+                by: None,
+            });
+        }
+        if text.eq_ignore_ascii_case("draw agreed") {
+            return Some(Ending {
+                kind: EndKind::DrawAgreed,
+                by: None,
+            });
+        }
+        if let Some(who) = text.strip_suffix(" resigned") {
+            return side(who).map(|by| Ending {
+                kind: EndKind::Resign,
+                by: Some(by),
+            });
+        }
+        for (phrase, kind) in [
+            (" claimed the win", EndKind::ClaimWin),
+            (" claimed a draw", EndKind::ClaimDraw),
+        ] {
+            if let Some((who, _)) = text.split_once(phrase) {
+                return side(who).map(|by| Ending { kind, by: Some(by) });
+            }
+        }
+        None
+    }
+}
+
+/// `S`, `N` or `draw`.
+fn side_or_draw(w: Option<Side>) -> &'static str {
+    match w {
+        Some(Side::South) => "S",
+        Some(Side::North) => "N",
+        None => "draw",
+    }
+}
+
+/// The offers standing in an online game (kept in memory only): the side that made each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Offers {
+    /// A draw offer.
+    pub draw: Option<Side>,
+    /// A takeback proposal.
+    pub takeback: Option<Side>,
+}
+
+impl Offers {
+    /// `{"draw": null|"S"|"N", "takeback": null|"S"|"N"}`.
+    #[must_use]
+    pub fn to_json(self) -> Value {
+        let l = |s: Option<Side>| s.map(|s| s.letter().to_string());
+        json!({"draw": l(self.draw), "takeback": l(self.takeback)})
+    }
+}
+
 /// The game's metadata (the database row minus volatile fields).
 #[derive(Clone, Debug)]
 pub struct Meta {
@@ -142,6 +297,13 @@ pub struct Meta {
     pub setup: Option<Setup>,
     /// The id of this game's rematch, once a player asked for one.
     pub rematch: Option<String>,
+    /// How the players ended the game, if they did.
+    pub ended: Option<Ending>,
+    /// The standing draw and takeback offers (memory only: a restart forgets them).
+    pub offers: Offers,
+    /// The state's `series` (a rematch: its place in the chain and the earlier games' points),
+    /// read from the database when the game is loaded.
+    pub series: Option<Value>,
 }
 
 /// A game in memory.
@@ -250,11 +412,7 @@ pub fn round_json(r: &RoundResult) -> Value {
 /// `S`, `N` or `draw` once over.
 #[must_use]
 pub fn winner_name(state: &GameState) -> Option<&'static str> {
-    state.winner().map(|w| match w {
-        Some(Side::South) => "S",
-        Some(Side::North) => "N",
-        None => "draw",
-    })
+    state.winner().map(side_or_draw)
 }
 
 impl LiveGame {
@@ -266,11 +424,55 @@ impl LiveGame {
             Mode::Single => "game",
             Mode::Match => "match",
         };
+        if let Some(e) = self.meta.ended {
+            return match e.kind {
+                EndKind::Resign => format!(
+                    "the {what} is over: {} resigned",
+                    e.by.unwrap_or(Side::South)
+                ),
+                EndKind::Abort => format!("the {what} is over: it was aborted"),
+                EndKind::DrawAgreed => format!("the {what} is over: a draw was agreed"),
+                EndKind::ClaimWin | EndKind::ClaimDraw => {
+                    format!("the {what} is over: {}", e.text())
+                }
+            };
+        }
         match self.state.winner() {
             Some(Some(side)) => format!("the {what} is over: {side} won"),
             Some(None) => format!("the {what} is over: a draw"),
             None => format!("the {what} is over"),
         }
+    }
+
+    /// Whether the game (or match) is over: by the rules, or ended by the players.
+    #[must_use]
+    pub fn over(&self) -> bool {
+        self.meta.ended.is_some() || self.state.is_over()
+    }
+
+    /// The side to move, `None` once over.
+    #[must_use]
+    pub fn to_move(&self) -> Option<Side> {
+        if self.meta.ended.is_some() {
+            None
+        } else {
+            self.state.to_move()
+        }
+    }
+
+    /// `S`, `N` or `draw` once over (`None` for an aborted game).
+    #[must_use]
+    pub fn winner_name(&self) -> Option<&'static str> {
+        match self.meta.ended {
+            Some(e) => e.winner_name(),
+            None => winner_name(&self.state),
+        }
+    }
+
+    /// Whether an online game's second seat is taken.
+    #[must_use]
+    pub fn joined(&self) -> bool {
+        self.meta.tokens.iter().all(Option::is_some)
     }
 
     /// A new game from the start position (or from `meta.setup`).
@@ -333,6 +535,19 @@ impl LiveGame {
             created: row.created,
             setup,
             rematch: row.rematch.clone(),
+            ended: match &row.ended {
+                Some(kind) => Some(Ending {
+                    kind: EndKind::from_name(kind)
+                        .ok_or_else(|| format!("game {}: unknown ending '{kind}'", row.id))?,
+                    by: match &row.ended_by {
+                        Some(by) => Some(Side::parse(by).map_err(|e| e.to_string())?),
+                        None => None,
+                    },
+                }),
+                None => None,
+            },
+            offers: Offers::default(),
+            series: None,
         };
         let mut g = LiveGame::new(meta).map_err(|e| format!("game {}: {e}", row.id))?;
         for (i, m) in moves.iter().enumerate() {
@@ -412,6 +627,7 @@ impl LiveGame {
     pub fn to_json(&self) -> Value {
         let st = &self.state;
         let pos = st.position();
+        let ended = self.meta.ended.is_some();
         let seat = |side: Side| -> Value {
             if self.is_computer(side) {
                 json!({"kind": "computer", "level": match &self.meta.opponent { Opponent::Computer { level } => level.as_str(), _ => "" }, "taken": true})
@@ -455,11 +671,11 @@ impl LiveGame {
             "closed": closed_letters(pos.closed_mask()),
             "stores": pos.stores(),
             "taken": st.taken_this_round(),
-            "to_move": st.to_move().map(|s| s.letter().to_string()),
-            "legal": st.legal_moves().into_iter().map(|h| h.letter().to_string()).collect::<Vec<_>>(),
-            "round_over": st.is_round_over(),
-            "match_over": st.is_over(),
-            "winner": winner_name(st),
+            "to_move": self.to_move().map(|s| s.letter().to_string()),
+            "legal": if ended { Vec::new() } else { st.legal_moves().into_iter().map(|h| h.letter().to_string()).collect::<Vec<_>>() },
+            "round_over": ended || st.is_round_over(),
+            "match_over": self.over(),
+            "winner": self.winner_name(),
             "position": Setup::from_state(st).to_string(),
             "start_position": self.meta.setup.map(|s| s.to_string()),
             "start": {
@@ -471,6 +687,9 @@ impl LiveGame {
             "rounds": rounds,
             "last_round": last_round,
             "rematch": self.meta.rematch,
+            "ended": self.meta.ended.map(Ending::to_json),
+            "offers": self.meta.offers.to_json(),
+            "series": self.meta.series,
         })
     }
 
@@ -493,11 +712,17 @@ impl LiveGame {
             token_n: self.meta.tokens[1].clone(),
             invite: self.meta.invite.clone(),
             created: self.meta.created,
-            finished: self.state.is_over().then(util::now_unix),
-            winner: winner_name(&self.state).map(str::to_string),
+            finished: self.over().then(util::now_unix),
+            winner: self.winner_name().map(str::to_string),
             ply: self.moves.len() as i64,
             setup: self.meta.setup.map(|s| s.to_string()),
             rematch: self.meta.rematch.clone(),
+            ended: self.meta.ended.map(|e| e.kind.name().to_string()),
+            ended_by: self
+                .meta
+                .ended
+                .and_then(|e| e.by)
+                .map(|s| s.letter().to_string()),
         }
     }
 }

@@ -1,10 +1,10 @@
 //! Game records of stored games, written with `pussa_rules::record` (the one record format of
 //! pussa: the same text `pussa` reads and writes on the command line).
 
-use pussa_rules::record::{Record, RecordError};
+use pussa_rules::record::{Record, RecordError, RecordResult};
 use pussa_rules::Side;
 
-use crate::live::{LiveGame, Opponent};
+use crate::live::{EndKind, Ending, LiveGame, Opponent};
 
 /// `YYYY.MM.DD` for a Unix time.
 fn date(t: i64) -> String {
@@ -38,5 +38,43 @@ pub fn write(g: &LiveGame) -> Result<String, RecordError> {
     for m in &g.moves {
         rec.push(m.mv)?;
     }
+    if let Some(ending) = g.meta.ended {
+        if let Some(w) = ending.winner() {
+            rec.set_result(RecordResult::from_winner(w))?;
+        }
+        rec.set_tag("Termination", &ending.text())?;
+    }
     Ok(rec.to_string())
+}
+
+/// How the players ended the game a record holds, when its moves leave it unfinished: the
+/// ending its `Termination` tag names (as [`write`] writes it) if that agrees with its result,
+/// else, for a decided result, a resignation of the loser or an agreed draw. An aborted game
+/// is taken as aborted by `seat`.
+#[must_use]
+pub fn ending(rec: &Record, seat: Side) -> Option<Ending> {
+    if rec.state().is_over() {
+        return None;
+    }
+    let result = rec.result();
+    let tagged = rec.tag("Termination").and_then(Ending::from_text);
+    if let Some(mut e) = tagged {
+        if e.kind == EndKind::Abort {
+            e.by = Some(seat);
+        }
+        let agrees = match e.winner() {
+            Some(w) => result == RecordResult::from_winner(w),
+            None => result == RecordResult::Unfinished,
+        };
+        if agrees {
+            return Some(e);
+        }
+    }
+    let (kind, by) = match result {
+        RecordResult::SouthWins => (EndKind::Resign, Some(Side::North)),
+        RecordResult::NorthWins => (EndKind::Resign, Some(Side::South)),
+        RecordResult::Draw => (EndKind::DrawAgreed, None),
+        RecordResult::Unfinished => return None,
+    };
+    Some(Ending { kind, by })
 }

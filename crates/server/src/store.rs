@@ -39,6 +39,11 @@ pub struct GameRow {
     pub setup: Option<String>,
     /// The id of the rematch of this (finished, online) game, once a player asked for one.
     pub rematch: Option<String>,
+    /// How the players ended the game, when they did: `resign`, `abort`, `draw_agreed`,
+    /// `claim_win`, `claim_draw` (`None` while it goes on or when the rules ended it).
+    pub ended: Option<String>,
+    /// `S` or `N`: who resigned, aborted or claimed (`None` for an agreed draw).
+    pub ended_by: Option<String>,
 }
 
 /// One stored move.
@@ -72,7 +77,9 @@ CREATE TABLE IF NOT EXISTS games (
     winner       TEXT,
     ply          INTEGER NOT NULL DEFAULT 0,
     setup        TEXT,
-    rematch      TEXT
+    rematch      TEXT,
+    ended        TEXT,
+    ended_by     TEXT
 );
 CREATE INDEX IF NOT EXISTS games_finished ON games(finished);
 CREATE TABLE IF NOT EXISTS moves (
@@ -85,17 +92,17 @@ CREATE TABLE IF NOT EXISTS moves (
 ";
 
 const GAME_COLS: &str = "id, game, mode, first, opponent, level, creator_seat, token_s, token_n, \
-                         invite, created, finished, winner, ply, setup, rematch";
+                         invite, created, finished, winner, ply, setup, rematch, ended, ended_by";
 
 /// Columns added to `games` after its first release, with their type: a database made before
 /// gets them (NULL in every old row) when it is opened.
-const ADDED_COLS: &[(&str, &str)] = &[("rematch", "TEXT")];
+const ADDED_COLS: &[(&str, &str)] = &[("rematch", "TEXT"), ("ended", "TEXT"), ("ended_by", "TEXT")];
 
 const INSERT_GAME: &str = "INSERT INTO games (id, game, mode, first, opponent, level, \
-    creator_seat, token_s, token_n, invite, created, finished, winner, ply, setup, rematch) \
-    VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)";
+    creator_seat, token_s, token_n, invite, created, finished, winner, ply, setup, rematch, \
+    ended, ended_by) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)";
 
-fn insert_params(g: &GameRow) -> [&dyn rusqlite::ToSql; 16] {
+fn insert_params(g: &GameRow) -> [&dyn rusqlite::ToSql; 18] {
     [
         &g.id,
         &g.game,
@@ -113,6 +120,8 @@ fn insert_params(g: &GameRow) -> [&dyn rusqlite::ToSql; 16] {
         &g.ply,
         &g.setup,
         &g.rematch,
+        &g.ended,
+        &g.ended_by,
     ]
 }
 
@@ -128,6 +137,8 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
             conn.execute_batch(&format!("ALTER TABLE games ADD COLUMN {col} {ty}"))?;
         }
     }
+    // The series of a rematch is found by following the links backwards.
+    conn.execute_batch("CREATE INDEX IF NOT EXISTS games_rematch ON games(rematch)")?;
     Ok(())
 }
 
@@ -149,6 +160,8 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
         ply: r.get(13)?,
         setup: r.get(14)?,
         rematch: r.get(15)?,
+        ended: r.get(16)?,
+        ended_by: r.get(17)?,
     })
 }
 
@@ -274,6 +287,43 @@ impl Store {
         tx.commit()
     }
 
+    /// Ends a game the players ended (resigned, aborted, agreed, claimed): its ending, when,
+    /// and the winner (`S`, `N`, `draw`, or `None` for an aborted game).
+    ///
+    /// # Errors
+    /// On a database error, [`rusqlite::Error::QueryReturnedNoRows`] for an unknown game.
+    pub fn end_game(
+        &mut self,
+        id: &str,
+        kind: &str,
+        by: Option<&str>,
+        finished: i64,
+        winner: Option<&str>,
+    ) -> rusqlite::Result<()> {
+        let n = self.conn.execute(
+            "UPDATE games SET ended = ?2, ended_by = ?3, finished = ?4, winner = ?5 WHERE id = ?1",
+            params![id, kind, by, finished, winner],
+        )?;
+        if n != 1 {
+            return Err(rusqlite::Error::QueryReturnedNoRows);
+        }
+        Ok(())
+    }
+
+    /// The game whose rematch is `id`, if any.
+    ///
+    /// # Errors
+    /// On a database error.
+    pub fn rematch_of(&self, id: &str) -> rusqlite::Result<Option<GameRow>> {
+        self.conn
+            .query_row(
+                &format!("SELECT {GAME_COLS} FROM games WHERE rematch = ?1 LIMIT 1"),
+                [id],
+                game_row,
+            )
+            .optional()
+    }
+
     /// Gives the free seat to a player: sets its token and spends the invite.
     ///
     /// # Errors
@@ -370,6 +420,8 @@ mod tests {
             ply: 0,
             setup: None,
             rematch: None,
+            ended: None,
+            ended_by: None,
         }
     }
 
@@ -426,7 +478,7 @@ mod tests {
             // The games table as the first release made it, with a game in it.
             let conn = Connection::open(&path).unwrap();
             conn.execute_batch(&SCHEMA.replace(
-                "setup        TEXT,\n    rematch      TEXT",
+                "setup        TEXT,\n    rematch      TEXT,\n    ended        TEXT,\n    ended_by     TEXT",
                 "setup        TEXT",
             ))
             .unwrap();
@@ -446,6 +498,7 @@ mod tests {
         let mut s = Store::open(&path).unwrap();
         let old = s.game("oldgame1").unwrap().unwrap();
         assert_eq!((old.opponent.as_str(), old.rematch), ("online", None));
+        assert_eq!((old.ended, old.ended_by), (None, None));
         let mut new = row("newgame1");
         new.opponent = "online".into();
         s.insert_rematch("oldgame1", &new).unwrap();

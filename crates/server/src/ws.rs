@@ -43,32 +43,46 @@ impl Drop for SocketGuard {
     }
 }
 
-/// The seats a connection said hello for; they stop being present through it when it ends.
+/// A connection of the game: a watcher until it says hello with a seat's token; the seats it
+/// said hello for stop being present through it when it ends. Counted from its creation (the
+/// connection is one more watcher) until it is released or dropped.
 struct Seated {
     slot: Arc<Slot>,
     seats: [bool; 2],
+    open: bool,
 }
 
 impl Seated {
+    fn new(slot: Arc<Slot>) -> Seated {
+        slot.connect();
+        Seated {
+            slot,
+            seats: [false, false],
+            open: true,
+        }
+    }
+
     fn claim(&mut self, sides: &[Side]) {
+        let first = self.seats == [false, false];
         let new: Vec<Side> = sides
             .iter()
             .copied()
             .filter(|s| !std::mem::replace(&mut self.seats[s.index()], true))
             .collect();
         if !new.is_empty() {
-            self.slot.arrive(&new);
+            self.slot.arrive(&new, first);
         }
     }
 
     fn release(&mut self) {
+        if !std::mem::replace(&mut self.open, false) {
+            return;
+        }
         let held: Vec<Side> = Side::BOTH
             .into_iter()
             .filter(|s| std::mem::replace(&mut self.seats[s.index()], false))
             .collect();
-        if !held.is_empty() {
-            self.slot.leave(&held);
-        }
+        self.slot.leave(&held);
     }
 }
 
@@ -129,6 +143,9 @@ struct ClientMsg {
 /// Serves one connection until either side closes it.
 pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: SocketGuard) {
     let (mut sink, mut stream) = socket.split();
+    // One more watcher: told to the others before this connection subscribes (it gets the
+    // count in its own presence below).
+    let mut seated = Seated::new(Arc::clone(&slot));
     let mut updates = slot.tx.subscribe();
     // The state is read after subscribing, so no update between the two is missed.
     let hello = json!({"type": "state", "state": *slot.state()}).to_string();
@@ -154,10 +171,6 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
             return;
         }
     }
-    let mut seated = Seated {
-        slot: Arc::clone(&slot),
-        seats: [false, false],
-    };
     let id = slot.state()["id"].as_str().unwrap_or_default().to_string();
     let mut bucket = Bucket::new();
     let mut rejected = 0u32;

@@ -761,6 +761,8 @@ fn raja_single_row(id: &str, level: &str, token: &str) -> pussa_server::store::G
         ply: 0,
         setup: None,
         rematch: None,
+        ended: None,
+        ended_by: None,
     }
 }
 

@@ -42,21 +42,42 @@ impl TestServer {
 
     /// Starts a server on the database in `dir` (kept across restarts).
     pub async fn start_in(dir: PathBuf) -> TestServer {
-        TestServer::start_with(dir, pussa_server::conn::Limits::default()).await
+        TestServer::start_with(dir, pussa_server::conn::Limits::default(), None).await
+    }
+
+    /// Starts a server on the database in `dir` whose players may claim a game once their
+    /// friend has been away for `claim_after`.
+    pub async fn start_with_claim_after(
+        dir: PathBuf,
+        claim_after: std::time::Duration,
+    ) -> TestServer {
+        TestServer::start_with(
+            dir,
+            pussa_server::conn::Limits::default(),
+            Some(claim_after),
+        )
+        .await
     }
 
     /// Starts a server with these limits on slow clients, with a database in a new temp dir.
     pub async fn start_with_limits(tag: &str, limits: pussa_server::conn::Limits) -> TestServer {
-        TestServer::start_with(temp_dir(tag), limits).await
+        TestServer::start_with(temp_dir(tag), limits, None).await
     }
 
-    async fn start_with(dir: PathBuf, limits: pussa_server::conn::Limits) -> TestServer {
+    async fn start_with(
+        dir: PathBuf,
+        limits: pussa_server::conn::Limits,
+        claim_after: Option<std::time::Duration>,
+    ) -> TestServer {
         let config = pussa_server::Config {
             addr: "127.0.0.1:0".parse().unwrap(),
             db: dir.join("pussa.sqlite3"),
         };
         let mut server = pussa_server::Server::bind(&config).await.expect("bind");
         server.set_limits(limits);
+        if let Some(after) = claim_after {
+            server.set_claim_after(after);
+        }
         let addr = server.local_addr();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let handle = tokio::spawn(async move {
