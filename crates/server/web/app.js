@@ -1349,6 +1349,11 @@ class GameView {
     try {
       const r = await api.move(this.id, letter, this.seat.token, ply);
       this.sending = null;
+      // The live update may have shown the move already (while it was still "sending").
+      if (!this.closed && this.state && !this.busy) {
+        this.renderTurn();
+        this.renderActions();
+      }
       await this.enqueue(r.state, r.played);
     } catch (e) {
       this.sending = null;
