@@ -916,6 +916,8 @@ class GameView {
 
   /** Draws a state exactly as the server sent it. */
   show(s) {
+    // A view closed meanwhile (the player went on to the rematch) never paints over the next.
+    if (this.closed || game !== this) return;
     this.viewPly = null;
     $('#history-banner').hidden = true;
     document.body.classList.remove('viewing-past');
@@ -928,7 +930,7 @@ class GameView {
     // The address always names the game on screen (a reload, a bookmark or a copied address
     // opens this game).
     const here = `#/game/${encodeURIComponent(s.id)}`;
-    if (s.id && location.hash !== here && /^#\/game\//.test(location.hash)) history.replaceState(null, '', here);
+    if (s.id === this.id && location.hash !== here && /^#\/game\//.test(location.hash)) history.replaceState(null, '', here);
     if (this.pendingOffer && !(s.offers && s.offers[this.pendingOffer])) this.pendingOffer = null;
     this.setHeader(s);
     // Short names on the board's stores (the scoreboard has the long ones).
@@ -1301,7 +1303,10 @@ class GameView {
       const r = await call();
       if (r && r.state) await this.enqueue(r.state, null, r.undone);
     } catch (e) {
-      notice(`Cannot ${what}: ${e.message}`);
+      // "stale …: the game is at ply 15, not 14; reload the state": the page has the new state
+      // already; say it in a player's words.
+      const msg = /^stale/.test(e.message) ? 'the game moved on meanwhile (a move was played); try again if you still want to' : e.message;
+      notice(`Cannot ${what}: ${msg}`);
       if (this.state) this.renderActions();
     }
   }
