@@ -64,6 +64,15 @@ test("the game cards' titles line up", async () => {
   await page.waitForSelector('body[data-ready="1"]');
   const ys = await page.$$eval('#game-choices input', (is) => is.map((i) => Math.round(i.getBoundingClientRect().top)));
   assert.equal(new Set(ys).size, 1, `radios at ${ys.join(', ')}`);
+  // Each radio sits level with its card's title.
+  const off = await page.$$eval('#game-choices label', (ls) => ls.map((l) => {
+    const i = l.querySelector('input').getBoundingClientRect();
+    const r = document.createRange();
+    r.selectNode([...l.childNodes].find((n) => n.nodeType === 3 && n.textContent.trim()));
+    const t = r.getBoundingClientRect();
+    return Math.abs(i.top + i.height / 2 - (t.top + t.height / 2));
+  }));
+  assert.ok(Math.max(...off) <= 2, `radio and title level (${off.join(', ')})`);
   page.checkClean();
   await page.context().close();
 });
