@@ -747,6 +747,9 @@ impl App {
                 "game {id} is not an online game: there is no seat to join"
             )));
         }
+        if g.meta.ended.is_some() {
+            return Err(ApiError::conflict(g.over_message()));
+        }
         let Some(expected) = g.meta.invite.clone() else {
             return Err(ApiError::conflict("invite already used: the seat is taken"));
         };
@@ -764,6 +767,8 @@ impl App {
         slot.publish(
             &json!({"type": "update", "state": state, "joined": seat.letter().to_string()}),
         );
+        // The seats of a joined game have away times now.
+        slot.publish(&slot.presence());
         Ok(
             json!({"id": id, "seat": seat.letter().to_string(), "seats": [seat.letter().to_string()], "token": token, "state": state}),
         )
@@ -807,6 +812,11 @@ impl App {
         }
         if !g.over() {
             return Err(ApiError::conflict("the game is not over yet"));
+        }
+        if !g.joined() {
+            return Err(ApiError::conflict(
+                "nobody joined this game before it was aborted: start a new game",
+            ));
         }
         // An online token holds exactly one seat; the caller plays the other one next.
         let seat = seats[0].other();

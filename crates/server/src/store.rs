@@ -507,6 +507,20 @@ mod tests {
             Some("newgame1")
         );
         assert_eq!(s.game("newgame1").unwrap().unwrap(), new);
+        // The ending columns are there too.
+        s.end_game("oldgame1", "resign", Some("N"), 5, Some("S"))
+            .unwrap();
+        let ended = s.game("oldgame1").unwrap().unwrap();
+        assert_eq!(
+            (
+                ended.ended.as_deref(),
+                ended.ended_by.as_deref(),
+                ended.finished,
+                ended.winner.as_deref()
+            ),
+            (Some("resign"), Some("N"), Some(5), Some("S"))
+        );
+        assert!(s.end_game("nosuchgame", "abort", None, 5, None).is_err());
         // A second rematch of the same game is refused and leaves nothing behind.
         assert!(s.insert_rematch("oldgame1", &row("newgame2")).is_err());
         assert_eq!(s.game("newgame2").unwrap(), None);

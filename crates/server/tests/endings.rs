@@ -228,6 +228,12 @@ async fn abort_before_the_join_or_before_both_moved_and_not_after() {
     post(&s, id, "abort", json!({"token": tok}))
         .await
         .assert_error(409, "the game is over: it was aborted");
+    post(&s, id, "rematch", json!({"token": tok}))
+        .await
+        .assert_error(409, "nobody joined this game");
+    post(&s, id, "join", json!({"invite": c["invite"]["token"]}))
+        .await
+        .assert_error(409, "the game is over: it was aborted");
 
     // Only South has moved: North may abort.
     let (id, south, north) = online(&s, "raja-pasu", "single").await;
@@ -623,6 +629,24 @@ async fn presence_counts_watchers_and_says_how_long_a_seat_has_been_away() {
     assert_eq!(p["present"], json!({"S": false, "N": false}));
     let s_ms = p["away_ms"]["S"].as_u64().unwrap();
     assert!(s_ms < p["away_ms"]["N"].as_u64().unwrap(), "{p}");
+
+    // Before the join nobody is away; the join tells everyone both seats' away times.
+    let g = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": {"kind": "online"}}),
+        )
+        .await
+        .json();
+    let gid = g["id"].as_str().unwrap();
+    let mut w = connect(s.addr, gid).await;
+    assert_eq!(presence(&mut w).await["away_ms"], json!({}));
+    ok(&s, gid, "join", json!({"invite": g["invite"]["token"]})).await;
+    let p = presence(&mut w).await;
+    assert!(
+        p["away_ms"]["S"].is_u64() && p["away_ms"]["N"].is_u64(),
+        "{p}"
+    );
 
     // A game against the computer: no away times.
     let g = s
