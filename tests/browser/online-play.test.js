@@ -4,7 +4,9 @@
 // pending move sent again [6], two windows of one player [7], a turn line that never moves the
 // board [9], a round's summary that closes when the game goes on [10], the result with the
 // winner's score first and no "away" on a finished game [12, 13], the invite over the board
-// [15], the friend leaving told to screen readers [20], the phone layout [22].
+// [15], the friend leaving told to screen readers [20], the phone layout [22], and both players
+// pressing Rematch at once [8] (a race QA saw once in eight tries: this checks the addresses, it
+// cannot force the race).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -336,4 +338,35 @@ test('on a phone: no empty caption box, history buttons on one line, full-width 
   await page.screenshot({ path: join(SHOTS, 'online-phone-invite.png'), fullPage: true });
   page.checkClean();
   await page.context().close();
+});
+
+test('both players pressing Rematch at once: each address names the game on screen', async () => {
+  const { server, browser } = env;
+  const g = await onlineGame(server, { game: 'walak-pussa' });
+  const { page: south } = await openAs(browser, server, g.id, g.S);
+  const { page: north } = await openAs(browser, server, g.id, g.N);
+  await settle(south, 0);
+  await settle(north, 0);
+  let id = g.id;
+  for (let k = 0; k < 3; k++) {
+    // The game ends (South's seat resigns, whoever holds it now), both dialogs are up.
+    const seatOfSouth = JSON.parse(await south.evaluate(() => localStorage.getItem('pussa.seats')))[id];
+    await server.post(`/api/games/${id}/resign`, { token: seatOfSouth.token });
+    for (const p of [south, north]) await p.waitForSelector('#round-dialog[open] #rematch:not([hidden])');
+    await Promise.all([south.click('#rematch'), north.click('#rematch')]);
+    for (const p of [south, north]) {
+      await p.waitForFunction((old) => {
+        const m = document.querySelector('#game-sub').textContent.match(/id (\w+)/);
+        return m && m[1] !== old && document.body.dataset.busy === '0';
+      }, id);
+    }
+    const shown = await Promise.all([south, north].map((p) => p.evaluate(() => document.querySelector('#game-sub').textContent.match(/id (\w+)/)[1])));
+    assert.equal(shown[0], shown[1], 'both on the same rematch');
+    for (const p of [south, north]) assert.equal(await gameId(p), shown[0], 'the address names the game on screen');
+    id = shown[0];
+  }
+  south.checkClean();
+  north.checkClean();
+  await south.context().close();
+  await north.context().close();
 });
