@@ -8,8 +8,12 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, body) {
+/** A move not answered in this time is given up (and sent again once the connection is back). */
+export const MOVE_TIMEOUT_MS = 6000;
+
+async function call(method, path, body, timeoutMs = 0) {
   const opts = { method, headers: {} };
+  if (timeoutMs) opts.signal = AbortSignal.timeout(timeoutMs);
   if (body !== undefined) {
     opts.headers['Content-Type'] = 'application/json';
     opts.body = JSON.stringify(body);
@@ -18,6 +22,7 @@ async function call(method, path, body) {
   try {
     res = await fetch(path, opts);
   } catch (e) {
+    if (e.name === 'TimeoutError') throw new ApiError(0, 'no answer from the server');
     throw new ApiError(0, `cannot reach the server (${e.message})`);
   }
   const type = res.headers.get('Content-Type') || '';
@@ -36,11 +41,17 @@ export const api = {
   join: (id, invite) => call('POST', `/api/games/${encodeURIComponent(id)}/join`, { invite }),
   state: (id) => call('GET', `/api/games/${encodeURIComponent(id)}`),
   move: (id, move, token, expectedPly) =>
-    call('POST', `/api/games/${encodeURIComponent(id)}/moves`, { move, token, expected_ply: expectedPly }),
+    call('POST', `/api/games/${encodeURIComponent(id)}/moves`, { move, token, expected_ply: expectedPly }, MOVE_TIMEOUT_MS),
   undo: (id, token, expectedPly) =>
     call('POST', `/api/games/${encodeURIComponent(id)}/undo`, { token, expected_ply: expectedPly }),
   hint: (id, token) =>
     call('GET', `/api/games/${encodeURIComponent(id)}/hint?token=${encodeURIComponent(token)}`),
+  resign: (id, token) => call('POST', `/api/games/${encodeURIComponent(id)}/resign`, { token }),
+  abort: (id, token) => call('POST', `/api/games/${encodeURIComponent(id)}/abort`, { token }),
+  draw: (id, token, offer) => call('POST', `/api/games/${encodeURIComponent(id)}/draw`, { token, offer }),
+  takeback: (id, token, offer, expectedPly) =>
+    call('POST', `/api/games/${encodeURIComponent(id)}/takeback`, { token, offer, expected_ply: expectedPly }),
+  claim: (id, token, result) => call('POST', `/api/games/${encodeURIComponent(id)}/claim`, { token, result }),
   rematch: (id, token) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, { token }),
   importRecord: (record, opponent, seat) => call('POST', '/api/games/import', { record, opponent, seat }),
   list: (finished, limit = 50) =>
@@ -86,7 +97,14 @@ export const seats = {
  * A WebSocket to one game that reconnects after a drop. `onMessage` gets each parsed message;
  * `onStatus` gets 'open' | 'closed'. With `token` (a seat this browser holds) every connection
  * starts with a hello, so the other player sees this one present.
+ *
+ * The page's own heartbeat: a `ping` every `PING_MS`; a connection from which nothing has come
+ * for `SILENT_MS` (a network that drops packets without closing anything: Wi-Fi gone, a laptop
+ * asleep) counts as lost: 'closed' is reported and a new connection is made at once.
  */
+export const PING_MS = 2000;
+export const SILENT_MS = 5000;
+
 export class GameSocket {
   constructor(id, onMessage, onStatus = () => {}, token = null) {
     this.id = id;
@@ -95,7 +113,42 @@ export class GameSocket {
     this.onStatus = onStatus;
     this.closed = false;
     this.delay = 500;
+    this.heard = Date.now();
+    this.beat = setInterval(() => this.heartbeat(), PING_MS / 2);
     this.connect();
+  }
+
+  heartbeat() {
+    const ws = this.ws;
+    if (this.closed || !ws || ws.readyState !== WebSocket.OPEN) return;
+    if (Date.now() - this.heard > SILENT_MS) {
+      // Silence: drop this connection (its close may take minutes to come) and make a new one.
+      this.drop(ws);
+      return;
+    }
+    if (Date.now() - (this.pinged || 0) >= PING_MS) {
+      this.pinged = Date.now();
+      try {
+        ws.send(JSON.stringify({ type: 'ping', req: this.pinged }));
+      } catch {
+        this.drop(ws);
+      }
+    }
+  }
+
+  drop(ws) {
+    ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+    try {
+      ws.close();
+    } catch {
+      /* already gone */
+    }
+    if (this.ws !== ws) return;
+    this.ws = null;
+    this.onStatus('closed');
+    if (this.closed) return;
+    setTimeout(() => this.connect(), this.delay);
+    this.delay = Math.min(this.delay * 2, 8000);
   }
 
   connect() {
@@ -103,30 +156,40 @@ export class GameSocket {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const ws = new WebSocket(`${proto}//${location.host}/api/games/${encodeURIComponent(this.id)}/ws`);
     this.ws = ws;
+    this.heard = Date.now();
     ws.onopen = () => {
-      this.delay = 500;
+      this.heard = Date.now();
       if (this.token) ws.send(JSON.stringify({ type: 'hello', token: this.token }));
       this.onStatus('open');
     };
     ws.onmessage = (e) => {
+      this.heard = Date.now();
+      // A connection that carries messages again is a good one: the next drop retries soon.
+      this.delay = 500;
       let msg;
       try {
         msg = JSON.parse(e.data);
       } catch {
         return;
       }
+      if (msg.type === 'pong') return;
       this.onMessage(msg);
     };
-    ws.onclose = () => {
-      this.onStatus('closed');
-      if (this.closed) return;
-      setTimeout(() => this.connect(), this.delay);
-      this.delay = Math.min(this.delay * 2, 8000);
-    };
+    ws.onclose = () => this.drop(ws);
+  }
+
+  /** The connection is open and has been heard from lately. */
+  get live() {
+    return !!this.ws && this.ws.readyState === WebSocket.OPEN && Date.now() - this.heard <= SILENT_MS;
   }
 
   close() {
     this.closed = true;
-    if (this.ws) this.ws.close();
+    clearInterval(this.beat);
+    if (this.ws) {
+      const ws = this.ws;
+      ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+      ws.close();
+    }
   }
 }

@@ -6,7 +6,7 @@ import { Board, Animator, LETTERS, SEEDS_PER_HOLE, holeIndex, reasonText, cloneM
 import { markdown } from './markdown.js';
 
 const $ = (sel) => document.querySelector(sel);
-const VIEWS = ['home', 'game', 'games', 'rules'];
+const VIEWS = ['home', 'game', 'games', 'rules', 'help'];
 const TITLES = {
   'walak-pussa': 'Walak-pussa',
   'raja-pasu': 'Raja Pasu',
@@ -78,6 +78,56 @@ function h(tag, attrs = {}, ...children) {
     e.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
   return e;
+}
+
+/** "42–28", the winner's seeds first (a draw or no winner: South's first). */
+function scoreText(w, stores) {
+  const i = sideIndex(w);
+  return i === 1 ? `${stores[1]}–${stores[0]}` : `${stores[0]}–${stores[1]}`;
+}
+
+/** Half points as players write them: 1.5 → "1½". */
+function points(x) {
+  const whole = Math.floor(x);
+  return x - whole >= 0.5 ? `${whole || ''}½` : String(whole);
+}
+
+/**
+ * How a game ended other than on the board (`s.ended`): "North resigned", "Game aborted", …;
+ * '' when it ended on the board.
+ */
+function endedText(s, names) {
+  const e = s.ended;
+  if (!e) return '';
+  const i = sideIndex(e.by);
+  const me = i >= 0 && names[i] === 'You';
+  const who = i >= 0 ? (me ? 'You' : SIDE_NAME[i]) : '';
+  const other = i >= 0 ? (names[1 - i] === 'You' ? 'you were away' : me ? 'your friend left' : `${SIDE_NAME[1 - i]} left`) : '';
+  switch (e.kind) {
+    case 'resign':
+      return `${who} resigned`;
+    case 'abort':
+      return me ? 'Game aborted (by you)' : i >= 0 ? `Game aborted by ${who}` : 'Game aborted';
+    case 'draw_agreed':
+      return 'Draw agreed';
+    case 'claim_win':
+      return `${who} claimed the win: ${other}`;
+    case 'claim_draw':
+      return `${me ? 'You' : who} called it a draw: ${other}`;
+    default:
+      return `Game ended (${e.kind})`;
+  }
+}
+
+/** The result in a sentence: "North resigned: you win", "Game over: you win 42–28". */
+function resultText(s, names) {
+  const end = endedText(s, names);
+  if (end) {
+    if (s.ended.kind === 'abort' || s.winner === null || s.winner === undefined) return end;
+    if (s.ended.kind === 'draw_agreed' || s.ended.kind === 'claim_draw') return end;
+    return `${end}: ${winnerText(s.winner, names)}`;
+  }
+  return `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} ${scoreText(s.winner, s.stores)}`;
 }
 
 function winnerText(w, names) {
@@ -216,12 +266,14 @@ function route() {
   if (parts[0] === 'game' && parts[1]) view = 'game';
   else if (parts[0] === 'games') view = 'games';
   else if (parts[0] === 'rules') view = 'rules';
+  else if (parts[0] === 'help') view = 'help';
   for (const v of VIEWS) $(`#view-${v}`).hidden = v !== view;
   for (const a of document.querySelectorAll('[data-nav]')) {
     if (a.dataset.nav === view) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
-  window.scrollTo(0, 0);
+  // A rules page's section (#/rules/GAME/SECTION) scrolls there once the text is in.
+  if (!(view === 'rules' && parts[2] && lastRules === parts[1])) window.scrollTo(0, 0);
   if (view !== 'game' && game) {
     game.close();
     game = null;
@@ -232,7 +284,8 @@ function route() {
   }
   if (view === 'game') openGame(parts[1]);
   if (view === 'games') showGames();
-  if (view === 'rules') showRules(parts[1] || 'walak-pussa');
+  if (view === 'rules') showRules(parts[1] || 'walak-pussa', parts[2]);
+  if (view === 'help') document.title = 'pussa: how to play online';
 }
 
 // An invite link (/?game=ID&invite=T) or a watch link (/?game=ID) lands here first.
@@ -252,6 +305,11 @@ async function landing() {
     landingNotice = 'You already play in this game: the invite link is for your friend. Send it to them; opening it here does not take the other seat.';
     return;
   }
+  await joinInvite(id, invite);
+}
+
+/** Takes the free seat of game `id` with `invite`; a refusal leaves a notice (the game is watched). */
+async function joinInvite(id, invite) {
   try {
     const r = await api.join(id, invite);
     seats.put(r.id || id, { token: r.token, seats: r.seats || [r.seat], invite });
@@ -393,10 +451,22 @@ function setupHome() {
       notice(`Cannot import the record: ${err.message}`);
     }
   });
-  $('#open-form').addEventListener('submit', (e) => {
+  $('#open-form').addEventListener('submit', async (e) => {
     e.preventDefault();
-    const id = idFromInput($('#open-id').value);
-    if (id) location.hash = `#/game/${encodeURIComponent(id)}`;
+    const text = $('#open-id').value;
+    const id = idFromInput(text);
+    if (!id) return;
+    // A pasted invite link takes the free seat, exactly as opening the link does.
+    const invite = (text.match(/[?&]invite=([^&#\s]+)/) || [])[1];
+    if (invite && !seats.get(id)) {
+      await joinInvite(id, decodeURIComponent(invite));
+      $('#open-id').value = '';
+      if (landingNotice && location.hash === `#/game/${encodeURIComponent(id)}`) route();
+    } else if (invite) {
+      const held = seats.get(id);
+      if (held.invite !== decodeURIComponent(invite)) landingNotice = 'You already play in this game: the invite link is for your friend. Send it to them; opening it here does not take the other seat.';
+    }
+    location.hash = `#/game/${encodeURIComponent(id)}`;
   });
 }
 
@@ -523,23 +593,54 @@ class GameView {
     this.socket = new GameSocket(
       this.id,
       (m) => this.onSocket(m),
-      (status) => {
-        const live = $('#live');
-        live.textContent = status === 'open' ? 'live' : 'reconnecting…';
-        live.className = `live ${status}`;
-        // On (re)connecting the server sends the state: onSocket catches up with anything missed.
-      },
+      (status) => this.onStatus(status),
       this.seat?.token,
     );
+  }
+
+  /** The live connection opened ('open') or was lost ('closed'). */
+  onStatus(status) {
+    if (this.closed) return;
+    const live = $('#live');
+    live.textContent = status === 'open' ? 'live' : 'reconnecting…';
+    live.className = `live ${status}`;
+    this.connected = status === 'open';
+    // On (re)connecting the server sends the state: onSocket catches up with anything missed.
+    if (status === 'open') {
+      // A message about the lost connection is stale now.
+      if (this.connNotice) notice(null);
+      this.connNotice = false;
+      // A move that could not be sent goes again (at the ply it was made for: never twice).
+      if (this.unsent) setTimeout(() => this.resend(), 300);
+    }
+    if (this.state && !this.busy) this.renderTurn();
   }
 
   onSocket(m) {
     if (this.closed) return;
     if (m.type === 'presence' && m.present) {
       // Which players have the game open now (online games: the friend may have left).
+      const before = this.present;
       this.present = m.present;
+      this.watchers = m.watchers;
+      this.awayMs = m.away_ms || {};
+      this.awayAt = Date.now();
+      if (m.claim_after_ms !== undefined) this.claimAfter = m.claim_after_ms;
+      this.renderWatchers();
+      if (this.state && this.mine.size && this.kind === 'online' && !this.state.match_over && before) {
+        // Screen readers are told when the friend leaves or comes back, as when they join.
+        for (const i of [0, 1]) {
+          if (this.mine.has(i) || before[SIDE_LETTER[i]] === m.present[SIDE_LETTER[i]]) continue;
+          const seat = this.state.seats?.[SIDE_LETTER[i]];
+          if (!seat?.taken) continue;
+          $('#announce').textContent = m.present[SIDE_LETTER[i]]
+            ? 'Your friend is back on the game page.'
+            : 'Your friend has left the game page; the move waits for them.';
+        }
+      }
       if (this.state && !this.busy) {
         this.renderTurn();
+        this.renderActions();
         if (!this.viewing()) this.renderScore();
       }
       return;
@@ -550,12 +651,54 @@ class GameView {
     }
     if (m.type === 'state' && m.state) {
       this.chain = this.chain.then(() => {
-        if (m.state.ply !== this.shownPly && !this.busy) this.show(m.state);
+        const changed = !this.state || m.state.ply !== this.shownPly || !!m.state.ended !== !!this.state.ended ||
+          JSON.stringify(m.state.offers || null) !== JSON.stringify(this.state.offers || null);
+        if (changed && !this.busy) {
+          const missed = this.state && m.state.id === this.state.id ? m.state.ply - this.shownPly : 0;
+          this.show(m.state);
+          // A resync after a lost connection: say what was missed (the caption still told an
+          // older move).
+          if (missed > 0) this.tellMissed(m.state, missed);
+        }
       });
     } else if (m.type === 'update' && m.state) {
       if (m.joined && this.mine.size) notice('Your friend has joined the game.', 'info');
+      // Who joined has the game open (their presence may come a moment later).
+      if (m.joined && this.present) this.present = { ...this.present, [m.joined]: true };
+      // Online, the friend's move is shown at once: the animation running (your own move's)
+      // ends now rather than keeping theirs waiting behind it.
+      if (this.kind === 'online' && this.animator.running) this.animator.skip();
       this.enqueue(m.state, m.played, m.undone);
     }
+  }
+
+  /** The caption and the screen reader tell the `missed` latest moves of `s`. */
+  tellMissed(s, missed) {
+    const moves = (s.moves || []).slice(-missed);
+    if (!moves.length) return;
+    const names = this.names();
+    const said = moves
+      .map((m) => (m.trace ? summary(m, names) : `${names[sideIndex(m.side)]} played ${m.move}.`))
+      .join(' ');
+    const text = `While the connection was down: ${said}`;
+    $('#caption').textContent = text;
+    $('#announce').textContent = `${text} ${$('#turn').textContent}`;
+    // The hole just played flashes once.
+    const last = moves[moves.length - 1];
+    const g = this.board.svg.querySelector(`.hole[data-hole="${last.move}"]`);
+    if (g) {
+      g.classList.remove('missed');
+      void g.getBoundingClientRect();
+      g.classList.add('missed');
+    }
+  }
+
+  renderWatchers() {
+    const w = $('#watchers');
+    const n = this.watchers || 0;
+    w.hidden = this.kind !== 'online' || !n;
+    w.textContent = `${n} watching`;
+    w.title = `${n} ${n === 1 ? 'person is' : 'people are'} watching this game`;
   }
 
   enqueue(state, played, undone) {
@@ -577,6 +720,11 @@ class GameView {
     if (!undone && played && state.ply <= this.shownPly && state.id === this.state?.id) return;
     // A new move snaps back to the live position (the animation starts from it).
     if (this.viewing()) this.leavePast();
+    // Online (and for a watcher), a round's summary left open closes when the next round's
+    // first move arrives: nothing modal stays over a game that goes on.
+    if ((this.kind === 'online' || !this.mine.size) && played && played.length && !undone && $('#round-dialog').open && !this.state?.match_over) {
+      $('#round-dialog').close();
+    }
     const animate = !undone && played && played.length && played[0].ply === this.shownPly + 1;
     this.replayable = null;
     if (animate) {
@@ -656,6 +804,7 @@ class GameView {
     $('#game-sub').textContent = `${opp} · ${role} · id ${s.id}`;
     $('#game-rules').href = `#/rules/${encodeURIComponent(s.game)}`;
     $('#game-rules').textContent = `Rules of ${title}`;
+    $('#game-help').hidden = this.kind !== 'online';
   }
 
   viewing() {
@@ -683,7 +832,7 @@ class GameView {
     if (target >= s.ply) {
       if (this.viewing()) {
         this.leavePast();
-        $('#caption').innerHTML = '&nbsp;';
+        $('#caption').textContent = '';
         this.show(s);
       }
       return;
@@ -767,6 +916,8 @@ class GameView {
 
   /** Draws a state exactly as the server sent it. */
   show(s) {
+    // A view closed meanwhile (the player went on to the rematch) never paints over the next.
+    if (this.closed || game !== this) return;
     this.viewPly = null;
     $('#history-banner').hidden = true;
     document.body.classList.remove('viewing-past');
@@ -776,12 +927,19 @@ class GameView {
     this.state = s;
     this.shownPly = s.ply;
     this.shownRounds = (s.rounds || []).length;
+    // The address always names the game on screen (a reload, a bookmark or a copied address
+    // opens this game).
+    const here = `#/game/${encodeURIComponent(s.id)}`;
+    if (s.id === this.id && location.hash !== here && /^#\/game\//.test(location.hash)) history.replaceState(null, '', here);
+    if (this.pendingOffer && !(s.offers && s.offers[this.pendingOffer])) this.pendingOffer = null;
     this.setHeader(s);
     // Short names on the board's stores (the scoreboard has the long ones).
     // Same screen: optionally turn the board so the player to move has their row nearest.
     $('#turn-board-field').hidden = !(this.kind === 'hotseat' && this.mine.size);
+    let turned = false;
     if (this.kind === 'hotseat' && $('#turn-board').checked && s.to_move && this.board.view !== sideIndex(s.to_move)) {
       this.board.setView(sideIndex(s.to_move));
+      turned = true;
     }
     this.board.setNames(this.names().map((n, i) => (n.length > 9 ? n.split(' ')[0] : n) || SIDE_NAME[i]));
     this.board.clearMarks();
@@ -796,19 +954,28 @@ class GameView {
     this.renderActions();
     $('#hint-text').textContent = '';
     document.body.dataset.ply = String(s.ply);
-    this.updateLegal();
+    // The board turning to the other player does not move the focus on its own.
+    this.updateLegal(turned);
     if (newRounds.length || overNow) this.roundDialog(newRounds, s);
+    // A key typed while the animation ran is played now (or refused with the reason).
+    if (this.queuedKey !== undefined && this.queuedKey !== null) {
+      const k = this.queuedKey;
+      this.queuedKey = null;
+      setTimeout(() => {
+        if (!this.closed && !this.busy) this.key(k);
+      }, 0);
+    }
   }
 
   myTurn() {
     const s = this.state;
-    return !!s && s.to_move && this.mine.has(sideIndex(s.to_move)) && !s.match_over && !this.waitingForFriend();
+    return !!s && s.to_move && this.mine.has(sideIndex(s.to_move)) && !s.match_over && !s.ended && !this.waitingForFriend();
   }
 
   /** Side `i`'s player has taken their seat of this online game but has no page open on it. */
   away(i) {
     const s = this.state;
-    if (!s || this.kind !== 'online' || !this.present) return false;
+    if (!s || this.kind !== 'online' || !this.present || s.match_over || s.ended) return false;
     const seat = s.seats?.[SIDE_LETTER[i]];
     return !!seat && seat.kind !== 'computer' && seat.taken && this.present[SIDE_LETTER[i]] === false;
   }
@@ -819,12 +986,12 @@ class GameView {
     return !!s && this.kind === 'online' && !!s.seats && Object.values(s.seats).some((x) => !x.taken);
   }
 
-  updateLegal() {
+  updateLegal(keepFocus = false) {
     const active = document.activeElement;
     const inBoard = active && this.board.svg.contains(active);
     this.board.setLegal(this.myTurn() && !this.busy && !this.viewing() ? this.state.legal : []);
     // A keyboard player whose focus was on the board gets it back on a playable hole.
-    if (keyboardUser && this.myTurn() && !this.busy && !this.viewing() && (inBoard || active === document.body)) {
+    if (keyboardUser && !keepFocus && this.myTurn() && !this.busy && !this.viewing() && (inBoard || active === document.body)) {
       const same = active?.dataset?.hole;
       const target = this.state.legal.includes(same) ? same : this.state.legal[0];
       const g = this.board.svg.querySelector(`.hole[data-hole="${target}"]`);
@@ -836,29 +1003,46 @@ class GameView {
     const s = this.state;
     const names = this.names();
     const t = $('#turn');
-    if (s.match_over || s.round_over || !s.to_move) {
-      const st = s.stores;
-      t.textContent = `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} (${st[0]}–${st[1]}).`;
+    t.classList.remove('pending', 'offline');
+    t.title = '';
+    if (s.match_over || s.round_over || !s.to_move || s.ended) {
+      t.textContent = `${resultText(s, names)}.`;
       return;
     }
     const i = sideIndex(s.to_move);
+    if (this.sending) {
+      t.classList.add('pending');
+      t.textContent = `Sending your move ${this.sending}…`;
+      return;
+    }
+    // Online, a lost connection is said where the player looks (the small label is easy to miss).
+    if (this.kind === 'online' && this.socket && this.connected === false) {
+      t.classList.add('offline');
+      t.textContent = this.unsent
+        ? `Reconnecting… your move ${this.unsent.letter} is sent when the connection is back.`
+        : 'Reconnecting… the game shows again when the connection is back.';
+      return;
+    }
     if (this.waitingForFriend()) {
-      t.textContent = this.mine.size ? 'Waiting for your friend to join (send the invite link): the game starts when they do.' : 'Waiting for the second player.';
+      t.textContent = this.mine.size ? 'Waiting for your friend to join: send them the invite link below.' : 'Waiting for the second player.';
       return;
     }
     if (this.myTurn()) {
       t.innerHTML = '';
-      t.append(
-        h('span', { class: 'you' }, this.kind === 'hotseat' ? `${SIDE_NAME[i]} to move` : 'Your move'),
-        ` (${SIDE_NAME[i]}, holes ${i === 0 ? 'A–G' : 'a–g'})`,
-      );
+      if (this.kind === 'hotseat') {
+        t.append(h('span', { class: 'you' }, `${SIDE_NAME[i]} to move`), ` (holes ${i === 0 ? 'A–G' : 'a–g'})`);
+      } else {
+        t.append(h('span', { class: 'you' }, 'Your move'), ` (${SIDE_NAME[i]}, holes ${i === 0 ? 'A–G' : 'a–g'})`);
+      }
     } else if (s.seats?.[SIDE_LETTER[i]]?.kind === 'computer') {
       t.textContent = 'The computer is thinking…';
     } else if (this.away(i)) {
-      t.textContent = `${names[i]} to move (${SIDE_NAME[i]}), but away: no page of theirs is open on this game. The move waits for them.`;
+      // Short enough for one line: the board never moves (the scoreboard marks them away too).
+      t.textContent = `${names[i] === SIDE_NAME[i] ? names[i] : `${names[i]} (${SIDE_NAME[i]})`} to move, but away: the move waits for them.`;
     } else {
-      t.textContent = `${names[i]} to move (${SIDE_NAME[i]}).`;
+      t.textContent = names[i] === SIDE_NAME[i] ? `${names[i]} to move.` : `${names[i]} to move (${SIDE_NAME[i]}).`;
     }
+    t.title = t.textContent;
   }
 
   /**
@@ -911,6 +1095,10 @@ class GameView {
           h('span', { class: `dot ${i ? 'n' : 's'}`, 'aria-hidden': 'true' }),
           `${names[i]}`,
           this.away(i) ? h('span', { class: 'away', title: 'No page of theirs is open on this game' }, ' away') : '',
+          // A rematch: the points each player has from the earlier games of the series.
+          s.series && s.series.score
+            ? h('span', { class: 'series', title: `Points from the earlier games of this series (this is game ${s.series.game})` }, ` ${points(s.series.score[SIDE_LETTER[i]] || 0)}`)
+            : '',
           names[i] !== SIDE_NAME[i] ? h('small', { class: 'muted' }, SIDE_NAME[i]) : '',
         ),
         h('td', { class: 'big', 'data-store': SIDE_LETTER[i] }, view.stores[i]),
@@ -922,10 +1110,11 @@ class GameView {
     }
     const live = view.round === s.round && view.played === (s.rounds || []).length;
     const circle = live && s.repeats_round && !s.match_over;
+    const series = s.series ? ` Game ${s.series.game} of a rematch series: ${names[0]} ${points(s.series.score.S || 0)}, ${names[1]} ${points(s.series.score.N || 0)} so far.` : '';
     $('#round-line').textContent =
-      s.mode === 'match'
+      (s.mode === 'match'
         ? `Round ${view.round} · ${view.played} round${view.played === 1 ? '' : 's'} played · ${(SEEDS_PER_HOLE[s.game] || 4)} seeds fill a hole${circle ? ` · starts as round ${s.repeats_round} did` : ''}`
-        : 'Single game: whoever takes more seeds wins.';
+        : 'Single game: whoever takes more seeds wins.') + series;
     $('#round-line').title = circle ? circleText(s) : '';
   }
 
@@ -1018,6 +1207,10 @@ class GameView {
     if (rematchId) watch.href = `#/game/${encodeURIComponent(rematchId)}`;
     $('#keys-player').hidden = this.mine.size === 0;
     $('#keys-watcher').hidden = this.mine.size > 0;
+    // Online there is no undo or hint: U proposes a takeback to the friend.
+    $('#keys-undo-hint').hidden = online;
+    $('#keys-takeback').hidden = !online;
+    this.renderOnline();
     // Against the computer, undo takes back your last move (and the replies after it): nothing
     // to do before you have moved.
     const mineMoved = this.kind !== 'computer' || (s.moves || []).some((m) => this.mine.has(sideIndex(m.side)));
@@ -1037,34 +1230,153 @@ class GameView {
     exp.setAttribute('download', `pussa-${s.id}.txt`);
     const inviteUrl = localStorage.getItem(`pussa.invite.${s.id}`);
     const waiting = this.kind === 'online' && s.seats && Object.values(s.seats).some((x) => !x.taken);
-    $('#copy-invite').hidden = !(inviteUrl && waiting);
     $('#invite-box').hidden = !(inviteUrl && waiting);
-    if (inviteUrl) $('#invite-url').value = inviteUrl;
+    $('#share-invite').hidden = !navigator.share;
+    if (inviteUrl && $('#invite-url').value !== inviteUrl) $('#invite-url').value = inviteUrl;
+  }
+
+  /**
+   * An online game's own controls for its players: Resign (with a confirm), Abort while allowed,
+   * draw offers, takebacks, and claiming the game once the friend has been away long enough.
+   */
+  renderOnline() {
+    const s = this.state;
+    const box = $('#online-actions');
+    const player = this.kind === 'online' && this.mine.size > 0;
+    const over = !!(s.match_over || s.ended);
+    box.hidden = !player || over;
+    const offerBar = $('#offer-bar');
+    offerBar.hidden = true;
+    clearTimeout(this.claimTimer);
+    const claim = $('#claim-bar');
+    claim.hidden = true;
+    if (box.hidden) {
+      $('#resign-confirm').hidden = true;
+      return;
+    }
+    const me = SIDE_LETTER[[...this.mine][0]];
+    const friend = me === 'S' ? 'N' : 'S';
+    const waiting = this.waitingForFriend();
+    const moved = new Set((s.moves || []).map((m) => m.side));
+    const abortable = waiting || !(moved.has('S') && moved.has('N'));
+    const offers = s.offers || {};
+    $('#abort').hidden = !abortable;
+    $('#resign').hidden = abortable || !$('#resign-confirm').hidden;
+    $('#offer-draw').hidden = waiting;
+    $('#offer-takeback').hidden = waiting;
+    const busy = this.busy || !!this.sending;
+    for (const b of ['#abort', '#resign', '#offer-draw', '#offer-takeback']) $(b).disabled = busy;
+    // My own offer standing: the button withdraws it.
+    $('#offer-draw').textContent = offers.draw === me ? 'Cancel the draw offer' : 'Offer a draw';
+    $('#offer-takeback').textContent = offers.takeback === me ? 'Cancel the takeback' : 'Propose a takeback';
+    $('#offer-takeback').disabled = busy || (offers.takeback !== me && !(s.moves || []).some((m) => m.side === me));
+    // The friend's offer: Accept / Decline.
+    const theirs = offers.draw === friend ? 'draw' : offers.takeback === friend ? 'takeback' : null;
+    if (theirs) {
+      offerBar.hidden = false;
+      offerBar.dataset.offer = theirs;
+      $('#offer-text').textContent = theirs === 'draw' ? 'Your friend offers a draw.' : 'Your friend proposes a takeback of their last move.';
+    }
+    // The friend away long enough: the game may be claimed.
+    const i = sideIndex(friend);
+    const awayFor = this.away(i) && this.awayMs && this.awayMs[friend] !== undefined
+      ? this.awayMs[friend] + (Date.now() - (this.awayAt || Date.now()))
+      : null;
+    claim.hidden = awayFor === null || waiting || this.claimAfter === undefined;
+    if (!claim.hidden) {
+      const left = Math.ceil((this.claimAfter - awayFor) / 1000);
+      const ready = left <= 0;
+      $('#claim-win').hidden = !ready;
+      $('#claim-draw').hidden = !ready;
+      $('#claim-text').textContent = ready
+        ? 'Your friend has left the game. Claim the win, call it a draw, or wait for them.'
+        : `Your friend has left the game: you may claim it in ${left} s.`;
+      if (!ready) this.claimTimer = setTimeout(() => !this.closed && this.state && this.renderOnline(), 1000);
+    }
+  }
+
+  /** Sends one of the online game's requests (`what` names it in a refusal); shows the answer. */
+  async request(what, call) {
+    if (!this.seat) return;
+    notice(null);
+    try {
+      const r = await call();
+      if (r && r.state) await this.enqueue(r.state, null, r.undone);
+    } catch (e) {
+      // "stale …: the game is at ply 15, not 14; reload the state": the page has the new state
+      // already; say it in a player's words.
+      const msg = /^stale/.test(e.message) ? 'the game moved on meanwhile (a move was played); try again if you still want to' : e.message;
+      notice(`Cannot ${what}: ${msg}`);
+      if (this.state) this.renderActions();
+    }
+  }
+
+  resign() {
+    $('#resign-confirm').hidden = true;
+    return this.request('resign', () => api.resign(this.id, this.seat.token));
+  }
+
+  abort() {
+    return this.request('abort the game', () => api.abort(this.id, this.seat.token));
+  }
+
+  /** Offers (or withdraws, or answers) a draw. */
+  draw(offer) {
+    return this.request(offer ? 'offer a draw' : 'answer the draw offer', () => api.draw(this.id, this.seat.token, offer));
+  }
+
+  takeback(offer) {
+    if (this.kind !== 'online') return;
+    return this.request(offer ? 'propose a takeback' : 'answer the takeback', () => api.takeback(this.id, this.seat.token, offer, this.state?.ply));
+  }
+
+  claim(result) {
+    return this.request(result === 'win' ? 'claim the win' : 'call it a draw', () => api.claim(this.id, this.seat.token, result));
   }
 
   async play(letter) {
-    if (this.busy || !this.myTurn() || this.viewing()) return;
+    if (this.busy || !this.myTurn() || this.viewing() || this.sending) return;
     if (!this.state.legal.includes(letter)) return;
+    const ply = this.state.ply;
     this.setBusy(true);
     this.board.setLegal([]);
-    notice(null);
+    if (!this.connNotice) notice(null);
+    this.unsent = null;
     const other = sideIndex(this.state.to_move) ^ 1;
-    if (this.state.seats?.[SIDE_LETTER[other]]?.kind === 'computer') $('#turn').textContent = 'The computer is thinking…';
+    const computer = this.state.seats?.[SIDE_LETTER[other]]?.kind === 'computer';
+    if (computer) $('#turn').textContent = 'The computer is thinking…';
+    else if (this.kind === 'online') {
+      // The move is on its way: said at once, so a slow network is not mistaken for nothing.
+      this.sending = letter;
+      this.board.mark(holeIndex(letter), 'pending');
+      this.renderTurn();
+    }
     try {
-      const r = await api.move(this.id, letter, this.seat.token, this.state.ply);
+      const r = await api.move(this.id, letter, this.seat.token, ply);
+      this.sending = null;
+      // The live update may have shown the move already (while it was still "sending").
+      if (!this.closed && this.state && !this.busy) {
+        this.renderTurn();
+        this.renderActions();
+      }
       await this.enqueue(r.state, r.played);
     } catch (e) {
-      notice(`Move ${letter} refused: ${e.message}`);
+      this.sending = null;
+      if (!this.closed && this.state) this.board.clearMarks('pending');
+      if (e instanceof ApiError && e.status === 0 && this.kind === 'online') {
+        // No answer: the move is kept and sent again once the connection is back.
+        this.unsent = { letter, ply };
+        this.connNotice = true;
+        notice(`Move ${letter} not sent yet: ${e.message}. It is sent again when the connection is back.`);
+        if (this.socket && this.socket.live) setTimeout(() => this.resend(), 2000);
+      } else if (e instanceof ApiError && e.status === 409) {
+        await this.refused(letter, ply, e);
+      } else {
+        notice(`Move ${letter} refused: ${e.message}`);
+      }
       // The move did not happen: the turn line says so again ("Your move", not the computer
       // thinking).
       if (!this.closed && this.state) this.renderTurn();
-      if (e instanceof ApiError && e.status === 409) {
-        try {
-          this.show(await api.state(this.id));
-        } catch {
-          /* keep the shown state */
-        }
-      }
     } finally {
       if (this.busy && !this.animator.running) {
         this.setBusy(false);
@@ -1072,6 +1384,50 @@ class GameView {
         this.renderActions();
       }
     }
+  }
+
+  /** A move refused because the game moved on (another window, the friend): said in words. */
+  async refused(letter, ply, e) {
+    let st = null;
+    try {
+      st = await api.state(this.id);
+    } catch {
+      /* keep the shown state */
+    }
+    if (!st || this.closed) {
+      notice(`Move ${letter} refused: ${e.message}`);
+      return;
+    }
+    const then = (st.moves || [])[ply];
+    this.show(st);
+    if (then && st.ply > ply) {
+      const mine = this.mine.has(sideIndex(then.side));
+      if (mine && then.move === letter) return; // the same move, sent twice: it is on the board
+      notice(
+        mine
+          ? `${letter} was not played: ${then.move} was already played from your other window.`
+          : `${letter} was not played: ${this.names()[sideIndex(then.side)]} played ${then.move} first.`,
+        'info',
+      );
+    } else {
+      notice(`Move ${letter} refused: ${e.message}`);
+    }
+  }
+
+  /** Sends again a move that got no answer, if the game is still where it was made. */
+  resend() {
+    const u = this.unsent;
+    if (!u || this.closed || !this.state) return;
+    if (this.sending || this.busy) {
+      setTimeout(() => this.resend(), 500);
+      return;
+    }
+    this.unsent = null;
+    if (this.state.ply !== u.ply) {
+      this.renderTurn();
+      return;
+    }
+    this.play(u.letter);
   }
 
   /** Starts a new game with this game's settings (computer or same screen). */
@@ -1176,11 +1532,34 @@ class GameView {
       $('#caption').textContent = 'You are watching this game: only its players move.';
       return true;
     }
-    if (!this.myTurn() || this.busy) return false;
+    if (!this.state || this.state.match_over || this.state.ended) return false;
+    if (this.animator.running) {
+      // Typed during the animation: it ends now, and the key is played once the position is
+      // shown (or refused with the reason).
+      this.queuedKey = k;
+      $('#caption').textContent = 'Finishing the animation…';
+      this.animator.skip();
+      return true;
+    }
+    if (this.sending) {
+      $('#caption').textContent = `Your move ${this.sending} is on its way.`;
+      return true;
+    }
+    if (this.busy) return false;
+    if (!this.myTurn()) {
+      const s = this.state;
+      const i = sideIndex(s.to_move);
+      if (this.waitingForFriend()) $('#caption').textContent = 'Not yet: the game starts when your friend joins.';
+      else if (i >= 0) $('#caption').textContent = `It is not your move: ${this.names()[i]} (${SIDE_NAME[i]}) to move.`;
+      return true;
+    }
     const side = sideIndex(this.state.to_move);
     const letter = LETTERS[side * 7 + k];
     if (!this.state.legal.includes(letter)) {
-      $('#caption').textContent = `${letter} cannot be played now.`;
+      const i = holeIndex(letter);
+      const closed = (this.state.closed || []).includes(letter);
+      const why = closed ? `${letter} is closed this round` : this.state.board[i] === 0 ? `${letter} is empty` : `${letter} cannot be played now`;
+      $('#caption').textContent = `${why}.`;
       return true;
     }
     this.board.focusHole(letter);
@@ -1204,7 +1583,7 @@ class GameView {
     body.replaceChildren();
     const names = this.names();
     // Every round that ended since the board was last shown (one answer can end two).
-    const ended = rounds.length ? rounds : s.last_round ? [s.last_round] : [];
+    const ended = s.ended ? [] : rounds.length ? rounds : s.last_round ? [s.last_round] : [];
     // A single game is one round: it is told as the game, not as "round 1".
     const single = s.mode !== 'match';
     for (const r of ended) {
@@ -1227,9 +1606,13 @@ class GameView {
     }
     const r = ended.length ? ended[ended.length - 1] : null;
     let title = ended.length > 1 ? `Rounds ${ended[0].round}–${r.round} over` : 'Round over';
-    if (s.match_over) {
+    if (s.ended) {
+      title = s.ended.kind === 'abort' ? 'Game aborted' : s.mode === 'match' ? 'Match over' : 'Game over';
+      const text = resultText(s, names);
+      body.append(h('p', { class: 'big' }, h('strong', {}, `${text}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
+    } else if (s.match_over) {
       title = s.mode === 'match' ? 'Match over' : 'Game over';
-      body.append(h('p', { class: 'big' }, h('strong', {}, `${winnerText(s.winner, names)[0].toUpperCase()}${winnerText(s.winner, names).slice(1)}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
+      body.append(h('p', { class: 'big' }, h('strong', {}, `${winnerText(s.winner, names)[0].toUpperCase()}${winnerText(s.winner, names).slice(1)} ${scoreText(s.winner, s.stores)}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
     } else if (s.mode === 'match') {
       // The layout as the round's end left it (the move that ended the round carries it), and
       // the starter as the next round's first move shows: the computer may already have moved.
@@ -1261,8 +1644,9 @@ async function openGame(id) {
   game = new GameView(id);
   const initial = pending;
   pending = null;
-  $('#caption').innerHTML = '&nbsp;';
+  $('#caption').textContent = '';
   $('#hint-text').textContent = '';
+  $('#watchers').hidden = true;
   $('#move-list').replaceChildren();
   await game.start(initial);
 }
@@ -1316,8 +1700,50 @@ function setupGameControls() {
   $('#copy-invite').addEventListener('click', async () => {
     const url = $('#invite-url').value;
     const ok = await copyText(url, $('#invite-url'));
-    notice(ok ? 'Invite link copied. Send it to your friend: it gives them the other seat.' : 'Copy the invite link below.', 'info');
+    notice(ok ? 'Invite link copied. Send it to your friend: it gives them the other seat.' : 'Copy the invite link from the box.', 'info');
   });
+  $('#share-invite').addEventListener('click', async () => {
+    const url = $('#invite-url').value;
+    try {
+      await navigator.share({ title: 'pussa: play with me', text: 'Take the other seat of my pussa game:', url });
+    } catch {
+      /* the share sheet was closed */
+    }
+  });
+  // An online game's requests.
+  $('#resign').addEventListener('click', () => {
+    $('#resign-confirm').hidden = false;
+    $('#resign').hidden = true;
+    $('#resign-no').focus();
+  });
+  $('#resign-yes').addEventListener('click', () => game && game.resign());
+  $('#resign-no').addEventListener('click', () => {
+    $('#resign-confirm').hidden = true;
+    if (game && game.state) game.renderActions();
+  });
+  $('#abort').addEventListener('click', () => game && game.abort());
+  $('#offer-draw').addEventListener('click', () => {
+    if (!game || !game.state) return;
+    const me = SIDE_LETTER[[...game.mine][0]];
+    game.draw(game.state.offers?.draw !== me);
+  });
+  $('#offer-takeback').addEventListener('click', () => {
+    if (!game || !game.state) return;
+    const me = SIDE_LETTER[[...game.mine][0]];
+    game.takeback(game.state.offers?.takeback !== me);
+  });
+  $('#offer-accept').addEventListener('click', () => {
+    if (!game) return;
+    if ($('#offer-bar').dataset.offer === 'draw') game.draw(true);
+    else game.takeback(true);
+  });
+  $('#offer-decline').addEventListener('click', () => {
+    if (!game) return;
+    if ($('#offer-bar').dataset.offer === 'draw') game.draw(false);
+    else game.takeback(false);
+  });
+  $('#claim-win').addEventListener('click', () => game && game.claim('win'));
+  $('#claim-draw').addEventListener('click', () => game && game.claim('draw'));
   document.addEventListener('pointerdown', () => (keyboardUser = false), true);
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Tab' || e.key === 'Enter' || e.key.length === 1) keyboardUser = true;
@@ -1346,10 +1772,18 @@ function setupGameControls() {
       if (game.key(k)) e.preventDefault();
     } else if (e.key === 'u' || e.key === 'U') {
       if (!$('#undo').hidden) game.undo();
+      else if (game.kind === 'online' && game.mine.size && game.state && !game.state.match_over) {
+        // Online, U proposes a takeback (the friend accepts or declines).
+        if (!$('#offer-takeback').hidden && !$('#offer-takeback').disabled) {
+          game.takeback(true);
+          $('#caption').textContent = 'Takeback proposed: your friend accepts or declines it.';
+        } else $('#caption').textContent = 'No takeback to propose now: you have not moved yet.';
+      }
     } else if (e.key === 'r' || e.key === 'R') {
       game.replay();
     } else if (e.key === 'h' || e.key === 'H') {
       if (!$('#hint').hidden) game.hint();
+      else if (game.kind === 'online' && game.mine.size) $('#caption').textContent = 'Hints are not offered in online games.';
     }
   });
 }
@@ -1425,29 +1859,149 @@ async function showGames() {
 // ---------------------------------------------------------------------------------------------
 // Rules
 
-async function showRules(g) {
+/** A player's introduction to each game, above the full rules. */
+const INTROS = {
+  'walak-pussa': {
+    seeds: 4,
+    dir: 1,
+    text: 'Four seeds in each hole; sowing goes counterclockwise (to the right along your row). A capture can chain on: after taking a hole, while the next hole is empty and the one after it holds seeds, you take those too.',
+  },
+  'raja-pasu': {
+    seeds: 7,
+    dir: 1,
+    text: 'Seven seeds in each hole; sowing goes counterclockwise. Whenever a hole reaches four seeds while you sow, its row’s owner takes the four at once (a “four”).',
+  },
+  'pasu-pondi': {
+    seeds: 5,
+    dir: -1,
+    text: 'Five seeds in each hole; sowing goes clockwise (to the left along your row). Fours are taken as in Raja Pasu.',
+  },
+  'pasu-pondi-6': {
+    seeds: 6,
+    dir: -1,
+    text: 'Pasu Pondi with six seeds in each hole: clockwise sowing, fours taken as they are made.',
+  },
+};
+
+/** A small board as South sees it, with the direction of sowing. */
+function boardDiagram(seeds, dir) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 360 130');
+  svg.setAttribute('class', 'diagram');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute(
+    'aria-label',
+    `The board: North's row a to g on top (g at the left), South's row A to G below (A at the left), ${seeds} seeds in each hole; sowing goes ${dir > 0 ? 'counterclockwise: A towards G, then a towards g' : 'clockwise: G towards A, then g towards a'}.`,
+  );
+  const add = (tag, attrs, text) => {
+    const e = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    svg.append(e);
+    return e;
+  };
+  add('rect', { x: 4, y: 14, width: 352, height: 102, rx: 22, class: 'wood' });
+  for (let k = 0; k < 7; k++) {
+    const x = 40 + k * 47;
+    // North's row: g … a from the left; South's: A … G.
+    add('circle', { cx: x, cy: 45, r: 17, class: 'pit' });
+    add('text', { x, y: 50, class: 'n' }, seeds);
+    add('text', { x, y: 10, class: 'l' }, 'gfedcba'[k]);
+    add('circle', { cx: x, cy: 86, r: 17, class: 'pit' });
+    add('text', { x, y: 91, class: 'n' }, seeds);
+    add('text', { x, y: 128, class: 'l' }, 'ABCDEFG'[k]);
+  }
+  // The direction of sowing, along South's row.
+  const [x1, x2] = dir > 0 ? [60, 300] : [300, 60];
+  add('path', { d: `M${x1} 66 L${x2} 66`, class: 'arrow' });
+  add('path', { d: `M${x2} 66 l${dir > 0 ? -9 : 9} -6 l0 12 z`, class: 'arrowhead' });
+  return svg;
+}
+
+let lastRules = null;
+
+async function showRules(g, section) {
   for (const a of document.querySelectorAll('#rules-tabs a')) {
     if (a.dataset.game === g) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
   document.title = `pussa: rules of ${TITLES[g] || g}`;
   const art = $('#rules-body');
+  const scrollTo = () => {
+    const target = section && document.getElementById(`rules-${section}`);
+    if (target) {
+      // A section in a folded part opens it.
+      const fold = target.closest('details');
+      if (fold) fold.open = true;
+      target.scrollIntoView({ block: 'start' });
+    }
+  };
+  if (lastRules === g && art.dataset.game === g) {
+    scrollTo();
+    return;
+  }
+  lastRules = g;
   art.textContent = 'Loading…';
   try {
     const text = await api.rules(g);
     art.innerHTML = markdown(typeof text === 'string' ? text : JSON.stringify(text));
+    art.dataset.game = g;
     // The text's own title names all three games; this page is one game's rules.
     const title = art.querySelector('h2');
     if (title) title.textContent = `The rules of ${TITLES[g] || g}`;
-    for (const a of art.querySelectorAll('a[data-anchor]')) {
-      a.addEventListener('click', (e) => {
-        e.preventDefault();
-        const target = document.getElementById(a.dataset.anchor);
-        if (target) target.scrollIntoView({ behavior: 'smooth', block: 'start' });
-      });
+    // What a program's user reads ("`pussa rules GAME` prints this page…") means nothing here.
+    for (const p of art.querySelectorAll('p')) {
+      for (const code of p.querySelectorAll('code')) {
+        if (/^pussa rules/.test(code.textContent)) {
+          p.innerHTML = p.innerHTML.replace(/\s*<code>pussa rules[^<]*<\/code>[^.]*\([^)]*\)\.?|\s*<code>pussa rules[^<]*<\/code>[^.]*\./, '');
+        }
+      }
     }
+    // The player's introduction: the game in a few lines and a picture of the board.
+    const intro = INTROS[g];
+    if (intro) {
+      const at = art.querySelector('h2');
+      const intro_ = (
+        h(
+          'section',
+          { class: 'intro', 'aria-label': 'In short' },
+          h('h3', {}, `${TITLES[g] || g} in short`),
+          boardDiagram(intro.seeds, intro.dir),
+          h('p', {}, 'Two rows of seven holes, one row each. On your turn you lift all the seeds of one of your holes and sow them one by one into the following holes. When the last seed falls, look at the next hole: if it holds seeds, lift them and sow on; if it is empty, your move ends and you take the hole after it. ' + intro.text),
+          h('p', {}, 'Whoever takes more seeds wins the game. In a match, a player who cannot fill a hole at the next round plays with it closed; the match ends when one player cannot fill any. The full rules follow; ', h('a', { href: '#/help' }, 'how to play on this page'), ' is told separately.'),
+        )
+      );
+      if (at) at.after(intro_);
+      else art.prepend(intro_);
+    }
+    // The decisions taken where sources differ, and the notation, are for the curious: folded.
+    const fold = (id, label) => {
+      const head = document.getElementById(`rules-${id}`);
+      if (!head) return;
+      const d = h('details', { class: 'fold' }, h('summary', {}, label));
+      head.before(d);
+      let n = head;
+      const level = Number(head.tagName[1]);
+      while (n && !(n !== head && /^H[1-6]$/.test(n.tagName) && Number(n.tagName[1]) <= level)) {
+        const next = n.nextElementSibling;
+        d.append(n);
+        n = next;
+      }
+    };
+    fold('endless-moves', 'Moves that would sow for ever are not legal: how pussa finds them');
+    fold('decisions-and-why', 'For the curious: where the sources differ, and why pussa decides as it does');
+    fold('notation', 'For the curious: how moves, positions and records are written');
+    // In-page links add a history entry (#/rules/GAME/SECTION), so Back returns to where the
+    // player was reading.
+    for (const a of art.querySelectorAll('a[data-anchor]')) {
+      const sectionId = a.dataset.anchor.replace(/^rules-/, '');
+      a.href = `#/rules/${encodeURIComponent(g)}/${encodeURIComponent(sectionId)}`;
+    }
+    scrollTo();
   } catch (e) {
     art.textContent = '';
+    lastRules = null;
     notice(`Cannot load the rules: ${e.message}`);
   }
 }

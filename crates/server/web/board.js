@@ -320,7 +320,7 @@ export class Board {
 
   /** Removes every transient highlight. */
   clearMarks(...names) {
-    const all = names.length ? names : ['lifted', 'target', 'stop', 'taken', 'four', 'hint', 'last'];
+    const all = names.length ? names : ['lifted', 'target', 'stop', 'taken', 'four', 'hint', 'last', 'pending', 'missed'];
     for (const h of this.holes) h.g.classList.remove(...all);
     for (const s of this.stores) s.g.classList.remove('gain');
   }

@@ -1,0 +1,172 @@
+// Ending an online game from the page, as on lichess: Abort before both have moved, Resign with a
+// confirm, a draw offered and declined then agreed, a takeback proposed and accepted (U), the
+// series score by the names in a rematch, the watcher count, and claiming the game once the
+// friend has been away for the claim time, with a countdown.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { serverAndBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, SHOTS } from './harness.js';
+
+const env = serverAndBrowser();
+
+async function onlineGame(server, { game = 'walak-pussa', first = 'S', join = true } = {}) {
+  const r = await server.post('/api/games', { game, mode: 'single', first, seat: 'S', opponent: { kind: 'online' } });
+  const invite = new URL(r.invite.url, server.url).searchParams.get('invite');
+  const out = { id: r.id, S: { token: r.token, seats: r.seats || ['S'] } };
+  if (join) {
+    const j = await server.post(`/api/games/${r.id}/join`, { invite });
+    out.N = { token: j.token, seats: j.seats || [j.seat] };
+  }
+  return out;
+}
+
+async function openAs(browser, server, id, seat) {
+  const { page, ctx } = await newPage(browser, server);
+  if (seat) {
+    await ctx.addInitScript(
+      ([gid, s]) => {
+        const all = JSON.parse(localStorage.getItem('pussa.seats') || '{}');
+        if (!all[gid]) all[gid] = s;
+        localStorage.setItem('pussa.seats', JSON.stringify(all));
+      },
+      [id, { token: seat.token, seats: seat.seats }],
+    );
+  }
+  await page.goto(`${server.url}/#/game/${id}`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await settle(page, 0);
+  return page;
+}
+
+async function clickHole(page, server, id) {
+  const st = await server.get(`/api/games/${id}`);
+  await page.waitForFunction(() => document.querySelectorAll('svg.board .hole.legal').length > 0);
+  await page.click(`svg.board .hole[data-hole="${st.legal[0]}"]`);
+  await settle(page, st.ply + 1);
+}
+
+const turn = (p) => p.textContent('#turn');
+
+test('Abort while both have not moved; then Resign, asked to confirm; the ending told on both pages and in the dialog', async () => {
+  const { server, browser } = env;
+  let g = await onlineGame(server);
+  let south = await openAs(browser, server, g.id, g.S);
+  let north = await openAs(browser, server, g.id, g.N);
+  assert.equal(await south.locator('#abort').isVisible(), true);
+  assert.equal(await south.locator('#resign').isVisible(), false);
+  await south.click('#abort');
+  for (const p of [south, north]) {
+    await p.waitForFunction(() => /Game aborted/.test(document.querySelector('#turn').textContent));
+    assert.match(await p.textContent('#round-dialog-title'), /Game aborted/);
+    assert.equal(await p.locator('#online-actions').isVisible(), false);
+  }
+  const aborted = await server.get(`/api/games/${g.id}`);
+  assert.deepEqual(aborted.ended, { kind: 'abort', by: 'S' });
+  await south.context().close();
+  await north.context().close();
+
+  g = await onlineGame(server);
+  south = await openAs(browser, server, g.id, g.S);
+  north = await openAs(browser, server, g.id, g.N);
+  const watcher = await openAs(browser, server, g.id, null);
+  // The players see the watcher counted.
+  await south.waitForFunction(() => /1 watching/.test(document.querySelector('#watchers').textContent) && !document.querySelector('#watchers').hidden);
+  await clickHole(south, server, g.id);
+  await settle(north, 1);
+  await clickHole(north, server, g.id);
+  await settle(south, 2);
+  // Both have moved: Abort gives way to Resign (enabled once the move is in, whichever of the
+  // answer and the live update came first).
+  assert.equal(await north.locator('#abort').isVisible(), false);
+  assert.doesNotMatch(await turn(north), /Sending/);
+  await north.click('#resign');
+  assert.equal(await north.locator('#resign-confirm').isVisible(), true);
+  await north.click('#resign-no');
+  assert.equal((await server.get(`/api/games/${g.id}`)).ended, null, 'No keeps the game going');
+  await north.click('#resign');
+  await north.click('#resign-yes');
+  await south.waitForFunction(() => /North resigned/.test(document.querySelector('#turn').textContent));
+  assert.match(await turn(south), /North resigned: you win/);
+  assert.match(await turn(north), /You resigned: Friend wins/);
+  await watcher.waitForFunction(() => /North resigned: South wins/.test(document.querySelector('#turn').textContent));
+  assert.match(await south.textContent('#round-dialog'), /North resigned/);
+  await south.screenshot({ path: join(SHOTS, 'online-resigned.png') });
+
+  // A rematch: the series score stands by the names (the old South, the winner, is now North).
+  await closeDialog(south);
+  await closeDialog(north);
+  await south.click('#again');
+  const rid = await gameId(south);
+  assert.notEqual(rid, g.id);
+  await north.waitForFunction(() => document.querySelector('#again').textContent === 'Join the rematch');
+  await north.click('#again');
+  await north.waitForFunction((id) => location.hash === `#/game/${id}`, rid);
+  await settle(north, 0);
+  const st = await server.get(`/api/games/${rid}`);
+  assert.deepEqual(st.series, { game: 2, score: { S: 0, N: 1 } });
+  await north.waitForFunction(() => document.querySelectorAll('#scoreboard .series').length === 2);
+  const series = await north.$$eval('#scoreboard tbody tr', (trs) => Object.fromEntries(trs.map((tr) => [tr.dataset.side, tr.querySelector('.series').textContent.trim()])));
+  assert.deepEqual(series, { S: '0', N: '1' });
+  assert.match(await north.textContent('#round-line'), /Game 2/);
+  for (const p of [south, north, watcher]) p.checkClean();
+  for (const p of [south, north, watcher]) await p.context().close();
+});
+
+test('a draw offered, declined, offered again and agreed; a takeback proposed with U and accepted', async () => {
+  const { server, browser } = env;
+  const g = await onlineGame(server);
+  const south = await openAs(browser, server, g.id, g.S);
+  const north = await openAs(browser, server, g.id, g.N);
+  await clickHole(south, server, g.id);
+  await settle(north, 1);
+  await clickHole(north, server, g.id);
+  await settle(south, 2);
+  // U proposes a takeback of South's last move; North accepts: back to the start.
+  await south.keyboard.press('u');
+  await north.waitForSelector('#offer-bar:not([hidden])');
+  assert.match(await north.textContent('#offer-text'), /takeback/);
+  assert.equal(await south.textContent('#offer-takeback'), 'Cancel the takeback');
+  await north.click('#offer-accept');
+  for (const p of [south, north]) {
+    await p.waitForFunction(() => document.body.dataset.ply === '0');
+    await assertShowsServer(p, server, g.id, 'after the takeback');
+  }
+  assert.match(await south.textContent('#caption'), /Took back 2 moves/);
+  await clickHole(south, server, g.id);
+  await settle(north, 1);
+  // A draw offer, declined.
+  await north.click('#offer-draw');
+  await south.waitForSelector('#offer-bar:not([hidden])');
+  assert.match(await south.textContent('#offer-text'), /offers a draw/);
+  await south.click('#offer-decline');
+  await north.waitForFunction(() => document.querySelector('#offer-draw').textContent === 'Offer a draw');
+  assert.equal((await server.get(`/api/games/${g.id}`)).offers.draw, null);
+  // Offered again and accepted.
+  await north.click('#offer-draw');
+  await south.waitForSelector('#offer-bar:not([hidden])');
+  await south.click('#offer-accept');
+  for (const p of [south, north]) await p.waitForFunction(() => /Draw agreed/.test(document.querySelector('#turn').textContent));
+  assert.match(await north.textContent('#round-dialog'), /Draw agreed/);
+  for (const p of [south, north]) p.checkClean();
+  for (const p of [south, north]) await p.context().close();
+});
+
+test('the friend away: a countdown, then "Claim victory" and "Call it a draw"; the win claimed', { timeout: 120000 }, async () => {
+  const { server, browser } = env;
+  // North joined but never opened the game: away since the server loaded it.
+  const g = await onlineGame(server);
+  const south = await openAs(browser, server, g.id, g.S);
+  await clickHole(south, server, g.id);
+  await south.waitForSelector('#claim-bar:not([hidden])');
+  assert.match(await south.textContent('#claim-text'), /you may claim it in \d+ s/);
+  assert.equal(await south.locator('#claim-win').isVisible(), false);
+  await south.waitForSelector('#claim-win:not([hidden])', { timeout: 75000 });
+  assert.equal(await south.locator('#claim-draw').isVisible(), true);
+  await south.click('#claim-win');
+  await south.waitForFunction(() => /You claimed the win: your friend left/.test(document.querySelector('#turn').textContent));
+  const st = await server.get(`/api/games/${g.id}`);
+  assert.deepEqual(st.ended, { kind: 'claim_win', by: 'S' });
+  assert.equal(st.winner, 'S');
+  south.checkClean();
+  await south.context().close();
+});
