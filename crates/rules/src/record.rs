@@ -569,7 +569,7 @@ impl Record {
     ///
     /// // The second move is South's again: the error names it, where it is, and why.
     /// let err = Record::parse("[Game \"raja-pasu\"]\n\n1. G A *\n").unwrap_err();
-    /// assert!(err.to_string().starts_with("line 3, column 6: move 1... A: not your hole"));
+    /// assert!(err.to_string().starts_with("line 3, column 6: move 2. A: not your hole"));
     /// let RecordError::Move { at, number, mv, reason, .. } = err else { panic!("{err}") };
     /// assert_eq!((at, number, mv.to_string()), (Some((3, 6)), 2, "A".to_string()));
     /// assert_eq!(reason, IllegalReason::NotYourHole { to_move: Side::North });
