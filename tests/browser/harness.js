@@ -45,10 +45,11 @@ function freePort() {
  * `stop({ keep })`. `port` and `data` start it again where an earlier one was stopped with
  * `keep: true` (its games and address kept).
  */
-export async function startServer({ port: wanted, data: kept } = {}) {
+export async function startServer({ port: wanted, data: kept, claimAfter } = {}) {
   const port = wanted || (await freePort());
   const data = kept || mkdtempSync(join(tmpdir(), 'pussa-browser-'));
-  const proc = spawn(pussaBinary(), ['serve', '--addr', `127.0.0.1:${port}`, '--data', data], {
+  const extra = claimAfter ? ['--claim-after', String(claimAfter)] : [];
+  const proc = spawn(pussaBinary(), ['serve', '--addr', `127.0.0.1:${port}`, '--data', data, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
   });

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serverAndBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, SHOTS } from './harness.js';
+import { serverAndBrowser, startServer, newPage, settle, gameId, assertShowsServer, closeDialog, SHOTS } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -152,7 +152,9 @@ test('a draw offered, declined, offered again and agreed; a takeback proposed wi
 });
 
 test('the friend away: a countdown, then "Claim victory" and "Call it a draw"; the win claimed', { timeout: 120000 }, async () => {
-  const { server, browser } = env;
+  const { browser } = env;
+  // A server of its own whose claim time is 8 s (`pussa serve --claim-after 8`; 60 s by default).
+  const server = await startServer({ claimAfter: 8 });
   // North joined but never opened the game: away since the server loaded it.
   const g = await onlineGame(server);
   const south = await openAs(browser, server, g.id, g.S);
@@ -160,7 +162,8 @@ test('the friend away: a countdown, then "Claim victory" and "Call it a draw"; t
   await south.waitForSelector('#claim-bar:not([hidden])');
   assert.match(await south.textContent('#claim-text'), /you may claim it in \d+ s/);
   assert.equal(await south.locator('#claim-win').isVisible(), false);
-  await south.waitForSelector('#claim-win:not([hidden])', { timeout: 75000 });
+  assert.match(await south.textContent('#claim-text'), /in [1-8] s/, 'the countdown starts from the server\'s claim time');
+  await south.waitForSelector('#claim-win:not([hidden])', { timeout: 30000 });
   assert.equal(await south.locator('#claim-draw').isVisible(), true);
   await south.click('#claim-win');
   await south.waitForFunction(() => /You claimed the win: your friend left/.test(document.querySelector('#turn').textContent));
@@ -169,4 +172,5 @@ test('the friend away: a countdown, then "Claim victory" and "Call it a draw"; t
   assert.equal(st.winner, 'S');
   south.checkClean();
   await south.context().close();
+  await server.stop();
 });

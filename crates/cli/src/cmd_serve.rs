@@ -25,6 +25,10 @@ pub struct Args {
     /// quick: a game's tables are verified in the background when first needed.
     #[arg(long, value_name = "DIR|none")]
     pub egtb: Option<String>,
+    /// Seconds a player's friend must be away from an online game before the player may claim
+    /// the win or a draw [default: 60].
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub claim_after: Option<u64>,
 }
 
 /// The tables directory `--egtb` asks for: `none` → none; a directory → it (an error if it
@@ -87,6 +91,7 @@ fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
 /// A bad address or data directory, a database that cannot be opened, an address in use.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let egtb = egtb_dir(args.egtb.as_deref())?;
+    let claim_after = args.claim_after.map(std::time::Duration::from_secs);
     let config = resolve(args)?;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
@@ -101,6 +106,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async move {
         let server = pussa_server::Server::bind(&config).await?;
+        if let Some(after) = claim_after {
+            server.set_claim_after(after);
+        }
         if let Some(dir) = &egtb {
             let games = server.use_tables(dir)?;
             let list: Vec<String> = games

@@ -1251,3 +1251,17 @@ fn rules_takes_the_game_as_an_option_too() {
     let o = pussa(&["rules", "raja-pasu", "--game", "walak-pussa"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+#[test]
+fn serve_refuses_a_claim_time_out_of_range_before_starting() {
+    for bad in ["0", "-5", "86401", "soon"] {
+        let arg = format!("--claim-after={bad}");
+        let o = pussa(&["serve", &arg, "--data", "/nonexistent/never"]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--claim-after"),
+            "{bad}: {}",
+            stderr(&o)
+        );
+    }
+}
