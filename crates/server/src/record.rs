@@ -48,7 +48,7 @@ pub fn write(g: &LiveGame) -> Result<String, RecordError> {
 }
 
 /// How the players ended the game a record holds, when its moves leave it unfinished: the
-/// ending its `Termination` tag names (as [`write`] writes it) if that agrees with its result,
+/// ending its `Termination` tag names (as [`write()`] writes it) if that agrees with its result,
 /// else, for a decided result, a resignation of the loser or an agreed draw. An aborted game
 /// is taken as aborted by `seat`.
 #[must_use]
