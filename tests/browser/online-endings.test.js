@@ -174,3 +174,32 @@ test('the friend away: a countdown, then "Claim victory" and "Call it a draw"; t
   await south.context().close();
   await server.stop();
 });
+
+test('Resign is offered in every game: against the computer the player resigns, on one screen the player to move', async () => {
+  const { server, browser } = env;
+  // Against the computer.
+  const c = await server.post('/api/games', { game: 'raja-pasu', mode: 'single', seat: 'S', opponent: { kind: 'computer', level: 'beginner' } });
+  const page = await openAs(browser, server, c.id, { token: c.token, seats: c.seats || ['S'] });
+  assert.equal(await page.locator('#resign').isVisible(), true);
+  for (const b of ['#abort', '#offer-draw', '#offer-takeback']) assert.equal(await page.locator(b).isVisible(), false, b);
+  await page.click('#resign');
+  await page.click('#resign-yes');
+  await page.waitForFunction(() => /You resigned/.test(document.querySelector('#turn').textContent));
+  let st = await server.get(`/api/games/${c.id}`);
+  assert.deepEqual(st.ended, { kind: 'resign', by: 'S' });
+  assert.equal(st.winner, 'N');
+  assert.equal(await page.locator('#resign').isVisible(), false, 'no Resign once the game is over');
+  page.checkClean();
+  await page.context().close();
+  // On one screen: North to move resigns.
+  const h = await server.post('/api/games', { game: 'walak-pussa', mode: 'single', first: 'N', opponent: { kind: 'hotseat' } });
+  const hot = await openAs(browser, server, h.id, { token: h.token, seats: h.seats || ['S', 'N'] });
+  assert.equal(await hot.getAttribute('#resign', 'title'), 'The player to move resigns');
+  await hot.click('#resign');
+  await hot.click('#resign-yes');
+  await hot.waitForFunction(() => /North resigned: South wins/.test(document.querySelector('#turn').textContent));
+  st = await server.get(`/api/games/${h.id}`);
+  assert.deepEqual(st.ended, { kind: 'resign', by: 'N' });
+  hot.checkClean();
+  await hot.context().close();
+});

@@ -1236,13 +1236,15 @@ class GameView {
   }
 
   /**
-   * An online game's own controls for its players: Resign (with a confirm), Abort while allowed,
-   * draw offers, takebacks, and claiming the game once the friend has been away long enough.
+   * The players' controls for ending a game: Resign (with a confirm) in every game, as on
+   * lichess (against the computer the human resigns, on one screen the player to move); and an
+   * online game's own: Abort while allowed, draw offers, takebacks, and claiming the game once
+   * the friend has been away long enough.
    */
   renderOnline() {
     const s = this.state;
     const box = $('#online-actions');
-    const player = this.kind === 'online' && this.mine.size > 0;
+    const player = this.mine.size > 0;
     const over = !!(s.match_over || s.ended);
     box.hidden = !player || over;
     const offerBar = $('#offer-bar');
@@ -1254,6 +1256,14 @@ class GameView {
       $('#resign-confirm').hidden = true;
       return;
     }
+    if (this.kind !== 'online') {
+      for (const b of ['#abort', '#offer-draw', '#offer-takeback']) $(b).hidden = true;
+      $('#resign').hidden = !$('#resign-confirm').hidden;
+      $('#resign').disabled = this.busy || !!this.sending;
+      $('#resign').title = this.kind === 'hotseat' ? 'The player to move resigns' : '';
+      return;
+    }
+    $('#resign').title = '';
     const me = SIDE_LETTER[[...this.mine][0]];
     const friend = me === 'S' ? 'N' : 'S';
     const waiting = this.waitingForFriend();
