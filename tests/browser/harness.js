@@ -261,3 +261,39 @@ export async function startFromForm(page, server, { game = 'walak-pussa', mode =
   await page.click('#start');
   return gameId(page);
 }
+
+/**
+ * An online game made through the API, South the host: `{id, S, N, invite, url}` with each
+ * seat's `{token, seats}` (`N` once the friend joined: `join` true, the default).
+ */
+export async function onlineGame(server, { game = 'raja-pasu', mode = 'single', first = 'S', join = true } = {}) {
+  const r = await server.post('/api/games', { game, mode, first, seat: 'S', opponent: { kind: 'online' } });
+  const invite = new URL(r.invite.url, server.url).searchParams.get('invite');
+  const out = { id: r.id, S: { token: r.token, seats: r.seats || ['S'] }, invite, url: new URL(r.invite.url, server.url).href };
+  if (join) {
+    const j = await server.post(`/api/games/${r.id}/join`, { invite });
+    out.N = { token: j.token, seats: j.seats || [j.seat] };
+  }
+  return out;
+}
+
+/**
+ * Opens game `id` in a new page holding `seat` (`{token, seats}`, as the page keeps it in
+ * localStorage), or as a watcher when `seat` is null; `opts` as for `newPage`.
+ */
+export async function openAs(browser, server, id, seat, opts = {}) {
+  const { page, ctx } = await newPage(browser, server, opts);
+  if (seat) {
+    await ctx.addInitScript(
+      ([gid, s]) => {
+        const all = JSON.parse(localStorage.getItem('pussa.seats') || '{}');
+        if (!all[gid]) all[gid] = s;
+        localStorage.setItem('pussa.seats', JSON.stringify(all));
+      },
+      [id, { token: seat.token, seats: seat.seats }],
+    );
+  }
+  await page.goto(`${server.url}/#/game/${id}`);
+  await page.waitForSelector('body[data-ready="1"]');
+  return { page, ctx };
+}

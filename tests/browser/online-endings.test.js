@@ -5,35 +5,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serverAndBrowser, startServer, newPage, settle, gameId, assertShowsServer, closeDialog, SHOTS } from './harness.js';
+import { serverAndBrowser, startServer, onlineGame as harnessOnlineGame, openAs as harnessOpenAs, settle, gameId, assertShowsServer, closeDialog, SHOTS } from './harness.js';
 
 const env = serverAndBrowser();
 
-async function onlineGame(server, { game = 'walak-pussa', first = 'S', join = true } = {}) {
-  const r = await server.post('/api/games', { game, mode: 'single', first, seat: 'S', opponent: { kind: 'online' } });
-  const invite = new URL(r.invite.url, server.url).searchParams.get('invite');
-  const out = { id: r.id, S: { token: r.token, seats: r.seats || ['S'] } };
-  if (join) {
-    const j = await server.post(`/api/games/${r.id}/join`, { invite });
-    out.N = { token: j.token, seats: j.seats || [j.seat] };
-  }
-  return out;
-}
+/** A Walak-pussa online game unless told otherwise (harness's `onlineGame`). */
+const onlineGame = (server, opts = {}) => harnessOnlineGame(server, { game: 'walak-pussa', ...opts });
 
+/** Opens game `id` holding `seat` (or watching) and waits for its position: the page. */
 async function openAs(browser, server, id, seat) {
-  const { page, ctx } = await newPage(browser, server);
-  if (seat) {
-    await ctx.addInitScript(
-      ([gid, s]) => {
-        const all = JSON.parse(localStorage.getItem('pussa.seats') || '{}');
-        if (!all[gid]) all[gid] = s;
-        localStorage.setItem('pussa.seats', JSON.stringify(all));
-      },
-      [id, { token: seat.token, seats: seat.seats }],
-    );
-  }
-  await page.goto(`${server.url}/#/game/${id}`);
-  await page.waitForSelector('body[data-ready="1"]');
+  const { page } = await harnessOpenAs(browser, server, id, seat);
   await settle(page, 0);
   return page;
 }

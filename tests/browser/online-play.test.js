@@ -10,39 +10,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serverAndBrowser, newPage, settle, gameId, assertShowsServer, SHOTS } from './harness.js';
+import { serverAndBrowser, newPage, onlineGame, openAs, settle, gameId, assertShowsServer, SHOTS } from './harness.js';
 
 const env = serverAndBrowser();
-
-/** An online game created and joined through the API: {id, S: seat, N: seat, invite}. */
-async function onlineGame(server, { game = 'raja-pasu', mode = 'single', first = 'S', join = true } = {}) {
-  const r = await server.post('/api/games', { game, mode, first, seat: 'S', opponent: { kind: 'online' } });
-  const invite = new URL(r.invite.url, server.url).searchParams.get('invite');
-  const out = { id: r.id, S: { token: r.token, seats: r.seats || ['S'] }, invite, url: new URL(r.invite.url, server.url).href };
-  if (join) {
-    const j = await server.post(`/api/games/${r.id}/join`, { invite });
-    out.N = { token: j.token, seats: j.seats || [j.seat] };
-  }
-  return out;
-}
-
-/** Opens game `id` in a new page holding `seat` ({token, seats}), or as a watcher. */
-async function openAs(browser, server, id, seat, opts = {}) {
-  const { page, ctx } = await newPage(browser, server, opts);
-  if (seat) {
-    await ctx.addInitScript(
-      ([gid, s]) => {
-        const all = JSON.parse(localStorage.getItem('pussa.seats') || '{}');
-        if (!all[gid]) all[gid] = s;
-        localStorage.setItem('pussa.seats', JSON.stringify(all));
-      },
-      [id, { token: seat.token, seats: seat.seats }],
-    );
-  }
-  await page.goto(`${server.url}/#/game/${id}`);
-  await page.waitForSelector('body[data-ready="1"]');
-  return { page, ctx };
-}
 
 /** Plays `move` (default: the first legal one) for `seat` through the API; returns the state. */
 async function apiMove(server, id, seat, move) {

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  serverAndBrowser, startServer, newPage, settle, gameId, assertShowsServer, closeDialog, startFromForm,
+  serverAndBrowser, startServer, newPage, openAs, settle, gameId, assertShowsServer, closeDialog, startFromForm,
 } from './harness.js';
 
 const env = serverAndBrowser();
@@ -14,24 +14,6 @@ const env = serverAndBrowser();
 /** Creates a game through the API; returns its answer ({id, token, seats, state, …}). */
 function create(server, body) {
   return server.post('/api/games', { first: 'S', seat: 'S', ...body });
-}
-
-/** Opens game `id` in a new page holding `seat` ({token, seats}), or as a watcher. */
-async function openAs(browser, server, id, seat, opts = {}) {
-  const { page, ctx } = await newPage(browser, server, opts);
-  if (seat) {
-    await ctx.addInitScript(
-      ([gid, s]) => {
-        const all = JSON.parse(localStorage.getItem('pussa.seats') || '{}');
-        if (!all[gid]) all[gid] = s;
-        localStorage.setItem('pussa.seats', JSON.stringify(all));
-      },
-      [id, { token: seat.token, seats: seat.seats }],
-    );
-  }
-  await page.goto(`${server.url}/#/game/${id}`);
-  await page.waitForSelector('body[data-ready="1"]');
-  return { page, ctx };
 }
 
 /** Plays the first legal move until the game is over (through the API); returns the state. */
