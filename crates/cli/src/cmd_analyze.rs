@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::bail;
 use pussa_engine::{analyze_report, Limits};
-use pussa_rules::{Game, Hole, Mode, Setup, Side, Status};
+use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side, Status};
 use serde::Serialize;
 
 use crate::cmd_replay::{parse_moves, start_state, StateJson};
@@ -76,6 +76,25 @@ struct AnalysisJson {
     moves: Vec<MoveJson>,
 }
 
+impl AnalysisJson {
+    /// The answer's fields that come from the position alone: not over, nothing searched.
+    fn of(g: &GameState, mode: &'static str, values: &'static str) -> AnalysisJson {
+        AnalysisJson {
+            game: g.game().name(),
+            mode,
+            values,
+            position: Setup::from_state(g).to_string(),
+            state: StateJson::of(g),
+            over: false,
+            depth: 0,
+            nodes: 0,
+            value: None,
+            value_exact: false,
+            moves: Vec::new(),
+        }
+    }
+}
+
 fn letters(pv: &[Hole]) -> Vec<String> {
     pv.iter().map(|h| h.letter().to_string()).collect()
 }
@@ -111,17 +130,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if g.is_over() {
         if args.json {
             let a = AnalysisJson {
-                game: game.name(),
-                mode: mode_name,
-                values: values_name,
-                position: Setup::from_state(&g).to_string(),
-                state: StateJson::of(&g),
                 over: true,
-                depth: 0,
-                nodes: 0,
-                value: None,
-                value_exact: false,
-                moves: Vec::new(),
+                ..AnalysisJson::of(&g, mode_name, values_name)
             };
             writeln!(std::io::stdout().lock(), "{}", serde_json::to_string(&a)?)?;
             return Ok(());
@@ -152,12 +162,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         let value = analysis.value();
         let a = AnalysisJson {
-            game: game.name(),
-            mode: mode_name,
-            values: values_name,
-            position: Setup::from_state(&g).to_string(),
-            state: StateJson::of(&g),
-            over: false,
             depth: analysis.depth,
             nodes: analysis.nodes,
             value: value.map(|v| v.0),
@@ -171,6 +175,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     pv: letters(&v.pv),
                 })
                 .collect(),
+            ..AnalysisJson::of(&g, mode_name, values_name)
         };
         writeln!(out, "{}", serde_json::to_string(&a)?)?;
         return Ok(());

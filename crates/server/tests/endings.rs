@@ -9,32 +9,6 @@ use common::wsc::{connect, next_of, send, Ws};
 use common::{letters, Resp, TestServer};
 use serde_json::{json, Value};
 
-/// An online game created by South with these settings, North joined:
-/// (id, South's token, North's token).
-async fn online(s: &TestServer, game: &str, mode: &str) -> (String, String, String) {
-    let c = s
-        .post(
-            "/api/games",
-            &json!({"game": game, "mode": mode, "opponent": {"kind": "online"}}),
-        )
-        .await;
-    assert_eq!(c.status, 201, "{}", c.body);
-    let c = c.json();
-    let id = c["id"].as_str().unwrap().to_string();
-    let j = s
-        .post(
-            &format!("/api/games/{id}/join"),
-            &json!({"invite": c["invite"]["token"]}),
-        )
-        .await;
-    assert_eq!(j.status, 200, "{}", j.body);
-    (
-        id,
-        c["token"].as_str().unwrap().to_string(),
-        j.json()["token"].as_str().unwrap().to_string(),
-    )
-}
-
 async fn post(s: &TestServer, id: &str, what: &str, body: Value) -> Resp {
     s.post(&format!("/api/games/{id}/{what}"), &body).await
 }
@@ -149,7 +123,7 @@ async fn resign_ends_every_kind_of_game_and_a_whole_match() {
     )
     .await;
     r.assert_error(409, "nobody has joined yet: abort the game instead");
-    let (id, south, north) = online(&s, "walak-pussa", "single").await;
+    let (id, south, north) = s.online_game_with("walak-pussa", "single", "S").await;
     let mut ws = connect(s.addr, &id).await;
     ok(&s, &id, "resign", json!({"token": north})).await;
     let u = next_of(&mut ws, "update").await;
@@ -236,7 +210,7 @@ async fn abort_before_the_join_or_before_both_moved_and_not_after() {
         .assert_error(409, "the game is over: it was aborted");
 
     // Only South has moved: North may abort.
-    let (id, south, north) = online(&s, "raja-pasu", "single").await;
+    let (id, south, north) = s.online_game_with("raja-pasu", "single", "S").await;
     play_first(&s, &id, &south).await;
     ok(&s, &id, "abort", json!({"token": north})).await;
     assert_ended(
@@ -261,7 +235,7 @@ async fn abort_before_the_join_or_before_both_moved_and_not_after() {
     );
 
     // Both have moved: too late.
-    let (id, south, north) = online(&s, "raja-pasu", "single").await;
+    let (id, south, north) = s.online_game_with("raja-pasu", "single", "S").await;
     play_first(&s, &id, &south).await;
     play_first(&s, &id, &north).await;
     for tok in [&south, &north] {
@@ -293,7 +267,7 @@ async fn abort_before_the_join_or_before_both_moved_and_not_after() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn draw_offers_are_made_declined_withdrawn_cleared_by_a_move_and_agreed() {
     let s = TestServer::start("end-draw").await;
-    let (id, south, north) = online(&s, "walak-pussa", "single").await;
+    let (id, south, north) = s.online_game_with("walak-pussa", "single", "S").await;
     let mut ws = connect(s.addr, &id).await;
     let offers = |st: &Value| st["offers"].clone();
 
@@ -417,7 +391,7 @@ async fn play_into_round_two(s: &TestServer, id: &str, south: &str, north: &str)
 async fn takebacks_are_proposed_declined_and_accepted_across_a_round_boundary() {
     let dir = common::temp_dir("end-takeback");
     let s = TestServer::start_in(dir.clone()).await;
-    let (id, south, north) = online(&s, "walak-pussa", "match").await;
+    let (id, south, north) = s.online_game_with("walak-pussa", "match", "S").await;
     let tok = |side: &str| if side == "S" { &south } else { &north };
 
     // Nobody has moved: nothing to take back.
@@ -517,7 +491,7 @@ async fn a_player_may_claim_once_the_friend_has_been_away_long_enough() {
         Duration::from_millis(1500),
     )
     .await;
-    let (id, south, north) = online(&s, "raja-pasu", "single").await;
+    let (id, south, north) = s.online_game_with("raja-pasu", "single", "S").await;
     // North is here.
     let mut ws_n = connect(s.addr, &id).await;
     send(&mut ws_n, &json!({"type": "hello", "token": north})).await;
@@ -555,7 +529,7 @@ async fn a_player_may_claim_once_the_friend_has_been_away_long_enough() {
     );
 
     // A friend never seen since the game was loaded: a draw claimed by North.
-    let (id, south, north) = online(&s, "raja-pasu", "single").await;
+    let (id, south, north) = s.online_game_with("raja-pasu", "single", "S").await;
     tokio::time::sleep(Duration::from_millis(1600)).await;
     ok(&s, &id, "claim", json!({"token": north, "result": "draw"})).await;
     assert_ended(
@@ -591,7 +565,7 @@ async fn presence(ws: &mut Ws) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn presence_counts_watchers_and_says_how_long_a_seat_has_been_away() {
     let s = TestServer::start("end-presence").await;
-    let (id, south, _north) = online(&s, "raja-pasu", "single").await;
+    let (id, south, _north) = s.online_game_with("raja-pasu", "single", "S").await;
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     let mut a = connect(s.addr, &id).await;
@@ -689,7 +663,7 @@ async fn a_series_of_rematches_keeps_the_score_with_sides_swapped() {
     let dir = common::temp_dir("end-series");
     let s = TestServer::start_in(dir.clone()).await;
     // Game 1: Asha South, Bala North; Bala resigns.
-    let (g1, asha, bala) = online(&s, "raja-pasu", "single").await;
+    let (g1, asha, bala) = s.online_game_with("raja-pasu", "single", "S").await;
     assert_eq!(state(&s, &g1).await["series"], Value::Null);
     ok(&s, &g1, "resign", json!({"token": bala})).await;
     // Game 2: Bala South, Asha North; a draw is agreed.
@@ -771,7 +745,7 @@ async fn a_resigned_game_records_its_result_and_imports_as_resigned() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn strangers_get_403_on_every_ending_endpoint() {
     let s = TestServer::start("end-403").await;
-    let (id, _south, _north) = online(&s, "raja-pasu", "single").await;
+    let (id, _south, _north) = s.online_game_with("raja-pasu", "single", "S").await;
     let stranger = "f".repeat(32);
     for (what, body) in [
         ("resign", json!({"token": stranger})),

@@ -6,32 +6,6 @@ use common::wsc::{connect, next, recv, send};
 use common::{assert_matches_rules, letters, Resp, TestServer};
 use serde_json::{json, Value};
 
-/// An online game of `game` created by South with these settings, North joined:
-/// (id, South's token, North's token).
-async fn online(s: &TestServer, game: &str, mode: &str, first: &str) -> (String, String, String) {
-    let c = s
-        .post(
-            "/api/games",
-            &json!({"game": game, "mode": mode, "first": first, "opponent": {"kind": "online"}}),
-        )
-        .await;
-    assert_eq!(c.status, 201, "{}", c.body);
-    let c = c.json();
-    let id = c["id"].as_str().unwrap().to_string();
-    let j = s
-        .post(
-            &format!("/api/games/{id}/join"),
-            &json!({"invite": c["invite"]["token"]}),
-        )
-        .await;
-    assert_eq!(j.status, 200, "{}", j.body);
-    (
-        id,
-        c["token"].as_str().unwrap().to_string(),
-        j.json()["token"].as_str().unwrap().to_string(),
-    )
-}
-
 /// Plays game `id` to its end, each seat with its own token, choosing legal moves with a fixed
 /// generator; the final state.
 async fn play_to_the_end(s: &TestServer, id: &str, south: &str, north: &str) -> Value {
@@ -69,7 +43,7 @@ async fn rematch(s: &TestServer, id: &str, token: &str) -> Resp {
 
 /// A finished online Walak-pussa game: (id, South's token, North's token).
 async fn finished(s: &TestServer, mode: &str, first: &str) -> (String, String, String) {
-    let (id, south, north) = online(s, "walak-pussa", mode, first).await;
+    let (id, south, north) = s.online_game_with("walak-pussa", mode, first).await;
     let st = play_to_the_end(s, &id, &south, &north).await;
     assert_eq!(st["rematch"], Value::Null, "no rematch before one is asked");
     (id, south, north)
@@ -198,7 +172,7 @@ async fn a_rematch_is_refused_with_the_reason() {
         .await
         .assert_error(404, "no game with id 'nosuchgame'");
     // An online game still being played, or still waiting for the friend.
-    let (id, south, north) = online(&s, "raja-pasu", "single", "S").await;
+    let (id, south, north) = s.online_game_with("raja-pasu", "single", "S").await;
     for t in [&south, &north] {
         rematch(&s, &id, t)
             .await

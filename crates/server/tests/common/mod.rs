@@ -119,25 +119,37 @@ impl TestServer {
 
     /// An online game of `game` with both seats taken: (id, South's token, North's token).
     pub async fn online_game(&self, game: &str) -> (String, String, String) {
+        self.online_game_with(game, "single", "S").await
+    }
+
+    /// An online game of `game` in `mode` ("single" or "match") with `first` ("S" or "N") to
+    /// move, created by South and joined by North: (id, South's token, North's token).
+    pub async fn online_game_with(
+        &self,
+        game: &str,
+        mode: &str,
+        first: &str,
+    ) -> (String, String, String) {
         let c = self
             .post(
                 "/api/games",
-                &serde_json::json!({"game": game, "opponent": {"kind": "online"}}),
+                &serde_json::json!({"game": game, "mode": mode, "first": first, "opponent": {"kind": "online"}}),
             )
-            .await
-            .json();
+            .await;
+        assert_eq!(c.status, 201, "{}", c.body);
+        let c = c.json();
         let id = c["id"].as_str().unwrap().to_string();
         let j = self
             .post(
                 &format!("/api/games/{id}/join"),
                 &serde_json::json!({"invite": c["invite"]["token"]}),
             )
-            .await
-            .json();
+            .await;
+        assert_eq!(j.status, 200, "{}", j.body);
         (
             id,
             c["token"].as_str().unwrap().to_string(),
-            j["token"].as_str().unwrap().to_string(),
+            j.json()["token"].as_str().unwrap().to_string(),
         )
     }
 
