@@ -140,10 +140,12 @@ export function launchBrowser() {
 }
 
 /**
- * A new page whose animation speed starts at `speed` ('off' | 'fast' | 'normal' | 'slow').
- * Fails the test on any page error and on any request to another host.
+ * A new page whose animation speed starts at `speed` ('off' | 'fast' | 'normal' | 'slow'; null:
+ * none stored, the page's own default). `media` adds the context's emulated media
+ * (`{ reducedMotion, colorScheme, forcedColors }`). Fails the test on any page error and on any
+ * request to another host.
  */
-export async function newPage(browser, server, { speed = 'off', viewport, mobile = false, context } = {}) {
+export async function newPage(browser, server, { speed = 'off', viewport, mobile = false, context, media = {} } = {}) {
   const ctx =
     context ||
     (await browser.newContext({
@@ -151,6 +153,7 @@ export async function newPage(browser, server, { speed = 'off', viewport, mobile
       isMobile: mobile,
       hasTouch: mobile,
       deviceScaleFactor: 1,
+      ...media,
     }));
   if (process.env.PUSSA_WEB_DIR && !context) {
     // Development aid: serve the page's files from disk, so a change shows without a rebuild.
@@ -165,12 +168,14 @@ export async function newPage(browser, server, { speed = 'off', viewport, mobile
       },
     );
   }
-  await ctx.addInitScript((s) => {
-    if (!localStorage.getItem('pussa.speed.set')) {
-      localStorage.setItem('pussa.speed', s);
-      localStorage.setItem('pussa.speed.set', '1');
-    }
-  }, speed);
+  if (speed !== null) {
+    await ctx.addInitScript((s) => {
+      if (!localStorage.getItem('pussa.speed.set')) {
+        localStorage.setItem('pussa.speed', s);
+        localStorage.setItem('pussa.speed.set', '1');
+      }
+    }, speed);
+  }
   const page = await ctx.newPage();
   const errors = [];
   const foreign = [];

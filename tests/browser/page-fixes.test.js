@@ -171,7 +171,7 @@ test('on a phone the saved games fit the screen; an unknown game names itself in
   const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   assert.ok(scroll <= inner, `the page is ${scroll} px wide on a ${inner} px screen`);
   await page.goto(`${server.url}/#/game/nosuchgame`);
-  await page.waitForSelector('#notice:not([hidden])');
+  await page.waitForSelector('#view-missing:not([hidden])');
   assert.equal(await page.title(), 'pussa: no such game');
   page.checkClean();
   await page.context().close();

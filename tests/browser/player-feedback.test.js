@@ -44,16 +44,16 @@ test('a link with a broken %-escape says so instead of leaving a blank page', as
   await page.context().close();
 });
 
-test('a long unknown id is cut short in the notice, which stays inside the page', async () => {
+test('a long unknown id is cut short on the game-not-found page, which stays inside the screen', async () => {
   const { server, browser } = env;
   const { page } = await newPage(browser, server, { viewport: { width: 390, height: 844 } });
   const id = 'x'.repeat(3000);
   await page.goto(`${server.url}/#/game/${id}`);
-  await page.waitForSelector('#notice:not([hidden])');
-  const text = await page.textContent('#notice-text');
-  assert.match(text, /^No game with id “x+…”\.$/);
-  assert.ok(text.length < 100, `notice of ${text.length} characters`);
-  const box = await page.locator('#notice').boundingBox();
+  await page.waitForSelector('#view-missing:not([hidden])');
+  const text = await page.textContent('#missing-text');
+  assert.match(text, /^No game with id “x+…”\. /);
+  assert.ok(text.length < 160, `message of ${text.length} characters`);
+  const box = await page.locator('#missing-text').boundingBox();
   assert.ok(box.x >= 0 && box.x + box.width <= 390, `notice from ${box.x} to ${box.x + box.width}`);
   page.checkClean();
   await page.context().close();

@@ -142,6 +142,55 @@ function circleText(s) {
   return `Round ${s.round} starts exactly as round ${s.repeats_round} did: the same seeds held, the same starter. The match is going round in a circle; played the same way it never ends. The rules give it no end; once a start comes round a third time the computer counts the circle as a draw, so the player ahead has to find another way to finish a round.`;
 }
 
+/**
+ * How the round after round `r` of the match state `s` was laid out: its number, the stores
+ * carried into it, its closed holes and who starts it (the computer may already have moved).
+ */
+function nextRoundLayout(s, r) {
+  const moves = s.moves || [];
+  const next = r ? r.round + 1 : s.round;
+  const endMove = r ? moves.filter((m) => m.round === r.round).pop() : null;
+  const layout = endMove || s;
+  const first = moves.find((m) => m.round === next);
+  return { next, stores: layout.stores, closed: layout.closed || [], starter: first ? first.side : s.to_move };
+}
+
+/** "you", "Computer": a player's name inside a sentence. */
+function midName(n) {
+  return n === 'You' ? 'you' : n;
+}
+
+/**
+ * The rounds `rounds` of the match `s` that just ended, in words for screen readers: who won
+ * each, the rounds won so far and how the next round is laid out ("Round 1: you won. Rounds won:
+ * you 1, Computer 0. Round 2: holes a and b closed; Computer (North) starts."). '' in a single
+ * game (its result is the game's).
+ */
+function roundNews(rounds, s, names) {
+  if (s.mode !== 'match' || !rounds.length) return '';
+  const out = [];
+  for (const r of rounds) {
+    const w = sideIndex(r.winner);
+    out.push(`Round ${r.round}: ${w < 0 ? 'drawn' : names[w] === 'You' ? 'you won' : `${names[w]} won`}.`);
+  }
+  const won = [0, 0];
+  for (const r of s.rounds || []) {
+    const w = sideIndex(r.winner);
+    if (w >= 0) won[w]++;
+  }
+  out.push(`Rounds won: ${midName(names[0])} ${won[0]}, ${midName(names[1])} ${won[1]}.`);
+  if (!s.match_over && !s.ended) {
+    const l = nextRoundLayout(s, rounds[rounds.length - 1]);
+    const holes = l.closed.length
+      ? `hole${l.closed.length === 1 ? '' : 's'} ${l.closed.length === 1 ? l.closed[0] : `${l.closed.slice(0, -1).join(', ')} and ${l.closed[l.closed.length - 1]}`} closed`
+      : 'no hole closed';
+    const i = sideIndex(l.starter);
+    const who = names[i] === 'You' ? 'you start' : names[i] === SIDE_NAME[i] ? `${names[i]} starts` : `${names[i]} (${SIDE_NAME[i]}) starts`;
+    out.push(`Round ${l.next}: ${holes}; stores ${midName(names[0])} ${l.stores[0]}, ${midName(names[1])} ${l.stores[1]}; ${who}.`);
+  }
+  return out.join(' ');
+}
+
 async function copyText(text, input) {
   try {
     await navigator.clipboard.writeText(text);
@@ -247,10 +296,65 @@ function summary(p, names = SIDE_NAME) {
   return text;
 }
 
+/** The animation speed chosen in this browser, or null (none yet, or storage off). */
+function storedSpeed() {
+  try {
+    return localStorage.getItem('pussa.speed');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The speed before the player chooses one: no animation when the system asks for reduced
+ * motion (prefers-reduced-motion), else normal. The Speed box still offers every speed.
+ */
+function defaultSpeed() {
+  return window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 'off' : 'normal';
+}
+
 // ---------------------------------------------------------------------------------------------
 // Routing
 
+/**
+ * Moves the focus to the main content of the page shown (the skip link): on a game page a
+ * playable hole (else the board's heading), elsewhere the page's heading. The route stays.
+ */
+function skipToContent() {
+  const view = VIEWS.find((v) => !$(`#view-${v}`).hidden);
+  if (view === 'game' && game && !$('#view-game').hidden) {
+    const hole = game.board.svg.querySelector('.hole.legal');
+    if (hole) {
+      hole.focus();
+      return;
+    }
+  }
+  const head = view && $(`#view-${view} h1`);
+  if (head) focusHeading(head);
+  else $('#main').focus();
+}
+
+/** Focuses `head` (a heading: focusable from script only), without scrolling. */
+function focusHeading(head) {
+  if (!head) return;
+  head.setAttribute('tabindex', '-1');
+  head.focus({ preventScroll: true });
+}
+
+let routed = null; // the address last routed (a hash that is no route goes back to it)
+
 function route() {
+  // A hash that is no route (`#main`, a fragment typed by hand) is an anchor in the page shown:
+  // the view stays, and the address goes back to the route.
+  if (location.hash && !location.hash.startsWith('#/') && routed !== null) {
+    history.replaceState(null, '', routed || location.pathname);
+    skipToContent();
+    return;
+  }
+  // The first page shown is a page load (the focus stays at the document's start, where the
+  // skip link is); later ones move it into the new page.
+  const moveFocus = routed !== null;
+  routed = location.hash;
   notice(landingNotice, 'info');
   landingNotice = null;
   const hash = location.hash || '#/';
@@ -268,6 +372,7 @@ function route() {
   else if (parts[0] === 'rules') view = 'rules';
   else if (parts[0] === 'help') view = 'help';
   for (const v of VIEWS) $(`#view-${v}`).hidden = v !== view;
+  $('#view-missing').hidden = true;
   for (const a of document.querySelectorAll('[data-nav]')) {
     if (a.dataset.nav === view) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
@@ -282,7 +387,10 @@ function route() {
     document.title = 'pussa: play';
     showContinue();
   }
-  if (view === 'game') openGame(parts[1]);
+  if (view === 'game') openGame(parts[1], moveFocus);
+  // A new page takes the focus: its heading (the game page places it once the game is shown).
+  // A rules section link scrolls to its section instead.
+  else if (moveFocus && !(view === 'rules' && parts[2])) focusHeading($(`#view-${view} h1`));
   if (view === 'games') showGames();
   if (view === 'rules') showRules(parts[1] || 'walak-pussa', parts[2]);
   if (view === 'help') document.title = 'pussa: how to play online';
@@ -451,23 +559,37 @@ function setupHome() {
       notice(`Cannot import the record: ${err.message}`);
     }
   });
-  $('#open-form').addEventListener('submit', async (e) => {
+  $('#open-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    const text = $('#open-id').value;
-    const id = idFromInput(text);
-    if (!id) return;
-    // A pasted invite link takes the free seat, exactly as opening the link does.
-    const invite = (text.match(/[?&]invite=([^&#\s]+)/) || [])[1];
-    if (invite && !seats.get(id)) {
-      await joinInvite(id, decodeURIComponent(invite));
-      $('#open-id').value = '';
-      if (landingNotice && location.hash === `#/game/${encodeURIComponent(id)}`) route();
-    } else if (invite) {
-      const held = seats.get(id);
-      if (held.invite !== decodeURIComponent(invite)) landingNotice = 'You already play in this game: the invite link is for your friend. Send it to them; opening it here does not take the other seat.';
-    }
-    location.hash = `#/game/${encodeURIComponent(id)}`;
+    openTyped($('#open-id'));
   });
+  $('#missing-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    openTyped($('#missing-id'));
+  });
+}
+
+/** Opens the game named in `input` (an id, a watch or invite link, a game page's address). */
+async function openTyped(input) {
+  const text = input.value;
+  const id = idFromInput(text);
+  if (!id) return;
+  const hash = `#/game/${encodeURIComponent(id)}`;
+  // A pasted invite link takes the free seat, exactly as opening the link does.
+  const invite = (text.match(/[?&]invite=([^&#\s]+)/) || [])[1];
+  if (invite && !seats.get(id)) {
+    await joinInvite(id, decodeURIComponent(invite));
+    input.value = '';
+  } else if (invite) {
+    const held = seats.get(id);
+    if (held.invite !== decodeURIComponent(invite)) landingNotice = 'You already play in this game: the invite link is for your friend. Send it to them; opening it here does not take the other seat.';
+  }
+  if (location.hash === hash) {
+    // The game shown already (or the id that was not found, typed again): open it afresh.
+    if (game) game.close();
+    game = null;
+    route();
+  } else location.hash = hash;
 }
 
 function started(r, imported = false) {
@@ -498,7 +620,7 @@ class GameView {
     this.closed = false;
     this.board = new Board($('#board-host'), { onPlay: (l) => this.play(l) });
     this.animator = new Animator(this.board, $('#caption'));
-    this.animator.speed = localStorage.getItem('pussa.speed') || 'normal';
+    this.animator.speed = storedSpeed() || defaultSpeed();
     $('#speed').value = this.animator.speed;
     const near = this.mine.size === 1 ? [...this.mine][0] : 0;
     this.board.setView(near);
@@ -570,12 +692,14 @@ class GameView {
       } else {
         this.shownRounds = (st.rounds || []).length;
         this.show(st);
+        this.resumeRound(st);
       }
       if (this.retrying) {
         this.retrying = false;
         notice('The server answers again.', 'info');
       }
       $('#view-game').hidden = false;
+      if (this.takeFocus) this.placeFocus();
     } catch (e) {
       if (this.closed) return undefined;
       $('#view-game').hidden = true;
@@ -586,7 +710,13 @@ class GameView {
         document.title = 'pussa: cannot open the game';
         return 'retry';
       }
-      notice(e.status === 404 ? `No game with id “${shorten(this.id)}”.` : `Cannot open the game: ${e.message}`);
+      if (e.status === 404) {
+        // A page of its own: what was asked for, the id to correct, the ways on.
+        $('#missing-text').textContent = `No game with id “${shorten(this.id)}”. Check the id (or paste the whole link) and open it again.`;
+        $('#missing-id').value = this.id;
+        $('#view-missing').hidden = false;
+        if (this.takeFocus) focusHeading($('#view-missing h1'));
+      } else notice(`Cannot open the game: ${e.message}`);
       document.title = e.status === 404 ? 'pussa: no such game' : 'pussa: cannot open the game';
       return undefined;
     }
@@ -596,6 +726,61 @@ class GameView {
       (status) => this.onStatus(status),
       this.seat?.token,
     );
+  }
+
+  /**
+   * The focus once the game is shown (it never stays on the page left, or on nothing): a
+   * playable hole for a keyboard player whose move it is, else the invite's Copy button while
+   * the friend is awaited, else the game's heading.
+   */
+  placeFocus() {
+    if (this.closed || game !== this) return;
+    const a = document.activeElement;
+    if (a && this.board.svg.contains(a)) return;
+    if (!$('#invite-box').hidden) {
+      $('#copy-invite').focus({ preventScroll: true });
+      return;
+    }
+    const hole = keyboardUser && this.myTurn() && !this.busy ? this.board.svg.querySelector('.hole.legal') : null;
+    if (hole) hole.focus({ preventScroll: true });
+    else focusHeading($('#game-title'));
+  }
+
+  /**
+   * The focus after the round's or game's dialog closed: a playable hole, else Play again (or
+   * Rematch), else the turn line with the result.
+   */
+  afterDialog() {
+    if (this.closed || game !== this) return;
+    const hole = this.board.svg.querySelector('.hole.legal');
+    if (hole) hole.focus();
+    else if (!$('#again').hidden && !$('#again').disabled) $('#again').focus();
+    else focusHeading($('#turn'));
+  }
+
+  /**
+   * A match opened (a reload, a link) just after a round ended, before its players moved in the
+   * next one: the round's summary shows again, and screen readers are told the new layout.
+   */
+  resumeRound(s) {
+    const rounds = s.rounds || [];
+    if (s.mode !== 'match' || s.match_over || s.ended || !rounds.length || !this.mine.size) return;
+    const last = rounds[rounds.length - 1];
+    if (last.round !== s.round - 1) return;
+    if ((s.moves || []).some((m) => m.round === s.round && this.mine.has(sideIndex(m.side)))) return;
+    this.roundDialog([last], s);
+    this.announce(`${roundNews([last], s, this.names())} ${$('#turn').textContent}`);
+  }
+
+  /**
+   * Tells screen readers `text` (the polite live region); the caption showing the same words is
+   * hidden from them meanwhile, so browse mode does not read it twice.
+   */
+  announce(text) {
+    $('#announce').textContent = text;
+    const cap = $('#caption');
+    cap.dataset.said = cap.textContent;
+    cap.setAttribute('aria-hidden', 'true');
   }
 
   /** The live connection opened ('open') or was lost ('closed'). */
@@ -682,7 +867,7 @@ class GameView {
       .join(' ');
     const text = `While the connection was down: ${said}`;
     $('#caption').textContent = text;
-    $('#announce').textContent = `${text} ${$('#turn').textContent}`;
+    this.announce(`${text} ${$('#turn').textContent}`);
     // The hole just played flashes once.
     const last = moves[moves.length - 1];
     const g = this.board.svg.querySelector(`.hole[data-hole="${last.move}"]`);
@@ -736,10 +921,12 @@ class GameView {
     if (undone) said = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
     else if (played && played.length) said = played.map((p) => summary(p, this.names())).join(' ');
     if (said) $('#caption').textContent = said;
+    const ended = undone ? [] : (state.rounds || []).slice(this.shownRounds);
     this.show(state);
     // One announcement per change for screen readers (the captions during the animation are not
-    // read one by one).
-    if (said) $('#announce').textContent = `${said} ${$('#turn').textContent}`;
+    // read one by one), with what a round's end changed (the dialog's news).
+    const news = roundNews(ended, state, this.names());
+    if (said) this.announce(`${said}${news ? ` ${news}` : ''} ${$('#turn').textContent}`);
   }
 
   /** Animates `played` (moves in order, each with its trace) from the board shown now. */
@@ -956,13 +1143,21 @@ class GameView {
     document.body.dataset.ply = String(s.ply);
     // The board turning to the other player does not move the focus on its own.
     this.updateLegal(turned);
-    if (newRounds.length || overNow) this.roundDialog(newRounds, s);
+    if (newRounds.length || overNow) {
+      // A key typed while the animation ran belongs to the position it was typed in: a round
+      // (or the game) that ended meanwhile drops it, and the next round waits for the summary.
+      if (this.queuedKey !== undefined && this.queuedKey !== null) {
+        this.queuedKey = null;
+        $('#caption').textContent = `${$('#caption').textContent} The key typed during the animation was not played: the ${s.match_over || s.ended ? 'game' : 'round'} ended.`.trim();
+      }
+      this.roundDialog(newRounds, s);
+    }
     // A key typed while the animation ran is played now (or refused with the reason).
     if (this.queuedKey !== undefined && this.queuedKey !== null) {
       const k = this.queuedKey;
       this.queuedKey = null;
       setTimeout(() => {
-        if (!this.closed && !this.busy) this.key(k);
+        if (!this.closed && !this.busy && !$('#round-dialog').open) this.key(k);
       }, 0);
     }
   }
@@ -991,7 +1186,8 @@ class GameView {
     const inBoard = active && this.board.svg.contains(active);
     this.board.setLegal(this.myTurn() && !this.busy && !this.viewing() ? this.state.legal : []);
     // A keyboard player whose focus was on the board gets it back on a playable hole.
-    if (keyboardUser && !keepFocus && this.myTurn() && !this.busy && !this.viewing() && (inBoard || active === document.body)) {
+    const parked = active === document.body || active === $('#game-title') || active === $('#turn');
+    if (keyboardUser && !keepFocus && this.myTurn() && !this.busy && !this.viewing() && (inBoard || parked)) {
       const same = active?.dataset?.hole;
       const target = this.state.legal.includes(same) ? same : this.state.legal[0];
       const g = this.board.svg.querySelector(`.hole[data-hole="${target}"]`);
@@ -1094,6 +1290,8 @@ class GameView {
           { class: 'who' },
           h('span', { class: `dot ${i ? 'n' : 's'}`, 'aria-hidden': 'true' }),
           `${names[i]}`,
+          // The ▶ drawn before the player to move is words for screen readers.
+          !moving && view.toMove && sideIndex(view.toMove) === i ? h('span', { class: 'sr-only' }, ' (to move)') : '',
           this.away(i) ? h('span', { class: 'away', title: 'No page of theirs is open on this game' }, ' away') : '',
           // A rematch: the points each player has from the earlier games of the series.
           s.series && s.series.score
@@ -1135,8 +1333,20 @@ class GameView {
       if (multi) ol.append(h('li', { class: 'round' }, `Round ${round}`));
       // South's moves in the first column, North's in the second (as in records: a round
       // North starts begins `1... a`).
+      // Named for screen readers with the move's number and side ("Round 2, move 3, South: C").
       const cell = (m) =>
-        h('span', { class: 'mv', role: 'button', tabindex: '0', 'data-ply': m.ply, title: `${SIDE_NAME[sideIndex(m.side)]} plays ${m.move}: show the position after it` }, m.move);
+        h(
+          'span',
+          {
+            class: 'mv',
+            role: 'button',
+            tabindex: '0',
+            'data-ply': m.ply,
+            title: `${SIDE_NAME[sideIndex(m.side)]} plays ${m.move}: show the position after it`,
+            'aria-label': `${multi ? `Round ${round}, move` : 'Move'} ${n}, ${SIDE_NAME[sideIndex(m.side)]}: ${m.move}`,
+          },
+          m.move,
+        );
       let k = 0;
       let n = 1;
       while (k < list.length) {
@@ -1543,6 +1753,8 @@ class GameView {
       return true;
     }
     if (!this.state || this.state.match_over || this.state.ended) return false;
+    // A round's summary open: the next round starts once it is closed.
+    if ($('#round-dialog').open) return true;
     if (this.animator.running) {
       // Typed during the animation: it ends now, and the key is played once the position is
       // shown (or refused with the reason).
@@ -1626,13 +1838,8 @@ class GameView {
     } else if (s.mode === 'match') {
       // The layout as the round's end left it (the move that ended the round carries it), and
       // the starter as the next round's first move shows: the computer may already have moved.
-      const moves = s.moves || [];
-      const next = r ? r.round + 1 : s.round;
-      const endMove = r ? moves.filter((m) => m.round === r.round).pop() : null;
-      const layout = endMove || s;
-      const first = moves.find((m) => m.round === next);
-      const starter = first ? first.side : s.to_move;
-      const closed = layout.closed || [];
+      const { next, stores, closed, starter } = nextRoundLayout(s, r);
+      const layout = { stores };
       body.append(
         h('p', {}, `Round ${next} is laid out: South holds ${layout.stores[0]} in store, North ${layout.stores[1]}. ${closed.length ? `Closed holes: ${closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(starter)]} starts.`),
       );
@@ -1648,10 +1855,11 @@ class GameView {
   }
 }
 
-async function openGame(id) {
+async function openGame(id, moveFocus = false) {
   if (game && game.id === id) return;
   if (game) game.close();
   game = new GameView(id);
+  game.takeFocus = moveFocus;
   const initial = pending;
   pending = null;
   $('#caption').textContent = '';
@@ -1727,9 +1935,18 @@ function setupGameControls() {
     $('#resign-no').focus();
   });
   $('#resign-yes').addEventListener('click', () => game && game.resign());
-  $('#resign-no').addEventListener('click', () => {
+  // No (or Escape in the question) puts the Resign button back, with the focus on it.
+  const keepPlaying = () => {
     $('#resign-confirm').hidden = true;
     if (game && game.state) game.renderActions();
+    if (!$('#resign').hidden) $('#resign').focus();
+  };
+  $('#resign-no').addEventListener('click', keepPlaying);
+  $('#resign-confirm').addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape') return;
+    e.preventDefault();
+    e.stopPropagation();
+    keepPlaying();
   });
   $('#abort').addEventListener('click', () => game && game.abort());
   $('#offer-draw').addEventListener('click', () => {
@@ -1844,16 +2061,17 @@ async function showGames() {
         h(
           'tr',
           {},
+          // On a phone each row is a card: the labels name the values (the header is hidden).
           h('td', {}, `${TITLES[g.game] || g.game}${g.mode === 'match' ? ' match' : ''}`, h('small', { class: 'muted id' }, g.id)),
-          h('td', {}, g.created ? new Date(g.created).toLocaleString() : ''),
-          h('td', {}, opp || ''),
-          h('td', {}, g.ply),
-          h('td', {}, result),
+          h('td', { 'data-label': 'Started' }, g.created ? new Date(g.created).toLocaleString() : ''),
+          h('td', { 'data-label': 'Opponent' }, opp || ''),
+          h('td', { 'data-label': 'Moves' }, g.ply),
+          h('td', { 'data-label': 'Result' }, result),
           h(
             'td',
-            {},
-            h('a', { href: `#/game/${encodeURIComponent(g.id)}` }, mine ? 'Open' : 'Watch'),
-            ' · ',
+            { class: 'actions-cell' },
+            h('a', { class: 'open', href: `#/game/${encodeURIComponent(g.id)}` }, mine ? 'Open' : 'Watch'),
+            h('span', { class: 'sep' }, ' · '),
             h('a', { href: api.recordUrl(g.id), download: `pussa-${g.id}.txt` }, 'Record'),
           ),
         ),
@@ -2021,8 +2239,13 @@ async function showRules(g, section) {
 async function main() {
   setupGameControls();
   $('#games-filter').addEventListener('change', showGames);
+  // The caption is hidden from screen readers only while the live region says the same.
+  new MutationObserver(() => {
+    const cap = $('#caption');
+    if (cap.hasAttribute('aria-hidden') && cap.textContent !== cap.dataset.said) cap.removeAttribute('aria-hidden');
+  }).observe($('#caption'), { childList: true, characterData: true, subtree: true });
   $('#round-dialog').addEventListener('close', () => {
-    if (game) game.board.svg.querySelector('.hole.legal')?.focus();
+    if (game) game.afterDialog();
   });
   try {
     meta = await api.meta();
@@ -2035,6 +2258,11 @@ async function main() {
     if (g.name && g.title) TITLES[g.name] = g.title;
   }
   setupHome();
+  // The skip link moves the focus into the page shown; it is no route.
+  $('.skip-link').addEventListener('click', (e) => {
+    e.preventDefault();
+    skipToContent();
+  });
   await landing();
   window.addEventListener('hashchange', route);
   route();

@@ -254,7 +254,7 @@ export class Board {
       const n = model.stores[side];
       s.count.textContent = String(n);
       s.label.textContent = this.names[side];
-      s.g.setAttribute('aria-label', `${this.names[side]}'s store, ${n} seed${n === 1 ? '' : 's'}`);
+      s.g.setAttribute('aria-label', `${storeName(this.names[side], SIDES[side])}, ${n} seed${n === 1 ? '' : 's'}`);
       s.g.setAttribute('role', 'img');
       this.drawStoreSeeds(s, n);
     });
@@ -304,8 +304,14 @@ export class Board {
       h.g.setAttribute('tabindex', '0');
       h.g.setAttribute('role', 'button');
       h.g.removeAttribute('aria-disabled');
+    } else if (document.activeElement === h.g) {
+      // The hole with the focus (just played, say) keeps it while the board is busy: it says it
+      // cannot be played now, and the focus never falls to the page.
+      h.g.setAttribute('tabindex', '-1');
+      h.g.setAttribute('aria-disabled', 'true');
     } else {
       h.g.removeAttribute('tabindex');
+      h.g.removeAttribute('aria-disabled');
       h.g.setAttribute('role', 'img');
     }
     h.lid.replaceChildren();
@@ -395,6 +401,15 @@ export function caption(ev, mover, names = SIDES) {
     default:
       return null;
   }
+}
+
+/**
+ * A store's name for screen readers: "Your store (South)", "Computer's store (North)",
+ * "South's store" (`name`: what the page calls the side; `side`: "South" or "North").
+ */
+export function storeName(name, side) {
+  if (name === 'You') return `Your store (${side})`;
+  return name === side ? `${side}'s store` : `${name}'s store (${side})`;
 }
 
 /** Why a round ended, in words (`names`: what the page calls South and North). */
