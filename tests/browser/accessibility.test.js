@@ -118,6 +118,43 @@ test('a key typed as a round ends is dropped; the summary, the news and a reload
   await page.context().close();
 });
 
+test('against the computer, an answer that goes on into the next round waits for the round summary', async () => {
+  const { server, browser } = env;
+  // A match position where the player's move gets an answer that ends a round and goes on
+  // (the computer opens the next one), found through the API and taken back.
+  let found = null;
+  for (let n = 0; n < 40 && !found; n++) {
+    const created = await server.post('/api/games', { game: 'raja-pasu', mode: 'match', opponent: { kind: 'computer', level: 'beginner' }, seat: 'S', first: 'S' });
+    let st = created.state;
+    for (let k = 0; k < 400 && !st.match_over && !found; k++) {
+      const mv = st.legal[(k * 5 + n) % st.legal.length];
+      const r = await server.post(`/api/games/${created.id}/moves`, { move: mv, token: created.token });
+      const cut = r.played.slice(0, -1).findIndex((p) => p.trace.some((ev) => ev.type === 'round_end'));
+      if (cut >= 0 && !r.state.match_over) {
+        const back = (await server.post(`/api/games/${created.id}/undo`, { token: created.token })).state;
+        found = { id: created.id, token: created.token, state: back, move: mv, played: r.played, cut, after: r.state };
+      }
+      st = r.state;
+    }
+  }
+  assert.ok(found, 'an answer that ends a round and goes on');
+  const { page } = await openGame(browser, server, { id: found.id, token: found.token, state: found.state }, ['S'], { speed: 'fast' });
+  await page.click(`svg.board .hole[data-hole="${found.move}"]`);
+  await page.waitForSelector('#round-dialog[open]');
+  // The board stops at the round's end: the next round's moves are not shown yet.
+  const end = found.played[found.cut];
+  await page.waitForTimeout(800);
+  assert.equal(await page.evaluate(() => document.body.dataset.busy), '1');
+  assert.equal(await page.locator('#move-list .mv').count(), end.ply, 'the move list stops at the round-ending move');
+  assert.match(await page.textContent('#turn'), /starts when you close its summary/);
+  assert.match(await page.textContent('#announce'), new RegExp(`Round ${end.round}: .*Round ${end.round + 1}: `));
+  await page.click('#round-dialog button[value="ok"]');
+  await assertShowsServer(page, server, found.id, 'after the summary');
+  assert.equal(await page.locator('#round-dialog[open]').count(), 0, 'the summary is not shown twice');
+  page.checkClean();
+  await page.context().close();
+});
+
 test('the resign confirm is a named prompt: Escape or No cancels it and the focus goes back to Resign', async () => {
   const { server, browser } = env;
   const { page } = await newPage(browser, server);

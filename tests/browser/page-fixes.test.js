@@ -122,9 +122,14 @@ test('undo waits for a move of yours; the round dialog tells the layout and star
     const before = await page.evaluate(() => Number(document.body.dataset.ply));
     await clickHole(page);
     // The whole answer shown (your move and the reply), then the server's state: never one
-    // read before the move arrived, which would close a round's dialog unseen.
-    await settle(page, before + 1);
+    // read before the move arrived, which would close a round's dialog unseen. An answer that
+    // goes on into the next round stops at the round's end with its summary open.
+    await page.waitForFunction(
+      (b) => (document.body.dataset.busy === '0' && Number(document.body.dataset.ply) >= b) || document.querySelector('#round-dialog').open,
+      before + 1,
+    );
     st = await server.get(`/api/games/${id}`);
+    if (await page.evaluate(() => document.body.dataset.busy === '1')) break;
     assert.equal(await page.locator('#undo').isDisabled(), false);
   }
   assert.ok(st.round > 1, `round 1 did not end in 200 moves (or ended the match): ${st.position}`);

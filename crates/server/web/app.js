@@ -272,6 +272,11 @@ function scoreAt(s, ply) {
   };
 }
 
+/** Whether the played move `p` ended a round (its trace has the round's end). */
+function endsRound(p) {
+  return (p.trace || []).some((ev) => ev.type === 'round_end');
+}
+
 /** One line on a played move: who played what and what each side took. */
 function summary(p, names = SIDE_NAME) {
   const side = sideIndex(p.side);
@@ -653,6 +658,7 @@ class GameView {
 
   setBusy(b) {
     this.busy = b;
+    this.board.busy = b;
     document.body.dataset.busy = b ? '1' : '0';
     $('#skip').disabled = !this.animator.running;
     if (this.state) this.renderActions();
@@ -915,7 +921,7 @@ class GameView {
     if (animate) {
       // Kept so the last move(s) can be watched again.
       this.replayable = { before: cloneModel(this.board.model), played, state };
-      if (this.animator.speed !== 'off') await this.animatePlayed(state, played);
+      if (this.animator.speed !== 'off' || this.holdsForSummary(played)) await this.animatePlayed(state, played);
     }
     let said = '';
     if (undone) said = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
@@ -947,12 +953,50 @@ class GameView {
         await this.animator.play(before, p.trace || [], SIDE_NAME[sideIndex(p.side)], state.game);
         this.board.render({ board: [...p.board], closed: closedBools(p.closed), stores: [...p.stores] });
         this.renderScore(scoreAt(state, p.ply));
+        if (p !== played[played.length - 1] && endsRound(p)) await this.summaryFirst(state, played, p);
       }
     } finally {
       // One Skip skips every move of the answer (your move and the computer's reply).
       this.animator.endSkip();
       this.animator.onStep = null;
     }
+  }
+
+  /**
+   * Against the computer, an answer that ends a round and goes on into the next (the computer
+   * opens it) stops at the round's end until its summary is closed: the next round starts once
+   * the player has seen how it is laid out.
+   */
+  holdsForSummary(played) {
+    return this.kind === 'computer' && this.mine.size > 0 && played.slice(0, -1).some(endsRound);
+  }
+
+  /** Shows the summary of the round move `p` ended and waits until it is closed. */
+  async summaryFirst(state, played, p) {
+    if (!this.holdsForSummary(played) || this.closed) return;
+    const ended = (state.rounds || []).filter((r) => r.round === p.round);
+    if (!ended.length) return;
+    this.shownRounds = Math.max(this.shownRounds, (state.rounds || []).findIndex((r) => r.round === p.round) + 1);
+    // A key typed during the animation belonged to the round that ended.
+    if (this.queuedKey !== undefined && this.queuedKey !== null) {
+      this.queuedKey = null;
+      $('#caption').textContent = 'The key typed during the animation was not played: the round ended.';
+    }
+    $('#turn').textContent = `Round ${p.round} is over: round ${p.round + 1} starts when you close its summary.`;
+    this.roundDialog(ended, state);
+    this.announce(`${summary(p, this.names())} ${roundNews(ended, state, this.names())}`);
+    const d = $('#round-dialog');
+    await new Promise((resolve) => {
+      const timer = setInterval(() => this.closed && done(), 250);
+      function done() {
+        clearInterval(timer);
+        d.removeEventListener('close', done);
+        resolve();
+      }
+      d.addEventListener('close', done);
+    });
+    // The rest of the answer animates again (a skip asked for before the round's end is over).
+    this.animator.endSkip();
   }
 
   /** Plays the animation of the last move(s) again, then shows the server's state. */

@@ -108,6 +108,8 @@ export class Board {
     this.view = 0; // the side drawn nearest
     this.names = ['South', 'North'];
     this.legal = new Set();
+    // While a move is played or shown (`busy`), the hole with the focus keeps it.
+    this.busy = false;
     this.model = { board: new Array(14).fill(0), closed: new Array(14).fill(false), stores: [0, 0] };
     this.build();
   }
@@ -304,7 +306,7 @@ export class Board {
       h.g.setAttribute('tabindex', '0');
       h.g.setAttribute('role', 'button');
       h.g.removeAttribute('aria-disabled');
-    } else if (document.activeElement === h.g) {
+    } else if (this.busy && document.activeElement === h.g) {
       // The hole with the focus (just played, say) keeps it while the board is busy: it says it
       // cannot be played now, and the focus never falls to the page.
       h.g.setAttribute('tabindex', '-1');
