@@ -40,6 +40,7 @@ mod cmd_replay;
 mod cmd_rules;
 mod cmd_serve;
 mod cmd_tournament;
+mod outfile;
 mod tui;
 
 /// The pussa mancala games: Walak-pussa, Raja Pasu and Pasu Pondi.
