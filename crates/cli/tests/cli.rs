@@ -797,6 +797,15 @@ fn perft_counts_agree_with_the_library() {
         out.contains(&format!("depth  2  {}", perft(&p, 2))),
         "{out}"
     );
+    // Without --game, the game is the one the position names (as replay, explain, analyze).
+    let alone = ok(&["perft", "--position", pos, "--depth", "2"]);
+    for d in 1..=2 {
+        let line = format!("depth  {d}  {}", perft(&p, d));
+        assert!(alone.contains(&line), "{line:?} not in\n{alone}");
+    }
+    // Neither --game nor --position: clap's usage error.
+    let o = pussa(&["perft", "--depth", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]
