@@ -1274,3 +1274,20 @@ fn serve_refuses_a_claim_time_out_of_range_before_starting() {
         );
     }
 }
+
+/// The egtb summary names every subcommand, `match` too (it used to stop at solve).
+#[test]
+fn the_egtb_summary_names_every_subcommand() {
+    let top = ok(&["--help"]);
+    assert!(
+        top.contains("Endgame databases: build, probe, verify, solve, match"),
+        "{top}"
+    );
+    let egtb = ok(&["egtb", "--help"]);
+    for sub in ["build", "probe", "match", "solve", "verify"] {
+        assert!(
+            egtb.lines().any(|l| l.trim_start().starts_with(sub)),
+            "{sub} not listed:\n{egtb}"
+        );
+    }
+}
