@@ -1291,3 +1291,18 @@ fn the_egtb_summary_names_every_subcommand() {
         );
     }
 }
+
+/// `pussa rules --notation` prints docs/notation.md (the rules point to it, and a user of the
+/// binary had no way to read it); with a game it is a usage error.
+#[test]
+fn rules_prints_the_notation() {
+    assert_eq!(
+        ok(&["rules", "--notation"]),
+        include_str!("../../../docs/notation.md")
+    );
+    let o = pussa(&["rules", "raja-pasu", "--notation"]);
+    assert_eq!(o.status.code(), Some(2));
+    let raja = ok(&["rules", "raja-pasu"]);
+    assert!(raja.starts_with("# The rules of Raja Pasu\n"), "{raja}");
+    assert!(raja.contains("`pussa rules --notation`"));
+}

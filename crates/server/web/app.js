@@ -1957,17 +1957,8 @@ async function showRules(g, section) {
     const text = await api.rules(g);
     art.innerHTML = markdown(typeof text === 'string' ? text : JSON.stringify(text));
     art.dataset.game = g;
-    // The text's own title names all three games; this page is one game's rules.
-    const title = art.querySelector('h2');
-    if (title) title.textContent = `The rules of ${TITLES[g] || g}`;
-    // What a program's user reads ("`pussa rules GAME` prints this page…") means nothing here.
-    for (const p of art.querySelectorAll('p')) {
-      for (const code of p.querySelectorAll('code')) {
-        if (/^pussa rules/.test(code.textContent)) {
-          p.innerHTML = p.innerHTML.replace(/\s*<code>pussa rules[^<]*<\/code>[^.]*\([^)]*\)\.?|\s*<code>pussa rules[^<]*<\/code>[^.]*\./, '');
-        }
-      }
-    }
+    // The server's text is this game's page already: its title, its introduction, no notes for
+    // the command line.
     // The player's introduction: the game in a few lines and a picture of the board.
     const intro = INTROS[g];
     if (intro) {
