@@ -1874,7 +1874,7 @@ const INTROS = {
   'walak-pussa': {
     seeds: 4,
     dir: 1,
-    text: 'Four seeds in each hole; sowing goes counterclockwise (to the right along your row). A capture can chain on: after taking a hole, while the next hole is empty and the one after it holds seeds, you take those too.',
+    text: 'Four seeds in each hole; sowing goes counterclockwise (to the right along your row). A capture can chain on: after taking a hole, while the next hole is empty and the one after it holds seeds and is not the hole where your last seed fell, you take those too.',
   },
   'raja-pasu': {
     seeds: 7,
@@ -1969,7 +1969,7 @@ async function showRules(g, section) {
           { class: 'intro', 'aria-label': 'In short' },
           h('h3', {}, `${TITLES[g] || g} in short`),
           boardDiagram(intro.seeds, intro.dir),
-          h('p', {}, 'Two rows of seven holes, one row each. On your turn you lift all the seeds of one of your holes and sow them one by one into the following holes. When the last seed falls, look at the next hole: if it holds seeds, lift them and sow on; if it is empty, your move ends and you take the hole after it. ' + intro.text),
+          h('p', {}, 'Two rows of seven holes, one row each. On your turn you lift all the seeds of one of your holes and sow them one by one into the following holes. When the last seed falls, look at the next hole: if it holds seeds, lift them and sow on; if it is empty, your move ends, and you take the hole after it if it holds seeds and is not the hole where your last seed fell. ' + intro.text),
           h('p', {}, 'Whoever takes more seeds wins the game. In a match, a player who cannot fill a hole at the next round plays with it closed; the match ends when one player cannot fill any. The full rules follow; ', h('a', { href: '#/help' }, 'how to play on this page'), ' is told separately.'),
         )
       );
