@@ -63,8 +63,13 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let old = dir.join("old.txt");
         std::fs::write(&old, "kept").unwrap();
-        let e = refuse_existing("--save", &old, false).unwrap_err().to_string();
-        assert!(e.contains("the file exists") && e.contains("--force"), "{e}");
+        let e = refuse_existing("--save", &old, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the file exists") && e.contains("--force"),
+            "{e}"
+        );
         refuse_existing("--save", &old, true).unwrap();
         check_creatable(&old).unwrap();
         assert_eq!(std::fs::read_to_string(&old).unwrap(), "kept");

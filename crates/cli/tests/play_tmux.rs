@@ -453,7 +453,10 @@ fn play_takes_the_game_from_the_position() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("raja-pasu") && err.contains("pasu-pondi"), "{err}");
+    assert!(
+        err.contains("raja-pasu") && err.contains("pasu-pondi"),
+        "{err}"
+    );
 }
 
 /// A record that cannot be written when the game is quit (its directory was removed during

@@ -639,7 +639,11 @@ fn outputs_that_would_lose_something_are_refused() {
     );
     // With --force it is rewritten with this run's games.
     let out = run(&["--pgn", o, "--force"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&old).unwrap();
     assert_eq!(text.matches("[Game ").count(), 2, "{text}");
 }

@@ -224,7 +224,10 @@ mod tests {
             let (head, body) = page.split_once("\n\n").unwrap();
             assert_eq!(head, format!("# The rules of {}", page_title(game)));
             let (intro, body) = body.split_once("\n\n").unwrap();
-            assert!(intro.starts_with(page_title(game)) && !intro.contains("intro"), "{intro}");
+            assert!(
+                intro.starts_with(page_title(game)) && !intro.contains("intro"),
+                "{intro}"
+            );
             body.to_string()
         };
         assert_eq!(
@@ -232,7 +235,10 @@ mod tests {
             "## Walak-pussa\nw1\n### Chain\nw2\n## Decisions\nd\n"
         );
         assert_eq!(body(Game::RajaPasu), "## Raja Pasu\nr1\n## Decisions\nd\n");
-        assert_eq!(body(Game::PasuPondi6), "## Pasu Pondi\np1\n## Decisions\nd\n");
+        assert_eq!(
+            body(Game::PasuPondi6),
+            "## Pasu Pondi\np1\n## Decisions\nd\n"
+        );
     }
 
     /// A one-game page is a coherent text: its own title and introduction, no reference to a
@@ -271,7 +277,7 @@ mod tests {
             assert!(!rows.is_empty(), "{game}: no worked move");
             for r in &rows {
                 let first = r[1..].split('|').next().unwrap();
-                assert_eq!(games_named(first).contains(&game), true, "{game}: {r}");
+                assert!(games_named(first).contains(&game), "{game}: {r}");
             }
             // Every row of the decisions table is about this game or every game.
             for r in page
@@ -283,11 +289,21 @@ mod tests {
                 assert!(named.is_empty() || named.contains(&game), "{game}: {r}");
             }
             let web = rules_for_the_page(md, game);
-            for unreachable in ["On the command line", "pussa explain", "pussa rules", "notation.md", "docs/", "--max-rounds"] {
+            for unreachable in [
+                "On the command line",
+                "pussa explain",
+                "pussa rules",
+                "notation.md",
+                "docs/",
+                "--max-rounds",
+            ] {
                 assert!(!web.contains(unreachable), "{game}: {unreachable}");
             }
             assert!(page.contains("pussa rules --notation"), "{game}");
-            assert!(web.contains("## Notation") && web.contains("1/2-1/2"), "{game}");
+            assert!(
+                web.contains("## Notation") && web.contains("1/2-1/2"),
+                "{game}"
+            );
         }
     }
 
