@@ -77,7 +77,8 @@ enum Command {
     Play(cmd_play::Args),
     /// Replay moves and show every state, as boards or as JSON lines.
     Replay(cmd_replay::Args),
-    /// Print the rules of a game in words.
+    /// Print the rules of a game in words (or, with --notation, how moves, positions and records
+    /// are written).
     Rules(cmd_rules::Args),
     /// Play in the browser: the web page and its JSON/WebSocket API (the default command: `pussa`
     /// alone takes the same options).
