@@ -144,6 +144,8 @@ fn broken_engines_lose_and_the_tournament_ends() {
             "500",
             "--results",
             csv.to_str().unwrap(),
+            // Each run writes over the last one's results.
+            "--force",
         ]);
         assert!(ok, "{spec}: {err}");
         assert!(
