@@ -87,6 +87,24 @@ test("the rules page: a player's introduction with a board, no command lines, a 
   assert.match(await page.textContent('#rules-body .intro h3'), /Raja Pasu in short/);
   const text = await page.locator('#rules-body').innerText();
   assert.doesNotMatch(text, /pussa rules GAME/);
+  // One game's page: its own title, and nothing a player in the browser cannot reach (files,
+  // commands) or that points at a section the page does not have.
+  assert.match(await page.textContent('#rules-body h2'), /^The rules of Raja Pasu$/);
+  assert.doesNotMatch(text, /notation\.md|docs\/|pussa explain|--max-rounds|On the command line|lap by lap above|three games/);
+  assert.doesNotMatch(text, /Walak-pussa A\b|Pasu Pondi \(5 seeds\) A\b/);
+  assert.match(text, /Raja Pasu G\b/);
+  // The capture as the contract states it: the landing-hole exception, in the introduction
+  // and (Walak-pussa) for every link of the chain, as the glossary says it.
+  const intro = await page.textContent('#rules-body .intro');
+  assert.match(intro, /your move ends, and you take the hole after it if it holds seeds and is not the hole where your last seed fell/);
+  await page.goto(`${server.url}/#/rules/walak-pussa`);
+  await page.waitForFunction(() => /Walak-pussa in short/.test(document.querySelector('#rules-body .intro h3')?.textContent || ''));
+  const chain = await page.textContent('#rules-body .intro');
+  assert.match(chain, /the one after it holds seeds and is not the hole where your last seed fell, you take those too/);
+  const necklace = await page.$eval('.glossary', (d) => d.textContent);
+  assert.match(necklace, /Necklace \(chain\)Walak-pussa: after a capture, while the next hole is empty and the one after it holds seeds and is not the hole where the last seed fell/);
+  await page.goto(`${server.url}/#/rules/raja-pasu`);
+  await page.waitForSelector('#rules-body .intro h3');
   // The research notes are folded away.
   assert.equal(await page.locator('#rules-decisions-and-why').isVisible(), false);
   assert.doesNotMatch(await page.locator('#rules-body').innerText(), /Brent|OpenSpiel|Ludii/);

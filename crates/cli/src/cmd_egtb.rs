@@ -23,8 +23,10 @@ pub enum Sub {
         /// The game.
         #[arg(long)]
         game: Game,
-        /// The largest number of seeds on the board.
-        #[arg(long, value_parser = clap::value_parser!(u32).range(0..=40))]
+        /// The largest number of seeds on the board. The builder's limit depends on the game and
+        /// the closed holes (24 seeds for the open board of every game); a larger number is
+        /// refused before any work, with the limit.
+        #[arg(long)]
         max_seeds: u32,
         /// Where the tables live.
         #[arg(long, default_value = "data/egtb")]
@@ -396,7 +398,13 @@ fn probe(
         if top.is_some_and(|t| t >= k) {
             return e;
         }
-        if pattern.is_open() {
+        let limit = pussa_egtb::max_build_seeds(game, pattern);
+        if k > limit {
+            e.context(format!(
+                "{seeds} on the board: no tables can reach this position (they are built up to \
+                 {limit} seeds at most); `pussa egtb solve --position` searches it"
+            ))
+        } else if pattern.is_open() {
             e.context(format!(
                 "{seeds} on the board (build the tables to {k}, or use `pussa egtb solve --position`)"
             ))
@@ -752,8 +760,23 @@ mod tests {
         .unwrap_err();
         let e = format!("{e:#}");
         assert!(
-            e.starts_with("70 seeds on the board (build the tables to 70")
+            e.starts_with("70 seeds on the board: no tables can reach this position")
+                && e.contains("built up to 24 seeds at most")
+                && !e.contains("build the tables to")
                 && e.contains("go up to 6 seeds"),
+            "{e}"
+        );
+        // Within the builder's reach, the advice is to build the tables that far.
+        let e = sub(Sub::Probe {
+            game: None,
+            position: "0,1,0,2,0,0,0/1,0,0,0,1,0,5 60 0 S 1 pasu-pondi".to_string(),
+            dir: dir.clone(),
+            closed_dir: None,
+        })
+        .unwrap_err();
+        let e = format!("{e:#}");
+        assert!(
+            e.starts_with("10 seeds on the board (build the tables to 10"),
             "{e}"
         );
         sub(Sub::Solve {

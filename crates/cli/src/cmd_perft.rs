@@ -12,9 +12,10 @@ use rayon::prelude::*;
 /// no legal move ends the round, and an ended round has no further moves).
 #[derive(clap::Args)]
 pub struct Args {
-    /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6.
-    #[arg(long)]
-    pub game: Game,
+    /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6 (default: the game the
+    /// `--position` string names).
+    #[arg(long, required_unless_present = "position")]
+    pub game: Option<Game>,
     /// Start from this position string instead of the start of the game.
     #[arg(long)]
     pub position: Option<String>,
@@ -29,13 +30,14 @@ pub struct Args {
 /// Runs `pussa perft`.
 ///
 /// # Errors
-/// A malformed position string, or one for another game.
+/// A malformed position string, or one for another game than `--game`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let game = crate::cmd_replay::game_of(args.game, args.position.as_deref())?;
     let state = match &args.position {
-        None => GameState::new(args.game, Mode::Single, pussa_rules::Side::South),
+        None => GameState::new(game, Mode::Single, pussa_rules::Side::South),
         Some(p) => {
             let setup: Setup = p.parse().context("--position")?;
-            setup.expect_game(args.game).context("--position")?;
+            setup.expect_game(game).context("--position")?;
             setup.game_state(Mode::Single).context("--position")?
         }
     };

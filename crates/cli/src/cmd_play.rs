@@ -28,15 +28,16 @@ Needs an interactive terminal (standard input and output); for scripts use `puss
 or `pussa engine`.\n\n\
 Examples:\n  pussa play --game raja-pasu --match --level expert\n  \
 pussa play --hotseat --save game.txt\n  \
-pussa play --game walak-pussa --position \"0,0,0,0,0,0,1/0,0,0,0,0,0,2 28 25 S 1 walak-pussa\"";
+pussa play --position \"0,0,0,0,0,0,1/0,0,0,0,0,0,2 28 25 S 1 walak-pussa\"";
 
 /// Arguments of `pussa play`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = KEYS_HELP)]
 pub struct Args {
-    /// The game: walak-pussa, raja-pasu, pasu-pondi, pasu-pondi-6.
-    #[arg(long, default_value = "walak-pussa")]
-    pub game: Game,
+    /// The game: walak-pussa, raja-pasu, pasu-pondi, pasu-pondi-6 (default: the game the
+    /// `--position` string names, else walak-pussa).
+    #[arg(long)]
+    pub game: Option<Game>,
     /// Play a match (several rounds, closed holes) instead of a single game.
     #[arg(long = "match")]
     pub match_mode: bool,
@@ -72,9 +73,14 @@ pub struct Args {
     #[arg(long, value_name = "POSITION")]
     pub position: Option<String>,
     /// Write the game record (the format `pussa replay --record` reads) to FILE when the game
-    /// ends and when you quit; a second game after `n` goes to FILE-2, and so on.
+    /// ends and when you quit; a second game after `n` goes to FILE-2, and so on (a number
+    /// whose file exists is passed over). An existing FILE is refused at start-up (no game is
+    /// lost), and so is a FILE that cannot be created.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
+    /// Let --save write over an existing FILE (and FILE-2, … after `n`).
+    #[arg(long, requires = "save")]
+    pub force: bool,
 }
 
 fn parse_level(s: &str) -> Result<Level, String> {
@@ -163,6 +169,8 @@ enum Answer {
 /// Where the game records go, and how a game is written.
 struct Saver {
     path: Option<PathBuf>,
+    /// Whether existing files may be written over (`--force`).
+    force: bool,
     setup: Option<Setup>,
     game: Game,
     mode: Mode,
@@ -191,6 +199,21 @@ impl Saver {
             rec.push(mv)?;
         }
         Ok(rec)
+    }
+
+    /// The file number of the game after the one saved as file `n`: `n + 1`, or the next
+    /// number whose file does not exist yet (any number with `--force`).
+    fn next_file(&self, n: u32) -> u32 {
+        let mut next = n.saturating_add(1);
+        while !self.force
+            && next < u32::MAX
+            && self
+                .path_of(next)
+                .is_some_and(|p| crate::outfile::is_existing_file(&p))
+        {
+            next += 1;
+        }
+        next
     }
 
     /// Writes the record of game `n` if `--save` was given; returns the file.
@@ -253,7 +276,11 @@ fn value_error(option: &str, value: &str, why: &str) -> ! {
 /// # Errors
 /// Bad arguments, no terminal, or a terminal that cannot be set up.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let (game, seat) = (args.game, args.seat);
+    let game = match (args.game, &args.position) {
+        (None, None) => Game::WalakPussa,
+        (game, position) => crate::cmd_replay::game_of(game, position.as_deref())?,
+    };
+    let seat = args.seat;
     let mode = if args.match_mode {
         Mode::Match
     } else {
@@ -281,6 +308,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             None => Level::default_for(game, mode),
         })
     };
+    // The record's file: never an earlier game's (unless --force), and one that can be made,
+    // before any game is played.
+    if let Some(path) = &args.save {
+        crate::outfile::refuse_existing("--save", path, args.force)?;
+        crate::outfile::check_creatable(path).context("--save")?;
+    }
     let (tx, rx) = mpsc::channel::<Answer>();
     let told = tx.clone();
     let tables = tables_option(
@@ -312,6 +345,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let oracle = tables.map(|t| Arc::new(t) as Arc<dyn ExactOracle>);
     let saver = Saver {
         path: args.save.clone(),
+        force: args.force,
         setup,
         game,
         mode,
@@ -319,13 +353,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut app = App::new(start, seat, opponent);
     let stop = stop_on_signals();
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
-    let mut game_no = 1;
+    let mut file_no = 1;
     let result = event_loop(
         &mut terminal,
         &mut app,
         &args,
         &saver,
-        &mut game_no,
+        &mut file_no,
         oracle,
         (tx, rx),
         &stop,
@@ -335,7 +369,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let saved = if app.moves.is_empty() && !app.state.is_over() {
         Ok(None)
     } else {
-        saver.save(&app, game_no)
+        saver.save(&app, file_no)
     };
     match saved {
         Ok(Some(p)) => errln!(
@@ -350,7 +384,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if app.moves.len() == 1 { "" } else { "s" },
             saver.replay_line(&app)
         ),
-        Err(e) => errln!("pussa play: {e:#}; the moves: {}", saver.replay_line(&app)),
+        Err(e) => {
+            // The game is not on file: the moves are in the message, and the exit status says
+            // that the record was not written.
+            let e = anyhow::anyhow!("{e:#}; the moves: {}", saver.replay_line(&app));
+            if let Err(loop_error) = result {
+                errln!("pussa play: {e:#}");
+                return Err(loop_error);
+            }
+            return Err(e);
+        }
     }
     result
 }
@@ -458,7 +501,7 @@ fn event_loop(
     app: &mut App,
     args: &Args,
     saver: &Saver,
-    game_no: &mut u32,
+    file_no: &mut u32,
     oracle: Option<Arc<dyn ExactOracle>>,
     (tx, rx): (mpsc::Sender<Answer>, mpsc::Receiver<Answer>),
     stop: &AtomicBool,
@@ -468,6 +511,8 @@ fn event_loop(
     let mut seed = args.seed;
     // The generation whose finished game was saved.
     let mut saved_at: Option<u64> = None;
+    // The games of this session, for the new game's notice.
+    let mut game_no = 1u32;
     while !app.quit && !stop.load(Ordering::Acquire) {
         // Animation clock.
         if Instant::now() >= next_frame && (!app.anim.is_empty() || app.shown.is_some()) {
@@ -480,7 +525,7 @@ fn event_loop(
         // A finished game is saved at once (and again if taken back and finished anew).
         if app.state.is_over() && app.shown.is_none() && saved_at != Some(app.generation) {
             saved_at = Some(app.generation);
-            match saver.save(app, *game_no) {
+            match saver.save(app, *file_no) {
                 Ok(Some(p)) => app.add_notice(&format!("Game record saved to {}.", p.display())),
                 Ok(None) => {}
                 Err(e) => app.add_notice(&format!("{e:#}")),
@@ -567,7 +612,8 @@ fn event_loop(
                 }
                 Action::NewGame => {
                     // The game just ended was saved; the next one gets a file of its own.
-                    *game_no += 1;
+                    game_no += 1;
+                    *file_no = saver.next_file(*file_no);
                     let (start, who) = match &saver.setup {
                         Some(s) => (
                             s.game_state(saver.mode).context("--position")?,
@@ -581,14 +627,13 @@ fn event_loop(
                             )
                         }
                     };
-                    let file = match saver.path_of(*game_no) {
+                    let file = match saver.path_of(*file_no) {
                         Some(p) => format!("; its record goes to {}", p.display()),
                         None => String::new(),
                     };
                     app.restart(start);
                     app.notice = Some(format!(
-                        "New game {}: the same options and seats; {who}{file}.",
-                        *game_no
+                        "New game {game_no}: the same options and seats; {who}{file}."
                     ));
                     saved_at = None;
                     next_frame = Instant::now();
@@ -698,6 +743,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let saver = Saver {
             path: Some(dir.join("g.txt")),
+            force: false,
             setup: None,
             game: Game::WalakPussa,
             mode: Mode::Single,
@@ -708,6 +754,19 @@ mod tests {
         assert_eq!(rec.state(), &app.state);
         assert_eq!(rec.first(), Side::North);
         assert_eq!(saver.path_of(2), Some(dir.join("g-2.txt")));
+        // The next game's file passes over numbers whose files exist (not with --force).
+        assert_eq!(saver.next_file(1), 2);
+        std::fs::write(dir.join("g-2.txt"), "an earlier game").unwrap();
+        std::fs::write(dir.join("g-3.txt"), "an earlier game").unwrap();
+        assert_eq!(saver.next_file(1), 4);
+        let forced = Saver {
+            path: Some(dir.join("g.txt")),
+            force: true,
+            setup: None,
+            game: Game::WalakPussa,
+            mode: Mode::Single,
+        };
+        assert_eq!(forced.next_file(1), 2);
         assert_eq!(
             saver.replay_line(&app),
             format!("pussa replay --game walak-pussa --first N --moves \"a {second}\"")
@@ -725,6 +784,7 @@ mod tests {
         assert!(app.state.is_over());
         let saver = Saver {
             path: Some(dir.join("p.txt")),
+            force: false,
             setup: Some(setup),
             game: Game::WalakPussa,
             mode: Mode::Single,

@@ -7,8 +7,12 @@ use pussa_rules::Game;
 /// The rules page, one source for the command line and the repository.
 const RULES: &str = include_str!("../../../docs/rules.md");
 
-/// Print the rules of a game in words: the common sections and the game's own. Without a game,
-/// the whole page.
+/// How moves, positions and game records are written (`pussa rules --notation`).
+const NOTATION: &str = include_str!("../../../docs/notation.md");
+
+/// Print the rules of a game in words: the common sections and the game's own, with that game's
+/// worked moves and decisions. Without a game, the whole page; with --notation, how moves,
+/// positions and game records are written.
 #[derive(clap::Args)]
 pub struct Args {
     /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6.
@@ -17,6 +21,10 @@ pub struct Args {
     /// The game, as the other commands take it (the same as the positional GAME).
     #[arg(long = "game", value_name = "GAME", conflicts_with = "game")]
     pub game_opt: Option<Game>,
+    /// Print the notation instead: moves, position strings and game records (the records
+    /// `pussa replay --record` reads and `pussa play --save` writes).
+    #[arg(long, conflicts_with_all = ["game", "game_opt"])]
+    pub notation: bool,
 }
 
 /// The page for `game`: every section but the other games' own (the same cut as the web
@@ -35,6 +43,10 @@ pub fn rules_text(game: Option<Game>) -> String {
 /// A failed write to standard output.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
+    if args.notation {
+        out.write_all(NOTATION.as_bytes())?;
+        return Ok(());
+    }
     out.write_all(rules_text(args.game.or(args.game_opt)).as_bytes())?;
     Ok(())
 }

@@ -89,7 +89,9 @@ pub struct Args {
     /// A match still going after this many rounds is scored a draw.
     #[arg(long, default_value_t = 100)]
     pub max_rounds: u32,
-    /// Write the games as game records to this file (rewritten after every game).
+    /// Write the games as game records to this file (rewritten after every game). An existing
+    /// file is refused unless --force is given, as for --results and --plot; the three must
+    /// name different files.
     #[arg(long)]
     pub pgn: Option<PathBuf>,
     /// Write the results to this file: CSV, or JSON if the name ends in .json. Rewritten
@@ -100,9 +102,12 @@ pub struct Args {
     /// Draw the results as an SVG image in this file: the histogram of game lengths in plies,
     /// each bar split by the result for the seats (first mover won, draw, second mover won),
     /// and the first mover's score with its 95% interval, overall and for each player.
-    /// Rewritten after every game, like --results.
+    /// Rewritten after every game, like --results. The name must end in .svg.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Let --pgn, --results and --plot write over existing files.
+    #[arg(long)]
+    pub force: bool,
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -201,6 +206,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // then each is a valid file of no games yet (the JSON says `"finished": false`), swapped
     // in whole like every later one, so a run stopped before its first game ends leaves no
     // empty or half file behind.
+    check_outputs(&args)?;
     for path in [&args.pgn, &args.results, &args.plot].into_iter().flatten() {
         check_writable(path)?;
     }
@@ -348,6 +354,72 @@ impl Outputs<'_> {
         }
         Ok(())
     }
+}
+
+/// Refuses outputs that would lose something: two options naming the same file (one would
+/// overwrite the other after every game), a `--plot` whose name does not end in `.svg` (it
+/// is an SVG image whatever the name says), and an existing file without `--force`.
+fn check_outputs(args: &Args) -> anyhow::Result<()> {
+    let outputs = [
+        ("--pgn", &args.pgn),
+        ("--results", &args.results),
+        ("--plot", &args.plot),
+    ];
+    let named: Vec<(&str, &PathBuf)> = outputs
+        .iter()
+        .filter_map(|(o, p)| p.as_ref().map(|p| (*o, p)))
+        .collect();
+    for (i, (a, pa)) in named.iter().enumerate() {
+        for (b, pb) in &named[i + 1..] {
+            if same_file(pa, pb) {
+                anyhow::bail!(
+                    "{a} and {b} name the same file {} (each is rewritten after every game)",
+                    pb.display()
+                );
+            }
+        }
+    }
+    if let Some(plot) = &args.plot {
+        if !plot
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+            && !is_special(plot)
+        {
+            anyhow::bail!(
+                "--plot {}: the plot is an SVG image; give a name ending in .svg",
+                plot.display()
+            );
+        }
+    }
+    for (option, path) in &named {
+        crate::outfile::refuse_existing(option, path, args.force)?;
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` are one file: the same path, or (both existing) the same file on disk.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    if a == b {
+        return true;
+    }
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        // A file not made yet: the same name in the same existing directory.
+        _ => {
+            let dir = |p: &std::path::Path| {
+                let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+                std::fs::canonicalize(parent.unwrap_or(std::path::Path::new(".")))
+                    .ok()
+                    .map(|d| d.join(p.file_name().unwrap_or_default()))
+            };
+            dir(a).is_some_and(|x| dir(b) == Some(x))
+        }
+    }
+}
+
+/// A path that is not a regular file to be named (a pipe, `/dev/stdout`): any name goes.
+fn is_special(path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file())
 }
 
 /// Checks, without changing it, that [`replace_file`] can write `path`: its temporary file can

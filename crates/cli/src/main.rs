@@ -40,14 +40,21 @@ mod cmd_replay;
 mod cmd_rules;
 mod cmd_serve;
 mod cmd_tournament;
+mod outfile;
 mod tui;
 
 /// The pussa mancala games: Walak-pussa, Raja Pasu and Pasu Pondi.
+///
+/// Without a subcommand, `pussa` is `pussa serve` and takes serve's options (`pussa --addr
+/// 127.0.0.1:9000`); they cannot be mixed with another subcommand.
 #[derive(Parser)]
-#[command(name = "pussa", version, about, long_about = None)]
+#[command(name = "pussa", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// `pussa serve`'s options, for `pussa` with no subcommand.
+    #[command(flatten)]
+    serve: cmd_serve::Args,
 }
 
 #[derive(Subcommand)]
@@ -56,7 +63,7 @@ enum Command {
     Analyze(cmd_analyze::Args),
     /// Measure the rules engine: random playouts per second.
     Bench(cmd_bench::Args),
-    /// Endgame databases: build, probe, verify, solve.
+    /// Endgame databases: build, probe, verify, solve, match.
     Egtb(cmd_egtb::Args),
     /// Speak the engine protocol on stdin/stdout (for front ends and tournament managers).
     Engine(cmd_engine::Args),
@@ -70,9 +77,11 @@ enum Command {
     Play(cmd_play::Args),
     /// Replay moves and show every state, as boards or as JSON lines.
     Replay(cmd_replay::Args),
-    /// Print the rules of a game in words.
+    /// Print the rules of a game in words (or, with --notation, how moves, positions and records
+    /// are written).
     Rules(cmd_rules::Args),
-    /// Play in the browser: the web page and its JSON/WebSocket API (the default command).
+    /// Play in the browser: the web page and its JSON/WebSocket API (the default command: `pussa`
+    /// alone takes the same options).
     Serve(cmd_serve::Args),
     /// Play a tournament between two players (levels, engines) with Elo and SPRT.
     Tournament(cmd_tournament::Args),
@@ -80,7 +89,7 @@ enum Command {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        None => cmd_serve::run(cmd_serve::Args::default()),
+        None => cmd_serve::run(cli.serve),
         Some(Command::Analyze(args)) => cmd_analyze::run(args),
         Some(Command::Bench(args)) => cmd_bench::run(args),
         Some(Command::Egtb(args)) => cmd_egtb::run(args),

@@ -797,6 +797,15 @@ fn perft_counts_agree_with_the_library() {
         out.contains(&format!("depth  2  {}", perft(&p, 2))),
         "{out}"
     );
+    // Without --game, the game is the one the position names (as replay, explain, analyze).
+    let alone = ok(&["perft", "--position", pos, "--depth", "2"]);
+    for d in 1..=2 {
+        let line = format!("depth  {d}  {}", perft(&p, d));
+        assert!(alone.contains(&line), "{line:?} not in\n{alone}");
+    }
+    // Neither --game nor --position: clap's usage error.
+    let o = pussa(&["perft", "--depth", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]
@@ -1264,4 +1273,36 @@ fn serve_refuses_a_claim_time_out_of_range_before_starting() {
             stderr(&o)
         );
     }
+}
+
+/// The egtb summary names every subcommand, `match` too (it used to stop at solve).
+#[test]
+fn the_egtb_summary_names_every_subcommand() {
+    let top = ok(&["--help"]);
+    assert!(
+        top.contains("Endgame databases: build, probe, verify, solve, match"),
+        "{top}"
+    );
+    let egtb = ok(&["egtb", "--help"]);
+    for sub in ["build", "probe", "match", "solve", "verify"] {
+        assert!(
+            egtb.lines().any(|l| l.trim_start().starts_with(sub)),
+            "{sub} not listed:\n{egtb}"
+        );
+    }
+}
+
+/// `pussa rules --notation` prints docs/notation.md (the rules point to it, and a user of the
+/// binary had no way to read it); with a game it is a usage error.
+#[test]
+fn rules_prints_the_notation() {
+    assert_eq!(
+        ok(&["rules", "--notation"]),
+        include_str!("../../../docs/notation.md")
+    );
+    let o = pussa(&["rules", "raja-pasu", "--notation"]);
+    assert_eq!(o.status.code(), Some(2));
+    let raja = ok(&["rules", "raja-pasu"]);
+    assert!(raja.starts_with("# The rules of Raja Pasu\n"), "{raja}");
+    assert!(raja.contains("`pussa rules --notation`"));
 }

@@ -325,6 +325,8 @@ fn a_position_a_saved_record_and_a_new_game() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("game.txt");
+    // An earlier session's second game: the new second game passes over its number.
+    std::fs::write(dir.join("game-2.txt"), "an earlier game\n").unwrap();
     let cmd = format!(
         "{} play --game walak-pussa --hotseat --delay 0 --position '0,0,0,0,0,1,0/0,0,0,0,0,0,0 28 27 S 1 walak-pussa' --save {}; echo EXIT=$?; sleep 60",
         pussa(),
@@ -357,14 +359,138 @@ fn a_position_a_saved_record_and_a_new_game() {
     let s = t.wait_for("the new game", |s| s.contains("New game 2"));
     let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("from the same position"), "{s}");
-    assert!(words.contains("game-2.txt"), "{s}");
+    assert!(words.contains("game-3.txt"), "{s}");
     t.keys(&["q"]);
     let s = t.wait_for("the exit", |s| s.contains("EXIT=0"));
     assert!(
-        !s.contains("game-2.txt (`pussa replay"),
+        !s.contains("game-3.txt (`pussa replay"),
         "nothing played, nothing saved:\n{s}"
     );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("game-2.txt")).unwrap(),
+        "an earlier game\n"
+    );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--save` never writes over an earlier record unless `--force` says so, and a file that
+/// cannot be created is refused before the game (both used to show only at quit, the first not
+/// at all: the old record was silently replaced, the second printed an error and exited 0).
+#[test]
+fn save_refuses_an_existing_or_unwritable_file_at_start_up() {
+    let dir = std::env::temp_dir().join(format!("pussa-play-keep-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("precious.txt");
+    std::fs::write(&old, "[Game \"raja-pasu\"]\n\n1. G e *\n").unwrap();
+    let run = |args: &[&str]| {
+        Command::new(pussa())
+            .arg("play")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let o = old.to_str().unwrap();
+    let out = run(&["--hotseat", "--save", o]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!("error: --save {o}: the file exists (choose another name, or add --force to write over it)")
+    );
+    assert_eq!(
+        std::fs::read_to_string(&old).unwrap(),
+        "[Game \"raja-pasu\"]\n\n1. G e *\n"
+    );
+    // With --force the file is accepted (the next refusal is the missing terminal's).
+    let out = run(&["--hotseat", "--save", o, "--force"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs an interactive terminal"), "{err}");
+    let bad = dir.join("no-such-dir").join("x.txt");
+    let out = run(&["--hotseat", "--save", bad.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!("error: --save: cannot write {}: ", bad.display()))
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    // --force alone says nothing: clap refuses it.
+    let out = run(&["--hotseat", "--force"]);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `play --position` takes the game from the position string, as replay, explain and analyze
+/// do (it used to compare it with the hidden default walak-pussa and refuse).
+#[test]
+fn play_takes_the_game_from_the_position() {
+    let out = Command::new(pussa())
+        .args([
+            "play",
+            "--hotseat",
+            "--position",
+            "x,7,7,7,7,7,7/7,7,7,7,7,7,7 3 4 S 2 raja-pasu",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs an interactive terminal"), "{err}");
+    // A --game the user gives is still checked against the position.
+    let out = Command::new(pussa())
+        .args([
+            "play",
+            "--hotseat",
+            "--game",
+            "pasu-pondi",
+            "--position",
+            "x,7,7,7,7,7,7/7,7,7,7,7,7,7 3 4 S 2 raja-pasu",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("raja-pasu") && err.contains("pasu-pondi"),
+        "{err}"
+    );
+}
+
+/// A record that cannot be written when the game is quit (its directory was removed during
+/// the game) is an error: the moves are printed and the exit status is 1, not 0.
+#[test]
+fn a_failed_final_save_exits_non_zero() {
+    let Some(t) = tmux("pussa-test-lost") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pussa-play-lost-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("x.txt");
+    let cmd = format!(
+        "{} play --hotseat --delay 0 --save {}; echo EXIT=$?; sleep 60",
+        pussa(),
+        file.display()
+    );
+    // Wide enough for the error line unwrapped.
+    t.start(250, 30, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("your move"));
+    t.keys(&["A"]);
+    t.wait_for("North's turn", |s| s.contains("North: your move"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    t.keys(&["q"]);
+    t.keys(&["q"]);
+    let s = t.wait_for("the exit", |s| s.contains("EXIT="));
+    let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("EXIT=1"), "{s}");
+    assert!(
+        words.contains("error: cannot write the game record")
+            && words.contains("the moves: pussa replay --game walak-pussa --moves \"A"),
+        "{s}"
+    );
 }
 
 /// TERM=dumb is refused with a clear message.

@@ -25,8 +25,14 @@ impl Drop for Served {
 
 /// Starts `pussa serve` on a free port with its data in `dir`; waits for its "open" line.
 fn serve(dir: &Path) -> Served {
+    serve_as(&["serve"], dir)
+}
+
+/// Starts `pussa ARGS… --addr 127.0.0.1:0 --data DIR`; waits for its "open" line.
+fn serve_as(args: &[&str], dir: &Path) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+        .args(args)
+        .args(["--addr", "127.0.0.1:0", "--data"])
         .arg(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -297,4 +303,24 @@ fn serve_reports_a_bad_address_and_an_unusable_data_dir() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("PUSSA_ADDR"));
+}
+
+/// `pussa` alone is `pussa serve` and takes serve's options (they used to be refused:
+/// "unexpected argument '--addr'"); mixed with another subcommand they are a usage error.
+#[test]
+fn bare_pussa_takes_serves_options() {
+    let dir = std::env::temp_dir().join(format!("pussa-serve-bare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let served = serve_as(&["--egtb", "none"], &dir);
+    let meta = json_ok(served.addr, "GET", "/api/meta", None);
+    assert!(meta.is_object(), "{meta}");
+    assert!(dir.join("pussa.sqlite3").exists());
+    drop(served);
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["--addr", "127.0.0.1:0", "levels"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -1073,6 +1073,22 @@ fn egtb_build_refuses_layers_past_32_bit_ranks_at_once() {
         one_line_error(ok, &err),
         "error: --max-seeds 25: 25 seeds cannot be built: the tables of raja-pasu go up to 24 seeds at most (a layer's boards are counted in 32 bits)"
     );
+    // Far past the limit: the same one message (clap's range used to give another).
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "41",
+        "--dir",
+        d,
+        "--quiet",
+    ]);
+    assert_eq!(
+        one_line_error(ok, &err),
+        "error: --max-seeds 41: 41 seeds cannot be built: the tables of raja-pasu go up to 24 seeds at most (a layer's boards are counted in 32 bits)"
+    );
     // The whole list is checked before any pattern is built.
     let (ok, _, err) = pussa(&[
         "egtb",

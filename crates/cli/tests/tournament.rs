@@ -144,6 +144,8 @@ fn broken_engines_lose_and_the_tournament_ends() {
             "500",
             "--results",
             csv.to_str().unwrap(),
+            // Each run writes over the last one's results.
+            "--force",
         ]);
         assert!(ok, "{spec}: {err}");
         assert!(
@@ -481,6 +483,7 @@ fn a_run_stopped_before_its_first_game_leaves_valid_files() {
         .arg(&pgn)
         .arg("--plot")
         .arg(&svg)
+        .arg("--force")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -589,4 +592,60 @@ fn a_stopped_tournament_kills_its_engines() {
             "the engine outlived the tournament stopped by SIG{signal}"
         );
     }
+}
+
+/// Outputs that would lose something are refused before any game, one line, exit 1: an
+/// existing file without --force (the records of an earlier run were silently replaced), two
+/// options naming the same file (the records were lost under the CSV), and a --plot name that
+/// does not end in .svg (an SVG image was written as x.png).
+#[test]
+fn outputs_that_would_lose_something_are_refused() {
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .args(["tournament", "random", "random", "-n", "2", "-q"])
+            .args(extra)
+            .output()
+            .expect("run pussa")
+    };
+    let refused = |extra: &[&str], want: &str| {
+        let out = run(extra);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        assert_eq!(err.trim_end(), want, "{extra:?}");
+        assert!(out.stdout.is_empty(), "{extra:?}");
+    };
+    let same = tmp("same.txt");
+    let s = same.to_str().unwrap();
+    refused(
+        &["--pgn", s, "--results", s],
+        &format!("error: --pgn and --results name the same file {s} (each is rewritten after every game)"),
+    );
+    assert!(!same.exists());
+    let png = tmp("x.png");
+    let p = png.to_str().unwrap();
+    refused(
+        &["--plot", p],
+        &format!("error: --plot {p}: the plot is an SVG image; give a name ending in .svg"),
+    );
+    assert!(!png.exists());
+    let old = tmp("old.txt");
+    std::fs::write(&old, "an earlier run's records\n").unwrap();
+    let o = old.to_str().unwrap();
+    refused(
+        &["--pgn", o],
+        &format!("error: --pgn {o}: the file exists (choose another name, or add --force to write over it)"),
+    );
+    assert_eq!(
+        std::fs::read_to_string(&old).unwrap(),
+        "an earlier run's records\n"
+    );
+    // With --force it is rewritten with this run's games.
+    let out = run(&["--pgn", o, "--force"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&old).unwrap();
+    assert_eq!(text.matches("[Game ").count(), 2, "{text}");
 }

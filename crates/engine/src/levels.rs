@@ -22,7 +22,7 @@ use crate::{analyze, search, ExactOracle, Limits};
 /// A playing level, weakest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
-    /// Looks one move ahead, often picks a lesser move, blunders a third of the time.
+    /// Looks one move ahead, often picks a lesser move, blunders 30% of the time.
     Beginner,
     /// Looks two moves ahead, sometimes careless.
     Novice,
@@ -141,7 +141,7 @@ impl Level {
     pub fn description(self) -> &'static str {
         match self {
             Level::Beginner => {
-                "looks one move ahead, often picks a lesser move, blunders a third of the time"
+                "looks one move ahead, often picks a lesser move, blunders 30% of the time"
             }
             Level::Novice => "looks two moves ahead, sometimes careless",
             Level::Casual => "looks four moves ahead, rarely careless",
@@ -373,6 +373,16 @@ fn softmax_pick(values: &[crate::MoveValue], temperature: f64, rng: &mut Rng) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The beginner's description gives its careless rate as the number the code plays with
+    /// (it said "a third of the time" while the rate is 30%, as README and engine.md say).
+    #[test]
+    fn the_beginners_description_gives_its_careless_rate() {
+        let rate = format!("{:.0}%", params::level::SOFT_BLUNDER[0] * 100.0);
+        assert_eq!(rate, "30%");
+        let d = Level::Beginner.description();
+        assert!(d.contains(&format!("blunders {rate} of the time")), "{d}");
+    }
 
     #[test]
     fn every_ladder_runs_from_beginner_to_max_weakest_first_and_offers_its_default() {

@@ -1140,3 +1140,78 @@ async fn errors_quote_at_most_a_hundred_characters_of_the_input() {
     assert!(r.body.len() < 300, "{} bytes", r.body.len());
     s.stop().await;
 }
+
+/// docs/api.md's state example holds the values of a real game (Raja Pasu `1. G e` against the
+/// computer) and its `rounds` example a real match's (notation.md's, up to `R2 1. D f`): the
+/// example used to sweep a stuck North's seeds to North, add a Raja Pasu round up to 70 seeds,
+/// list empty holes as legal and close holes in both rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_docs_state_example_is_a_real_games() {
+    let doc = include_str!("../../../docs/api.md");
+    let holes = |v: &Value| {
+        let n: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_string())
+            .collect();
+        format!("[{}, {}]", n[..7].join(","), n[7..].join(","))
+    };
+    let pair = |v: &Value| format!("[{}, {}]", v[0], v[1]);
+    let s = TestServer::start("api-doc").await;
+    let r = s
+        .post(
+            "/api/games/import",
+            &json!({"record": "[Game \"raja-pasu\"]\n\n1. G e *\n",
+                    "opponent": {"kind": "computer", "level": "club"}, "seat": "S"}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let st = r.json()["state"].clone();
+    let mut want = vec![
+        format!("\"board\": {}", holes(&st["board"])),
+        format!("\"stores\": {}", pair(&st["stores"])),
+        format!("\"taken\": {}", pair(&st["taken"])),
+        format!("\"to_move\": {}", st["to_move"]),
+        format!("\"legal\": {}", st["legal"]),
+        format!("\"position\": {}", st["position"]),
+        format!("\"ply\": {}", st["ply"]),
+    ];
+    for m in st["moves"].as_array().unwrap() {
+        want.push(format!(
+            "\"board\": {}, \"closed\": [], \"stores\": {}}}",
+            holes(&m["board"]),
+            pair(&m["stores"])
+        ));
+    }
+    let record = "[Game \"raja-pasu\"]\n[Mode \"match\"]\n\n1. G e 2. D c 3. B g 4. E f 5. E g 6. C\nR2 1. D f *\n";
+    let r = s
+        .post("/api/games/import", &json!({"record": record}))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let st = r.json()["state"].clone();
+    let round = &st["rounds"][0];
+    want.extend([
+        format!(
+            "\"reason\": {{\"kind\": {}, \"stuck\": {}}}",
+            round["reason"]["kind"], round["reason"]["stuck"]
+        ),
+        format!(
+            "\"swept\": {}, \"taken\": {}, \"winner\": {}",
+            pair(&round["swept"]),
+            pair(&round["taken"]),
+            round["winner"]
+        ),
+        format!(
+            "\"closed\": {}, \"stores\": {}, \"taken\": {}",
+            st["closed"].to_string().replace(',', ", "),
+            pair(&st["stores"]),
+            pair(&st["taken"])
+        ),
+        format!("\"position\": {}", st["position"]),
+    ]);
+    for w in &want {
+        assert!(doc.contains(w.as_str()), "docs/api.md does not say {w}");
+    }
+    s.stop().await;
+}

@@ -2136,7 +2136,7 @@ const INTROS = {
   'walak-pussa': {
     seeds: 4,
     dir: 1,
-    text: 'Four seeds in each hole; sowing goes counterclockwise (to the right along your row). A capture can chain on: after taking a hole, while the next hole is empty and the one after it holds seeds, you take those too.',
+    text: 'Four seeds in each hole; sowing goes counterclockwise (to the right along your row). A capture can chain on: after taking a hole, while the next hole is empty and the one after it holds seeds and is not the hole where your last seed fell, you take those too.',
   },
   'raja-pasu': {
     seeds: 7,
@@ -2219,17 +2219,8 @@ async function showRules(g, section) {
     const text = await api.rules(g);
     art.innerHTML = markdown(typeof text === 'string' ? text : JSON.stringify(text));
     art.dataset.game = g;
-    // The text's own title names all three games; this page is one game's rules.
-    const title = art.querySelector('h2');
-    if (title) title.textContent = `The rules of ${TITLES[g] || g}`;
-    // What a program's user reads ("`pussa rules GAME` prints this page…") means nothing here.
-    for (const p of art.querySelectorAll('p')) {
-      for (const code of p.querySelectorAll('code')) {
-        if (/^pussa rules/.test(code.textContent)) {
-          p.innerHTML = p.innerHTML.replace(/\s*<code>pussa rules[^<]*<\/code>[^.]*\([^)]*\)\.?|\s*<code>pussa rules[^<]*<\/code>[^.]*\./, '');
-        }
-      }
-    }
+    // The server's text is this game's page already: its title, its introduction, no notes for
+    // the command line.
     // The player's introduction: the game in a few lines and a picture of the board.
     const intro = INTROS[g];
     if (intro) {
@@ -2240,7 +2231,7 @@ async function showRules(g, section) {
           { class: 'intro', 'aria-label': 'In short' },
           h('h3', {}, `${TITLES[g] || g} in short`),
           boardDiagram(intro.seeds, intro.dir),
-          h('p', {}, 'Two rows of seven holes, one row each. On your turn you lift all the seeds of one of your holes and sow them one by one into the following holes. When the last seed falls, look at the next hole: if it holds seeds, lift them and sow on; if it is empty, your move ends and you take the hole after it. ' + intro.text),
+          h('p', {}, 'Two rows of seven holes, one row each. On your turn you lift all the seeds of one of your holes and sow them one by one into the following holes. When the last seed falls, look at the next hole: if it holds seeds, lift them and sow on; if it is empty, your move ends, and you take the hole after it if it holds seeds and is not the hole where your last seed fell. ' + intro.text),
           h('p', {}, 'Whoever takes more seeds wins the game. In a match, a player who cannot fill a hole at the next round plays with it closed; the match ends when one player cannot fill any. The full rules follow; ', h('a', { href: '#/help' }, 'how to play on this page'), ' is told separately.'),
         )
       );
