@@ -534,6 +534,8 @@ fn the_first_tag_takes_side_letters_in_either_case() {
         let rec = Record::parse(&text).unwrap_or_else(|e| panic!("{v}: {e}"));
         assert_eq!(rec.first(), side, "{v}");
         // Writers write capitals.
-        assert!(rec.to_string().contains(&format!("[First \"{}\"]", side.letter())));
+        assert!(rec
+            .to_string()
+            .contains(&format!("[First \"{}\"]", side.letter())));
     }
 }
