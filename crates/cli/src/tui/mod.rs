@@ -464,14 +464,28 @@ impl App {
             }
             Status::Over { result, winner } => {
                 let mut text = round_end_words(game, &result);
+                let single = self.state.mode() == Mode::Single;
+                // A single game is won on the seeds taken in its round; from round 2 on the
+                // stores also hold what was carried over, told as the holdings.
+                let later_round = single && result.round > 1;
+                let score = if single { result.taken } else { st };
+                let what = if later_round { " the round" } else { "" };
                 let verdict = match winner {
                     Some(w) => format!(
-                        "{} wins, {} to {}",
+                        "{} wins{what}, {} to {}",
                         self.player_name(w),
-                        st[w.index()],
-                        st[w.other().index()]
+                        score[w.index()],
+                        score[w.other().index()]
                     ),
-                    None => format!("a draw, {} to {}", st[0], st[1]),
+                    None if later_round => {
+                        format!("the round is drawn, {} to {}", score[0], score[1])
+                    }
+                    None => format!("a draw, {} to {}", score[0], score[1]),
+                };
+                let verdict = if later_round {
+                    format!("{verdict} taken (holding South {}, North {})", st[0], st[1])
+                } else {
+                    verdict
                 };
                 if self.state.mode() == Mode::Match {
                     // Why the match ends: a holding too small to fill one hole.
@@ -482,12 +496,21 @@ impl App {
                         .collect();
                     let who = match short.as_slice() {
                         [s] => format!("{s} holds {}", st[s.index()]),
+                        [] => String::new(),
                         _ => format!("South holds {} and North {}", st[0], st[1]),
                     };
-                    text.push_str(&format!(
-                        " {who}, too few to fill a hole of {sph} seeds, so the match is over: \
-                         {verdict}."
-                    ));
+                    if who.is_empty() {
+                        text.push_str(&format!(
+                            " Round {} is the last a match plays, so the match is over: \
+                             {verdict}.",
+                            pussa_rules::MAX_ROUND
+                        ));
+                    } else {
+                        text.push_str(&format!(
+                            " {who}, too few to fill a hole of {sph} seeds, so the match is \
+                             over: {verdict}."
+                        ));
+                    }
                 } else {
                     text.push_str(&format!(" The game is over: {verdict}."));
                 }
