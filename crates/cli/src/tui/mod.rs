@@ -1875,6 +1875,60 @@ mod tests {
     }
 
     #[test]
+    fn a_single_game_from_a_later_round_is_won_by_the_rounds_takings() {
+        // South took 48 in round 2 and North 2 (all of it on North's last move): both hold about
+        // as much, but the round is South's.
+        for (pos, want) in [
+            (
+                "x,x,x,x,x,0,0/0,0,0,0,0,0,0 2+48 46+2 S 2 raja-pasu",
+                "The game is over: South (you) wins the round, 48 to 2 taken (holding South 50, \
+                 North 48).",
+            ),
+            (
+                "x,x,x,x,x,0,0/0,0,0,0,0,0,0 50 46+2 S 2 raja-pasu",
+                "The game is over: North (computer, max) wins the round, 2 to 0 taken (holding \
+                 South 50, North 48).",
+            ),
+            (
+                "0,0,0,0,0,0,0/0,0,0,0,0,0,0 50 48 S 1 raja-pasu",
+                "The game is over: South (you) wins, 50 to 48.",
+            ),
+        ] {
+            let setup: pussa_rules::Setup = pos.parse().unwrap();
+            let app = App::new(
+                setup.game_state(Mode::Single).unwrap(),
+                Side::South,
+                Opponent::Computer(Level::Max),
+            );
+            assert!(app.state.is_over(), "{pos}");
+            let s = screen_of(&app, 100, 30);
+            let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(words.contains(want), "{pos}:\n{s}");
+        }
+    }
+
+    #[test]
+    fn a_match_at_the_last_round_says_why_it_is_over() {
+        let setup: pussa_rules::Setup = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 28 28 S 1000000 walak-pussa"
+            .parse()
+            .unwrap();
+        let app = App::new(
+            setup.game_state(Mode::Match).unwrap(),
+            Side::South,
+            Opponent::Hotseat,
+        );
+        assert!(app.state.is_over());
+        let s = screen_of(&app, 100, 30);
+        let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains(
+                "Round 1000000 is the last a match plays, so the match is over: a draw, 28 to 28."
+            ),
+            "{s}"
+        );
+    }
+
+    #[test]
     fn ctrl_and_alt_letters_play_no_move() {
         let app = hotseat(Game::RajaPasu);
         for m in [KeyModifiers::CONTROL, KeyModifiers::ALT] {
