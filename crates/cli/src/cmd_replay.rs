@@ -22,6 +22,9 @@ use serde::Serialize;
 /// `match_over` (a single game's turns true when the game ends) and `winner` ("S", "N", "draw",
 /// or null until the game or match is over). At the end of a round the board has been swept:
 /// every hole is 0 and the stores include what each player took off the board at the end.
+///
+/// A single game is won on the seeds taken in its round (from a round-2 position, not the
+/// stores, which also hold what was carried over); a match on the seeds held.
 #[derive(clap::Args)]
 #[command(
     after_help = "Examples:\n  pussa replay --game walak-pussa --moves \"A d C\"\n  \
@@ -41,13 +44,16 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["position", "record"])]
     pub first: Option<Side>,
     /// Start from this position string (see `pussa rules`), e.g.
-    /// "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa".
+    /// "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa"; from round 2 on a store may be
+    /// written C+T (kept from the refill + taken in this round).
     #[arg(long, conflicts_with = "record")]
     pub position: Option<String>,
     /// The moves, separated by spaces or commas; move numbers such as `1.` or `1...` are skipped.
     #[arg(long, conflicts_with = "record", allow_hyphen_values = true)]
     pub moves: Option<String>,
-    /// Replay a game record file instead (its tags give the game, mode and start).
+    /// Replay a game record file instead (its tags give the game, mode and start). A record
+    /// whose result is decided without its moves finishing the game (a resignation) ends with
+    /// that result and its Termination tag; with --json its last line is marked over.
     #[arg(long)]
     pub record: Option<PathBuf>,
     /// Print one JSON object per state instead of boards.
