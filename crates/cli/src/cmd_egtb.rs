@@ -439,11 +439,13 @@ fn probe(
                     "; exact for any history"
                 }
             )?;
-            let stores = pos.stores();
-            let me = i32::from(stores[side.index()]);
-            let them = i32::from(stores[side.other().index()]);
+            // The round's margin: what each took in it so far (all of the stores in round 1;
+            // from round 2 on, the position string's `C+T` says) plus the seeds still to take.
+            let taken = state.taken_this_round();
+            let me = i32::from(taken[side.index()]);
+            let them = i32::from(taken[side.other().index()]);
             outln!(
-                "final margin with the stores: {:+} for {side}",
+                "final margin of the round, seeds taken in it included: {:+} for {side}",
                 me - them + margin
             )?;
         }

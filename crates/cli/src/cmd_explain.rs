@@ -3,13 +3,13 @@
 use std::io::Write;
 
 use anyhow::anyhow;
-use pussa_rules::{Direction, Event, Game, GameState, Hole, Mode, Position, Side};
+use pussa_rules::{Direction, Event, Game, GameState, Hole, Mode, Position, Side, Status};
 
-use crate::cmd_replay::{board, game_of, round_end_words, start_state};
+use crate::cmd_replay::{board, game_of, refill_words, round_end_words, start_state};
 
 /// Tell a move lap by lap: every lift and where its seeds went, the fours taken on the way,
 /// the empty hole that ends the sowing, the capture across it (and Walak-pussa's chain), and
-/// the end of the round if the move ends it.
+/// the end of the round if the move ends it (with --match, the next round's refill too).
 #[derive(clap::Args)]
 #[command(after_help = "Example:\n  pussa explain --game walak-pussa --move A")]
 pub struct Args {
@@ -20,7 +20,8 @@ pub struct Args {
     /// Explain the move in this position (a position string) instead of the start position.
     #[arg(long)]
     pub position: Option<String>,
-    /// Treat the position as part of a match (what happens at the end of the round).
+    /// Treat the position as part of a match: a move that ends the round goes on with the
+    /// holdings, the next round's refill and its starter (with --json, a `refill` event).
     #[arg(long = "match")]
     pub match_mode: bool,
     /// The move: a hole letter, A-G (South) or a-g (North).
@@ -47,7 +48,9 @@ fn next_open(pos: &Position, i: Hole) -> Hole {
     Hole::ALL[k]
 }
 
-/// The holes a lap's seeds fell in: all of them when five or fewer, else "first … last".
+/// The holes a lap's seeds fell in: all of them when five or fewer, else "first … last"; a lap
+/// whose last seed alone crosses into the other row shows the row's last hole too, so that the
+/// crossing shows ("B … G a"), as docs/rules.md tells Raja Pasu's `G`.
 fn drops(holes: &[Hole]) -> String {
     if holes.len() <= 5 {
         holes
@@ -56,7 +59,13 @@ fn drops(holes: &[Hole]) -> String {
             .collect::<Vec<_>>()
             .join(" ")
     } else {
-        format!("{} … {}", holes[0], holes[holes.len() - 1])
+        let (last, rest) = holes.split_last().unwrap_or((&holes[0], &[]));
+        let row = rest[0].owner();
+        if last.owner() != row && rest.iter().all(|h| h.owner() == row) {
+            format!("{} … {} {last}", rest[0], rest[rest.len() - 1])
+        } else {
+            format!("{} … {last}", holes[0])
+        }
     }
 }
 
@@ -225,6 +234,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let report = g
         .play_traced(args.mv, &mut events)
         .map_err(|e| anyhow!("move {}: {}", args.mv, e.reason))?;
+    // In a match, a round's end goes on with the refill of the next round, as the server's trace.
+    let holding = g.position().stores();
+    let next = match g.status() {
+        Status::RoundOver { next_starter, .. } if g.next_round_traced(&mut events) => {
+            Some(next_starter)
+        }
+        _ => None,
+    };
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer(&mut out, &events)?;
@@ -256,6 +273,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     writeln!(out, "Taken: South {}, North {}.", t[0], t[1])?;
     if let Some(r) = report.round_end {
         writeln!(out, "{}", round_end_words(game, &r))?;
+    }
+    if let Some(starter) = next {
+        writeln!(
+            out,
+            "Holding: South {}, North {}; {starter} will start round {}.",
+            holding[0],
+            holding[1],
+            g.round()
+        )?;
+        if let Some(Event::Refill {
+            round,
+            filled,
+            remainder,
+            closed,
+            starter,
+        }) = events.iter().find(|e| matches!(e, Event::Refill { .. }))
+        {
+            writeln!(out, "Round {round}:")?;
+            for line in refill_words(game, *filled, *remainder, *closed, *starter) {
+                writeln!(out, "  {line}")?;
+            }
+        }
     }
     if let Some(w) = g.winner() {
         let what = if mode == Mode::Match { "match" } else { "game" };

@@ -4,9 +4,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context};
-use pussa_rules::record::Record;
+use pussa_rules::record::{Record, RecordResult};
 use pussa_rules::{
     EndReason, Event, Game, GameState, Hole, Mode, MoveReport, RoundResult, Setup, Side, Status,
+    MAX_ROUND,
 };
 use serde::Serialize;
 
@@ -21,6 +22,9 @@ use serde::Serialize;
 /// `match_over` (a single game's turns true when the game ends) and `winner` ("S", "N", "draw",
 /// or null until the game or match is over). At the end of a round the board has been swept:
 /// every hole is 0 and the stores include what each player took off the board at the end.
+///
+/// A single game is won on the seeds taken in its round (from a round-2 position, not the
+/// stores, which also hold what was carried over); a match on the seeds held.
 #[derive(clap::Args)]
 #[command(
     after_help = "Examples:\n  pussa replay --game walak-pussa --moves \"A d C\"\n  \
@@ -40,13 +44,16 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["position", "record"])]
     pub first: Option<Side>,
     /// Start from this position string (see `pussa rules`), e.g.
-    /// "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa".
+    /// "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa"; from round 2 on a store may be
+    /// written C+T (kept from the refill + taken in this round).
     #[arg(long, conflicts_with = "record")]
     pub position: Option<String>,
     /// The moves, separated by spaces or commas; move numbers such as `1.` or `1...` are skipped.
     #[arg(long, conflicts_with = "record", allow_hyphen_values = true)]
     pub moves: Option<String>,
-    /// Replay a game record file instead (its tags give the game, mode and start).
+    /// Replay a game record file instead (its tags give the game, mode and start). A record
+    /// whose result is decided without its moves finishing the game (a resignation) ends with
+    /// that result and its Termination tag; with --json its last line is marked over.
     #[arg(long)]
     pub record: Option<PathBuf>,
     /// Print one JSON object per state instead of boards.
@@ -151,13 +158,19 @@ impl StateJson {
             legal: g.legal_moves().map(|h| h.letter().to_string()).collect(),
             round_over: g.is_round_over(),
             match_over: g.is_over(),
-            winner: g.winner().map(|w| match w {
-                Some(Side::South) => "S",
-                Some(Side::North) => "N",
-                None => "draw",
-            }),
+            winner: g.winner().map(side_word),
         }
     }
+}
+
+/// A result a record decides without its moves finishing the game (a resignation).
+struct Decided {
+    /// The winner, `None` for a draw.
+    winner: Option<Side>,
+    /// Why, from the record's `Termination` tag.
+    termination: Option<String>,
+    /// The result token, e.g. `1-0`.
+    token: &'static str,
 }
 
 /// How replay shows what happens.
@@ -165,14 +178,28 @@ trait Show {
     fn start(&mut self, g: &GameState) -> anyhow::Result<()>;
     fn moved(&mut self, n: usize, mv: Hole, r: &MoveReport, g: &GameState) -> anyhow::Result<()>;
     fn next_round(&mut self, refill: Option<&Event>, g: &GameState) -> anyhow::Result<()>;
+    /// After the last move: the record's decided result, if the moves left the game unfinished.
+    fn finish(&mut self, decided: Option<&Decided>, g: &GameState) -> anyhow::Result<()>;
 }
 
-struct Json<W: Write>(W);
+/// JSON lines; the last is held back until [`Show::finish`], which may mark it over.
+struct Json<W: Write> {
+    out: W,
+    pending: Option<StateJson>,
+}
 
 impl<W: Write> Json<W> {
     fn line(&mut self, g: &GameState) -> anyhow::Result<()> {
-        serde_json::to_writer(&mut self.0, &StateJson::of(g))?;
-        writeln!(self.0)?;
+        self.flush()?;
+        self.pending = Some(StateJson::of(g));
+        Ok(())
+    }
+
+    fn flush(&mut self) -> anyhow::Result<()> {
+        if let Some(line) = self.pending.take() {
+            serde_json::to_writer(&mut self.out, &line)?;
+            writeln!(self.out)?;
+        }
         Ok(())
     }
 }
@@ -186,6 +213,23 @@ impl<W: Write> Show for Json<W> {
     }
     fn next_round(&mut self, _: Option<&Event>, g: &GameState) -> anyhow::Result<()> {
         self.line(g)
+    }
+    fn finish(&mut self, decided: Option<&Decided>, _: &GameState) -> anyhow::Result<()> {
+        if let (Some(d), Some(line)) = (decided, self.pending.as_mut()) {
+            line.to_move = None;
+            line.legal.clear();
+            line.match_over = true;
+            line.winner = Some(side_word(d.winner));
+        }
+        self.flush()
+    }
+}
+
+fn side_word(w: Option<Side>) -> &'static str {
+    match w {
+        Some(Side::South) => "S",
+        Some(Side::North) => "N",
+        None => "draw",
     }
 }
 
@@ -260,6 +304,51 @@ pub fn round_end_words(game: Game, r: &RoundResult) -> String {
     )
 }
 
+/// The last line of a finished game or match. A match is won on the seeds held; a single game on
+/// the seeds taken in its round, which from round 2 on are not the stores (those also hold what
+/// was carried over): the holdings are then told as well.
+fn game_over_words(g: &GameState, result: &RoundResult, winner: Option<Side>) -> String {
+    let s = g.position().stores();
+    if g.mode() == Mode::Match {
+        let limit = if s.iter().all(|&x| x >= g.game().seeds_per_hole()) {
+            format!(" (round {MAX_ROUND} is the last a match plays)")
+        } else {
+            String::new()
+        };
+        return match winner {
+            Some(w) => format!(
+                "The match is over: {w} wins, {} to {}{limit}.",
+                s[w.index()],
+                s[w.other().index()]
+            ),
+            None => format!("The match is over: a draw, {} to {}{limit}.", s[0], s[1]),
+        };
+    }
+    let t = result.taken;
+    let held = if g.round() > 1 {
+        format!(" (holding South {}, North {})", s[0], s[1])
+    } else {
+        String::new()
+    };
+    match winner {
+        Some(w) if g.round() > 1 => format!(
+            "The game is over: {w} wins the round, {} to {} taken{held}.",
+            t[w.index()],
+            t[w.other().index()]
+        ),
+        Some(w) => format!(
+            "The game is over: {w} wins, {} to {}.",
+            t[w.index()],
+            t[w.other().index()]
+        ),
+        None if g.round() > 1 => format!(
+            "The game is over: the round is drawn, {} to {} taken{held}.",
+            t[0], t[1]
+        ),
+        None => format!("The game is over: a draw, {} to {}.", t[0], t[1]),
+    }
+}
+
 impl<W: Write> Text<W> {
     fn state(&mut self, g: &GameState) -> anyhow::Result<()> {
         writeln!(self.out, "{}", board(g))?;
@@ -282,25 +371,7 @@ impl<W: Write> Text<W> {
             }
             Status::Over { result, winner } => {
                 writeln!(self.out, "{}", round_end_words(g.game(), &result))?;
-                let what = if g.mode() == Mode::Match {
-                    "match"
-                } else {
-                    "game"
-                };
-                let s = g.position().stores();
-                match winner {
-                    Some(w) => writeln!(
-                        self.out,
-                        "The {what} is over: {w} wins, {} to {}.",
-                        s[w.index()],
-                        s[w.other().index()]
-                    )?,
-                    None => writeln!(
-                        self.out,
-                        "The {what} is over: a draw, {} to {}.",
-                        s[0], s[1]
-                    )?,
-                }
+                writeln!(self.out, "{}", game_over_words(g, &result, winner))?;
             }
         }
         Ok(())
@@ -308,6 +379,27 @@ impl<W: Write> Text<W> {
 }
 
 impl<W: Write> Show for Text<W> {
+    fn finish(&mut self, decided: Option<&Decided>, g: &GameState) -> anyhow::Result<()> {
+        let Some(d) = decided else {
+            return Ok(());
+        };
+        let what = if g.mode() == Mode::Match {
+            "match"
+        } else {
+            "game"
+        };
+        let verdict = match d.winner {
+            Some(w) => format!("{w} wins"),
+            None => "a draw".to_string(),
+        };
+        let why = d
+            .termination
+            .clone()
+            .unwrap_or_else(|| format!("the record's result, {}", d.token));
+        writeln!(self.out, "The {what} is over: {verdict} ({why}).")?;
+        Ok(())
+    }
+
     fn start(&mut self, g: &GameState) -> anyhow::Result<()> {
         for line in &self.header {
             writeln!(self.out, "{line}")?;
@@ -357,28 +449,43 @@ impl<W: Write> Show for Text<W> {
         }) = refill
         {
             writeln!(self.out, "\nRound {round}:")?;
-            for side in Side::BOTH {
-                let i = side.index();
-                let row = closed & (0x7f << (7 * i));
-                let shut = if row == 0 {
-                    String::new()
-                } else {
-                    format!(", {} closed", holes(row))
-                };
-                writeln!(
-                    self.out,
-                    "  {side} fills {} hole{} with {} each{shut}; {} stay{} in the store.",
-                    filled[i],
-                    if filled[i] == 1 { "" } else { "s" },
-                    g.game().seeds_per_hole(),
-                    remainder[i],
-                    if remainder[i] == 1 { "s" } else { "" },
-                )?;
+            for line in refill_words(g.game(), *filled, *remainder, *closed, *starter) {
+                writeln!(self.out, "  {line}")?;
             }
-            writeln!(self.out, "  {starter} starts.")?;
         }
         self.state(g)
     }
+}
+
+/// A refill in words: one line for each player (holes filled, closed, left in store), then the
+/// starter.
+pub fn refill_words(
+    game: Game,
+    filled: [u8; 2],
+    remainder: [u8; 2],
+    closed: u16,
+    starter: Side,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    for side in Side::BOTH {
+        let i = side.index();
+        let row = closed & (0x7f << (7 * i));
+        let shut = if row == 0 {
+            String::new()
+        } else {
+            format!(", {} closed", holes(row))
+        };
+        lines.push(format!(
+            "{side} fills {} hole{} with {} each{shut}; {} stay{} in the store.",
+            filled[i],
+            if filled[i] == 1 { "" } else { "s" },
+            game.seeds_per_hole(),
+            remainder[i],
+            if remainder[i] == 1 { "s" } else { "" },
+        ));
+    }
+    lines.push(format!("{starter} starts."));
+    lines
 }
 
 /// Lays out every next round that is due, showing each.
@@ -394,18 +501,28 @@ fn advance(g: &mut GameState, show: &mut dyn Show) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Plays `moves` from `g`, showing every state.
-fn replay(mut g: GameState, moves: &[Hole], show: &mut dyn Show) -> anyhow::Result<()> {
+/// Plays `moves` from `g`, showing every state, then the record's `decided` result if the
+/// moves left the game unfinished.
+fn replay(
+    mut g: GameState,
+    moves: &[Hole],
+    decided: Option<&Decided>,
+    show: &mut dyn Show,
+) -> anyhow::Result<()> {
     show.start(&g)?;
     advance(&mut g, show)?;
     for (i, &mv) in moves.iter().enumerate() {
-        let report = g
-            .play(mv)
-            .map_err(|e| anyhow!("move {} ({mv}): {}", i + 1, e.reason))?;
+        let report = match g.play(mv) {
+            Ok(r) => r,
+            Err(e) => {
+                show.finish(None, &g)?;
+                return Err(anyhow!("move {} ({mv}): {}", i + 1, e.reason));
+            }
+        };
         show.moved(i + 1, mv, &report, &g)?;
         advance(&mut g, show)?;
     }
-    Ok(())
+    show.finish(decided.filter(|_| !g.is_over()), &g)
 }
 
 /// Runs `pussa replay`.
@@ -416,6 +533,7 @@ fn replay(mut g: GameState, moves: &[Hole], show: &mut dyn Show) -> anyhow::Resu
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut header = Vec::new();
     let mut comments = Vec::new();
+    let mut decided = None;
     let (start, moves) = if let Some(path) = &args.record {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the record {}", path.display()))?;
@@ -438,6 +556,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map(|(name, value)| format!("{name}: {value}"))
             .chain(rec.game_comment().map(|c| format!("{{{c}}}")))
             .collect();
+        let token = rec.result().token();
+        decided = match rec.result() {
+            RecordResult::Unfinished => None,
+            r => Some(Decided {
+                winner: match r {
+                    RecordResult::SouthWins => Some(Side::South),
+                    RecordResult::NorthWins => Some(Side::North),
+                    _ => None,
+                },
+                termination: rec.tag("Termination").map(str::to_string),
+                token,
+            }),
+        };
         (rec.start_state().clone(), moves)
     } else {
         let game = game_of(args.game, args.position.as_deref())?;
@@ -451,11 +582,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let out = std::io::stdout().lock();
     if args.json {
-        replay(start, &moves, &mut Json(out))
+        replay(
+            start,
+            &moves,
+            decided.as_ref(),
+            &mut Json { out, pending: None },
+        )
     } else {
         replay(
             start,
             &moves,
+            decided.as_ref(),
             &mut Text {
                 out,
                 header,

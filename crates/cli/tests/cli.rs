@@ -1306,3 +1306,160 @@ fn rules_prints_the_notation() {
     assert!(raja.starts_with("# The rules of Raja Pasu\n"), "{raja}");
     assert!(raja.contains("`pussa rules --notation`"));
 }
+
+/// A scratch file in the target dir, unique to the test.
+fn scratch(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-notation");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn a_single_game_from_a_round_two_position_is_won_by_the_rounds_takings() {
+    // Carried over 50 and 46, nothing taken yet: North's 2 win the round, whatever the holdings.
+    let out = ok(&[
+        "replay",
+        "--position",
+        "x,x,x,x,x,0,1/0,0,0,0,0,0,1 50 46 S 2 raja-pasu",
+        "--moves",
+        "G a",
+    ]);
+    assert!(
+        out.ends_with(
+            "The game is over: North wins the round, 2 to 0 taken (holding South 50, North 48).\n"
+        ),
+        "{out}"
+    );
+    // The same stores with South's 48 taken in the round: South wins it.
+    let out = ok(&[
+        "replay",
+        "--position",
+        "x,x,x,x,x,0,1/0,0,0,0,0,0,1 2+48 46 S 2 raja-pasu",
+        "--moves",
+        "G a",
+    ]);
+    assert!(
+        out.ends_with(
+            "The game is over: South wins the round, 48 to 2 taken (holding South 50, North 48).\n"
+        ),
+        "{out}"
+    );
+    // A match continued from its own position string scores the round as the whole record does.
+    let whole = ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        "G e D c B g E f E g C D f G g F d G f D g F",
+    ]);
+    let part = ok(&[
+        "replay",
+        "--match",
+        "--position",
+        "0,2,16,1,1,1,1/x,x,x,16,3,0,0 16+25 5+11 S 2 raja-pasu",
+        "--moves",
+        "G g F d G f D g F",
+    ]);
+    let line = "Taken in the round: South 49, North 28; South wins the round.";
+    assert!(whole.contains(line), "{whole}");
+    assert!(part.contains(line), "{part}");
+    // Round 1 has nothing carried over.
+    let err = fails(&[
+        "replay",
+        "--position",
+        "0,0,0,0,0,0,1/0,0,0,0,0,0,1 4+46 48 S 1 raja-pasu",
+    ]);
+    assert!(err.contains("round 1 has nothing carried over"), "{err}");
+}
+
+#[test]
+fn replay_of_a_record_ends_with_its_decided_result() {
+    let p = scratch(
+        "resigned.txt",
+        "[Game \"walak-pussa\"]\n[Termination \"North resigned\"]\n\n1. A d 1-0\n",
+    );
+    let path = p.to_str().unwrap();
+    let out = ok(&["replay", "--record", path]);
+    assert!(
+        out.ends_with("The game is over: South wins (North resigned).\n"),
+        "{out}"
+    );
+    let lines = json_lines(&ok(&["replay", "--record", path, "--json"]));
+    assert_eq!(lines.len(), 3);
+    let last = &lines[2];
+    assert_eq!(last["match_over"], json!(true));
+    assert_eq!(last["winner"], json!("S"));
+    assert_eq!(last["to_move"], Value::Null);
+    assert_eq!(last["legal"], json!([]));
+    // Without a Termination tag the result token is named; an unfinished record says nothing.
+    let p = scratch("drawn.txt", "[Game \"walak-pussa\"]\n\n1. A d 1/2-1/2\n");
+    let out = ok(&["replay", "--record", p.to_str().unwrap()]);
+    assert!(
+        out.ends_with("The game is over: a draw (the record's result, 1/2-1/2).\n"),
+        "{out}"
+    );
+    let p = scratch("open.txt", "[Game \"walak-pussa\"]\n\n1. A d *\n");
+    let out = ok(&["replay", "--record", p.to_str().unwrap()]);
+    assert!(!out.contains("is over"), "{out}");
+}
+
+#[test]
+fn explain_match_tells_the_refill_and_the_next_starter() {
+    let args = [
+        "explain",
+        "--match",
+        "--position",
+        "0,0,0,0,0,0,0/1,0,0,0,0,0,2 28 25 N 1 walak-pussa S",
+        "--move",
+        "a",
+    ];
+    let out = ok(&args);
+    assert!(
+        out.contains(
+            "Holding: South 28, North 28; North will start round 2.\nRound 2:\n  \
+             South fills 7 holes with 4 each; 0 stay in the store.\n  \
+             North fills 7 holes with 4 each; 0 stay in the store.\n  North starts.\n"
+        ),
+        "{out}"
+    );
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let events: Value = serde_json::from_str(&ok(&json_args)).unwrap();
+    let last = events.as_array().unwrap().last().unwrap();
+    assert_eq!(
+        *last,
+        json!({"type":"refill","round":2,"filled":[7,7],"remainder":[0,0],"closed":0,"starter":"N"})
+    );
+    // Without --match the game simply ends.
+    let single = ok(&args[..1]
+        .iter()
+        .chain(&args[2..])
+        .copied()
+        .collect::<Vec<_>>());
+    assert!(!single.contains("Round 2"), "{single}");
+}
+
+#[test]
+fn explain_tells_raja_pasu_g_as_the_rules_do() {
+    let out = ok(&["explain", "--game", "raja-pasu", "--move", "G"]);
+    let laps: Vec<&str> = out.lines().skip(1).take(3).map(str::trim).collect();
+    assert_eq!(
+        laps,
+        [
+            "lift G (7) → a … g",
+            "lift A (7) → B … G a",
+            "lift b (8) → c … C"
+        ]
+    );
+    // docs/rules.md gives the same laps.
+    let rules =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/rules.md"))
+            .unwrap();
+    assert!(
+        rules.contains("lift G (7) → a … g; lift A (7) → B … G a; lift b (8) → c … C;"),
+        "rules.md"
+    );
+}

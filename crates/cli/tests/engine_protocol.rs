@@ -303,3 +303,55 @@ fn newgame_during_a_search_writes_the_old_bestmove_first() {
     assert!(lines[fen].ends_with("walak-pussa"), "{lines:?}");
     assert!(e.quit().success());
 }
+
+/// The `fen` line of `d`, after sending `lines`.
+fn fen_after(e: &mut Engine, lines: &[&str]) -> String {
+    for l in lines {
+        e.send(l);
+    }
+    e.send("d");
+    // `d` ends with its `legal` line.
+    let got = e.until(|l| l.starts_with("legal "));
+    let fen = got.iter().find(|l| l.starts_with("fen ")).unwrap();
+    fen["fen ".len()..].to_string()
+}
+
+#[test]
+fn ds_fen_reads_back_with_the_rounds_takings_and_at_the_last_round() {
+    let mut e = Engine::start();
+    // Mid round 2 of the notation.md match: each store is kept + taken in the round.
+    let fen = fen_after(
+        &mut e,
+        &[
+            "newgame raja-pasu match",
+            "position startpos moves G e D c B g E f E g C D f",
+        ],
+    );
+    assert_eq!(
+        fen,
+        "0,2,16,1,1,1,1/x,x,x,16,3,0,0 16+25 5+11 S 2 raja-pasu"
+    );
+    let again = fen_after(&mut e, &[&format!("position fen {fen}")]);
+    assert_eq!(again, fen);
+    // The round maximum: the match ends there, and its fen reads back without an error.
+    let fen = fen_after(
+        &mut e,
+        &[
+            "newgame walak-pussa match",
+            "position 0,0,0,0,0,0,1/0,0,0,0,0,0,2 28 25 S 1000000 walak-pussa moves G a",
+        ],
+    );
+    assert!(fen.contains(" 1000000 walak-pussa"), "{fen}");
+    e.send(&format!("position fen {fen}"));
+    e.send("isready");
+    let lines = e.until(|l| l == "readyok");
+    assert_eq!(lines, ["readyok"], "{fen}");
+    e.send("go depth 2");
+    let (lines, best) = e.bestmove();
+    assert_eq!(best, "none");
+    assert_eq!(
+        lines[0], "info string the match is over: a draw",
+        "{lines:?}"
+    );
+    assert!(e.quit().success());
+}

@@ -1156,3 +1156,42 @@ fn egtb_build_refuses_a_directory_another_build_is_writing() {
     assert!(ok, "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `egtb probe` of a round-2 position: the round's final margin counts what each player took in
+/// the round (the `C+T` stores), not what they carried over from the refill.
+#[test]
+fn egtb_probe_margins_count_the_rounds_takings() {
+    let dir = small_tables("probe-takings", 4);
+    let d = dir.to_str().unwrap();
+    let value = |out: &str| -> i32 {
+        let line = out.lines().find(|l| l.starts_with("value ")).unwrap();
+        line["value ".len()..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let final_margin = |out: &str| -> String {
+        out.lines()
+            .find(|l| l.starts_with("final margin"))
+            .unwrap_or_else(|| panic!("{out}"))
+            .to_string()
+    };
+    // Carried 50 and 34, South took 10 in the round so far.
+    let (ok, out, err) = probe_raja(d, "0,1,0,2,0,0,0/1,0,0,0,0,0,0 50+10 34 S 2 raja-pasu");
+    assert!(ok, "{err}");
+    let want = format!(
+        "final margin of the round, seeds taken in it included: {:+} for South",
+        10 + value(&out)
+    );
+    assert_eq!(final_margin(&out), want, "{out}");
+    // Round 1: the stores are the takings.
+    let (ok, out, err) = probe_raja(d, "0,1,0,2,0,0,0/1,0,0,0,0,0,0 60 34 S 1 raja-pasu");
+    assert!(ok, "{err}");
+    let want = format!(
+        "final margin of the round, seeds taken in it included: {:+} for South",
+        26 + value(&out)
+    );
+    assert_eq!(final_margin(&out), want, "{out}");
+}

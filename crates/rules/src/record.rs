@@ -16,8 +16,8 @@
 //! (A real match: round 1 ends after South's `C`, when North has no legal move.)
 //!
 //! - **Tags** come first, one a line: `[Name "value"]`, with `\"` and `\\` as the only escapes.
-//!   `Game` is required. `Mode` is `single` (default) or `match`; `First` is `S` (default) or `N`,
-//!   who moves first; `Position` (optional) is a position string (see [`Setup`]) the record starts
+//!   `Game` is required. `Mode` is `single` (default) or `match`; `First` is `S` (default) or `N`
+//!   (or `s`, `n`), who moves first; `Position` (optional) is a position string (see [`Setup`]) the record starts
 //!   from, and then `First` must be its side to move; `Result` is the result token below. Any
 //!   other tags (`Date` as `YYYY.MM.DD`, `South`, `North`, `Event`, `Termination`, …) are kept
 //!   in their order.
@@ -861,9 +861,10 @@ impl Parser {
         };
         let first = match find("First") {
             None => None,
+            // Side letters in either case, as in position strings and `--first`.
             Some(((_, v), l, c)) => match v.as_str() {
-                "S" => Some(Side::South),
-                "N" => Some(Side::North),
+                "S" | "s" => Some(Side::South),
+                "N" | "n" => Some(Side::North),
                 _ => return Parser::err_at(*l, *c, format!("tag First: '{v}' must be S or N")),
             },
         };
@@ -915,6 +916,10 @@ impl Parser {
                 rec.put_tag(&n, v);
             }
         }
+        // `First` as writers write it, in capitals.
+        if let Some(f) = first {
+            rec.put_tag("First", f.letter().to_string());
+        }
 
         // Moves.
         let mut last_round = rec.start.round();
@@ -965,6 +970,21 @@ impl Parser {
                 continue;
             }
             let bytes = word.as_bytes();
+            // Digits, '/' and a '-': written as a result, but not one of the four.
+            if word.contains('-')
+                && bytes
+                    .iter()
+                    .all(|&b| b.is_ascii_digit() || b == b'-' || b == b'/')
+            {
+                return Parser::err_at(
+                    l,
+                    c,
+                    format!(
+                        "'{}': a result is 1-0, 0-1, 1/2-1/2 or *",
+                        word.escape_debug()
+                    ),
+                );
+            }
             let (letter, lc) = if bytes[0].is_ascii_digit() {
                 let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
                 let dots = bytes[digits..].iter().take_while(|&&b| b == b'.').count();

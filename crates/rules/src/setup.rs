@@ -9,6 +9,15 @@
 //! ```
 //! A closed hole is written `x`. An optional seventh field names who started the round
 //! (`S` or `N`; by default the side to move); it matters only for who starts the next round.
+//!
+//! From round 2 on, a store may be written `C+T`: `C` seeds kept in store from the last refill
+//! and `T` taken in this round (the store holds `C+T`). A plain number is everything taken in
+//! round 1, and everything carried over (nothing taken yet) from round 2 on. Writers use `C+T`
+//! whenever the round is 2 or more and `T` is not 0:
+//!
+//! ```text
+//! 0,2,16,1,1,1,1/x,x,x,16,3,0,0 16+25 5+11 S 2 raja-pasu
+//! ```
 
 use core::fmt;
 use core::str::FromStr;
@@ -37,8 +46,13 @@ pub struct Setup {
     pub board: [u8; 14],
     /// Bit mask of closed holes.
     pub closed: u16,
-    /// Seeds held off the board, `[South, North]`.
+    /// Seeds held off the board, `[South, North]`: those kept from the last refill plus those
+    /// taken in this round.
     pub stores: [u8; 2],
+    /// Seeds each player took in this round, `[South, North]`: part of `stores`, which the round's
+    /// winner is decided by. In round 1 it equals `stores` (nothing is carried over into round 1);
+    /// from round 2 on, `stores - taken` is what each player kept in store from the last refill.
+    pub taken: [u8; 2],
     /// Side to move.
     pub to_move: Side,
     /// Round number, from 1.
@@ -127,6 +141,20 @@ pub enum SetupError {
         /// The game.
         game: Game,
     },
+    /// A store of round 1 written `C+T` with `C` above 0, or a [`Setup`] of round 1 whose
+    /// `taken` is not its `stores`.
+    #[error("position: {0}'s store: round 1 has nothing carried over; write the seeds taken as one number")]
+    CarriedInRoundOne(Side),
+    /// More seeds taken in the round than the store holds.
+    #[error("position: {side} took {taken} seeds in the round, more than the {stores} in store")]
+    TakenAboveStore {
+        /// Whose store.
+        side: Side,
+        /// Seeds taken in the round.
+        taken: u8,
+        /// Seeds in store.
+        stores: u8,
+    },
     /// Closed holes in the first round.
     #[error("position: hole {0} is closed in round 1; holes close only from round 2 of a match")]
     ClosedInRoundOne(Hole),
@@ -166,7 +194,9 @@ pub enum SetupError {
 }
 
 impl Setup {
-    /// The setup of `pos` in round `round`, started by the side to move.
+    /// The setup of `pos` in round `round`, started by the side to move. In round 1 the stores
+    /// are the seeds taken in the round; from round 2 on they are taken as carried over from the
+    /// last refill, with nothing taken yet ([`Setup::from_state`] knows better).
     #[must_use]
     pub fn from_position(pos: &Position, round: u32) -> Setup {
         Setup {
@@ -174,6 +204,7 @@ impl Setup {
             board: pos.board(),
             closed: pos.closed_mask(),
             stores: pos.stores(),
+            taken: if round == 1 { pos.stores() } else { [0, 0] },
             to_move: pos.to_move(),
             round,
             starter: pos.to_move(),
@@ -200,6 +231,7 @@ impl Setup {
         Setup {
             round: state.round(),
             starter: state.round_starter(),
+            taken: state.taken_this_round(),
             ..Setup::from_position(state.position(), state.round())
         }
     }
@@ -250,6 +282,17 @@ impl Setup {
                     seeds: u32::from(s),
                     total,
                     game,
+                });
+            }
+            let t = self.taken[side.index()];
+            if self.round == 1 && t != s {
+                return Err(SetupError::CarriedInRoundOne(side));
+            }
+            if t > s {
+                return Err(SetupError::TakenAboveStore {
+                    side,
+                    taken: t,
+                    stores: s,
                 });
             }
         }
@@ -358,11 +401,12 @@ impl Setup {
     /// # Errors
     /// See [`Setup::validate`].
     pub fn game_state(&self, mode: Mode) -> Result<GameState, SetupError> {
-        Ok(GameState::from_position(
+        Ok(GameState::from_position_taken(
             self.position()?,
             mode,
             self.round,
             self.starter,
+            self.taken,
         ))
     }
 
@@ -371,11 +415,12 @@ impl Setup {
     /// # Errors
     /// See [`Setup::validate_ignoring_reachability`].
     pub fn game_state_ignoring_reachability(&self, mode: Mode) -> Result<GameState, SetupError> {
-        Ok(GameState::from_position(
+        Ok(GameState::from_position_taken(
             self.position_ignoring_reachability()?,
             mode,
             self.round,
             self.starter,
+            self.taken,
         ))
     }
 
@@ -409,15 +454,15 @@ impl fmt::Display for Setup {
                 write!(f, "{}", self.board[i])?;
             }
         }
-        write!(
-            f,
-            " {} {} {} {} {}",
-            self.stores[0],
-            self.stores[1],
-            self.to_move.letter(),
-            self.round,
-            self.game
-        )?;
+        for side in Side::BOTH {
+            let (s, t) = (self.stores[side.index()], self.taken[side.index()]);
+            if self.round >= 2 && t > 0 {
+                write!(f, " {}+{t}", s.saturating_sub(t))?;
+            } else {
+                write!(f, " {s}")?;
+            }
+        }
+        write!(f, " {} {} {}", self.to_move.letter(), self.round, self.game)?;
         if self.starter != self.to_move {
             write!(f, " {}", self.starter.letter())?;
         }
@@ -504,9 +549,40 @@ impl FromStr for Setup {
                 board[hole.index()] = n as u8;
             }
         }
+        let round = round_number(fields[4])?;
         let mut stores = [0u8; 2];
-        for (i, name) in [(1, "South's store"), (2, "North's store")] {
-            let n = number(name, fields[i])?;
+        let mut taken = [0u8; 2];
+        for side in Side::BOTH {
+            let name = match side {
+                Side::South => "South's store",
+                Side::North => "North's store",
+            };
+            let text = fields[1 + side.index()];
+            let (carried, took) = match text.split_once('+') {
+                Some((c, t)) => {
+                    let c = number(name, c).map_err(|_| SetupError::Number {
+                        field: name,
+                        text: text.to_string(),
+                    })?;
+                    let t = number(name, t).map_err(|_| SetupError::Number {
+                        field: name,
+                        text: text.to_string(),
+                    })?;
+                    if round == 1 && c > 0 {
+                        return Err(SetupError::CarriedInRoundOne(side));
+                    }
+                    (c, t)
+                }
+                None => {
+                    let n = number(name, text)?;
+                    if round == 1 {
+                        (0, n)
+                    } else {
+                        (n, 0)
+                    }
+                }
+            };
+            let n = carried + took;
             if n > u32::from(total) {
                 return Err(SetupError::TooMany {
                     place: name.to_string(),
@@ -515,11 +591,11 @@ impl FromStr for Setup {
                     game,
                 });
             }
-            stores[i - 1] = n as u8;
+            stores[side.index()] = n as u8;
+            taken[side.index()] = took as u8;
         }
         let to_move =
             Side::parse(fields[3]).map_err(|_| SetupError::Side(fields[3].to_string()))?;
-        let round = round_number(fields[4])?;
         let starter = match fields.get(6) {
             Some(t) => Side::parse(t).map_err(|_| SetupError::Starter((*t).to_string()))?,
             None => to_move,
@@ -529,6 +605,7 @@ impl FromStr for Setup {
             board,
             closed,
             stores,
+            taken,
             to_move,
             round,
             starter,

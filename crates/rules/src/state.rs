@@ -14,7 +14,7 @@ pub enum Mode {
     /// One round; whoever took more seeds wins.
     Single,
     /// Rounds go on, with holes closed for a player who cannot fill them, until one player cannot
-    /// fill a single hole.
+    /// fill a single hole (or round [`MAX_ROUND`] ends: a draw).
     Match,
 }
 
@@ -102,9 +102,11 @@ pub struct GameState {
     status: Status,
 }
 
-/// The highest round a state can be set up in ([`GameState::from_position`], position strings).
-/// A match played on from there counts on (a `u32`: billions of rounds more before it could
-/// overflow).
+/// The highest round a state can be set up in ([`GameState::from_position`], position strings),
+/// and the last round a match plays: a match whose round [`MAX_ROUND`] ends with both players
+/// still able to fill a hole is over there, drawn, so every state's position string reads back.
+/// The contract sets no limit; no match played for a result comes near it (a match going round
+/// in a circle can, docs/rules.md).
 pub const MAX_ROUND: u32 = 1_000_000;
 
 impl GameState {
@@ -136,7 +138,9 @@ impl GameState {
     /// A game or match continuing from `pos` in round `round` (from 1 to [`MAX_ROUND`]), the
     /// round having been started by `starter`. `pos` is taken as it is (see
     /// [`Position::from_parts_unchecked`] for what it must satisfy); [`crate::Setup::game_state`]
-    /// is the checked way, which validates the position and the round. Seeds taken in this round are counted from `pos`'s stores (from zero in round 1).
+    /// is the checked way, which validates the position and the round. In round 1 the stores are
+    /// the seeds taken in the round; from round 2 on they are taken as carried over from the last
+    /// refill, nothing taken yet ([`GameState::from_position_taken`] says otherwise).
     /// The end-of-round rules are applied at once, so a position whose round is already over
     /// yields a state that says so. Such a state knows nothing of earlier rounds
     /// ([`GameState::round_starts`] is empty until the next round is laid out).
@@ -159,11 +163,47 @@ impl GameState {
     /// Panics if `round` is 0 or above [`MAX_ROUND`].
     #[must_use]
     pub fn from_position(pos: Position, mode: Mode, round: u32, starter: Side) -> GameState {
+        let taken = if round == 1 { pos.stores() } else { [0, 0] };
+        GameState::from_position_taken(pos, mode, round, starter, taken)
+    }
+
+    /// [`GameState::from_position`] with what each player has taken so far in this round,
+    /// `taken` (`[South, North]`, part of `pos`'s stores; the rest was kept in store from the
+    /// last refill). The round's winner is decided by what each player takes in it, so a state
+    /// continued from the middle of round 2 or later needs this to score the round as the match
+    /// that led to it would. [`crate::Setup::game_state`] passes the position string's takings.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Game, GameState, Mode, Position, Side};
+    /// let mut board = [0; 14];
+    /// board[0] = 1;
+    /// board[7] = 1;
+    /// let pos = Position::from_parts_unchecked(Game::WalakPussa, board, 0, [28, 26], Side::South);
+    /// let g = GameState::from_position_taken(pos, Mode::Single, 2, Side::South, [3, 10]);
+    /// assert_eq!(g.taken_this_round(), [3, 10]);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics if `round` is 0 or above [`MAX_ROUND`], or if `taken` is above `pos`'s stores.
+    #[must_use]
+    pub fn from_position_taken(
+        pos: Position,
+        mode: Mode,
+        round: u32,
+        starter: Side,
+        taken: [u8; 2],
+    ) -> GameState {
         assert!(
             (1..=MAX_ROUND).contains(&round),
             "round {round} is outside 1..={MAX_ROUND}"
         );
-        let round_start_stores = if round == 1 { [0, 0] } else { pos.stores() };
+        let stores = pos.stores();
+        assert!(
+            taken[0] <= stores[0] && taken[1] <= stores[1],
+            "taken {taken:?} is above the stores {stores:?}"
+        );
+        let round_start_stores = [stores[0] - taken[0], stores[1] - taken[1]];
         let mut g = GameState {
             pos,
             mode,
@@ -434,6 +474,13 @@ impl GameState {
                         Some(Side::South)
                     };
                     Status::Over { result, winner }
+                } else if self.round >= MAX_ROUND {
+                    // No round above MAX_ROUND can be written or read back: the match ends here,
+                    // drawn, both players still able to fill a hole.
+                    Status::Over {
+                        result,
+                        winner: None,
+                    }
                 } else {
                     Status::RoundOver {
                         result,

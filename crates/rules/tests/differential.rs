@@ -167,6 +167,7 @@ fn random_setups_agree_with_naive_model() {
                 mode == Mode::Match,
                 setup.round,
                 setup.starter,
+                setup.taken,
             );
             drive(
                 g,
@@ -374,6 +375,7 @@ fn many_random_games_matches_and_setups_agree_with_naive_model() {
                 mode == Mode::Match,
                 setup.round,
                 setup.starter,
+                setup.taken,
             );
             drive(
                 g,

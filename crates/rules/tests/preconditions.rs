@@ -131,3 +131,29 @@ fn a_setup_with_closed_bits_outside_the_holes_has_its_own_error() {
         assert!(e.to_string().contains("bits outside the 14 holes"), "{e}");
     }
 }
+
+#[test]
+fn a_match_ends_drawn_at_the_last_round_so_its_position_reads_back() {
+    let s: Setup = "0,0,0,0,0,0,1/0,0,0,0,0,0,2 28 25 S 1000000 walak-pussa"
+        .parse()
+        .unwrap();
+    let mut g = s.game_state(Mode::Match).unwrap();
+    for m in ["G", "a"] {
+        if !g.is_round_over() {
+            g.play(m.parse::<Hole>().unwrap()).unwrap();
+        }
+    }
+    // Both can still fill holes, but no round 1000001 is laid out: the match is over, drawn.
+    assert!(
+        g.position().stores().iter().all(|&x| x >= 4),
+        "{:?}",
+        g.status()
+    );
+    assert!(g.is_over(), "{:?}", g.status());
+    assert_eq!(g.winner(), Some(None));
+    assert!(!g.next_round());
+    assert_eq!(g.round(), MAX_ROUND);
+    let text = Setup::from_state(&g).to_string();
+    let back: Setup = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+    assert!(back.game_state(Mode::Match).unwrap().is_over(), "{text}");
+}

@@ -7,7 +7,8 @@ mod naive;
 use std::collections::HashMap;
 
 use proptest::prelude::*;
-use pussa_rules::{Game, GameState, Hole, Mode, Position, Rng, RoundStart, Setup, Side};
+use pussa_rules::{EndReason, RoundResult};
+use pussa_rules::{Game, GameState, Hole, Mode, Position, Rng, RoundStart, Setup, Side, Status};
 
 fn game_of(k: u8) -> Game {
     Game::ALL[usize::from(k) % 4]
@@ -118,6 +119,62 @@ proptest! {
             assert_eq!(back.to_string(), text);
             assert_eq!(&back.position().unwrap(), g.position());
         });
+    }
+
+    /// A match's position string keeps what each player took in the current round (`C+T`
+    /// stores from round 2 on): read back, it gives the same takings, and played on to the end
+    /// of the round, the same round result and status, as a match and as a single game.
+    #[test]
+    fn position_strings_keep_the_rounds_takings(
+        k in 0u8..4, f in any::<bool>(), seed in any::<u64>(), steps in 0usize..400, single in any::<bool>()
+    ) {
+        let g = walk(game_of(k), Mode::Match, side_of(f), seed, steps, |_| {});
+        let text = Setup::from_state(&g).to_string();
+        let setup: Setup = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+        let mode = if single { Mode::Single } else { Mode::Match };
+        let mut back = setup.game_state(mode).unwrap_or_else(|e| panic!("{text}: {e}"));
+        prop_assert_eq!(back.taken_this_round(), g.taken_this_round(), "{}", &text);
+        prop_assert_eq!(back.round(), g.round());
+        let mut orig = g.clone();
+        let mut rng = Rng::new(seed ^ 0x5eed);
+        while !orig.is_round_over() && !back.is_round_over() {
+            let l = orig.legal_moves();
+            prop_assert_eq!(l, back.legal_moves(), "{}", &text);
+            let mv = l.nth(rng.below(l.len() as u32) as usize).unwrap();
+            orig.play(mv).unwrap();
+            back.play(mv).unwrap();
+        }
+        let result = |st: &GameState| match st.status() {
+            Status::RoundOver { result, .. } | Status::Over { result, .. } => Some(result),
+            Status::Playing => None,
+        };
+        let (r1, r2) = (result(&orig), result(&back));
+        let repeated = |r: Option<RoundResult>| r.is_some_and(|r| r.reason == EndReason::Repetition);
+        if r1.map(|r| r.reason) != r2.map(|r| r.reason) {
+            // The string does not carry the round's repetition history: only a repetition of a
+            // position seen before the string was written can tell the two apart.
+            prop_assert!(
+                g.history().len() > 1 && (repeated(r1) || repeated(r2)),
+                "{}: {:?} vs {:?}", &text, r1, r2
+            );
+            return Ok(());
+        }
+        let (r1, r2) = (r1.unwrap(), r2.unwrap());
+        prop_assert_eq!(r1.taken, r2.taken, "{}", &text);
+        prop_assert_eq!(r1.winner, r2.winner, "{}", &text);
+        if !g.is_round_over() {
+            prop_assert_eq!(r1, r2, "{}", &text);
+        }
+        if single {
+            // A single game from the position is won by whoever took more in the round.
+            prop_assert_eq!(back.winner(), Some(r1.winner), "{}", &text);
+        } else if !g.is_round_over() {
+            prop_assert_eq!(back.status(), orig.status(), "{}", &text);
+        } else {
+            // Written after the round's end: the sweep is already in the stores.
+            prop_assert_eq!(back.winner(), orig.winner(), "{}", &text);
+            prop_assert_eq!(back.is_over(), orig.is_over(), "{}", &text);
+        }
     }
 
     #[test]

@@ -510,3 +510,32 @@ fn a_record_without_a_result_token_reads_as_unfinished() {
     assert_eq!(rec.result(), RecordResult::Unfinished);
     assert_eq!(rec.moves().len(), 2);
 }
+
+#[test]
+fn a_token_written_like_a_result_is_refused_as_a_result() {
+    for bad in ["2-0", "1-1", "0-2", "1/2-0", "3-1"] {
+        let text = format!("[Game \"walak-pussa\"]\n\n1. A d {bad}\n");
+        let (line, column, message) = syntax_error(&text);
+        assert_eq!((line, column), (3, 8), "{bad}");
+        assert_eq!(
+            message,
+            format!("'{bad}': a result is 1-0, 0-1, 1/2-1/2 or *")
+        );
+    }
+    // A move number is still told as one.
+    let (_, _, message) = syntax_error("[Game \"walak-pussa\"]\n\n1. A d 2.. *\n");
+    assert!(message.contains("a move number is written"), "{message}");
+}
+
+#[test]
+fn the_first_tag_takes_side_letters_in_either_case() {
+    for (v, side) in [("n", Side::North), ("N", Side::North), ("s", Side::South)] {
+        let text = format!("[Game \"walak-pussa\"]\n[First \"{v}\"]\n\n*\n");
+        let rec = Record::parse(&text).unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_eq!(rec.first(), side, "{v}");
+        // Writers write capitals.
+        assert!(rec
+            .to_string()
+            .contains(&format!("[First \"{}\"]", side.letter())));
+    }
+}

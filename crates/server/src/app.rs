@@ -1336,6 +1336,7 @@ impl App {
                 "board": start.board,
                 "closed": live::closed_letters(start.closed),
                 "stores": start.stores,
+                "taken": start.taken,
             },
             "moves": out,
         }))

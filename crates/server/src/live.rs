@@ -66,6 +66,8 @@ pub struct Snapshot {
     pub closed: u16,
     /// Seeds held off the board by [South, North].
     pub stores: [u8; 2],
+    /// Seeds each player took in the round so far, part of `stores`, [South, North].
+    pub taken: [u8; 2],
 }
 
 impl Snapshot {
@@ -77,6 +79,7 @@ impl Snapshot {
             board: pos.board(),
             closed: pos.closed_mask(),
             stores: pos.stores(),
+            taken: state.taken_this_round(),
         }
     }
 }
@@ -682,6 +685,7 @@ impl LiveGame {
                 "board": self.start.board,
                 "closed": closed_letters(self.start.closed),
                 "stores": self.start.stores,
+                "taken": self.start.taken,
             },
             "moves": moves,
             "rounds": rounds,

@@ -1215,3 +1215,54 @@ async fn the_api_docs_state_example_is_a_real_games() {
     }
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_two_position_keeps_the_rounds_takings_through_import_state_and_export() {
+    let s = TestServer::start("takings").await;
+    // Mid round 2 of docs/notation.md's match: each store is kept + taken in the round.
+    let record = "[Game \"raja-pasu\"]\n[Mode \"match\"]\n\n1. G e 2. D c 3. B g 4. E f 5. E g \
+                  6. C R2 1. D f *\n";
+    let r = s
+        .post("/api/games/import", &json!({"record": record}))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let st = r.json()["state"].clone();
+    let pos = "0,2,16,1,1,1,1/x,x,x,16,3,0,0 16+25 5+11 S 2 raja-pasu";
+    assert_eq!(st["position"], pos);
+    assert_eq!(st["taken"], json!([25, 11]));
+    // Imported from that position string, the game starts with the same takings.
+    let record = format!("[Game \"raja-pasu\"]\n[Mode \"match\"]\n[Position \"{pos}\"]\n\n*\n");
+    let r = s
+        .post("/api/games/import", &json!({"record": record}))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let st = r.json()["state"].clone();
+    assert_eq!(st["taken"], json!([25, 11]));
+    assert_eq!(st["start"]["taken"], json!([25, 11]));
+    assert_eq!(st["position"], pos);
+    // A single game from a round-2 position with South's 48 taken in the round: South wins it,
+    // though North ends up holding as much.
+    let pos = "x,x,x,x,x,0,1/0,0,0,0,0,0,1 2+48 46 S 2 raja-pasu";
+    let record = format!("[Game \"raja-pasu\"]\n[Position \"{pos}\"]\n\n1. G a 1-0\n");
+    let r = s
+        .post("/api/games/import", &json!({"record": record}))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let c = r.json();
+    assert_eq!(c["state"]["winner"], "S", "{}", c["state"]);
+    assert_eq!(c["state"]["start_position"], pos);
+    let id = c["id"].as_str().unwrap();
+    let r = s.get(&format!("/api/games/{id}/record")).await;
+    assert!(r.body.contains("[Result \"1-0\"]"), "{}", r.body);
+    assert!(
+        r.body.contains(&format!("[Position \"{pos}\"]")),
+        "{}",
+        r.body
+    );
+    // Round 1 has nothing carried over.
+    let record = "[Game \"raja-pasu\"]\n[Position \"0,0,0,0,0,0,1/0,0,0,0,0,0,1 4+46 48 S 1 raja-pasu\"]\n\n*\n";
+    s.post("/api/games/import", &json!({"record": record}))
+        .await
+        .assert_error(400, "round 1 has nothing carried over");
+    s.stop().await;
+}

@@ -127,7 +127,10 @@ function resultText(s, names) {
     if (s.ended.kind === 'draw_agreed' || s.ended.kind === 'claim_draw') return end;
     return `${end}: ${winnerText(s.winner, names)}`;
   }
-  return `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} ${scoreText(s.winner, s.stores)}`;
+  // A single game is won by the seeds taken in its round (from a round-2 position the stores
+  // also hold what was carried over); a match by the seeds held.
+  const score = s.mode === 'match' ? s.stores : s.taken || s.stores;
+  return `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} ${scoreText(s.winner, score)}`;
 }
 
 function winnerText(w, names) {
@@ -259,7 +262,9 @@ function scoreAt(s, ply) {
   if (round === s.round) begun = [0, 1].map((i) => s.stores[i] - (s.taken || [0, 0])[i]);
   else {
     const layout = moves.filter((m) => m.round < round && m.ply <= ply).pop();
-    begun = layout ? layout.stores : s.start.stores;
+    // The start position's round: what was held then less what had been taken in it already.
+    const startTaken = s.start.taken || [0, 0];
+    begun = layout ? layout.stores : [0, 1].map((i) => s.start.stores[i] - startTaken[i]);
   }
   return {
     stores: [...at.stores],

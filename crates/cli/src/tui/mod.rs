@@ -464,14 +464,28 @@ impl App {
             }
             Status::Over { result, winner } => {
                 let mut text = round_end_words(game, &result);
+                let single = self.state.mode() == Mode::Single;
+                // A single game is won on the seeds taken in its round; from round 2 on the
+                // stores also hold what was carried over, told as the holdings.
+                let later_round = single && result.round > 1;
+                let score = if single { result.taken } else { st };
+                let what = if later_round { " the round" } else { "" };
                 let verdict = match winner {
                     Some(w) => format!(
-                        "{} wins, {} to {}",
+                        "{} wins{what}, {} to {}",
                         self.player_name(w),
-                        st[w.index()],
-                        st[w.other().index()]
+                        score[w.index()],
+                        score[w.other().index()]
                     ),
-                    None => format!("a draw, {} to {}", st[0], st[1]),
+                    None if later_round => {
+                        format!("the round is drawn, {} to {}", score[0], score[1])
+                    }
+                    None => format!("a draw, {} to {}", score[0], score[1]),
+                };
+                let verdict = if later_round {
+                    format!("{verdict} taken (holding South {}, North {})", st[0], st[1])
+                } else {
+                    verdict
                 };
                 if self.state.mode() == Mode::Match {
                     // Why the match ends: a holding too small to fill one hole.
@@ -482,12 +496,21 @@ impl App {
                         .collect();
                     let who = match short.as_slice() {
                         [s] => format!("{s} holds {}", st[s.index()]),
+                        [] => String::new(),
                         _ => format!("South holds {} and North {}", st[0], st[1]),
                     };
-                    text.push_str(&format!(
-                        " {who}, too few to fill a hole of {sph} seeds, so the match is over: \
-                         {verdict}."
-                    ));
+                    if who.is_empty() {
+                        text.push_str(&format!(
+                            " Round {} is the last a match plays, so the match is over: \
+                             {verdict}.",
+                            pussa_rules::MAX_ROUND
+                        ));
+                    } else {
+                        text.push_str(&format!(
+                            " {who}, too few to fill a hole of {sph} seeds, so the match is \
+                             over: {verdict}."
+                        ));
+                    }
                 } else {
                     text.push_str(&format!(" The game is over: {verdict}."));
                 }
@@ -1849,6 +1872,60 @@ mod tests {
                 "{w}x{h}:\n{s}"
             );
         }
+    }
+
+    #[test]
+    fn a_single_game_from_a_later_round_is_won_by_the_rounds_takings() {
+        // South took 48 in round 2 and North 2 (all of it on North's last move): both hold about
+        // as much, but the round is South's.
+        for (pos, want) in [
+            (
+                "x,x,x,x,x,0,0/0,0,0,0,0,0,0 2+48 46+2 S 2 raja-pasu",
+                "The game is over: South (you) wins the round, 48 to 2 taken (holding South 50, \
+                 North 48).",
+            ),
+            (
+                "x,x,x,x,x,0,0/0,0,0,0,0,0,0 50 46+2 S 2 raja-pasu",
+                "The game is over: North (computer, max) wins the round, 2 to 0 taken (holding \
+                 South 50, North 48).",
+            ),
+            (
+                "0,0,0,0,0,0,0/0,0,0,0,0,0,0 50 48 S 1 raja-pasu",
+                "The game is over: South (you) wins, 50 to 48.",
+            ),
+        ] {
+            let setup: pussa_rules::Setup = pos.parse().unwrap();
+            let app = App::new(
+                setup.game_state(Mode::Single).unwrap(),
+                Side::South,
+                Opponent::Computer(Level::Max),
+            );
+            assert!(app.state.is_over(), "{pos}");
+            let s = screen_of(&app, 100, 30);
+            let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(words.contains(want), "{pos}:\n{s}");
+        }
+    }
+
+    #[test]
+    fn a_match_at_the_last_round_says_why_it_is_over() {
+        let setup: pussa_rules::Setup = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 28 28 S 1000000 walak-pussa"
+            .parse()
+            .unwrap();
+        let app = App::new(
+            setup.game_state(Mode::Match).unwrap(),
+            Side::South,
+            Opponent::Hotseat,
+        );
+        assert!(app.state.is_over());
+        let s = screen_of(&app, 100, 30);
+        let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains(
+                "Round 1000000 is the last a match plays, so the match is over: a draw, 28 to 28."
+            ),
+            "{s}"
+        );
     }
 
     #[test]

@@ -166,11 +166,19 @@ pub fn random_setup(game: Game, rng: &mut pussa_rules::Rng, round: u32) -> Setup
     } else {
         Side::North
     };
+    let stores = [s0 as u8, (off - s0) as u8];
+    // Round 1 takes everything in store; later rounds a random part of it (the rest carried over).
+    let taken = if round == 1 {
+        stores
+    } else {
+        stores.map(|s| rng.below(u32::from(s) + 1) as u8)
+    };
     Setup {
         game,
         board,
         closed,
-        stores: [s0 as u8, (off - s0) as u8],
+        stores,
+        taken,
         to_move,
         round,
         starter,

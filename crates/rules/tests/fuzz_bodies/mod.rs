@@ -105,6 +105,12 @@ pub fn setup_from_bytes(data: &[u8]) -> Option<Setup> {
         board,
         closed,
         stores,
+        // What was taken in the round: all of the stores in round 1, half of them later.
+        taken: if round == 1 {
+            stores
+        } else {
+            stores.map(|s| s / 2)
+        },
         to_move,
         round,
         starter: to_move,

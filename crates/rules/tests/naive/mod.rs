@@ -278,12 +278,16 @@ pub struct NGame {
 
 impl NGame {
     pub fn new(game: Game, is_match: bool, first: Side) -> NGame {
-        NGame::from_pos(NPos::start(game, first), is_match, 1, first)
+        NGame::from_pos(NPos::start(game, first), is_match, 1, first, [0, 0])
     }
 
     /// Continues from `pos` in round `round`, started by `starter`.
-    pub fn from_pos(pos: NPos, is_match: bool, round: u32, starter: Side) -> NGame {
-        let rss = if round == 1 { [0, 0] } else { pos.stores };
+    /// `taken`: what each player took so far in the round (part of the stores).
+    pub fn from_pos(pos: NPos, is_match: bool, round: u32, starter: Side, taken: [u8; 2]) -> NGame {
+        let rss = [
+            pos.stores[0] - u32::from(taken[0]),
+            pos.stores[1] - u32::from(taken[1]),
+        ];
         let mut g = NGame {
             pos,
             is_match,

@@ -1,0 +1,123 @@
+//! The stores of a position string from round 2 on: `C+T`, seeds kept from the last refill plus
+//! seeds taken in this round (docs/notation.md, "Positions").
+
+use pussa_rules::{Game, GameState, Hole, Mode, Setup, SetupError, Side, Status};
+
+fn setup(s: &str) -> Setup {
+    s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
+}
+
+#[test]
+fn plain_stores_read_as_before() {
+    // Round 1: a plain number is what was taken in the round.
+    let s = setup("0,0,0,0,0,0,1/0,0,0,0,0,0,1 50 46 S 1 raja-pasu");
+    assert_eq!((s.stores, s.taken), ([50, 46], [50, 46]));
+    // Round 2 on: a plain number was carried over; nothing taken yet.
+    let s = setup("x,x,x,x,x,0,1/0,0,0,0,0,0,1 50 46 S 2 raja-pasu");
+    assert_eq!((s.stores, s.taken), ([50, 46], [0, 0]));
+    assert_eq!(
+        s.to_string(),
+        "x,x,x,x,x,0,1/0,0,0,0,0,0,1 50 46 S 2 raja-pasu"
+    );
+}
+
+#[test]
+fn a_store_written_c_plus_t_keeps_the_rounds_takings() {
+    let text = "x,x,x,x,x,0,1/0,0,0,0,0,0,1 2+48 46 S 2 raja-pasu";
+    let s = setup(text);
+    assert_eq!((s.stores, s.taken), ([50, 46], [48, 0]));
+    assert_eq!(s.to_string(), text);
+    let g = s.game_state(Mode::Match).unwrap();
+    assert_eq!(g.taken_this_round(), [48, 0]);
+    // `0+T` is allowed in round 1 (nothing carried over) and written back plain.
+    let s = setup("0,0,0,0,0,0,1/0,0,0,0,0,0,1 0+50 46 S 1 raja-pasu");
+    assert_eq!((s.stores, s.taken), ([50, 46], [50, 46]));
+    assert_eq!(
+        s.to_string(),
+        "0,0,0,0,0,0,1/0,0,0,0,0,0,1 50 46 S 1 raja-pasu"
+    );
+}
+
+#[test]
+fn a_round_decided_by_its_takings_from_a_round_two_string() {
+    // South took 48 in the round so far, North nothing; North's last two moves take 2.
+    let mut g = setup("x,x,x,x,x,0,1/0,0,0,0,0,0,1 2+48 46 S 2 raja-pasu")
+        .game_state(Mode::Single)
+        .unwrap();
+    g.play(Hole::from_letter('G').unwrap()).unwrap();
+    if !g.is_over() {
+        g.play(Hole::from_letter('a').unwrap()).unwrap();
+    }
+    let Status::Over { result, winner } = g.status() else {
+        panic!("not over: {:?}", g.status());
+    };
+    assert_eq!(winner, Some(Side::South), "{result:?}");
+    assert!(result.taken[0] > result.taken[1], "{result:?}");
+}
+
+#[test]
+fn carried_seeds_in_round_one_are_refused() {
+    let e = "0,0,0,0,0,0,1/0,0,0,0,0,0,1 4+46 46 S 1 raja-pasu"
+        .parse::<Setup>()
+        .unwrap_err();
+    assert_eq!(e, SetupError::CarriedInRoundOne(Side::South));
+    assert_eq!(
+        e.to_string(),
+        "position: South's store: round 1 has nothing carried over; write the seeds taken as one number"
+    );
+    // A Setup built by hand: round 1 takes everything in store.
+    let mut s = setup("0,0,0,0,0,0,1/0,0,0,0,0,0,1 50 46 S 1 raja-pasu");
+    s.taken = [50, 40];
+    assert_eq!(
+        s.validate(),
+        Err(SetupError::CarriedInRoundOne(Side::North))
+    );
+}
+
+#[test]
+fn malformed_or_oversized_c_plus_t_stores_are_refused() {
+    for (store, want) in [
+        ("2+", "position: South's store: '2+' is not a number"),
+        ("+48", "position: South's store: '+48' is not a number"),
+        (
+            "2+4+44",
+            "position: South's store: '2+4+44' is not a number",
+        ),
+        ("2+a", "position: South's store: '2+a' is not a number"),
+        (
+            "50+50",
+            "position: South's store holds 100 seeds, more than the 98 seeds of raja-pasu",
+        ),
+        (
+            "3+48",
+            "position: seeds add up to 99 (board 2 + stores 97); raja-pasu has 98",
+        ),
+    ] {
+        let text = format!("x,x,x,x,x,0,1/0,0,0,0,0,0,1 {store} 46 S 2 raja-pasu");
+        let e = text.parse::<Setup>().unwrap_err();
+        assert_eq!(e.to_string(), want, "{text}");
+    }
+    let mut s = setup("x,x,x,x,x,0,1/0,0,0,0,0,0,1 50 46 S 2 raja-pasu");
+    s.taken = [51, 0];
+    assert_eq!(
+        s.validate().unwrap_err().to_string(),
+        "position: South took 51 seeds in the round, more than the 50 in store"
+    );
+}
+
+#[test]
+fn a_match_written_mid_round_two_reads_back_its_takings() {
+    let mut g = GameState::new(Game::RajaPasu, Mode::Match, Side::South);
+    let moves = "G e D c B g E f E g C D f G g F d G f";
+    for m in moves.split_whitespace() {
+        g.next_round();
+        g.play(m.parse::<Hole>().unwrap()).unwrap();
+    }
+    assert_eq!(g.round(), 2);
+    let text = Setup::from_state(&g).to_string();
+    let taken = g.taken_this_round();
+    assert!(taken[0] > 0 && taken[1] > 0, "{text}");
+    assert!(text.contains(&format!("+{} ", taken[0])), "{text}");
+    let back = setup(&text).game_state(Mode::Match).unwrap();
+    assert_eq!(back.taken_this_round(), taken, "{text}");
+}
