@@ -894,3 +894,59 @@ fn settings_that_apply_to_neither_player_are_warned_about() {
     assert!(ok, "{err}");
     assert!(err.is_empty(), "{err}");
 }
+
+/// `pussa replay --record FILE --game-number N` replays one game of a tournament's records
+/// file (it could read a file of one record only), and ends where the results say.
+#[test]
+fn replay_reads_one_game_of_a_records_file() {
+    let pgn = tmp("replay.pgn");
+    let json = tmp("replay.json");
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "level:novice",
+        "greedy",
+        "-n",
+        "6",
+        "-q",
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for n in 1..=6u32 {
+        let (ok, out, err) = pussa(&[
+            "replay",
+            "--record",
+            pgn.to_str().unwrap(),
+            "--game-number",
+            &n.to_string(),
+            "--json",
+        ]);
+        assert!(ok, "{n}: {err}");
+        let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+        let g = &v["games"][n as usize - 1];
+        assert_eq!(last["winner"], g["winner"], "game {n}");
+        assert_eq!(last["stores"], serde_json::json!(g["stores"]), "game {n}");
+    }
+    let (ok, _, err) = pussa(&[
+        "replay",
+        "--record",
+        pgn.to_str().unwrap(),
+        "--game-number",
+        "7",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.starts_with("error: record ") && err.contains(": no game number 7"),
+        "{err}"
+    );
+    let (ok, _, err) = pussa(&["replay", "--record", pgn.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        err.contains("(pick one game with --game-number N)"),
+        "{err}"
+    );
+}
