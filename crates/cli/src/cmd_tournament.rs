@@ -881,23 +881,31 @@ fn summary(config: &Config, report: &Report, stopped_by: Option<&str>) -> String
             None => String::new(),
         }
     );
-    let _ = writeln!(
-        s,
-        "wins {}  draws {}  losses {}  score {:.1}/{} = {:.3}",
-        w.wins,
-        w.draws,
-        w.losses,
-        f64::from(w.wins) + 0.5 * f64::from(w.draws),
-        w.games(),
-        w.score()
-    );
+    if w.games() == 0 {
+        // Only a run stopped before its first game ends: no score or Elo to make up.
+        let _ = writeln!(
+            s,
+            "wins 0  draws 0  losses 0  no score or elo without games"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "wins {}  draws {}  losses {}  score {:.1}/{} = {:.3}",
+            w.wins,
+            w.draws,
+            w.losses,
+            f64::from(w.wins) + 0.5 * f64::from(w.draws),
+            w.games(),
+            w.score()
+        );
+    }
     if w.games() > 0 && w.variance() == 0.0 {
         let _ = writeln!(
             s,
             "elo {}  95% interval: none (every game gave the same result)",
             fmt_elo(elo)
         );
-    } else {
+    } else if w.games() > 0 {
         let _ = writeln!(
             s,
             "elo {}  95% interval [{}, {}]",

@@ -950,3 +950,50 @@ fn replay_reads_one_game_of_a_records_file() {
         "{err}"
     );
 }
+
+/// Stopped before any game finished, the summary and the JSON make up no score or Elo (they
+/// said 0.500 and +0.0, the JSON 0.5 and 0.0).
+#[test]
+fn a_run_stopped_before_any_game_claims_no_score() {
+    let json = tmp("nogame.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args([
+            "tournament",
+            "mcts",
+            "mcts",
+            "--games",
+            "2",
+            "--movetime",
+            "5000",
+            "--concurrency",
+            "1",
+            "--quiet",
+            "--results",
+        ])
+        .arg(&json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run pussa");
+    assert!(eventually(60, || std::fs::read_to_string(&json)
+        .is_ok_and(|t| t.contains("\"finished\": false"))));
+    let sent = Command::new("kill")
+        .args(["-TERM".to_string(), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("0 games finished (partial: the run was stopped by SIGTERM)")
+            && stdout.contains("no score or elo without games")
+            && !stdout.contains("0.500")
+            && !stdout.contains("elo +0.0"),
+        "{stdout}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(v["score"].is_null() && v["elo"].is_null(), "{v}");
+    assert_eq!(v["finished"], false);
+}
