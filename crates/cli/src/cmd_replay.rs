@@ -30,7 +30,8 @@ use serde::Serialize;
     after_help = "Examples:\n  pussa replay --game walak-pussa --moves \"A d C\"\n  \
     pussa replay --game raja-pasu --match --first N --moves \"1... d 2. B\" --json\n  \
     pussa replay --position \"0,1,0,2,0,0,0/1,0,0,0,1,0,2 63 0 S 1 pasu-pondi\" --moves \"D\"\n  \
-    pussa replay --record game.txt"
+    pussa replay --record game.txt\n  \
+    pussa replay --record tournament.pgn --game-number 7"
 )]
 pub struct Args {
     /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6 (default: the game the
@@ -56,6 +57,10 @@ pub struct Args {
     /// that result and its Termination tag; with --json its last line is marked over.
     #[arg(long)]
     pub record: Option<PathBuf>,
+    /// With --record, a file of several records (as `pussa tournament --pgn` writes): replay
+    /// game N, the record tagged [Number "N"], or else the Nth record in the file.
+    #[arg(long, value_name = "N", requires = "record", value_parser = clap::value_parser!(u32).range(1..))]
+    pub game_number: Option<u32>,
     /// Print one JSON object per state instead of boards.
     #[arg(long)]
     pub json: bool,
@@ -525,6 +530,30 @@ fn replay(
     show.finish(decided.filter(|_| !g.is_over()), &g)
 }
 
+/// Game `n` of a file of records: the record tagged `[Number "n"]`, or else the `n`th record
+/// (records start at a `[Game …]` line). `None` if there is no such game.
+fn nth_record(text: &str, n: u32) -> Option<&str> {
+    let mut starts: Vec<usize> = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with("[Game ") {
+            starts.push(at);
+        }
+        at += line.len();
+    }
+    let records: Vec<&str> = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| &text[s..starts.get(i + 1).copied().unwrap_or(text.len())])
+        .collect();
+    let tag = format!("[Number \"{n}\"]");
+    records
+        .iter()
+        .find(|r| r.lines().any(|l| l.trim() == tag))
+        .or_else(|| n.checked_sub(1).and_then(|i| records.get(i as usize)))
+        .copied()
+}
+
 /// Runs `pussa replay`.
 ///
 /// # Errors
@@ -535,9 +564,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut comments = Vec::new();
     let mut decided = None;
     let (start, moves) = if let Some(path) = &args.record {
-        let text = std::fs::read_to_string(path)
+        let mut text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the record {}", path.display()))?;
-        let rec = Record::parse(&text).with_context(|| format!("record {}", path.display()))?;
+        if let Some(n) = args.game_number {
+            text = nth_record(&text, n)
+                .ok_or_else(|| anyhow::anyhow!("record {}: no game number {n}", path.display()))?
+                .to_string();
+        }
+        let rec = Record::parse(&text).with_context(|| {
+            let several = args.game_number.is_none() && text.matches("\n[Game ").count() > 0;
+            format!(
+                "record {}{}",
+                path.display(),
+                if several {
+                    " (pick one game with --game-number N)"
+                } else {
+                    ""
+                }
+            )
+        })?;
         if let Some(game) = args.game {
             if game != rec.game() {
                 bail!(

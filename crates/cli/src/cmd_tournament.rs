@@ -8,11 +8,12 @@ mod plot;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use pussa_engine::tournament::{
-    self, Config, Ending, MoveLimits, PlayerSpec, Report, Sprt, SprtDecision, Termination, Wdl,
+    self, Config, Ending, GameResult, MoveLimits, PlayerSpec, Report, Sprt, SprtDecision,
+    Termination, Wdl,
 };
 use pussa_engine::ExactOracle;
 use pussa_rules::record::{Record, RecordResult};
@@ -22,8 +23,9 @@ use pussa_rules::{Game, Mode, Side};
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Players: level:<name> (a built-in level), search (full search under the \
-    per-move limits), nodes:<n> (the search with its own budget of n nodes a move, as the levels club to master use), mcts (Monte Carlo tree search under the per-move limits), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
-    external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\").\n\n\
+    per-move limits; with none of --movetime, --depth, --nodes: 100 ms a move), nodes:<n> (the search with its own budget of n nodes a move, as the levels club to master use), mcts (Monte Carlo tree search under the per-move limits, 100 ms a move without), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
+    external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\"; it gets the per-move limits in go, go movetime 100 without).\n\n\
+    --sprt: fishtest's GSPRT on the complete pairs (pentanomial, logistic Elo), checked when a pair completes; the run ends on complete pairs.\n\n\
     Endgame tables: add +tables to a searching player (search, nodes:<n>, or a level from club up), e.g. \
     level:max+tables: it uses the tables of the game under --egtb (built by `pussa egtb build`) \
     for exact values; results name it with the +tables suffix.\n\n\
@@ -42,7 +44,7 @@ pub struct Args {
     #[arg(long = "match")]
     pub match_mode: bool,
     /// Number of games (played in pairs with the seats swapped).
-    #[arg(long, short = 'n', default_value_t = 20)]
+    #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub games: u32,
     /// Random plies at the start of each pair of games.
     #[arg(long, default_value_t = 4)]
@@ -67,7 +69,8 @@ pub struct Args {
     /// Seed for openings, levels and random players.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Time per move in milliseconds (search, mcts and engine players).
+    /// Time per move in milliseconds (search, mcts and engine players; a warning if neither
+    /// player is one). With none of --movetime, --depth, --nodes they get 100 ms a move.
     #[arg(long)]
     pub movetime: Option<u64>,
     /// Search depth per move (search, mcts and engine players).
@@ -79,36 +82,46 @@ pub struct Args {
     /// Games played at once (default: every core).
     #[arg(long)]
     pub concurrency: Option<usize>,
-    /// Stop early when this SPRT is decided: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05).
+    /// Stop early when this SPRT is decided: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05). The
+    /// GSPRT as fishtest computes it: pentanomial over the complete pairs, logistic Elo.
     #[arg(long)]
     pub sprt: Option<String>,
-    /// How long an external engine may take to answer, in milliseconds (default: 3 × movetime
-    /// + 1000, or 10000).
-    #[arg(long)]
+    /// How long an external engine may take to answer during a game, in milliseconds
+    /// (default: 3 × movetime + 1000, or 10000); it must be above --movetime.
+    #[arg(long, value_name = "MS")]
     pub engine_timeout: Option<u64>,
-    /// A match still going after this many rounds is scored a draw.
-    #[arg(long, default_value_t = 100)]
-    pub max_rounds: u32,
-    /// Write the games as game records to this file (rewritten after every game). An existing
-    /// file is refused unless --force is given, as for --results and --plot; the three must
-    /// name different files.
+    /// How long an external engine may take to start, in milliseconds: from its launch to
+    /// `pussaok`, and from `newgame` to `readyok` (default: 30000, or the answer timeout if
+    /// longer). Every engine is started once before the first game, and a run whose engine
+    /// cannot start is refused.
+    #[arg(long, value_name = "MS")]
+    pub engine_start_timeout: Option<u64>,
+    /// A match still going after this many rounds is scored a draw (matches only; default
+    /// 100).
+    #[arg(long)]
+    pub max_rounds: Option<u32>,
+    /// Write the games as game records to this file, each appended as it finishes (in the
+    /// order games finish); at the end the file is rewritten in game order. An existing file
+    /// is refused unless --force is given, as for --results and --plot; the three must name
+    /// different files.
     #[arg(long)]
     pub pgn: Option<PathBuf>,
-    /// Write the results to this file: CSV, or JSON if the name ends in .json. Rewritten
-    /// after every game, so a stopped run keeps its finished games (JSON: "finished": false
-    /// until the end).
+    /// Write the results to this file: CSV, or JSON if the name ends in .json. CSV rows are
+    /// appended as games finish (rewritten in game order at the end); the JSON is rewritten
+    /// at most every 2 seconds and at the end ("finished": false until then). A run stopped
+    /// by SIGINT, SIGTERM or SIGHUP writes every file of its finished games before it exits.
     #[arg(long)]
     pub results: Option<PathBuf>,
     /// Draw the results as an SVG image in this file: the histogram of game lengths in plies,
     /// each bar split by the result for the seats (first mover won, draw, second mover won),
     /// and the first mover's score with its 95% interval, overall and for each player.
-    /// Rewritten after every game, like --results. The name must end in .svg.
+    /// Rewritten like the JSON results. The name must end in .svg.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// Let --pgn, --results and --plot write over existing files.
     #[arg(long)]
     pub force: bool,
-    /// No progress bar.
+    /// No progress bar (and, when stderr is not a terminal, no progress lines).
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }
@@ -116,8 +129,8 @@ pub struct Args {
 /// Runs the tournament and prints the summary.
 ///
 /// # Errors
-/// Bad arguments, or a file that cannot be written. Broken engines do not make it fail: they
-/// lose their games.
+/// Bad arguments, an external engine that cannot start, or a file that cannot be written.
+/// Engines that break during play do not make it fail: they lose their games.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let game = args.game;
     let (p1, t1) = PlayerSpec::parse_with_tables(&args.player1).map_err(anyhow::Error::msg)?;
@@ -133,9 +146,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         [&args.player1, &args.player2],
         args.exact_openings,
     )?;
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
     if args.depth == Some(0) || args.nodes == Some(0) || args.movetime == Some(0) {
         bail!("--depth, --nodes and --movetime must be at least 1");
     }
@@ -149,13 +159,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.concurrency == Some(0) {
         bail!("--concurrency must be at least 1");
     }
-    if args.engine_timeout == Some(0) {
-        bail!("--engine-timeout must be at least 1 millisecond");
+    for (name, t) in [
+        ("--engine-timeout", args.engine_timeout),
+        ("--engine-start-timeout", args.engine_start_timeout),
+    ] {
+        if t == Some(0) {
+            bail!("{name} must be at least 1 millisecond");
+        }
+        if t.is_some_and(|t| t > 86_400_000) {
+            bail!("{name} must be at most 86400000 (a day)");
+        }
     }
-    if args.engine_timeout.is_some_and(|t| t > 86_400_000) {
-        bail!("--engine-timeout must be at most 86400000 (a day)");
+    if let (Some(t), Some(m)) = (args.engine_timeout, args.movetime) {
+        if t <= m {
+            bail!(
+                "--engine-timeout {t} is not above --movetime {m}: an engine that uses its \
+                 time would forfeit every game"
+            );
+        }
     }
-    if args.max_rounds == 0 {
+    if args.max_rounds == Some(0) {
         bail!("--max-rounds must be at least 1");
     }
     let sprt = args
@@ -190,28 +213,37 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         concurrency,
         sprt,
         engine_timeout: args.engine_timeout.map(Duration::from_millis),
-        max_rounds: args.max_rounds,
+        engine_start_timeout: args.engine_start_timeout.map(Duration::from_millis),
+        max_rounds: args.max_rounds.unwrap_or(DEFAULT_MAX_ROUNDS),
         oracles,
         balanced_openings: args.balanced_openings,
         exact_openings,
     };
-    // The results and records are rewritten after every game (a whole file each time, swapped
-    // in by a rename), so a long run that is stopped still leaves every finished game behind.
-    let outputs = Outputs {
-        pgn: args.pgn.as_deref(),
-        results: args.results.as_deref(),
-        plot: args.plot.as_deref(),
-    };
-    // Before playing for minutes: every file can be written (none is touched if one cannot),
-    // then each is a valid file of no games yet (the JSON says `"finished": false`), swapped
-    // in whole like every later one, so a run stopped before its first game ends leaves no
-    // empty or half file behind.
+    for w in warnings(&args, &config) {
+        errln!("warning: {w}");
+    }
+    // Before playing for minutes: no two outputs name one file, no existing file is written
+    // over without --force, and every file can be written (none is touched if one cannot).
     check_outputs(&args)?;
     for path in [&args.pgn, &args.results, &args.plot].into_iter().flatten() {
         check_writable(path)?;
     }
-    outputs.write(&config, &Report::before_games(&config), false)?;
-    let bar = if args.quiet {
+    // An engine that cannot start would lose every game: refused before the first.
+    config.check_engines().map_err(anyhow::Error::msg)?;
+    // Each file is then a valid file of no games yet (the JSON says `"finished": false`),
+    // swapped in whole, so a run stopped before its first game ends leaves no empty or half
+    // file behind.
+    let live = Live::start(
+        &config,
+        Outputs {
+            pgn: args.pgn.clone(),
+            results: args.results.clone(),
+            plot: args.plot.clone(),
+        },
+    )?;
+    *lock_live() = Some(live);
+    use std::io::IsTerminal as _;
+    let bar = if args.quiet || !std::io::stderr().is_terminal() {
         indicatif::ProgressBar::hidden()
     } else {
         let b = indicatif::ProgressBar::new(u64::from(config.games));
@@ -224,44 +256,329 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         b
     };
+    // Without a terminal (nohup, CI, a log file): a plain line now and then instead of the bar.
+    let plain = !args.quiet && !std::io::stderr().is_terminal();
+    let started = Instant::now();
+    let last_line = std::sync::Mutex::new(started);
     stop_on_signals();
     let warned = std::sync::atomic::AtomicBool::new(false);
-    let report = tournament::run(&config, &|_, so_far| {
-        bar.inc(1);
+    let report = tournament::run(&config, &|g, so_far| {
         let wdl = &so_far.wdl;
         let (elo, _, _) = wdl.elo_interval();
-        bar.set_message(format!(
+        let line = format!(
             "+{} ={} -{}  score {:.3}  elo {}",
             wdl.wins,
             wdl.draws,
             wdl.losses,
             wdl.score(),
             fmt_elo(elo)
-        ));
-        if let Err(e) = outputs.write(&config, so_far, false) {
-            if !warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                bar.suspend(|| errln!("warning: {e:#} (tried again at the end)"));
+        );
+        // The message first, then the count, so that the bar never shows a game counted
+        // without its result.
+        bar.set_message(line.clone());
+        bar.set_position(u64::from(so_far.finished));
+        if plain {
+            let mut last = last_line
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let done = so_far.finished == config.games || so_far.verdict.is_some();
+            if last.elapsed() >= PROGRESS_EVERY || done {
+                *last = Instant::now();
+                errln!(
+                    "{} s: {}/{} games finished  {line}",
+                    started.elapsed().as_secs(),
+                    so_far.finished,
+                    config.games
+                );
+            }
+        }
+        let mut live = lock_live();
+        if let Some(live) = live.as_mut() {
+            if let Err(e) = live.add(&config, g, so_far) {
+                if !warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    bar.suspend(|| errln!("warning: {e:#} (tried again at the end)"));
+                }
             }
         }
     })
     .map_err(anyhow::Error::msg)?;
     bar.finish_and_clear();
     // The files first: a closed stdout must not leave them unfinished.
-    outputs.write(&config, &report, true)?;
+    {
+        let mut live = lock_live();
+        if let Some(l) = live.as_mut() {
+            l.finish(&config, &report, true)?;
+        }
+        *live = None;
+    }
     use std::io::Write as _;
-    write!(std::io::stdout().lock(), "{}", summary(&config, &report))?;
+    write!(
+        std::io::stdout().lock(),
+        "{}",
+        summary(&config, &report, None)
+    )?;
     Ok(())
 }
 
-/// Held while the output files are written, and taken for good by a stopping signal, so
-/// that the run stops between two writes and writes nothing after it killed the engines (their
-/// games would be recorded as forfeits).
-static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// The default of `--max-rounds`.
+const DEFAULT_MAX_ROUNDS: u32 = 100;
 
-/// On SIGINT (Ctrl-C), SIGTERM or SIGHUP: waits for a write of the output files in progress to
-/// finish, kills every external engine's process group (a Ctrl-C reaches only the terminal's
-/// foreground group, not the engines' own groups, and nothing reaches them after a `kill`),
-/// says so on stderr and exits with 128 + the signal's number.
+/// How often a run without a terminal prints a progress line on stderr.
+const PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+/// How often, at most, the JSON results and the plot are rewritten during a run.
+const REWRITE_EVERY: Duration = Duration::from_secs(2);
+
+/// The warnings printed before the run: settings that apply to neither player, and random
+/// openings that reach the end of the round.
+fn warnings(args: &Args, config: &Config) -> Vec<String> {
+    let mut w = Vec::new();
+    let uses_limits = |p: &PlayerSpec| {
+        matches!(
+            p,
+            PlayerSpec::Search | PlayerSpec::Mcts | PlayerSpec::Engine(_)
+        )
+    };
+    if !config.players.iter().any(uses_limits) {
+        for (name, given) in [
+            ("--movetime", args.movetime.is_some()),
+            ("--depth", args.depth.is_some()),
+            ("--nodes", args.nodes.is_some()),
+        ] {
+            if given {
+                w.push(format!(
+                    "{name} applies to neither player (only search, mcts and engine players \
+                     use the per-move limits)"
+                ));
+            }
+        }
+    }
+    if args.max_rounds.is_some() && !args.match_mode {
+        w.push(
+            "--max-rounds applies to matches only (--match); single games have one round".into(),
+        );
+    }
+    if config.balanced_openings.is_none() && config.exact_openings.is_none() {
+        let pairs = config.games.div_ceil(2);
+        let short = (0..pairs)
+            .filter(|&p| {
+                (tournament::opening(
+                    config.game,
+                    config.mode,
+                    config.random_opening,
+                    config.seed,
+                    p,
+                )
+                .len() as u32)
+                    < config.random_opening
+            })
+            .count();
+        // A rare short round is noise; one pair in ten means the opening is as long as a game.
+        if short > 0 && short * 10 >= pairs as usize {
+            w.push(format!(
+                "--random-opening {}: in {short} of {pairs} pairs the random moves reach the \
+                 end of the round before that (they stop one move short of it), so random \
+                 moves decide those games; use fewer random plies",
+                config.random_opening
+            ));
+        }
+    }
+    w
+}
+
+/// The run's output files and the finished games, shared with the signal handler.
+static LIVE: std::sync::Mutex<Option<Live>> = std::sync::Mutex::new(None);
+
+fn lock_live() -> std::sync::MutexGuard<'static, Option<Live>> {
+    LIVE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Where `--pgn`, `--results` and `--plot` go.
+struct Outputs {
+    pgn: Option<PathBuf>,
+    results: Option<PathBuf>,
+    plot: Option<PathBuf>,
+}
+
+/// A run in progress: the games finished so far and its files. The records and the CSV rows
+/// are appended as games finish; the JSON results and the plot are rewritten whole at most
+/// every [`REWRITE_EVERY`], and everything is written whole, in game order, at the end.
+struct Live {
+    config: Config,
+    outputs: Outputs,
+    games: Vec<tournament::GameResult>,
+    verdict: Option<tournament::SprtVerdict>,
+    /// The records file and the CSV file, open for appending.
+    pgn: Option<std::fs::File>,
+    csv: Option<std::fs::File>,
+    /// Whether a record is already in the records file (the next one starts after a blank line).
+    any_record: bool,
+    /// When the JSON results and the plot were last written, and whether games came since.
+    rewritten: Instant,
+    stale: bool,
+}
+
+fn is_json(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+/// True for a path that is not a regular file (a pipe, `/dev/stdout`): written once, at the
+/// end, never rewritten.
+fn is_special(path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+}
+
+/// Opens `path` for appending after writing `head` to it (replaced whole if it is a regular
+/// file).
+fn start_append(path: &std::path::Path, head: &str) -> anyhow::Result<std::fs::File> {
+    if is_special(path) {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        use std::io::Write as _;
+        f.write_all(head.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        return Ok(f);
+    }
+    replace_file(path, head)?;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+impl Live {
+    /// Writes every file as a file of no games.
+    fn start(config: &Config, outputs: Outputs) -> anyhow::Result<Live> {
+        let mut live = Live {
+            config: config.clone(),
+            games: Vec::new(),
+            verdict: None,
+            pgn: None,
+            csv: None,
+            any_record: false,
+            rewritten: Instant::now(),
+            stale: false,
+            outputs,
+        };
+        if let Some(path) = &live.outputs.pgn {
+            live.pgn = Some(start_append(path, "")?);
+        }
+        // The plot before the results: a JSON of no games means every file is in place.
+        if let Some(path) = &live.outputs.plot {
+            if !is_special(path) {
+                replace_file(
+                    path,
+                    &plot::tournament_svg(config, &Report::before_games(config)),
+                )?;
+            }
+        }
+        if let Some(path) = live.outputs.results.clone() {
+            if is_json(&path) {
+                if !is_special(&path) {
+                    replace_file(
+                        &path,
+                        &(results_json(config, &Report::before_games(config), false)? + "\n"),
+                    )?;
+                }
+            } else {
+                live.csv = Some(start_append(&path, CSV_HEADER)?);
+            }
+        }
+        Ok(live)
+    }
+
+    /// Appends game `g`'s record and CSV row, and rewrites the JSON and the plot if they are
+    /// older than [`REWRITE_EVERY`].
+    fn add(
+        &mut self,
+        config: &Config,
+        g: &tournament::GameResult,
+        so_far: &tournament::Progress,
+    ) -> anyhow::Result<()> {
+        use std::io::Write as _;
+        self.games.push(g.clone());
+        self.verdict = so_far.verdict;
+        self.stale = true;
+        let players = [config.player_name(0), config.player_name(1)];
+        if let (Some(f), Some(path)) = (self.pgn.as_mut(), &self.outputs.pgn) {
+            let mut text = if self.any_record {
+                "\n".to_string()
+            } else {
+                String::new()
+            };
+            text.push_str(&record(config, &players, g)?);
+            f.write_all(text.as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            self.any_record = true;
+        }
+        if let (Some(f), Some(path)) = (self.csv.as_mut(), &self.outputs.results) {
+            f.write_all(csv_row(config, &players, g).as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        if self.rewritten.elapsed() >= REWRITE_EVERY {
+            self.rewrite(false)?;
+        }
+        Ok(())
+    }
+
+    /// The report of the games so far.
+    fn report(&self) -> Report {
+        Report::of_games(&self.config, self.games.clone(), self.verdict)
+    }
+
+    /// Rewrites the JSON results and the plot from the games so far.
+    fn rewrite(&mut self, finished: bool) -> anyhow::Result<()> {
+        let report = self.report();
+        self.write_whole(&report, finished, false)
+    }
+
+    /// Writes the JSON and the plot of `report` (and with `all` the records and the CSV too,
+    /// whole, in game order), each replaced whole.
+    fn write_whole(&mut self, report: &Report, finished: bool, all: bool) -> anyhow::Result<()> {
+        let config = &self.config;
+        if let Some(path) = &self.outputs.results {
+            if is_json(path) {
+                if finished || !is_special(path) {
+                    replace_file(path, &(results_json(config, report, finished)? + "\n"))?;
+                }
+            } else if all && !is_special(path) {
+                replace_file(path, &csv(config, report))?;
+            }
+        }
+        if let Some(path) = &self.outputs.plot {
+            if finished || !is_special(path) {
+                replace_file(path, &plot::tournament_svg(config, report))?;
+            }
+        }
+        if let Some(path) = &self.outputs.pgn {
+            if all && !is_special(path) {
+                replace_file(path, &records(config, report)?)?;
+            }
+        }
+        self.rewritten = Instant::now();
+        self.stale = false;
+        Ok(())
+    }
+
+    /// Writes every file whole from `report` (the run's end, or its interruption).
+    fn finish(&mut self, config: &Config, report: &Report, finished: bool) -> anyhow::Result<()> {
+        self.pgn = None;
+        self.csv = None;
+        let _ = config;
+        self.write_whole(report, finished, true)
+    }
+}
+
+/// On SIGINT (Ctrl-C), SIGTERM or SIGHUP: waits for the file writes after a game in progress
+/// to finish, kills every external engine's process group (a Ctrl-C reaches only the
+/// terminal's foreground group, not the engines' own groups, and nothing reaches them after a
+/// `kill`), writes the files of the finished games (the JSON says `"finished": false`), prints
+/// their summary marked as partial, says why it stopped on stderr and exits with 128 + the
+/// signal's number.
 fn stop_on_signals() {
     #[cfg(unix)]
     {
@@ -294,20 +611,31 @@ fn stop_on_signals() {
                     }
                 });
                 // A write stuck on a pipe nobody reads must not keep the engines alive.
-                let deadline = std::time::Instant::now() + Duration::from_secs(2);
-                let _writing = loop {
-                    match WRITING.try_lock() {
+                let deadline = Instant::now() + Duration::from_secs(2);
+                let mut live = loop {
+                    match LIVE.try_lock() {
                         Ok(g) => break Some(g),
                         Err(std::sync::TryLockError::Poisoned(p)) => break Some(p.into_inner()),
-                        Err(std::sync::TryLockError::WouldBlock)
-                            if std::time::Instant::now() < deadline =>
-                        {
+                        Err(std::sync::TryLockError::WouldBlock) if Instant::now() < deadline => {
                             std::thread::sleep(Duration::from_millis(5));
                         }
                         Err(std::sync::TryLockError::WouldBlock) => break None,
                     }
                 };
                 let killed = tournament::stop_all_engines();
+                if let Some(l) = live.as_mut().and_then(|l| l.as_mut()) {
+                    let report = l.report();
+                    let config = l.config.clone();
+                    if let Err(e) = l.finish(&config, &report, false) {
+                        errln!("error: {e:#}");
+                    }
+                    use std::io::Write as _;
+                    let _ = write!(
+                        std::io::stdout().lock(),
+                        "{}",
+                        summary(&config, &report, Some(name))
+                    );
+                }
                 errln!(
                     "error: tournament stopped by {name}{}",
                     match killed {
@@ -318,41 +646,6 @@ fn stop_on_signals() {
                 );
                 std::process::exit(128 + number);
             });
-    }
-}
-
-/// Where `--pgn`, `--results` and `--plot` go.
-struct Outputs<'a> {
-    pgn: Option<&'a std::path::Path>,
-    results: Option<&'a std::path::Path>,
-    plot: Option<&'a std::path::Path>,
-}
-
-impl Outputs<'_> {
-    /// Writes the records, the results and the plot of `report`; `finished` is false while games are
-    /// still being played (the JSON says so in `finished`).
-    fn write(&self, config: &Config, report: &Report, finished: bool) -> anyhow::Result<()> {
-        let _writing = WRITING
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(path) = self.pgn {
-            replace_file(path, &records(config, report)?)?;
-        }
-        if let Some(path) = self.results {
-            let text = if path
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-            {
-                results_json(config, report, finished)? + "\n"
-            } else {
-                csv(config, report)
-            };
-            replace_file(path, &text)?;
-        }
-        if let Some(path) = self.plot {
-            replace_file(path, &plot::tournament_svg(config, report))?;
-        }
-        Ok(())
     }
 }
 
@@ -373,7 +666,7 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
         for (b, pb) in &named[i + 1..] {
             if same_file(pa, pb) {
                 anyhow::bail!(
-                    "{a} and {b} name the same file {} (each is rewritten after every game)",
+                    "{a} and {b} name the same file {} (one would write over the other)",
                     pb.display()
                 );
             }
@@ -468,8 +761,30 @@ fn replace_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// The results as JSON.
+/// The results as JSON. Values that the games do not determine are `null`: the score and the
+/// Elo with no games, an interval when every game (or every pair) gave the same result.
 fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Result<String> {
+    let w = report.wdl;
+    let any = w.games() > 0;
+    let (elo, elo_low, elo_high) = w.elo_interval();
+    let spread = w.variance() > 0.0;
+    let p = report.pairs;
+    let (pe, plo, phi) = p.elo_interval();
+    let pairs_spread = p.0.iter().filter(|&&n| n > 0).count() > 1;
+    // A draw is "draw", as `pussa replay --json` says it.
+    let mut games = serde_json::to_value(&report.games)?;
+    if let Some(list) = games.as_array_mut() {
+        for g in list {
+            if g["winner"].is_null() {
+                g["winner"] = serde_json::json!("draw");
+            }
+        }
+    }
+    let sprt = report.sprt.map(|d| match d {
+        SprtDecision::AcceptH1 => "accept_h1",
+        SprtDecision::AcceptH0 => "accept_h0",
+        SprtDecision::Continue => "undecided",
+    });
     Ok(serde_json::to_string_pretty(&serde_json::json!({
         "game": config.game.name(),
         "mode": mode_name(config.mode),
@@ -478,19 +793,21 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
         "wins": report.wdl.wins,
         "draws": report.wdl.draws,
         "losses": report.wdl.losses,
-        "score": report.wdl.score(),
-        "elo": finite(report.wdl.elo_interval().0),
-        "elo_low": finite(report.wdl.elo_interval().1),
-        "elo_high": finite(report.wdl.elo_interval().2),
-        "sprt": report.sprt,
+        "score": any.then(|| w.score()),
+        "elo": finite(elo).filter(|_| any),
+        "elo_low": finite(elo_low).filter(|_| spread),
+        "elo_high": finite(elo_high).filter(|_| spread),
+        "sprt": sprt,
+        "sprt_model": report.sprt.map(|_| SPRT_MODEL),
         "llr": report.llr,
         "sprt_games": report.sprt_games,
         "stopped_early": finished && report.stopped_early,
         "pairs": report.pairs.0,
-        // No pair finished yet (one game so far): no value rather than a made-up 0.
-        "elo_pairs": finite(report.pairs.elo_interval().0).filter(|_| report.pairs.pairs() > 0),
-        "elo_pairs_low": finite(report.pairs.elo_interval().1).filter(|_| report.pairs.pairs() > 0),
-        "elo_pairs_high": finite(report.pairs.elo_interval().2).filter(|_| report.pairs.pairs() > 0),
+        // No pair finished yet (one game so far): no value rather than a made-up 0; no
+        // interval when every pair gave the same points (as the summary says).
+        "elo_pairs": finite(pe).filter(|_| p.pairs() > 0),
+        "elo_pairs_low": finite(plo).filter(|_| pairs_spread),
+        "elo_pairs_high": finite(phi).filter(|_| pairs_spread),
         "below_exact": report.below_exact().map(|(b, known)| serde_json::json!({
             "players": b,
             "games": known,
@@ -500,13 +817,13 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
         "rounds": report.rounds(),
         "endings": report.endings(),
         "length_histogram": report.length_histogram(),
-        "games": report.games,
+        "games": games,
     }))?)
 }
 
-/// A player's or seat's results with the score and its 95% interval.
+/// A player's or seat's results with the score and its 95% Wilson interval.
 fn wdl_json(w: &Wdl) -> serde_json::Value {
-    let (low, high) = w.score_interval();
+    let (low, high) = w.wilson_interval();
     let known = w.games() > 0;
     serde_json::json!({
         "wins": w.wins,
@@ -539,7 +856,11 @@ fn first_mover_json(report: &Report) -> serde_json::Value {
 }
 
 /// How the score intervals are computed, as results say it.
-const INTERVAL: &str = "95%, normal approximation of the mean of the trinomial results";
+const INTERVAL: &str = "95%, Wilson score interval, a draw counting half a win";
+
+/// The SPRT's model, as results say it.
+const SPRT_MODEL: &str = "GSPRT as fishtest computes it: pentanomial (complete pairs), \
+    maximum-likelihood distributions with the logistic-Elo scores of elo0 and elo1";
 
 /// The tables' oracle for each player that asked for them and for choosing exact openings
 /// (opened and checked once, shared).
@@ -608,8 +929,9 @@ fn fmt_elo(x: f64) -> String {
     }
 }
 
-/// The text printed at the end.
-fn summary(config: &Config, report: &Report) -> String {
+/// The text printed at the end; `stopped_by`: the signal that interrupted the run (the
+/// summary is then of the games finished, marked as partial).
+fn summary(config: &Config, report: &Report, stopped_by: Option<&str>) -> String {
     let w = report.wdl;
     let (elo, lo, hi) = w.elo_interval();
     let mut s = String::new();
@@ -626,29 +948,37 @@ fn summary(config: &Config, report: &Report) -> String {
         },
         report.games.len(),
         if report.games.len() == 1 { "" } else { "s" },
-        if report.stopped_early {
-            " (stopped by the SPRT)"
-        } else {
-            ""
+        match stopped_by {
+            Some(name) => format!(" finished (partial: the run was stopped by {name})"),
+            None if report.stopped_early => " (stopped by the SPRT)".to_string(),
+            None => String::new(),
         }
     );
-    let _ = writeln!(
-        s,
-        "wins {}  draws {}  losses {}  score {:.1}/{} = {:.3}",
-        w.wins,
-        w.draws,
-        w.losses,
-        f64::from(w.wins) + 0.5 * f64::from(w.draws),
-        w.games(),
-        w.score()
-    );
+    if w.games() == 0 {
+        // Only a run stopped before its first game ends: no score or Elo to make up.
+        let _ = writeln!(
+            s,
+            "wins 0  draws 0  losses 0  no score or elo without games"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "wins {}  draws {}  losses {}  score {:.1}/{} = {:.3}",
+            w.wins,
+            w.draws,
+            w.losses,
+            f64::from(w.wins) + 0.5 * f64::from(w.draws),
+            w.games(),
+            w.score()
+        );
+    }
     if w.games() > 0 && w.variance() == 0.0 {
         let _ = writeln!(
             s,
             "elo {}  95% interval: none (every game gave the same result)",
             fmt_elo(elo)
         );
-    } else {
+    } else if w.games() > 0 {
         let _ = writeln!(
             s,
             "elo {}  95% interval [{}, {}]",
@@ -774,7 +1104,7 @@ fn fmt_score(w: &Wdl) -> String {
     if w.games() == 0 {
         return "no games".to_string();
     }
-    let (lo, hi) = w.score_interval();
+    let (lo, hi) = w.wilson_interval();
     format!(
         "{:.3} [{lo:.3}, {hi:.3}] (+{} ={} -{})",
         w.score(),
@@ -792,10 +1122,28 @@ fn seats_and_lengths(s: &mut String, config: &Config, report: &Report) {
     }
     let seats = report.seats();
     let f = seats.first_mover;
-    let (lo, hi) = f.score_interval();
+    let (lo, hi) = f.wilson_interval();
+    let forfeits = report.endings().forfeit;
+    if forfeits > 0 {
+        let _ = writeln!(
+            s,
+            "seats and lengths: the {} game{} played out (the {forfeits} forfeits left out)",
+            f.games(),
+            if f.games() == 1 { "" } else { "s" }
+        );
+    }
+    if f.games() == 0 {
+        let e = report.endings();
+        let ended: Vec<String> = Ending::ALL
+            .iter()
+            .map(|&k| format!("{} {}", k.name().replace('_', " "), e.count(k)))
+            .collect();
+        let _ = writeln!(s, "ended: {}", ended.join("  "));
+        return;
+    }
     let _ = writeln!(
         s,
-        "first mover ({}): won {}  drew {}  second mover won {}  first mover's score {:.3}  95% interval [{lo:.3}, {hi:.3}] (normal approximation)",
+        "first mover ({}): won {}  drew {}  second mover won {}  first mover's score {:.3}  95% interval [{lo:.3}, {hi:.3}] (Wilson)",
         tournament::FIRST_MOVER,
         f.wins,
         f.draws,
@@ -852,89 +1200,186 @@ fn moves_text(moves: &[pussa_rules::Hole]) -> String {
         .join(" ")
 }
 
+/// The first line of the CSV results.
+const CSV_HEADER: &str = "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending\n";
+
 /// One CSV row a game.
 fn csv(config: &Config, report: &Report) -> String {
-    let mut s = String::from(
-        "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending\n",
-    );
+    let mut s = String::from(CSV_HEADER);
     for g in &report.games {
-        let south = &report.players[g.south_player];
-        let north = &report.players[1 - g.south_player];
-        let score = match g.first_player_won() {
-            Some(true) => "1",
-            Some(false) => "0",
-            None => "0.5",
-        };
-        let (term, reason) = match &g.termination {
-            Termination::Normal => ("normal", String::new()),
-            Termination::Forfeit { loser, reason } => ("forfeit", format!("{loser}: {reason}")),
-            Termination::RoundLimit => ("round_limit", format!("{} rounds", config.max_rounds)),
-        };
-        let first_mover_score = match g.first_mover_won() {
-            Some(true) => "1",
-            Some(false) => "0",
-            None => "0.5",
-        };
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            g.index + 1,
-            csv_field(south),
-            csv_field(north),
-            g.result_text(),
-            score,
-            term,
-            csv_field(&reason),
-            g.moves.len(),
-            g.rounds,
-            g.stores[0],
-            g.stores[1],
-            moves_text(&g.opening),
-            moves_text(&g.moves),
-            csv_field(&g.final_position),
-            g.exact.map(|v| v.to_string()).unwrap_or_default(),
-            g.first_mover,
-            first_mover_score,
-            g.ending().name()
-        );
+        s.push_str(&csv_row(config, &report.players, g));
     }
     s
 }
 
-/// Every game as a game record (see `pussa_rules::record`), one after another.
+/// Game `g`'s CSV row, with its newline.
+fn csv_row(config: &Config, players: &[String; 2], g: &GameResult) -> String {
+    let south = &players[g.south_player];
+    let north = &players[1 - g.south_player];
+    let score = match g.first_player_won() {
+        Some(true) => "1",
+        Some(false) => "0",
+        None => "0.5",
+    };
+    let (term, reason) = match &g.termination {
+        Termination::Normal => ("normal", String::new()),
+        Termination::Forfeit { loser, reason } => ("forfeit", format!("{loser}: {reason}")),
+        Termination::RoundLimit => ("round_limit", format!("{} rounds", config.max_rounds)),
+    };
+    let first_mover_score = match g.first_mover_won() {
+        Some(true) => "1",
+        Some(false) => "0",
+        None => "0.5",
+    };
+    format!(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        g.index + 1,
+        csv_field(south),
+        csv_field(north),
+        g.result_text(),
+        score,
+        term,
+        csv_field(&reason),
+        g.moves.len(),
+        g.rounds,
+        g.stores[0],
+        g.stores[1],
+        moves_text(&g.opening),
+        moves_text(&g.moves),
+        csv_field(&g.final_position),
+        g.exact.map(|v| v.to_string()).unwrap_or_default(),
+        g.first_mover,
+        first_mover_score,
+        g.ending().name()
+    )
+}
+
+/// Every game as a game record (see `pussa_rules::record`), one after another, a blank line
+/// between two.
 fn records(config: &Config, report: &Report) -> anyhow::Result<String> {
     let mut text = String::new();
     for g in &report.games {
-        let mut rec = Record::new(config.game, config.mode, Side::South);
-        rec.set_tag("Event", "pussa tournament")?;
-        rec.set_tag("Number", &(g.index + 1).to_string())?;
-        rec.set_tag("South", &report.players[g.south_player])?;
-        rec.set_tag("North", &report.players[1 - g.south_player])?;
-        for (i, &mv) in g.moves.iter().enumerate() {
-            rec.push(mv)
-                .with_context(|| format!("game {}: move {}", g.index + 1, i + 1))?;
-            if i + 1 == g.opening.len() {
-                rec.comment("end of the random opening");
-            }
-        }
-        match &g.termination {
-            Termination::Normal => {}
-            Termination::Forfeit { loser, reason } => {
-                rec.set_tag("Termination", &format!("forfeit: {loser} {reason}"))?;
-                rec.set_result(RecordResult::from_winner(g.winner))?;
-            }
-            Termination::RoundLimit => {
-                rec.set_tag(
-                    "Termination",
-                    &format!("drawn at the round limit ({})", config.max_rounds),
-                )?;
-                rec.set_result(RecordResult::Draw)?;
-            }
-        }
         if !text.is_empty() {
             text.push('\n');
         }
-        text.push_str(&rec.to_string());
+        text.push_str(&record(config, &report.players, g)?);
     }
     Ok(text)
+}
+
+/// Game `g` as a game record.
+fn record(config: &Config, players: &[String; 2], g: &GameResult) -> anyhow::Result<String> {
+    let mut rec = Record::new(config.game, config.mode, Side::South);
+    rec.set_tag("Event", "pussa tournament")?;
+    rec.set_tag("Number", &(g.index + 1).to_string())?;
+    rec.set_tag("South", &players[g.south_player])?;
+    rec.set_tag("North", &players[1 - g.south_player])?;
+    for (i, &mv) in g.moves.iter().enumerate() {
+        rec.push(mv)
+            .with_context(|| format!("game {}: move {}", g.index + 1, i + 1))?;
+        if i + 1 == g.opening.len() {
+            rec.comment("end of the random opening");
+        }
+    }
+    match &g.termination {
+        Termination::Normal => {}
+        Termination::Forfeit { loser, reason } => {
+            rec.set_tag("Termination", &format!("forfeit: {loser} {reason}"))?;
+            rec.set_result(RecordResult::from_winner(g.winner))?;
+        }
+        Termination::RoundLimit => {
+            rec.set_tag(
+                "Termination",
+                &format!("drawn at the round limit ({})", config.max_rounds),
+            )?;
+            rec.set_result(RecordResult::Draw)?;
+        }
+    }
+    Ok(rec.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pussa_engine::tournament::GameResult;
+
+    fn config(games: u32, sprt: Option<Sprt>) -> Config {
+        Config {
+            game: Game::WalakPussa,
+            mode: Mode::Single,
+            games,
+            players: [PlayerSpec::Random, PlayerSpec::Greedy],
+            limits: MoveLimits::default(),
+            random_opening: 0,
+            seed: 1,
+            concurrency: 1,
+            sprt,
+            engine_timeout: None,
+            engine_start_timeout: None,
+            max_rounds: 100,
+            oracles: [None, None],
+            balanced_openings: None,
+            exact_openings: None,
+        }
+    }
+
+    fn game(index: u32, winner: Option<Side>) -> GameResult {
+        GameResult {
+            index,
+            south_player: (index % 2) as usize,
+            opening: Vec::new(),
+            moves: vec![pussa_rules::Hole::ALL[0]; 10],
+            winner,
+            termination: Termination::Normal,
+            stores: [0, 0],
+            rounds: 1,
+            final_position: String::new(),
+            exact: None,
+            first_mover: Side::South,
+            end: None,
+        }
+    }
+
+    fn json(config: &Config, games: Vec<GameResult>, finished: bool) -> serde_json::Value {
+        let report = Report::of_games(config, games, None);
+        serde_json::from_str(&results_json(config, &report, finished).unwrap()).unwrap()
+    }
+
+    /// No games: no score and no Elo (they were 0.5 and 0.0, made up).
+    #[test]
+    fn no_games_give_no_score_or_elo() {
+        let v = json(&config(4, None), Vec::new(), false);
+        for key in ["score", "elo", "elo_low", "elo_high", "elo_pairs", "plies"] {
+            assert!(v[key].is_null(), "{key}: {v}");
+        }
+    }
+
+    /// Every pair 1-1: no interval by pairs (it was -0.0 to -0.0), as the summary says; an
+    /// undecided SPRT is "undecided" (it was "continue"); a draw's winner is "draw", as
+    /// `pussa replay --json` says it (it was null).
+    #[test]
+    fn alike_pairs_undecided_sprt_and_draws() {
+        let sprt = Sprt::parse("0,5,0.05,0.05").unwrap();
+        let c = config(6, Some(sprt));
+        let games = vec![
+            game(0, Some(Side::South)),
+            game(1, Some(Side::South)),
+            game(2, None),
+            game(3, None),
+        ];
+        let v = json(&c, games, true);
+        assert_eq!(v["pairs"], serde_json::json!([0, 0, 2, 0, 0]));
+        assert_eq!(v["elo_pairs"], 0.0);
+        assert!(
+            v["elo_pairs_low"].is_null() && v["elo_pairs_high"].is_null(),
+            "{v}"
+        );
+        assert_eq!(v["sprt"], "undecided");
+        assert_eq!(v["games"][2]["winner"], "draw");
+        assert_eq!(v["games"][0]["winner"], "S");
+        // Every game a draw: no interval for the games either.
+        let v = json(&c, vec![game(0, None), game(1, None)], true);
+        assert_eq!(v["elo"], 0.0);
+        assert!(v["elo_low"].is_null() && v["elo_high"].is_null(), "{v}");
+    }
 }

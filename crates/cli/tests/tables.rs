@@ -354,7 +354,7 @@ fn tournament_players_with_tables() {
         "--quiet",
     ]);
     assert!(!ok);
-    assert!(err.contains("cannot use endgame tables"), "{err}");
+    assert!(err.contains("does not use endgame tables"), "{err}");
     std::fs::remove_dir_all(&out_dir).ok();
 }
 

@@ -36,10 +36,13 @@ fn run(name: &str, args: &[&str]) -> (String, Value, String) {
     (out, v, std::fs::read_to_string(&svg).unwrap())
 }
 
-/// A game's result for the first mover: 1 a win, 0 a loss, None a draw.
+/// A game's result for the first mover: 1 a win, 0 a loss, None a draw (`"winner": "draw"`,
+/// as `pussa replay --json` says it; never `null`).
 fn first_mover_won(g: &Value) -> Option<bool> {
     let first = g["first_mover"].as_str().unwrap();
-    g["winner"].as_str().map(|w| w == first)
+    let winner = g["winner"].as_str().unwrap_or_else(|| panic!("{g}"));
+    assert!(["S", "N", "draw"].contains(&winner), "{g}");
+    (winner != "draw").then(|| winner == first)
 }
 
 /// Which player (0 or 1) moved first in a game.
@@ -192,14 +195,13 @@ fn first_mover_counts_agree_with_the_games() {
         f["score_low"].as_f64().unwrap(),
         f["score_high"].as_f64().unwrap(),
     );
-    // The normal approximation of the trinomial: score ± 1.96 standard errors, clipped.
-    let var = (want[0] as f64 * (1.0 - score).powi(2)
-        + want[1] as f64 * (0.5 - score).powi(2)
-        + want[2] as f64 * score.powi(2))
-        / 14.0;
-    let half = 1.959_963_984_540_054 * (var / 14.0).sqrt();
-    assert!((lo - (score - half).max(0.0)).abs() < 1e-9, "{lo}");
-    assert!((hi - (score + half).min(1.0)).abs() < 1e-9, "{hi}");
+    // The Wilson score interval (a draw half a win): never a single point from a few games.
+    let (z2, n) = (1.959_963_984_540_054f64.powi(2), 14.0);
+    let centre = (score + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = (z2 * (score * (1.0 - score) / n + z2 / (4.0 * n * n))).sqrt() / (1.0 + z2 / n);
+    assert!((lo - (centre - half).max(0.0)).abs() < 1e-9, "{lo}");
+    assert!((hi - (centre + half).min(1.0)).abs() < 1e-9, "{hi}");
+    assert!(lo < hi);
     // Each player, from its own point of view, moving first and moving second.
     for p in 0..2 {
         let mine = |first: bool| {
@@ -227,7 +229,7 @@ fn first_mover_counts_agree_with_the_games() {
     // The summary says the same.
     let line = format!(
         "first mover (South): won {}  drew {}  second mover won {}  first mover's score {score:.3}  \
-         95% interval [{lo:.3}, {hi:.3}] (normal approximation)",
+         95% interval [{lo:.3}, {hi:.3}] (Wilson)",
         want[0], want[1], want[2]
     );
     assert!(out.contains(&line), "{line}\n{out}");
@@ -542,4 +544,40 @@ fn a_bad_plot_path_fails_before_any_game() {
     // Checked before the first game, and before any file is touched: no results file.
     assert!(!results.exists());
     assert!(start.elapsed() < std::time::Duration::from_secs(20));
+}
+
+/// A seat that won every one of its few games gets a wide interval, not a single point
+/// (`1.000 [1.000, 1.000]` from 3 games used to claim certainty); 3 of 3: [0.438, 1.000].
+#[test]
+fn a_few_alike_games_give_a_wide_seat_interval() {
+    let (out, v, _) = run(
+        "wilson",
+        &[
+            "greedy",
+            "random",
+            "--game",
+            "raja-pasu",
+            "-n",
+            "6",
+            "--seed",
+            "3",
+        ],
+    );
+    assert!(
+        !out.contains("[1.000, 1.000]") && !out.contains("[0.000, 0.000]"),
+        "{out}"
+    );
+    for p in 0..2 {
+        for seat in ["moving_first", "moving_second"] {
+            let w = &v["first_mover"]["players"][p][seat];
+            let (lo, hi) = (
+                w["score_low"].as_f64().unwrap(),
+                w["score_high"].as_f64().unwrap(),
+            );
+            assert!(hi - lo > 0.3, "{w}");
+            if w["wins"] == 3 {
+                assert!((lo - 0.4385).abs() < 1e-3 && (hi - 1.0).abs() < 1e-9, "{w}");
+            }
+        }
+    }
 }

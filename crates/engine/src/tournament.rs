@@ -115,6 +115,34 @@ impl Wdl {
         ((s - z * se).clamp(0.0, 1.0), (s + z * se).clamp(0.0, 1.0))
     }
 
+    /// The 95% Wilson score interval `(low, high)` of the score per game, a draw counting as
+    /// half a win: `(s + z²/2n ± z √(s(1-s)/n + z²/4n²)) / (1 + z²/n)` with `z` = 1.96. Unlike
+    /// the normal approximation it is not a single point when every game gave the same result
+    /// (3 wins of 3: about `[0.44, 1]`); `(0, 1)` with no games. Used for the seats' scores.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::tournament::Wdl;
+    /// let (lo, hi) = Wdl { wins: 3, draws: 0, losses: 0 }.wilson_interval();
+    /// assert!((lo - 0.4385).abs() < 1e-4 && (hi - 1.0).abs() < 1e-12);
+    /// ```
+    #[must_use]
+    pub fn wilson_interval(&self) -> (f64, f64) {
+        let n = self.games();
+        if n == 0 {
+            return (0.0, 1.0);
+        }
+        let n = f64::from(n);
+        let s = self.score();
+        let z2 = 1.959_963_984_540_054f64.powi(2);
+        let centre = (s + z2 / (2.0 * n)) / (1.0 + z2 / n);
+        let half = (z2 * (s * (1.0 - s) / n + z2 / (4.0 * n * n))).sqrt() / (1.0 + z2 / n);
+        (
+            (centre - half).clamp(0.0, 1.0),
+            (centre + half).clamp(0.0, 1.0),
+        )
+    }
+
     /// Adds one game's result for the first player.
     pub fn add(&mut self, result: Option<bool>) {
         match result {
@@ -303,26 +331,47 @@ impl Sprt {
         )
     }
 
-    /// The generalized SPRT log-likelihood ratio of the results (trinomial model, logistic Elo),
-    /// as fishtest computes it: `N (s1 - s0) (2 s - s0 - s1) / (2 var)` where `s` is the mean
-    /// score, `var` the variance of one game's score and `s0`, `s1` the scores `elo0` and `elo1`
-    /// predict. 0 while there is no variance to measure (no games, or every game alike).
+    /// The generalized SPRT log-likelihood ratio of the complete pairs `pairs`, as fishtest
+    /// computes it today (`LLR_logistic` of Michel Van den Bergh's `LLRcalc`): the pentanomial
+    /// model, each pair giving the first player 0, ¼, ½, ¾ or 1 of its points; a count of 0 is
+    /// taken as 0.001 (fishtest's regularization); under each hypothesis the distribution of
+    /// the five outcomes is the maximum-likelihood one whose mean is the score that `elo0` or
+    /// `elo1` predicts in the logistic model ([`score_from_elo`]); the ratio is
+    /// `N Σ pᵢ ln(p1ᵢ / p0ᵢ)` with `pᵢ` the observed frequencies and `N` the pairs.
+    /// 0 with no pairs.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::tournament::{Pentanomial, Sprt};
+    /// let sprt = Sprt::parse("0,50,0.05,0.05").unwrap();
+    /// assert_eq!(sprt.llr(&Pentanomial::default()), 0.0);
+    /// assert!(sprt.llr(&Pentanomial([1, 4, 20, 10, 5])) > 0.0);
+    /// ```
     #[must_use]
-    pub fn llr(&self, wdl: &Wdl) -> f64 {
-        let var = wdl.variance();
-        if wdl.games() == 0 || var <= 0.0 {
+    pub fn llr(&self, pairs: &Pentanomial) -> f64 {
+        if pairs.pairs() == 0 {
             return 0.0;
         }
-        let s0 = score_from_elo(self.elo0);
-        let s1 = score_from_elo(self.elo1);
-        let s = wdl.score();
-        f64::from(wdl.games()) * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+        let counts = pairs.0.map(|c| if c == 0 { 1e-3 } else { f64::from(c) });
+        let n: f64 = counts.iter().sum();
+        let observed: Vec<(f64, f64)> = counts
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (0.25 * i as f64, c / n))
+            .collect();
+        let p0 = mle_with_mean(&observed, score_from_elo(self.elo0));
+        let p1 = mle_with_mean(&observed, score_from_elo(self.elo1));
+        n * observed
+            .iter()
+            .zip(p0.iter().zip(&p1))
+            .map(|(&(_, p), (&a, &b))| p * (b.ln() - a.ln()))
+            .sum::<f64>()
     }
 
-    /// Where the test stands after `wdl`.
+    /// Where the test stands after the complete pairs `pairs`.
     #[must_use]
-    pub fn decision(&self, wdl: &Wdl) -> SprtDecision {
-        let llr = self.llr(wdl);
+    pub fn decision(&self, pairs: &Pentanomial) -> SprtDecision {
+        let llr = self.llr(pairs);
         let (lo, hi) = self.bounds();
         if llr >= hi {
             SprtDecision::AcceptH1
@@ -332,6 +381,44 @@ impl Sprt {
             SprtDecision::Continue
         }
     }
+}
+
+/// The distribution closest to `observed` (values `aᵢ` in `[0, 1]`, smallest 0 and largest 1,
+/// frequencies `pᵢ > 0`) in likelihood whose mean is `s` (`0 < s < 1`): `pᵢ / (1 + x (aᵢ - s))`
+/// with `x` the root of `Σ pᵢ (aᵢ - s) / (1 + x (aᵢ - s)) = 0` (the secular equation of
+/// Van den Bergh's note on the multinomial MLE), found by bisection on the interval where
+/// every probability stays positive.
+fn mle_with_mean(observed: &[(f64, f64)], s: f64) -> Vec<f64> {
+    let d: Vec<f64> = observed.iter().map(|&(a, _)| a - s).collect();
+    let max = d.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = d.iter().copied().fold(f64::INFINITY, f64::min);
+    // 1 + x dᵢ > 0 for every i: x in (-1/max, -1/min).
+    let (mut lo, mut hi) = (-1.0 / max, -1.0 / min);
+    let f = |x: f64| -> f64 {
+        observed
+            .iter()
+            .zip(&d)
+            .map(|(&(_, p), &di)| p * di / (1.0 + x * di))
+            .sum()
+    };
+    // f falls from +inf to -inf across the interval.
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let x = 0.5 * (lo + hi);
+    observed
+        .iter()
+        .zip(&d)
+        .map(|(&(_, p), &di)| p / (1.0 + x * di))
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -443,7 +530,8 @@ pub struct Seats {
 }
 
 impl Seats {
-    /// Counts `games`.
+    /// Counts the games of `games` played out ([`GameResult::played_out`]): a forfeit says
+    /// nothing about the seats.
     ///
     /// # Examples
     /// ```
@@ -454,7 +542,7 @@ impl Seats {
     #[must_use]
     pub fn from_games(games: &[GameResult]) -> Seats {
         let mut s = Seats::default();
-        for g in games {
+        for g in games.iter().filter(|g| g.played_out()) {
             let first = g.first_mover_won();
             s.first_mover.add(first);
             let p = g.first_mover_player();
@@ -538,7 +626,8 @@ impl LengthBin {
 /// Bins the histogram of game lengths has at most, as results and plots give it.
 pub const LENGTH_BINS: u32 = 20;
 
-/// The histogram of the games' lengths in plies ([`GameResult::plies`]): at most `max_bins`
+/// The histogram of the lengths in plies ([`GameResult::plies`]) of the games played out
+/// ([`GameResult::played_out`]; a forfeit's length is when a player broke): at most `max_bins`
 /// bins of equal width, the width 1, 2 or 5 times a power of ten, each starting at a multiple
 /// of the width, from the bin of the shortest game to the bin of the longest (empty bins
 /// between included). Empty when there are no games.
@@ -550,9 +639,10 @@ pub const LENGTH_BINS: u32 = 20;
 /// ```
 #[must_use]
 pub fn length_histogram(games: &[GameResult], max_bins: u32) -> Vec<LengthBin> {
+    let games: Vec<&GameResult> = games.iter().filter(|g| g.played_out()).collect();
     let (Some(min), Some(max)) = (
-        games.iter().map(GameResult::plies).min(),
-        games.iter().map(GameResult::plies).max(),
+        games.iter().map(|g| g.plies()).min(),
+        games.iter().map(|g| g.plies()).max(),
     ) else {
         return Vec::new();
     };
@@ -645,9 +735,9 @@ impl PlayerSpec {
             .map_err(|e: String| format!("{e} (in '{s}')"))?;
         if !spec.can_use_tables() {
             return Err(format!(
-                "player '{s}': {spec} does not search, so it cannot use endgame tables \
-                 (+tables goes with search or a level from club up; an external engine loads \
-                 tables itself, e.g. setoption name EGTBPath)"
+                "player '{s}': {spec} does not use endgame tables \
+                 (+tables goes with search, nodes:<n> or a level from club up; an external \
+                 engine loads tables itself, e.g. setoption name EGTBPath)"
             ));
         }
         Ok((spec, true))
@@ -728,6 +818,8 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Mcts => f.write_str("mcts"),
             PlayerSpec::Random => f.write_str("random"),
             PlayerSpec::Greedy => f.write_str("greedy"),
+            // Quoted unless the command has quotes of its own (then as the user wrote it).
+            PlayerSpec::Engine(c) if c.contains('"') => write!(f, "engine:{c}"),
             PlayerSpec::Engine(c) => write!(f, "engine:\"{c}\""),
         }
     }
@@ -944,21 +1036,38 @@ pub struct ExternalEngine {
     /// there).
     lines: Receiver<Option<String>>,
     timeout: Duration,
+    /// The last lines the engine wrote to its stderr ([`STDERR_LINES`]), and whether its
+    /// stderr has closed.
+    stderr: Arc<Mutex<(std::collections::VecDeque<String>, bool)>>,
+    /// The last line skipped while waiting (not a line of the protocol), for a timeout's
+    /// message.
+    skipped: Option<String>,
     /// The name the engine gave in `id name`, if any.
     pub name: Option<String>,
 }
 
+/// How many of an engine's last stderr lines a forfeit's reason quotes.
+pub const STDERR_LINES: usize = 3;
+
+/// How long an external engine may take by default to start: from its launch to `pussaok`,
+/// and from `newgame` to `readyok` ([`Config::engine_start_timeout`]).
+pub const ENGINE_START_TIMEOUT: Duration = Duration::from_secs(30);
+
 impl ExternalEngine {
     /// Starts `command` (split by [`split_command`]), says `pussa` and waits for `pussaok`,
-    /// then `newgame <game> <mode>` and `isready` → `readyok`.
+    /// then `newgame <game> <mode>` and `isready` → `readyok`, each within `start_timeout`;
+    /// every later answer is waited for `timeout`. Lines that are not the protocol's (a
+    /// banner, debug output) are skipped. The engine's stderr is read, and its last lines
+    /// ([`STDERR_LINES`]) are quoted in the error messages.
     ///
     /// # Errors
-    /// A message saying what went wrong: cannot start, exited, timed out, or answered something
-    /// else than the protocol.
+    /// A message saying what went wrong: cannot start, exited, timed out, or reported an
+    /// error.
     pub fn start(
         command: &str,
         game: Game,
         mode: Mode,
+        start_timeout: Duration,
         timeout: Duration,
     ) -> Result<ExternalEngine, String> {
         let words = split_command(command)?;
@@ -967,7 +1076,7 @@ impl ExternalEngine {
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(Stdio::piped());
         // Its own process group, so that a wrapper script's children are stopped with it.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
@@ -988,6 +1097,39 @@ impl ExternalEngine {
         };
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().ok_or("engine has no stdout")?;
+        let stderr_tail = Arc::new(Mutex::new((std::collections::VecDeque::new(), false)));
+        if let Some(err) = child.stderr.take() {
+            let tail = Arc::clone(&stderr_tail);
+            std::thread::Builder::new()
+                .name("engine-stderr".into())
+                .spawn(move || {
+                    let mut r = BufReader::new(err);
+                    let mut buf = Vec::new();
+                    loop {
+                        let read = protocol::read_line_capped(&mut r, &mut buf);
+                        let mut t = tail
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                        match read {
+                            Ok(LineRead::Line | LineRead::TooLong) => {
+                                let line = String::from_utf8_lossy(&buf).trim().to_string();
+                                // Lines of only marks (a traceback's ^^^^) say nothing.
+                                if line.chars().any(char::is_alphanumeric) {
+                                    if t.0.len() == STDERR_LINES {
+                                        t.0.pop_front();
+                                    }
+                                    t.0.push_back(clip(&line));
+                                }
+                            }
+                            Ok(LineRead::End) | Err(_) => {
+                                t.1 = true;
+                                break;
+                            }
+                        }
+                    }
+                })
+                .map_err(|e| format!("cannot start a reader thread: {e}"))?;
+        }
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("engine-reader".into())
@@ -1015,36 +1157,81 @@ impl ExternalEngine {
             child,
             stdin,
             lines: rx,
-            timeout,
+            timeout: start_timeout,
+            stderr: stderr_tail,
+            skipped: None,
             name: None,
         };
-        e.send("pussa")?;
-        let deadline = e.deadline();
+        match e.handshake(game, mode) {
+            Ok(()) => {
+                e.timeout = timeout;
+                Ok(e)
+            }
+            Err(msg) => Err(e.with_stderr(msg)),
+        }
+    }
+
+    /// `pussa` → `pussaok`, then `newgame` and `isready` → `readyok`.
+    fn handshake(&mut self, game: Game, mode: Mode) -> Result<(), String> {
+        self.send("pussa")?;
+        let deadline = self.deadline();
         loop {
-            let line = e.recv("pussaok", deadline)?;
+            let line = self.recv("pussaok", deadline)?;
             if line == "pussaok" {
                 break;
             }
             if let Some(n) = line.strip_prefix("id name ") {
-                e.name = Some(n.to_string());
-            } else if !(line.starts_with("id ")
-                || line.starts_with("option ")
-                || line.starts_with("info ")
-                || line.is_empty())
-            {
-                return Err(format!(
-                    "engine answered '{}' to 'pussa' (expected id/option lines and pussaok)",
-                    clip(&line)
-                ));
+                self.name = Some(n.to_string());
+            } else {
+                self.skip(line);
             }
         }
         let mode_word = match mode {
             Mode::Single => "single",
             Mode::Match => "match",
         };
-        e.send(&format!("newgame {} {mode_word}", game.name()))?;
-        e.sync()?;
-        Ok(e)
+        self.send(&format!("newgame {} {mode_word}", game.name()))?;
+        self.sync()
+    }
+
+    /// Notes a line that is not the answer waited for (`id`, `option`, `info` or unknown) and
+    /// goes on waiting, as UCI managers do; the last unknown one is quoted if the wait times
+    /// out.
+    fn skip(&mut self, line: String) {
+        let word = line.split_whitespace().next().unwrap_or("");
+        if !(line.trim().is_empty() || matches!(word, "id" | "option" | "info")) {
+            self.skipped = Some(line);
+        }
+    }
+
+    /// `msg` with the engine's last stderr lines, if it wrote any: waits a moment for an
+    /// exited engine's stderr to be read to its end.
+    fn with_stderr(&mut self, msg: String) -> String {
+        let exited = matches!(self.child.try_wait(), Ok(Some(_)));
+        for _ in 0..if exited { 40 } else { 4 } {
+            if self
+                .stderr
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .1
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let tail = self
+            .stderr
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .0
+            .iter()
+            .cloned()
+            .collect::<Vec<_>>();
+        if tail.is_empty() {
+            msg
+        } else {
+            format!("{msg}; its stderr ended: '{}'", tail.join(" | "))
+        }
     }
 
     fn send(&mut self, line: &str) -> Result<(), String> {
@@ -1087,8 +1274,12 @@ impl ExternalEngine {
                 None => Ok(line),
             },
             Err(RecvTimeoutError::Timeout) => Err(format!(
-                "engine timed out: no '{waiting_for}' within {} ms",
-                self.timeout.as_millis()
+                "engine timed out: no '{waiting_for}' within {} ms{}",
+                self.timeout.as_millis(),
+                match &self.skipped {
+                    Some(l) => format!(" (its last line was '{}')", clip(l)),
+                    None => String::new(),
+                }
             )),
             Err(RecvTimeoutError::Disconnected) => {
                 // The output closed: give the process a moment to be reaped for its status.
@@ -1100,9 +1291,17 @@ impl ExternalEngine {
                     }
                     std::thread::sleep(Duration::from_millis(5));
                 }
+                let said = match &self.skipped {
+                    Some(l) => format!(" (its last line was '{}')", clip(l)),
+                    None => String::new(),
+                };
                 Err(match status {
-                    Some(st) => format!("engine exited ({st}) while we waited for '{waiting_for}'"),
-                    None => format!("engine closed its output while we waited for '{waiting_for}'"),
+                    Some(st) => {
+                        format!("engine exited ({st}) while we waited for '{waiting_for}'{said}")
+                    }
+                    None => format!(
+                        "engine closed its output while we waited for '{waiting_for}'{said}"
+                    ),
                 })
             }
         }
@@ -1112,7 +1311,7 @@ impl ExternalEngine {
         Instant::now() + self.timeout
     }
 
-    /// `isready` → `readyok`, skipping `info` lines.
+    /// `isready` → `readyok`, skipping other lines.
     fn sync(&mut self) -> Result<(), String> {
         self.send("isready")?;
         let deadline = self.deadline();
@@ -1121,19 +1320,27 @@ impl ExternalEngine {
             if line == "readyok" {
                 return Ok(());
             }
-            if line.split_whitespace().next() != Some("info") && !line.trim().is_empty() {
-                return Err(format!("engine answered '{}' to 'isready'", clip(&line)));
-            }
+            self.skip(line);
         }
     }
 
     /// Sends the game so far (`position startpos first S moves …`) and `go_command`, and returns
-    /// the engine's `bestmove` (`None` for `bestmove none`).
+    /// the engine's `bestmove` (`None` for `bestmove none`), skipping other lines.
     ///
     /// # Errors
-    /// The engine broke: exited, timed out, reported an error or said something that is not a
-    /// move.
+    /// The engine broke: exited, timed out, reported an error or named something that is not
+    /// a move (with its last stderr lines).
     pub fn best_move(
+        &mut self,
+        first: Side,
+        moves: &[Hole],
+        go_command: &str,
+    ) -> Result<Option<Hole>, String> {
+        self.best_move_inner(first, moves, go_command)
+            .map_err(|m| self.with_stderr(m))
+    }
+
+    fn best_move_inner(
         &mut self,
         first: Side,
         moves: &[Hole],
@@ -1158,16 +1365,14 @@ impl ExternalEngine {
                 if word == "none" {
                     return Ok(None);
                 }
+                if word.is_empty() {
+                    return Err("engine said 'bestmove' without a move".to_string());
+                }
                 return word.parse::<Hole>().map(Some).map_err(|_| {
                     format!("engine said 'bestmove {}', which is not a move", clip(word))
                 });
             }
-            if line.split_whitespace().next() != Some("info") && !line.trim().is_empty() {
-                return Err(format!(
-                    "engine said '{}' while searching (expected info or bestmove)",
-                    clip(&line)
-                ));
-            }
+            self.skip(line);
         }
     }
 }
@@ -1296,6 +1501,14 @@ impl GameResult {
         }
     }
 
+    /// True unless a player forfeited: the game ended by the rules or at the round limit.
+    /// Only these count in the seat and length statistics ([`Seats`], [`Report::plies`],
+    /// [`length_histogram`]).
+    #[must_use]
+    pub fn played_out(&self) -> bool {
+        !matches!(self.termination, Termination::Forfeit { .. })
+    }
+
     /// Plies played, the random opening's included (across rounds in a match).
     #[must_use]
     pub fn plies(&self) -> u32 {
@@ -1365,9 +1578,12 @@ pub struct Config {
     pub concurrency: usize,
     /// Stop when this test is decided.
     pub sprt: Option<Sprt>,
-    /// How long an external engine may take to answer; `None`: three times the move time plus
-    /// a second, or 10 s without a move time. At most a day.
+    /// How long an external engine may take to answer during a game; `None`: three times the
+    /// move time plus a second, or 10 s without a move time. At most a day.
     pub engine_timeout: Option<Duration>,
+    /// How long an external engine may take to start (launch to `pussaok`, then `newgame` to
+    /// `readyok`); `None`: [`ENGINE_START_TIMEOUT`], or the answer timeout if longer.
+    pub engine_start_timeout: Option<Duration>,
     /// A match still going after this many rounds is scored a draw.
     pub max_rounds: u32,
     /// Exact values (endgame tables of [`Config::game`]) for each player, used by `search` and
@@ -1397,6 +1613,7 @@ impl fmt::Debug for Config {
             .field("concurrency", &self.concurrency)
             .field("sprt", &self.sprt)
             .field("engine_timeout", &self.engine_timeout)
+            .field("engine_start_timeout", &self.engine_start_timeout)
             .field("max_rounds", &self.max_rounds)
             .field(
                 "tables",
@@ -1428,6 +1645,36 @@ impl Config {
             None => Duration::from_secs(10),
         });
         t.min(Duration::from_secs(86_400))
+    }
+
+    /// The effective external-engine start-up timeout ([`Config::engine_start_timeout`]).
+    #[must_use]
+    pub fn start_timeout(&self) -> Duration {
+        self.engine_start_timeout
+            .unwrap_or_else(|| ENGINE_START_TIMEOUT.max(self.timeout()))
+            .min(Duration::from_secs(86_400))
+    }
+
+    /// Starts each external engine once and completes its handshake, then stops it: a run
+    /// whose engine cannot start (a wrong path, a broken install) is refused before the first
+    /// game instead of being played as forfeits.
+    ///
+    /// # Errors
+    /// The first engine that cannot start, with the reason.
+    pub fn check_engines(&self) -> Result<(), String> {
+        for i in 0..2 {
+            if let PlayerSpec::Engine(cmd) = &self.players[i] {
+                ExternalEngine::start(
+                    cmd,
+                    self.game,
+                    self.mode,
+                    self.start_timeout(),
+                    self.timeout(),
+                )
+                .map_err(|e| format!("player {} {}: {e}", i + 1, self.player_name(i)))?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -1679,6 +1926,7 @@ fn play_game_from(
                 cmd,
                 config.game,
                 config.mode,
+                config.start_timeout(),
                 timeout,
             )),
         })
@@ -1827,17 +2075,29 @@ impl Report {
         Seats::from_games(&self.games)
     }
 
-    /// The spread of the games' lengths in plies ([`GameResult::plies`]); `None` with no games.
+    /// The spread of the lengths in plies ([`GameResult::plies`]) of the games played out
+    /// ([`GameResult::played_out`]); `None` with none.
     #[must_use]
     pub fn plies(&self) -> Option<Spread> {
-        let v: Vec<u32> = self.games.iter().map(GameResult::plies).collect();
+        let v: Vec<u32> = self
+            .games
+            .iter()
+            .filter(|g| g.played_out())
+            .map(GameResult::plies)
+            .collect();
         Spread::of(&v)
     }
 
-    /// The spread of the rounds played a game (1 in every single game); `None` with no games.
+    /// The spread of the rounds played a game (1 in every single game) among the games
+    /// played out ([`GameResult::played_out`]); `None` with none.
     #[must_use]
     pub fn rounds(&self) -> Option<Spread> {
-        let v: Vec<u32> = self.games.iter().map(|g| g.rounds).collect();
+        let v: Vec<u32> = self
+            .games
+            .iter()
+            .filter(|g| g.played_out())
+            .map(|g| g.rounds)
+            .collect();
         Spread::of(&v)
     }
 
@@ -1855,16 +2115,78 @@ impl Report {
     }
 }
 
+/// Where a tournament stands after a game: what [`run`] tells its caller after each game
+/// (cheap to make: no copy of the games).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Games finished.
+    pub finished: u32,
+    /// The first player's wins, draws and losses so far.
+    pub wdl: Wdl,
+    /// The complete pairs so far.
+    pub pairs: Pentanomial,
+    /// The SPRT's verdict once a bound was crossed.
+    pub verdict: Option<SprtVerdict>,
+}
+
+/// The SPRT's verdict when a bound was crossed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SprtVerdict {
+    /// The bound crossed.
+    pub decision: SprtDecision,
+    /// The log-likelihood ratio then.
+    pub llr: f64,
+    /// Games counted then (twice the complete pairs).
+    pub games: u32,
+}
+
+/// The results counted while games finish, in any order.
+#[derive(Default)]
+struct Tally {
+    games: Vec<GameResult>,
+    wdl: Wdl,
+    pairs: Pentanomial,
+    /// The first player's result in the first finished game of each pair still incomplete.
+    half: std::collections::HashMap<u32, Option<bool>>,
+    verdict: Option<SprtVerdict>,
+}
+
+impl Tally {
+    /// Counts `g`; true when it completed a pair.
+    fn add(&mut self, g: &GameResult) -> bool {
+        let r = g.first_player_won();
+        self.wdl.add(r);
+        let points = |r: Option<bool>| match r {
+            Some(true) => 2,
+            Some(false) => 0,
+            None => 1,
+        };
+        let pair = g.index / 2;
+        if let Some(other) = self.half.remove(&pair) {
+            self.pairs.0[points(r) + points(other)] += 1;
+            true
+        } else {
+            self.half.insert(pair, r);
+            false
+        }
+    }
+}
+
 /// Runs the tournament on `config.concurrency` threads (a rayon pool); `on_game` is called
-/// after each game (from a worker thread, one call at a time) with the game and the report of
-/// every game finished so far (in order of their number; [`Report::stopped_early`] is true
-/// until the last game), so that a long run can show and save its results as they come.
+/// after each game (from a worker thread, one call at a time) with the game and where the
+/// tournament stands ([`Progress`]), so that a long run can show and save its results as they
+/// come.
+///
+/// With an SPRT the test is checked only when a pair of games (the same opening, seats
+/// swapped) is complete, on the complete pairs ([`Sprt::llr`]). Once a bound is crossed no
+/// new pair starts; games under way finish, and so does the second game of a pair whose first
+/// game started, so that the run ends on complete pairs.
 ///
 /// # Errors
 /// A message if the thread pool cannot be built.
 pub fn run(
     config: &Config,
-    on_game: &(dyn Fn(&GameResult, &Report) + Sync),
+    on_game: &(dyn Fn(&GameResult, &Progress) + Sync),
 ) -> Result<Report, String> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.concurrency.max(1))
@@ -1899,49 +2221,63 @@ pub fn run(
     };
     let next = AtomicU32::new(0);
     let stop = AtomicBool::new(false);
-    type Verdict = Option<(SprtDecision, f64, u32)>;
-    let done: Mutex<(Vec<GameResult>, Wdl, Verdict)> =
-        Mutex::new((Vec::new(), Wdl::default(), None));
+    let done: Mutex<Tally> = Mutex::new(Tally::default());
+    // The next game to start, or `None` when no more start: after the SPRT's stop only the
+    // second game of a pair already begun.
+    let take = || loop {
+        let i = next.load(Ordering::SeqCst);
+        if i >= config.games || (stop.load(Ordering::SeqCst) && i % 2 == 0) {
+            return None;
+        }
+        if next
+            .compare_exchange(i, i + 1, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            return Some(i);
+        }
+    };
     pool.scope(|scope| {
         for _ in 0..config.concurrency.max(1) {
-            scope.spawn(|_| loop {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= config.games {
-                    break;
-                }
-                let g = match &exact {
-                    Some(openings) => {
-                        let (moves, value) = openings[(i / 2) as usize].clone();
-                        play_game_from(config, i, moves, value)
+            scope.spawn(|_| {
+                while let Some(i) = take() {
+                    let g = match &exact {
+                        Some(openings) => {
+                            let (moves, value) = openings[(i / 2) as usize].clone();
+                            play_game_from(config, i, moves, value)
+                        }
+                        None => play_game(config, i),
+                    };
+                    let mut d = done
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let completed_pair = d.add(&g);
+                    if let (Some(sprt), true, None) = (&config.sprt, completed_pair, d.verdict) {
+                        let decision = sprt.decision(&d.pairs);
+                        if decision != SprtDecision::Continue {
+                            d.verdict = Some(SprtVerdict {
+                                decision,
+                                llr: sprt.llr(&d.pairs),
+                                games: 2 * d.pairs.pairs(),
+                            });
+                            stop.store(true, Ordering::SeqCst);
+                        }
                     }
-                    None => play_game(config, i),
-                };
-                let mut d = done
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                d.1.add(g.first_player_won());
-                if let Some(sprt) = &config.sprt {
-                    let decision = sprt.decision(&d.1);
-                    if decision != SprtDecision::Continue && d.2.is_none() {
-                        d.2 = Some((decision, sprt.llr(&d.1), d.1.games()));
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                }
-                d.0.push(g);
-                let so_far = Report::new(config, d.0.clone(), d.1, d.2);
-                if let Some(last) = d.0.last() {
-                    on_game(last, &so_far);
+                    let progress = Progress {
+                        finished: d.games.len() as u32 + 1,
+                        wdl: d.wdl,
+                        pairs: d.pairs,
+                        verdict: d.verdict,
+                    };
+                    on_game(&g, &progress);
+                    d.games.push(g);
                 }
             });
         }
     });
-    let (games, wdl, verdict) = done
+    let d = done
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    Ok(Report::new(config, games, wdl, verdict))
+    Ok(Report::of_games(config, d.games, d.verdict))
 }
 
 impl Report {
@@ -1949,29 +2285,37 @@ impl Report {
     /// results (what its output files say until the first game ends).
     #[must_use]
     pub fn before_games(config: &Config) -> Report {
-        Report::new(config, Vec::new(), Wdl::default(), None)
+        Report::of_games(config, Vec::new(), None)
     }
 
-    /// The report of `games` (any order; sorted here) with their totals and the SPRT's
-    /// verdict when a bound was crossed (the bound, the ratio, the games counted).
-    fn new(
+    /// The report of `games` (any order; sorted here) with their totals, and the SPRT's
+    /// verdict `verdict` if a bound was crossed (else the test as it stands on the complete
+    /// pairs).
+    #[must_use]
+    pub fn of_games(
         config: &Config,
         mut games: Vec<GameResult>,
-        wdl: Wdl,
-        verdict: Option<(SprtDecision, f64, u32)>,
+        verdict: Option<SprtVerdict>,
     ) -> Report {
         games.sort_by_key(|g| g.index);
-        let stopped_early = (games.len() as u32) < config.games;
+        let stopped_early = verdict.is_some() && (games.len() as u32) < config.games;
+        let mut wdl = Wdl::default();
+        for g in &games {
+            wdl.add(g.first_player_won());
+        }
+        let pairs = Pentanomial::from_games(&games);
         Report {
             players: [config.player_name(0), config.player_name(1)],
-            pairs: Pentanomial::from_games(&games),
+            pairs,
             games,
             wdl,
             sprt: config
                 .sprt
-                .map(|s| verdict.map_or(s.decision(&wdl), |v| v.0)),
-            llr: config.sprt.map(|s| verdict.map_or(s.llr(&wdl), |v| v.1)),
-            sprt_games: verdict.map(|v| v.2),
+                .map(|s| verdict.map_or(s.decision(&pairs), |v| v.decision)),
+            llr: config
+                .sprt
+                .map(|s| verdict.map_or(s.llr(&pairs), |v| v.llr)),
+            sprt_games: verdict.map(|v| v.games),
             stopped_early,
         }
     }
@@ -2019,39 +2363,40 @@ mod tests {
     }
 
     #[test]
-    fn sprt_llr_of_known_results() {
-        let sprt = Sprt::parse("0,10,0.05,0.05").unwrap();
+    fn sprt_llr_is_fishtests_pentanomial_gsprt() {
+        let sprt = Sprt::parse("0,50,0.05,0.05").unwrap();
         let (lo, hi) = sprt.bounds();
         assert!(close(lo, -2.944_438_979_166, 1e-9));
         assert!(close(hi, 2.944_438_979_166, 1e-9));
-        // s0 = 0.5, s1 = 0.514387…; N (s1-s0)(2s-s0-s1)/(2 var) with s = 0.7, var = 0.16.
-        let wdl = Wdl {
-            wins: 60,
-            draws: 20,
-            losses: 20,
-        };
-        let s1 = 0.514_387_184_165_998_7;
-        assert!(close(score_from_elo(10.0), s1, 1e-12));
-        let expected = 100.0 * (s1 - 0.5) * (1.4 - 0.5 - s1) / 0.32;
-        assert!(close(sprt.llr(&wdl), expected, 1e-9));
-        assert!(close(sprt.llr(&wdl), 1.733_8, 1e-3));
-        assert_eq!(sprt.decision(&wdl), SprtDecision::Continue);
-        // Twice the games with the same proportions doubles the LLR: past the upper bound.
-        let wdl2 = Wdl {
-            wins: 120,
-            draws: 40,
-            losses: 40,
-        };
-        assert!(close(sprt.llr(&wdl2), 2.0 * expected, 1e-9));
-        assert_eq!(sprt.decision(&wdl2), SprtDecision::AcceptH1);
+        // Reference values from the QA's independent script (gsprt.py: the MLE under the
+        // mean constraint by bisection, then N Σ p ln(p1/p0)), every count non-zero.
+        let llr = sprt.llr(&Pentanomial([3, 10, 40, 30, 17]));
+        assert!(close(llr, 8.344_647_644_093_351, 1e-6), "{llr}");
+        assert_eq!(
+            sprt.decision(&Pentanomial([3, 10, 40, 30, 17])),
+            SprtDecision::AcceptH1
+        );
+        let llr = sprt.llr(&Pentanomial([1, 2, 9, 6, 3]));
+        assert!(close(llr, 1.264_560_547_831_551, 1e-6), "{llr}");
+        assert_eq!(
+            sprt.decision(&Pentanomial([1, 2, 9, 6, 3])),
+            SprtDecision::Continue
+        );
+        let narrow = Sprt::parse("-5,5,0.05,0.05").unwrap();
+        let llr = narrow.llr(&Pentanomial([20, 25, 30, 15, 10]));
+        assert!(close(llr, -1.069_148_155_822_206_2, 1e-6), "{llr}");
+        // Zero counts are taken as 0.001, as fishtest regularizes them (the same script on
+        // the regularized counts): the QA's run with no pair lost, and all pairs 1-1.
+        let llr = sprt.llr(&Pentanomial([0, 0, 75, 6, 13]));
+        assert!(close(llr, 11.125_478_480_932_781, 1e-6), "{llr}");
+        let llr = sprt.llr(&Pentanomial([0, 0, 5, 0, 0]));
+        assert!(close(llr, -0.764_452_343_278_376_9, 1e-6), "{llr}");
+        assert_eq!(sprt.llr(&Pentanomial::default()), 0.0);
         // A losing record accepts H0.
-        let bad = Wdl {
-            wins: 40,
-            draws: 40,
-            losses: 120,
-        };
-        assert!(sprt.llr(&bad) < lo);
-        assert_eq!(sprt.decision(&bad), SprtDecision::AcceptH0);
+        assert_eq!(
+            sprt.decision(&Pentanomial([30, 20, 20, 5, 2])),
+            SprtDecision::AcceptH0
+        );
     }
 
     #[test]
@@ -2383,6 +2728,68 @@ mod tests {
     }
 
     #[test]
+    fn forfeits_stay_out_of_the_seat_and_length_statistics() {
+        let n = Termination::Normal;
+        let forfeit = Termination::Forfeit {
+            loser: Side::North,
+            reason: "cannot start engine".into(),
+        };
+        let games = vec![
+            stat_game(0, 30, Some(Side::North), n.clone(), None),
+            stat_game(1, 4, Some(Side::South), forfeit.clone(), None),
+            stat_game(0, 5, Some(Side::South), forfeit, None),
+        ];
+        let seats = Seats::from_games(&games);
+        assert_eq!(
+            seats.first_mover,
+            Wdl {
+                wins: 0,
+                draws: 0,
+                losses: 1
+            }
+        );
+        let h = length_histogram(&games, 20);
+        assert_eq!(h.iter().map(LengthBin::games).sum::<u32>(), 1);
+        assert_eq!((h[0].from, h[0].to), (30, 30));
+        let config = Config {
+            game: Game::WalakPussa,
+            mode: Mode::Single,
+            games: 3,
+            players: [PlayerSpec::Random, PlayerSpec::Greedy],
+            limits: MoveLimits::default(),
+            random_opening: 0,
+            seed: 1,
+            concurrency: 1,
+            sprt: None,
+            engine_timeout: None,
+            engine_start_timeout: None,
+            max_rounds: 50,
+            oracles: [None, None],
+            balanced_openings: None,
+            exact_openings: None,
+        };
+        let report = Report::of_games(&config, games, None);
+        let p = report.plies().unwrap();
+        assert_eq!((p.games, p.min, p.max), (1, 30, 30));
+        assert_eq!(report.rounds().unwrap().games, 1);
+        // Still counted in the results and as forfeits.
+        assert_eq!(report.wdl.games(), 3);
+        assert_eq!(report.endings().forfeit, 2);
+        let only_forfeits = vec![stat_game(
+            0,
+            4,
+            Some(Side::South),
+            Termination::Forfeit {
+                loser: Side::North,
+                reason: String::new(),
+            },
+            None,
+        )];
+        assert!(length_histogram(&only_forfeits, 20).is_empty());
+        assert_eq!(Seats::from_games(&only_forfeits).first_mover.games(), 0);
+    }
+
+    #[test]
     fn length_histogram_has_nice_bins_and_every_game() {
         let n = Termination::Normal;
         let g = |plies: usize, winner: Option<Side>| stat_game(0, plies, winner, n.clone(), None);
@@ -2503,6 +2910,17 @@ mod tests {
                 .unwrap(),
             PlayerSpec::Engine("target/release/pussa engine".into())
         );
+        // Shown so that it can be pasted back: quoted, unless the command has its own quotes.
+        assert_eq!(
+            PlayerSpec::Engine("target/release/pussa engine".into()).to_string(),
+            "engine:\"target/release/pussa engine\""
+        );
+        let quoted = "engine:\"/opt/pussa\" engine";
+        assert_eq!(
+            quoted.parse::<PlayerSpec>().unwrap().to_string(),
+            quoted,
+            "not engine:\"\"/opt/pussa\" engine\""
+        );
         let l = Level::ALL[0];
         assert_eq!(
             format!("level:{}", l.name()).parse::<PlayerSpec>().unwrap(),
@@ -2534,7 +2952,7 @@ mod tests {
             "level:novice+tables",
         ] {
             let e = PlayerSpec::parse_with_tables(bad).unwrap_err();
-            assert!(e.contains("cannot use endgame tables"), "{bad}: {e}");
+            assert!(e.contains("does not use endgame tables"), "{bad}: {e}");
         }
         assert!(PlayerSpec::parse_with_tables("level:nonsense+tables")
             .unwrap_err()
@@ -2634,6 +3052,7 @@ mod tests {
             concurrency: 1,
             sprt: None,
             engine_timeout: Some(Duration::from_secs(5)),
+            engine_start_timeout: None,
             max_rounds: 50,
             oracles: [None, None],
             balanced_openings: None,
@@ -2665,6 +3084,7 @@ mod tests {
             concurrency: 2,
             sprt: None,
             engine_timeout: None,
+            engine_start_timeout: None,
             max_rounds: 50,
             oracles: [None, None],
             balanced_openings: None,
@@ -2672,21 +3092,63 @@ mod tests {
         };
         let seen = Mutex::new(Vec::new());
         let report = run(&config, &|g, so_far| {
-            let indices: Vec<u32> = so_far.games.iter().map(|g| g.index).collect();
-            let mut sorted = indices.clone();
-            sorted.sort_unstable();
-            assert_eq!(indices, sorted, "the games so far are in order");
-            assert!(
-                indices.contains(&g.index),
-                "the game just played is among them"
-            );
-            assert_eq!(so_far.wdl.games() as usize, so_far.games.len());
-            assert_eq!(so_far.stopped_early, so_far.games.len() < 8);
-            seen.lock().unwrap().push(so_far.games.len());
+            assert!(g.index < 8);
+            assert_eq!(so_far.wdl.games(), so_far.finished);
+            assert!(so_far.pairs.pairs() * 2 <= so_far.finished);
+            seen.lock().unwrap().push(so_far.finished);
         })
         .unwrap();
         assert_eq!(seen.into_inner().unwrap(), (1..=8).collect::<Vec<_>>());
         assert_eq!(report.games.len(), 8);
+        assert_eq!(report.pairs.pairs(), 4);
         assert!(!report.stopped_early);
+    }
+
+    #[test]
+    fn the_sprt_decides_on_complete_pairs_and_the_run_ends_on_them() {
+        for concurrency in [1, 2, 3] {
+            let sprt = Sprt::parse("0,50,0.05,0.05").unwrap();
+            let config = Config {
+                game: Game::RajaPasu,
+                mode: Mode::Single,
+                games: 400,
+                players: [PlayerSpec::Greedy, PlayerSpec::Random],
+                limits: MoveLimits::default(),
+                random_opening: 2,
+                seed: 3,
+                concurrency,
+                sprt: Some(sprt),
+                engine_timeout: None,
+                engine_start_timeout: None,
+                max_rounds: 50,
+                oracles: [None, None],
+                balanced_openings: None,
+                exact_openings: None,
+            };
+            let checked = Mutex::new(Vec::new());
+            let report = run(&config, &|_, so_far| {
+                checked
+                    .lock()
+                    .unwrap()
+                    .push((so_far.finished, so_far.verdict));
+            })
+            .unwrap();
+            assert!(report.stopped_early, "{concurrency}: {report:?}");
+            let n = report.games.len();
+            assert_eq!(n % 2, 0, "{concurrency}: the run ends on a complete pair");
+            assert_eq!(report.pairs.pairs() as usize * 2, n);
+            let at = report.sprt_games.unwrap();
+            assert_eq!(at % 2, 0);
+            // The verdict is the test on the first pairs to complete, at the moment it
+            // crossed the bound; with one game at a time those are pairs 0 to at/2 - 1.
+            if concurrency == 1 {
+                assert_eq!(n as u32, at);
+                let p = Pentanomial::from_games(&report.games);
+                assert_eq!(report.llr, Some(sprt.llr(&p)));
+                let fewer = Pentanomial::from_games(&report.games[..n - 2]);
+                assert_eq!(sprt.decision(&fewer), SprtDecision::Continue);
+            }
+            assert_eq!(report.sprt, Some(SprtDecision::AcceptH1));
+        }
     }
 }

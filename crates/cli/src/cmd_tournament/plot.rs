@@ -307,7 +307,7 @@ fn scores(s: &mut String, report: &Report) {
         if w.games() == 0 {
             continue;
         }
-        let (lo, hi) = w.score_interval();
+        let (lo, hi) = w.wilson_interval();
         let sc = w.score();
         let (ylo, yhi, ys) = (y_of(lo), y_of(hi), y_of(sc));
         let _ = writeln!(
