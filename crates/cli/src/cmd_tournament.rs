@@ -25,8 +25,9 @@ use pussa_rules::{Game, Mode, Side};
     per-move limits), nodes:<n> (the search with its own budget of n nodes a move, as the levels club to master use), mcts (Monte Carlo tree search under the per-move limits), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
     external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\").\n\n\
     Endgame tables: add +tables to a searching player (search, nodes:<n>, or a level from club up), e.g. \
-    level:max+tables: it uses the tables of the game under --egtb (built by `pussa egtb build`) \
-    for exact values; results name it with the +tables suffix.\n\n\
+    level:max+tables: it uses the tables of the game under --egtb (built by `pussa egtb build`, \
+    with the closed-hole tables built there by `--closed` for match rounds) for exact values; \
+    results name it with the +tables suffix.\n\n\
     Examples:\n  pussa tournament --game raja-pasu level:expert greedy --games 100 --sprt 0,50,0.05,0.05\n  \
     pussa tournament --game raja-pasu level:max+tables level:max -n 200 --balanced-openings 20000"
 )]
