@@ -18,7 +18,8 @@ pub struct Args {
 /// The `pussa egtb` subcommands.
 #[derive(clap::Subcommand)]
 pub enum Sub {
-    /// Build the tables of a game for 0..=N seeds (valid files already there are kept).
+    /// Build the tables of a game for 0..=N seeds (valid files already there are kept, unless
+    /// they hold positions not determined).
     Build {
         /// The game.
         #[arg(long)]
@@ -32,7 +33,8 @@ pub enum Sub {
         /// Build every layer again even if a valid file is there.
         #[arg(long)]
         rebuild: bool,
-        /// Node budget of the history search per position.
+        /// Node budget of the history search per position (a position past it is left not
+        /// determined, with a warning; a later build builds such a layer again).
         #[arg(long, default_value_t = 1 << 22)]
         budget: u64,
         /// No progress bar.
@@ -258,7 +260,10 @@ fn build(
         let Ok(mut current) = bar.lock() else { return };
         match &*current {
             Some((k, ph, b)) if *k == p.seeds && *ph == p.phase => {
-                b.set_position(p.done.min(p.total));
+                // The history searches report from several threads: never backwards.
+                if p.done > b.position() {
+                    b.set_position(p.done.min(p.total));
+                }
             }
             _ => {
                 if let Some((_, _, old)) = current.take() {
@@ -744,32 +749,37 @@ fn verify(game: Option<Game>, dir: &std::path::Path, samples: u64) -> anyhow::Re
 }
 
 /// `--max-seeds` of `solve` and `match`, a cap: the largest seed count up to which the files of
-/// every pattern of `wanted` (each with its mirror; `(directory, pattern)`) are there from 0 up,
-/// if `max` is above it (said on stderr); `max` itself otherwise. With no files at all, `max`
-/// (opening the tables then says what is missing).
+/// every pattern of `wanted` that has files (each with its mirror; `(directory, pattern)`) are
+/// there from 0 up, if `max` is above it (said on stderr when every pattern has files: else
+/// opening the tables says what is missing); `max` itself otherwise.
 pub(crate) fn cap_max_seeds(
     game: Game,
     wanted: &[(&std::path::Path, pussa_egtb::Pattern)],
     max: Option<usize>,
 ) -> Option<usize> {
     let m = max?;
-    let top = wanted
+    let tops: Vec<Option<usize>> = wanted
         .iter()
         .map(|&(dir, p)| {
+            // Anything at a file's path counts (opening it then says what is wrong with it).
             let there = |k| {
-                pussa_egtb::format::pattern_path(dir, game, p, k).is_file()
-                    && pussa_egtb::format::pattern_path(dir, game, p.flipped(), k).is_file()
+                [p, p.flipped()].iter().all(|&q| {
+                    std::fs::symlink_metadata(pussa_egtb::format::pattern_path(dir, game, q, k))
+                        .is_ok()
+                })
             };
             (0..=m).take_while(|&k| there(k)).last()
         })
-        .min()
-        .flatten();
-    match top {
-        Some(top) if top < m => {
-            errln!(
-                "--max-seeds {m}: the tables go up to {}; using them up to {top}",
-                plural(top as u64, "seed", "seeds")
-            );
+        .collect();
+    match tops.iter().flatten().min() {
+        Some(&top) if top < m => {
+            // A pattern without files: the opening names what is missing, on its own line.
+            if tops.iter().all(Option::is_some) {
+                errln!(
+                    "--max-seeds {m}: the tables go up to {}; using them up to {top}",
+                    plural(top as u64, "seed", "seeds")
+                );
+            }
             Some(top)
         }
         _ => Some(m),

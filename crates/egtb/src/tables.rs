@@ -1084,7 +1084,8 @@ pub enum LayerEvent {
 }
 
 /// Builds the tables of `game` for `0..=max_seeds` seeds into `dir`, keeping valid files
-/// already there unless `rebuild`, and returns them (memory-mapped).
+/// already there unless `rebuild` (a file with positions not determined is built again,
+/// [`LayerEvent::Incomplete`]), and returns them (memory-mapped).
 ///
 /// # Errors
 /// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
@@ -1113,7 +1114,8 @@ pub fn build_dir(
 
 /// Builds the tables of the closed pattern `pattern` of `game` and of its mirror for
 /// `0..=max_seeds` seeds into `dir` (files [`crate::format::pattern_path`]), keeping valid
-/// files already there unless `rebuild`, and returns them. The open pattern is [`build_dir`].
+/// files already there unless `rebuild` (a file with positions not determined is built again),
+/// and returns them. The open pattern is [`build_dir`].
 ///
 /// # Errors
 /// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
