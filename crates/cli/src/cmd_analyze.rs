@@ -45,8 +45,9 @@ pub struct Args {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Use the endgame tables in this directory (built by `pussa egtb build`): positions they
-    /// cover get exact values without search. `none`: no tables (the default).
+    /// Use the endgame tables in this directory (built by `pussa egtb build`, and the
+    /// closed-hole tables built there with `--closed`): positions they cover get exact values
+    /// without search. `none`: no tables (the default).
     #[arg(long, value_name = "DIR")]
     pub egtb: Option<std::path::PathBuf>,
 }

@@ -18,7 +18,8 @@ pub struct Args {
 /// The `pussa egtb` subcommands.
 #[derive(clap::Subcommand)]
 pub enum Sub {
-    /// Build the tables of a game for 0..=N seeds (valid files already there are kept).
+    /// Build the tables of a game for 0..=N seeds (valid files already there are kept, unless
+    /// they hold positions not determined).
     Build {
         /// The game.
         #[arg(long)]
@@ -34,7 +35,8 @@ pub enum Sub {
         /// Build every layer again even if a valid file is there.
         #[arg(long)]
         rebuild: bool,
-        /// Node budget of the history search per position.
+        /// Node budget of the history search per position (a position past it is left not
+        /// determined, with a warning; a later build builds such a layer again).
         #[arg(long, default_value_t = 1 << 22)]
         budget: u64,
         /// No progress bar.
@@ -75,7 +77,9 @@ pub enum Sub {
         /// Give up a round after this many nodes.
         #[arg(long, default_value_t = 2_000_000_000)]
         nodes: u64,
-        /// Use the tables up to this many seeds only.
+        /// Use the tables up to this many seeds only (default: all there are; a number above
+        /// the largest layer of the open board or of a closed pattern uses all there are of
+        /// each, and says so).
         #[arg(long)]
         max_seeds: Option<usize>,
         /// Also solve every match state (South's holding, starter).
@@ -110,7 +114,8 @@ pub enum Sub {
         /// Give up after this many nodes.
         #[arg(long, default_value_t = 200_000_000)]
         nodes: u64,
-        /// Use the tables up to this many seeds only (default: all there are).
+        /// Use the tables up to this many seeds only (default: all there are; a number above
+        /// the largest layer there uses all there are, and says so).
         #[arg(long)]
         max_seeds: Option<usize>,
     },
@@ -233,50 +238,96 @@ fn build(
     quiet: bool,
 ) -> anyhow::Result<()> {
     refuse_unbuildable(game, pussa_egtb::Pattern::OPEN, max)?;
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(1)
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg:>22} [{bar:40}] {pos}/{len} {elapsed_precise} eta {eta}",
-        )
-        .expect("template")
-        .progress_chars("=> "),
-    );
+    let style = ProgressStyle::with_template(
+        "{msg:>22} [{bar:40}] {pos}/{len} {elapsed_precise} eta {eta}",
+    )
+    .expect("template")
+    .progress_chars("=> ");
+    // One bar per phase of a layer, made with its label and length before it is drawn (so a
+    // phase never shows the next one's length, and nothing is drawn before the first phase);
+    // the clock counts from the start of the layer. The bar is cleared before a layer's line.
+    let bar: std::sync::Mutex<Option<(usize, u8, ProgressBar)>> = std::sync::Mutex::new(None);
+    let layer_start: std::sync::Mutex<(usize, Instant)> =
+        std::sync::Mutex::new((usize::MAX, Instant::now()));
     let progress = |p: pussa_egtb::Progress| {
+        if quiet {
+            return;
+        }
         let phase = match p.phase {
             1 => "first pass",
             2 => "non-capturing",
             3 => "bound iteration",
             _ => "history search",
         };
-        bar.set_length(p.total);
-        bar.set_position(p.done);
-        bar.set_message(format!("{game} {}: {phase}", p.seeds));
+        let Ok(mut current) = bar.lock() else { return };
+        match &*current {
+            Some((k, ph, b)) if *k == p.seeds && *ph == p.phase => {
+                // The history searches report from several threads: never backwards.
+                if p.done > b.position() {
+                    b.set_position(p.done.min(p.total));
+                }
+            }
+            _ => {
+                if let Some((_, _, old)) = current.take() {
+                    old.finish_and_clear();
+                }
+                let elapsed = layer_start
+                    .lock()
+                    .map_or(std::time::Duration::ZERO, |mut l| {
+                        if l.0 != p.seeds {
+                            *l = (p.seeds, Instant::now());
+                        }
+                        l.1.elapsed()
+                    });
+                let b = ProgressBar::with_draw_target(
+                    Some(p.total),
+                    indicatif::ProgressDrawTarget::hidden(),
+                )
+                .with_style(style.clone())
+                .with_message(format!("{game} {}: {phase}", p.seeds))
+                .with_position(p.done.min(p.total))
+                .with_elapsed(elapsed);
+                b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                *current = Some((p.seeds, p.phase, b));
+            }
+        }
+    };
+    let clear_bar = || {
+        if let Ok(mut current) = bar.lock() {
+            if let Some((_, _, b)) = current.take() {
+                b.finish_and_clear();
+            }
+        }
     };
     let t0 = Instant::now();
     // The tables are the work: a closed stdout does not stop the build (the layer lines
-    // below are not checked either; the last line ends the command quietly).
-    let _ = outln!(
-        "{:>5} {:>13} {:>9} {:>9} {:>11} {:>9} {:>8} {:>9}  file",
-        "seeds",
-        "positions",
-        "history",
-        "undeterm",
-        "MiB",
-        "passes",
-        "seconds",
-        "peak MiB"
-    );
-    let mut on_layer = |e: LayerEvent| match e {
-        LayerEvent::Kept {
-            seeds,
-            path,
-            header,
-        } => {
-            bar.suspend(|| {
+    // below are not checked either; the last line ends the command quietly). The header waits
+    // for the first layer, so that a build refused at once prints only its error.
+    let mut header = false;
+    let mut print_header = || {
+        if !std::mem::replace(&mut header, true) {
+            let _ = outln!(
+                "{:>5} {:>13} {:>9} {:>9} {:>11} {:>9} {:>8} {:>9}  file",
+                "seeds",
+                "positions",
+                "history",
+                "undeterm",
+                "MiB",
+                "passes",
+                "seconds",
+                "peak MiB"
+            );
+        }
+    };
+    let mut on_layer = |e: LayerEvent| {
+        clear_bar();
+        print_header();
+        match e {
+            LayerEvent::Kept {
+                seeds,
+                path,
+                header,
+            } => {
                 let _ = outln!(
                     "{seeds:>5} {:>13} {:>9} {:>9} {:>11.1} {:>9} {:>8} {:>9}  {} (kept)",
                     header.entries,
@@ -288,10 +339,20 @@ fn build(
                     "-",
                     path.display()
                 );
-            });
-        }
-        LayerEvent::Built { stats, path } => {
-            bar.suspend(|| {
+            }
+            LayerEvent::Incomplete {
+                seeds,
+                path,
+                undetermined,
+            } => {
+                let _ = outln!(
+                    "{seeds:>5} {}: {} not determined (an earlier build's small --budget): \
+                     building it again",
+                    path.display(),
+                    plural(undetermined, "position", "positions")
+                );
+            }
+            LayerEvent::Built { stats, path } => {
                 let _ = outln!(
                     "{:>5} {:>13} {:>9} {:>9} {:>11.1} {:>9} {:>8.1} {:>9.0}  {} ({:.1}+{:.1}+{:.1}+{:.1} s; cyclic {}, bounds met {} in {} passes)",
                     stats.seeds,
@@ -311,14 +372,23 @@ fn build(
                     stats.bounded,
                     stats.bound_passes
                 );
-            });
+                if stats.undetermined > 0 {
+                    errln!(
+                        "warning: {} of {} seeds left not determined: the history search ran \
+                         past --budget {budget}; a later `pussa egtb build` builds this layer again",
+                        plural(stats.undetermined, "position", "positions"),
+                        stats.seeds
+                    );
+                }
+            }
         }
     };
     let opts = BuildOptions {
         search_budget: budget,
     };
-    build_dir(dir, game, max, opts, rebuild, &progress, &mut on_layer)?;
-    bar.finish_and_clear();
+    let built = build_dir(dir, game, max, opts, rebuild, &progress, &mut on_layer);
+    clear_bar();
+    built?;
     outln!(
         "{game}: tables 0..={max} in {:.1} s, peak memory {:.0} MiB",
         t0.elapsed().as_secs_f64(),
@@ -479,6 +549,8 @@ pub(crate) struct Problems {
     pub damaged: u64,
     /// Positions whose stored value disagrees with the re-computed one.
     pub mismatches: u64,
+    /// Positions stored as not determined in the layers re-computed (a small `--budget`).
+    pub undetermined: u64,
     /// The first problem found, as a message naming the file.
     pub first: Option<String>,
 }
@@ -507,17 +579,43 @@ impl Problems {
             }
         }
         let good = check.tables.as_ref().map_or(0, |t| t.max_seeds() + 1);
+        if samples == 0 {
+            // Nothing to re-compute: no line per layer.
+            return Ok(());
+        }
         if let Some(t) = &check.tables {
             for k in 0..=t.max_seeds() {
                 let r = t.verify_layer(k, samples);
                 if show(k, &r) {
-                    outln!(
+                    let mut line = format!(
                         "  {}: {} of {} re-computed, {}",
                         plural(k as u64, "seed", "seeds"),
-                        r.checked,
+                        r.checked - r.unresolved,
                         plural(r.entries, "position", "positions"),
                         plural(r.mismatches, "mismatch", "mismatches")
-                    )?;
+                    );
+                    if r.undetermined > 0 {
+                        line += &format!(
+                            "; {} not determined (built with a small --budget)",
+                            plural(r.undetermined, "position", "positions")
+                        );
+                        if r.unresolved > 0 {
+                            line += &format!(
+                                ", {} of the samples left out (not determined, or depending on \
+                                 one that is not)",
+                                r.unresolved
+                            );
+                        }
+                    } else if r.unresolved > 0 {
+                        line += &format!(
+                            "; {} not re-computed (the search ran out of nodes)",
+                            plural(r.unresolved, "sample", "samples")
+                        );
+                    }
+                    outln!("{line}")?;
+                }
+                for m in &r.examples {
+                    outln!("    {}", describe_mismatch(m))?;
                 }
                 if r.mismatches > 0 {
                     self.first.get_or_insert_with(|| {
@@ -530,6 +628,7 @@ impl Problems {
                     });
                 }
                 self.mismatches += r.mismatches;
+                self.undetermined += r.undetermined;
             }
         }
         if good == 0 {
@@ -572,6 +671,41 @@ impl Problems {
     }
 }
 
+/// One line for a position whose stored entry disagrees with its re-computation: the position
+/// string, the stored and the re-computed values.
+fn describe_mismatch(m: &pussa_egtb::Mismatch) -> String {
+    let pos = pussa_rules::Setup::from_position(&m.position, 1);
+    match m.history {
+        None => format!(
+            "{pos}: stored {:+}{}, re-computed {:+}",
+            m.stored,
+            if m.flagged { " (history flag)" } else { "" },
+            m.recomputed
+        ),
+        Some(mv) => format!(
+            "{pos}: stored {:+} without the history flag (exact for any history), but {:+} \
+             when {mv} repeats an earlier position of the round",
+            m.stored, m.recomputed
+        ),
+    }
+}
+
+/// The last line of a `verify` that found nothing wrong.
+pub(crate) fn verified(what: &str, samples: u64, problems: &Problems) -> anyhow::Result<()> {
+    if samples == 0 {
+        outln!("{what}: files checked; no positions re-computed (--samples 0)")?;
+    } else if problems.undetermined > 0 {
+        outln!(
+            "{what} verified, but {} not determined (built with a small --budget: `pussa egtb \
+             build` builds those layers again)",
+            plural(problems.undetermined, "position is", "positions are")
+        )?;
+    } else {
+        outln!("{what} verified")?;
+    }
+    Ok(())
+}
+
 fn verify(game: Option<Game>, dir: &std::path::Path, samples: u64) -> anyhow::Result<()> {
     let open = pussa_egtb::Pattern::OPEN;
     let games: Vec<Game> = match game {
@@ -581,6 +715,14 @@ fn verify(game: Option<Game>, dir: &std::path::Path, samples: u64) -> anyhow::Re
             .filter(|&g| !pussa_egtb::format::table_files(dir, g, open).is_empty())
             .collect(),
     };
+    // A file where the directory, or a game's directory, should be: said as such.
+    let checked = game.map_or_else(|| Game::ALL.to_vec(), |g| vec![g]);
+    if let Some(e) = checked
+        .iter()
+        .find_map(|&g| pussa_egtb::format::dir_problem(dir, g))
+    {
+        return Err(e.into());
+    }
     if games.is_empty() {
         if !dir.is_dir() {
             bail!("{} is not a directory of tables", dir.display());
@@ -613,8 +755,45 @@ fn verify(game: Option<Game>, dir: &std::path::Path, samples: u64) -> anyhow::Re
         problems.check(&check, samples, &files, &|_, _| true)?;
     }
     problems.result()?;
-    outln!("all tables verified")?;
-    Ok(())
+    verified("all tables", samples, &problems)
+}
+
+/// `--max-seeds` of `solve` and `match`, a cap: the largest seed count up to which the files of
+/// every pattern of `wanted` that has files (each with its mirror; `(directory, pattern)`) are
+/// there from 0 up, if `max` is above it (said on stderr when every pattern has files: else
+/// opening the tables says what is missing); `max` itself otherwise.
+pub(crate) fn cap_max_seeds(
+    game: Game,
+    wanted: &[(&std::path::Path, pussa_egtb::Pattern)],
+    max: Option<usize>,
+) -> Option<usize> {
+    let m = max?;
+    let tops: Vec<Option<usize>> = wanted
+        .iter()
+        .map(|&(dir, p)| {
+            // Anything at a file's path counts (opening it then says what is wrong with it).
+            let there = |k| {
+                [p, p.flipped()].iter().all(|&q| {
+                    std::fs::symlink_metadata(pussa_egtb::format::pattern_path(dir, game, q, k))
+                        .is_ok()
+                })
+            };
+            (0..=m).take_while(|&k| there(k)).last()
+        })
+        .collect();
+    match tops.iter().flatten().min() {
+        Some(&top) if top < m => {
+            // A pattern without files: the opening names what is missing, on its own line.
+            if tops.iter().all(Option::is_some) {
+                errln!(
+                    "--max-seeds {m}: the tables go up to {}; using them up to {top}",
+                    plural(top as u64, "seed", "seeds")
+                );
+            }
+            Some(top)
+        }
+        _ => Some(m),
+    }
 }
 
 fn solve(
@@ -647,14 +826,15 @@ fn solve(
         ),
     };
     let t0 = Instant::now();
-    let tables = if pos.closed_mask() == 0 {
-        Tables::open(dir, game, max_seeds)?
+    let pattern = if pos.closed_mask() == 0 {
+        pussa_egtb::Pattern::OPEN
     } else {
         // A match round: the tables of its closed holes (built with `--closed`).
-        let p = pussa_egtb::Pattern::of_position(&pos)
-            .context("the position's closed holes are not a closing of the game")?;
-        Tables::open_pattern(dir, game, p, max_seeds)?
+        pussa_egtb::Pattern::of_position(&pos)
+            .context("the position's closed holes are not a closing of the game")?
     };
+    let max_seeds = cap_max_seeds(game, &[(dir, pattern)], max_seeds);
+    let tables = Tables::open_pattern(dir, game, pattern, max_seeds)?;
     let load = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let mut solver = pussa_egtb::solve::Solver::new(&tables, nodes);

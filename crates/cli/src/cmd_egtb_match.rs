@@ -71,7 +71,29 @@ pub fn build_closed(
             &|_| {},
             &mut |e| match e {
                 LayerEvent::Kept { .. } => {}
+                LayerEvent::Incomplete {
+                    seeds,
+                    path,
+                    undetermined,
+                } => {
+                    let _ = outln!(
+                        "{game} {p} {}: {} has {} not determined (an earlier build's small \
+                         --budget): building it again",
+                        plural(seeds as u64, "seed", "seeds"),
+                        path.display(),
+                        plural(undetermined, "position", "positions"),
+                    );
+                }
                 LayerEvent::Built { stats, path } => {
+                    if stats.undetermined > 0 {
+                        errln!(
+                            "warning: {game} {p} {}: {} left not determined: the history \
+                             search ran past --budget {budget}; a later build builds the \
+                             layer again",
+                            plural(stats.seeds as u64, "seed", "seeds"),
+                            plural(stats.undetermined, "position", "positions")
+                        );
+                    }
                     bytes += stats.positions;
                     history += stats.history;
                     undetermined += stats.undetermined;
@@ -152,8 +174,7 @@ pub fn verify_closed(game: Option<Game>, dir: &Path, samples: u64) -> anyhow::Re
         bail!("no closed-hole tables under {}", dir.display());
     }
     problems.result()?;
-    outln!("all closed-hole tables verified")?;
-    Ok(())
+    crate::cmd_egtb::verified("all closed-hole tables", samples, &problems)
 }
 
 /// `pussa egtb match`.
@@ -170,6 +191,14 @@ pub fn run_match(
     exhaustive: bool,
 ) -> anyhow::Result<()> {
     let t0 = Instant::now();
+    let wanted: Vec<(&Path, Pattern)> = std::iter::once((dir, Pattern::OPEN))
+        .chain(
+            pussa_egtb::matches::match_patterns()
+                .into_iter()
+                .map(|p| (closed_dir, p)),
+        )
+        .collect();
+    let max_seeds = crate::cmd_egtb::cap_max_seeds(game, &wanted, max_seeds);
     let tables = MatchTables::open(game, dir, closed_dir, max_seeds)?;
     outln!(
         "{game}: tables 0..={} seeds (open board and closed patterns) opened in {:.2} s",

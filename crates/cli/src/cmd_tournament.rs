@@ -27,8 +27,9 @@ use pussa_rules::{Game, Mode, Side};
     external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\"; it gets the per-move limits in go, go movetime 100 without).\n\n\
     --sprt: fishtest's GSPRT on the complete pairs (pentanomial, logistic Elo), checked when a pair completes; the run ends on complete pairs.\n\n\
     Endgame tables: add +tables to a searching player (search, nodes:<n>, or a level from club up), e.g. \
-    level:max+tables: it uses the tables of the game under --egtb (built by `pussa egtb build`) \
-    for exact values; results name it with the +tables suffix.\n\n\
+    level:max+tables: it uses the tables of the game under --egtb (built by `pussa egtb build`, \
+    with the closed-hole tables built there by `--closed` for match rounds) for exact values; \
+    results name it with the +tables suffix.\n\n\
     Examples:\n  pussa tournament --game raja-pasu level:expert greedy --games 100 --sprt 0,50,0.05,0.05\n  \
     pussa tournament --game raja-pasu level:max+tables level:max -n 200 --balanced-openings 20000"
 )]

@@ -715,16 +715,14 @@ fn egtb_verify_reports_a_missing_layer_and_checks_every_file_after_it() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// A layer asked for beyond the files (`--max-seeds`) is named with the seed counts the
-/// directory has, in `egtb solve` and `egtb match`.
+/// `--max-seeds` beyond the files is a cap in `egtb solve` (said on stderr); `egtb match`
+/// without the closed patterns' tables names what is missing, in one line.
 #[test]
 fn egtb_missing_layers_name_the_seed_counts_there() {
     let dir = small_tables("missing", 4);
     let d = dir.to_str().unwrap();
-    let want = format!(
-        "error: {d}/raja-pasu/5.pegtb is missing: the tables of raja-pasu under {d} go up to 4 seeds"
-    );
-    let (ok, _, err) = pussa(&[
+    // `--max-seeds` is a cap: above the tables, all there are, said on stderr.
+    let (ok, out, err) = pussa(&[
         "egtb",
         "solve",
         "--game",
@@ -736,7 +734,13 @@ fn egtb_missing_layers_name_the_seed_counts_there() {
         "--seeds-per-hole",
         "1",
     ]);
-    assert_eq!(one_line_error(ok, &err), want);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("--max-seeds 1000: the tables go up to 4 seeds; using them up to 4")
+            && out.contains("tables 0..=4"),
+        "{out}{err}"
+    );
+    // `match` also needs the closed patterns' tables, which are not there: named.
     let (ok, _, err) = pussa(&[
         "egtb",
         "match",
@@ -749,7 +753,8 @@ fn egtb_missing_layers_name_the_seed_counts_there() {
         "--seeds-per-hole",
         "1",
     ]);
-    assert_eq!(one_line_error(ok, &err), want);
+    let e = one_line_error(ok, &err);
+    assert!(e.contains("closed holes"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -839,17 +844,14 @@ fn egtb_a_directory_in_place_of_a_table_file_is_named() {
 fn egtb_verify_samples_mean_what_they_say() {
     let dir = small_tables("samples", 3);
     let d = dir.to_str().unwrap();
-    for (n, one, three) in [("0", "0 of 14", "0 of 560"), ("5", "5 of 14", "5 of 560")] {
-        let (ok, out, err) = pussa(&["egtb", "verify", "--dir", d, "--samples", n]);
-        assert!(ok, "{err}");
-        assert!(
-            out.contains(&format!(
-                "  1 seed: {one} positions re-computed, 0 mismatches"
-            )) && out.contains(&format!("  3 seeds: {three} positions re-computed"))
-                && out.contains("all tables verified"),
-            "--samples {n}: {out}"
-        );
-    }
+    let (ok, out, err) = pussa(&["egtb", "verify", "--dir", d, "--samples", "5"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("  1 seed: 5 of 14 positions re-computed, 0 mismatches")
+            && out.contains("  3 seeds: 5 of 560 positions re-computed")
+            && out.contains("all tables verified"),
+        "--samples 5: {out}"
+    );
     let (ok, out, _) = pussa(&["egtb", "verify", "--dir", d, "--samples", "20"]);
     assert!(ok && out.contains("  1 seed: 14 of 14 positions"), "{out}");
     let (ok, out, _) = pussa(&["help", "egtb", "verify"]);
@@ -1194,4 +1196,297 @@ fn egtb_probe_margins_count_the_rounds_takings() {
         26 + value(&out)
     );
     assert_eq!(final_margin(&out), want, "{out}");
+}
+
+/// Rewrites layer `k` of the Raja Pasu tables under `dir` with entry `rank` set to `byte`, the
+/// header's counts taken from the new payload (a forgery that every check of the file passes).
+fn forge_entry(dir: &Path, k: usize, rank: usize, byte: u8) -> u8 {
+    let path = pussa_egtb::format::table_path(dir, Game::RajaPasu, k);
+    let mut payload = std::fs::read(&path).unwrap()[64..].to_vec();
+    let old = payload[rank];
+    payload[rank] = byte;
+    let undetermined = payload.iter().filter(|&&b| b == 0xFF).count() as u64;
+    let history = payload.iter().filter(|&&b| b >= 0x80).count() as u64 - undetermined;
+    pussa_egtb::format::write_table(dir, Game::RajaPasu, k, &payload, history, undetermined)
+        .unwrap();
+    old
+}
+
+/// `egtb verify` checks the history flag as well as the margin (an entry whose flag was
+/// cleared, with consistent counts and checksums, once passed and made `probe` say "exact for
+/// any history"), and names the positions that disagree with the stored and re-computed values.
+#[test]
+fn egtb_verify_checks_the_history_flag_and_names_the_positions() {
+    let dir = small_tables("verify-flag", 4);
+    let d = dir.to_str().unwrap();
+    // Entry 469 of 3 seeds (the report's): +3 with the flag, its value depends on history.
+    let old = forge_entry(&dir, 3, 469, 0x42);
+    assert_eq!(old, 0xC2);
+    let (ok, out, err) = pussa(&["egtb", "verify", "--dir", d]);
+    let e = one_line_error(ok, &err);
+    assert!(
+        e.contains("3.pegtb: 1 of 560 positions re-computed disagree"),
+        "{e}"
+    );
+    assert!(
+        out.contains("  3 seeds: 560 of 560 positions re-computed, 1 mismatch\n")
+            && out.contains(
+                "    1,0,0,1,0,0,0/1,0,0,0,0,0,0 48 47 S 1 raja-pasu: stored +3 without the \
+                 history flag (exact for any history), but +1 when D repeats an earlier \
+                 position of the round"
+            ),
+        "{out}"
+    );
+    // A wrong margin: stored and re-computed values, with the position.
+    forge_entry(&dir, 3, 469, 0xC0);
+    let (ok, out, err) = pussa(&["egtb", "verify", "--dir", d]);
+    one_line_error(ok, &err);
+    assert!(
+        out.contains(
+            "    1,0,0,1,0,0,0/1,0,0,0,0,0,0 48 47 S 1 raja-pasu: stored +1 (history flag), \
+             re-computed +3"
+        ),
+        "{out}"
+    );
+    forge_entry(&dir, 3, 469, 0xC2);
+    let (ok, out, err) = pussa(&["egtb", "verify", "--dir", d]);
+    assert!(ok && out.ends_with("all tables verified\n"), "{out}{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A header whose counts of flagged or undetermined entries contradict the payload is refused
+/// like any damaged header, by every command that opens the file.
+#[test]
+fn egtb_header_counts_are_checked_against_the_payload() {
+    let dir = small_tables("hdr-counts", 3);
+    let d = dir.to_str().unwrap();
+    let path = pussa_egtb::format::table_path(&dir, Game::RajaPasu, 3);
+    let payload = std::fs::read(&path).unwrap()[64..].to_vec();
+    let flagged = payload.iter().filter(|&&b| b >= 0x80).count() as u64;
+    assert!(flagged > 0);
+    let pos = "1,0,0,1,0,0,0/1,0,0,0,0,0,0 95 0 S 1 raja-pasu";
+    for (history, undetermined, want) in [
+        (
+            0,
+            0,
+            format!("the header counts 0 positions with the history flag, the payload {flagged}"),
+        ),
+        (
+            flagged,
+            7,
+            "the header counts 7 positions not determined, the payload 0".to_string(),
+        ),
+    ] {
+        pussa_egtb::format::write_table(&dir, Game::RajaPasu, 3, &payload, history, undetermined)
+            .unwrap();
+        for args in [
+            vec!["egtb", "verify", "--dir", d],
+            vec!["egtb", "probe", "--dir", d, "--position", pos],
+        ] {
+            let (ok, _, err) = pussa(&args);
+            let e = one_line_error(ok, &err);
+            assert!(
+                e.contains("3.pegtb: ") && e.contains(&want),
+                "{args:?}: {e}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A build whose history search runs past `--budget` warns that it leaves positions
+/// undetermined; `verify` counts them apart (not as disagreements) and says how to fill them;
+/// a later build builds those layers again.
+#[test]
+fn egtb_undetermined_positions_are_reported_and_built_again() {
+    let dir = empty_dir("budget");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let build = |extra: &[&str]| {
+        let mut args = vec![
+            "egtb",
+            "build",
+            "--game",
+            "walak-pussa",
+            "--max-seeds",
+            "5",
+            "--dir",
+            d,
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        pussa(&args)
+    };
+    let (ok, out, err) = build(&["--budget", "1"]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("warning: ")
+            && err.contains("not determined: the history search ran past --budget 1"),
+        "{err}"
+    );
+    let (ok, out2, err2) = pussa(&["egtb", "verify", "--dir", d, "--samples", "100000"]);
+    assert!(ok, "{out2}{err2}");
+    assert!(
+        out2.contains("not determined (built with a small --budget)")
+            && out2.contains(" 0 mismatches")
+            && !out2.contains(" 1 mismatch")
+            && out2.contains("verified, but ")
+            && out2.contains("`pussa egtb build` builds those layers again"),
+        "{out}\n{out2}"
+    );
+    let (ok, out3, err3) = build(&[]);
+    assert!(ok, "{err3}");
+    assert!(out3.contains("building it again"), "{out3}");
+    let (ok, out4, err4) = pussa(&["egtb", "verify", "--dir", d, "--samples", "100000"]);
+    assert!(
+        ok && out4.ends_with("all tables verified\n"),
+        "{out4}{err4}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `verify --samples 0` checks the files only and says so once, not a line per layer.
+#[test]
+fn egtb_verify_samples_zero_says_nothing_was_re_computed() {
+    let dir = small_tables("samples0", 3);
+    let (ok, out, err) = pussa(&[
+        "egtb",
+        "verify",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--samples",
+        "0",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        "raja-pasu: files 0..=3 present, headers and checksums good\n\
+         all tables: files checked; no positions re-computed (--samples 0)\n"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A symbolic link to nothing in place of a table file, and a file in place of the game's
+/// directory (or of --dir), are named as such by every command.
+#[cfg(unix)]
+#[test]
+fn egtb_a_dangling_link_and_a_file_for_a_directory_are_named() {
+    let dir = small_tables("kinds", 3);
+    let d = dir.to_str().unwrap();
+    let three = pussa_egtb::format::table_path(&dir, Game::RajaPasu, 3);
+    std::fs::remove_file(&three).unwrap();
+    std::os::unix::fs::symlink("/nonexistent/x", &three).unwrap();
+    let pos = "1,0,0,1,0,0,0/1,0,0,0,0,0,0 95 0 S 1 raja-pasu";
+    let runs: [Vec<&str>; 3] = [
+        vec!["egtb", "probe", "--dir", d, "--position", pos],
+        vec!["egtb", "verify", "--dir", d],
+        vec!["analyze", "--egtb", d, "--position", pos, "--depth", "1"],
+    ];
+    for args in &runs {
+        let (ok, _, err) = pussa(args);
+        let e = one_line_error(ok, &err);
+        assert!(
+            e.contains("3.pegtb is a symbolic link to /nonexistent/x, which does not exist"),
+            "{args:?}: {e}"
+        );
+    }
+    let game_dir = dir.join("raja-pasu");
+    std::fs::remove_dir_all(&game_dir).unwrap();
+    std::fs::write(&game_dir, "abc").unwrap();
+    let file_dir = game_dir.to_str().unwrap();
+    for args in runs
+        .iter()
+        .chain([&vec!["egtb", "probe", "--dir", file_dir, "--position", pos]])
+    {
+        let (ok, _, err) = pussa(args);
+        let e = one_line_error(ok, &err);
+        assert!(
+            e.ends_with(&format!("{file_dir} is a file, not a directory of tables")),
+            "{args:?}: {e}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--max-seeds` of `solve` is a cap: above the tables there it uses them all and says so.
+#[test]
+fn egtb_solve_max_seeds_above_the_tables_uses_them_all() {
+    let dir = small_tables("cap", 4);
+    let (ok, out, err) = pussa(&[
+        "egtb",
+        "solve",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--game",
+        "raja-pasu",
+        "--seeds-per-hole",
+        "1",
+        "--max-seeds",
+        "30",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("--max-seeds 30: the tables go up to 4 seeds; using them up to 4")
+            && out.contains("tables 0..=4"),
+        "{out}{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A build refused at once prints its error only: no table header before it.
+#[test]
+fn egtb_a_refused_build_prints_one_line() {
+    let dir = empty_dir("refused-build");
+    let file = dir.join("file");
+    std::fs::write(&file, "x").unwrap();
+    let (ok, out, err) = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "3",
+        "--dir",
+        file.to_str().unwrap(),
+    ]);
+    let e = one_line_error(ok, &err);
+    assert!(e.contains("is a file, not a directory"), "{e}");
+    assert_eq!(out, "");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `analyze --egtb` uses the closed-hole tables in the same directory (the report's round-2
+/// position, solved exactly by them), and refuses them when they are damaged.
+#[test]
+fn analyze_uses_the_closed_hole_tables_and_refuses_damaged_ones() {
+    let dir = small_tables("closed", 5);
+    let d = dir.to_str().unwrap();
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "5",
+        "--dir",
+        d,
+        "--closed",
+        "3-0",
+    ]);
+    assert!(ok, "{err}");
+    let pos = "x,x,x,1,0,0,2/0,1,0,0,0,0,1 45 48 S 2 raja-pasu";
+    let (ok, out, err) = pussa(&["analyze", "--egtb", d, "--position", pos, "--depth", "1"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("position value -1 exact"), "{out}");
+    let (ok, out, err) = pussa(&["analyze", "--position", pos, "--depth", "1"]);
+    assert!(ok && !out.contains("position value -1 exact"), "{out}{err}");
+    let four = dir.join("raja-pasu").join("c3-0").join("4.pegtb");
+    let mut bytes = std::fs::read(&four).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&four, bytes).unwrap();
+    let (ok, _, err) = pussa(&["analyze", "--egtb", d, "--position", pos, "--depth", "1"]);
+    let e = one_line_error(ok, &err);
+    assert!(e.contains("c3-0/4.pegtb: payload checksum mismatch"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -50,7 +50,8 @@ pub struct LayerStats {
     pub bound_passes: u32,
     /// Positions whose value does depend on the history of the round: their value is the exact
     /// value for a history that starts there (flagged in the table), found by a search that
-    /// carries the path.
+    /// carries the path (a search that runs out of budget leaves its position not determined,
+    /// counted in `undetermined`, not here).
     pub history: u64,
     /// Positions stored as not determined (a history search ran out of budget, or a move
     /// leads to such a position).
@@ -664,7 +665,8 @@ fn build_layer_in<R: Ring>(
         })
         .collect();
     drop(bounds);
-    stats.history = total;
+    // Flagged: the searched positions whose search ended (the others are not determined).
+    stats.history = results.iter().filter(|&&b| b != UNDETERMINED).count() as u64;
     stats.search_nodes = nodes.into_inner();
     for (&idx, &byte) in unsolved.iter().zip(&results) {
         cur[idx as usize].store(byte, Ordering::Relaxed);

@@ -151,16 +151,20 @@ pub fn checksum(data: &[u8]) -> u64 {
 /// The checksum of `data` and, if `CHECK`, in the same pass, the OR of `flag[b]` over its
 /// bytes `b` (non-zero if any byte is flagged).
 #[inline]
-fn scan<const CHECK: bool>(data: &[u8], flag: &[u8; 256]) -> (u64, u8) {
+fn scan<const CHECK: bool>(data: &[u8], flag: &[u8; 256]) -> (u64, u8, Counts) {
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut seen = 0u8;
+    // Bytes with bit 7 set (flagged or not determined), and bytes not determined.
+    let (mut high, mut ff) = (0u64, 0u64);
     let mut words = data.chunks_exact(8);
     for w in &mut words {
         let w: [u8; 8] = w.try_into().expect("8 bytes");
         if CHECK {
             for b in w {
                 seen |= flag[usize::from(b)];
+                high += u64::from(b >> 7);
+                ff += u64::from(b == UNDETERMINED);
             }
         }
         h = (h ^ u64::from_le_bytes(w)).wrapping_mul(PRIME);
@@ -170,6 +174,8 @@ fn scan<const CHECK: bool>(data: &[u8], flag: &[u8; 256]) -> (u64, u8) {
         if CHECK {
             for &b in rest {
                 seen |= flag[usize::from(b)];
+                high += u64::from(b >> 7);
+                ff += u64::from(b == UNDETERMINED);
             }
         }
         let mut last = [0u8; 8];
@@ -179,7 +185,19 @@ fn scan<const CHECK: bool>(data: &[u8], flag: &[u8; 256]) -> (u64, u8) {
     h ^= data.len() as u64;
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    (h ^ (h >> 33), seen)
+    let counts = Counts {
+        history: high - ff,
+        undetermined: ff,
+    };
+    (h ^ (h >> 33), seen, counts)
+}
+
+/// How many entries of a payload carry the history flag and how many are not determined (what
+/// the header's counts must say).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Counts {
+    history: u64,
+    undetermined: u64,
 }
 
 /// True if `b` can be a byte of a finished table of boards with `seeds` seeds: "not
@@ -201,11 +219,13 @@ pub fn is_possible_byte(b: u8, seeds: usize) -> bool {
 }
 
 /// Checks the payload of the table file `path` against its header in one pass: the checksum,
-/// and that every byte is a possible value for the header's seed count ([`is_possible_byte`]).
+/// that every byte is a possible value for the header's seed count ([`is_possible_byte`]), and
+/// that the header's counts of flagged and of undetermined entries are the payload's.
 ///
 /// # Errors
 /// [`FormatError::Invalid`] naming the file and the problem (the checksum first: a damaged
-/// file; then the first impossible value).
+/// file; then the first impossible value; then a count of the header that the payload
+/// contradicts).
 ///
 /// # Panics
 /// Never in practice: the second look for the first impossible value runs only when the
@@ -215,7 +235,7 @@ pub fn check_payload(payload: &[u8], header: &Header, path: &Path) -> Result<(),
     for (b, f) in flag.iter_mut().enumerate() {
         *f = u8::from(!is_possible_byte(b as u8, header.seeds));
     }
-    let (sum, seen) = scan::<true>(payload, &flag);
+    let (sum, seen, counts) = scan::<true>(payload, &flag);
     let bad = |reason: String| FormatError::Invalid {
         path: path.to_path_buf(),
         reason,
@@ -242,15 +262,47 @@ pub fn check_payload(payload: &[u8], header: &Header, path: &Path) -> Result<(),
             )
         }));
     }
+    // The header's counts are what the build reported: a header that contradicts its payload
+    // is as damaged as one with a wrong checksum.
+    // (Builds before this check counted the positions whose history search ran out of budget
+    // among the flagged ones too: a header may count up to that many more.)
+    if header.history < counts.history || header.history > counts.history + counts.undetermined {
+        return Err(bad(format!(
+            "the header counts {} with the history flag, the payload {}: the table is damaged",
+            count(header.history, "position", "positions"),
+            counts.history
+        )));
+    }
+    if counts.undetermined != header.undetermined {
+        return Err(bad(format!(
+            "the header counts {} not determined, the payload {}: the table is damaged",
+            count(header.undetermined, "position", "positions"),
+            counts.undetermined
+        )));
+    }
     Ok(())
+}
+
+/// What is wrong with `dir` as a directory of tables of `game`, if something is: `dir`, or
+/// `dir/<game>`, is a file and not a directory ([`FormatError::WrongKind`] naming it).
+#[must_use]
+pub fn dir_problem(dir: &Path, game: Game) -> Option<FormatError> {
+    [dir.to_path_buf(), dir.join(game.name())]
+        .into_iter()
+        .find(|p| p.is_file())
+        .map(|path| FormatError::WrongKind {
+            path,
+            what: "a file, not a directory of tables".into(),
+        })
 }
 
 /// Maps the table file `path` read-only: `Ok(None)` if there is no such file; a directory or
 /// anything else that is not a regular file is refused by name.
 ///
 /// # Errors
-/// [`FormatError::WrongKind`] for a directory or a special file, [`FormatError::Io`] if the
-/// file cannot be opened or mapped.
+/// [`FormatError::WrongKind`] for a directory or a special file, a symbolic link to nothing,
+/// or a file on the way where a directory should be; [`FormatError::Io`] if the file cannot
+/// be opened or mapped.
 pub(crate) fn map_table(path: &Path) -> Result<Option<Mmap>, FormatError> {
     let io = |error| FormatError::Io {
         path: path.to_path_buf(),
@@ -258,7 +310,27 @@ pub(crate) fn map_table(path: &Path) -> Result<Option<Mmap>, FormatError> {
     };
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A symbolic link whose target is not there is not a missing file.
+            if let Ok(target) = std::fs::read_link(path) {
+                return Err(FormatError::WrongKind {
+                    path: path.to_path_buf(),
+                    what: format!(
+                        "a symbolic link to {}, which does not exist",
+                        target.display()
+                    ),
+                });
+            }
+            return Ok(None);
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            // A file where a directory on the way should be.
+            let file = path.ancestors().skip(1).find(|a| a.is_file());
+            return Err(FormatError::WrongKind {
+                path: file.unwrap_or(path).to_path_buf(),
+                what: "a file, not a directory of tables".into(),
+            });
+        }
         Err(e) => return Err(io(e)),
     };
     if meta.is_dir() {

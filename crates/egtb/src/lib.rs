@@ -44,7 +44,7 @@ pub use moves::Pattern;
 pub use oracle::{LazyTablesOracle, TablesDir, TablesOracle};
 pub use tables::{
     build_dir, build_pattern_dir, too_many_seeds, BuildLock, DirCheck, LayerCheck, LayerEvent,
-    MoveValue, Tables, VerifyReport,
+    Mismatch, MoveValue, Tables, VerifyReport,
 };
 pub use value::Entry;
 

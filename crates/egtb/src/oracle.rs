@@ -76,20 +76,73 @@ pub fn has_tables(dir: &Path, game: Game) -> bool {
 }
 
 /// The tables of `game` under `dir` (every file from 0 seeds up, opened and fully checked now)
-/// as an oracle for [`pussa_engine::Limits::oracle`]; `Ok(None)` if there are no tables of
-/// `game` there.
+/// as an oracle for [`pussa_engine::Limits::oracle`], with the closed-hole tables built there
+/// (`pussa egtb build --closed`: every pattern with a file under `dir`, also checked now) for
+/// the positions with closed holes; `Ok(None)` if there are no open-board tables of `game`
+/// there.
 ///
 /// # Errors
-/// A damaged, truncated or mismatched table file, or a layer missing below a file of more
-/// seeds ([`FormatError`] names the file).
+/// A damaged, truncated or mismatched table file (open or closed-hole), a directory or a
+/// file where the other should be, or a layer missing below a file of more seeds
+/// ([`FormatError`] names the file).
 pub fn oracle(game: Game, dir: &Path) -> Result<Option<Arc<dyn ExactOracle>>, FormatError> {
+    if let Some(e) = crate::format::dir_problem(dir, game) {
+        return Err(e);
+    }
     if !has_tables(dir, game) {
         // No 0-seed file: no tables, unless files of more seeds are there (a gap).
         crate::tables::refuse_gap(dir, game, Pattern::OPEN, 0)?;
         return Ok(None);
     }
     let tables = Tables::open(dir, game, None)?;
-    Ok(Some(Arc::new(TablesOracle(tables))))
+    let mut closed = Vec::new();
+    for a in 0..=6u8 {
+        for b in 0..=a {
+            let p = Pattern::new(a, b);
+            let has = |p| !crate::format::table_files(dir, game, p).is_empty();
+            if !p.is_open() && (has(p) || has(p.flipped())) {
+                closed.push(Tables::open_pattern(dir, game, p, None)?);
+            }
+        }
+    }
+    if closed.is_empty() {
+        return Ok(Some(Arc::new(TablesOracle(tables))));
+    }
+    Ok(Some(Arc::new(PatternsOracle {
+        open: tables,
+        closed,
+    })))
+}
+
+/// The open-board tables and closed-hole tables of one game as one oracle: each position is
+/// answered by the tables of its closed holes (as [`TablesOracle`]), nothing where there are
+/// none.
+struct PatternsOracle {
+    open: Tables,
+    closed: Vec<Tables>,
+}
+
+impl PatternsOracle {
+    fn tables(&self, pos: &Position) -> Option<&Tables> {
+        if pos.closed_mask() == 0 {
+            return Some(&self.open);
+        }
+        self.closed.iter().find(|t| t.has_pattern_of(pos))
+    }
+}
+
+impl ExactOracle for PatternsOracle {
+    fn probe(&self, pos: &Position) -> Option<i32> {
+        self.tables(pos)?.probe_fresh(pos)
+    }
+
+    fn probe_any_history(&self, pos: &Position) -> Option<i32> {
+        self.tables(pos)?.probe(pos)
+    }
+
+    fn solve(&self, pos: &Position) -> Option<i32> {
+        solve_value(self.tables(pos)?, pos)
+    }
 }
 
 /// Where a [`LazyTablesOracle`] stands.

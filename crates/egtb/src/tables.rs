@@ -109,7 +109,7 @@ pub struct MoveValue {
 }
 
 /// The result of [`Tables::verify_layer`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyReport {
     /// Seeds.
     pub seeds: usize,
@@ -117,8 +117,39 @@ pub struct VerifyReport {
     pub entries: u64,
     /// Positions re-computed.
     pub checked: u64,
-    /// Positions whose stored value disagrees with the one re-computed from the tables.
+    /// Positions whose stored value (or history flag) disagrees with the one re-computed from
+    /// the tables.
     pub mismatches: u64,
+    /// The first mismatches found, in rank order (at most [`VerifyReport::SHOWN`]).
+    pub examples: Vec<Mismatch>,
+    /// Entries of the whole layer stored as not determined (a build with a small `--budget`).
+    pub undetermined: u64,
+    /// Sampled positions that were not re-computed because they are not determined or their
+    /// re-computation meets a position that is not.
+    pub unresolved: u64,
+}
+
+impl VerifyReport {
+    /// How many mismatches [`VerifyReport::examples`] keeps.
+    pub const SHOWN: usize = 5;
+}
+
+/// One position whose stored entry disagrees with its re-computation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The position, its player to move South (stores holding the seeds off the board, split
+    /// evenly).
+    pub position: Position,
+    /// The stored margin.
+    pub stored: i32,
+    /// The stored history flag.
+    pub flagged: bool,
+    /// The re-computed margin: for a fresh history, or (when `history` is `Some`) the value
+    /// with one earlier position of the round that the unflagged entry claims not to matter.
+    pub recomputed: i32,
+    /// For an entry stored without the history flag whose value a history changes: the move
+    /// (of the player to move) to the earlier position that makes the difference.
+    pub history: Option<Hole>,
 }
 
 impl Lookup for Tables {
@@ -620,35 +651,148 @@ impl Tables {
 
     /// Re-computes `samples` positions of layer `k` (exactly that many, spread evenly over the
     /// ranks; all if `samples` is at least the layer's size, none if 0) from the other entries
-    /// and compares them with the stored values.
+    /// and compares them with the stored values. An entry without the history flag (exact for
+    /// any history) is also re-computed with each same-layer child of the position from which
+    /// the position can be reached again as an earlier position of the round: a value that
+    /// changes needed the flag (a child whose way back takes more than 65,536 positions to
+    /// find is not tried). Entries not
+    /// determined, and those whose re-computation meets one, are counted apart
+    /// ([`VerifyReport::unresolved`]), not as mismatches.
     #[must_use]
     pub fn verify_layer(&self, k: usize, samples: u64) -> VerifyReport {
-        let idxs = sample_ranks(self.ring.size(k), samples);
         let n = self.ring.size(k);
-        let mismatches = idxs
-            .par_iter()
-            .filter(|&&idx| {
-                let b = self.ring.unrank(k, idx);
-                let stored = self.byte(k, idx);
-                let mut s = PathSearch::new(self, 1 << 24);
-                let got = if stored & crate::value::HISTORY_FLAG != 0 && stored != 0xFF {
-                    // Flagged: settle with the path search from a fresh history.
-                    s.search(&b, idx, k, false, -(k as i32) - 1, k as i32 + 1)
-                        .ok()
-                } else if stored == 0xFF {
-                    return false;
-                } else {
-                    self.recompute_unflagged(&b, idx, k)
-                };
-                got != Some(i32::from(stored & 0x7F) - 63)
-            })
+        let idxs = sample_ranks(n, samples);
+        let undetermined = (0..n)
+            .into_par_iter()
+            .filter(|&idx| self.byte(k, idx) == crate::value::UNDETERMINED)
             .count() as u64;
-        VerifyReport {
+        let outcomes: Vec<Check> = idxs
+            .par_iter()
+            .map(|&idx| self.verify_entry(k, idx))
+            .collect();
+        let mut report = VerifyReport {
             seeds: k,
             entries: n,
             checked: idxs.len() as u64,
-            mismatches,
+            mismatches: 0,
+            examples: Vec::new(),
+            undetermined,
+            unresolved: 0,
+        };
+        for o in outcomes {
+            match o {
+                Check::Good => {}
+                Check::Unresolved => report.unresolved += 1,
+                Check::Bad(m) => {
+                    report.mismatches += 1;
+                    if report.examples.len() < VerifyReport::SHOWN {
+                        report.examples.push(*m);
+                    }
+                }
+            }
         }
+        report
+    }
+
+    /// Re-computes the entry of rank `idx` of layer `k` ([`Tables::verify_layer`]).
+    fn verify_entry(&self, k: usize, idx: u64) -> Check {
+        let stored = self.byte(k, idx);
+        if stored == crate::value::UNDETERMINED {
+            return Check::Unresolved;
+        }
+        let b = self.ring.unrank(k, idx);
+        let flagged = stored & crate::value::HISTORY_FLAG != 0;
+        let want = i32::from(stored & 0x7F) - 63;
+        let bad = |recomputed: i32, history: Option<Hole>| {
+            let side = self.ring.side_of(k, idx);
+            let closed = self.ring.pattern(side).closed_mask(self.game);
+            let rest = self.game.total_seeds() - k as u8;
+            let position = Position::from_parts_unchecked(
+                self.game,
+                b,
+                closed,
+                [rest - rest / 2, rest / 2],
+                Side::South,
+            );
+            Check::Bad(Box::new(Mismatch {
+                position,
+                stored: want,
+                flagged,
+                recomputed,
+                history,
+            }))
+        };
+        let got = if flagged {
+            // Flagged: settle with the path search from a fresh history.
+            PathSearch::new(self, 1 << 24)
+                .search(&b, idx, k, false, -(k as i32) - 1, k as i32 + 1)
+                .ok()
+        } else {
+            self.recompute_unflagged(&b, idx, k)
+        };
+        let Some(got) = got else {
+            return Check::Unresolved;
+        };
+        if got != want {
+            return bad(got, None);
+        }
+        if !flagged {
+            // Exact for any history: with a same-layer child already seen in the round (the
+            // move to it repeats a position), the value must stay the same. Only a child from
+            // which the position can be reached again can have been seen before it.
+            let side = self.ring.side_of(k, idx);
+            let cside = self.ring.child_side(side);
+            let moves = self.ring.children(side, &b);
+            if terminal_value(self.game, &b, &moves).is_none() {
+                for c in moves.as_slice().iter().filter(|c| c.seeds == k) {
+                    let cidx = self.ring.rank(cside, k, &c.board);
+                    if !self.reaches(k, (cidx, cside, c.board), idx) {
+                        continue;
+                    }
+                    let mut s = PathSearch::new(self, 1 << 24);
+                    s.push_history(cidx, true);
+                    match s.search(&b, idx, k, false, -(k as i32) - 1, k as i32 + 1) {
+                        Ok(v) if v != want => {
+                            return bad(v, Some(move_letter(Side::South, c.col)));
+                        }
+                        Ok(_) => {}
+                        Err(_) => return Check::Unresolved,
+                    }
+                }
+            }
+        }
+        Check::Good
+    }
+
+    /// True if a chain of non-capturing moves leads from `from` (rank, pattern side and board
+    /// of a position of layer `k`, the opponent of the position `target` to move) back to
+    /// `target` with the same player to move; false if not or if more than [`REACH_LIMIT`]
+    /// positions would have to be looked at to tell.
+    fn reaches(&self, k: usize, from: (u64, u8, [u8; 14]), target: u64) -> bool {
+        let mut seen = std::collections::HashSet::new();
+        // (rank, parity: true if the opponent of the target's mover is to move, side, board)
+        let mut todo = vec![(from.0, true, from.1, from.2)];
+        seen.insert((from.0, true));
+        while let Some((idx, parity, side, b)) = todo.pop() {
+            if idx == target && !parity {
+                return true;
+            }
+            if seen.len() > REACH_LIMIT {
+                return false;
+            }
+            let moves = self.ring.children(side, &b);
+            if terminal_value(self.game, &b, &moves).is_some() {
+                continue;
+            }
+            let cside = self.ring.child_side(side);
+            for c in moves.as_slice().iter().filter(|c| c.seeds == k) {
+                let cidx = self.ring.rank(cside, k, &c.board);
+                if seen.insert((cidx, !parity)) {
+                    todo.push((cidx, !parity, cside, c.board));
+                }
+            }
+        }
+        false
     }
 
     /// An unflagged entry from its children: the best over the moves.
@@ -689,6 +833,18 @@ impl Tables {
     pub fn paths(dir: &Path, game: Game, max: usize) -> Vec<PathBuf> {
         (0..=max).map(|k| table_path(dir, game, k)).collect()
     }
+}
+
+/// How many positions [`Tables::verify_layer`] looks at to tell whether a child of a position
+/// can lead back to it (past it, that child's repetition is not tried).
+const REACH_LIMIT: usize = 1 << 9;
+
+/// What re-computing one entry found.
+enum Check {
+    Good,
+    /// Not determined, or the re-computation met an entry that is not.
+    Unresolved,
+    Bad(Box<Mismatch>),
 }
 
 /// `samples` distinct ranks of `0..n` spread evenly (all of them if `samples >= n`).
@@ -908,6 +1064,16 @@ pub enum LayerEvent {
         /// Its header.
         header: Header,
     },
+    /// A file was there but holds positions not determined (built with a small `--budget`):
+    /// it is built again (a [`LayerEvent::Built`] follows).
+    Incomplete {
+        /// Seeds.
+        seeds: usize,
+        /// The file.
+        path: PathBuf,
+        /// Positions it left undetermined (with its mirror's, for a closed pattern).
+        undetermined: u64,
+    },
     /// The layer was built and written.
     Built {
         /// What the build did.
@@ -918,7 +1084,8 @@ pub enum LayerEvent {
 }
 
 /// Builds the tables of `game` for `0..=max_seeds` seeds into `dir`, keeping valid files
-/// already there unless `rebuild`, and returns them (memory-mapped).
+/// already there unless `rebuild` (a file with positions not determined is built again,
+/// [`LayerEvent::Incomplete`]), and returns them (memory-mapped).
 ///
 /// # Errors
 /// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
@@ -947,7 +1114,8 @@ pub fn build_dir(
 
 /// Builds the tables of the closed pattern `pattern` of `game` and of its mirror for
 /// `0..=max_seeds` seeds into `dir` (files [`crate::format::pattern_path`]), keeping valid
-/// files already there unless `rebuild`, and returns them. The open pattern is [`build_dir`].
+/// files already there unless `rebuild` (a file with positions not determined is built again),
+/// and returns them. The open pattern is [`build_dir`].
 ///
 /// # Errors
 /// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
@@ -1000,12 +1168,37 @@ pub fn build_pattern_dir(
         let path = pattern_path(dir, game, pattern, k);
         let have =
             path.exists() && (!ring.has_two() || pattern_path(dir, game, mirror, k).exists());
+        // A file with positions not determined (a small `--budget`) is built again: keeping it
+        // would keep them undetermined for good.
+        let complete = |h: &Header| h.undetermined == 0;
         if !rebuild && have {
             let (map, header) =
                 Tables::open_pattern_layer(dir, game, pattern, k).map_err(refuse)?;
-            let layer = if ring.has_two() {
+            let second = if ring.has_two() {
+                Some(Tables::open_pattern_layer(dir, game, mirror, k).map_err(refuse)?)
+            } else {
+                None
+            };
+            if !complete(&header) || second.as_ref().is_some_and(|(_, h)| !complete(h)) {
+                let undetermined =
+                    header.undetermined + second.as_ref().map_or(0, |(_, h)| h.undetermined);
+                on_layer(LayerEvent::Incomplete {
+                    seeds: k,
+                    path: path.clone(),
+                    undetermined,
+                });
+                drop((map, second));
+                let lower: Vec<&[u8]> = layers.iter().map(Layer::bytes).collect();
+                let (data, stats) =
+                    crate::build_pair_layer(game, pattern, k, &lower, opts, progress);
+                drop(lower);
+                let path = write_layer(dir, game, pattern, k, &data, &stats)?;
+                layers.push(Layer::owned(data));
+                on_layer(LayerEvent::Built { stats, path });
+                continue;
+            }
+            let layer = if let Some((m2, _)) = second {
                 // The build reads a layer as one slice: both parts copied together.
-                let (m2, _) = Tables::open_pattern_layer(dir, game, mirror, k).map_err(refuse)?;
                 let mut v = map[HEADER_LEN..].to_vec();
                 v.extend_from_slice(&m2[HEADER_LEN..]);
                 Layer::owned(v)
@@ -1026,38 +1219,52 @@ pub fn build_pattern_dir(
         let lower: Vec<&[u8]> = layers.iter().map(Layer::bytes).collect();
         let (data, stats) = crate::build_pair_layer(game, pattern, k, &lower, opts, progress);
         drop(lower);
-        let path = if ring.has_two() {
-            let n0 = ring.part_size(0, k) as usize;
-            let count = |d: &[u8]| {
-                let h = d
-                    .iter()
-                    .filter(|&&b| {
-                        b != crate::value::UNDETERMINED && b & crate::value::HISTORY_FLAG != 0
-                    })
-                    .count() as u64;
-                let u = d
-                    .iter()
-                    .filter(|&&b| b == crate::value::UNDETERMINED)
-                    .count() as u64;
-                (h, u)
-            };
-            let (h1, u1) = count(&data[n0..]);
-            crate::format::write_pattern_table(dir, game, mirror, k, &data[n0..], h1, u1)?;
-            let (h0, u0) = count(&data[..n0]);
-            crate::format::write_pattern_table(dir, game, pattern, k, &data[..n0], h0, u0)?
-        } else {
-            crate::format::write_pattern_table(
-                dir,
-                game,
-                pattern,
-                k,
-                &data,
-                stats.history,
-                stats.undetermined,
-            )?
-        };
+        let path = write_layer(dir, game, pattern, k, &data, &stats)?;
         layers.push(Layer::owned(data));
         on_layer(LayerEvent::Built { stats, path });
     }
     Ok(Tables { game, ring, layers })
+}
+
+/// Writes layer `k` of `pattern` (and of its mirror, after it in `data`) built with `stats`;
+/// returns the path of the pattern's file.
+fn write_layer(
+    dir: &Path,
+    game: Game,
+    pattern: Pattern,
+    k: usize,
+    data: &[u8],
+    stats: &crate::LayerStats,
+) -> Result<PathBuf, FormatError> {
+    let ring = PairRing::new(game, pattern);
+    if ring.has_two() {
+        let n0 = ring.part_size(0, k) as usize;
+        let count = |d: &[u8]| {
+            let h = d
+                .iter()
+                .filter(|&&b| {
+                    b != crate::value::UNDETERMINED && b & crate::value::HISTORY_FLAG != 0
+                })
+                .count() as u64;
+            let u = d
+                .iter()
+                .filter(|&&b| b == crate::value::UNDETERMINED)
+                .count() as u64;
+            (h, u)
+        };
+        let (h1, u1) = count(&data[n0..]);
+        crate::format::write_pattern_table(dir, game, pattern.flipped(), k, &data[n0..], h1, u1)?;
+        let (h0, u0) = count(&data[..n0]);
+        crate::format::write_pattern_table(dir, game, pattern, k, &data[..n0], h0, u0)
+    } else {
+        crate::format::write_pattern_table(
+            dir,
+            game,
+            pattern,
+            k,
+            data,
+            stats.history,
+            stats.undetermined,
+        )
+    }
 }

@@ -252,6 +252,10 @@ impl<'a> Worker<'a> {
             }
         }
         if depth <= 0 || ply >= MAX_PLY - 1 {
+            // At the horizon a stuck player still ends the round: its exact value, proven.
+            if !pos.has_legal_move() {
+                return (self.round_end(pos, eval::stuck_end(pos)), true);
+            }
             return (eval::evaluate(pos), false);
         }
 

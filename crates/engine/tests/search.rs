@@ -647,3 +647,98 @@ fn limits_edge_values_are_as_documented() {
     assert_eq!(d0, d1);
     assert_eq!(d0.depth, 1);
 }
+
+/// The margin of the round so far for `me` once `line` is played from `st`, if the line is
+/// legal and ends the round at its last move (and not before).
+fn line_ends_round(st: &GameState, me: Side, line: &[pussa_rules::Hole]) -> Option<i32> {
+    let mut c = st.clone();
+    for (i, &mv) in line.iter().enumerate() {
+        if c.is_round_over() {
+            return None;
+        }
+        c.play(mv).ok()?;
+        if c.is_round_over() {
+            if i + 1 != line.len() {
+                return None;
+            }
+            let t = c.taken_this_round();
+            return Some(i32::from(t[me.index()]) - i32::from(t[me.other().index()]));
+        }
+    }
+    None
+}
+
+/// A move after which the round is over (stuck, one-row end, repetition) is scored with the
+/// round's result and proven at every depth, depth 1 included; and a principal variation that
+/// ends the round at the search's horizon carries that round's result (the report's
+/// `0,1,0,0,1,1,0/0,0,0,0,0,0,0 77 18 S 1 raja-pasu` at depth 1: B, E and F all end the round
+/// at +62, once scored +61/+60 "not proven").
+#[test]
+fn a_round_that_ends_at_the_horizon_carries_its_result() {
+    // The reported position: every move leaves North stuck, South sweeps.
+    let setup: pussa_rules::Setup = "0,1,0,0,1,1,0/0,0,0,0,0,0,0 77 18 S 1 raja-pasu"
+        .parse()
+        .unwrap();
+    let st = setup.game_state(Mode::Single).unwrap();
+    let values = analyze(
+        &st,
+        &Limits {
+            depth: Some(1),
+            ..Limits::default()
+        },
+    );
+    assert_eq!(values.len(), 3);
+    for v in &values {
+        assert!(v.exact && v.score == 62, "{v:?}");
+    }
+
+    let mut rng = Rng::new(4242);
+    let mut ends_at_leaf = 0;
+    for _ in 0..3000 {
+        let game = Game::ALL[rng.below(4) as usize];
+        let Some(st) = small_state(game, 1 + rng.below(6), rng.below(3), &mut rng) else {
+            continue;
+        };
+        let me = st.position().to_move();
+        for depth in 1..=4u32 {
+            let limits = Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            };
+            for v in analyze(&st, &limits) {
+                // The move alone ends the round: its exact result at any depth.
+                if let Some(want) = line_ends_round(&st, me, &[v.mv]) {
+                    assert!(v.exact, "{game} {:?} depth {depth}: {v:?}", st.position());
+                    assert_eq!(v.score, want, "{game} {:?} depth {depth}", st.position());
+                }
+                // The principal variation ends the round where the search stopped.
+                if v.pv.len() == depth as usize {
+                    if let Some(want) = line_ends_round(&st, me, &v.pv) {
+                        assert_eq!(
+                            v.score,
+                            want,
+                            "{game} {:?} depth {depth}: {v:?}",
+                            st.position()
+                        );
+                        ends_at_leaf += 1;
+                    }
+                }
+            }
+            let r = search(&st, &limits, &mut |_| {});
+            if r.pv.len() == depth as usize {
+                if let Some(want) = line_ends_round(&st, me, &r.pv) {
+                    assert_eq!(
+                        r.score,
+                        want,
+                        "{game} {:?} depth {depth}: {r:?}",
+                        st.position()
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        ends_at_leaf >= 50,
+        "only {ends_at_leaf} lines ended at the horizon"
+    );
+}
