@@ -411,30 +411,38 @@ pub async fn list(
     Ok(Json(app.list(q.finished, q.limit.unwrap_or(50))?))
 }
 
-/// `GET /api/games/{id}/ws`.
+/// `GET /api/games/{id}/ws` (`?token=SEAT_TOKEN`: the connection holds that seat from the
+/// start, as after a hello, and is never refused for the watchers' cap).
 ///
 /// # Errors
-/// 404 for an unknown game (500 for a database error loading it); 429 when the game already
-/// has [`ws::MAX_SOCKETS_PER_GAME`] connections; the upgrade's own status (400, 405 or 426)
-/// when the request is not a WebSocket upgrade.
+/// 404 for an unknown game (409 for one that cannot be continued, 500 for a database error
+/// loading it); 400 for an unknown query parameter; 403 for a token that holds no seat; 429
+/// when the seat already has [`ws::MAX_SOCKETS_PER_SEAT`] connections, or (without a token)
+/// when the game already has [`ws::MAX_WATCHERS`] watchers and [`ws::HELLO_RESERVE`]
+/// connections waiting for their hello; the upgrade's own status (400, 405 or 426) when the
+/// request is not a WebSocket upgrade.
 pub async fn websocket(
     State(app): AppState,
     Path(id): Path<String>,
+    uri: axum::http::Uri,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    let q = crate::error::query(uri.query(), &["token"])?;
     let slot = app.slot(&id)?;
-    // Count this connection now; the guard in ws::serve gives it back when it ends.
-    let open = slot
-        .sockets
-        .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-    let guard = ws::SocketGuard(std::sync::Arc::clone(&slot));
-    if open >= ws::MAX_SOCKETS_PER_GAME {
-        drop(guard);
-        return Err(ApiError::too_many(format!(
-            "too many connections to game {id}: at most {} at once",
-            ws::MAX_SOCKETS_PER_GAME
-        )));
-    }
+    let seats = match q.get("token") {
+        Some(token) => {
+            let seats = slot.seats_of(token);
+            if seats.is_empty() {
+                return Err(ApiError::forbidden(format!(
+                    "this token holds no seat in game {id}: watchers connect without one"
+                )));
+            }
+            seats
+        }
+        None => Vec::new(),
+    };
+    // A place now; the guard in ws::serve gives it back when the connection ends.
+    let guard = ws::SocketGuard::admit(std::sync::Arc::clone(&slot), seats.first().copied(), &id)?;
     let upgrade = upgrade.map_err(|rej| {
         ApiError::new(
             rej.status(),
@@ -444,7 +452,7 @@ pub async fn websocket(
     Ok(upgrade
         .max_message_size(ws::MAX_FRAME)
         .max_frame_size(ws::MAX_FRAME)
-        .on_upgrade(move |socket| ws::serve(socket, app, slot, guard)))
+        .on_upgrade(move |socket| ws::serve(socket, app, slot, guard, seats)))
 }
 
 /// Any other path under `/api/` (the path named as the client sent it, `/api` included).

@@ -23,8 +23,8 @@ pub struct Slot {
     /// Updates (JSON text) for every connection watching this game.
     pub tx: broadcast::Sender<Arc<str>>,
     hint_busy: AtomicBool,
-    /// Open WebSocket connections to this game.
-    pub sockets: std::sync::atomic::AtomicUsize,
+    /// The WebSocket connection places in use (see [`crate::ws::SocketGuard`]).
+    pub places: Mutex<crate::ws::Places>,
     /// The state JSON after the last change, readable while a move is being made (the computer
     /// may be thinking with the game locked).
     snapshot: Mutex<Arc<Value>>,
@@ -76,7 +76,7 @@ impl Slot {
             game: tokio::sync::Mutex::new(game),
             tx,
             hint_busy: AtomicBool::new(false),
-            sockets: std::sync::atomic::AtomicUsize::new(0),
+            places: Mutex::new(crate::ws::Places::default()),
         })
     }
 
@@ -217,6 +217,9 @@ impl Drop for HintGuard<'_> {
 pub struct App {
     store: Mutex<Store>,
     games: Mutex<HashMap<String, Arc<Slot>>>,
+    /// Stored games that cannot be rebuilt (a damaged row or move, an unknown computer level),
+    /// with the reason: refused with a 409, flagged in the list, never played on.
+    damaged: Mutex<HashMap<String, String>>,
     engine: Arc<Semaphore>,
     /// Hints running at once, over every game: one core fewer than the engine has (at least
     /// one), so that hints asked in many games queue among themselves and the computer's
@@ -326,9 +329,17 @@ fn seat_answer(id: &str, seat: Side, token: &str, state: Value) -> Value {
     })
 }
 
-/// Rebuilds a stored game and reads its `series` from the database.
+/// Rebuilds a stored game and reads its `series` from the database. An unfinished game against
+/// the computer must have a level this pussa offers in its game and mode, or the computer could
+/// never reply.
 fn load(store: &Store, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
     let mut g = LiveGame::from_rows(row, moves)?;
+    if let Opponent::Computer { level } = &g.meta.opponent {
+        if !g.over() {
+            engine::check_level(level, g.meta.game, g.meta.mode)
+                .map_err(|e| format!("the computer's level: {e}"))?;
+        }
+    }
     if g.meta.opponent == Opponent::Online {
         g.meta.series = series(store, &row.id).map_err(|e| e.to_string())?;
     }
@@ -420,6 +431,7 @@ impl App {
     /// logged and skipped (it stays in the file untouched).
     pub fn open(store: Store) -> anyhow::Result<Arc<App>> {
         let mut games = HashMap::new();
+        let mut damaged = HashMap::new();
         let claim_after_ms = Arc::new(AtomicU64::new(DEFAULT_CLAIM_AFTER.as_millis() as u64));
         for row in store.unfinished()? {
             let moves = store.moves(&row.id)?;
@@ -427,13 +439,17 @@ impl App {
                 Ok(g) => {
                     games.insert(row.id.clone(), Slot::new(g, &claim_after_ms));
                 }
-                Err(e) => tracing::error!("cannot rebuild game {}: {e}", row.id),
+                Err(e) => {
+                    tracing::error!("game {} cannot be continued: {e}", row.id);
+                    damaged.insert(row.id.clone(), e);
+                }
             }
         }
         let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         let app = Arc::new(App {
             store: Mutex::new(store),
             games: Mutex::new(games),
+            damaged: Mutex::new(damaged),
             engine: Arc::new(Semaphore::new(threads)),
             hints: Arc::new(Semaphore::new(threads.saturating_sub(1).max(1))),
             tables: std::sync::OnceLock::new(),
@@ -512,10 +528,23 @@ impl App {
         }
     }
 
+    /// The stored games that cannot be continued, with the reason (see [`App::slot`]).
+    #[must_use]
+    pub fn damaged(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = lock(&self.damaged)
+            .iter()
+            .map(|(id, why)| (id.clone(), why.clone()))
+            .collect();
+        out.sort();
+        out
+    }
+
     /// The slot of game `id`, loading it from the database when it is not in memory.
     ///
     /// # Errors
-    /// 404 for an unknown id; 500 for a database error or a game that does not replay.
+    /// 404 for an unknown id; 409 `game … cannot be continued: …` for a stored game that does
+    /// not rebuild (a damaged row or move, an unknown computer level: see [`App::damaged`]);
+    /// 500 for a database error.
     pub fn slot(&self, id: &str) -> Result<Arc<Slot>, ApiError> {
         if !util::valid_game_id(id) {
             return Err(ApiError::not_found(format!("no game with id '{id}'")));
@@ -524,12 +553,24 @@ impl App {
         if let Some(s) = games.get(id) {
             return Ok(Arc::clone(s));
         }
+        let cannot = |why: &str| ApiError::conflict(format!("game {id} cannot be continued: {why}"));
+        if let Some(why) = lock(&self.damaged).get(id) {
+            return Err(cannot(why));
+        }
         let store = lock(&self.store);
         let Some(row) = store.game(id)? else {
             return Err(ApiError::not_found(format!("no game with id '{id}'")));
         };
         let moves = store.moves(id)?;
-        let g = load(&store, &row, &moves).map_err(ApiError::internal)?;
+        let g = match load(&store, &row, &moves) {
+            Ok(g) => g,
+            Err(why) => {
+                tracing::error!("game {id} cannot be continued: {why}");
+                let e = cannot(&why);
+                lock(&self.damaged).insert(id.to_string(), why);
+                return Err(e);
+            }
+        };
         drop(store);
         let slot = Slot::new(g, &self.claim_after_ms);
         games.insert(id.to_string(), Arc::clone(&slot));
@@ -1191,18 +1232,32 @@ impl App {
     }
 
     /// `POST /api/games/{id}/claim`: the win (`draw` false) or a draw, when the other seat of
-    /// an online game has been away for the claim time.
+    /// an online game has been away for the claim time, has moved at least once (else the
+    /// game can only be aborted), and the claimant is connected (said hello on a WebSocket).
     ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 not online, not joined, over, the
-    /// friend present or not away long enough; 500 as [`App::slot`], or a database error.
+    /// claimant not connected, the friend present, not away long enough or not moved yet; 500
+    /// as [`App::slot`], or a database error.
     pub async fn claim(&self, id: &str, token: &str, draw: bool) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
         let me = online_seat(&g, token, "a claim")?;
+        if slot.away(me).is_some() {
+            return Err(ApiError::conflict(
+                "you are not connected to the game: only a player who is here may claim it",
+            ));
+        }
         let Some(away) = slot.away(me.other()) else {
             return Err(ApiError::conflict("your friend is here"));
         };
+        // As on lichess: a game the absent side has not moved in yet can only be aborted.
+        if !g.moves.iter().any(|m| m.side == me.other()) {
+            return Err(ApiError::conflict(format!(
+                "{} has not moved yet: abort the game instead (no result)",
+                me.other()
+            )));
+        }
         let after = slot.claim_after();
         if away < after {
             return Err(ApiError::conflict(format!(
@@ -1289,6 +1344,7 @@ impl App {
     /// On a database error.
     pub fn list(&self, finished: Option<bool>, limit: u32) -> Result<Value, ApiError> {
         let rows = lock(&self.store).list(finished, limit.min(200))?;
+        let damaged = lock(&self.damaged);
         let games: Vec<Value> = rows
             .into_iter()
             .map(|r| {
@@ -1301,6 +1357,7 @@ impl App {
                     "created": util::rfc3339(r.created),
                     "finished": r.finished.map(util::rfc3339),
                     "ply": r.ply, "winner": r.winner, "ended": r.ended,
+                    "damaged": damaged.get(&r.id),
                 })
             })
             .collect();

@@ -30,7 +30,7 @@ pub struct Limits {
     pub body_read_timeout: Duration,
     /// HTTP connections served at once; while that many are open, new ones wait in the
     /// listener's backlog. WebSocket connections stop counting once upgraded (a game takes at
-    /// most [`crate::ws::MAX_SOCKETS_PER_GAME`]).
+    /// most [`crate::ws::MAX_WATCHERS`] watchers and its players' own).
     pub max_connections: usize,
 }
 

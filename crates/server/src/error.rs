@@ -221,3 +221,34 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
 fn query_rejection(rej: &QueryRejection) -> ApiError {
     ApiError::bad_request(rej.body_text())
 }
+
+/// A query string read strictly: each parameter's value by name, for the names in `allowed`.
+///
+/// # Errors
+/// 400 `unknown query parameter 'finishd': expected finished or limit` for a name not in
+/// `allowed` (a misspelt parameter must not be ignored), `query parameter 'token' given twice`.
+pub fn query(
+    raw: Option<&str>,
+    allowed: &[&str],
+) -> Result<std::collections::BTreeMap<String, String>, ApiError> {
+    let mut out = std::collections::BTreeMap::new();
+    for (name, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+        if !allowed.contains(&name.as_ref()) {
+            let expected = match allowed {
+                [] => "this endpoint takes no query parameters".to_string(),
+                [one] => format!("expected {one}"),
+                [rest @ .., last] => format!("expected {} or {last}", rest.join(", ")),
+            };
+            return Err(ApiError::bad_request(format!(
+                "unknown query parameter '{}': {expected}",
+                crate::util::cut(&name, crate::util::QUOTE_MAX)
+            )));
+        }
+        if out.insert(name.to_string(), value.to_string()).is_some() {
+            return Err(ApiError::bad_request(format!(
+                "query parameter '{name}' given twice"
+            )));
+        }
+    }
+    Ok(out)
+}
