@@ -181,6 +181,9 @@ impl Server {
                     config.db.display()
                 )
             }
+            Err(store::OpenError::Refused(why)) => {
+                anyhow::bail!("cannot open the database {}: {why}", config.db.display())
+            }
             Err(e) => {
                 return Err(e)
                     .with_context(|| format!("cannot open the database {}", config.db.display()))

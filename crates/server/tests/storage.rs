@@ -1,0 +1,170 @@
+//! The database as found on disk: another application's file, a newer pussa's, a damaged one,
+//! and stored games that cannot be continued. A real server on a loopback port.
+
+mod common;
+
+use common::{letters, TestServer};
+use rusqlite::Connection;
+use serde_json::json;
+
+/// Why the server refused to start on the database in `dir`.
+async fn refusal(dir: &std::path::Path) -> String {
+    let config = pussa_server::Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        db: dir.join("pussa.sqlite3"),
+    };
+    match pussa_server::Server::bind(&config).await {
+        Ok(_) => panic!("the server opened {}", dir.display()),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+fn tables(db: &std::path::Path) -> Vec<String> {
+    let conn = Connection::open(db).unwrap();
+    let mut st = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap();
+    let names = st.query_map([], |r| r.get(0)).unwrap();
+    names.collect::<rusqlite::Result<_>>().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_applications_database_is_refused_in_one_line_and_left_alone() {
+    for (schema, listed) in [
+        ("CREATE TABLE invoices (n INTEGER)", "invoices"),
+        (
+            "CREATE TABLE games (id TEXT, title TEXT); CREATE TABLE notes (t TEXT)",
+            "games, notes",
+        ),
+    ] {
+        let dir = common::temp_dir("store-foreign");
+        let db = dir.join("pussa.sqlite3");
+        Connection::open(&db).unwrap().execute_batch(schema).unwrap();
+        let before = tables(&db);
+        let e = refusal(&dir).await;
+        assert!(
+            e.ends_with(&format!(": not a pussa database (it has tables {listed})")),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "one line: {e}");
+        assert_eq!(tables(&db), before, "nothing was added to the file");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_is_marked_and_a_newer_or_damaged_one_refused() {
+    let dir = common::temp_dir("store-marker");
+    let s = TestServer::start_in(dir.clone()).await;
+    let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await.json();
+    assert!(c["id"].is_string());
+    s.stop().await;
+    let db = dir.join("pussa.sqlite3");
+    {
+        let conn = Connection::open(&db).unwrap();
+        let app: i32 = conn
+            .pragma_query_value(None, "application_id", |r| r.get(0))
+            .unwrap();
+        let version: i32 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(
+            (app, version),
+            (
+                pussa_server::store::APPLICATION_ID,
+                pussa_server::store::SCHEMA_VERSION
+            )
+        );
+        conn.pragma_update(None, "user_version", 99).unwrap();
+    }
+    let e = refusal(&dir).await;
+    assert!(e.contains("written by a newer pussa (schema version 99"), "{e}");
+    // Back to this version, but the moves table is gone while games are stored.
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute_batch("DROP TABLE moves").unwrap();
+    }
+    let e = refusal(&dir).await;
+    assert!(
+        e.contains("a damaged pussa database: it holds 1 game(s) but no moves table"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "one line: {e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_that_cannot_be_continued_are_refused_and_flagged_not_replayed() {
+    let dir = common::temp_dir("store-damaged");
+    let s = TestServer::start_in(dir.clone()).await;
+    // A same-screen game with three moves, and a computer game.
+    let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await.json();
+    let (hot, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+    for _ in 0..3 {
+        let st = s.get(&format!("/api/games/{hot}")).await.json();
+        let mv = letters(&st["legal"])[0].clone();
+        let r = s
+            .post(
+                &format!("/api/games/{hot}/moves"),
+                &json!({"move": mv, "token": token}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": {"kind": "computer", "level": "beginner"}}),
+        )
+        .await
+        .json();
+    let (comp, comp_token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+    let legal = letters(&c["state"]["legal"]);
+    s.stop().await;
+    {
+        let conn = Connection::open(dir.join("pussa.sqlite3")).unwrap();
+        conn.execute("UPDATE games SET ply = 9999 WHERE id = ?1", [&hot])
+            .unwrap();
+        conn.execute("UPDATE games SET level = 'godlike' WHERE id = ?1", [&comp])
+            .unwrap();
+    }
+    let s = TestServer::start_in(dir.clone()).await;
+    let r = s.get(&format!("/api/games/{hot}")).await;
+    r.assert_error(
+        409,
+        &format!("game {hot} cannot be continued: its row says 9999 moves were played but 3 are stored"),
+    );
+    let r = s
+        .post(
+            &format!("/api/games/{hot}/moves"),
+            &json!({"move": "A", "token": token}),
+        )
+        .await;
+    r.assert_error(409, "cannot be continued");
+    let r = s.get(&format!("/api/games/{comp}")).await;
+    r.assert_error(
+        409,
+        &format!("game {comp} cannot be continued: the computer's level: unknown level 'godlike'"),
+    );
+    // The move is refused, not stored with a reply that never comes.
+    let r = s
+        .post(
+            &format!("/api/games/{comp}/moves"),
+            &json!({"move": legal[0], "token": comp_token}),
+        )
+        .await;
+    r.assert_error(409, "cannot be continued");
+    // The list flags both.
+    let list = s.get("/api/games?limit=10").await.json();
+    for g in list["games"].as_array().unwrap() {
+        let damaged = g["damaged"].as_str().unwrap_or_else(|| panic!("{g}"));
+        assert!(damaged.contains("level") || damaged.contains("9999"), "{g}");
+    }
+    s.stop().await;
+    let conn = Connection::open(dir.join("pussa.sqlite3")).unwrap();
+    let ply: i64 = conn
+        .query_row("SELECT count(*) FROM moves WHERE game_id = ?1", [&comp], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(ply, 0, "no move was stored in the computer game");
+}
