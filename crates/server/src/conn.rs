@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::Request;
+use axum::response::IntoResponse as _;
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -61,15 +62,30 @@ pub async fn serve(
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let open = Arc::new(Semaphore::new(max));
     let body_timeout = limits.body_read_timeout;
-    let router = router.layer(axum::middleware::map_request(
-        move |req: Request| async move {
-            req.map(|b| {
+    let router = router.layer(axum::middleware::from_fn(
+        move |req: Request, next: axum::middleware::Next| async move {
+            // A body announced over the limit is refused from the head, not waited for.
+            let declared = req
+                .headers()
+                .get(axum::http::header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            if declared.is_some_and(|n| n > crate::MAX_BODY as u64) {
+                let mut resp = crate::error::body_too_large().into_response();
+                resp.headers_mut().insert(
+                    axum::http::header::CONNECTION,
+                    axum::http::HeaderValue::from_static("close"),
+                );
+                return resp;
+            }
+            let req = req.map(|b| {
                 if b.is_end_stream() {
                     b
                 } else {
                     Body::new(TimedBody::new(b, body_timeout))
                 }
-            })
+            });
+            next.run(req).await
         },
     ));
     let mut builder = hyper::server::conn::http1::Builder::new();
@@ -87,7 +103,14 @@ pub async fn serve(
         };
         let stream = tokio::select! {
             r = listener.accept() => match r {
-                Ok((stream, _peer)) => stream,
+                Ok((stream, _peer)) => {
+                    // Small writes in a row (a move's ack, then its update) go out at once, not
+                    // after the peer's delayed ACK (Nagle's algorithm: about 40 ms).
+                    if let Err(e) = stream.set_nodelay(true) {
+                        tracing::debug!("TCP_NODELAY not set: {e}");
+                    }
+                    stream
+                }
                 Err(e) => {
                     if !is_connection_error(&e) {
                         // Out of file descriptors, typically: wait for some to be given back

@@ -157,6 +157,19 @@ pub fn read_object<T: DeserializeOwned>(text: &str) -> Result<T, ShapeError> {
     })
 }
 
+/// `413 request body too large: at most 256 KiB (262144 bytes)`.
+#[must_use]
+pub fn body_too_large() -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!(
+            "request body too large: at most {} KiB ({} bytes)",
+            crate::MAX_BODY / 1024,
+            crate::MAX_BODY
+        ),
+    )
+}
+
 fn json_rejection(rej: &JsonRejection) -> ApiError {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(rej);
     while let Some(e) = source {
@@ -175,7 +188,7 @@ fn json_rejection(rej: &JsonRejection) -> ApiError {
         JsonRejection::MissingJsonContentType(_) => {
             "the request body must be JSON with Content-Type: application/json".to_string()
         }
-        _ if status == StatusCode::PAYLOAD_TOO_LARGE => "request body too large".to_string(),
+        _ if status == StatusCode::PAYLOAD_TOO_LARGE => return body_too_large(),
         other => other.body_text(),
     };
     // axum answers 422 for well-formed JSON of the wrong shape; for this API, 422 means an

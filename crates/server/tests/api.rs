@@ -686,7 +686,7 @@ async fn oversized_bodies_get_413() {
     );
     s.post_raw("/api/games", &big)
         .await
-        .assert_error(413, "too large");
+        .assert_error(413, "request body too large: at most 256 KiB (262144 bytes)");
     assert_eq!(s.get("/api/meta").await.status, 200);
     s.stop().await;
 }
@@ -1138,5 +1138,38 @@ async fn errors_quote_at_most_a_hundred_characters_of_the_input() {
     let r = s.get(&format!("/api/{}", "y".repeat(5000))).await;
     assert_eq!(r.status, 404);
     assert!(r.body.len() < 300, "{} bytes", r.body.len());
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_announced_over_the_limit_is_refused_from_the_head() {
+    let s = TestServer::start("big-head").await;
+    for declared in ["20000000", "99999999999999"] {
+        let t0 = std::time::Instant::now();
+        // The head announces the size; only `{}` follows, and the client waits.
+        let mut stream = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+        let head = format!(
+            "POST /api/games/import HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+             Content-Length: {declared}\r\n\r\n{{}}"
+        );
+        tokio::io::AsyncWriteExt::write_all(&mut stream, head.as_bytes())
+            .await
+            .unwrap();
+        let mut buf = vec![0u8; 4096];
+        let n = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            tokio::io::AsyncReadExt::read(&mut stream, &mut buf),
+        )
+        .await
+        .expect("an answer at once, not after the body timeout")
+        .unwrap();
+        let text = String::from_utf8_lossy(&buf[..n]);
+        assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+        assert!(
+            text.contains("request body too large: at most 256 KiB (262144 bytes)"),
+            "{text}"
+        );
+        assert!(t0.elapsed() < std::time::Duration::from_secs(2));
+    }
     s.stop().await;
 }

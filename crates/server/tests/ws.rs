@@ -605,3 +605,53 @@ async fn a_hello_needs_a_seat_token() {
     assert_eq!(p, json!({"S": false, "N": true}));
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_update_follows_the_ack_at_once_on_the_movers_socket() {
+    // Two small writes in a row on a socket without TCP_NODELAY: the second waits for the
+    // peer's delayed ACK (about 40 ms on Linux).
+    let s = TestServer::start("ws-nodelay").await;
+    let c = s
+        .post("/api/games", &json!({"game": "raja-pasu", "mode": "match"}))
+        .await
+        .json();
+    let (id, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+    let mut ws = connect(s.addr, &id).await;
+    next_of(&mut ws, "state").await;
+    let mut gaps = Vec::new();
+    let mut legal = letters_of(&c["state"]["legal"]);
+    for i in 0..12 {
+        if legal.is_empty() {
+            break;
+        }
+        send(
+            &mut ws,
+            &json!({"type": "move", "move": legal[0], "token": token, "req": i}),
+        )
+        .await;
+        let ack = next_of(&mut ws, "ack").await;
+        assert_eq!(ack["req"], i);
+        let t0 = std::time::Instant::now();
+        let u = next_of(&mut ws, "update").await;
+        gaps.push(t0.elapsed());
+        legal = letters_of(&u["state"]["legal"]);
+    }
+    assert!(gaps.len() >= 6, "{gaps:?}");
+    gaps.sort();
+    let median = gaps[gaps.len() / 2];
+    assert!(
+        median < std::time::Duration::from_millis(20),
+        "the update came {median:?} after the ack (median): {gaps:?}"
+    );
+    s.stop().await;
+}
+
+fn letters_of(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
