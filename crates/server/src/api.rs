@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::app::{App, CreateReq, NewGame, OpponentReq};
-use crate::error::{ApiError, Json, Path, Query};
+use crate::error::{ApiError, Json, Path};
 use crate::{assets, engine, live, record, ws};
 
 type AppState = State<Arc<App>>;
@@ -294,25 +294,21 @@ pub async fn claim(
     Ok(Json(app.claim(&id, &req.token, draw).await?))
 }
 
-/// Query of `GET /api/games/{id}/hint`.
-#[derive(Deserialize)]
-pub struct HintQuery {
-    token: Option<String>,
-}
-
 /// `GET /api/games/{id}/hint?token=…`.
 ///
 /// # Errors
-/// 403 without a `token`, or for one that holds no seat; 404 for an unknown game; 409 for an
-/// online game, a game that is over, or a hint asked out of turn; 429 while a hint for this
-/// game is being computed; 500 if the engine fails. See [`App::hint`].
+/// 400 for a query parameter other than `token`, or one given twice; 403 without a `token`, or
+/// for one that holds no seat; 404 for an unknown game; 409 for an online game, a game that is
+/// over, or a hint asked out of turn; 429 while a hint for this game is being computed; 500 if
+/// the engine fails. See [`App::hint`].
 pub async fn hint(
     State(app): AppState,
     Path(id): Path<String>,
-    Query(q): Query<HintQuery>,
+    uri: axum::http::Uri,
 ) -> Result<Json<Value>, ApiError> {
+    let mut q = crate::error::query(uri.query(), &["token"])?;
     let token = q
-        .token
+        .remove("token")
         .ok_or_else(|| ApiError::forbidden("a hint needs the seat's token: ?token=…"))?;
     Ok(Json(app.hint(&id, &token).await?))
 }
@@ -393,22 +389,43 @@ pub async fn import(
     Ok((StatusCode::CREATED, Json(v)))
 }
 
-/// Query of `GET /api/games`.
-#[derive(Deserialize)]
-pub struct ListQuery {
-    finished: Option<bool>,
-    limit: Option<u32>,
-}
+/// Most games `GET /api/games` lists at once (`limit`).
+pub const MAX_LIST: u32 = 200;
 
-/// `GET /api/games` (at most 200 games; 50 without `limit`).
+/// `GET /api/games?finished=true|false&limit=N` (50 games without `limit`, at most
+/// [`MAX_LIST`]).
 ///
 /// # Errors
-/// 500 for a database error.
-pub async fn list(
-    State(app): AppState,
-    Query(q): Query<ListQuery>,
-) -> Result<Json<Value>, ApiError> {
-    Ok(Json(app.list(q.finished, q.limit.unwrap_or(50))?))
+/// 400 for an unknown query parameter, one given twice, a `finished` other than true or false,
+/// a `limit` that is not a whole number 0-200; 500 for a database error.
+pub async fn list(State(app): AppState, uri: axum::http::Uri) -> Result<Json<Value>, ApiError> {
+    let q = crate::error::query(uri.query(), &["finished", "limit"])?;
+    let quoted = |v: &str| crate::util::cut(v, crate::util::QUOTE_MAX).into_owned();
+    let finished = match q.get("finished").map(String::as_str) {
+        None => None,
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "finished: expected true or false, found '{}'",
+                quoted(other)
+            )))
+        }
+    };
+    let limit = match q.get("limit") {
+        None => 50,
+        Some(v) => v
+            .parse::<u32>()
+            .ok()
+            .filter(|n| *n <= MAX_LIST)
+            .ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "limit: expected a whole number 0-{MAX_LIST}, found '{}'",
+                    quoted(v)
+                ))
+            })?,
+    };
+    Ok(Json(app.list(finished, limit)?))
 }
 
 /// `GET /api/games/{id}/ws` (`?token=SEAT_TOKEN`: the connection holds that seat from the

@@ -258,7 +258,10 @@ pub struct CreateReq {
 
 /// The opponent asked for.
 #[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = r#"an object like {"kind": "computer", "level": "club"}"#
+)]
 pub struct OpponentReq {
     /// `computer`, `hotseat` or `online`.
     pub kind: String,
@@ -330,13 +333,14 @@ fn seat_answer(id: &str, seat: Side, token: &str, state: Value) -> Value {
 }
 
 /// Rebuilds a stored game and reads its `series` from the database. An unfinished game against
-/// the computer must have a level this pussa offers in its game and mode, or the computer could
-/// never reply.
+/// the computer must have a level this pussa knows, or the computer could never reply (a known
+/// level since left off the game's ladder is kept: the game goes on at it).
 fn load(store: &Store, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
     let mut g = LiveGame::from_rows(row, moves)?;
     if let Opponent::Computer { level } = &g.meta.opponent {
         if !g.over() {
-            engine::check_level(level, g.meta.game, g.meta.mode)
+            level
+                .parse::<pussa_engine::Level>()
                 .map_err(|e| format!("the computer's level: {e}"))?;
         }
     }

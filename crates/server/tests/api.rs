@@ -1173,3 +1173,63 @@ async fn a_body_announced_over_the_limit_is_refused_from_the_head() {
     }
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_name_the_problem_and_query_strings_are_read_strictly() {
+    let s = TestServer::start("plain-errors").await;
+    let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await.json();
+    let id = c["id"].as_str().unwrap();
+    // Bodies: no Rust type names, no parser positions, no framework text.
+    let r = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": "computer"}),
+        )
+        .await;
+    r.assert_error(
+        400,
+        r#"bad request body: opponent: expected an object like {"kind": "computer", "level": "club"}, found string "computer""#,
+    );
+    assert!(!r.body.contains("line 1"), "{}", r.body);
+    let r = s.post_raw(&format!("/api/games/{id}/moves"), "").await;
+    r.assert_error(400, "the request body is empty: expected a JSON object");
+    let r = s.post_raw(&format!("/api/games/{id}/moves"), "{\"move\": ").await;
+    r.assert_error(400, "malformed JSON: EOF while parsing a value");
+    assert!(!r.body.contains("Failed to"), "{}", r.body);
+    // Query strings: unknown or doubled parameters and bad values are refused.
+    s.get("/api/games?finishd=true")
+        .await
+        .assert_error(400, "unknown query parameter 'finishd': expected finished or limit");
+    s.get("/api/games?limt=5")
+        .await
+        .assert_error(400, "unknown query parameter 'limt'");
+    s.get("/api/games?limit=-1")
+        .await
+        .assert_error(400, "limit: expected a whole number 0-200, found '-1'");
+    s.get("/api/games?limit=1000")
+        .await
+        .assert_error(400, "limit: expected a whole number 0-200, found '1000'");
+    s.get("/api/games?finished=yes")
+        .await
+        .assert_error(400, "finished: expected true or false, found 'yes'");
+    let h = s
+        .get(&format!("/api/games/{id}/hint?token=x&token=y"))
+        .await;
+    h.assert_error(400, "query parameter 'token' given twice");
+    assert!(!h.body.contains("Failed to"), "{}", h.body);
+    assert_eq!(
+        s.get("/api/games?limit=200&finished=false").await.status,
+        200
+    );
+    // A body labelled as compressed is refused by name (it would not read as JSON).
+    let body = r#"{"game":"raja-pasu"}"#;
+    let req = format!(
+        "POST /api/games HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: \
+         application/json\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    common::raw(s.addr, req.as_bytes())
+        .await
+        .assert_error(415, "Content-Encoding gzip is not supported");
+    s.stop().await;
+}
