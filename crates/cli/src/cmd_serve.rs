@@ -72,15 +72,24 @@ fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
             _ => DEFAULT_ADDR.parse().expect("the default address parses"),
         },
     };
+    // A data directory that exists as something else is named as such (creating it would only
+    // say `File exists`).
+    let data_dir = |dir: PathBuf, what: &str| -> anyhow::Result<PathBuf> {
+        if dir.exists() && !dir.is_dir() {
+            anyhow::bail!(
+                "{what} {}: not a directory (it is a file; use --db FILE for a database file)",
+                dir.display()
+            );
+        }
+        Ok(dir.join("pussa.sqlite3"))
+    };
     let db = match (args.db, args.data) {
         (Some(db), _) => db,
-        (None, Some(dir)) => dir.join("pussa.sqlite3"),
-        (None, None) => {
-            let dir = std::env::var_os("PUSSA_DATA")
-                .filter(|d| !d.is_empty())
-                .map_or_else(|| PathBuf::from("data"), PathBuf::from);
-            dir.join("pussa.sqlite3")
-        }
+        (None, Some(dir)) => data_dir(dir, "--data")?,
+        (None, None) => match std::env::var_os("PUSSA_DATA").filter(|d| !d.is_empty()) {
+            Some(dir) => data_dir(PathBuf::from(dir), "PUSSA_DATA")?,
+            None => data_dir(PathBuf::from("data"), "the data directory")?,
+        },
     };
     Ok(pussa_server::Config { addr, db })
 }

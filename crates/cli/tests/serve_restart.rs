@@ -289,6 +289,21 @@ fn serve_reports_a_bad_address_and_an_unusable_data_dir() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("error: cannot open the database"), "{err}");
     assert_eq!(std::fs::read(&garbage).unwrap(), vec![0x5a_u8; 8192]);
+    // --data naming a file: said so, in one line.
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--egtb", "none", "--data"])
+        .arg(&garbage)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: --data {}: not a directory (it is a file; use --db FILE for a database file)",
+            garbage.display()
+        )
+    );
     let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
         .args(["serve"])
