@@ -29,6 +29,10 @@ pub struct Args {
     /// the win or a draw [default: 60].
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub claim_after: Option<u64>,
+    /// Games one client (IP address) may create a minute, in a burst of as many; more are
+    /// answered 429 with Retry-After. 0: no limit [default: 120].
+    #[arg(long, value_name = "N")]
+    pub new_games_per_minute: Option<u32>,
 }
 
 /// The tables directory `--egtb` asks for: `none` → none; a directory → it (an error if it
@@ -101,6 +105,7 @@ fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let egtb = egtb_dir(args.egtb.as_deref())?;
     let claim_after = args.claim_after.map(std::time::Duration::from_secs);
+    let new_games = args.new_games_per_minute;
     let config = resolve(args)?;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
@@ -118,6 +123,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(after) = claim_after {
             server.set_claim_after(after);
         }
+        if let Some(n) = new_games {
+            server.set_new_games_per_minute(n);
+        }
         if let Some(dir) = &egtb {
             let games = server.use_tables(dir)?;
             let list: Vec<String> = games
@@ -131,11 +139,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             )?;
         }
         let addr = server.local_addr();
-        let games = server.games_in_memory();
+        let games = server.unfinished_games();
         outln!("pussa: open http://{addr}/")?;
         if games > 0 {
             outln!(
-                "pussa: {games} unfinished game(s) restored from {}",
+                "pussa: {games} unfinished game(s) found sound in {}",
                 config.db.display()
             )?;
         }

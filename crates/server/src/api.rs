@@ -67,13 +67,34 @@ pub async fn rules(Path(game): Path<String>) -> Result<Response, ApiError> {
 ///
 /// # Errors
 /// 400 for an unknown game, mode, side, opponent kind or level, or a level not offered in that
-/// game and mode; 500 if the game cannot be stored or the computer's first moves fail (see
-/// [`App::create`]).
+/// game and mode; 429 when the client's address has created its games for the minute
+/// ([`App::allow_new_game`]); 500 if the game cannot be stored or the computer's first moves
+/// fail (see [`App::create`]).
 pub async fn create(
     State(app): AppState,
+    Peer(peer): Peer,
     Json(req): Json<CreateReq>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
+    app.allow_new_game(peer)?;
     Ok((StatusCode::CREATED, Json(app.create(req).await?)))
+}
+
+/// The client's address, when the server knows it (served by [`crate::conn::serve`]).
+pub struct Peer(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
+    type Rejection = std::convert::Infallible;
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Peer, std::convert::Infallible> {
+        Ok(Peer(
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0.ip()),
+        ))
+    }
 }
 
 /// Body of `POST /api/games/{id}/join`.
@@ -361,12 +382,15 @@ pub struct ImportReq {
 /// # Errors
 /// 400 for a record that does not read (the message gives the line and column, and for a
 /// move the reason it is illegal), an unknown seat, or an unknown opponent kind or level, or a
-/// level not offered in the record's game and mode; 500 if the game cannot be stored or the
-/// computer's reply fails. See [`App::create_game`].
+/// level not offered in the record's game and mode; 429 when the client's address has created
+/// its games for the minute; 500 if the game cannot be stored or the computer's reply fails.
+/// See [`App::create_game`].
 pub async fn import(
     State(app): AppState,
+    Peer(peer): Peer,
     Json(req): Json<ImportReq>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
+    app.allow_new_game(peer)?;
     let rec = pussa_rules::record::Record::parse(&req.record)
         .map_err(|e| ApiError::bad_request(format!("record: {e}")))?;
     let seat = live::parse_side(req.seat.as_deref().unwrap_or("S"), "seat")?;

@@ -1,7 +1,7 @@
 //! The server's shared state and the game operations used by both HTTP and WebSocket handlers.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -40,6 +40,8 @@ pub struct Slot {
     /// How long the other seat must be away before a player may claim (milliseconds; shared
     /// with [`App`], set by embedders).
     claim_after_ms: Arc<AtomicU64>,
+    /// When a request or connection last asked for this game ([`App::evict_idle`]).
+    last_used: Mutex<Instant>,
 }
 
 /// A game's connections, counted under one lock so that the presence messages come in order.
@@ -73,6 +75,7 @@ impl Slot {
             }),
             online: game.meta.opponent == Opponent::Online,
             claim_after_ms: Arc::clone(claim_after_ms),
+            last_used: Mutex::new(now),
             game: tokio::sync::Mutex::new(game),
             tx,
             hint_busy: AtomicBool::new(false),
@@ -232,7 +235,28 @@ pub struct App {
     /// How long a seat of an online game must be away before the other may claim
     /// (milliseconds; [`DEFAULT_CLAIM_AFTER`] until [`App::set_claim_after`]).
     claim_after_ms: Arc<AtomicU64>,
+    /// Games one client address may create a minute (0: no limit; see
+    /// [`App::set_new_games_per_minute`]).
+    new_games_per_minute: AtomicU32,
+    /// Each client address's allowance of new games.
+    creations: Mutex<HashMap<std::net::IpAddr, Allowance>>,
+    /// Unfinished games found sound when the server started.
+    restored: usize,
 }
+
+/// A client's allowance of new games: a token bucket refilled continuously.
+#[derive(Clone, Copy, Debug)]
+struct Allowance {
+    tokens: f64,
+    last: Instant,
+}
+
+/// Games one client address may create a minute unless set otherwise (a burst of as many).
+pub const DEFAULT_NEW_GAMES_PER_MINUTE: u32 = 120;
+
+/// How long a game nobody asks for stays in memory unless set otherwise (it is loaded again
+/// from the database when asked for).
+pub const DEFAULT_EVICT_AFTER: Duration = Duration::from_secs(600);
 
 /// How long a player's friend must be away before the player may claim the game.
 pub const DEFAULT_CLAIM_AFTER: Duration = Duration::from_secs(60);
@@ -437,11 +461,17 @@ impl App {
         let mut games = HashMap::new();
         let mut damaged = HashMap::new();
         let claim_after_ms = Arc::new(AtomicU64::new(DEFAULT_CLAIM_AFTER.as_millis() as u64));
+        let mut restored = 0;
         for row in store.unfinished()? {
             let moves = store.moves(&row.id)?;
             match load(&store, &row, &moves) {
+                // Every game is checked; only those the computer must move in now stay in
+                // memory (the others are loaded when asked for).
                 Ok(g) => {
-                    games.insert(row.id.clone(), Slot::new(g, &claim_after_ms));
+                    restored += 1;
+                    if g.to_move().is_some_and(|side| g.is_computer(side)) {
+                        games.insert(row.id.clone(), Slot::new(g, &claim_after_ms));
+                    }
                 }
                 Err(e) => {
                     tracing::error!("game {} cannot be continued: {e}", row.id);
@@ -459,6 +489,9 @@ impl App {
             tables: std::sync::OnceLock::new(),
             shutdown: tokio::sync::watch::Sender::new(false),
             claim_after_ms,
+            new_games_per_minute: AtomicU32::new(DEFAULT_NEW_GAMES_PER_MINUTE),
+            creations: Mutex::new(HashMap::new()),
+            restored,
         });
         Ok(app)
     }
@@ -468,6 +501,69 @@ impl App {
     pub fn set_claim_after(&self, after: Duration) {
         let ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
         self.claim_after_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// How many games one client address may create a minute (`POST /api/games`, `…/import`;
+    /// a burst of as many; 0: no limit); [`DEFAULT_NEW_GAMES_PER_MINUTE`] until set.
+    pub fn set_new_games_per_minute(&self, n: u32) {
+        self.new_games_per_minute.store(n, Ordering::Relaxed);
+    }
+
+    /// Takes one new game from the allowance of the client at `ip` (none known: allowed).
+    ///
+    /// # Errors
+    /// 429 `too many new games from your address: …`, with the seconds until the next one is
+    /// allowed (`Retry-After`).
+    pub fn allow_new_game(&self, ip: Option<std::net::IpAddr>) -> Result<(), ApiError> {
+        let per_minute = self.new_games_per_minute.load(Ordering::Relaxed);
+        let Some(ip) = ip.filter(|_| per_minute > 0) else {
+            return Ok(());
+        };
+        let cap = f64::from(per_minute);
+        let rate = cap / 60.0;
+        let now = Instant::now();
+        let refill = |a: &Allowance| {
+            (a.tokens + now.duration_since(a.last).as_secs_f64() * rate).min(cap)
+        };
+        let mut all = lock(&self.creations);
+        if all.len() >= 10_000 {
+            // Forget the clients whose allowance is whole again.
+            all.retain(|_, a| refill(a) < cap);
+        }
+        let a = all.entry(ip).or_insert(Allowance {
+            tokens: cap,
+            last: now,
+        });
+        a.tokens = refill(a);
+        a.last = now;
+        if a.tokens >= 1.0 {
+            a.tokens -= 1.0;
+            return Ok(());
+        }
+        let wait = ((1.0 - a.tokens) / rate).ceil().max(1.0) as u64;
+        let mut e = ApiError::too_many(format!(
+            "too many new games from your address: at most {per_minute} a minute; try again \
+             in {wait} s"
+        ));
+        e.retry_after = Some(wait);
+        Err(e)
+    }
+
+    /// Drops from memory the games nobody has asked for in `idle` and that nothing holds (no
+    /// connection, request or computer move): they are loaded again from the database when
+    /// asked for (their draw and takeback offers, kept in memory only, are forgotten). Answers
+    /// how many were dropped.
+    pub fn evict_idle(&self, idle: Duration) -> usize {
+        let mut games = lock(&self.games);
+        let before = games.len();
+        games.retain(|_, slot| Arc::strong_count(slot) > 1 || lock(&slot.last_used).elapsed() < idle);
+        before - games.len()
+    }
+
+    /// Unfinished games found sound in the database when the server started.
+    #[must_use]
+    pub fn restored(&self) -> usize {
+        self.restored
     }
 
     /// Gives the computer and the hints these endgame tables. Only the first call counts: `false`
@@ -555,6 +651,7 @@ impl App {
         }
         let mut games = lock(&self.games);
         if let Some(s) = games.get(id) {
+            *lock(&s.last_used) = Instant::now();
             return Ok(Arc::clone(s));
         }
         let cannot = |why: &str| ApiError::conflict(format!("game {id} cannot be continued: {why}"));

@@ -101,15 +101,15 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             r = listener.accept() => match r {
-                Ok((stream, _peer)) => {
+                Ok((stream, peer)) => {
                     // Small writes in a row (a move's ack, then its update) go out at once, not
                     // after the peer's delayed ACK (Nagle's algorithm: about 40 ms).
                     if let Err(e) = stream.set_nodelay(true) {
                         tracing::debug!("TCP_NODELAY not set: {e}");
                     }
-                    stream
+                    (stream, peer)
                 }
                 Err(e) => {
                     if !is_connection_error(&e) {
@@ -126,11 +126,17 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        // Each request knows its client's address (the per-client limits).
+        let service = tower::ServiceExt::map_request(
+            router.clone(),
+            move |mut req: axum::http::Request<hyper::body::Incoming>| {
+                req.extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                req
+            },
+        );
         let conn = builder
-            .serve_connection(
-                TokioIo::new(stream),
-                TowerToHyperService::new(router.clone()),
-            )
+            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
             .with_upgrades();
         let mut closing_rx = closing.subscribe();
         tokio::spawn(async move {

@@ -15,6 +15,8 @@ pub struct ApiError {
     pub status: StatusCode,
     /// What went wrong, for people.
     pub message: String,
+    /// Seconds after which the request may be tried again (a `Retry-After` header).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -24,6 +26,7 @@ impl ApiError {
         ApiError {
             status,
             message: crate::util::cut_quoted(&message.into()),
+            retry_after: None,
         }
     }
     /// 400.
@@ -73,7 +76,12 @@ impl std::fmt::Display for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, axum::Json(self.body())).into_response()
+        let mut resp = (self.status, axum::Json(self.body())).into_response();
+        if let Some(secs) = self.retry_after {
+            resp.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        resp
     }
 }
 

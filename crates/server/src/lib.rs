@@ -63,6 +63,7 @@ pub struct Server {
     listener: tokio::net::TcpListener,
     app: Arc<app::App>,
     limits: conn::Limits,
+    evict_after: std::time::Duration,
 }
 
 /// The router: the API under `/api/`, the page everywhere else.
@@ -197,6 +198,7 @@ impl Server {
             listener,
             app,
             limits: conn::Limits::default(),
+            evict_after: app::DEFAULT_EVICT_AFTER,
         })
     }
 
@@ -253,10 +255,35 @@ impl Server {
         self.app.set_claim_after(after);
     }
 
-    /// Games rebuilt in memory.
+    /// The server's shared state (for embedders and tests that look inside while it runs).
+    #[must_use]
+    pub fn app(&self) -> Arc<app::App> {
+        Arc::clone(&self.app)
+    }
+
+    /// Games held in memory now.
     #[must_use]
     pub fn games_in_memory(&self) -> usize {
         self.app.games_in_memory()
+    }
+
+    /// Unfinished games found sound in the database at start (each is loaded into memory when
+    /// asked for; see [`Server::set_evict_after`]).
+    #[must_use]
+    pub fn unfinished_games(&self) -> usize {
+        self.app.restored()
+    }
+
+    /// How many games one client address may create a minute (0: no limit);
+    /// [`app::DEFAULT_NEW_GAMES_PER_MINUTE`] until set.
+    pub fn set_new_games_per_minute(&self, n: u32) {
+        self.app.set_new_games_per_minute(n);
+    }
+
+    /// How long a game nobody asks for stays in memory ([`app::DEFAULT_EVICT_AFTER`] until
+    /// set). Call before [`Server::run`].
+    pub fn set_evict_after(&mut self, after: std::time::Duration) {
+        self.evict_after = after;
     }
 
     /// Serves until `shutdown` resolves, then finishes the requests in flight (see
@@ -269,17 +296,35 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
         self.app.resume_computer_moves();
+        // Games nobody asks for leave memory (they stay in the database).
+        let sweeper = {
+            let app = Arc::clone(&self.app);
+            let idle = self.evict_after;
+            let every = (idle / 2).clamp(
+                std::time::Duration::from_millis(50),
+                std::time::Duration::from_secs(60),
+            );
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(every);
+                loop {
+                    tick.tick().await;
+                    app.evict_idle(idle);
+                }
+            })
+        };
         let router = router(Arc::clone(&self.app));
         // Setting `shutdown` also closes the WebSocket connections, which would otherwise hold
         // the graceful shutdown open.
-        conn::serve(
+        let result = conn::serve(
             self.listener,
             router,
             self.limits,
             self.app.shutdown.clone(),
             shutdown,
         )
-        .await?;
+        .await;
+        sweeper.abort();
+        result?;
         Ok(())
     }
 }

@@ -168,3 +168,81 @@ async fn games_that_cannot_be_continued_are_refused_and_flagged_not_replayed() {
         .unwrap();
     assert_eq!(ply, 0, "no move was stored in the computer game");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_cannot_create_games_without_end() {
+    let s = TestServer::start_configured(common::temp_dir("store-rate"), |server| {
+        server.set_new_games_per_minute(3);
+    })
+    .await;
+    for _ in 0..3 {
+        let r = s.post("/api/games", &json!({"game": "raja-pasu"})).await;
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    let r = s.post("/api/games", &json!({"game": "raja-pasu"})).await;
+    r.assert_error(
+        429,
+        "too many new games from your address: at most 3 a minute; try again in",
+    );
+    let wait: u64 = r
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .unwrap();
+    assert!((1..=20).contains(&wait), "{wait}");
+    let record = "[Game \"raja-pasu\"]\n\n1. A *\n";
+    s.post("/api/games/import", &json!({"record": record}))
+        .await
+        .assert_error(429, "too many new games");
+    // Other requests go on.
+    assert_eq!(s.get("/api/games").await.status, 200);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_nobody_asks_for_leave_memory_and_come_back_from_the_database() {
+    let dir = common::temp_dir("store-evict");
+    let s = TestServer::start_configured(dir.clone(), |server| {
+        server.set_evict_after(std::time::Duration::from_millis(300));
+    })
+    .await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await.json();
+        let id = c["id"].as_str().unwrap().to_string();
+        let mv = letters(&c["state"]["legal"])[0].clone();
+        let r = s
+            .post(
+                &format!("/api/games/{id}/moves"),
+                &json!({"move": mv, "token": c["token"]}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        ids.push((id, r.json()["state"].clone()));
+    }
+    // A game with a connection stays.
+    let (watched, _) = ids[0].clone();
+    let mut ws = common::wsc::connect(s.addr, &watched).await;
+    common::wsc::next(&mut ws).await;
+    let t0 = std::time::Instant::now();
+    while s.app.games_in_memory() > 1 {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(10),
+            "{} games still in memory",
+            s.app.games_in_memory()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // Each comes back as it was when asked for.
+    for (id, state) in &ids {
+        assert_eq!(&s.get(&format!("/api/games/{id}")).await.json(), state);
+    }
+    assert!(s.app.games_in_memory() >= 5);
+    drop(ws);
+    s.stop().await;
+    // At start, unfinished games are checked but not held in memory.
+    let s = TestServer::start_in(dir).await;
+    assert_eq!(s.app.games_in_memory(), 0);
+    assert_eq!(s.app.restored(), 5);
+    s.stop().await;
+}
