@@ -261,8 +261,9 @@ pub const DEFAULT_EVICT_AFTER: Duration = Duration::from_secs(600);
 /// How long a player's friend must be away before the player may claim the game.
 pub const DEFAULT_CLAIM_AFTER: Duration = Duration::from_secs(60);
 
-/// How far back the `series` of a rematch is followed.
-const MAX_SERIES: usize = 100;
+/// How far back the `series` of a rematch is followed (a longer chain says `"game": null` and
+/// `"partial": true`; each step is one indexed read).
+const MAX_SERIES: usize = 10_000;
 
 /// What `POST /api/games` asks for.
 #[derive(Debug, Default, serde::Deserialize)]
@@ -375,17 +376,25 @@ fn load(store: &Store, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, Str
 }
 
 /// The `series` of game `id`: `{"game": 3, "score": {"S": 1.5, "N": 0.5}}` when it is a
-/// rematch (followed back at most [`MAX_SERIES`] games), else `None`. The score is the points
+/// rematch, else `None` (followed back at most [`MAX_SERIES`] games: beyond, or on a link that
+/// loops, `"game": null, "partial": true` and the score of the games followed). The score is the points
 /// the players now at South and North won in the earlier games (a win 1, a draw ½; aborted and
 /// unfinished games do not count); sides swap at every rematch.
 fn series(store: &Store, id: &str) -> rusqlite::Result<Option<Value>> {
     let mut score = [0.0f64; 2];
     let mut back = 0usize;
     let mut cur = id.to_string();
-    while back < MAX_SERIES {
+    let mut seen = std::collections::HashSet::from([id.to_string()]);
+    let mut partial = false;
+    loop {
         let Some(prev) = store.rematch_of(&cur)? else {
             break;
         };
+        // Cut short (never by the server's own links): say so rather than miscount.
+        if back >= MAX_SERIES || !seen.insert(prev.id.clone()) {
+            partial = true;
+            break;
+        }
         back += 1;
         let counted = prev.finished.is_some() && prev.ended.as_deref() != Some("abort");
         // The player now at South sat at North `back` games ago when `back` is odd.
@@ -403,7 +412,13 @@ fn series(store: &Store, id: &str) -> rusqlite::Result<Option<Value>> {
         }
         cur = prev.id;
     }
-    Ok((back > 0).then(|| json!({"game": back + 1, "score": {"S": score[0], "N": score[1]}})))
+    Ok((back > 0).then(|| {
+        if partial {
+            json!({"game": null, "partial": true, "score": {"S": score[0], "N": score[1]}})
+        } else {
+            json!({"game": back + 1, "score": {"S": score[0], "N": score[1]}})
+        }
+    }))
 }
 
 /// The seats `token` holds in `g`, or `403 this token holds no seat in game …`.

@@ -443,11 +443,14 @@ fn req_of(text: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// The close code for a frame the WebSocket layer refused (RFC 6455 section 7.4.1): 1009 too
-/// big, 1007 not UTF-8, 1002 any other protocol error.
+/// The close code for a frame the WebSocket layer refused (RFC 6455 section 7.4.1): 1009 a
+/// message or data frame too big, 1007 not UTF-8, 1002 any other protocol error (a control
+/// frame over 125 bytes included: that is a malformed frame, not a large message).
 fn close_code(error: &str) -> u16 {
     let e = error.to_ascii_lowercase();
-    if e.contains("space limit") || e.contains("too long") || e.contains("too big") {
+    if e.contains("control frame") {
+        1002
+    } else if e.contains("space limit") || e.contains("too long") || e.contains("too big") {
         1009
     } else if e.contains("utf-8") || e.contains("utf8") {
         1007
@@ -537,5 +540,34 @@ async fn handle(app: &Arc<App>, id: &str, text: &str, seated: &mut Seated) -> St
             )),
             &msg.req,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::close_code;
+
+    #[test]
+    fn close_codes_follow_rfc_6455() {
+        // tungstenite's texts for the frames it refuses.
+        assert_eq!(
+            close_code(
+                "WebSocket protocol error: Control frame too big (payload must be 125 bytes or less)"
+            ),
+            1002
+        );
+        assert_eq!(
+            close_code("WebSocket protocol error: Fragmented control frame"),
+            1002
+        );
+        assert_eq!(
+            close_code("Space limit exceeded: Message too long: 70000 > 65536"),
+            1009
+        );
+        assert_eq!(close_code("UTF-8 encoding error"), 1007);
+        assert_eq!(
+            close_code("WebSocket protocol error: Reserved bits are non-zero"),
+            1002
+        );
     }
 }

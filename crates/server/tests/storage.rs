@@ -246,3 +246,48 @@ async fn games_nobody_asks_for_leave_memory_and_come_back_from_the_database() {
     assert_eq!(s.app.restored(), 5);
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_series_counts_every_game() {
+    use pussa_server::store::{GameRow, Store};
+    let dir = common::temp_dir("store-series");
+    let row = |n: usize, finished: bool| GameRow {
+        id: format!("series{n:04}"),
+        game: "raja-pasu".into(),
+        mode: "single".into(),
+        first: "S".into(),
+        opponent: "online".into(),
+        level: None,
+        creator_seat: "S".into(),
+        token_s: Some(format!("s{n}")),
+        token_n: Some(format!("n{n}")),
+        invite: None,
+        created: n as i64,
+        finished: finished.then_some(n as i64),
+        winner: finished.then(|| "S".to_string()),
+        ply: 0,
+        setup: None,
+        rematch: None,
+        ended: finished.then(|| "resign".to_string()),
+        ended_by: finished.then(|| "N".to_string()),
+    };
+    {
+        let mut store = Store::open(&dir.join("pussa.sqlite3")).unwrap();
+        store.insert_game(&row(1, true)).unwrap();
+        // 105 games, South winning every finished one; the last one is being played.
+        for n in 2..=105 {
+            store
+                .insert_rematch(&format!("series{:04}", n - 1), &row(n, n < 105))
+                .unwrap();
+        }
+    }
+    let s = TestServer::start_in(dir).await;
+    let st = s.get("/api/games/series0105").await.json();
+    assert_eq!(st["series"]["game"], 105, "{}", st["series"]);
+    let score = &st["series"]["score"];
+    let total = score["S"].as_f64().unwrap() + score["N"].as_f64().unwrap();
+    assert_eq!(total, 104.0, "{score}");
+    // South won every game; the player now at South sat there in games 103, 101, …, 1.
+    assert_eq!(score["S"], 52.0, "{score}");
+    s.stop().await;
+}

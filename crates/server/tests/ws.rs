@@ -655,3 +655,30 @@ fn letters_of(v: &Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn req_is_echoed_as_documented() {
+    let s = TestServer::start("ws-req").await;
+    let (id, _, _) = online_game(&s).await;
+    let mut ws = connect(s.addr, &id).await;
+    next(&mut ws).await;
+    // Exact: strings, objects, integers that fit in 64 bits.
+    for req in [
+        json!("123456789012345678901234567890"),
+        json!({"n": [1, "x"]}),
+        json!(u64::MAX),
+        json!(i64::MIN),
+    ] {
+        send(&mut ws, &json!({"type": "ping", "req": req})).await;
+        assert_eq!(next_of(&mut ws, "pong").await["req"], req);
+    }
+    // A larger integer comes back as the nearest double (docs/api.md says to send a string).
+    ws.send(Message::text(
+        r#"{"type":"ping","req":123456789012345678901234567890}"#,
+    ))
+    .await
+    .unwrap();
+    let pong = next_of(&mut ws, "pong").await;
+    assert_eq!(pong["req"].as_f64(), Some(1.2345678901234568e29));
+    s.stop().await;
+}
