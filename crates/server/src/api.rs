@@ -520,8 +520,10 @@ pub async fn method_not_allowed(
 
 /// The web page's files.
 pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Response {
-    // `/api/` itself is not matched by the nested API router: answer it as the API does.
-    if uri.path().starts_with("/api/") {
+    // `/api/` itself is not matched by the nested API router, nor is an API path with a
+    // doubled slash (`//api/meta`, a base URL ending in `/`): answer them as the API does,
+    // naming the path as sent.
+    if uri.path().trim_start_matches('/').starts_with("api/") {
         return ApiError::not_found(format!(
             "no such API endpoint: {}",
             crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
@@ -546,7 +548,14 @@ pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Re
         .split('/')
         .any(|seg| seg == ".." || seg.starts_with('.'))
     {
-        return (StatusCode::NOT_FOUND, "not found\n").into_response();
+        return (
+            StatusCode::NOT_FOUND,
+            format!(
+                "not found: {}\n",
+                crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
+            ),
+        )
+            .into_response();
     }
     assets::serve(path)
 }

@@ -1233,3 +1233,17 @@ async fn errors_name_the_problem_and_query_strings_are_read_strictly() {
         .assert_error(415, "Content-Encoding gzip is not supported");
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_doubled_slash_before_api_gets_the_apis_404_and_every_404_names_its_path() {
+    let s = TestServer::start("double-slash").await;
+    let r = s.get("//api/meta").await;
+    r.assert_error(404, "no such API endpoint: //api/meta");
+    let r = s.get("/../index.html").await;
+    assert_eq!(r.status, 404);
+    assert_eq!(r.body.trim_end(), "not found: /../index.html");
+    let r = s.get("/nothing.js").await;
+    assert_eq!(r.status, 404);
+    assert_eq!(r.body.trim_end(), "not found: /nothing.js");
+    s.stop().await;
+}
