@@ -242,6 +242,8 @@ pub struct App {
     creations: Mutex<HashMap<std::net::IpAddr, Allowance>>,
     /// Unfinished games found sound when the server started.
     restored: usize,
+    /// WebSocket connections being served (see [`App::sockets_open`]).
+    pub(crate) sockets_open: std::sync::atomic::AtomicUsize,
 }
 
 /// A client's allowance of new games: a token bucket refilled continuously.
@@ -507,6 +509,7 @@ impl App {
             new_games_per_minute: AtomicU32::new(DEFAULT_NEW_GAMES_PER_MINUTE),
             creations: Mutex::new(HashMap::new()),
             restored,
+            sockets_open: std::sync::atomic::AtomicUsize::new(0),
         });
         Ok(app)
     }
@@ -573,6 +576,12 @@ impl App {
         let before = games.len();
         games.retain(|_, slot| Arc::strong_count(slot) > 1 || lock(&slot.last_used).elapsed() < idle);
         before - games.len()
+    }
+
+    /// WebSocket connections being served now (their closing handshake included).
+    #[must_use]
+    pub fn sockets_open(&self) -> usize {
+        self.sockets_open.load(Ordering::Acquire)
     }
 
     /// Unfinished games found sound in the database when the server started.

@@ -45,9 +45,16 @@ impl Default for Limits {
     }
 }
 
+/// How long a shutdown waits for the requests in flight (and the WebSocket closing
+/// handshakes); a connection still open then (one that sent half a request head, say) is
+/// dropped.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
 /// Serves `router` on `listener` until `shutdown` resolves; then stops accepting, tells every
 /// open connection to finish its request in flight and close (`closing` is set to true first,
-/// so that WebSocket connections close themselves), and waits for them.
+/// so that WebSocket connections close themselves), and waits for them at most
+/// [`SHUTDOWN_GRACE`]: a connection still open then is left to be dropped with the runtime
+/// (one that sent half a request would otherwise hold the stop for its header timeout).
 ///
 /// # Errors
 /// Never at present: accept errors are logged and retried (after a pause when the process is
@@ -161,7 +168,7 @@ pub async fn serve(
     }
     closing.send_replace(true);
     // Every connection holds a permit until it ends.
-    let _all = open.acquire_many(max as u32).await;
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, open.acquire_many(max as u32)).await;
     Ok(())
 }
 

@@ -286,8 +286,9 @@ impl Server {
         self.evict_after = after;
     }
 
-    /// Serves until `shutdown` resolves, then finishes the requests in flight (see
-    /// [`conn::serve`] for the limits on slow clients).
+    /// Serves until `shutdown` resolves, then finishes the requests in flight and closes the
+    /// WebSocket connections with code 1001, waiting at most [`conn::SHUTDOWN_GRACE`] for each
+    /// (see [`conn::serve`] for the limits on slow clients).
     ///
     /// # Errors
     /// When the listener fails.
@@ -324,6 +325,12 @@ impl Server {
         )
         .await;
         sweeper.abort();
+        // The WebSocket connections were told to close (code 1001): let them say so before
+        // the process ends.
+        let t0 = std::time::Instant::now();
+        while self.app.sockets_open() > 0 && t0.elapsed() < conn::SHUTDOWN_GRACE {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
         result?;
         Ok(())
     }

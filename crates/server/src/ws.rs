@@ -265,6 +265,18 @@ pub async fn serve(
     place: SocketGuard,
     seats: Vec<Side>,
 ) {
+    // Counted until the closing handshake ends, so that a shutdown waits for it.
+    struct Open<'a>(&'a App);
+    impl Drop for Open<'_> {
+        fn drop(&mut self) {
+            self.0
+                .sockets_open
+                .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        }
+    }
+    app.sockets_open
+        .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    let _open = Open(&app);
     let (mut sink, mut stream) = socket.split();
     // One more watcher: told to the others before this connection subscribes (it gets the
     // count in its own presence below).
