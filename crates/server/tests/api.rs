@@ -1247,3 +1247,28 @@ async fn a_doubled_slash_before_api_gets_the_apis_404_and_every_404_names_its_pa
     assert_eq!(r.body.trim_end(), "not found: /nothing.js");
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_that_are_not_http_get_the_bare_statuses_the_docs_name() {
+    let s = TestServer::start("not-http").await;
+    let r = common::raw(s.addr, b"GARBAGE\r\n\r\n").await;
+    assert_eq!((r.status, r.body.as_str()), (400, ""));
+    let mut many = String::from("GET /api/meta HTTP/1.1\r\nHost: x\r\nConnection: close\r\n");
+    for i in 0..100 {
+        many.push_str(&format!("X-{i}: a\r\n"));
+    }
+    many.push_str("\r\n");
+    assert_eq!(common::raw(s.addr, many.as_bytes()).await.status, 431);
+    let long = format!(
+        "GET /api/games/{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "x".repeat(70_000)
+    );
+    assert_eq!(common::raw(s.addr, long.as_bytes()).await.status, 414);
+    // Just under both limits: the API answers.
+    let fine = format!(
+        "GET /api/games/{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "x".repeat(60_000)
+    );
+    assert_eq!(common::raw(s.addr, fine.as_bytes()).await.status, 404);
+    s.stop().await;
+}
