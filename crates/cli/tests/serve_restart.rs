@@ -356,7 +356,12 @@ fn sigterm_closes_websockets_with_1001_and_does_not_wait_for_half_sent_requests(
     std::fs::create_dir_all(&dir).unwrap();
     let mut served = serve(&dir);
     let addr = served.addr;
-    let c = json_ok(addr, "POST", "/api/games", Some(&json!({"game": "raja-pasu"})));
+    let c = json_ok(
+        addr,
+        "POST",
+        "/api/games",
+        Some(&json!({"game": "raja-pasu"})),
+    );
     let id = c["id"].as_str().unwrap();
     let mut ws = TcpStream::connect(addr).unwrap();
     ws.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -372,10 +377,15 @@ fn sigterm_closes_websockets_with_1001_and_does_not_wait_for_half_sent_requests(
         ws.read_exact(&mut byte).unwrap();
         head.push(byte[0]);
     }
-    assert!(head.starts_with(b"HTTP/1.1 101"), "{}", String::from_utf8_lossy(&head));
+    assert!(
+        head.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
     // Half a request head, never finished.
     let mut half = TcpStream::connect(addr).unwrap();
-    half.write_all(b"GET /api/meta HTTP/1.1\r\nHost: x\r\n").unwrap();
+    half.write_all(b"GET /api/meta HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
     std::thread::sleep(Duration::from_millis(200));
     let t0 = Instant::now();
     let status = Command::new("kill")
@@ -384,7 +394,11 @@ fn sigterm_closes_websockets_with_1001_and_does_not_wait_for_half_sent_requests(
         .unwrap();
     assert!(status.success());
     let (ops, code) = frames_until_close(&mut ws);
-    assert_eq!(code, Some(1001), "frames {ops:?}: the socket must be told the server is going away");
+    assert_eq!(
+        code,
+        Some(1001),
+        "frames {ops:?}: the socket must be told the server is going away"
+    );
     loop {
         if served.child.try_wait().unwrap().is_some() {
             break;

@@ -540,9 +540,8 @@ impl App {
         let cap = f64::from(per_minute);
         let rate = cap / 60.0;
         let now = Instant::now();
-        let refill = |a: &Allowance| {
-            (a.tokens + now.duration_since(a.last).as_secs_f64() * rate).min(cap)
-        };
+        let refill =
+            |a: &Allowance| (a.tokens + now.duration_since(a.last).as_secs_f64() * rate).min(cap);
         let mut all = lock(&self.creations);
         if all.len() >= 10_000 {
             // Forget the clients whose allowance is whole again.
@@ -574,7 +573,9 @@ impl App {
     pub fn evict_idle(&self, idle: Duration) -> usize {
         let mut games = lock(&self.games);
         let before = games.len();
-        games.retain(|_, slot| Arc::strong_count(slot) > 1 || lock(&slot.last_used).elapsed() < idle);
+        games.retain(|_, slot| {
+            Arc::strong_count(slot) > 1 || lock(&slot.last_used).elapsed() < idle
+        });
         before - games.len()
     }
 
@@ -678,7 +679,8 @@ impl App {
             *lock(&s.last_used) = Instant::now();
             return Ok(Arc::clone(s));
         }
-        let cannot = |why: &str| ApiError::conflict(format!("game {id} cannot be continued: {why}"));
+        let cannot =
+            |why: &str| ApiError::conflict(format!("game {id} cannot be continued: {why}"));
         if let Some(why) = lock(&self.damaged).get(id) {
             return Err(cannot(why));
         }

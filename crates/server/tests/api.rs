@@ -684,9 +684,10 @@ async fn oversized_bodies_get_413() {
         "{{\"game\": \"raja-pasu\", \"pad\": \"{}\"}}",
         "x".repeat(400 * 1024)
     );
-    s.post_raw("/api/games", &big)
-        .await
-        .assert_error(413, "request body too large: at most 256 KiB (262144 bytes)");
+    s.post_raw("/api/games", &big).await.assert_error(
+        413,
+        "request body too large: at most 256 KiB (262144 bytes)",
+    );
     assert_eq!(s.get("/api/meta").await.status, 200);
     s.stop().await;
 }
@@ -1177,7 +1178,10 @@ async fn a_body_announced_over_the_limit_is_refused_from_the_head() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn errors_name_the_problem_and_query_strings_are_read_strictly() {
     let s = TestServer::start("plain-errors").await;
-    let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await.json();
+    let c = s
+        .post("/api/games", &json!({"game": "raja-pasu"}))
+        .await
+        .json();
     let id = c["id"].as_str().unwrap();
     // Bodies: no Rust type names, no parser positions, no framework text.
     let r = s
@@ -1193,13 +1197,16 @@ async fn errors_name_the_problem_and_query_strings_are_read_strictly() {
     assert!(!r.body.contains("line 1"), "{}", r.body);
     let r = s.post_raw(&format!("/api/games/{id}/moves"), "").await;
     r.assert_error(400, "the request body is empty: expected a JSON object");
-    let r = s.post_raw(&format!("/api/games/{id}/moves"), "{\"move\": ").await;
+    let r = s
+        .post_raw(&format!("/api/games/{id}/moves"), "{\"move\": ")
+        .await;
     r.assert_error(400, "malformed JSON: EOF while parsing a value");
     assert!(!r.body.contains("Failed to"), "{}", r.body);
     // Query strings: unknown or doubled parameters and bad values are refused.
-    s.get("/api/games?finishd=true")
-        .await
-        .assert_error(400, "unknown query parameter 'finishd': expected finished or limit");
+    s.get("/api/games?finishd=true").await.assert_error(
+        400,
+        "unknown query parameter 'finishd': expected finished or limit",
+    );
     s.get("/api/games?limt=5")
         .await
         .assert_error(400, "unknown query parameter 'limt'");

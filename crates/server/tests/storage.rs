@@ -39,7 +39,10 @@ async fn another_applications_database_is_refused_in_one_line_and_left_alone() {
     ] {
         let dir = common::temp_dir("store-foreign");
         let db = dir.join("pussa.sqlite3");
-        Connection::open(&db).unwrap().execute_batch(schema).unwrap();
+        Connection::open(&db)
+            .unwrap()
+            .execute_batch(schema)
+            .unwrap();
         let before = tables(&db);
         let e = refusal(&dir).await;
         assert!(
@@ -55,7 +58,10 @@ async fn another_applications_database_is_refused_in_one_line_and_left_alone() {
 async fn a_database_is_marked_and_a_newer_or_damaged_one_refused() {
     let dir = common::temp_dir("store-marker");
     let s = TestServer::start_in(dir.clone()).await;
-    let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await.json();
+    let c = s
+        .post("/api/games", &json!({"game": "raja-pasu"}))
+        .await
+        .json();
     assert!(c["id"].is_string());
     s.stop().await;
     let db = dir.join("pussa.sqlite3");
@@ -77,7 +83,10 @@ async fn a_database_is_marked_and_a_newer_or_damaged_one_refused() {
         conn.pragma_update(None, "user_version", 99).unwrap();
     }
     let e = refusal(&dir).await;
-    assert!(e.contains("written by a newer pussa (schema version 99"), "{e}");
+    assert!(
+        e.contains("written by a newer pussa (schema version 99"),
+        "{e}"
+    );
     // Back to this version, but the moves table is gone while games are stored.
     {
         let conn = Connection::open(&db).unwrap();
@@ -97,7 +106,10 @@ async fn games_that_cannot_be_continued_are_refused_and_flagged_not_replayed() {
     let dir = common::temp_dir("store-damaged");
     let s = TestServer::start_in(dir.clone()).await;
     // A same-screen game with three moves, and a computer game.
-    let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await.json();
+    let c = s
+        .post("/api/games", &json!({"game": "raja-pasu"}))
+        .await
+        .json();
     let (hot, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
     for _ in 0..3 {
         let st = s.get(&format!("/api/games/{hot}")).await.json();
@@ -131,7 +143,9 @@ async fn games_that_cannot_be_continued_are_refused_and_flagged_not_replayed() {
     let r = s.get(&format!("/api/games/{hot}")).await;
     r.assert_error(
         409,
-        &format!("game {hot} cannot be continued: its row says 9999 moves were played but 3 are stored"),
+        &format!(
+            "game {hot} cannot be continued: its row says 9999 moves were played but 3 are stored"
+        ),
     );
     let r = s
         .post(
@@ -162,9 +176,11 @@ async fn games_that_cannot_be_continued_are_refused_and_flagged_not_replayed() {
     s.stop().await;
     let conn = Connection::open(dir.join("pussa.sqlite3")).unwrap();
     let ply: i64 = conn
-        .query_row("SELECT count(*) FROM moves WHERE game_id = ?1", [&comp], |r| {
-            r.get(0)
-        })
+        .query_row(
+            "SELECT count(*) FROM moves WHERE game_id = ?1",
+            [&comp],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(ply, 0, "no move was stored in the computer game");
 }
@@ -208,7 +224,10 @@ async fn games_nobody_asks_for_leave_memory_and_come_back_from_the_database() {
     .await;
     let mut ids = Vec::new();
     for _ in 0..5 {
-        let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await.json();
+        let c = s
+            .post("/api/games", &json!({"game": "raja-pasu"}))
+            .await
+            .json();
         let id = c["id"].as_str().unwrap().to_string();
         let mv = letters(&c["state"]["legal"])[0].clone();
         let r = s

@@ -279,10 +279,7 @@ async fn shutdown_closes_sockets() {
     stop.await.unwrap();
 }
 
-async fn try_connect(
-    addr: std::net::SocketAddr,
-    path: &str,
-) -> Result<Ws, u16> {
+async fn try_connect(addr: std::net::SocketAddr, path: &str) -> Result<Ws, u16> {
     match tokio_tungstenite::connect_async(format!("ws://{addr}{path}")).await {
         Ok((ws, _)) => Ok(ws),
         Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => Err(resp.status().as_u16()),
@@ -323,7 +320,9 @@ async fn watchers_cannot_lock_the_players_out_of_their_game() {
     let mut late = open.pop().unwrap();
     send(&mut late, &json!({"type": "hello", "token": north})).await;
     assert_eq!(next_of(&mut late, "hello").await["seat"], "N");
-    let mut again = try_connect(s.addr, &path).await.expect("a reserve place again");
+    let mut again = try_connect(s.addr, &path)
+        .await
+        .expect("a reserve place again");
     next(&mut again).await;
     // One over the cap that says nothing is closed after the grace (1013), giving its place
     // back; watchers within the cap stay.
