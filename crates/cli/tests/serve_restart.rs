@@ -352,7 +352,9 @@ fn frames_until_close(s: &mut TcpStream) -> (Vec<u8>, Option<u16>) {
 
 #[test]
 fn sigterm_closes_websockets_with_1001_and_does_not_wait_for_half_sent_requests() {
-    let dir = temp_dir().join("sigterm");
+    // A directory of its own: temp_dir() is the other tests' (and emptied by them).
+    let dir = std::env::temp_dir().join(format!("pussa-serve-sigterm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let mut served = serve(&dir);
     let addr = served.addr;
@@ -410,4 +412,5 @@ fn sigterm_closes_websockets_with_1001_and_does_not_wait_for_half_sent_requests(
         std::thread::sleep(Duration::from_millis(20));
     }
     drop(half);
+    let _ = std::fs::remove_dir_all(&dir);
 }
