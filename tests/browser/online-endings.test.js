@@ -136,10 +136,14 @@ test('the friend away: a countdown, then "Claim victory" and "Call it a draw"; t
   const { browser } = env;
   // A server of its own whose claim time is 8 s (`pussa serve --claim-after 8`; 60 s by default).
   const server = await startServer({ claimAfter: 8 });
-  // North joined but never opened the game: away since the server loaded it.
+  // North joined, answered South's first move without opening the game (a claim needs the
+  // friend to have moved: before that the game can only be aborted), and is away since the
+  // server loaded it.
   const g = await onlineGame(server);
   const south = await openAs(browser, server, g.id, g.S);
   await clickHole(south, server, g.id);
+  const afterSouth = await server.get(`/api/games/${g.id}`);
+  await server.post(`/api/games/${g.id}/moves`, { move: afterSouth.legal[0], token: g.N.token, expected_ply: afterSouth.ply });
   await south.waitForSelector('#claim-bar:not([hidden])');
   assert.match(await south.textContent('#claim-text'), /you may claim it in \d+ s/);
   assert.equal(await south.locator('#claim-win').isVisible(), false);

@@ -29,6 +29,10 @@ pub struct Args {
     /// the win or a draw [default: 60].
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub claim_after: Option<u64>,
+    /// Games one client (IP address) may create a minute, in a burst of as many; more are
+    /// answered 429 with Retry-After. 0: no limit [default: 120].
+    #[arg(long, value_name = "N")]
+    pub new_games_per_minute: Option<u32>,
 }
 
 /// The tables directory `--egtb` asks for: `none` → none; a directory → it (an error if it
@@ -72,15 +76,24 @@ fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
             _ => DEFAULT_ADDR.parse().expect("the default address parses"),
         },
     };
+    // A data directory that exists as something else is named as such (creating it would only
+    // say `File exists`).
+    let data_dir = |dir: PathBuf, what: &str| -> anyhow::Result<PathBuf> {
+        if dir.exists() && !dir.is_dir() {
+            anyhow::bail!(
+                "{what} {}: not a directory (it is a file; use --db FILE for a database file)",
+                dir.display()
+            );
+        }
+        Ok(dir.join("pussa.sqlite3"))
+    };
     let db = match (args.db, args.data) {
         (Some(db), _) => db,
-        (None, Some(dir)) => dir.join("pussa.sqlite3"),
-        (None, None) => {
-            let dir = std::env::var_os("PUSSA_DATA")
-                .filter(|d| !d.is_empty())
-                .map_or_else(|| PathBuf::from("data"), PathBuf::from);
-            dir.join("pussa.sqlite3")
-        }
+        (None, Some(dir)) => data_dir(dir, "--data")?,
+        (None, None) => match std::env::var_os("PUSSA_DATA").filter(|d| !d.is_empty()) {
+            Some(dir) => data_dir(PathBuf::from(dir), "PUSSA_DATA")?,
+            None => data_dir(PathBuf::from("data"), "the data directory")?,
+        },
     };
     Ok(pussa_server::Config { addr, db })
 }
@@ -92,6 +105,7 @@ fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let egtb = egtb_dir(args.egtb.as_deref())?;
     let claim_after = args.claim_after.map(std::time::Duration::from_secs);
+    let new_games = args.new_games_per_minute;
     let config = resolve(args)?;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
@@ -109,6 +123,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(after) = claim_after {
             server.set_claim_after(after);
         }
+        if let Some(n) = new_games {
+            server.set_new_games_per_minute(n);
+        }
         if let Some(dir) = &egtb {
             let games = server.use_tables(dir)?;
             let list: Vec<String> = games
@@ -122,11 +139,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             )?;
         }
         let addr = server.local_addr();
-        let games = server.games_in_memory();
+        let games = server.unfinished_games();
         outln!("pussa: open http://{addr}/")?;
         if games > 0 {
             outln!(
-                "pussa: {games} unfinished game(s) restored from {}",
+                "pussa: {games} unfinished game(s) found sound in {}",
                 config.db.display()
             )?;
         }

@@ -295,6 +295,21 @@ fn serve_reports_a_bad_address_and_an_unusable_data_dir() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("error: cannot open the database"), "{err}");
     assert_eq!(std::fs::read(&garbage).unwrap(), vec![0x5a_u8; 8192]);
+    // --data naming a file: said so, in one line.
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--egtb", "none", "--data"])
+        .arg(&garbage)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: --data {}: not a directory (it is a file; use --db FILE for a database file)",
+            garbage.display()
+        )
+    );
     let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
         .args(["serve"])
@@ -323,4 +338,105 @@ fn bare_pussa_takes_serves_options() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The opcodes (and, for a close frame, the code) of the frames a server sends until its close
+/// frame or the end of the stream.
+fn frames_until_close(s: &mut TcpStream) -> (Vec<u8>, Option<u16>) {
+    let mut ops = Vec::new();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        // Parse what is there.
+        while buf.len() >= 2 {
+            let op = buf[0] & 0x0f;
+            let (len, head) = match buf[1] & 0x7f {
+                126 if buf.len() >= 4 => (usize::from(u16::from_be_bytes([buf[2], buf[3]])), 4),
+                127 if buf.len() >= 10 => (
+                    usize::try_from(u64::from_be_bytes(buf[2..10].try_into().unwrap())).unwrap(),
+                    10,
+                ),
+                126 | 127 => break,
+                n => (usize::from(n), 2),
+            };
+            if buf.len() < head + len {
+                break;
+            }
+            ops.push(op);
+            if op == 8 {
+                let code = (len >= 2).then(|| u16::from_be_bytes([buf[head], buf[head + 1]]));
+                return (ops, code);
+            }
+            buf.drain(..head + len);
+        }
+        match s.read(&mut chunk) {
+            Ok(0) | Err(_) => return (ops, None),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+#[test]
+fn sigterm_closes_websockets_with_1001_and_does_not_wait_for_half_sent_requests() {
+    // A directory of its own: temp_dir() is the other tests' (and emptied by them).
+    let dir = std::env::temp_dir().join(format!("pussa-serve-sigterm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut served = serve(&dir);
+    let addr = served.addr;
+    let c = json_ok(
+        addr,
+        "POST",
+        "/api/games",
+        Some(&json!({"game": "raja-pasu"})),
+    );
+    let id = c["id"].as_str().unwrap();
+    let mut ws = TcpStream::connect(addr).unwrap();
+    ws.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        ws,
+        "GET /api/games/{id}/ws HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: \
+         Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        ws.read_exact(&mut byte).unwrap();
+        head.push(byte[0]);
+    }
+    assert!(
+        head.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
+    // Half a request head, never finished.
+    let mut half = TcpStream::connect(addr).unwrap();
+    half.write_all(b"GET /api/meta HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let t0 = Instant::now();
+    let status = Command::new("kill")
+        .args(["-TERM", &served.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (ops, code) = frames_until_close(&mut ws);
+    assert_eq!(
+        code,
+        Some(1001),
+        "frames {ops:?}: the socket must be told the server is going away"
+    );
+    loop {
+        if served.child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(8),
+            "the server waited for the half-sent request"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(half);
+    let _ = std::fs::remove_dir_all(&dir);
 }

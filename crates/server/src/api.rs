@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::app::{App, CreateReq, NewGame, OpponentReq};
-use crate::error::{ApiError, Json, Path, Query};
+use crate::error::{ApiError, Json, Path};
 use crate::{assets, engine, live, record, ws};
 
 type AppState = State<Arc<App>>;
@@ -67,13 +67,34 @@ pub async fn rules(Path(game): Path<String>) -> Result<Response, ApiError> {
 ///
 /// # Errors
 /// 400 for an unknown game, mode, side, opponent kind or level, or a level not offered in that
-/// game and mode; 500 if the game cannot be stored or the computer's first moves fail (see
-/// [`App::create`]).
+/// game and mode; 429 when the client's address has created its games for the minute
+/// ([`App::allow_new_game`]); 500 if the game cannot be stored or the computer's first moves
+/// fail (see [`App::create`]).
 pub async fn create(
     State(app): AppState,
+    Peer(peer): Peer,
     Json(req): Json<CreateReq>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
+    app.allow_new_game(peer)?;
     Ok((StatusCode::CREATED, Json(app.create(req).await?)))
+}
+
+/// The client's address, when the server knows it (served by [`crate::conn::serve`]).
+pub struct Peer(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
+    type Rejection = std::convert::Infallible;
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Peer, std::convert::Infallible> {
+        Ok(Peer(
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0.ip()),
+        ))
+    }
 }
 
 /// Body of `POST /api/games/{id}/join`.
@@ -294,25 +315,21 @@ pub async fn claim(
     Ok(Json(app.claim(&id, &req.token, draw).await?))
 }
 
-/// Query of `GET /api/games/{id}/hint`.
-#[derive(Deserialize)]
-pub struct HintQuery {
-    token: Option<String>,
-}
-
 /// `GET /api/games/{id}/hint?token=…`.
 ///
 /// # Errors
-/// 403 without a `token`, or for one that holds no seat; 404 for an unknown game; 409 for an
-/// online game, a game that is over, or a hint asked out of turn; 429 while a hint for this
-/// game is being computed; 500 if the engine fails. See [`App::hint`].
+/// 400 for a query parameter other than `token`, or one given twice; 403 without a `token`, or
+/// for one that holds no seat; 404 for an unknown game; 409 for an online game, a game that is
+/// over, or a hint asked out of turn; 429 while a hint for this game is being computed; 500 if
+/// the engine fails. See [`App::hint`].
 pub async fn hint(
     State(app): AppState,
     Path(id): Path<String>,
-    Query(q): Query<HintQuery>,
+    uri: axum::http::Uri,
 ) -> Result<Json<Value>, ApiError> {
+    let mut q = crate::error::query(uri.query(), &["token"])?;
     let token = q
-        .token
+        .remove("token")
         .ok_or_else(|| ApiError::forbidden("a hint needs the seat's token: ?token=…"))?;
     Ok(Json(app.hint(&id, &token).await?))
 }
@@ -365,12 +382,15 @@ pub struct ImportReq {
 /// # Errors
 /// 400 for a record that does not read (the message gives the line and column, and for a
 /// move the reason it is illegal), an unknown seat, or an unknown opponent kind or level, or a
-/// level not offered in the record's game and mode; 500 if the game cannot be stored or the
-/// computer's reply fails. See [`App::create_game`].
+/// level not offered in the record's game and mode; 429 when the client's address has created
+/// its games for the minute; 500 if the game cannot be stored or the computer's reply fails.
+/// See [`App::create_game`].
 pub async fn import(
     State(app): AppState,
+    Peer(peer): Peer,
     Json(req): Json<ImportReq>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
+    app.allow_new_game(peer)?;
     let rec = pussa_rules::record::Record::parse(&req.record)
         .map_err(|e| ApiError::bad_request(format!("record: {e}")))?;
     let seat = live::parse_side(req.seat.as_deref().unwrap_or("S"), "seat")?;
@@ -393,48 +413,77 @@ pub async fn import(
     Ok((StatusCode::CREATED, Json(v)))
 }
 
-/// Query of `GET /api/games`.
-#[derive(Deserialize)]
-pub struct ListQuery {
-    finished: Option<bool>,
-    limit: Option<u32>,
-}
+/// Most games `GET /api/games` lists at once (`limit`).
+pub const MAX_LIST: u32 = 200;
 
-/// `GET /api/games` (at most 200 games; 50 without `limit`).
+/// `GET /api/games?finished=true|false&limit=N` (50 games without `limit`, at most
+/// [`MAX_LIST`]).
 ///
 /// # Errors
-/// 500 for a database error.
-pub async fn list(
-    State(app): AppState,
-    Query(q): Query<ListQuery>,
-) -> Result<Json<Value>, ApiError> {
-    Ok(Json(app.list(q.finished, q.limit.unwrap_or(50))?))
+/// 400 for an unknown query parameter, one given twice, a `finished` other than true or false,
+/// a `limit` that is not a whole number 0-200; 500 for a database error.
+pub async fn list(State(app): AppState, uri: axum::http::Uri) -> Result<Json<Value>, ApiError> {
+    let q = crate::error::query(uri.query(), &["finished", "limit"])?;
+    let quoted = |v: &str| crate::util::cut(v, crate::util::QUOTE_MAX).into_owned();
+    let finished = match q.get("finished").map(String::as_str) {
+        None => None,
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "finished: expected true or false, found '{}'",
+                quoted(other)
+            )))
+        }
+    };
+    let limit = match q.get("limit") {
+        None => 50,
+        Some(v) => v
+            .parse::<u32>()
+            .ok()
+            .filter(|n| *n <= MAX_LIST)
+            .ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "limit: expected a whole number 0-{MAX_LIST}, found '{}'",
+                    quoted(v)
+                ))
+            })?,
+    };
+    Ok(Json(app.list(finished, limit)?))
 }
 
-/// `GET /api/games/{id}/ws`.
+/// `GET /api/games/{id}/ws` (`?token=SEAT_TOKEN`: the connection holds that seat from the
+/// start, as after a hello, and is never refused for the watchers' cap).
 ///
 /// # Errors
-/// 404 for an unknown game (500 for a database error loading it); 429 when the game already
-/// has [`ws::MAX_SOCKETS_PER_GAME`] connections; the upgrade's own status (400, 405 or 426)
-/// when the request is not a WebSocket upgrade.
+/// 404 for an unknown game (409 for one that cannot be continued, 500 for a database error
+/// loading it); 400 for an unknown query parameter; 403 for a token that holds no seat; 429
+/// when the seat already has [`ws::MAX_SOCKETS_PER_SEAT`] connections, or (without a token)
+/// when the game already has [`ws::MAX_WATCHERS`] watchers and [`ws::HELLO_RESERVE`]
+/// connections waiting for their hello; the upgrade's own status (400, 405 or 426) when the
+/// request is not a WebSocket upgrade.
 pub async fn websocket(
     State(app): AppState,
     Path(id): Path<String>,
+    uri: axum::http::Uri,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    let q = crate::error::query(uri.query(), &["token"])?;
     let slot = app.slot(&id)?;
-    // Count this connection now; the guard in ws::serve gives it back when it ends.
-    let open = slot
-        .sockets
-        .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-    let guard = ws::SocketGuard(std::sync::Arc::clone(&slot));
-    if open >= ws::MAX_SOCKETS_PER_GAME {
-        drop(guard);
-        return Err(ApiError::too_many(format!(
-            "too many connections to game {id}: at most {} at once",
-            ws::MAX_SOCKETS_PER_GAME
-        )));
-    }
+    let seats = match q.get("token") {
+        Some(token) => {
+            let seats = slot.seats_of(token);
+            if seats.is_empty() {
+                return Err(ApiError::forbidden(format!(
+                    "this token holds no seat in game {id}: watchers connect without one"
+                )));
+            }
+            seats
+        }
+        None => Vec::new(),
+    };
+    // A place now; the guard in ws::serve gives it back when the connection ends.
+    let guard = ws::SocketGuard::admit(std::sync::Arc::clone(&slot), seats.first().copied(), &id)?;
     let upgrade = upgrade.map_err(|rej| {
         ApiError::new(
             rej.status(),
@@ -444,7 +493,7 @@ pub async fn websocket(
     Ok(upgrade
         .max_message_size(ws::MAX_FRAME)
         .max_frame_size(ws::MAX_FRAME)
-        .on_upgrade(move |socket| ws::serve(socket, app, slot, guard)))
+        .on_upgrade(move |socket| ws::serve(socket, app, slot, guard, seats)))
 }
 
 /// Any other path under `/api/` (the path named as the client sent it, `/api` included).
@@ -471,8 +520,10 @@ pub async fn method_not_allowed(
 
 /// The web page's files.
 pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Response {
-    // `/api/` itself is not matched by the nested API router: answer it as the API does.
-    if uri.path().starts_with("/api/") {
+    // `/api/` itself is not matched by the nested API router, nor is an API path with a
+    // doubled slash (`//api/meta`, a base URL ending in `/`): answer them as the API does,
+    // naming the path as sent.
+    if uri.path().trim_start_matches('/').starts_with("api/") {
         return ApiError::not_found(format!(
             "no such API endpoint: {}",
             crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
@@ -497,7 +548,14 @@ pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Re
         .split('/')
         .any(|seg| seg == ".." || seg.starts_with('.'))
     {
-        return (StatusCode::NOT_FOUND, "not found\n").into_response();
+        return (
+            StatusCode::NOT_FOUND,
+            format!(
+                "not found: {}\n",
+                crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
+            ),
+        )
+            .into_response();
     }
     assets::serve(path)
 }

@@ -1,7 +1,7 @@
 //! The server's shared state and the game operations used by both HTTP and WebSocket handlers.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,8 +23,8 @@ pub struct Slot {
     /// Updates (JSON text) for every connection watching this game.
     pub tx: broadcast::Sender<Arc<str>>,
     hint_busy: AtomicBool,
-    /// Open WebSocket connections to this game.
-    pub sockets: std::sync::atomic::AtomicUsize,
+    /// The WebSocket connection places in use (see [`crate::ws::SocketGuard`]).
+    pub places: Mutex<crate::ws::Places>,
     /// The state JSON after the last change, readable while a move is being made (the computer
     /// may be thinking with the game locked).
     snapshot: Mutex<Arc<Value>>,
@@ -40,6 +40,8 @@ pub struct Slot {
     /// How long the other seat must be away before a player may claim (milliseconds; shared
     /// with [`App`], set by embedders).
     claim_after_ms: Arc<AtomicU64>,
+    /// When a request or connection last asked for this game ([`App::evict_idle`]).
+    last_used: Mutex<Instant>,
 }
 
 /// A game's connections, counted under one lock so that the presence messages come in order.
@@ -73,10 +75,11 @@ impl Slot {
             }),
             online: game.meta.opponent == Opponent::Online,
             claim_after_ms: Arc::clone(claim_after_ms),
+            last_used: Mutex::new(now),
             game: tokio::sync::Mutex::new(game),
             tx,
             hint_busy: AtomicBool::new(false),
-            sockets: std::sync::atomic::AtomicUsize::new(0),
+            places: Mutex::new(crate::ws::Places::default()),
         })
     }
 
@@ -217,6 +220,9 @@ impl Drop for HintGuard<'_> {
 pub struct App {
     store: Mutex<Store>,
     games: Mutex<HashMap<String, Arc<Slot>>>,
+    /// Stored games that cannot be rebuilt (a damaged row or move, an unknown computer level),
+    /// with the reason: refused with a 409, flagged in the list, never played on.
+    damaged: Mutex<HashMap<String, String>>,
     engine: Arc<Semaphore>,
     /// Hints running at once, over every game: one core fewer than the engine has (at least
     /// one), so that hints asked in many games queue among themselves and the computer's
@@ -229,13 +235,37 @@ pub struct App {
     /// How long a seat of an online game must be away before the other may claim
     /// (milliseconds; [`DEFAULT_CLAIM_AFTER`] until [`App::set_claim_after`]).
     claim_after_ms: Arc<AtomicU64>,
+    /// Games one client address may create a minute (0: no limit; see
+    /// [`App::set_new_games_per_minute`]).
+    new_games_per_minute: AtomicU32,
+    /// Each client address's allowance of new games.
+    creations: Mutex<HashMap<std::net::IpAddr, Allowance>>,
+    /// Unfinished games found sound when the server started.
+    restored: usize,
+    /// WebSocket connections being served (see [`App::sockets_open`]).
+    pub(crate) sockets_open: std::sync::atomic::AtomicUsize,
 }
+
+/// A client's allowance of new games: a token bucket refilled continuously.
+#[derive(Clone, Copy, Debug)]
+struct Allowance {
+    tokens: f64,
+    last: Instant,
+}
+
+/// Games one client address may create a minute unless set otherwise (a burst of as many).
+pub const DEFAULT_NEW_GAMES_PER_MINUTE: u32 = 120;
+
+/// How long a game nobody asks for stays in memory unless set otherwise (it is loaded again
+/// from the database when asked for).
+pub const DEFAULT_EVICT_AFTER: Duration = Duration::from_secs(600);
 
 /// How long a player's friend must be away before the player may claim the game.
 pub const DEFAULT_CLAIM_AFTER: Duration = Duration::from_secs(60);
 
-/// How far back the `series` of a rematch is followed.
-const MAX_SERIES: usize = 100;
+/// How far back the `series` of a rematch is followed (a longer chain says `"game": null` and
+/// `"partial": true`; each step is one indexed read).
+const MAX_SERIES: usize = 10_000;
 
 /// What `POST /api/games` asks for.
 #[derive(Debug, Default, serde::Deserialize)]
@@ -255,7 +285,10 @@ pub struct CreateReq {
 
 /// The opponent asked for.
 #[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = r#"an object like {"kind": "computer", "level": "club"}"#
+)]
 pub struct OpponentReq {
     /// `computer`, `hotseat` or `online`.
     pub kind: String,
@@ -326,9 +359,18 @@ fn seat_answer(id: &str, seat: Side, token: &str, state: Value) -> Value {
     })
 }
 
-/// Rebuilds a stored game and reads its `series` from the database.
+/// Rebuilds a stored game and reads its `series` from the database. An unfinished game against
+/// the computer must have a level this pussa knows, or the computer could never reply (a known
+/// level since left off the game's ladder is kept: the game goes on at it).
 fn load(store: &Store, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
     let mut g = LiveGame::from_rows(row, moves)?;
+    if let Opponent::Computer { level } = &g.meta.opponent {
+        if !g.over() {
+            level
+                .parse::<pussa_engine::Level>()
+                .map_err(|e| format!("the computer's level: {e}"))?;
+        }
+    }
     if g.meta.opponent == Opponent::Online {
         g.meta.series = series(store, &row.id).map_err(|e| e.to_string())?;
     }
@@ -336,17 +378,25 @@ fn load(store: &Store, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, Str
 }
 
 /// The `series` of game `id`: `{"game": 3, "score": {"S": 1.5, "N": 0.5}}` when it is a
-/// rematch (followed back at most [`MAX_SERIES`] games), else `None`. The score is the points
+/// rematch, else `None` (followed back at most [`MAX_SERIES`] games: beyond, or on a link that
+/// loops, `"game": null, "partial": true` and the score of the games followed). The score is the points
 /// the players now at South and North won in the earlier games (a win 1, a draw ½; aborted and
 /// unfinished games do not count); sides swap at every rematch.
 fn series(store: &Store, id: &str) -> rusqlite::Result<Option<Value>> {
     let mut score = [0.0f64; 2];
     let mut back = 0usize;
     let mut cur = id.to_string();
-    while back < MAX_SERIES {
+    let mut seen = std::collections::HashSet::from([id.to_string()]);
+    let mut partial = false;
+    loop {
         let Some(prev) = store.rematch_of(&cur)? else {
             break;
         };
+        // Cut short (never by the server's own links): say so rather than miscount.
+        if back >= MAX_SERIES || !seen.insert(prev.id.clone()) {
+            partial = true;
+            break;
+        }
         back += 1;
         let counted = prev.finished.is_some() && prev.ended.as_deref() != Some("abort");
         // The player now at South sat at North `back` games ago when `back` is odd.
@@ -364,7 +414,13 @@ fn series(store: &Store, id: &str) -> rusqlite::Result<Option<Value>> {
         }
         cur = prev.id;
     }
-    Ok((back > 0).then(|| json!({"game": back + 1, "score": {"S": score[0], "N": score[1]}})))
+    Ok((back > 0).then(|| {
+        if partial {
+            json!({"game": null, "partial": true, "score": {"S": score[0], "N": score[1]}})
+        } else {
+            json!({"game": back + 1, "score": {"S": score[0], "N": score[1]}})
+        }
+    }))
 }
 
 /// The seats `token` holds in `g`, or `403 this token holds no seat in game …`.
@@ -420,25 +476,40 @@ impl App {
     /// logged and skipped (it stays in the file untouched).
     pub fn open(store: Store) -> anyhow::Result<Arc<App>> {
         let mut games = HashMap::new();
+        let mut damaged = HashMap::new();
         let claim_after_ms = Arc::new(AtomicU64::new(DEFAULT_CLAIM_AFTER.as_millis() as u64));
+        let mut restored = 0;
         for row in store.unfinished()? {
             let moves = store.moves(&row.id)?;
             match load(&store, &row, &moves) {
+                // Every game is checked; only those the computer must move in now stay in
+                // memory (the others are loaded when asked for).
                 Ok(g) => {
-                    games.insert(row.id.clone(), Slot::new(g, &claim_after_ms));
+                    restored += 1;
+                    if g.to_move().is_some_and(|side| g.is_computer(side)) {
+                        games.insert(row.id.clone(), Slot::new(g, &claim_after_ms));
+                    }
                 }
-                Err(e) => tracing::error!("cannot rebuild game {}: {e}", row.id),
+                Err(e) => {
+                    tracing::error!("game {} cannot be continued: {e}", row.id);
+                    damaged.insert(row.id.clone(), e);
+                }
             }
         }
         let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         let app = Arc::new(App {
             store: Mutex::new(store),
             games: Mutex::new(games),
+            damaged: Mutex::new(damaged),
             engine: Arc::new(Semaphore::new(threads)),
             hints: Arc::new(Semaphore::new(threads.saturating_sub(1).max(1))),
             tables: std::sync::OnceLock::new(),
             shutdown: tokio::sync::watch::Sender::new(false),
             claim_after_ms,
+            new_games_per_minute: AtomicU32::new(DEFAULT_NEW_GAMES_PER_MINUTE),
+            creations: Mutex::new(HashMap::new()),
+            restored,
+            sockets_open: std::sync::atomic::AtomicUsize::new(0),
         });
         Ok(app)
     }
@@ -448,6 +519,76 @@ impl App {
     pub fn set_claim_after(&self, after: Duration) {
         let ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
         self.claim_after_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// How many games one client address may create a minute (`POST /api/games`, `…/import`;
+    /// a burst of as many; 0: no limit); [`DEFAULT_NEW_GAMES_PER_MINUTE`] until set.
+    pub fn set_new_games_per_minute(&self, n: u32) {
+        self.new_games_per_minute.store(n, Ordering::Relaxed);
+    }
+
+    /// Takes one new game from the allowance of the client at `ip` (none known: allowed).
+    ///
+    /// # Errors
+    /// 429 `too many new games from your address: …`, with the seconds until the next one is
+    /// allowed (`Retry-After`).
+    pub fn allow_new_game(&self, ip: Option<std::net::IpAddr>) -> Result<(), ApiError> {
+        let per_minute = self.new_games_per_minute.load(Ordering::Relaxed);
+        let Some(ip) = ip.filter(|_| per_minute > 0) else {
+            return Ok(());
+        };
+        let cap = f64::from(per_minute);
+        let rate = cap / 60.0;
+        let now = Instant::now();
+        let refill =
+            |a: &Allowance| (a.tokens + now.duration_since(a.last).as_secs_f64() * rate).min(cap);
+        let mut all = lock(&self.creations);
+        if all.len() >= 10_000 {
+            // Forget the clients whose allowance is whole again.
+            all.retain(|_, a| refill(a) < cap);
+        }
+        let a = all.entry(ip).or_insert(Allowance {
+            tokens: cap,
+            last: now,
+        });
+        a.tokens = refill(a);
+        a.last = now;
+        if a.tokens >= 1.0 {
+            a.tokens -= 1.0;
+            return Ok(());
+        }
+        let wait = ((1.0 - a.tokens) / rate).ceil().max(1.0) as u64;
+        let mut e = ApiError::too_many(format!(
+            "too many new games from your address: at most {per_minute} a minute; try again \
+             in {wait} s"
+        ));
+        e.retry_after = Some(wait);
+        Err(e)
+    }
+
+    /// Drops from memory the games nobody has asked for in `idle` and that nothing holds (no
+    /// connection, request or computer move): they are loaded again from the database when
+    /// asked for (their draw and takeback offers, kept in memory only, are forgotten). Answers
+    /// how many were dropped.
+    pub fn evict_idle(&self, idle: Duration) -> usize {
+        let mut games = lock(&self.games);
+        let before = games.len();
+        games.retain(|_, slot| {
+            Arc::strong_count(slot) > 1 || lock(&slot.last_used).elapsed() < idle
+        });
+        before - games.len()
+    }
+
+    /// WebSocket connections being served now (their closing handshake included).
+    #[must_use]
+    pub fn sockets_open(&self) -> usize {
+        self.sockets_open.load(Ordering::Acquire)
+    }
+
+    /// Unfinished games found sound in the database when the server started.
+    #[must_use]
+    pub fn restored(&self) -> usize {
+        self.restored
     }
 
     /// Gives the computer and the hints these endgame tables. Only the first call counts: `false`
@@ -512,24 +653,51 @@ impl App {
         }
     }
 
+    /// The stored games that cannot be continued, with the reason (see [`App::slot`]).
+    #[must_use]
+    pub fn damaged(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = lock(&self.damaged)
+            .iter()
+            .map(|(id, why)| (id.clone(), why.clone()))
+            .collect();
+        out.sort();
+        out
+    }
+
     /// The slot of game `id`, loading it from the database when it is not in memory.
     ///
     /// # Errors
-    /// 404 for an unknown id; 500 for a database error or a game that does not replay.
+    /// 404 for an unknown id; 409 `game … cannot be continued: …` for a stored game that does
+    /// not rebuild (a damaged row or move, an unknown computer level: see [`App::damaged`]);
+    /// 500 for a database error.
     pub fn slot(&self, id: &str) -> Result<Arc<Slot>, ApiError> {
         if !util::valid_game_id(id) {
             return Err(ApiError::not_found(format!("no game with id '{id}'")));
         }
         let mut games = lock(&self.games);
         if let Some(s) = games.get(id) {
+            *lock(&s.last_used) = Instant::now();
             return Ok(Arc::clone(s));
+        }
+        let cannot =
+            |why: &str| ApiError::conflict(format!("game {id} cannot be continued: {why}"));
+        if let Some(why) = lock(&self.damaged).get(id) {
+            return Err(cannot(why));
         }
         let store = lock(&self.store);
         let Some(row) = store.game(id)? else {
             return Err(ApiError::not_found(format!("no game with id '{id}'")));
         };
         let moves = store.moves(id)?;
-        let g = load(&store, &row, &moves).map_err(ApiError::internal)?;
+        let g = match load(&store, &row, &moves) {
+            Ok(g) => g,
+            Err(why) => {
+                tracing::error!("game {id} cannot be continued: {why}");
+                let e = cannot(&why);
+                lock(&self.damaged).insert(id.to_string(), why);
+                return Err(e);
+            }
+        };
         drop(store);
         let slot = Slot::new(g, &self.claim_after_ms);
         games.insert(id.to_string(), Arc::clone(&slot));
@@ -1191,18 +1359,32 @@ impl App {
     }
 
     /// `POST /api/games/{id}/claim`: the win (`draw` false) or a draw, when the other seat of
-    /// an online game has been away for the claim time.
+    /// an online game has been away for the claim time, has moved at least once (else the
+    /// game can only be aborted), and the claimant is connected (said hello on a WebSocket).
     ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 not online, not joined, over, the
-    /// friend present or not away long enough; 500 as [`App::slot`], or a database error.
+    /// claimant not connected, the friend present, not away long enough or not moved yet; 500
+    /// as [`App::slot`], or a database error.
     pub async fn claim(&self, id: &str, token: &str, draw: bool) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
         let me = online_seat(&g, token, "a claim")?;
+        if slot.away(me).is_some() {
+            return Err(ApiError::conflict(
+                "you are not connected to the game: only a player who is here may claim it",
+            ));
+        }
         let Some(away) = slot.away(me.other()) else {
             return Err(ApiError::conflict("your friend is here"));
         };
+        // As on lichess: a game the absent side has not moved in yet can only be aborted.
+        if !g.moves.iter().any(|m| m.side == me.other()) {
+            return Err(ApiError::conflict(format!(
+                "{} has not moved yet: abort the game instead (no result)",
+                me.other()
+            )));
+        }
         let after = slot.claim_after();
         if away < after {
             return Err(ApiError::conflict(format!(
@@ -1289,6 +1471,7 @@ impl App {
     /// On a database error.
     pub fn list(&self, finished: Option<bool>, limit: u32) -> Result<Value, ApiError> {
         let rows = lock(&self.store).list(finished, limit.min(200))?;
+        let damaged = lock(&self.damaged);
         let games: Vec<Value> = rows
             .into_iter()
             .map(|r| {
@@ -1301,6 +1484,7 @@ impl App {
                     "created": util::rfc3339(r.created),
                     "finished": r.finished.map(util::rfc3339),
                     "ply": r.ply, "winner": r.winner, "ended": r.ended,
+                    "damaged": damaged.get(&r.id),
                 })
             })
             .collect();

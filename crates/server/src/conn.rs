@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::Request;
+use axum::response::IntoResponse as _;
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -30,7 +31,7 @@ pub struct Limits {
     pub body_read_timeout: Duration,
     /// HTTP connections served at once; while that many are open, new ones wait in the
     /// listener's backlog. WebSocket connections stop counting once upgraded (a game takes at
-    /// most [`crate::ws::MAX_SOCKETS_PER_GAME`]).
+    /// most [`crate::ws::MAX_WATCHERS`] watchers and its players' own).
     pub max_connections: usize,
 }
 
@@ -44,9 +45,16 @@ impl Default for Limits {
     }
 }
 
+/// How long a shutdown waits for the requests in flight (and the WebSocket closing
+/// handshakes); a connection still open then (one that sent half a request head, say) is
+/// dropped.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
 /// Serves `router` on `listener` until `shutdown` resolves; then stops accepting, tells every
 /// open connection to finish its request in flight and close (`closing` is set to true first,
-/// so that WebSocket connections close themselves), and waits for them.
+/// so that WebSocket connections close themselves), and waits for them at most
+/// [`SHUTDOWN_GRACE`]: a connection still open then is left to be dropped with the runtime
+/// (one that sent half a request would otherwise hold the stop for its header timeout).
 ///
 /// # Errors
 /// Never at present: accept errors are logged and retried (after a pause when the process is
@@ -61,15 +69,30 @@ pub async fn serve(
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let open = Arc::new(Semaphore::new(max));
     let body_timeout = limits.body_read_timeout;
-    let router = router.layer(axum::middleware::map_request(
-        move |req: Request| async move {
-            req.map(|b| {
+    let router = router.layer(axum::middleware::from_fn(
+        move |req: Request, next: axum::middleware::Next| async move {
+            // A body announced over the limit is refused from the head, not waited for.
+            let declared = req
+                .headers()
+                .get(axum::http::header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            if declared.is_some_and(|n| n > crate::MAX_BODY as u64) {
+                let mut resp = crate::error::body_too_large().into_response();
+                resp.headers_mut().insert(
+                    axum::http::header::CONNECTION,
+                    axum::http::HeaderValue::from_static("close"),
+                );
+                return resp;
+            }
+            let req = req.map(|b| {
                 if b.is_end_stream() {
                     b
                 } else {
                     Body::new(TimedBody::new(b, body_timeout))
                 }
-            })
+            });
+            next.run(req).await
         },
     ));
     let mut builder = hyper::server::conn::http1::Builder::new();
@@ -85,9 +108,16 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             r = listener.accept() => match r {
-                Ok((stream, _peer)) => stream,
+                Ok((stream, peer)) => {
+                    // Small writes in a row (a move's ack, then its update) go out at once, not
+                    // after the peer's delayed ACK (Nagle's algorithm: about 40 ms).
+                    if let Err(e) = stream.set_nodelay(true) {
+                        tracing::debug!("TCP_NODELAY not set: {e}");
+                    }
+                    (stream, peer)
+                }
                 Err(e) => {
                     if !is_connection_error(&e) {
                         // Out of file descriptors, typically: wait for some to be given back
@@ -103,11 +133,17 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        // Each request knows its client's address (the per-client limits).
+        let service = tower::ServiceExt::map_request(
+            router.clone(),
+            move |mut req: axum::http::Request<hyper::body::Incoming>| {
+                req.extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                req
+            },
+        );
         let conn = builder
-            .serve_connection(
-                TokioIo::new(stream),
-                TowerToHyperService::new(router.clone()),
-            )
+            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
             .with_upgrades();
         let mut closing_rx = closing.subscribe();
         tokio::spawn(async move {
@@ -132,7 +168,7 @@ pub async fn serve(
     }
     closing.send_replace(true);
     // Every connection holds a permit until it ends.
-    let _all = open.acquire_many(max as u32).await;
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, open.acquire_many(max as u32)).await;
     Ok(())
 }
 

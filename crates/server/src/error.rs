@@ -15,6 +15,8 @@ pub struct ApiError {
     pub status: StatusCode,
     /// What went wrong, for people.
     pub message: String,
+    /// Seconds after which the request may be tried again (a `Retry-After` header).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -24,6 +26,7 @@ impl ApiError {
         ApiError {
             status,
             message: crate::util::cut_quoted(&message.into()),
+            retry_after: None,
         }
     }
     /// 400.
@@ -73,7 +76,12 @@ impl std::fmt::Display for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, axum::Json(self.body())).into_response()
+        let mut resp = (self.status, axum::Json(self.body())).into_response();
+        if let Some(secs) = self.retry_after {
+            resp.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        resp
     }
 }
 
@@ -90,6 +98,20 @@ pub struct Json<T>(pub T);
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
     type Rejection = ApiError;
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        // A compressed body would only read as malformed JSON, and a mislabelled plain one
+        // would be taken: the encoding is refused by name.
+        if let Some(enc) = req.headers().get(axum::http::header::CONTENT_ENCODING) {
+            let enc = String::from_utf8_lossy(enc.as_bytes()).trim().to_string();
+            if !enc.eq_ignore_ascii_case("identity") {
+                return Err(ApiError::new(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    format!(
+                        "Content-Encoding {} is not supported: send the body uncompressed",
+                        crate::util::cut(&enc, crate::util::QUOTE_MAX)
+                    ),
+                ));
+            }
+        }
         // Checked as JSON first (content type, size, syntax) but kept as text, so that the
         // struct is read from the text itself: a field given twice is refused there, where a
         // parsed map would have kept the last value without a word.
@@ -147,14 +169,67 @@ pub fn read_object<T: DeserializeOwned>(text: &str) -> Result<T, ShapeError> {
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         // `path: message`, where the path holds field names as sent, unquoted: cut it here.
         let (full, inner) = (e.to_string(), e.inner().to_string());
-        ShapeError::Fields(match full.strip_suffix(&inner) {
-            Some(path) if !path.is_empty() => format!(
+        let path = full
+            .strip_suffix(&inner)
+            .map(|p| p.trim_end_matches(": "))
+            .filter(|p| !p.is_empty() && *p != ".");
+        let inner = plain_serde_message(&inner);
+        ShapeError::Fields(match path {
+            Some(path) => format!(
                 "{}: {inner}",
-                crate::util::cut(path.trim_end_matches(": "), crate::util::QUOTE_MAX)
+                crate::util::cut(path, crate::util::QUOTE_MAX)
             ),
-            _ => full,
+            None => inner,
         })
     })
+}
+
+/// serde's message said as the rest of the API says things: without the position (` at line 1
+/// column 41`: the field's name says where), and `expected X, found Y` rather than `invalid
+/// type: Y, expected X`.
+fn plain_serde_message(msg: &str) -> String {
+    let msg = match msg.rfind(" at line ") {
+        Some(i) if msg[i..].contains(" column ") => &msg[..i],
+        _ => msg,
+    };
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some((found, expected)) = msg
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split_once(", expected "))
+        {
+            return format!("expected {expected}, found {found}");
+        }
+    }
+    msg.to_string()
+}
+
+/// The `serde_json` error under a rejection, if there is one.
+fn serde_error(rej: &JsonRejection) -> Option<&serde_json::Error> {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(rej);
+    while let Some(e) = source {
+        if let Some(e) = e.downcast_ref::<serde_json::Error>() {
+            return Some(e);
+        }
+        // axum reads bodies through serde_path_to_error.
+        if let Some(e) = e.downcast_ref::<serde_path_to_error::Error<serde_json::Error>>() {
+            return Some(e.inner());
+        }
+        source = e.source();
+    }
+    None
+}
+
+/// `413 request body too large: at most 256 KiB (262144 bytes)`.
+#[must_use]
+pub fn body_too_large() -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!(
+            "request body too large: at most {} KiB ({} bytes)",
+            crate::MAX_BODY / 1024,
+            crate::MAX_BODY
+        ),
+    )
 }
 
 fn json_rejection(rej: &JsonRejection) -> ApiError {
@@ -171,11 +246,17 @@ fn json_rejection(rej: &JsonRejection) -> ApiError {
     let status = rej.status();
     let message = match rej {
         JsonRejection::JsonDataError(e) => format!("bad request body: {}", e.body_text()),
-        JsonRejection::JsonSyntaxError(e) => format!("malformed JSON: {}", e.body_text()),
+        JsonRejection::JsonSyntaxError(e) => match serde_error(rej) {
+            Some(se) if se.is_eof() && se.line() == 1 && se.column() == 0 => {
+                "the request body is empty: expected a JSON object".to_string()
+            }
+            Some(se) => format!("malformed JSON: {se}"),
+            None => format!("malformed JSON: {}", e.body_text()),
+        },
         JsonRejection::MissingJsonContentType(_) => {
             "the request body must be JSON with Content-Type: application/json".to_string()
         }
-        _ if status == StatusCode::PAYLOAD_TOO_LARGE => "request body too large".to_string(),
+        _ if status == StatusCode::PAYLOAD_TOO_LARGE => return body_too_large(),
         other => other.body_text(),
     };
     // axum answers 422 for well-formed JSON of the wrong shape; for this API, 422 means an
@@ -219,5 +300,40 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
 }
 
 fn query_rejection(rej: &QueryRejection) -> ApiError {
-    ApiError::bad_request(rej.body_text())
+    let text = rej.body_text();
+    let text = text
+        .strip_prefix("Failed to deserialize query string: ")
+        .unwrap_or(&text);
+    ApiError::bad_request(format!("bad query string: {}", plain_serde_message(text)))
+}
+
+/// A query string read strictly: each parameter's value by name, for the names in `allowed`.
+///
+/// # Errors
+/// 400 `unknown query parameter 'finishd': expected finished or limit` for a name not in
+/// `allowed` (a misspelt parameter must not be ignored), `query parameter 'token' given twice`.
+pub fn query(
+    raw: Option<&str>,
+    allowed: &[&str],
+) -> Result<std::collections::BTreeMap<String, String>, ApiError> {
+    let mut out = std::collections::BTreeMap::new();
+    for (name, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+        if !allowed.contains(&name.as_ref()) {
+            let expected = match allowed {
+                [] => "this endpoint takes no query parameters".to_string(),
+                [one] => format!("expected {one}"),
+                [rest @ .., last] => format!("expected {} or {last}", rest.join(", ")),
+            };
+            return Err(ApiError::bad_request(format!(
+                "unknown query parameter '{}': {expected}",
+                crate::util::cut(&name, crate::util::QUOTE_MAX)
+            )));
+        }
+        if out.insert(name.to_string(), value.to_string()).is_some() {
+            return Err(ApiError::bad_request(format!(
+                "query parameter '{name}' given twice"
+            )));
+        }
+    }
+    Ok(out)
 }

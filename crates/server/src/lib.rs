@@ -63,6 +63,7 @@ pub struct Server {
     listener: tokio::net::TcpListener,
     app: Arc<app::App>,
     limits: conn::Limits,
+    evict_after: std::time::Duration,
 }
 
 /// The router: the API under `/api/`, the page everywhere else.
@@ -181,6 +182,9 @@ impl Server {
                     config.db.display()
                 )
             }
+            Err(store::OpenError::Refused(why)) => {
+                anyhow::bail!("cannot open the database {}: {why}", config.db.display())
+            }
             Err(e) => {
                 return Err(e)
                     .with_context(|| format!("cannot open the database {}", config.db.display()))
@@ -194,6 +198,7 @@ impl Server {
             listener,
             app,
             limits: conn::Limits::default(),
+            evict_after: app::DEFAULT_EVICT_AFTER,
         })
     }
 
@@ -250,14 +255,40 @@ impl Server {
         self.app.set_claim_after(after);
     }
 
-    /// Games rebuilt in memory.
+    /// The server's shared state (for embedders and tests that look inside while it runs).
+    #[must_use]
+    pub fn app(&self) -> Arc<app::App> {
+        Arc::clone(&self.app)
+    }
+
+    /// Games held in memory now.
     #[must_use]
     pub fn games_in_memory(&self) -> usize {
         self.app.games_in_memory()
     }
 
-    /// Serves until `shutdown` resolves, then finishes the requests in flight (see
-    /// [`conn::serve`] for the limits on slow clients).
+    /// Unfinished games found sound in the database at start (each is loaded into memory when
+    /// asked for; see [`Server::set_evict_after`]).
+    #[must_use]
+    pub fn unfinished_games(&self) -> usize {
+        self.app.restored()
+    }
+
+    /// How many games one client address may create a minute (0: no limit);
+    /// [`app::DEFAULT_NEW_GAMES_PER_MINUTE`] until set.
+    pub fn set_new_games_per_minute(&self, n: u32) {
+        self.app.set_new_games_per_minute(n);
+    }
+
+    /// How long a game nobody asks for stays in memory ([`app::DEFAULT_EVICT_AFTER`] until
+    /// set). Call before [`Server::run`].
+    pub fn set_evict_after(&mut self, after: std::time::Duration) {
+        self.evict_after = after;
+    }
+
+    /// Serves until `shutdown` resolves, then finishes the requests in flight and closes the
+    /// WebSocket connections with code 1001, waiting at most [`conn::SHUTDOWN_GRACE`] for each
+    /// (see [`conn::serve`] for the limits on slow clients).
     ///
     /// # Errors
     /// When the listener fails.
@@ -266,17 +297,41 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
         self.app.resume_computer_moves();
+        // Games nobody asks for leave memory (they stay in the database).
+        let sweeper = {
+            let app = Arc::clone(&self.app);
+            let idle = self.evict_after;
+            let every = (idle / 2).clamp(
+                std::time::Duration::from_millis(50),
+                std::time::Duration::from_secs(60),
+            );
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(every);
+                loop {
+                    tick.tick().await;
+                    app.evict_idle(idle);
+                }
+            })
+        };
         let router = router(Arc::clone(&self.app));
         // Setting `shutdown` also closes the WebSocket connections, which would otherwise hold
         // the graceful shutdown open.
-        conn::serve(
+        let result = conn::serve(
             self.listener,
             router,
             self.limits,
             self.app.shutdown.clone(),
             shutdown,
         )
-        .await?;
+        .await;
+        sweeper.abort();
+        // The WebSocket connections were told to close (code 1001): let them say so before
+        // the process ends.
+        let t0 = std::time::Instant::now();
+        while self.app.sockets_open() > 0 && t0.elapsed() < conn::SHUTDOWN_GRACE {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        result?;
         Ok(())
     }
 }

@@ -502,7 +502,8 @@ impl LiveGame {
     /// Rebuilds a stored game by replaying its moves through the rules.
     ///
     /// # Errors
-    /// A description of the first move that does not replay (a corrupted row).
+    /// A description of what is damaged: a field of the row that does not read, a stored ply
+    /// count that is not the number of moves, the first move that does not replay.
     pub fn from_rows(row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
         let game: Game = row
             .game
@@ -552,6 +553,13 @@ impl LiveGame {
             offers: Offers::default(),
             series: None,
         };
+        if row.ply != moves.len() as i64 {
+            return Err(format!(
+                "its row says {} moves were played but {} are stored",
+                row.ply,
+                moves.len()
+            ));
+        }
         let mut g = LiveGame::new(meta).map_err(|e| format!("game {}: {e}", row.id))?;
         for (i, m) in moves.iter().enumerate() {
             if m.ply != i as i64 + 1 {

@@ -165,18 +165,148 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
     })
 }
 
+/// The `PRAGMA application_id` of a pussa database (`puss` in ASCII).
+pub const APPLICATION_ID: i32 = 0x7075_7373;
+/// The schema version this pussa writes (`PRAGMA user_version`; databases made before the
+/// marker have 0 and are upgraded in place). A database with a higher version was written by a
+/// newer pussa and is refused.
+pub const SCHEMA_VERSION: i32 = 1;
+
+/// The columns every pussa `games` table has had since the first release.
+const BASE_COLS: &[&str] = &[
+    "id",
+    "game",
+    "mode",
+    "first",
+    "opponent",
+    "level",
+    "creator_seat",
+    "created",
+    "finished",
+    "winner",
+    "ply",
+];
+
+/// Why a database was not opened.
+#[derive(Debug)]
+pub enum OpenError {
+    /// SQLite's own error (busy, not a database, I/O).
+    Sqlite(rusqlite::Error),
+    /// The file is a database, but not one this pussa may use: another application's, a newer
+    /// pussa's, or a damaged one. The message says which, in one line.
+    Refused(String),
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::Sqlite(e) => write!(f, "{e}"),
+            OpenError::Refused(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            OpenError::Sqlite(e) => Some(e),
+            OpenError::Refused(_) => None,
+        }
+    }
+}
+
+impl From<rusqlite::Error> for OpenError {
+    fn from(e: rusqlite::Error) -> OpenError {
+        OpenError::Sqlite(e)
+    }
+}
+
+impl OpenError {
+    /// SQLite's error code, for a SQLite error.
+    #[must_use]
+    pub fn sqlite_error_code(&self) -> Option<rusqlite::ErrorCode> {
+        match self {
+            OpenError::Sqlite(e) => e.sqlite_error_code(),
+            OpenError::Refused(_) => None,
+        }
+    }
+}
+
+/// Checks, before anything is written, that `conn` is an empty database, a pussa database of
+/// this schema version or older, or a pussa database made before the schema marker (tables
+/// `games` and `moves`, with the original columns).
+fn check_identity(conn: &Connection) -> Result<(), OpenError> {
+    let app_id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    let version: i32 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let tables: Vec<String> = {
+        let mut st = conn.prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
+             ORDER BY name",
+        )?;
+        let names = st.query_map([], |r| r.get(0))?;
+        names.collect::<rusqlite::Result<_>>()?
+    };
+    if app_id != 0 && app_id != APPLICATION_ID {
+        return Err(OpenError::Refused(format!(
+            "not a pussa database (its application_id is {app_id:#010x})"
+        )));
+    }
+    if version > SCHEMA_VERSION {
+        return Err(OpenError::Refused(format!(
+            "written by a newer pussa (schema version {version}; this pussa reads up to \
+             {SCHEMA_VERSION}): use that version"
+        )));
+    }
+    if tables.is_empty() {
+        return Ok(());
+    }
+    let has = |t: &str| tables.iter().any(|n| n == t);
+    let listed = || crate::util::cut(&tables.join(", "), 200).to_string();
+    let games_cols: Vec<String> = {
+        let mut st = conn.prepare("SELECT name FROM pragma_table_info('games')")?;
+        let names = st.query_map([], |r| r.get(0))?;
+        names.collect::<rusqlite::Result<_>>()?
+    };
+    let pussa_games = BASE_COLS.iter().all(|c| games_cols.iter().any(|h| h == c));
+    if app_id == 0 && !pussa_games {
+        return Err(OpenError::Refused(format!(
+            "not a pussa database (it has tables {})",
+            listed()
+        )));
+    }
+    if !pussa_games {
+        return Err(OpenError::Refused(
+            "a damaged pussa database: its games table is missing or lacks columns".into(),
+        ));
+    }
+    if !has("moves") {
+        let games: i64 = conn.query_row("SELECT count(*) FROM games", [], |r| r.get(0))?;
+        if games > 0 {
+            return Err(OpenError::Refused(format!(
+                "a damaged pussa database: it holds {games} game(s) but no moves table"
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl Store {
-    /// Opens (creating if needed) the database file, in WAL mode, and its tables.
+    /// Opens (creating if needed) the database file, in WAL mode, and its tables, and marks it
+    /// as a pussa database of [`SCHEMA_VERSION`] (`PRAGMA application_id` and `user_version`).
     ///
     /// # Errors
-    /// When the file cannot be opened or is not a pussa database.
-    pub fn open(path: &Path) -> rusqlite::Result<Store> {
+    /// [`OpenError::Sqlite`] when the file cannot be opened or read (another server holds it,
+    /// not a database); [`OpenError::Refused`] for another application's database, one written
+    /// by a newer pussa, or a pussa database missing its moves table while it holds games.
+    /// Nothing is written to a refused file.
+    pub fn open(path: &Path) -> Result<Store, OpenError> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(1))?;
         // One server per file: the games live in its memory too, so a second server on the same
         // file would diverge. The exclusive lock is taken by the first write below and held
         // until the process ends (the OS drops it even after kill -9).
         conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+        check_identity(&conn)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         // WAL + NORMAL: a commit survives the process being killed (kill -9); only a power
         // loss can take back the last commits.
@@ -184,6 +314,8 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.execute_batch(SCHEMA)?;
         migrate(&conn)?;
+        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         conn.execute_batch("BEGIN IMMEDIATE; COMMIT;")?;
         Ok(Store { conn })
     }

@@ -29,17 +29,130 @@ pub const PING_EVERY: Duration = Duration::from_secs(30);
 /// dead or silent clients do not keep a game's places.
 pub const IDLE_LIMIT: Duration = Duration::from_secs(75);
 
-/// WebSocket connections one game accepts at once (players and watchers).
-pub const MAX_SOCKETS_PER_GAME: usize = 100;
+/// Watchers (connections that have not said hello with a seat's token) one game accepts at
+/// once. The players' connections never count against it.
+pub const MAX_WATCHERS: usize = 100;
+/// Connections a game accepts beyond [`MAX_WATCHERS`] without a token, so that a player whose
+/// page connects first and says hello next is not refused: each must say hello with a seat's
+/// token within [`HELLO_GRACE`] or is closed (code 1013).
+pub const HELLO_RESERVE: usize = 16;
+/// How long a connection let in over the watchers' cap has to say hello with a seat's token.
+pub const HELLO_GRACE: Duration = Duration::from_secs(5);
+/// Connections one seat may have at once (tabs of the same player).
+pub const MAX_SOCKETS_PER_SEAT: usize = 16;
+
+/// A game's connection places in use.
+#[derive(Debug, Default)]
+pub struct Places {
+    /// Connections without a seat, within [`MAX_WATCHERS`].
+    watchers: usize,
+    /// Connections without a seat let in over the cap, waiting for their hello.
+    reserve: usize,
+    /// Connections that hold each seat, `[South, North]`.
+    seats: [usize; 2],
+}
+
+/// Which place a connection holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    Watcher,
+    Reserve,
+    Seat(Side),
+}
 
 /// Holds one of a game's connection places; gives it back when dropped.
-pub struct SocketGuard(pub Arc<Slot>);
+pub struct SocketGuard {
+    slot: Arc<Slot>,
+    place: Place,
+}
+
+impl SocketGuard {
+    /// Takes a place in `slot`'s game for a new connection: the seat's own (`seat` given: the
+    /// upgrade carried that seat's token), else a watcher's, else one of the
+    /// [`HELLO_RESERVE`] places kept for players who say hello after connecting.
+    ///
+    /// # Errors
+    /// 429 when the seat already has [`MAX_SOCKETS_PER_SEAT`] connections, or (without a seat)
+    /// when every watcher and reserve place is taken.
+    pub fn admit(slot: Arc<Slot>, seat: Option<Side>, id: &str) -> Result<SocketGuard, ApiError> {
+        let place = {
+            let mut p = lock_places(&slot);
+            match seat {
+                Some(side) => {
+                    if p.seats[side.index()] >= MAX_SOCKETS_PER_SEAT {
+                        return Err(seat_full(id, side));
+                    }
+                    p.seats[side.index()] += 1;
+                    Place::Seat(side)
+                }
+                None if p.watchers < MAX_WATCHERS => {
+                    p.watchers += 1;
+                    Place::Watcher
+                }
+                None if p.reserve < HELLO_RESERVE => {
+                    p.reserve += 1;
+                    Place::Reserve
+                }
+                None => {
+                    return Err(ApiError::too_many(format!(
+                        "too many watchers of game {id}: at most {MAX_WATCHERS} at once (players \
+                         connect with ?token=SEAT_TOKEN and always get a place)"
+                    )))
+                }
+            }
+        };
+        Ok(SocketGuard { slot, place })
+    }
+
+    /// Moves a watcher's connection that said hello for `side` to that seat's places (a
+    /// connection that holds a seat already keeps its place).
+    ///
+    /// # Errors
+    /// 429 when the seat already has [`MAX_SOCKETS_PER_SEAT`] connections.
+    fn promote(&mut self, side: Side, id: &str) -> Result<(), ApiError> {
+        if matches!(self.place, Place::Seat(_)) {
+            return Ok(());
+        }
+        let mut p = lock_places(&self.slot);
+        if p.seats[side.index()] >= MAX_SOCKETS_PER_SEAT {
+            return Err(seat_full(id, side));
+        }
+        p.seats[side.index()] += 1;
+        match self.place {
+            Place::Watcher => p.watchers -= 1,
+            Place::Reserve => p.reserve -= 1,
+            Place::Seat(_) => {}
+        }
+        self.place = Place::Seat(side);
+        Ok(())
+    }
+
+    /// Whether the connection was let in over the watchers' cap and has not said hello yet.
+    fn on_reserve(&self) -> bool {
+        self.place == Place::Reserve
+    }
+}
+
+fn seat_full(id: &str, side: Side) -> ApiError {
+    ApiError::too_many(format!(
+        "{side} already has {MAX_SOCKETS_PER_SEAT} connections to game {id}: close some"
+    ))
+}
+
+fn lock_places(slot: &Slot) -> std::sync::MutexGuard<'_, Places> {
+    slot.places
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 impl Drop for SocketGuard {
     fn drop(&mut self) {
-        self.0
-            .sockets
-            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        let mut p = lock_places(&self.slot);
+        match self.place {
+            Place::Watcher => p.watchers -= 1,
+            Place::Reserve => p.reserve -= 1,
+            Place::Seat(side) => p.seats[side.index()] -= 1,
+        }
     }
 }
 
@@ -50,15 +163,17 @@ struct Seated {
     slot: Arc<Slot>,
     seats: [bool; 2],
     open: bool,
+    place: SocketGuard,
 }
 
 impl Seated {
-    fn new(slot: Arc<Slot>) -> Seated {
+    fn new(slot: Arc<Slot>, place: SocketGuard) -> Seated {
         slot.connect();
         Seated {
             slot,
             seats: [false, false],
             open: true,
+            place,
         }
     }
 
@@ -140,12 +255,42 @@ struct ClientMsg {
     req: Value,
 }
 
-/// Serves one connection until either side closes it.
-pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: SocketGuard) {
+/// Serves one connection until either side closes it. `seats`: those the upgrade's token
+/// holds (the connection is seated as by a hello); `place`: its place in the game
+/// ([`SocketGuard::admit`]).
+pub async fn serve(
+    socket: WebSocket,
+    app: Arc<App>,
+    slot: Arc<Slot>,
+    place: SocketGuard,
+    seats: Vec<Side>,
+) {
+    // Counted until the closing handshake ends, so that a shutdown waits for it.
+    struct Open<'a>(&'a App);
+    impl Drop for Open<'_> {
+        fn drop(&mut self) {
+            self.0
+                .sockets_open
+                .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        }
+    }
+    app.sockets_open
+        .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    let _open = Open(&app);
     let (mut sink, mut stream) = socket.split();
     // One more watcher: told to the others before this connection subscribes (it gets the
     // count in its own presence below).
-    let mut seated = Seated::new(Arc::clone(&slot));
+    let mut seated = Seated::new(Arc::clone(&slot), place);
+    if !seats.is_empty() {
+        seated.claim(&seats);
+    }
+    let hello_deadline = tokio::time::sleep(if seated.place.on_reserve() {
+        HELLO_GRACE
+    } else {
+        // Never reached: only a connection let in over the cap must say hello.
+        Duration::from_secs(u64::from(u32::MAX))
+    });
+    tokio::pin!(hello_deadline);
     let mut updates = slot.tx.subscribe();
     // The state is read after subscribing, so no update between the two is missed.
     let hello = json!({"type": "state", "state": *slot.state()}).to_string();
@@ -179,6 +324,12 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, slot: Arc<Slot>, _place: So
     let mut last_heard = Instant::now();
     loop {
         tokio::select! {
+            () = &mut hello_deadline, if seated.place.on_reserve() => {
+                let _ = sink
+                    .send(Message::Close(Some(CloseFrame { code: 1013, reason: format!("too many watchers: at most {MAX_WATCHERS}; a player says hello within {} s", HELLO_GRACE.as_secs()).into() })))
+                    .await;
+                break;
+            }
             _ = ping.tick() => {
                 if last_heard.elapsed() >= IDLE_LIMIT {
                     let _ = sink
@@ -304,11 +455,14 @@ fn req_of(text: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// The close code for a frame the WebSocket layer refused (RFC 6455 section 7.4.1): 1009 too
-/// big, 1007 not UTF-8, 1002 any other protocol error.
+/// The close code for a frame the WebSocket layer refused (RFC 6455 section 7.4.1): 1009 a
+/// message or data frame too big, 1007 not UTF-8, 1002 any other protocol error (a control
+/// frame over 125 bytes included: that is a malformed frame, not a large message).
 fn close_code(error: &str) -> u16 {
     let e = error.to_ascii_lowercase();
-    if e.contains("space limit") || e.contains("too long") || e.contains("too big") {
+    if e.contains("control frame") {
+        1002
+    } else if e.contains("space limit") || e.contains("too long") || e.contains("too big") {
         1009
     } else if e.contains("utf-8") || e.contains("utf8") {
         1007
@@ -366,6 +520,9 @@ async fn handle(app: &Arc<App>, id: &str, text: &str, seated: &mut Seated) -> St
                     &msg.req,
                 );
             }
+            if let Err(e) = seated.place.promote(seats[0], id) {
+                return error_msg(&e, &msg.req);
+            }
             seated.claim(&seats);
             let letters: Vec<String> = seats.iter().map(|s| s.letter().to_string()).collect();
             let mut reply = json!({"type": "hello", "seats": letters, "req": msg.req});
@@ -395,5 +552,34 @@ async fn handle(app: &Arc<App>, id: &str, text: &str, seated: &mut Seated) -> St
             )),
             &msg.req,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::close_code;
+
+    #[test]
+    fn close_codes_follow_rfc_6455() {
+        // tungstenite's texts for the frames it refuses.
+        assert_eq!(
+            close_code(
+                "WebSocket protocol error: Control frame too big (payload must be 125 bytes or less)"
+            ),
+            1002
+        );
+        assert_eq!(
+            close_code("WebSocket protocol error: Fragmented control frame"),
+            1002
+        );
+        assert_eq!(
+            close_code("Space limit exceeded: Message too long: 70000 > 65536"),
+            1009
+        );
+        assert_eq!(close_code("UTF-8 encoding error"), 1007);
+        assert_eq!(
+            close_code("WebSocket protocol error: Reserved bits are non-zero"),
+            1002
+        );
     }
 }

@@ -684,9 +684,10 @@ async fn oversized_bodies_get_413() {
         "{{\"game\": \"raja-pasu\", \"pad\": \"{}\"}}",
         "x".repeat(400 * 1024)
     );
-    s.post_raw("/api/games", &big)
-        .await
-        .assert_error(413, "too large");
+    s.post_raw("/api/games", &big).await.assert_error(
+        413,
+        "request body too large: at most 256 KiB (262144 bytes)",
+    );
     assert_eq!(s.get("/api/meta").await.status, 200);
     s.stop().await;
 }
@@ -1264,5 +1265,143 @@ async fn a_round_two_position_keeps_the_rounds_takings_through_import_state_and_
     s.post("/api/games/import", &json!({"record": record}))
         .await
         .assert_error(400, "round 1 has nothing carried over");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_announced_over_the_limit_is_refused_from_the_head() {
+    let s = TestServer::start("big-head").await;
+    for declared in ["20000000", "99999999999999"] {
+        let t0 = std::time::Instant::now();
+        // The head announces the size; only `{}` follows, and the client waits.
+        let mut stream = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+        let head = format!(
+            "POST /api/games/import HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+             Content-Length: {declared}\r\n\r\n{{}}"
+        );
+        tokio::io::AsyncWriteExt::write_all(&mut stream, head.as_bytes())
+            .await
+            .unwrap();
+        let mut buf = vec![0u8; 4096];
+        let n = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            tokio::io::AsyncReadExt::read(&mut stream, &mut buf),
+        )
+        .await
+        .expect("an answer at once, not after the body timeout")
+        .unwrap();
+        let text = String::from_utf8_lossy(&buf[..n]);
+        assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+        assert!(
+            text.contains("request body too large: at most 256 KiB (262144 bytes)"),
+            "{text}"
+        );
+        assert!(t0.elapsed() < std::time::Duration::from_secs(2));
+    }
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_name_the_problem_and_query_strings_are_read_strictly() {
+    let s = TestServer::start("plain-errors").await;
+    let c = s
+        .post("/api/games", &json!({"game": "raja-pasu"}))
+        .await
+        .json();
+    let id = c["id"].as_str().unwrap();
+    // Bodies: no Rust type names, no parser positions, no framework text.
+    let r = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": "computer"}),
+        )
+        .await;
+    r.assert_error(
+        400,
+        r#"bad request body: opponent: expected an object like {"kind": "computer", "level": "club"}, found string "computer""#,
+    );
+    assert!(!r.body.contains("line 1"), "{}", r.body);
+    let r = s.post_raw(&format!("/api/games/{id}/moves"), "").await;
+    r.assert_error(400, "the request body is empty: expected a JSON object");
+    let r = s
+        .post_raw(&format!("/api/games/{id}/moves"), "{\"move\": ")
+        .await;
+    r.assert_error(400, "malformed JSON: EOF while parsing a value");
+    assert!(!r.body.contains("Failed to"), "{}", r.body);
+    // Query strings: unknown or doubled parameters and bad values are refused.
+    s.get("/api/games?finishd=true").await.assert_error(
+        400,
+        "unknown query parameter 'finishd': expected finished or limit",
+    );
+    s.get("/api/games?limt=5")
+        .await
+        .assert_error(400, "unknown query parameter 'limt'");
+    s.get("/api/games?limit=-1")
+        .await
+        .assert_error(400, "limit: expected a whole number 0-200, found '-1'");
+    s.get("/api/games?limit=1000")
+        .await
+        .assert_error(400, "limit: expected a whole number 0-200, found '1000'");
+    s.get("/api/games?finished=yes")
+        .await
+        .assert_error(400, "finished: expected true or false, found 'yes'");
+    let h = s
+        .get(&format!("/api/games/{id}/hint?token=x&token=y"))
+        .await;
+    h.assert_error(400, "query parameter 'token' given twice");
+    assert!(!h.body.contains("Failed to"), "{}", h.body);
+    assert_eq!(
+        s.get("/api/games?limit=200&finished=false").await.status,
+        200
+    );
+    // A body labelled as compressed is refused by name (it would not read as JSON).
+    let body = r#"{"game":"raja-pasu"}"#;
+    let req = format!(
+        "POST /api/games HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: \
+         application/json\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    common::raw(s.addr, req.as_bytes())
+        .await
+        .assert_error(415, "Content-Encoding gzip is not supported");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_doubled_slash_before_api_gets_the_apis_404_and_every_404_names_its_path() {
+    let s = TestServer::start("double-slash").await;
+    let r = s.get("//api/meta").await;
+    r.assert_error(404, "no such API endpoint: //api/meta");
+    let r = s.get("/../index.html").await;
+    assert_eq!(r.status, 404);
+    assert_eq!(r.body.trim_end(), "not found: /../index.html");
+    let r = s.get("/nothing.js").await;
+    assert_eq!(r.status, 404);
+    assert_eq!(r.body.trim_end(), "not found: /nothing.js");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_that_are_not_http_get_the_bare_statuses_the_docs_name() {
+    let s = TestServer::start("not-http").await;
+    let r = common::raw(s.addr, b"GARBAGE\r\n\r\n").await;
+    assert_eq!((r.status, r.body.as_str()), (400, ""));
+    let mut many = String::from("GET /api/meta HTTP/1.1\r\nHost: x\r\nConnection: close\r\n");
+    for i in 0..100 {
+        many.push_str(&format!("X-{i}: a\r\n"));
+    }
+    many.push_str("\r\n");
+    assert_eq!(common::raw(s.addr, many.as_bytes()).await.status, 431);
+    let long = format!(
+        "GET /api/games/{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "x".repeat(70_000)
+    );
+    assert_eq!(common::raw(s.addr, long.as_bytes()).await.status, 414);
+    // Just under both limits: the API answers.
+    let fine = format!(
+        "GET /api/games/{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "x".repeat(60_000)
+    );
+    assert_eq!(common::raw(s.addr, fine.as_bytes()).await.status, 404);
     s.stop().await;
 }

@@ -492,6 +492,13 @@ async fn a_player_may_claim_once_the_friend_has_been_away_long_enough() {
     )
     .await;
     let (id, south, north) = s.online_game_with("raja-pasu", "single", "S").await;
+    // The claimant must be here.
+    post(&s, &id, "claim", json!({"token": south, "result": "win"}))
+        .await
+        .assert_error(409, "you are not connected to the game");
+    let mut ws_s = connect(s.addr, &id).await;
+    send(&mut ws_s, &json!({"type": "hello", "token": south})).await;
+    next_of(&mut ws_s, "hello").await;
     // North is here.
     let mut ws_n = connect(s.addr, &id).await;
     send(&mut ws_n, &json!({"type": "hello", "token": north})).await;
@@ -499,6 +506,8 @@ async fn a_player_may_claim_once_the_friend_has_been_away_long_enough() {
     post(&s, &id, "claim", json!({"token": south, "result": "win"}))
         .await
         .assert_error(409, "your friend is here");
+    play_first(&s, &id, &south).await;
+    play_first(&s, &id, &north).await;
     // North leaves: too early.
     drop(ws_n);
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -527,9 +536,19 @@ async fn a_player_may_claim_once_the_friend_has_been_away_long_enough() {
         rec.contains("[Termination \"South claimed the win: North left\"]"),
         "{rec}"
     );
+    drop(ws_s);
 
-    // A friend never seen since the game was loaded: a draw claimed by North.
+    // A friend who moved and was never seen since the game was loaded: a draw claimed by North,
+    // connected with its token on the socket's address.
     let (id, south, north) = s.online_game_with("raja-pasu", "single", "S").await;
+    play_first(&s, &id, &south).await;
+    let (mut ws_n, _) = tokio_tungstenite::connect_async(format!(
+        "ws://{}/api/games/{id}/ws?token={north}",
+        s.addr
+    ))
+    .await
+    .expect("a seat's token connects");
+    next_of(&mut ws_n, "state").await;
     tokio::time::sleep(Duration::from_millis(1600)).await;
     ok(&s, &id, "claim", json!({"token": north, "result": "draw"})).await;
     assert_ended(
@@ -540,6 +559,7 @@ async fn a_player_may_claim_once_the_friend_has_been_away_long_enough() {
         json!("draw"),
     )
     .await;
+    drop(ws_n);
 
     // Not online.
     let c = s
@@ -554,6 +574,39 @@ async fn a_player_may_claim_once_the_friend_has_been_away_long_enough() {
     )
     .await
     .assert_error(409, "for online games");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_the_absent_friend_has_not_moved_in_can_only_be_aborted() {
+    let s = TestServer::start_with_claim_after(
+        common::temp_dir("end-claim0"),
+        Duration::from_millis(300),
+    )
+    .await;
+    let (id, south, _north) = s.online_game_with("raja-pasu", "single", "N").await;
+    // South is here; North, to move, never comes.
+    let mut ws_s = connect(s.addr, &id).await;
+    send(&mut ws_s, &json!({"type": "hello", "token": south})).await;
+    next_of(&mut ws_s, "hello").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for result in ["win", "draw"] {
+        post(&s, &id, "claim", json!({"token": south, "result": result}))
+            .await
+            .assert_error(409, "North has not moved yet: abort the game instead");
+    }
+    assert_eq!(state(&s, &id).await["ended"], Value::Null);
+    let st = ok(&s, &id, "abort", json!({"token": south})).await["state"].clone();
+    assert_eq!(st["ended"], json!({"kind": "abort", "by": "S"}));
+    assert_eq!(st["winner"], Value::Null);
+    // North moved once, then left: now South may claim.
+    let (id, south, north) = s.online_game_with("raja-pasu", "single", "N").await;
+    play_first(&s, &id, &north).await;
+    let mut ws_s = connect(s.addr, &id).await;
+    send(&mut ws_s, &json!({"type": "hello", "token": south})).await;
+    next_of(&mut ws_s, "hello").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    ok(&s, &id, "claim", json!({"token": south, "result": "win"})).await;
     s.stop().await;
 }
 

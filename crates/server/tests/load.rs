@@ -74,7 +74,11 @@ async fn player(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_online_games_lose_no_move() {
-    let s = TestServer::start("load").await;
+    // 200 games from one address: more than one client may create a minute by default.
+    let s = TestServer::start_configured(common::temp_dir("load"), |server| {
+        server.set_new_games_per_minute(0);
+    })
+    .await;
     // Side by side: one game alone first (the latency without queueing), then 200 at once.
     let solo = {
         let (id, south_token, north_token) = s.online_game("raja-pasu").await;

@@ -279,39 +279,70 @@ async fn shutdown_closes_sockets() {
     stop.await.unwrap();
 }
 
+async fn try_connect(addr: std::net::SocketAddr, path: &str) -> Result<Ws, u16> {
+    match tokio_tungstenite::connect_async(format!("ws://{addr}{path}")).await {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => Err(resp.status().as_u16()),
+        Err(e) => panic!("connect {path}: {e}"),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_game_takes_a_bounded_number_of_sockets() {
+async fn watchers_cannot_lock_the_players_out_of_their_game() {
     let s = TestServer::start("ws-many").await;
-    let (id, _, _) = online_game(&s).await;
-    let max = pussa_server::ws::MAX_SOCKETS_PER_GAME;
+    let (id, south, north) = online_game(&s).await;
+    let path = format!("/api/games/{id}/ws");
+    // A stranger takes every watcher's place and every place kept for late hellos.
+    let max = pussa_server::ws::MAX_WATCHERS + pussa_server::ws::HELLO_RESERVE;
     let mut open = Vec::new();
     for _ in 0..max {
-        let mut ws = connect(s.addr, &id).await;
+        let mut ws = try_connect(s.addr, &path).await.expect("a place");
         next(&mut ws).await;
         open.push(ws);
     }
-    let r = tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws", s.addr)).await;
-    match r {
-        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 429),
-        other => panic!("expected a 429, got {:?}", other.map(|_| ())),
-    }
-    // A place frees up when a connection ends.
-    let ws = open.pop().unwrap();
-    drop(ws);
+    assert_eq!(try_connect(s.addr, &path).await.err(), Some(429));
+    // A player connecting with the seat's token always gets in, and is present.
+    let mut ws_s = try_connect(s.addr, &format!("{path}?token={south}"))
+        .await
+        .expect("the seat's token always connects");
+    assert_eq!(next(&mut ws_s).await["type"], "state");
+    let p = next_of(&mut ws_s, "presence").await;
+    assert_eq!(p["present"]["S"], true, "{p}");
+    // A wrong token is refused.
+    assert_eq!(
+        try_connect(s.addr, &format!("{path}?token=nottheseat"))
+            .await
+            .err(),
+        Some(403)
+    );
+    // A connection let in over the watchers' cap that says hello with a seat's token stays, and
+    // its place goes back to the reserve.
+    let mut late = open.pop().unwrap();
+    send(&mut late, &json!({"type": "hello", "token": north})).await;
+    assert_eq!(next_of(&mut late, "hello").await["seat"], "N");
+    let mut again = try_connect(s.addr, &path)
+        .await
+        .expect("a reserve place again");
+    next(&mut again).await;
+    // One over the cap that says nothing is closed after the grace (1013), giving its place
+    // back; watchers within the cap stay.
+    assert_eq!(next_or_close(&mut again).await.err(), Some(Some(1013)));
+    drop(again);
     let t0 = std::time::Instant::now();
-    loop {
-        if let Ok((mut ws, _)) =
-            tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws", s.addr)).await
-        {
-            assert_eq!(next(&mut ws).await["type"], "state");
-            break;
+    let mut back = loop {
+        if let Ok(ws) = try_connect(s.addr, &path).await {
+            break ws;
         }
         assert!(
             t0.elapsed() < std::time::Duration::from_secs(10),
             "the place was not given back"
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    };
+    assert_eq!(next(&mut back).await["type"], "state");
+    let mut first = open.remove(0);
+    send(&mut first, &json!({"type": "ping"})).await;
+    assert_eq!(next_of(&mut first, "pong").await["type"], "pong");
     s.stop().await;
 }
 
@@ -571,5 +602,82 @@ async fn a_hello_needs_a_seat_token() {
         .json();
     let (_ws, p) = connect_with_presence(&s, c["id"].as_str().unwrap()).await;
     assert_eq!(p, json!({"S": false, "N": true}));
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_update_follows_the_ack_at_once_on_the_movers_socket() {
+    // Two small writes in a row on a socket without TCP_NODELAY: the second waits for the
+    // peer's delayed ACK (about 40 ms on Linux).
+    let s = TestServer::start("ws-nodelay").await;
+    let c = s
+        .post("/api/games", &json!({"game": "raja-pasu", "mode": "match"}))
+        .await
+        .json();
+    let (id, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+    let mut ws = connect(s.addr, &id).await;
+    next_of(&mut ws, "state").await;
+    let mut gaps = Vec::new();
+    let mut legal = letters_of(&c["state"]["legal"]);
+    for i in 0..12 {
+        if legal.is_empty() {
+            break;
+        }
+        send(
+            &mut ws,
+            &json!({"type": "move", "move": legal[0], "token": token, "req": i}),
+        )
+        .await;
+        let ack = next_of(&mut ws, "ack").await;
+        assert_eq!(ack["req"], i);
+        let t0 = std::time::Instant::now();
+        let u = next_of(&mut ws, "update").await;
+        gaps.push(t0.elapsed());
+        legal = letters_of(&u["state"]["legal"]);
+    }
+    assert!(gaps.len() >= 6, "{gaps:?}");
+    gaps.sort();
+    let median = gaps[gaps.len() / 2];
+    assert!(
+        median < std::time::Duration::from_millis(20),
+        "the update came {median:?} after the ack (median): {gaps:?}"
+    );
+    s.stop().await;
+}
+
+fn letters_of(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn req_is_echoed_as_documented() {
+    let s = TestServer::start("ws-req").await;
+    let (id, _, _) = online_game(&s).await;
+    let mut ws = connect(s.addr, &id).await;
+    next(&mut ws).await;
+    // Exact: strings, objects, integers that fit in 64 bits.
+    for req in [
+        json!("123456789012345678901234567890"),
+        json!({"n": [1, "x"]}),
+        json!(u64::MAX),
+        json!(i64::MIN),
+    ] {
+        send(&mut ws, &json!({"type": "ping", "req": req})).await;
+        assert_eq!(next_of(&mut ws, "pong").await["req"], req);
+    }
+    // A larger integer comes back as the nearest double (docs/api.md says to send a string).
+    ws.send(Message::text(
+        r#"{"type":"ping","req":123456789012345678901234567890}"#,
+    ))
+    .await
+    .unwrap();
+    let pong = next_of(&mut ws, "pong").await;
+    assert_eq!(pong["req"].as_f64(), Some(1.2345678901234568e29));
     s.stop().await;
 }

@@ -28,6 +28,7 @@ pub fn temp_dir(tag: &str) -> PathBuf {
 /// A running server; stops when dropped.
 pub struct TestServer {
     pub addr: SocketAddr,
+    pub app: std::sync::Arc<pussa_server::app::App>,
     pub dir: PathBuf,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     pub handle: Option<tokio::task::JoinHandle<()>>,
@@ -69,15 +70,27 @@ impl TestServer {
         limits: pussa_server::conn::Limits,
         claim_after: Option<std::time::Duration>,
     ) -> TestServer {
+        TestServer::start_configured(dir, |server| {
+            server.set_limits(limits);
+            if let Some(after) = claim_after {
+                server.set_claim_after(after);
+            }
+        })
+        .await
+    }
+
+    /// Starts a server on the database in `dir`, set up by `configure` before it runs.
+    pub async fn start_configured(
+        dir: PathBuf,
+        configure: impl FnOnce(&mut pussa_server::Server),
+    ) -> TestServer {
         let config = pussa_server::Config {
             addr: "127.0.0.1:0".parse().unwrap(),
             db: dir.join("pussa.sqlite3"),
         };
         let mut server = pussa_server::Server::bind(&config).await.expect("bind");
-        server.set_limits(limits);
-        if let Some(after) = claim_after {
-            server.set_claim_after(after);
-        }
+        configure(&mut server);
+        let app = server.app();
         let addr = server.local_addr();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let handle = tokio::spawn(async move {
@@ -90,6 +103,7 @@ impl TestServer {
         });
         TestServer {
             addr,
+            app,
             dir,
             stop: Some(tx),
             handle: Some(handle),

@@ -1,0 +1,312 @@
+//! The database as found on disk: another application's file, a newer pussa's, a damaged one,
+//! and stored games that cannot be continued. A real server on a loopback port.
+
+mod common;
+
+use common::{letters, TestServer};
+use rusqlite::Connection;
+use serde_json::json;
+
+/// Why the server refused to start on the database in `dir`.
+async fn refusal(dir: &std::path::Path) -> String {
+    let config = pussa_server::Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        db: dir.join("pussa.sqlite3"),
+    };
+    match pussa_server::Server::bind(&config).await {
+        Ok(_) => panic!("the server opened {}", dir.display()),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+fn tables(db: &std::path::Path) -> Vec<String> {
+    let conn = Connection::open(db).unwrap();
+    let mut st = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap();
+    let names = st.query_map([], |r| r.get(0)).unwrap();
+    names.collect::<rusqlite::Result<_>>().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_applications_database_is_refused_in_one_line_and_left_alone() {
+    for (schema, listed) in [
+        ("CREATE TABLE invoices (n INTEGER)", "invoices"),
+        (
+            "CREATE TABLE games (id TEXT, title TEXT); CREATE TABLE notes (t TEXT)",
+            "games, notes",
+        ),
+    ] {
+        let dir = common::temp_dir("store-foreign");
+        let db = dir.join("pussa.sqlite3");
+        Connection::open(&db)
+            .unwrap()
+            .execute_batch(schema)
+            .unwrap();
+        let before = tables(&db);
+        let e = refusal(&dir).await;
+        assert!(
+            e.ends_with(&format!(": not a pussa database (it has tables {listed})")),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "one line: {e}");
+        assert_eq!(tables(&db), before, "nothing was added to the file");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_is_marked_and_a_newer_or_damaged_one_refused() {
+    let dir = common::temp_dir("store-marker");
+    let s = TestServer::start_in(dir.clone()).await;
+    let c = s
+        .post("/api/games", &json!({"game": "raja-pasu"}))
+        .await
+        .json();
+    assert!(c["id"].is_string());
+    s.stop().await;
+    let db = dir.join("pussa.sqlite3");
+    {
+        let conn = Connection::open(&db).unwrap();
+        let app: i32 = conn
+            .pragma_query_value(None, "application_id", |r| r.get(0))
+            .unwrap();
+        let version: i32 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(
+            (app, version),
+            (
+                pussa_server::store::APPLICATION_ID,
+                pussa_server::store::SCHEMA_VERSION
+            )
+        );
+        conn.pragma_update(None, "user_version", 99).unwrap();
+    }
+    let e = refusal(&dir).await;
+    assert!(
+        e.contains("written by a newer pussa (schema version 99"),
+        "{e}"
+    );
+    // Back to this version, but the moves table is gone while games are stored.
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute_batch("DROP TABLE moves").unwrap();
+    }
+    let e = refusal(&dir).await;
+    assert!(
+        e.contains("a damaged pussa database: it holds 1 game(s) but no moves table"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "one line: {e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_that_cannot_be_continued_are_refused_and_flagged_not_replayed() {
+    let dir = common::temp_dir("store-damaged");
+    let s = TestServer::start_in(dir.clone()).await;
+    // A same-screen game with three moves, and a computer game.
+    let c = s
+        .post("/api/games", &json!({"game": "raja-pasu"}))
+        .await
+        .json();
+    let (hot, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+    for _ in 0..3 {
+        let st = s.get(&format!("/api/games/{hot}")).await.json();
+        let mv = letters(&st["legal"])[0].clone();
+        let r = s
+            .post(
+                &format!("/api/games/{hot}/moves"),
+                &json!({"move": mv, "token": token}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": {"kind": "computer", "level": "beginner"}}),
+        )
+        .await
+        .json();
+    let (comp, comp_token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+    let legal = letters(&c["state"]["legal"]);
+    s.stop().await;
+    {
+        let conn = Connection::open(dir.join("pussa.sqlite3")).unwrap();
+        conn.execute("UPDATE games SET ply = 9999 WHERE id = ?1", [&hot])
+            .unwrap();
+        conn.execute("UPDATE games SET level = 'godlike' WHERE id = ?1", [&comp])
+            .unwrap();
+    }
+    let s = TestServer::start_in(dir.clone()).await;
+    let r = s.get(&format!("/api/games/{hot}")).await;
+    r.assert_error(
+        409,
+        &format!(
+            "game {hot} cannot be continued: its row says 9999 moves were played but 3 are stored"
+        ),
+    );
+    let r = s
+        .post(
+            &format!("/api/games/{hot}/moves"),
+            &json!({"move": "A", "token": token}),
+        )
+        .await;
+    r.assert_error(409, "cannot be continued");
+    let r = s.get(&format!("/api/games/{comp}")).await;
+    r.assert_error(
+        409,
+        &format!("game {comp} cannot be continued: the computer's level: unknown level 'godlike'"),
+    );
+    // The move is refused, not stored with a reply that never comes.
+    let r = s
+        .post(
+            &format!("/api/games/{comp}/moves"),
+            &json!({"move": legal[0], "token": comp_token}),
+        )
+        .await;
+    r.assert_error(409, "cannot be continued");
+    // The list flags both.
+    let list = s.get("/api/games?limit=10").await.json();
+    for g in list["games"].as_array().unwrap() {
+        let damaged = g["damaged"].as_str().unwrap_or_else(|| panic!("{g}"));
+        assert!(damaged.contains("level") || damaged.contains("9999"), "{g}");
+    }
+    s.stop().await;
+    let conn = Connection::open(dir.join("pussa.sqlite3")).unwrap();
+    let ply: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM moves WHERE game_id = ?1",
+            [&comp],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(ply, 0, "no move was stored in the computer game");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_cannot_create_games_without_end() {
+    let s = TestServer::start_configured(common::temp_dir("store-rate"), |server| {
+        server.set_new_games_per_minute(3);
+    })
+    .await;
+    for _ in 0..3 {
+        let r = s.post("/api/games", &json!({"game": "raja-pasu"})).await;
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    let r = s.post("/api/games", &json!({"game": "raja-pasu"})).await;
+    r.assert_error(
+        429,
+        "too many new games from your address: at most 3 a minute; try again in",
+    );
+    let wait: u64 = r
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .unwrap();
+    assert!((1..=20).contains(&wait), "{wait}");
+    let record = "[Game \"raja-pasu\"]\n\n1. A *\n";
+    s.post("/api/games/import", &json!({"record": record}))
+        .await
+        .assert_error(429, "too many new games");
+    // Other requests go on.
+    assert_eq!(s.get("/api/games").await.status, 200);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_nobody_asks_for_leave_memory_and_come_back_from_the_database() {
+    let dir = common::temp_dir("store-evict");
+    let s = TestServer::start_configured(dir.clone(), |server| {
+        server.set_evict_after(std::time::Duration::from_millis(300));
+    })
+    .await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let c = s
+            .post("/api/games", &json!({"game": "raja-pasu"}))
+            .await
+            .json();
+        let id = c["id"].as_str().unwrap().to_string();
+        let mv = letters(&c["state"]["legal"])[0].clone();
+        let r = s
+            .post(
+                &format!("/api/games/{id}/moves"),
+                &json!({"move": mv, "token": c["token"]}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        ids.push((id, r.json()["state"].clone()));
+    }
+    // A game with a connection stays.
+    let (watched, _) = ids[0].clone();
+    let mut ws = common::wsc::connect(s.addr, &watched).await;
+    common::wsc::next(&mut ws).await;
+    let t0 = std::time::Instant::now();
+    while s.app.games_in_memory() > 1 {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(10),
+            "{} games still in memory",
+            s.app.games_in_memory()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // Each comes back as it was when asked for.
+    for (id, state) in &ids {
+        assert_eq!(&s.get(&format!("/api/games/{id}")).await.json(), state);
+    }
+    assert!(s.app.games_in_memory() >= 5);
+    drop(ws);
+    s.stop().await;
+    // At start, unfinished games are checked but not held in memory.
+    let s = TestServer::start_in(dir).await;
+    assert_eq!(s.app.games_in_memory(), 0);
+    assert_eq!(s.app.restored(), 5);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_series_counts_every_game() {
+    use pussa_server::store::{GameRow, Store};
+    let dir = common::temp_dir("store-series");
+    let row = |n: usize, finished: bool| GameRow {
+        id: format!("series{n:04}"),
+        game: "raja-pasu".into(),
+        mode: "single".into(),
+        first: "S".into(),
+        opponent: "online".into(),
+        level: None,
+        creator_seat: "S".into(),
+        token_s: Some(format!("s{n}")),
+        token_n: Some(format!("n{n}")),
+        invite: None,
+        created: n as i64,
+        finished: finished.then_some(n as i64),
+        winner: finished.then(|| "S".to_string()),
+        ply: 0,
+        setup: None,
+        rematch: None,
+        ended: finished.then(|| "resign".to_string()),
+        ended_by: finished.then(|| "N".to_string()),
+    };
+    {
+        let mut store = Store::open(&dir.join("pussa.sqlite3")).unwrap();
+        store.insert_game(&row(1, true)).unwrap();
+        // 105 games, South winning every finished one; the last one is being played.
+        for n in 2..=105 {
+            store
+                .insert_rematch(&format!("series{:04}", n - 1), &row(n, n < 105))
+                .unwrap();
+        }
+    }
+    let s = TestServer::start_in(dir).await;
+    let st = s.get("/api/games/series0105").await.json();
+    assert_eq!(st["series"]["game"], 105, "{}", st["series"]);
+    let score = &st["series"]["score"];
+    let total = score["S"].as_f64().unwrap() + score["N"].as_f64().unwrap();
+    assert_eq!(total, 104.0, "{score}");
+    // South won every game; the player now at South sat there in games 103, 101, …, 1.
+    assert_eq!(score["S"], 52.0, "{score}");
+    s.stop().await;
+}
