@@ -711,11 +711,6 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
     }
 }
 
-/// A path that is not a regular file to be named (a pipe, `/dev/stdout`): any name goes.
-fn is_special(path: &std::path::Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| !m.is_file())
-}
-
 /// Checks, without changing it, that [`replace_file`] can write `path`: its temporary file can
 /// be made beside it (and is removed), or else the path itself opens for writing.
 fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {

@@ -761,7 +761,9 @@ fn outputs_that_would_lose_something_are_refused() {
     let s = same.to_str().unwrap();
     refused(
         &["--pgn", s, "--results", s],
-        &format!("error: --pgn and --results name the same file {s} (one would write over the other)"),
+        &format!(
+            "error: --pgn and --results name the same file {s} (one would write over the other)"
+        ),
     );
     assert!(!same.exists());
     let png = tmp("x.png");
