@@ -160,6 +160,25 @@ test('the friend away: a countdown, then "Claim victory" and "Call it a draw"; t
   await server.stop();
 });
 
+test('the friend away before their first move: no claim, only Abort (as the server rules, and lichess)', { timeout: 60000 }, async () => {
+  const { browser } = env;
+  const server = await startServer({ claimAfter: 2 });
+  try {
+    const g = await onlineGame(server);
+    const south = await openAs(browser, server, g.id, g.S);
+    await clickHole(south, server, g.id);
+    // Well past the claim time, North (who joined but never opened the game) has not moved.
+    await south.waitForTimeout(4000);
+    assert.equal(await south.locator('#claim-bar').isVisible(), false);
+    assert.equal(await south.locator('#abort').isVisible(), true);
+    assert.equal((await server.get(`/api/games/${g.id}`)).ended, null);
+    south.checkClean();
+    await south.context().close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('Resign is offered in every game: against the computer the player resigns, on one screen the player to move', async () => {
   const { server, browser } = env;
   // Against the computer.

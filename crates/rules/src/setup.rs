@@ -107,9 +107,9 @@ pub enum SetupError {
     /// Round 0.
     #[error("position: rounds count from 1")]
     RoundZero,
-    /// A round above [`crate::MAX_ROUND`].
+    /// A round above [`crate::MAX_ROUND`], as written (a run of digits of any length).
     #[error("position: round {0} is above the maximum {max}", max = crate::MAX_ROUND)]
-    RoundTooHigh(u64),
+    RoundTooHigh(String),
     /// A [`Setup`] whose `closed` mask has bits outside the 14 holes (bits 14 and 15).
     #[error("position: the closed mask {0:#06x} has bits outside the 14 holes (bits 0-13)")]
     ClosedMask(u16),
@@ -247,7 +247,7 @@ impl Setup {
             return Err(SetupError::RoundZero);
         }
         if self.round > crate::MAX_ROUND {
-            return Err(SetupError::RoundTooHigh(u64::from(self.round)));
+            return Err(SetupError::RoundTooHigh(self.round.to_string()));
         }
         if self.closed & !ALL_OPEN != 0 {
             return Err(SetupError::ClosedMask(self.closed));
@@ -476,7 +476,7 @@ fn round_number(text: &str) -> Result<u32, SetupError> {
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         let digits = text.trim_start_matches('0');
         if digits.len() > 9 {
-            return Err(SetupError::RoundTooHigh(digits.parse().unwrap_or(u64::MAX)));
+            return Err(SetupError::RoundTooHigh(digits.to_string()));
         }
     }
     number("round", text)

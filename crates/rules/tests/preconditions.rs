@@ -97,6 +97,14 @@ fn position_strings_name_a_round_above_the_maximum() {
             "{round}: {e}"
         );
     }
+    // The round is quoted as written, however long (it used to be read as 18446744073709551615).
+    assert_eq!(
+        "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 99999999999999999999 walak-pussa"
+            .parse::<Setup>()
+            .unwrap_err()
+            .to_string(),
+        "position: round 99999999999999999999 is above the maximum 1000000"
+    );
     assert_eq!(
         "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 2147483647 walak-pussa"
             .parse::<Setup>()
@@ -113,7 +121,7 @@ fn position_strings_name_a_round_above_the_maximum() {
     s.round = u32::MAX;
     assert_eq!(
         s.validate(),
-        Err(SetupError::RoundTooHigh(u64::from(u32::MAX)))
+        Err(SetupError::RoundTooHigh(u32::MAX.to_string()))
     );
     assert!(s.game_state(Mode::Match).is_err());
 }

@@ -1551,7 +1551,9 @@ class GameView {
     const awayFor = this.away(i) && this.awayMs && this.awayMs[friend] !== undefined
       ? this.awayMs[friend] + (Date.now() - (this.awayAt || Date.now()))
       : null;
-    claim.hidden = awayFor === null || waiting || this.claimAfter === undefined;
+    // As on lichess, and as the server rules: a game the friend has not moved in yet can only be
+    // aborted (Abort is shown then), never claimed.
+    claim.hidden = awayFor === null || waiting || this.claimAfter === undefined || !moved.has(friend);
     if (!claim.hidden) {
       const left = Math.ceil((this.claimAfter - awayFor) / 1000);
       const ready = left <= 0;
