@@ -321,7 +321,7 @@ pub fn choose_move_with_oracle(
     }
     let i = level as usize;
     let mut rng =
-        Rng::new(seed ^ state.position().hash().rotate_left(11) ^ u64::from(state.round()));
+        Rng::new(seed ^ state.position().round_hash().rotate_left(11) ^ u64::from(state.round()));
     let values = analyze(
         state,
         &Limits {

@@ -213,9 +213,10 @@ impl<'a> Worker<'a> {
         // by the position and the set of earlier positions; the others by the position alone.
         // In a match the value of a round's end depends on the holdings, so on the stores too.
         let pkey = match self.view {
-            None => pos.hash(),
+            None => pos.round_hash(),
             Some(_) => {
-                pos.hash() ^ key_hash(u128::from(pos.store(pussa_rules::Side::South)) | 1 << 100)
+                pos.round_hash()
+                    ^ key_hash(u128::from(pos.store(pussa_rules::Side::South)) | 1 << 100)
             }
         };
         let fkey = pkey ^ self.set_hash;

@@ -293,11 +293,34 @@ impl Position {
         sum_bytes(packed(&self.board))
     }
 
-    /// A 64-bit hash of the board, the closed holes and the side to move (not the stores, which
-    /// do not affect the rest of the round). Equal positions within a round hash equal.
+    /// A 64-bit hash of what decides the rest of the round: the board, the closed holes and the
+    /// side to move. The stores and the game are left out: two positions of one round that
+    /// differ only in the stores play on alike (the search keys its table with this, and adds
+    /// the stores itself where a match needs them).
+    ///
+    /// This is not [`Hash`](core::hash::Hash): `Position`'s derived `Hash` and `Eq` cover every
+    /// field, stores and game included, so `a == b` implies
+    /// `a.round_hash() == b.round_hash()`, but not the other way round (positions with
+    /// different stores share a `round_hash`, and distinct boards may collide, as with any
+    /// 64-bit hash). A `HashMap<Position, _>` and a table keyed by `round_hash` therefore group
+    /// positions differently. The value is fixed: the same position gives the same `round_hash`
+    /// on every run and platform.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::collections::HashSet;
+    /// use pussa_rules::{Game, Position, Side};
+    /// let a = Position::start(Game::RajaPasu);
+    /// let b = Position::from_parts_unchecked(Game::RajaPasu, a.board(), 0, [5, 5], Side::South);
+    /// assert_ne!(a, b); // the stores differ
+    /// assert_eq!(a.round_hash(), b.round_hash()); // the rest of the round does not
+    /// // `Position` is also an ordinary `Hash` key, stores included:
+    /// let set: HashSet<Position> = [a, b].into_iter().collect();
+    /// assert_eq!(set.len(), 2);
+    /// ```
     #[inline]
     #[must_use]
-    pub fn hash(&self) -> u64 {
+    pub fn round_hash(&self) -> u64 {
         let b = packed(&self.board);
         let lo = b as u64;
         let hi =

@@ -248,8 +248,8 @@ proptest! {
         let q = Position::from_parts_unchecked(p.game(), p.board(), p.closed_mask(), p.stores(), p.to_move());
         let r = Setup::from_position(&p, g.round()).to_string().parse::<Setup>().unwrap().position().unwrap();
         prop_assert_eq!(p, q);
-        prop_assert_eq!(p.hash(), q.hash());
-        prop_assert_eq!(p.hash(), r.hash());
+        prop_assert_eq!(p.round_hash(), q.round_hash());
+        prop_assert_eq!(p.round_hash(), r.round_hash());
         prop_assert_eq!(p.repetition_key(), r.repetition_key());
     }
 }
@@ -301,13 +301,13 @@ fn transpositions_hash_equal_and_distinct_positions_hash_apart() {
                 for h in p.legal_moves() {
                     let mut c = p;
                     c.play(h).unwrap();
-                    match by_hash.get(&c.hash()) {
+                    match by_hash.get(&c.round_hash()) {
                         Some(old) if old.board() == c.board() && old.to_move() == c.to_move() => {
                             transpositions += 1;
                         }
                         Some(old) => panic!("hash collision: {old:?} and {c:?}"),
                         None => {
-                            by_hash.insert(c.hash(), c);
+                            by_hash.insert(c.round_hash(), c);
                             next.push(c);
                         }
                     }
