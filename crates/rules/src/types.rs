@@ -96,8 +96,28 @@ impl FromStr for Side {
 pub struct ParseSideError(pub String);
 
 /// A hole of the 14-hole ring: index 0..6 is South's `A`..`G`, 7..13 is North's `a`..`g`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// [`Display`](fmt::Display) writes the move letter (`A`); [`Debug`](fmt::Debug) writes it
+/// too, as `Hole(A)`, so `{:?}`, `dbg!` and failed `assert_eq!`s name holes as the notation
+/// does (the board index is [`Hole::index`]). In JSON (serde) a hole is its letter, `"A"`.
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{Hole, IllegalMove, IllegalReason};
+/// let c = Hole::from_letter('c')?;
+/// assert_eq!(format!("{c} {c:?}"), "c Hole(c)");
+/// let err = IllegalMove { mv: c, reason: IllegalReason::Empty };
+/// assert_eq!(format!("{err:?}"), "IllegalMove { mv: Hole(c), reason: Empty }");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Hole(u8);
+
+impl fmt::Debug for Hole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Hole({})", self.letter())
+    }
+}
 
 impl Hole {
     /// Every hole in index order.
@@ -440,8 +460,28 @@ impl FromStr for Game {
 pub struct UnknownGame(pub String);
 
 /// A set of holes (usually moves), stored as a bit mask over board indices. Iterates in board order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+///
+/// [`Display`](fmt::Display) writes the letters separated by spaces (`A C G`);
+/// [`Debug`](fmt::Debug) writes them in brackets, `Moves[A C G]` (`Moves[]` when empty). The bit
+/// mask is [`Moves::mask`].
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{Game, Moves, Position};
+/// let moves = Position::start(Game::WalakPussa).legal_moves();
+/// assert_eq!(format!("{moves}"), "A B C D E F G");
+/// assert_eq!(format!("{moves:?}"), "Moves[A B C D E F G]");
+/// assert_eq!(format!("{:?}", Moves::from_mask(0b101 << 7)), "Moves[a c]");
+/// assert_eq!(format!("{:?}", Moves::EMPTY), "Moves[]");
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Moves(pub(crate) u16);
+
+impl fmt::Debug for Moves {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Moves[{self}]")
+    }
+}
 
 impl Moves {
     /// The empty set.

@@ -1,11 +1,11 @@
 //! The crate's public API as a library user meets it: `Position` is an ordinary `Hash` key
-//! (its round hash is `round_hash`).
+//! (its round hash is `round_hash`), and `Debug` writes holes and move sets as letters.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
-use pussa_rules::{Game, Hole, Position, Side};
+use pussa_rules::{Event, Game, Hole, Moves, Position, Side};
 
 fn h(c: char) -> Hole {
     Hole::from_letter(c).unwrap()
@@ -59,5 +59,30 @@ fn round_hash_values_are_fixed() {
             0x7060_c0f2_5ca0_9525,
             0x5194_83a6_92f7_e742
         ]
+    );
+}
+
+// ---- Debug ----
+
+#[test]
+fn debug_writes_holes_and_move_sets_as_letters() {
+    assert_eq!(format!("{:?}", h('A')), "Hole(A)");
+    assert_eq!(format!("{:?}", h('g')), "Hole(g)");
+    let legal = Position::start(Game::WalakPussa).legal_moves();
+    assert_eq!(format!("{legal:?}"), "Moves[A B C D E F G]");
+    assert_eq!(format!("{:?}", Moves::EMPTY), "Moves[]");
+    assert_eq!(format!("{:?}", Moves::from_mask(1 | 1 << 13)), "Moves[A g]");
+    let err = Position::start(Game::WalakPussa).play(h('a')).unwrap_err();
+    assert_eq!(
+        format!("{err:?}"),
+        "IllegalMove { mv: Hole(a), reason: NotYourHole { to_move: South } }"
+    );
+    let mut events: Vec<Event> = Vec::new();
+    Position::start(Game::WalakPussa)
+        .play_traced(h('A'), &mut events)
+        .unwrap();
+    assert_eq!(
+        format!("{:?}", &events[..2]),
+        "[Lift { hole: Hole(A), seeds: 4, relay: false }, Drop { hole: Hole(B), now: 5 }]"
     );
 }
