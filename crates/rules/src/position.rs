@@ -64,8 +64,16 @@ pub enum IllegalReason {
     Endless,
     /// The round is over; a match must start its next round first.
     RoundOver,
-    /// The game or match is over.
-    MatchOver,
+    /// The single game is over ("the game is over: South won").
+    GameOver {
+        /// Who won, `None` for a draw.
+        winner: Option<Side>,
+    },
+    /// The match is over ("the match is over: South won").
+    MatchOver {
+        /// Who won, `None` for a draw.
+        winner: Option<Side>,
+    },
 }
 
 impl fmt::Display for IllegalReason {
@@ -85,7 +93,22 @@ impl fmt::Display for IllegalReason {
                 "endless sowing: the same board recurs with the same hole about to be lifted",
             ),
             IllegalReason::RoundOver => f.write_str("the round is over"),
-            IllegalReason::MatchOver => f.write_str("the game is over"),
+            IllegalReason::GameOver { winner } => write!(f, "the game is over: {}", Won(*winner)),
+            IllegalReason::MatchOver { winner } => {
+                write!(f, "the match is over: {}", Won(*winner))
+            }
+        }
+    }
+}
+
+/// A result as the messages after the end say it: `South won`, `a draw`.
+struct Won(Option<Side>);
+
+impl fmt::Display for Won {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(side) => write!(f, "{side} won"),
+            None => f.write_str("a draw"),
         }
     }
 }

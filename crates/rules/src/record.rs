@@ -417,8 +417,8 @@ impl Record {
             mv,
             reason,
         };
-        if self.state.is_over() {
-            return Err(err(IllegalReason::MatchOver));
+        if let Some(winner) = self.state.winner() {
+            return Err(err(self.state.over_reason(winner)));
         }
         let mut next = self.state.clone();
         if next.is_round_over() {

@@ -365,8 +365,9 @@ impl GameState {
     /// Plays `mv`, then applies the end-of-round rules.
     ///
     /// # Errors
-    /// [`IllegalMove`] naming the move and why (not your hole, closed, empty, endless, round or
-    /// game over); the state is then unchanged.
+    /// [`IllegalMove`] naming the move and why (not your hole, closed, empty, endless, round
+    /// over, game over ([`IllegalReason::GameOver`]) or match over
+    /// ([`IllegalReason::MatchOver`]), both with the result); the state is then unchanged.
     ///
     /// # Examples
     /// ```
@@ -406,10 +407,10 @@ impl GameState {
                     reason: IllegalReason::RoundOver,
                 })
             }
-            Status::Over { .. } => {
+            Status::Over { winner, .. } => {
                 return Err(IllegalMove {
                     mv,
-                    reason: IllegalReason::MatchOver,
+                    reason: self.over_reason(winner),
                 })
             }
         }
@@ -419,6 +420,14 @@ impl GameState {
         }
         let round_end = self.check_end(trace);
         Ok(MoveReport { outcome, round_end })
+    }
+
+    /// Why no move is taken once the game or match is over, won by `winner`.
+    pub(crate) fn over_reason(&self, winner: Option<Side>) -> IllegalReason {
+        match self.mode {
+            Mode::Single => IllegalReason::GameOver { winner },
+            Mode::Match => IllegalReason::MatchOver { winner },
+        }
     }
 
     /// Applies the end-of-round rules in the contract's order; records the position otherwise.

@@ -475,9 +475,17 @@ fn illegal_moves_name_the_move_and_the_reason_and_change_nothing() {
         Mode::Single,
     );
     g.play(hole('A')).unwrap();
+    let err = g.play(hole('a')).unwrap_err();
     assert_eq!(
-        g.play(hole('a')).unwrap_err().reason,
-        IllegalReason::MatchOver
+        err.reason,
+        IllegalReason::GameOver {
+            winner: g.winner().unwrap()
+        }
+    );
+    assert!(
+        err.to_string()
+            .starts_with("illegal move a: the game is over: "),
+        "{err}"
     );
 }
 

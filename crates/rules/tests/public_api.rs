@@ -1,11 +1,14 @@
 //! The crate's public API as a library user meets it: `Position` is an ordinary `Hash` key
-//! (its round hash is `round_hash`), and `Debug` writes holes and move sets as letters.
+//! (its round hash is `round_hash`), a move after the end names the game or the match and the
+//! result, and `Debug` writes holes and move sets as letters.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
-use pussa_rules::{Event, Game, Hole, Moves, Position, Side};
+use pussa_rules::{
+    Event, Game, Hole, IllegalMove, IllegalReason, Mode, Moves, Position, Setup, Side,
+};
 
 fn h(c: char) -> Hole {
     Hole::from_letter(c).unwrap()
@@ -60,6 +63,61 @@ fn round_hash_values_are_fixed() {
             0x5194_83a6_92f7_e742
         ]
     );
+}
+
+// ---- A move after the end ----
+
+#[test]
+fn a_move_after_a_match_says_the_match_is_over_with_the_result() {
+    // North to move, South's row empty and only f, g open for North: the round is over and
+    // North, holding 5, cannot fill a hole of 7: South has won the match.
+    let setup: Setup = "0,0,0,0,0,0,0/x,x,x,x,x,0,0 30+63 5 N 7 raja-pasu S"
+        .parse()
+        .unwrap();
+    let mut m = setup.game_state(Mode::Match).unwrap();
+    assert_eq!(m.winner(), Some(Some(Side::South)));
+    let err = m.play(h('a')).unwrap_err();
+    assert_eq!(
+        err,
+        IllegalMove {
+            mv: h('a'),
+            reason: IllegalReason::MatchOver {
+                winner: Some(Side::South)
+            }
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "illegal move a: the match is over: South won"
+    );
+    // The same position as a single game: the game is over, and North took more this round.
+    let mut g = setup.game_state(Mode::Single).unwrap();
+    let err = g.play(h('a')).unwrap_err();
+    assert_eq!(
+        err.reason,
+        IllegalReason::GameOver {
+            winner: g.winner().unwrap()
+        }
+    );
+    assert!(
+        err.to_string()
+            .starts_with("illegal move a: the game is over: "),
+        "{err}"
+    );
+    // A drawn single game says so.
+    let mut d = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 28 28 S 1 walak-pussa"
+        .parse::<Setup>()
+        .unwrap()
+        .game_state(Mode::Single)
+        .unwrap();
+    assert_eq!(
+        d.play(h('A')).unwrap_err().to_string(),
+        "illegal move A: the game is over: a draw"
+    );
+    // A record refuses a move after a match's end with the same reason.
+    let mut rec = pussa_rules::record::Record::from_setup(setup, Mode::Match).unwrap();
+    let err = rec.push(h('a')).unwrap_err().to_string();
+    assert!(err.ends_with("the match is over: South won"), "{err}");
 }
 
 // ---- Debug ----

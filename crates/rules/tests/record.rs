@@ -260,7 +260,7 @@ fn moves_after_the_end_of_the_game_are_refused() {
         matches!(
             err,
             RecordError::Move {
-                reason: IllegalReason::MatchOver,
+                reason: IllegalReason::GameOver { .. },
                 ..
             }
         ),
@@ -273,7 +273,7 @@ fn moves_after_the_end_of_the_game_are_refused() {
     assert!(matches!(
         Record::parse(&text),
         Err(RecordError::Move {
-            reason: IllegalReason::MatchOver,
+            reason: IllegalReason::GameOver { .. },
             ..
         })
     ));
