@@ -15,6 +15,15 @@
 //! - [`Setup`]: the one-line position string; [`record`]: game records.
 //! - [`spiel`]: the OpenSpiel-shaped interface researchers know (`load_game`,
 //!   `legal_actions`, `apply_action`, `returns`, `observation_tensor`, `serialize`).
+//! - serde: the value types read and write JSON, and read back what they wrote. [`Position`]
+//!   and [`Setup`] go through the position string, [`GameState`] through an object around it
+//!   (its documentation gives the shape), [`Event`], [`Status`], [`RoundResult`], [`MoveReport`]
+//!   through objects, [`spiel::SpielState`] through its game string and record. Reading
+//!   validates.
+//!
+//! [`Position`]'s `Hash` and `Eq` cover every field; the search's 64-bit key, which leaves the
+//! stores out, is [`Position::round_hash`]. `Debug` writes holes and move sets as letters
+//! (`Hole(A)`, `Moves[A C G]`), as the notation does.
 //!
 //! # Examples
 //! ```

@@ -32,7 +32,7 @@ fn byte_mask(open: u16) -> u128 {
 }
 
 /// What a move did, besides changing the position.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MoveOutcome {
     /// Seeds taken during the move by South and by North (fours and captures).
     pub taken: [u8; 2],
@@ -719,6 +719,39 @@ fn fmix64(mut k: u64) -> u64 {
     k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     k ^= k >> 33;
     k
+}
+
+/// A position is written as its position string (see [`crate::Setup`]), as `Debug` shows it:
+/// JSON `"2,1,7,7,7,0,7/0,0,6,1,6,6,0 6 0 N 1 walak-pussa"`. A position does not know its round,
+/// so the round field is 1, or 2 when holes are closed (closed holes exist only from round 2);
+/// reading takes any valid position string, of any round, and keeps its position. Reading
+/// validates as [`crate::Setup::position_ignoring_reachability`] does, so a position built by
+/// [`Position::from_parts_unchecked`] that breaks the rules (a wrong seed total, say) is written
+/// but not read back.
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{Game, Hole, Position};
+/// let mut pos = Position::start(Game::WalakPussa);
+/// pos.play(Hole::from_letter('A')?)?;
+/// let json = serde_json::to_string(&pos)?;
+/// assert_eq!(json, r#""2,1,7,7,7,0,7/0,0,6,1,6,6,0 6 0 N 1 walak-pussa""#);
+/// assert_eq!(serde_json::from_str::<Position>(&json)?, pos);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl serde::Serialize for Position {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let round = if self.closed_mask() == 0 { 1 } else { 2 };
+        s.collect_str(&crate::Setup::from_position(self, round))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Position {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Position, D::Error> {
+        <crate::Setup as serde::Deserialize>::deserialize(d)?
+            .position_ignoring_reachability()
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 impl fmt::Debug for Position {

@@ -614,3 +614,27 @@ impl FromStr for Setup {
         Ok(setup)
     }
 }
+
+/// A setup is written as its position string ([`Display`](fmt::Display)) and read with
+/// [`str::parse`], which validates it: JSON `"4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa"`.
+impl serde::Serialize for Setup {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Setup {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Setup, D::Error> {
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = Setup;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a position string")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Setup, E> {
+                s.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_str(Text)
+    }
+}

@@ -846,6 +846,87 @@ impl SpielState {
     }
 }
 
+/// The serde shape of a [`SpielGame`]: its game string and, if it has one, its start position.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GameRepr {
+    game: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    start: Option<Setup>,
+}
+
+/// A game is written as its game string ([`load_game`] reads it) and its start position, if
+/// [`SpielGame::with_start`] gave one: JSON `{"game":"raja-pasu(mode=match,first=S,utility=win_loss,max_rounds=100)"}`
+/// or `{"game":"…","start":"<position string>"}`. Reading checks both as [`load_game`] and
+/// [`SpielGame::with_start`] do.
+impl serde::Serialize for SpielGame {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        GameRepr {
+            game: self.to_string(),
+            start: self.start,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SpielGame {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SpielGame, D::Error> {
+        let r = GameRepr::deserialize(d)?;
+        let g = load_game(&r.game).map_err(serde::de::Error::custom)?;
+        match r.start {
+            Some(setup) => g.with_start(setup).map_err(serde::de::Error::custom),
+            None => Ok(g),
+        }
+    }
+}
+
+/// The serde shape of a [`SpielState`]: its game and its [`SpielState::serialize`] text.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StateRepr {
+    game: SpielGame,
+    state: String,
+}
+
+/// A state is written as its game (see [`SpielGame`]'s serde) and its record,
+/// [`SpielState::serialize`]: `{"game":{"game":"walak-pussa(…)"},"state":"[Game \"walak-pussa\"]…"}`.
+/// Reading replays the record with [`SpielGame::deserialize_state`], so a state that reads is
+/// legal, and equal to the one written. (The inherent [`SpielState::serialize`] is OpenSpiel's
+/// name and returns the record text; write serde through `serde_json::to_string(&state)` and
+/// the like.)
+///
+/// # Examples
+/// ```
+/// use pussa_rules::spiel::{load_game, SpielState};
+/// let game = load_game("raja-pasu(mode=match)")?;
+/// let mut state = game.new_initial_state();
+/// state.apply_action(6)?;
+/// state.apply_action(4)?;
+/// let json = serde_json::to_string(&state)?;
+/// let back: SpielState = serde_json::from_str(&json)?;
+/// assert_eq!(back, state);
+/// assert_eq!(back.history(), [6, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl serde::Serialize for SpielState {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        StateRepr {
+            game: self.game.clone(),
+            state: self.serialize(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SpielState {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SpielState, D::Error> {
+        let r = StateRepr::deserialize(d)?;
+        r.game
+            .deserialize_state(&r.state)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 impl fmt::Display for SpielState {
     /// The position string of the state (see [`Setup`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

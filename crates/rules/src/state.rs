@@ -1,14 +1,14 @@
 //! [`GameState`]: a single game or a multi-round match, with the end-of-round rules, the
 //! repetition rule, refills, closed holes and who starts each round.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::position::{IllegalMove, IllegalReason, MoveOutcome, Position};
 use crate::trace::{EndReason, Event, NoTrace, Trace};
 use crate::types::{Game, Hole, Moves, Side, StarterRule, StuckRule};
 
 /// A single game (one round) or a match of several rounds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// One round; whoever took more seeds wins.
@@ -19,7 +19,7 @@ pub enum Mode {
 }
 
 /// How a round ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoundResult {
     /// The round's number (from 1).
     pub round: u32,
@@ -36,7 +36,7 @@ pub struct RoundResult {
 /// The start of a round of a match: what each player held when it was laid out, and who moved
 /// first. Two rounds with the same start are the same round: the holdings decide the holes each
 /// player fills, the closed holes and what is left over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RoundStart {
     /// Seeds each player held, in the holes they filled and left over, `[South, North]`.
     pub holdings: [u8; 2],
@@ -45,7 +45,7 @@ pub struct RoundStart {
 }
 
 /// Where a game or match stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Status {
     /// A move is expected from [`Position::to_move`].
@@ -68,7 +68,7 @@ pub enum Status {
 }
 
 /// What [`GameState::play`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoveReport {
     /// The sowing's outcome.
     pub outcome: MoveOutcome,
@@ -85,6 +85,39 @@ pub struct MoveReport {
 /// let mut g = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
 /// g.play(Hole::from_letter('G')?)?;
 /// assert_eq!(g.position().stores(), [11, 8]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Serde
+/// A state is written as an object with every field a continuation needs:
+///
+/// | field | value |
+/// |---|---|
+/// | `position` | the position string of [`crate::Setup::from_state`] (round, takings, starter) |
+/// | `mode` | `"single"` or `"match"` |
+/// | `status` | [`Status`] as JSON, e.g. `{"status":"playing"}` |
+/// | `history` | [`GameState::history`], each position as its board and side to move, `"2,1,7,7,7,0,7/0,0,6,1,6,6,0 N"` |
+/// | `round_starts` | [`GameState::round_starts`], e.g. `[{"holdings":[49,49],"starter":"S"}]` |
+///
+/// Reading validates the position string and checks the rest against it: `status` must be the
+/// one the position implies (a round that is over has its board swept), with the round's
+/// reason and sweep taken as written; `history` must end with the current position while a
+/// move is expected and be empty otherwise; `round_starts` is empty in a single game and
+/// lists at most one start per round. `status`, `history` and `round_starts` may be left out:
+/// the state is then the one [`crate::Setup::game_state`] gives, which knows no earlier
+/// positions. A state read back equals the one written.
+///
+/// ```
+/// use pussa_rules::{Game, GameState, Hole, Mode, Side};
+/// let mut g = GameState::new(Game::WalakPussa, Mode::Match, Side::South);
+/// g.play(Hole::from_letter('A')?)?;
+/// let json = serde_json::to_string(&g)?;
+/// assert!(json.starts_with(r#"{"position":"2,1,7,7,7,0,7/0,0,6,1,6,6,0 6 0 N 1 walak-pussa S","mode":"match","#));
+/// assert_eq!(serde_json::from_str::<GameState>(&json)?, g);
+/// let fresh: GameState = serde_json::from_str(
+///     r#"{"position":"4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa","mode":"single"}"#,
+/// )?;
+/// assert_eq!(fresh.legal_moves().len(), 7);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -554,5 +587,183 @@ impl GameState {
         });
         self.check_end(trace);
         true
+    }
+}
+
+/// A repetition key ([`Position::repetition_key`]) as text: the board and the side to move,
+/// `2,1,7,7,7,0,7/0,0,6,1,6,6,0 N`.
+fn key_text(key: u128) -> String {
+    let bytes = key.to_le_bytes();
+    let row = |r: &[u8]| r.iter().map(u8::to_string).collect::<Vec<_>>().join(",");
+    let side = if bytes[15] & 1 == 0 { 'S' } else { 'N' };
+    format!("{}/{} {side}", row(&bytes[..7]), row(&bytes[7..14]))
+}
+
+/// Reads [`key_text`]'s text back.
+fn key_of_text(text: &str) -> Result<u128, String> {
+    let bad = || format!("'{text}' is not a board and side to move (7 seeds/7 seeds S or N)");
+    let (board, side) = text.split_once(' ').ok_or_else(bad)?;
+    let side = Side::parse(side).map_err(|_| bad())?;
+    let mut bytes = [0u8; 16];
+    let (south, north) = board.split_once('/').ok_or_else(bad)?;
+    let cells: Vec<&str> = south.split(',').chain(north.split(',')).collect();
+    if cells.len() != 14 || south.split(',').count() != 7 {
+        return Err(bad());
+    }
+    for (b, c) in bytes.iter_mut().zip(cells) {
+        *b = c.parse().map_err(|_| bad())?;
+    }
+    Ok(u128::from_le_bytes(bytes) | (side.index() as u128) << 120)
+}
+
+/// The serde shape of a [`GameState`] (see its documentation).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StateRepr {
+    position: crate::Setup,
+    mode: Mode,
+    #[serde(default)]
+    status: Option<Status>,
+    #[serde(default)]
+    history: Vec<String>,
+    #[serde(default)]
+    round_starts: Vec<RoundStart>,
+}
+
+impl Serialize for GameState {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        StateRepr {
+            position: crate::Setup::from_state(self),
+            mode: self.mode,
+            status: Some(self.status),
+            history: self.history.iter().map(|&k| key_text(k)).collect(),
+            round_starts: self.round_starts.clone(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for GameState {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GameState, D::Error> {
+        let r = StateRepr::deserialize(d)?;
+        GameState::from_repr(r).map_err(serde::de::Error::custom)
+    }
+}
+
+impl GameState {
+    /// The state a [`StateRepr`] describes, checked against its position.
+    fn from_repr(r: StateRepr) -> Result<GameState, String> {
+        let mut g = r
+            .position
+            .game_state_ignoring_reachability(r.mode)
+            .map_err(|e| e.to_string())?;
+        if let Some(stored) = r.status {
+            let with_written = |result: RoundResult, w: RoundResult| RoundResult {
+                reason: w.reason,
+                swept: w.swept,
+                ..result
+            };
+            let expected = match (g.status, stored) {
+                (Status::Playing, Status::Playing) => Status::Playing,
+                (Status::Playing, _) => {
+                    return Err(
+                        "status: the round is over, but the position has a move to play".into(),
+                    )
+                }
+                (_, Status::Playing) => {
+                    return Err("status: playing, but the position's round is over".into())
+                }
+                (
+                    Status::RoundOver { result, .. },
+                    Status::RoundOver {
+                        result: written, ..
+                    },
+                ) => Status::RoundOver {
+                    result: with_written(result, written),
+                    next_starter: g.next_starter(written.reason),
+                },
+                (
+                    Status::Over { result, winner },
+                    Status::Over {
+                        result: written, ..
+                    },
+                ) => Status::Over {
+                    result: with_written(result, written),
+                    winner,
+                },
+                (computed, _) => {
+                    let what = |s: Status| match s {
+                        Status::Over { .. } => "over",
+                        _ => "round_over",
+                    };
+                    return Err(format!(
+                        "status: {}, but the position's state is {}",
+                        what(stored),
+                        what(computed)
+                    ));
+                }
+            };
+            if stored != expected {
+                return Err(format!(
+                    "status: {stored:?} does not match the position, which gives {expected:?}"
+                ));
+            }
+            g.status = stored;
+        }
+        if !r.history.is_empty() {
+            if g.is_round_over() {
+                return Err("history: a round that is over keeps no positions".into());
+            }
+            let keys = r
+                .history
+                .iter()
+                .map(|t| key_of_text(t))
+                .collect::<Result<Vec<u128>, String>>()
+                .map_err(|e| format!("history: {e}"))?;
+            let current = g.pos.repetition_key();
+            if keys.last() != Some(&current) {
+                return Err(format!(
+                    "history: the last entry must be the current position, {}",
+                    key_text(current)
+                ));
+            }
+            let seeds = |k: u128| k.to_le_bytes()[..14].iter().map(|&b| u32::from(b)).sum();
+            let on_board: u32 = seeds(current);
+            if let Some(&k) = keys.iter().find(|&&k| seeds(k) != on_board) {
+                return Err(format!(
+                    "history: {} has {} seeds on the board, not the {on_board} of the current \
+                     position (no seed leaves the board between the positions kept)",
+                    key_text(k),
+                    seeds(k)
+                ));
+            }
+            g.history = keys;
+        }
+        if !r.round_starts.is_empty() {
+            if g.mode == Mode::Single {
+                return Err("round_starts: a single game has no round starts".into());
+            }
+            if r.round_starts.len() > g.round as usize {
+                return Err(format!(
+                    "round_starts: {} starts for {} rounds",
+                    r.round_starts.len(),
+                    g.round
+                ));
+            }
+            let total = g.game().total_seeds();
+            if let Some(bad) = r
+                .round_starts
+                .iter()
+                .find(|s| u32::from(s.holdings[0]) + u32::from(s.holdings[1]) != u32::from(total))
+            {
+                return Err(format!(
+                    "round_starts: holdings {:?} do not add up to the {total} seeds of {}",
+                    bad.holdings,
+                    g.game()
+                ));
+            }
+            g.round_starts = r.round_starts;
+        }
+        Ok(g)
     }
 }

@@ -4,12 +4,12 @@
 //! compiles every event away (its [`Trace::ENABLED`] is `false`), so search pays nothing; passing a
 //! `Vec<Event>` records the move seed by seed for the web page's animation and for `pussa explain`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::types::{Hole, Side};
 
 /// Why a round ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EndReason {
     /// Pasu Pondi: every seed left on the board lies in one row (or none is left).
@@ -46,7 +46,7 @@ pub enum EndReason {
 /// assert_eq!(captured, u32::from(pos.store(Side::South)));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// All seeds lifted from `hole` to sow a lap. `relay` is false for the mover's own hole and

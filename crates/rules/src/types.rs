@@ -233,8 +233,22 @@ impl Serialize for Hole {
 
 impl<'de> Deserialize<'de> for Hole {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Hole, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
+        // Reads what `serialize` writes (a char) in every format: self-describing ones such as
+        // JSON give a one-letter string, compact ones the char itself.
+        struct Letter;
+        impl serde::de::Visitor<'_> for Letter {
+            type Value = Hole;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a hole letter, A-G or a-g")
+            }
+            fn visit_char<E: serde::de::Error>(self, c: char) -> Result<Hole, E> {
+                Hole::from_letter(c).map_err(E::custom)
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Hole, E> {
+                s.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_char(Letter)
     }
 }
 

@@ -1,14 +1,20 @@
 //! The crate's public API as a library user meets it: `Position` is an ordinary `Hash` key
 //! (its round hash is `round_hash`), a move after the end names the game or the match and the
-//! result, and `Debug` writes holes and move sets as letters.
+//! result, `Debug` writes holes and move sets as letters, and the value types round-trip
+//! through serde (JSON).
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
+use proptest::prelude::*;
+use pussa_rules::spiel::{load_game, SpielGame, SpielState};
 use pussa_rules::{
-    Event, Game, Hole, IllegalMove, IllegalReason, Mode, Moves, Position, Setup, Side,
+    Event, Game, GameState, Hole, IllegalMove, IllegalReason, Mode, MoveReport, Moves, Position,
+    Rng, RoundResult, RoundStart, Setup, Side, Status,
 };
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 fn h(c: char) -> Hole {
     Hole::from_letter(c).unwrap()
@@ -143,4 +149,209 @@ fn debug_writes_holes_and_move_sets_as_letters() {
         format!("{:?}", &events[..2]),
         "[Lift { hole: Hole(A), seeds: 4, relay: false }, Drop { hole: Hole(B), now: 5 }]"
     );
+}
+
+// ---- serde ----
+
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(t: &T) -> String {
+    let json = serde_json::to_string(t).unwrap();
+    let back: T = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{json}: {e}"));
+    assert_eq!(&back, t, "{json}");
+    json
+}
+
+#[test]
+fn value_types_have_a_documented_json_shape() {
+    let mut g = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+    let pos_json = round_trip(g.position());
+    assert_eq!(
+        pos_json,
+        r#""4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa""#
+    );
+    let mut events: Vec<Event> = Vec::new();
+    let report = g.play_traced(h('A'), &mut events).unwrap();
+    assert_eq!(
+        round_trip(&events[0]),
+        r#"{"type":"lift","hole":"A","seeds":4,"relay":false}"#
+    );
+    assert_eq!(
+        round_trip(&report),
+        r#"{"outcome":{"taken":[6,0],"laps":7},"round_end":null}"#
+    );
+    assert_eq!(round_trip(&Status::Playing), r#"{"status":"playing"}"#);
+    let setup = Setup::from_state(&g);
+    assert_eq!(
+        round_trip(&setup),
+        r#""2,1,7,7,7,0,7/0,0,6,1,6,6,0 6 0 N 1 walak-pussa S""#
+    );
+    let json = round_trip(&g);
+    assert_eq!(
+        json,
+        r#"{"position":"2,1,7,7,7,0,7/0,0,6,1,6,6,0 6 0 N 1 walak-pussa S","mode":"single","status":{"status":"playing"},"history":["2,1,7,7,7,0,7/0,0,6,1,6,6,0 N"],"round_starts":[]}"#
+    );
+    // A position with closed holes is written as round 2 (holes close only from round 2).
+    let closed: Position =
+        serde_json::from_str(r#""0,2,16,1,1,1,1/x,x,x,16,3,0,0 16+25 5+11 S 2 raja-pasu""#)
+            .unwrap();
+    assert_eq!(
+        round_trip(&closed),
+        r#""0,2,16,1,1,1,1/x,x,x,16,3,0,0 41 16 S 2 raja-pasu""#
+    );
+    // Holes read from strings, and from chars in formats that write chars.
+    assert_eq!(serde_json::from_str::<Hole>(r#""c""#).unwrap(), h('c'));
+    assert!(serde_json::from_str::<Hole>(r#""h""#).is_err());
+}
+
+#[test]
+fn bad_json_is_refused_with_a_message_naming_the_problem() {
+    let err = |json: &str| {
+        serde_json::from_str::<GameState>(json)
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(
+        err(r#"{"position":"4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 oware","mode":"single"}"#)
+            .contains("unknown game 'oware'")
+    );
+    // A status the position does not have.
+    let e = err(
+        r#"{"position":"4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa","mode":"single","status":{"status":"over","result":{"round":1,"reason":{"kind":"repetition"},"swept":[0,0],"taken":[0,0],"winner":null},"winner":null}}"#,
+    );
+    assert!(
+        e.contains("status: the round is over, but the position has a move to play"),
+        "{e}"
+    );
+    // A history that does not end with the current position.
+    let e = err(
+        r#"{"position":"4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa","mode":"single","history":["4,4,4,4,4,4,4/4,4,4,4,4,4,4 N"]}"#,
+    );
+    assert!(
+        e.contains(
+            "history: the last entry must be the current position, 4,4,4,4,4,4,4/4,4,4,4,4,4,4 S"
+        ),
+        "{e}"
+    );
+    let e = err(
+        r#"{"position":"4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa","mode":"single","history":["4,4,4/4 S"]}"#,
+    );
+    assert!(e.contains("history: '4,4,4/4 S' is not a board"), "{e}");
+    let e = err(
+        r#"{"position":"4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa","mode":"single","round_starts":[{"holdings":[28,28],"starter":"S"}]}"#,
+    );
+    assert!(
+        e.contains("round_starts: a single game has no round starts"),
+        "{e}"
+    );
+    // A position that breaks the rules.
+    let e =
+        serde_json::from_str::<Position>(r#""4,4,4,4,4,4,4/4,4,4,4,4,4,5 0 0 S 1 walak-pussa""#)
+            .unwrap_err()
+            .to_string();
+    assert!(e.contains("seeds add up to 57"), "{e}");
+}
+
+#[test]
+fn a_state_set_up_mid_match_round_trips_and_plays_on_alike() {
+    // From a position string in round 2, then into round 3: round_starts knows round 3 only.
+    let mut g = "0,2,16,1,1,1,1/x,x,x,16,3,0,0 16+25 5+11 S 2 raja-pasu"
+        .parse::<Setup>()
+        .unwrap()
+        .game_state(Mode::Match)
+        .unwrap();
+    let mut rng = Rng::new(11);
+    while g.round() < 3 && !g.is_over() {
+        if g.is_round_over() {
+            g.next_round();
+        } else {
+            let l = g.legal_moves();
+            g.play(l.nth(rng.below(l.len() as u32) as usize).unwrap())
+                .unwrap();
+        }
+        let mut back: GameState = serde_json::from_str(&round_trip(&g)).unwrap();
+        let mut orig = g.clone();
+        // Both play on the same way.
+        for _ in 0..30 {
+            if orig.is_over() {
+                break;
+            }
+            if orig.is_round_over() {
+                assert_eq!(orig.next_round(), back.next_round());
+            } else {
+                let mv = orig.legal_moves().nth(0).unwrap();
+                assert_eq!(orig.play(mv), back.play(mv));
+            }
+            assert_eq!(orig, back);
+        }
+    }
+}
+
+#[test]
+fn spiel_games_and_states_round_trip() {
+    let game = load_game("pasu-pondi(mode=match,first=N,utility=margin,max_rounds=7)").unwrap();
+    assert_eq!(
+        round_trip(&game),
+        r#"{"game":"pasu-pondi(mode=match,first=N,utility=margin,max_rounds=7)"}"#
+    );
+    let start: Setup = "0,2,16,1,1,1,1/x,x,x,16,3,0,0 16+25 5+11 N 2 raja-pasu"
+        .parse()
+        .unwrap();
+    let from = SpielGame::new(Game::RajaPasu, Mode::Match)
+        .with_start(start)
+        .unwrap();
+    round_trip(&from);
+    for g in [game, from] {
+        let mut s = g.new_initial_state();
+        let mut rng = Rng::new(5);
+        round_trip(&s);
+        while !s.is_terminal() {
+            let a = s.legal_actions();
+            s.apply_action(a[rng.below(a.len() as u32) as usize])
+                .unwrap();
+            if s.move_number() % 17 == 0 {
+                round_trip(&s);
+            }
+        }
+        let json = round_trip(&s);
+        let back: SpielState = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.returns(), s.returns());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Every state of a random game or match, its position, setup, status, round results and
+    /// round starts, every move's report and every event of its trace read back equal.
+    #[test]
+    fn every_value_of_a_random_game_round_trips_through_json(
+        k in 0usize..4, m in any::<bool>(), north in any::<bool>(), seed in any::<u64>()
+    ) {
+        let mode = if m { Mode::Match } else { Mode::Single };
+        let first = if north { Side::North } else { Side::South };
+        let mut g = GameState::new(Game::ALL[k], mode, first);
+        let mut rng = Rng::new(seed);
+        for _ in 0..300 {
+            round_trip(&g);
+            round_trip(g.position());
+            round_trip(&Setup::from_state(&g));
+            round_trip(&g.status());
+            round_trip::<Vec<RoundStart>>(&g.round_starts().to_vec());
+            if let Status::RoundOver { result, .. } | Status::Over { result, .. } = g.status() {
+                round_trip::<RoundResult>(&result);
+            }
+            if g.is_over() {
+                break;
+            }
+            let mut events: Vec<Event> = Vec::new();
+            if g.is_round_over() {
+                prop_assert!(g.next_round_traced(&mut events));
+            } else {
+                let l = g.legal_moves();
+                let mv = l.nth(rng.below(l.len() as u32) as usize).unwrap();
+                let report: MoveReport = g.play_traced(mv, &mut events).unwrap();
+                round_trip(&report);
+            }
+            round_trip(&events);
+        }
+    }
 }
