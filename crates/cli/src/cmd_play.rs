@@ -19,11 +19,17 @@ const KEYS_HELP: &str = "Keys:\n  \
 A-G (either case)  lift one of your holes (the side to move's, in a hotseat game)\n  \
 any key            during the sowing animation: show the rest of the move at once\n  \
 u or Backspace     take back your last move (against the computer: back to your turn)\n  \
-h                  hint: the engine's best move and what it is worth\n  \
+h                  hint: the engine's best move and its value (proven, or an estimate at\n                     \
+a depth)\n  \
++ or -             faster or slower sowing animation (also during it; - from off turns it on)\n  \
 Enter or Space     lay out the next round of a match\n  \
 n                  a new game once this one is over (same options, the other player starts)\n  \
-? or F1            help: the keys, what the numbers mean, the sowing direction\n  \
-q or Esc           quit (pressed twice while the game goes on); Ctrl-C or Ctrl-D quit at once\n\n\
+? or F1            help: the keys, what the numbers mean, the sowing direction (the arrows,\n                     \
+PgUp/PgDn and j/k scroll it on a small terminal)\n  \
+q or Esc           quit (pressed twice while the game goes on); Ctrl-C or Ctrl-D quit at once\n  \
+Ctrl-Z             suspend (the shell's job control; `fg` goes back to the game)\n\n\
+A closed terminal window, a dropped ssh session or a kill (SIGTERM, SIGHUP) ends the game as q\n\
+does: the --save record is written first.\n\n\
 Needs an interactive terminal (standard input and output); for scripts use `pussa replay` \
 or `pussa engine`.\n\n\
 Examples:\n  pussa play --game raja-pasu --match --level expert\n  \

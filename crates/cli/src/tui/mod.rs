@@ -1267,8 +1267,9 @@ pub fn help_text(app: &App) -> Vec<String> {
          move's) · any key during the sowing animation shows the rest of the move at once · u \
          or Backspace takes back your last move (against the computer, back to your turn) · h \
          hint · Enter or Space: the next round of a match · n: a new game once this one is \
-         over · ? or F1: this help · q or Esc quits (press it twice while the game goes on) · \
-         Ctrl-C or Ctrl-D quit at once."
+         over · + or -: a faster or slower sowing animation · ? or F1: this help (arrows, \
+         PgUp/PgDn, j/k scroll it) · q or Esc quits (press it twice while the game goes on) · \
+         Ctrl-C or Ctrl-D quit at once · Ctrl-Z suspends (fg comes back)."
             .into(),
         "The board: your row is at the bottom, from your left; the opponent's row is on top. \
          Each number is the seeds in the hole under or over it; x is a closed hole (later \
@@ -1284,9 +1285,10 @@ pub fn help_text(app: &App) -> Vec<String> {
         "Move list: \"3. S B +9\" is move 3, South lifted B and took 9; \"2. N e, S +4\": \
          North lifted e, took nothing and handed South a four; R2 marks a round's first move."
             .into(),
-        "Hint: in a single game, the round's final margin with best play for the side to move; \
-         in a match, the margin of the holdings expected after the next round (±200 for a \
-         match won or lost)."
+        "Hint: in a single game, the round's final margin for the side to move; in a match, \
+         the margin of the holdings expected after the next round (±200 for a match won or \
+         lost). \"proven\" is the outcome of best play from both; otherwise the value is the \
+         engine's estimate at the depth it names."
             .into(),
     ]
 }
