@@ -2557,7 +2557,7 @@ mod tests {
         // Where all of it fits, there is nothing to scroll.
         let s = screen_of(&app, 100, 40);
         assert!(
-            s.contains("help: any key closes it") && !s.contains("PgDn"),
+            s.contains("help: any key closes it") && !s.contains("PgDn: lines"),
             "{s}"
         );
     }
