@@ -19,11 +19,17 @@ const KEYS_HELP: &str = "Keys:\n  \
 A-G (either case)  lift one of your holes (the side to move's, in a hotseat game)\n  \
 any key            during the sowing animation: show the rest of the move at once\n  \
 u or Backspace     take back your last move (against the computer: back to your turn)\n  \
-h                  hint: the engine's best move and what it is worth\n  \
+h                  hint: the engine's best move and its value (proven, or an estimate at\n                     \
+a depth)\n  \
++ or -             faster or slower sowing animation (also during it; - from off turns it on)\n  \
 Enter or Space     lay out the next round of a match\n  \
 n                  a new game once this one is over (same options, the other player starts)\n  \
-? or F1            help: the keys, what the numbers mean, the sowing direction\n  \
-q or Esc           quit (pressed twice while the game goes on); Ctrl-C or Ctrl-D quit at once\n\n\
+? or F1            help: the keys, what the numbers mean, the sowing direction (the arrows,\n                     \
+PgUp/PgDn and j/k scroll it on a small terminal)\n  \
+q or Esc           quit (pressed twice while the game goes on); Ctrl-C or Ctrl-D quit at once\n  \
+Ctrl-Z             suspend (the shell's job control; `fg` goes back to the game)\n\n\
+A closed terminal window, a dropped ssh session or a kill (SIGTERM, SIGHUP) ends the game as q\n\
+does: the --save record is written first.\n\n\
 Needs an interactive terminal (standard input and output); for scripts use `pussa replay` \
 or `pussa engine`.\n\n\
 Examples:\n  pussa play --game raja-pasu --match --level expert\n  \
@@ -45,8 +51,9 @@ pub struct Args {
     /// levels` numbers them; it must be on the ladder of the game and mode (`pussa levels
     /// --game G [--match]`). Default: club, or the strongest level below it on the ladder.
     #[arg(long, conflicts_with = "hotseat", value_parser = parse_level)]
-    pub level: Option<Level>,
-    /// Two people at one keyboard, no computer (so no --level, --seed or --egtb).
+    pub level: Option<LevelArg>,
+    /// Two people at one keyboard, no computer (so no --level or --seed; --egtb is for the
+    /// hints).
     #[arg(long)]
     pub hotseat: bool,
     /// Who moves first: S or N (not with --position, which says who is to move).
@@ -63,28 +70,44 @@ pub struct Args {
           conflicts_with = "hotseat")]
     pub seed: u64,
     /// Endgame tables (built by `pussa egtb build`) for the computer's moves (levels from club
-    /// up) and the hints: a directory, or `none` to play without. Default: `data/egtb` if it
-    /// holds tables of the game, else none. The tables are checked in the background and used
-    /// as soon as they are verified.
-    #[arg(long, value_name = "DIR|none", conflicts_with = "hotseat")]
+    /// up) and the hints (in a hotseat game too): a directory, or `none` to play without.
+    /// Default: `data/egtb` if it holds tables of the game, else none. The tables are checked
+    /// in the background and used as soon as they are verified.
+    #[arg(long, value_name = "DIR|none")]
     pub egtb: Option<String>,
     /// Start from this position string (as `pussa replay`, `explain` and `analyze` take it),
     /// e.g. "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa".
     #[arg(long, value_name = "POSITION")]
     pub position: Option<String>,
     /// Write the game record (the format `pussa replay --record` reads) to FILE when the game
-    /// ends and when you quit; a second game after `n` goes to FILE-2, and so on (a number
-    /// whose file exists is passed over). An existing FILE is refused at start-up (no game is
-    /// lost), and so is a FILE that cannot be created.
+    /// ends and when you quit; a second game after `n` goes to a file numbered before the
+    /// extension, `game.txt` → `game-2.txt`, `game-3.txt`… (a number whose file exists is passed
+    /// over). An existing FILE is refused at start-up (no game is lost), and so is a FILE that
+    /// cannot be created.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
-    /// Let --save write over an existing FILE (and FILE-2, … after `n`).
+    /// Let --save write over an existing FILE (and game-2.txt, … after `n`).
     #[arg(long, requires = "save")]
     pub force: bool,
 }
 
-fn parse_level(s: &str) -> Result<Level, String> {
-    s.parse::<Level>().map_err(|e| e.to_string())
+/// `--level` as typed (a name or a number) and the level it names, so that an error quotes
+/// what the user wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelArg {
+    /// The text given.
+    pub text: String,
+    /// The level it names.
+    pub level: Level,
+}
+
+fn parse_level(s: &str) -> Result<LevelArg, String> {
+    s.parse::<Level>()
+        .map(|level| LevelArg {
+            text: s.to_string(),
+            level,
+        })
+        .map_err(|e| e.to_string())
 }
 
 fn parse_delay(s: &str) -> Result<u64, String> {
@@ -174,6 +197,8 @@ struct Saver {
     setup: Option<Setup>,
     game: Game,
     mode: Mode,
+    /// The number of the last file written in this session (see [`Saver::path_of`]).
+    written: std::cell::Cell<Option<u32>>,
 }
 
 impl Saver {
@@ -224,7 +249,14 @@ impl Saver {
         let rec = self.record(app)?;
         std::fs::write(&path, rec.to_string())
             .with_context(|| format!("cannot write the game record {}", path.display()))?;
+        self.written.set(Some(n));
         Ok(Some(path))
+    }
+
+    /// Whether game `n`'s file was written in this session (it then holds an earlier state of
+    /// the game, which a quit must bring up to date, even to no move at all).
+    fn wrote(&self, n: u32) -> bool {
+        self.path.is_some() && self.written.get() == Some(n)
     }
 
     /// A `pussa replay` command line that shows the moves of `app` again.
@@ -301,10 +333,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let opponent = if args.hotseat {
         Opponent::Hotseat
     } else {
-        Opponent::Computer(match args.level {
+        Opponent::Computer(match &args.level {
             Some(l) => l
+                .level
                 .offered(game, mode)
-                .unwrap_or_else(|e| value_error("--level <LEVEL>", l.name(), &e.to_string())),
+                .unwrap_or_else(|e| value_error("--level <LEVEL>", &l.text, &e.to_string())),
             None => Level::default_for(game, mode),
         })
     };
@@ -349,10 +382,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         setup,
         game,
         mode,
+        written: std::cell::Cell::new(None),
     };
     let mut app = App::new(start, seat, opponent);
+    app.delay = args.delay;
     let stop = stop_on_signals();
-    let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
+    let mut terminal = enter_terminal().context("cannot set up the terminal")?;
     let mut file_no = 1;
     let result = event_loop(
         &mut terminal,
@@ -364,17 +399,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (tx, rx),
         &stop,
     );
-    ratatui::restore();
-    // Nothing played is lost: the record is saved, or the moves are printed.
-    let saved = if app.moves.is_empty() && !app.state.is_over() {
+    // Nothing played is lost: the record is saved first (the terminal may be gone, and
+    // anything done with it may fail), then the terminal is given back, then the messages.
+    // A file written earlier in the session is brought up to date even when every move was
+    // taken back.
+    let saved = if app.moves.is_empty() && !app.state.is_over() && !saver.wrote(file_no) {
         Ok(None)
     } else {
         saver.save(&app, file_no)
     };
+    leave_terminal();
+    // The terminal's Drop shows the cursor and, if the terminal is gone, panics printing why.
+    std::mem::forget(terminal);
     match saved {
-        Ok(Some(p)) => errln!(
+        Ok(Some(p)) if !app.moves.is_empty() || app.state.is_over() => errln!(
             "pussa play: game record saved to {} (`pussa replay --record {}` shows it)",
             p.display(),
+            p.display()
+        ),
+        Ok(Some(p)) => errln!(
+            "pussa play: every move was taken back; the game record {} now holds no move",
             p.display()
         ),
         Ok(None) if app.moves.is_empty() => {}
@@ -430,13 +474,83 @@ fn stop_on_signals() -> Arc<AtomicBool> {
                     });
                     flag.store(true, Ordering::Release);
                     std::thread::sleep(Duration::from_secs(2));
-                    ratatui::restore();
+                    leave_terminal();
                     std::process::exit(0);
                 });
             }
         }
     }
     stop
+}
+
+/// The terminal set up for the game: raw mode, the alternate screen, and a panic hook that
+/// gives the terminal back first. Unlike `ratatui::init`, nothing here prints to a terminal
+/// that may be gone (a panic while printing would abort the process before the record is
+/// saved).
+fn enter_terminal() -> std::io::Result<ratatui::DefaultTerminal> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        leave_terminal();
+        hook(info);
+    }));
+    resume_terminal()?;
+    let terminal =
+        ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(std::io::stdout()))?;
+    ignore_resize_signal();
+    Ok(terminal)
+}
+
+/// Keeps crossterm's reader from hearing SIGWINCH. Its reader handles a resize signal and the
+/// terminal's input in one batch of an edge-triggered poll, and returns with the resize alone:
+/// the keys that came with it are then read only when the next key comes, and a key such as
+/// `?` after a resize seemed to do nothing (the help it opened was drawn only after the next
+/// key, which closed it). The screen does not need the signal: every frame asks the
+/// terminal's size (ratatui's autoresize), and the loop draws every 30 ms.
+fn ignore_resize_signal() {
+    // The reader is made (and registers its handler) on its first use.
+    let _ = event::poll(Duration::ZERO);
+    #[cfg(unix)]
+    {
+        // SAFETY: SIG_DFL for SIGWINCH, whose default action is to ignore it.
+        unsafe {
+            libc::signal(libc::SIGWINCH, libc::SIG_DFL);
+        }
+    }
+}
+
+/// Raw mode and the alternate screen, again after [`leave_terminal`].
+fn resume_terminal() -> std::io::Result<()> {
+    use ratatui::crossterm::{execute, terminal};
+    terminal::enable_raw_mode()?;
+    execute!(std::io::stdout(), terminal::EnterAlternateScreen)
+}
+
+/// Gives the terminal back (cooked mode, the main screen, the cursor) as far as it still
+/// exists: every failure is ignored, and nothing is printed.
+fn leave_terminal() {
+    use ratatui::crossterm::{cursor, execute, terminal};
+    let _ = terminal::disable_raw_mode();
+    let _ = execute!(
+        std::io::stdout(),
+        terminal::LeaveAlternateScreen,
+        cursor::Show
+    );
+}
+
+/// Ctrl-Z: the terminal is given back and the process stops (SIGTSTP, as the shell's job
+/// control expects); after `fg` the game's screen is set up and drawn again.
+fn suspend(terminal: &mut ratatui::DefaultTerminal) -> std::io::Result<()> {
+    leave_terminal();
+    #[cfg(unix)]
+    {
+        // SAFETY: raise only sends a signal to this process; SIGTSTP's default action stops
+        // it, and the call returns once it is continued (SIGCONT).
+        unsafe {
+            libc::raise(libc::SIGTSTP);
+        }
+    }
+    resume_terminal()?;
+    terminal.clear()
 }
 
 /// What the terminal's input has for us.
@@ -495,6 +609,10 @@ fn wait_input(ms: i32) -> Input {
     }
 }
 
+/// The hint's search budget: nodes on one thread (about half a second), so that a hint is
+/// the same on every run.
+pub const HINT_NODES: u64 = 400_000;
+
 #[allow(clippy::too_many_arguments)]
 fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
@@ -506,21 +624,20 @@ fn event_loop(
     (tx, rx): (mpsc::Sender<Answer>, mpsc::Receiver<Answer>),
     stop: &AtomicBool,
 ) -> anyhow::Result<()> {
-    let delay = Duration::from_millis(args.delay);
     let mut next_frame = Instant::now();
     let mut seed = args.seed;
     // The generation whose finished game was saved.
     let mut saved_at: Option<u64> = None;
     // The games of this session, for the new game's notice.
     let mut game_no = 1u32;
-    while !app.quit && !stop.load(Ordering::Acquire) {
+    'game: while !app.quit && !stop.load(Ordering::Acquire) {
         // Animation clock.
         if Instant::now() >= next_frame && (!app.anim.is_empty() || app.shown.is_some()) {
-            if args.delay == 0 {
+            if app.delay == 0 {
                 app.apply(Action::Skip);
             }
             app.tick();
-            next_frame = Instant::now() + delay;
+            next_frame = Instant::now() + Duration::from_millis(app.delay);
         }
         // A finished game is saved at once (and again if taken back and finished anew).
         if app.state.is_over() && app.shown.is_none() && saved_at != Some(app.generation) {
@@ -564,15 +681,23 @@ fn event_loop(
                 _ => {}
             }
         }
-        terminal.draw(|f| render(app, f))?;
+        // A terminal that cannot be drawn on is gone (a closed window): the game ends as after
+        // `q`, and the record is saved.
+        if terminal.draw(|f| render(app, f)).is_err() {
+            break;
+        }
         match wait_input(30) {
             Input::Gone => break,
             Input::Nothing => continue,
             Input::Ready => {}
         }
-        // Whatever is ready is read now; crossterm is never left waiting on its own.
-        while event::poll(Duration::ZERO)? {
-            let Event::Key(key) = event::read()? else {
+        // Whatever is ready is read now; crossterm is never left waiting on its own (it reads
+        // the end of the terminal as "no data yet", for ever).
+        while event::poll(Duration::ZERO).unwrap_or(false) {
+            let Ok(ev) = event::read() else {
+                break 'game;
+            };
+            let Event::Key(key) = ev else {
                 continue;
             };
             let action = app.key_action(key);
@@ -587,8 +712,11 @@ fn event_loop(
                         let tx = tx.clone();
                         let oracle = oracle.clone();
                         std::thread::spawn(move || {
+                            // A node budget on one thread, not a time: the same position gets
+                            // the same hint on every run and every machine.
                             let limits = Limits {
-                                movetime: Some(Duration::from_millis(500)),
+                                nodes: Some(HINT_NODES),
+                                threads: 1,
                                 oracle,
                                 ..Limits::default()
                             };
@@ -604,6 +732,11 @@ fn event_loop(
                 Action::Move(_) => {
                     app.apply(action);
                     next_frame = Instant::now();
+                }
+                Action::Suspend => {
+                    if suspend(terminal).is_err() {
+                        break 'game;
+                    }
                 }
                 Action::Skip => {
                     app.apply(Action::Skip);
@@ -747,6 +880,7 @@ mod tests {
             setup: None,
             game: Game::WalakPussa,
             mode: Mode::Single,
+            written: std::cell::Cell::new(None),
         };
         let p = saver.save(&app, 1).unwrap().unwrap();
         assert_eq!(p, dir.join("g.txt"));
@@ -765,6 +899,7 @@ mod tests {
             setup: None,
             game: Game::WalakPussa,
             mode: Mode::Single,
+            written: std::cell::Cell::new(None),
         };
         assert_eq!(forced.next_file(1), 2);
         assert_eq!(
@@ -788,6 +923,7 @@ mod tests {
             setup: Some(setup),
             game: Game::WalakPussa,
             mode: Mode::Single,
+            written: std::cell::Cell::new(None),
         };
         let p = saver.save(&app, 1).unwrap().unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
@@ -809,7 +945,8 @@ mod tests {
         assert!(parse_seed("-1")
             .unwrap_err()
             .contains("whole number from 0"));
-        assert_eq!(parse_level("2"), Ok(Level::Novice));
+        assert_eq!(parse_level("2").map(|l| l.level), Ok(Level::Novice));
+        assert_eq!(parse_level("2").map(|l| l.text), Ok("2".to_string()));
         assert!(parse_level("godlike").is_err());
     }
 }

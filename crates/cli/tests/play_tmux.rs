@@ -533,10 +533,14 @@ fn no_terminal_and_bad_options() {
             &["--game", "raja-pasu", "--level", "2"][..],
             "'novice' is not offered",
         ),
+        // The error quotes what was typed, not the level's name.
+        (
+            &["--game", "raja-pasu", "--level", "2"][..],
+            "invalid value '2' for '--level <LEVEL>'",
+        ),
         (&["--delay", "-1"][..], "from 0 to 10000"),
         (&["--seed", "-1"][..], "whole number from 0"),
         (&["--hotseat", "--seed", "5"][..], "cannot be used with"),
-        (&["--hotseat", "--egtb", "none"][..], "cannot be used with"),
         (&["--hotseat", "--level", "max"][..], "cannot be used with"),
     ] {
         let out = run(args);
@@ -544,4 +548,158 @@ fn no_terminal_and_bad_options() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
+}
+
+/// `--egtb` goes with `--hotseat` (the hints use the tables): only the missing terminal is
+/// refused. `pussa play --help` names the second game's file as the program makes it.
+#[test]
+fn hotseat_takes_egtb_and_the_help_names_the_numbered_file() {
+    for args in [
+        &["--hotseat", "--egtb", "none"][..],
+        &["--hotseat", "--egtb", "/nonexistent"],
+    ] {
+        let out = Command::new(pussa())
+            .arg("play")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(!err.contains("cannot be used with"), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+    let out = Command::new(pussa())
+        .args(["play", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("`game.txt` → `game-2.txt`"), "{help}");
+    assert!(!help.contains("FILE-2"), "{help}");
+    assert!(words.contains("+ or - faster or slower"), "{help}");
+    assert!(words.contains("Ctrl-Z"), "{help}");
+}
+
+/// Closing the terminal (the pty is gone: tmux kills the server) while a game with --save goes
+/// on: the record is written and the process exits normally (it used to abort, SIGABRT, from
+/// a panic while printing to the dead terminal, before saving).
+#[test]
+fn closing_the_terminal_saves_the_record() {
+    let Some(t) = tmux("pussa-test-hup") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pussa-play-hup-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("g.txt");
+    let rc = dir.join("rc");
+    // The shell survives the hangup (a handler, which the game does not inherit) and writes
+    // the game's exit status.
+    let cmd = format!(
+        "sh -c 'trap : HUP; {} play --game walak-pussa --delay 0 --save {}; echo $? > {}'",
+        pussa(),
+        file.display(),
+        rc.display()
+    );
+    t.start(80, 24, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("your move"));
+    t.keys(&["A"]);
+    t.wait_for("the computer's reply", |s| s.contains("2. N "));
+    t.cmd(&["kill-server"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !rc.exists() || std::fs::read_to_string(&rc).unwrap().trim().is_empty() {
+        assert!(Instant::now() < deadline, "pussa play did not end");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let code = std::fs::read_to_string(&rc).unwrap();
+    assert_eq!(code.trim(), "0", "exit status (134 is SIGABRT)");
+    let text = std::fs::read_to_string(&file).expect("the record is saved");
+    assert!(text.contains("1. A "), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// After the finished game was saved, taking back every move and quitting leaves the record
+/// as the game was left (no move, no result), not the finished game.
+#[test]
+fn quitting_after_taking_back_every_move_rewrites_the_record() {
+    let Some(t) = tmux("pussa-test-undoall") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pussa-play-undoall-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("g.txt");
+    let cmd = format!(
+        "{} play --hotseat --delay 0 --position '0,0,0,0,0,1,0/0,0,0,0,0,0,0 28 27 S 1 walak-pussa' --save {}; echo EXIT=$?; sleep 60",
+        pussa(),
+        file.display()
+    );
+    t.start(100, 30, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("your move"));
+    t.keys(&["F"]);
+    t.wait_for("the save", |s| s.contains("Game record saved to"));
+    assert!(std::fs::read_to_string(&file).unwrap().contains("1-0"));
+    t.keys(&["u"]);
+    t.wait_for("the take-back", |s| s.contains("Taken back."));
+    t.keys(&["q"]);
+    let s = t.wait_for("the exit", |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=0"), "{s}");
+    let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("every move was taken back"), "{s}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        !text.contains("1-0") && !text.contains("1. F") && text.contains("[Result \"*\"]"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `?` after a resize opens a help panel that is drawn at once, and the key after it closes
+/// it (it used to be drawn only after the next key, which closed it: a move typed was lost).
+#[test]
+fn the_help_opens_after_a_resize() {
+    let Some(t) = tmux("pussa-test-resize") else {
+        return;
+    };
+    let cmd = format!("{} play --delay 0; echo EXIT=$?; sleep 60", pussa());
+    t.start(80, 24, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("your move"));
+    t.keys(&["z"]);
+    t.wait_for("the news", |s| s.contains("unknown key z"));
+    for (w, h) in [("100", "30"), ("60", "20")] {
+        t.cmd(&["resize-window", "-t", "play", "-x", w, "-y", h]);
+        std::thread::sleep(Duration::from_millis(300));
+        t.keys(&["?"]);
+        t.wait_for("the help panel", |s| s.contains("help: any"));
+        t.keys(&["x"]);
+        t.wait_for("the board again", |s| {
+            s.contains("your move") && !s.contains("help: any")
+        });
+    }
+    t.keys(&["A"]);
+    t.wait_for("the move", |s| s.contains("1. S A"));
+}
+
+/// Ctrl-Z gives the terminal back to the shell (job control stops the game); `fg` brings the
+/// game back, drawn again and playable.
+#[test]
+fn ctrl_z_suspends_and_fg_resumes() {
+    let Some(t) = tmux("pussa-test-tstp") else {
+        return;
+    };
+    t.start(100, 30, "bash --norc --noprofile -i");
+    std::thread::sleep(Duration::from_millis(300));
+    t.keys(&[&format!("{} play --hotseat --delay 0", pussa()), "Enter"]);
+    t.wait_for("the first prompt", |s| s.contains("your move"));
+    t.keys(&["C-z"]);
+    let s = t.wait_for("the shell", |s| s.contains("Stopped"));
+    assert!(!s.contains("your move"), "{s}");
+    t.keys(&["fg", "Enter"]);
+    t.wait_for("the game again", |s| s.contains("South: your move"));
+    t.keys(&["A"]);
+    t.wait_for("the move", |s| s.contains("1. S A"));
+    t.keys(&["C-c"]);
+    t.keys(&["echo DONE=$?", "Enter"]);
+    t.wait_for("the exit", |s| s.contains("DONE=0"));
 }

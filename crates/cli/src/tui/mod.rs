@@ -46,6 +46,14 @@ pub enum Action {
     Help,
     /// Close the help panel.
     CloseHelp,
+    /// Scroll the help panel by this many lines (up if negative).
+    ScrollHelp(i32),
+    /// A faster sowing animation (a shorter time per lap).
+    Faster,
+    /// A slower sowing animation.
+    Slower,
+    /// Ctrl-Z: give the terminal back and stop until `fg` (`cmd_play` does it).
+    Suspend,
     /// A new game after the end (`cmd_play` lays it out).
     NewGame,
     /// A key that means nothing now; the text says why.
@@ -92,6 +100,8 @@ pub fn sowing_frames(
         focus: vec![mv],
     }];
     let mut lap = 0;
+    // The stores before the round's end sweeps the board: what the move itself took.
+    let mut took: Option<[u8; 2]> = None;
     let mut lap_notes: Vec<String> = Vec::new();
     let push = |frames: &mut Vec<Frame>,
                 board: &[u8; 14],
@@ -170,6 +180,7 @@ pub fn sowing_frames(
                 );
             }
             Event::RoundEnd { reason, swept } => {
+                took.get_or_insert(stores);
                 for (i, s) in board.iter_mut().enumerate() {
                     if closed & (1 << i) == 0 {
                         *s = 0;
@@ -194,7 +205,9 @@ pub fn sowing_frames(
         }
     }
     let p = after.position();
-    let taken = stores_gain(pos.stores(), p.stores());
+    // The move's own takings, as the move list and `pussa replay` give them; a sweep at the
+    // round's end is told by its own frame and the round's end.
+    let taken = stores_gain(pos.stores(), took.unwrap_or_else(|| p.stores()));
     frames.push(Frame {
         board: p.board(),
         closed: p.closed_mask(),
@@ -229,6 +242,8 @@ pub fn reason_text(reason: EndReason) -> String {
 /// "Scores"). In a single game the value is the round's final margin with best play, for the
 /// side to move; in a match it is the margin of the holdings expected after the next round
 /// (a round that ends the match counts ±200, so a value that large wins or loses the match).
+/// A value is called the outcome of best play only when it is proven (`exact`); otherwise the
+/// text says it is an estimate at `depth`, not proven, as `pussa analyze` does.
 #[must_use]
 pub fn hint_text(
     state: &GameState,
@@ -242,9 +257,20 @@ pub fn hint_text(
     let other = side.other();
     let n = score.unsigned_abs();
     let seeds = |n: u32| format!("{n} seed{}", if n == 1 { "" } else { "s" });
-    let exactly = if exact { ", proven" } else { "" };
     let line: Vec<String> = pv.iter().map(|h| h.letter().to_string()).collect();
-    let tail = format!("depth {depth}; line {}", line.join(" "));
+    // Only a proven value (endgame tables, or a search that saw every line to its end) is
+    // the outcome of best play; a depth-limited value is an estimate, and says so.
+    let (lead, tail) = if exact {
+        (
+            "proven: with best play from both,".to_string(),
+            format!("depth {depth}; line {}", line.join(" ")),
+        )
+    } else {
+        (
+            format!("estimate at depth {depth} (not proven):"),
+            format!("line {}", line.join(" ")),
+        )
+    };
     match state.mode() {
         Mode::Single => {
             let what = match score.cmp(&0) {
@@ -252,10 +278,7 @@ pub fn hint_text(
                 std::cmp::Ordering::Less => format!("{} behind {other}", seeds(n)),
                 std::cmp::Ordering::Equal => format!("level with {other}"),
             };
-            format!(
-                "{mv}: with best play from both, {side} ends the round {what} (final margin \
-                 {score:+}{exactly}; {tail})"
-            )
+            format!("{mv}: {lead} {side} ends the round {what} (final margin {score:+}; {tail})")
         }
         Mode::Match => {
             let what = if score >= 100 {
@@ -275,8 +298,8 @@ pub fn hint_text(
                 what
             };
             format!(
-                "{mv}: with best play from both, {what} (match value {score:+}: the holdings \
-                 margin after the next round, ±200 for a match won or lost{exactly}; {tail})"
+                "{mv}: {lead} {what} (match value {score:+}: the holdings margin after the next \
+                 round, ±200 for a match won or lost; {tail})"
             )
         }
     }
@@ -330,6 +353,12 @@ pub struct App {
     pub generation: u64,
     /// The help panel is open.
     pub help: bool,
+    /// The first line of the help panel on screen (it scrolls at small sizes).
+    pub help_scroll: usize,
+    /// The last first line the help panel can start at, as last drawn (scrolling stops there).
+    help_max: std::cell::Cell<usize>,
+    /// Milliseconds per lap of the sowing animation (`--delay`, changed with `+` and `-`).
+    pub delay: u64,
     /// `q` was pressed once while the game goes on.
     pub confirm_quit: bool,
     /// Set by `q`.
@@ -358,6 +387,9 @@ impl App {
             busy: false,
             generation: 0,
             help: false,
+            help_scroll: 0,
+            help_max: std::cell::Cell::new(usize::MAX),
+            delay: DEFAULT_DELAY,
             confirm_quit: false,
             quit: false,
         };
@@ -368,16 +400,32 @@ impl App {
     /// Starts again from `state`, with the same seat and opponent.
     pub fn restart(&mut self, state: GameState) {
         let generation = self.generation + 1;
+        let delay = self.delay;
         *self = App::new(state, self.seat, self.opponent);
         self.generation = generation;
+        self.delay = delay;
     }
 
-    /// Adds a sentence to the news.
+    /// Adds a sentence to the news (the news so far ends with a full stop first).
     pub fn add_notice(&mut self, text: &str) {
         self.notice = Some(match self.notice.take() {
-            Some(n) => format!("{n} {text}"),
+            Some(n) if n.ends_with(['.', '!', '?']) => format!("{n} {text}"),
+            Some(n) => format!("{n}. {text}"),
             None => text.to_string(),
         });
+    }
+
+    /// Whether `u` takes anything back now: against the computer, there must be a turn of
+    /// yours to go back to.
+    #[must_use]
+    pub fn can_undo(&self) -> bool {
+        match self.opponent {
+            Opponent::Computer(_) => self
+                .undo
+                .iter()
+                .any(|(s, _)| s.to_move() == Some(self.seat)),
+            Opponent::Hotseat => !self.undo.is_empty(),
+        }
     }
 
     /// True when the side to move is played from the keyboard.
@@ -631,16 +679,23 @@ impl App {
             Status::Playing => {
                 let (own, other) = self.letters();
                 keys.push(format!("{own} (or {other}) lift"));
-                keys.push("u undo".into());
+                if self.can_undo() {
+                    keys.push("u undo".into());
+                }
                 keys.push("h hint".into());
+                keys.push("+/- speed".into());
             }
             Status::RoundOver { .. } => {
                 keys.push("Enter next round".into());
-                keys.push("u undo".into());
+                if self.can_undo() {
+                    keys.push("u undo".into());
+                }
             }
             Status::Over { .. } => {
                 keys.push("n new game".into());
-                keys.push("u undo".into());
+                if self.can_undo() {
+                    keys.push("u undo".into());
+                }
             }
         }
         keys.push("? help".into());
@@ -654,13 +709,26 @@ impl App {
         if key.kind != KeyEventKind::Press && key.kind != KeyEventKind::Repeat {
             return Action::None;
         }
-        if self.help {
-            return Action::CloseHelp;
-        }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         if ctrl && matches!(key.code, KeyCode::Char('c' | 'C' | 'd' | 'D')) {
             return Action::Quit;
+        }
+        if ctrl && matches!(key.code, KeyCode::Char('z' | 'Z')) {
+            return Action::Suspend;
+        }
+        if self.help {
+            // The help scrolls with the arrows, the page keys and j/k; any other key closes it.
+            let page = i32::try_from(HELP_PAGE).unwrap_or(8);
+            return match key.code {
+                KeyCode::Up | KeyCode::Char('k') => Action::ScrollHelp(-1),
+                KeyCode::Down | KeyCode::Char('j') => Action::ScrollHelp(1),
+                KeyCode::PageUp => Action::ScrollHelp(-page),
+                KeyCode::PageDown | KeyCode::Char(' ') => Action::ScrollHelp(page),
+                KeyCode::Home => Action::ScrollHelp(i32::MIN),
+                KeyCode::End => Action::ScrollHelp(i32::MAX),
+                _ => Action::CloseHelp,
+            };
         }
         if ctrl || alt {
             // Ctrl-A is screen's prefix, Ctrl-D the end of input: never a move.
@@ -685,16 +753,15 @@ impl App {
                 Action::AskQuit
             };
         }
+        // The speed works during the animation too (it is when it matters).
+        match key.code {
+            KeyCode::Char('+' | '=') => return Action::Faster,
+            KeyCode::Char('-' | '_') => return Action::Slower,
+            _ => {}
+        }
         if matches!(key.code, KeyCode::Char('u' | 'U') | KeyCode::Backspace) {
             // Against the computer undo goes back to your last turn: there must be one.
-            let yours = match self.opponent {
-                Opponent::Computer(_) => self
-                    .undo
-                    .iter()
-                    .any(|(s, _)| s.to_move() == Some(self.seat)),
-                Opponent::Hotseat => !self.undo.is_empty(),
-            };
-            return if yours {
+            return if self.can_undo() {
                 Action::Undo
             } else {
                 Action::Invalid("nothing to undo: you have not moved yet".into())
@@ -822,8 +889,41 @@ impl App {
                         .into(),
                 );
             }
-            Action::Help => self.help = true,
+            Action::Help => {
+                self.help = true;
+                self.help_scroll = 0;
+            }
             Action::CloseHelp => self.help = false,
+            Action::ScrollHelp(by) => {
+                let max = self.help_max.get();
+                self.help_scroll = match by {
+                    i32::MIN => 0,
+                    i32::MAX => max,
+                    by if by < 0 => self.help_scroll.saturating_sub(by.unsigned_abs() as usize),
+                    by => self.help_scroll.saturating_add(by.unsigned_abs() as usize),
+                }
+                .min(max);
+            }
+            Action::Faster => {
+                // The next step down (0 is the end: no animation).
+                self.delay = DELAYS
+                    .iter()
+                    .rev()
+                    .copied()
+                    .find(|&d| d < self.delay)
+                    .unwrap_or(0);
+                self.tell_speed();
+            }
+            Action::Slower => {
+                // The next step up (a --delay above the last step stays).
+                self.delay = DELAYS
+                    .iter()
+                    .copied()
+                    .find(|&d| d > self.delay)
+                    .unwrap_or(self.delay);
+                self.tell_speed();
+            }
+            Action::Suspend => {}
             Action::Invalid(why) => {
                 self.notice = Some(format!("{why}."));
                 if self.shown.is_none() {
@@ -842,6 +942,15 @@ impl App {
             }
             Action::PlayOn | Action::NewGame | Action::None => {}
         }
+    }
+
+    /// The news after a speed key.
+    fn tell_speed(&mut self) {
+        self.notice = Some(if self.delay == 0 {
+            "Animation off (- to slow it down again).".to_string()
+        } else {
+            format!("Animation: {} ms a lap (+ faster, - slower).", self.delay)
+        });
     }
 
     fn take_back(&mut self) {
@@ -874,6 +983,15 @@ impl App {
         self.status = self.prompt();
     }
 }
+
+/// The animation's time per lap before `--delay` or a speed key changes it, in milliseconds.
+pub const DEFAULT_DELAY: u64 = 350;
+
+/// The steps of the speed keys, milliseconds per lap (`+` goes one down, `-` one up).
+pub const DELAYS: [u64; 10] = [0, 50, 100, 175, 250, 350, 500, 750, 1000, 2000];
+
+/// Lines the help panel moves for PageUp and PageDown.
+const HELP_PAGE: usize = 8;
 
 /// A key as the news names it: `z`, `Space`, `F1`, `Ctrl-B`, `Alt-G`.
 #[must_use]
@@ -988,6 +1106,10 @@ fn cell(board: &[u8; 14], closed: u16, h: Hole, focus: &[Hole]) -> Span<'static>
 
 /// Columns a board row takes before its player's label: the side letter and seven holes.
 const ROW_WIDTH: usize = 5 + 7 * 4;
+
+/// Columns of a letter line with its arrow on the right (` →` after the last letter): one
+/// more than a board row.
+const LETTERS_WIDTH: usize = ROW_WIDTH + 1;
 
 /// Columns between a row and its label.
 const LABEL_GAP: usize = 3;
@@ -1145,8 +1267,9 @@ pub fn help_text(app: &App) -> Vec<String> {
          move's) · any key during the sowing animation shows the rest of the move at once · u \
          or Backspace takes back your last move (against the computer, back to your turn) · h \
          hint · Enter or Space: the next round of a match · n: a new game once this one is \
-         over · ? or F1: this help · q or Esc quits (press it twice while the game goes on) · \
-         Ctrl-C or Ctrl-D quit at once."
+         over · + or -: a faster or slower sowing animation · ? or F1: this help (arrows, \
+         PgUp/PgDn, j/k scroll it) · q or Esc quits (press it twice while the game goes on) · \
+         Ctrl-C or Ctrl-D quit at once · Ctrl-Z suspends (fg comes back)."
             .into(),
         "The board: your row is at the bottom, from your left; the opponent's row is on top. \
          Each number is the seeds in the hole under or over it; x is a closed hole (later \
@@ -1162,9 +1285,10 @@ pub fn help_text(app: &App) -> Vec<String> {
         "Move list: \"3. S B +9\" is move 3, South lifted B and took 9; \"2. N e, S +4\": \
          North lifted e, took nothing and handed South a four; R2 marks a round's first move."
             .into(),
-        "Hint: in a single game, the round's final margin with best play for the side to move; \
-         in a match, the margin of the holdings expected after the next round (±200 for a \
-         match won or lost)."
+        "Hint: in a single game, the round's final margin for the side to move; in a match, \
+         the margin of the holdings expected after the next round (±200 for a match won or \
+         lost). \"proven\" is the outcome of best play from both; otherwise the value is the \
+         engine's estimate at the depth it names."
             .into(),
     ]
 }
@@ -1185,28 +1309,63 @@ fn help_lines(app: &App, width: usize, height: usize) -> Vec<String> {
     lines
 }
 
-/// Draws the whole UI. The header, the board and the status line always stand whole (the
-/// status wraps onto as many lines as it needs); the news, the hint, the keys and the move
-/// list take what room is left, in that order. A terminal without room for the first three
-/// gets a message saying how much it needs.
+/// Draws the help panel: the paragraphs from the line `app.help_scroll` on; when they do not
+/// all fit, the frame's foot says how to scroll and which lines are shown.
+fn render_help(app: &App, f: &mut ratatui::Frame) {
+    let area = f.area();
+    let w = usize::from(area.width);
+    let h = usize::from(area.height);
+    let all = help_lines(app, w.saturating_sub(2), h.saturating_sub(2));
+    let room = h.saturating_sub(2).max(1);
+    let max = all.len().saturating_sub(room);
+    app.help_max.set(max);
+    let first = app.help_scroll.min(max);
+    let shown: Vec<Line> = all
+        .iter()
+        .skip(first)
+        .take(room)
+        .cloned()
+        .map(Line::from)
+        .collect();
+    let mut block = Block::default().borders(Borders::ALL);
+    if max == 0 {
+        block = block.title(" help: any key closes it ");
+    } else {
+        let last = (first + room).min(all.len());
+        block = block
+            .title(" help: any other key closes it ")
+            .title_bottom(format!(
+                " ↑↓ PgUp PgDn: lines {}-{last} of {} ",
+                first + 1,
+                all.len()
+            ));
+    }
+    f.render_widget(Clear, area);
+    f.render_widget(Paragraph::new(shown).block(block), area);
+}
+
+/// `text` cut to `width` columns, with `…` when something was left out.
+fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(width.saturating_sub(1)).collect();
+    s.push('…');
+    s
+}
+
+/// Draws the whole UI. While the game goes on the header, the board and the status line
+/// always stand whole (the status wraps onto as many lines as it needs); the news, the hint,
+/// the keys and the move list take what room is left, in that order. A terminal without room
+/// for the first three gets a message saying how much it needs. At the end of a round or of
+/// the game the status (who won, "Press Enter") comes first: on a terminal too short for all,
+/// the header is cut to a line, then left out, then the board's frame, then the board.
 pub fn render(app: &App, f: &mut ratatui::Frame) {
     let area = f.area();
     let w = usize::from(area.width);
     let h = usize::from(area.height);
     if app.help {
-        let lines: Vec<Line> = help_lines(app, w.saturating_sub(2), h.saturating_sub(2))
-            .into_iter()
-            .map(Line::from)
-            .collect();
-        f.render_widget(Clear, area);
-        f.render_widget(
-            Paragraph::new(lines).block(
-                Block::default()
-                    .borders(Borders::ALL)
-                    .title(" help: any key closes it "),
-            ),
-            area,
-        );
+        render_help(app, f);
         return;
     }
     let frame = current_frame(app);
@@ -1218,21 +1377,41 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
         frame.caption.clone()
     };
     let needed = |w: usize| wrap_text(&header, w).len() + 6 + wrap_text(&now_line, w).len();
-    if w < MIN_WIDTH || needed(w) > h {
+    // The layout: the header's lines, and the board's height (6 framed, 4 without the frame,
+    // 0 left out).
+    let mut header_lines = wrap_text(&header, w);
+    let mut board_h = 6usize;
+    let status_n = wrap_text(&now_line, w).len();
+    let ended = frame.caption.is_empty() && !matches!(app.state.status(), Status::Playing);
+    if w >= MIN_WIDTH && needed(w) > h && ended && status_n <= h {
+        let fits = |header: usize, board: usize| header + board + status_n <= h;
+        let (hl, bh) = [(1, 6), (0, 6), (0, 4), (0, 0)]
+            .into_iter()
+            .find(|&(hl, bh)| fits(hl, bh))
+            .unwrap_or((0, 0));
+        header_lines = if hl == 1 {
+            vec![cut(&header, w)]
+        } else {
+            Vec::new()
+        };
+        board_h = bh;
+    } else if w < MIN_WIDTH || needed(w) > h {
         let nw = w.max(MIN_WIDTH);
-        let msg = format!(
-            "terminal too small: need at least {nw}×{} (now {w}×{h})",
+        let need = if ended {
+            wrap_text(&now_line, nw).len()
+        } else {
             needed(nw)
-        );
+        };
+        let msg = format!("terminal too small: need at least {nw}×{need} (now {w}×{h})");
         let mut lines = wrap_text(&msg, w);
         if lines.len() > h {
-            lines = wrap_text(&format!("too small: {nw}×{}", needed(nw)), w);
+            lines = wrap_text(&format!("too small: {nw}×{need}"), w);
         }
         let lines: Vec<Line> = lines.into_iter().map(Line::from).collect();
         f.render_widget(Paragraph::new(lines), area);
         return;
     }
-    let mut rest = h - needed(w);
+    let mut rest = h - (header_lines.len() + board_h + status_n);
     let mut fit = |text: Option<String>| -> Vec<String> {
         let lines = text.map(|t| wrap_text(&t, w)).unwrap_or_default();
         let n = lines.len().min(rest);
@@ -1257,47 +1436,58 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
     put(
         f,
         &mut y,
-        wrap_text(&header, w),
+        header_lines,
         Style::default().add_modifier(Modifier::BOLD),
     );
-    // The board, centred, its frame as wide as its content.
+    // The board, centred, its frame as wide as its content (the letter lines with their
+    // arrows included).
     let beside = labels_beside(&names, area.width.saturating_sub(4));
     let dir = app.state.game().direction();
     let them = app.seat.other();
     let inner = if beside {
         ROW_WIDTH + LABEL_GAP + label_width(&names)
     } else {
-        ROW_WIDTH.max(label_width(&names) + 2)
+        LETTERS_WIDTH.max(label_width(&names) + 2)
     };
     let bw = (inner + 4).min(w);
     let bx = area.x + u16::try_from((w - bw) / 2).unwrap_or(0);
-    let mut block = Block::default().borders(Borders::ALL);
-    if beside {
-        block = block.title(format!(
-            " board · sowing {} ",
-            match dir {
-                Direction::Counterclockwise => "counterclockwise",
-                Direction::Clockwise => "clockwise",
-            }
-        ));
-    } else {
-        let bold = Style::default().add_modifier(Modifier::BOLD);
-        block = block
-            .title(Span::styled(
-                format!(" {} ", holds(&frame, &names, them)),
-                bold,
-            ))
-            .title_bottom(Span::styled(
-                format!(" {} ", holds(&frame, &names, app.seat)),
-                bold,
+    let mut block = Block::default();
+    if board_h == 6 {
+        block = block.borders(Borders::ALL);
+        if beside {
+            block = block.title(format!(
+                " board · sowing {} ",
+                match dir {
+                    Direction::Counterclockwise => "counterclockwise",
+                    Direction::Clockwise => "clockwise",
+                }
             ));
+        } else {
+            let bold = Style::default().add_modifier(Modifier::BOLD);
+            block = block
+                .title(Span::styled(
+                    format!(" {} ", holds(&frame, &names, them)),
+                    bold,
+                ))
+                .title_bottom(Span::styled(
+                    format!(" {} ", holds(&frame, &names, app.seat)),
+                    bold,
+                ));
+        }
     }
-    f.render_widget(
-        Paragraph::new(board_lines(&frame, app.seat, names.clone(), beside, dir))
-            .block(block.padding(ratatui::widgets::Padding::horizontal(1))),
-        Rect::new(bx, y, u16::try_from(bw).unwrap_or(0), 6),
-    );
-    y += 6;
+    if board_h > 0 {
+        f.render_widget(
+            Paragraph::new(board_lines(&frame, app.seat, names.clone(), beside, dir))
+                .block(block.padding(ratatui::widgets::Padding::horizontal(1))),
+            Rect::new(
+                bx,
+                y,
+                u16::try_from(bw).unwrap_or(0),
+                u16::try_from(board_h).unwrap_or(0),
+            ),
+        );
+    }
+    y += u16::try_from(board_h).unwrap_or(0);
     put(f, &mut y, wrap_text(&now_line, w), Style::default());
     put(f, &mut y, hint, Style::default().fg(Color::Green));
     put(f, &mut y, notice, Style::default().fg(Color::Yellow));
@@ -1689,7 +1879,10 @@ mod tests {
             words(&joined).contains("taken in round 1: South 0, North 0"),
             "{s}"
         );
-        assert!(words(&joined).contains("h hint · ? help · q quit"), "{s}");
+        assert!(
+            words(&joined).contains("h hint · +/- speed · ? help · q quit"),
+            "{s}"
+        );
     }
 
     #[test]
@@ -2003,15 +2196,21 @@ mod tests {
     fn the_hint_says_what_its_number_means() {
         let single = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
         let b = Hole::from_letter('B').unwrap();
+        // A depth-limited value is an estimate at its depth, never "best play from both".
         let t = hint_text(&single, b, 7, false, 17, &[b]);
-        assert!(
-            t.starts_with("B: with best play from both, South ends the round 7 seeds ahead of North (final margin +7; depth 17; line B)"),
-            "{t}"
+        assert_eq!(
+            t,
+            "B: estimate at depth 17 (not proven): South ends the round 7 seeds ahead of North \
+             (final margin +7; line B)"
         );
+        assert!(!t.contains("best play"), "{t}");
+        // A proven value (tables, or a search to the end of every line) is the outcome of
+        // best play, and says so.
         let t = hint_text(&single, b, -8, true, 9, &[b]);
-        assert!(
-            t.contains("8 seeds behind North (final margin -8, proven"),
-            "{t}"
+        assert_eq!(
+            t,
+            "B: proven: with best play from both, South ends the round 8 seeds behind North \
+             (final margin -8; depth 9; line B)"
         );
         let m = GameState::new(Game::WalakPussa, Mode::Match, Side::South);
         let t = hint_text(&m, b, 0, false, 9, &[b]);
@@ -2150,5 +2349,270 @@ mod tests {
         let s = screen_of(&app, 80, 24);
         let first = s.lines().next().unwrap();
         assert!(first.contains("closed: ABCDE"), "{s}");
+    }
+
+    /// Plays random moves (hotseat, laying out the next round at a round's end) until `stop`
+    /// says so or the game ends.
+    fn random_play(app: &mut App, seed: u64, stop: &mut dyn FnMut(&App) -> bool) {
+        let mut rng = pussa_rules::Rng::new(seed);
+        for _ in 0..20_000 {
+            if stop(app) || app.state.is_over() {
+                return;
+            }
+            if matches!(app.state.status(), Status::RoundOver { .. }) {
+                app.apply(Action::NextRound);
+                continue;
+            }
+            let moves = app.state.legal_moves();
+            let mv = moves.nth(rng.below(moves.len() as u32) as usize).unwrap();
+            app.apply(Action::Move(mv));
+            app.apply(Action::Skip);
+        }
+    }
+
+    /// The news line's "played" sentence gives what the move took, as the move list and
+    /// `pussa replay` do: the sweep at the round's end is not added to it.
+    #[test]
+    fn the_news_of_a_move_leaves_out_the_round_end_sweep() {
+        let mut swept_seen = 0;
+        for game in [Game::WalakPussa, Game::RajaPasu, Game::PasuPondi] {
+            for seed in 0..6 {
+                let mut state = GameState::new(game, Mode::Match, Side::South);
+                let mut rng = pussa_rules::Rng::new(seed);
+                for _ in 0..3_000 {
+                    if state.is_over() {
+                        break;
+                    }
+                    if matches!(state.status(), Status::RoundOver { .. }) {
+                        state.next_round();
+                        continue;
+                    }
+                    let moves = state.legal_moves();
+                    let mv = moves.nth(rng.below(moves.len() as u32) as usize).unwrap();
+                    let before = state.clone();
+                    let mut events = Vec::new();
+                    let report = state.play_traced(mv, &mut events).unwrap();
+                    let frames = sowing_frames(&before, mv, &events, &state, "X");
+                    let caption = &frames.last().unwrap().caption;
+                    let t = report.outcome.taken;
+                    let want = format!(
+                        "{} played {mv}: South +{}, North +{} (",
+                        mv.owner(),
+                        t[0],
+                        t[1]
+                    );
+                    assert!(caption.starts_with(&want), "{caption} / {want}");
+                    if events.iter().any(
+                        |e| matches!(e, Event::RoundEnd { swept, .. } if swept[0] + swept[1] > 0),
+                    ) {
+                        swept_seen += 1;
+                    }
+                }
+            }
+        }
+        assert!(swept_seen > 0, "no round ended with a sweep");
+        // Two news sentences are two sentences.
+        let mut app = hotseat(Game::WalakPussa);
+        app.notice = Some("North played a: South +0, North +2 (1 lap)".into());
+        app.add_notice("Game record saved to g.txt.");
+        assert_eq!(
+            app.notice.as_deref(),
+            Some("North played a: South +0, North +2 (1 lap). Game record saved to g.txt.")
+        );
+    }
+
+    /// Both sowing arrows are on screen in every layout, the narrow one (labels in the frame,
+    /// hotseat's short names) included.
+    #[test]
+    fn both_arrows_show_in_a_narrow_hotseat_board() {
+        for game in [Game::WalakPussa, Game::PasuPondi] {
+            for app in [
+                hotseat(game),
+                App::new(
+                    GameState::new(game, Mode::Single, Side::South),
+                    Side::South,
+                    Opponent::Computer(Level::Club),
+                ),
+            ] {
+                for (w, h) in [(50, 14), (40, 14), (80, 24), (110, 24)] {
+                    let s = screen_of(&app, w, h);
+                    assert!(s.contains('←') && s.contains('→'), "{game} {w}x{h}:\n{s}");
+                }
+            }
+        }
+    }
+
+    /// The key line offers `u undo` only when there is a move of yours to take back.
+    #[test]
+    fn the_key_line_offers_undo_only_when_it_applies() {
+        let mut app = App::new(
+            GameState::new(Game::WalakPussa, Mode::Single, Side::South),
+            Side::South,
+            Opponent::Computer(Level::Club),
+        );
+        assert!(!app.keys_line().contains("u undo"), "{}", app.keys_line());
+        app.apply(Action::Move(Hole::from_letter('A').unwrap()));
+        app.apply(Action::Skip);
+        assert!(app.keys_line().contains("u undo"), "{}", app.keys_line());
+        // The computer moved first: still nothing of yours to take back.
+        let app = App::new(
+            GameState::new(Game::WalakPussa, Mode::Single, Side::South),
+            Side::North,
+            Opponent::Computer(Level::Club),
+        );
+        let mut app = app;
+        let mv = app.state.legal_moves().nth(0).unwrap();
+        app.play(mv).unwrap();
+        app.apply(Action::Skip);
+        assert!(app.human_to_move());
+        assert!(!app.keys_line().contains("u undo"), "{}", app.keys_line());
+        let h = hotseat(Game::RajaPasu);
+        assert!(!h.keys_line().contains("u undo"), "{}", h.keys_line());
+    }
+
+    /// At the smallest sizes a game is played at, the end of a round or of the game shows the
+    /// status whole (who won, the holdings, "Press Enter"), giving up the move list, the news,
+    /// the header and the board's frame first, instead of "terminal too small".
+    #[test]
+    fn the_end_of_a_round_or_game_is_readable_at_small_sizes() {
+        let mut ends = 0;
+        for game in [
+            Game::WalakPussa,
+            Game::RajaPasu,
+            Game::PasuPondi,
+            Game::PasuPondi6,
+        ] {
+            for (mode, seed) in [(Mode::Match, 3), (Mode::Match, 8), (Mode::Single, 5)] {
+                let mut app = App::new(
+                    GameState::new(game, mode, Side::South),
+                    Side::South,
+                    Opponent::Computer(Level::Club),
+                );
+                // Hotseat keys for both sides; the names stay the computer game's (longest).
+                app.opponent = Opponent::Hotseat;
+                let mut check = |a: &App| {
+                    if matches!(a.state.status(), Status::Playing) {
+                        return false;
+                    }
+                    let mut a = a.clone();
+                    // The move's last frame has had its time on screen.
+                    while a.tick() {}
+                    a.opponent = Opponent::Computer(Level::Club);
+                    a.status = a.prompt();
+                    a.notice = Some("North played f: South +0, North +7 (1 lap)".into());
+                    let want = a.status.split_whitespace().collect::<Vec<_>>().join(" ");
+                    for (w, h) in [(40, 12), (40, 10), (60, 12), (80, 8)] {
+                        let s = screen_of(&a, w, h);
+                        let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+                        assert!(!words.contains("too small"), "{w}x{h}:\n{s}");
+                        assert!(words.contains(&want), "{w}x{h}: {want}\n{s}");
+                    }
+                    ends += 1;
+                    false
+                };
+                random_play(&mut app, seed, &mut |a| {
+                    check(a);
+                    false
+                });
+                check(&app);
+            }
+        }
+        assert!(ends > 10, "{ends}");
+    }
+
+    /// The help scrolls (arrows, page keys, j/k, Home/End) when it does not fit; any other
+    /// key closes it. Its last paragraph can be reached at 40x12.
+    #[test]
+    fn the_help_scrolls_at_small_sizes() {
+        let mut app = hotseat(Game::PasuPondi);
+        app.apply(app.key_action(key('?')));
+        assert!(app.help);
+        let s = screen_of(&app, 40, 12);
+        assert!(s.contains("PgDn: lines 1-10 of"), "{s}");
+        assert!(!s.contains("won or lost"), "{s}");
+        for k in [
+            with(KeyCode::Down, KeyModifiers::NONE),
+            key('j'),
+            with(KeyCode::PageDown, KeyModifiers::NONE),
+        ] {
+            let a = app.key_action(k);
+            assert!(matches!(a, Action::ScrollHelp(n) if n > 0), "{a:?}");
+            app.apply(a);
+            assert!(app.help);
+        }
+        assert_eq!(app.help_scroll, 10);
+        app.apply(app.key_action(with(KeyCode::End, KeyModifiers::NONE)));
+        let s = screen_of(&app, 40, 12);
+        assert!(s.contains("lost)."), "{s}");
+        // Scrolling stops at the end: one key up shows a line before it again.
+        let end = app.help_scroll;
+        app.apply(app.key_action(with(KeyCode::Down, KeyModifiers::NONE)));
+        assert_eq!(app.help_scroll, end);
+        app.apply(app.key_action(key('k')));
+        assert_eq!(app.help_scroll, end - 1);
+        app.apply(app.key_action(with(KeyCode::Home, KeyModifiers::NONE)));
+        assert_eq!(app.help_scroll, 0);
+        // Any other key closes it.
+        assert_eq!(app.key_action(key('a')), Action::CloseHelp);
+        // Where all of it fits, there is nothing to scroll.
+        let s = screen_of(&app, 100, 40);
+        assert!(
+            s.contains("help: any key closes it") && !s.contains("PgDn: lines"),
+            "{s}"
+        );
+    }
+
+    /// `+` and `-` change the animation's speed (during the animation too); Ctrl-Z suspends.
+    #[test]
+    fn speed_keys_and_ctrl_z() {
+        let mut app = hotseat(Game::WalakPussa);
+        assert_eq!(app.delay, DEFAULT_DELAY);
+        app.apply(app.key_action(key('+')));
+        assert_eq!(app.delay, 250);
+        assert_eq!(
+            app.notice.as_deref(),
+            Some("Animation: 250 ms a lap (+ faster, - slower).")
+        );
+        app.apply(app.key_action(key('-')));
+        app.apply(app.key_action(key('-')));
+        assert_eq!(app.delay, 500);
+        app.apply(Action::Move(Hole::from_letter('A').unwrap()));
+        assert!(!app.anim.is_empty());
+        assert_eq!(app.key_action(key('+')), Action::Faster);
+        assert_eq!(app.key_action(key('=')), Action::Faster);
+        for _ in 0..20 {
+            app.apply(Action::Faster);
+        }
+        assert_eq!(app.delay, 0);
+        assert!(
+            !app.anim.is_empty(),
+            "a speed key does not skip the animation"
+        );
+        assert_eq!(
+            app.notice.as_deref(),
+            Some("Animation off (- to slow it down again).")
+        );
+        for _ in 0..20 {
+            app.apply(Action::Slower);
+        }
+        assert_eq!(app.delay, 2000);
+        // A --delay above the steps: - keeps it, + goes to the last step.
+        app.delay = 5000;
+        app.apply(Action::Slower);
+        assert_eq!(app.delay, 5000);
+        app.apply(Action::Faster);
+        assert_eq!(app.delay, 2000);
+        // The speed stays for the next game.
+        app.restart(GameState::new(Game::WalakPussa, Mode::Single, Side::North));
+        assert_eq!(app.delay, 2000);
+        assert_eq!(
+            app.key_action(with(KeyCode::Char('z'), KeyModifiers::CONTROL)),
+            Action::Suspend
+        );
+        app.apply(Action::Help);
+        assert_eq!(
+            app.key_action(with(KeyCode::Char('z'), KeyModifiers::CONTROL)),
+            Action::Suspend
+        );
     }
 }
