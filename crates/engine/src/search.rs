@@ -676,7 +676,8 @@ pub(crate) fn search(
             pv: best.into_iter().collect(),
         };
     }
-    let clock = Clock::new(limits.movetime, limits.stop.clone());
+    let clock =
+        Clock::new(limits.movetime, limits.stop.clone()).with_whole_movetime(limits.whole_movetime);
     let tt = Tt::new(tt_entries(limits));
     let pvs = PvCache::new();
     let hist = root_history(state);
@@ -1009,7 +1010,8 @@ fn analyze_counted_depth(state: &GameState, limits: &Limits) -> (Vec<MoveValue>,
     if state.is_round_over() {
         return (Vec::new(), 0, 0);
     }
-    let clock = Clock::new(limits.movetime, limits.stop.clone());
+    let clock =
+        Clock::new(limits.movetime, limits.stop.clone()).with_whole_movetime(limits.whole_movetime);
     let tt = Tt::new(tt_entries(limits));
     let pvs = PvCache::new();
     let hist = root_history(state);

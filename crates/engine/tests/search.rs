@@ -838,3 +838,28 @@ fn pv_at_depth_25_from_the_raja_pasu_start_is_full() {
         assert_full_pv(&st, i.depth, &i.pv, &format!("depth {}", i.depth));
     }
 }
+
+/// `whole_movetime` uses the whole move time (new iterations start until the deadline); the
+/// default stops starting them after half of it. Lower bound only (a loaded machine may take
+/// longer, never shorter): Raja Pasu's start is not proven in 400 ms.
+#[test]
+fn whole_movetime_searches_until_the_deadline() {
+    let st = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+    let t = Instant::now();
+    let r = search(
+        &st,
+        &Limits {
+            movetime: Some(Duration::from_millis(400)),
+            whole_movetime: true,
+            ..Limits::default()
+        },
+        &mut |_| {},
+    );
+    assert!(!r.exact);
+    assert!(
+        t.elapsed() >= Duration::from_millis(390),
+        "took {:?}",
+        t.elapsed()
+    );
+    assert!(st.legal_moves().contains(r.best.unwrap()));
+}
