@@ -355,3 +355,114 @@ fn ds_fen_reads_back_with_the_rounds_takings_and_at_the_last_round() {
     );
     assert!(e.quit().success());
 }
+
+/// The depth of an `info depth N …` line.
+fn info_depth(line: &str) -> Option<u32> {
+    line.strip_prefix("info depth ")?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// `go infinite` deepens until `stop`: past the depth a search without limits stops at
+/// (`params::DEFAULT_DEPTH`, 12), also with a `movetime` alongside (which `infinite`
+/// overrides), and its `bestmove` comes only after `stop`.
+#[test]
+fn go_infinite_deepens_until_stop_even_with_movetime() {
+    let default = pussa_engine::params::DEFAULT_DEPTH;
+    for go in ["go infinite", "go infinite movetime 100"] {
+        let mut e = Engine::start();
+        e.send("newgame raja-pasu single");
+        e.send("position startpos");
+        let t = Instant::now();
+        e.send(go);
+        let lines = e
+            .until(|l| l.starts_with("bestmove") || info_depth(l).is_some_and(|d| d > default + 2));
+        assert!(
+            !lines.last().unwrap().starts_with("bestmove"),
+            "{go}: ended by itself: {lines:?}"
+        );
+        // Past the movetime, still searching: isready is answered before any bestmove.
+        while t.elapsed() < Duration::from_millis(400) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        e.send("isready");
+        let lines = e.until(|l| l == "readyok" || l.starts_with("bestmove"));
+        assert_eq!(lines.last().unwrap(), "readyok", "{go}: {lines:?}");
+        e.send("stop");
+        let (_, best) = e.bestmove();
+        assert!(("A"..="G").contains(&best.as_str()), "{go}: {best}");
+        assert!(e.quit().success());
+    }
+}
+
+/// `go movetime N` searches (nearly) all of N, as UCI's "search exactly N ms", on a position
+/// the search does not prove at once; a bare `go` is `go movetime 1000`. Lower bounds only: a
+/// loaded machine may take longer, never shorter.
+#[test]
+fn go_movetime_uses_the_whole_time() {
+    let mut e = Engine::start();
+    e.send("newgame raja-pasu single");
+    e.send("position startpos");
+    for (go, at_least) in [("go movetime 600", 500), ("go", 900)] {
+        let t = Instant::now();
+        e.send(go);
+        let (lines, best) = e.bestmove();
+        let took = t.elapsed();
+        assert!(
+            took >= Duration::from_millis(at_least),
+            "{go} answered after {took:?}: {lines:?}"
+        );
+        assert!(
+            !lines.iter().any(|l| l.contains(" exact yes ")),
+            "the start is not proven: {lines:?}"
+        );
+        assert!(("A"..="G").contains(&best.as_str()), "{best}");
+    }
+    assert!(e.quit().success());
+}
+
+/// A `depth` beyond the search's maximum (`params::MAX_DEPTH`) is searched to the maximum, and
+/// an `info string` says so first; up to the maximum nothing is said.
+#[test]
+fn go_depth_beyond_the_maximum_says_so() {
+    let max = pussa_engine::params::MAX_DEPTH;
+    let mut e = Engine::start();
+    // Four seeds left: the search proves the value at once.
+    e.send("position fen 0,0,0,0,0,1,2/1,0,0,0,0,0,0 40 54 S 1 raja-pasu");
+    e.send("go depth 1000");
+    let (lines, best) = e.bestmove();
+    assert_eq!(
+        lines[0],
+        format!(
+            "info string go: depth 1000 is beyond the search's maximum depth {max}; searching to depth {max}"
+        ),
+        "{lines:?}"
+    );
+    assert_eq!(best, "G");
+    e.send(&format!("go depth {max}"));
+    let (lines, best) = e.bestmove();
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info string")),
+        "{lines:?}"
+    );
+    assert_eq!(best, "G");
+    // A node budget or `infinite` stops at the maximum depth too (this position, not proven
+    // there, gets there in a few thousand nodes): an `info string` says so.
+    let reached = format!("info string the search reached its maximum depth {max}");
+    e.send("position fen 0,0,0,0,2,0,0/0,1,0,0,0,1,0 72 22 S 1 raja-pasu");
+    e.send("go nodes 50000000");
+    let (lines, _) = e.bestmove();
+    let deepest = lines.iter().filter_map(|l| info_depth(l)).max();
+    assert_eq!(deepest, Some(max), "{lines:?}");
+    assert!(lines.contains(&reached), "{lines:?}");
+    e.send("go infinite");
+    let lines = e.until(|l| l == reached || l.starts_with("bestmove"));
+    assert_eq!(lines.last(), Some(&reached), "{lines:?}");
+    e.send("isready");
+    assert_eq!(e.until(|_| true), ["readyok"]);
+    e.send("stop");
+    e.bestmove();
+    assert!(e.quit().success());
+}

@@ -91,7 +91,9 @@ pub struct Limits {
     /// Deepest iteration, in plies. `Some(0)` is read as `Some(1)`: one ply is always
     /// searched (at most [`params::MAX_DEPTH`]).
     pub depth: Option<u32>,
-    /// Node budget (the search stops as soon as it is spent). `Some(0)`: nothing is searched;
+    /// Node budget (the search stops as soon as it is spent; it also ends after
+    /// [`params::MAX_DEPTH`] plies, or once the root's value is proven, with budget left).
+    /// `Some(0)`: nothing is searched;
     /// [`search`] returns at once the first legal move with `depth` 0, `nodes` 0, `exact` false
     /// and as score the margin so far in the round (seeds taken by the side to move minus by
     /// the other): no value.
@@ -100,8 +102,20 @@ pub struct Limits {
     /// [`params::CHECK_EVERY`] nodes, and only once the main thread has searched
     /// [`params::MIN_TIMED_NODES`] nodes). In a match, call
     /// [`matchval::prepare`] first: the round values it computes are otherwise computed inside
-    /// the first searches, outside their time.
+    /// the first searches, outside their time. How much of it is used: see
+    /// [`Limits::whole_movetime`].
     pub movetime: Option<Duration>,
+    /// Use the whole `movetime`, as UCI's `go movetime` ("search exactly that long"): a new
+    /// iteration starts whenever the deadline has not passed, and the one the deadline cuts
+    /// short yields its best root move if it searched one fully (else the previous
+    /// iteration's). `false` (the default): a new iteration starts only while less than
+    /// [`params::ITERATION_START_PERCENT`] percent of the time is used, since the next one
+    /// usually takes several times longer; the search then mostly ends after half to
+    /// two-thirds of `movetime`. The levels and tournaments' players keep the default (their
+    /// measured strengths were played with it); `pussa engine`'s `go movetime` sets this.
+    /// Either way the search ends earlier when the root's value is proven or
+    /// [`params::MAX_DEPTH`] is reached.
+    pub whole_movetime: bool,
     /// Search threads (Lazy SMP). 1 is deterministic. At most the threads the machine runs at
     /// once are started ([`effective_threads`]).
     pub threads: usize,
@@ -123,6 +137,7 @@ impl Default for Limits {
             depth: None,
             nodes: None,
             movetime: None,
+            whole_movetime: false,
             threads: 1,
             seed: 0,
             stop: None,
@@ -137,6 +152,7 @@ impl fmt::Debug for Limits {
             .field("depth", &self.depth)
             .field("nodes", &self.nodes)
             .field("movetime", &self.movetime)
+            .field("whole_movetime", &self.whole_movetime)
             .field("threads", &self.threads)
             .field("seed", &self.seed)
             .field("stop", &self.stop.is_some())

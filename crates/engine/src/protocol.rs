@@ -47,7 +47,7 @@ use std::time::Duration;
 
 use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side, Status};
 
-use crate::{choose_move_with_oracle, search, ExactOracle, Level, Limits, SearchInfo};
+use crate::{choose_move_with_oracle, params, search, ExactOracle, Level, Limits, SearchInfo};
 
 /// Opens the endgame tables of a game in a directory, for `setoption name EGTBPath`: `Ok(None)`
 /// if the directory holds no tables of that game, `Err` with a message naming the problem (a
@@ -85,7 +85,8 @@ pub struct GoLimits {
     pub nodes: Option<u64>,
     /// `movetime MS`.
     pub movetime: Option<Duration>,
-    /// `infinite`: search until `stop`.
+    /// `infinite`: search until `stop` (deepening up to [`crate::params::MAX_DEPTH`], or the
+    /// `depth` or `nodes` given with it; a `movetime` given with it is ignored).
     pub infinite: bool,
 }
 
@@ -808,12 +809,29 @@ impl<W: Write + Send + 'static> Engine<W> {
             self.send("bestmove none");
             return Ok(());
         }
+        // The search goes at most MAX_DEPTH plies deep: a deeper `depth` is searched to it, and
+        // says so (a level has its own limits). `infinite` (which ignores `movetime`) deepens
+        // to it unless `depth` is given.
+        let max = params::MAX_DEPTH;
+        if let Some(d) = g.depth.filter(|&d| d > max && self.level.is_none()) {
+            self.send(&format!(
+                "info string go: depth {d} is beyond the search's maximum depth {max}; searching to depth {max}"
+            ));
+        }
+        let depth = match g.depth {
+            Some(d) => Some(d.min(max)),
+            None if g.infinite => Some(max),
+            None => None,
+        };
+        let movetime = if g.infinite { None } else { g.movetime };
         let stop = Arc::new(AtomicBool::new(false));
         let oracle = self.oracles.get(&state.game()).cloned();
         let limits = Limits {
-            depth: g.depth,
+            depth,
             nodes: g.nodes,
-            movetime: if g.infinite { None } else { g.movetime },
+            movetime,
+            // UCI's movetime: search that long (not the levels' half-time rule).
+            whole_movetime: true,
             threads: self.threads,
             seed: self.seed,
             stop: Some(stop.clone()),
@@ -827,6 +845,7 @@ impl<W: Write + Send + 'static> Engine<W> {
         let stop2 = stop.clone();
         let done = Arc::new(AtomicBool::new(false));
         let done2 = done.clone();
+        let started = std::time::Instant::now();
         let handle = std::thread::Builder::new()
             .name("pussa-search".into())
             .spawn(move || {
@@ -847,7 +866,27 @@ impl<W: Write + Send + 'static> Engine<W> {
                             }
                             None => choose_move_with_oracle(&state, level, seed, oracle),
                         },
-                        None => search(&state, &limits, &mut on_info).best,
+                        None => {
+                            let r = search(&state, &limits, &mut on_info);
+                            // The search ended at its deepest iteration with its own budget
+                            // (nodes, time, or infinite's "until stop") not spent: say why.
+                            let budget_left = limits.nodes.is_none_or(|n| r.nodes < n)
+                                && movetime.is_none_or(|t| started.elapsed() < t)
+                                && !limits
+                                    .stop
+                                    .as_ref()
+                                    .is_some_and(|s| s.load(Ordering::Relaxed));
+                            if g.depth.is_none() && r.depth >= max && !r.exact && budget_left {
+                                send_to(
+                                    &out,
+                                    &broken,
+                                    &format!(
+                                        "info string the search reached its maximum depth {max}"
+                                    ),
+                                );
+                            }
+                            r.best
+                        }
                     }
                 }));
                 let best = found.unwrap_or_else(|_| {

@@ -25,14 +25,25 @@
 //! with [`tt::PROVEN_DEPTH`] and reused at any depth; a proven root value is reported as exact
 //! and ends the iterative deepening.
 //!
+//! # Principal variations
+//! Each node builds its principal variation in a triangular table (`Worker::pv`). A node cut
+//! off by an exact entry of the transposition table has no line of its own, so the line of every
+//! exact entry (a PV node) is also kept in a small side table ([`PvCache`]) and copied back at
+//! such a cut, after checking that it belongs to the entry (score, draft, move) and replaying it
+//! from the node (each move a legal move, the line cut where the round ends). The lines of
+//! completed iterations therefore run to their full depth or to the round's end (or to where
+//! exact values from tables take over). The cache only reads and writes lines: the nodes
+//! searched are exactly those of a search without it.
+//!
 //! # Threads
 //! With `threads > 1` the search runs Lazy SMP: helper threads search the same root with the
 //! same table, starting at staggered depths, and the main thread's result is returned. With one
 //! thread the search is deterministic: same position, limits and seed give the same move, score
 //! and node count.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pussa_rules::{GameState, Hole, Position};
 
@@ -63,9 +74,75 @@ pub(crate) fn to_seeds(v: i32) -> i32 {
     (v + SCALE / 2).div_euclid(SCALE)
 }
 
+/// The principal variations of the exact entries of the transposition table (see the module
+/// documentation, "Principal variations"), shared by the search threads. Only PV nodes store
+/// lines, so the table stays small; past [`PvCache::CAPACITY`] lines it starts afresh.
+pub(crate) struct PvCache {
+    lines: Mutex<HashMap<u64, PvLine>>,
+}
+
+/// One cached line: the entry it belongs to and its moves (hole indices), first move first.
+struct PvLine {
+    score: i32,
+    depth: u8,
+    moves: Vec<u8>,
+}
+
+impl PvCache {
+    /// The most lines kept at once.
+    const CAPACITY: usize = 1 << 16;
+
+    pub(crate) fn new() -> PvCache {
+        PvCache {
+            lines: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, PvLine>> {
+        match self.lines.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Keeps `moves` as the line of the exact entry stored under `key` with `score` and `depth`.
+    fn store(&self, key: u64, score: i32, depth: u8, moves: &[u8]) {
+        let mut lines = self.lock();
+        if lines.len() >= Self::CAPACITY && !lines.contains_key(&key) {
+            lines.clear();
+        }
+        let line = lines.entry(key).or_insert_with(|| PvLine {
+            score,
+            depth,
+            moves: Vec::new(),
+        });
+        line.score = score;
+        line.depth = depth;
+        line.moves.clear();
+        line.moves.extend_from_slice(moves);
+    }
+
+    /// Copies the line of entry `e` (found under `key`) into `out`, if it is the line stored
+    /// with that entry; returns its length (0: none).
+    fn probe(&self, key: u64, e: &Entry, out: &mut [u8]) -> usize {
+        let lines = self.lock();
+        match lines.get(&key) {
+            Some(l)
+                if l.score == e.score && l.depth == e.depth && l.moves.first() == Some(&e.mv) =>
+            {
+                let n = l.moves.len().min(out.len());
+                out[..n].copy_from_slice(&l.moves[..n]);
+                n
+            }
+            _ => 0,
+        }
+    }
+}
+
 /// One searching thread.
 pub(crate) struct Worker<'a> {
     tt: &'a Tt,
+    pvs: &'a PvCache,
     clock: &'a Clock,
     oracle: Option<&'a dyn ExactOracle>,
     /// In a match, how the end of a round is valued ([`crate::matchval`]).
@@ -94,6 +171,7 @@ pub(crate) struct Worker<'a> {
 impl<'a> Worker<'a> {
     pub(crate) fn new(
         tt: &'a Tt,
+        pvs: &'a PvCache,
         clock: &'a Clock,
         oracle: Option<&'a dyn ExactOracle>,
         view: Option<MatchView>,
@@ -102,6 +180,7 @@ impl<'a> Worker<'a> {
     ) -> Worker<'a> {
         let mut w = Worker {
             tt,
+            pvs,
             clock,
             oracle,
             view,
@@ -152,6 +231,43 @@ impl<'a> Worker<'a> {
             .iter()
             .map(|&i| Hole::ALL[i as usize])
             .collect()
+    }
+
+    /// Sets the principal variation of the node at `ply` (position `pos`), cut off by the
+    /// exact entry `e` found under `key`, to the entry's cached line: replayed from `pos`, it
+    /// stops before a move that is not legal and after a move that ends the round (Pasu
+    /// Pondi's one-row end, a repetition of the path since seeds last left the board, or a
+    /// player with no legal move). No line cached: the node's line is empty, as before.
+    fn pv_from_cache(&mut self, pos: &Position, key: u64, e: &Entry, ply: usize) {
+        let room = MAX_PLY - 1 - ply;
+        let mut line = [NO_MOVE; MAX_PLY];
+        let n = self.pvs.probe(key, e, &mut line[..room]);
+        let mut seen: Vec<u128> = self.path[self.base..].to_vec();
+        seen.push(pos.repetition_key());
+        let mut p = *pos;
+        let mut len = 0;
+        for &i in &line[..n] {
+            let Some(&mv) = Hole::ALL.get(usize::from(i)) else {
+                break;
+            };
+            if !p.candidates().contains(mv) {
+                break;
+            }
+            let Some(out) = p.play_unchecked(mv) else {
+                break;
+            };
+            len += 1;
+            if out.seeds_taken() > 0 {
+                seen.clear();
+            }
+            let k = p.repetition_key();
+            if eval::one_row_end(&p) || seen.contains(&k) || !p.has_legal_move() {
+                break;
+            }
+            seen.push(k);
+        }
+        self.pv[ply][..len].copy_from_slice(&line[..len]);
+        self.pv_len[ply] = len;
     }
 
     /// Negamax with alpha-beta (fail-soft) and PVS. Returns the score and whether it is proven.
@@ -229,12 +345,17 @@ impl<'a> Worker<'a> {
                     _ => e.score <= alpha,
                 }
         };
+        // A PV node cut off by an exact entry takes that entry's line (module documentation).
+        let pv_node = beta - alpha > 1;
         if fkey != pkey {
             if let Some(e) = self.tt.probe(fkey) {
                 tt_move = e.mv;
                 if ply > 0 && usable(&e) {
                     if e.dep {
                         self.rep_low = 0;
+                    }
+                    if pv_node && e.bound == tt::EXACT {
+                        self.pv_from_cache(pos, fkey, &e, ply);
                     }
                     return (e.score, e.depth == tt::PROVEN_DEPTH);
                 }
@@ -249,6 +370,9 @@ impl<'a> Worker<'a> {
             // still be proven in its own history.
             let proven = e.depth == tt::PROVEN_DEPTH;
             if ply > 0 && (fkey == pkey || !proven) && usable(&e) {
+                if pv_node && e.bound == tt::EXACT {
+                    self.pv_from_cache(pos, pkey, &e, ply);
+                }
                 return (e.score, proven);
             }
         }
@@ -371,8 +495,14 @@ impl<'a> Worker<'a> {
             depth.clamp(0, 254) as u8
         };
         let dep = self.rep_low < self.path.len();
+        let key = if all_proven || dep { fkey } else { pkey };
+        if bound == tt::EXACT {
+            // Only a PV node (a window wider than null) can be exact: keep its line.
+            self.pvs
+                .store(key, best, d, &self.pv[ply][..self.pv_len[ply]]);
+        }
         self.tt.store(
-            if all_proven || dep { fkey } else { pkey },
+            key,
             Entry {
                 score: best,
                 depth: d,
@@ -547,8 +677,10 @@ pub(crate) fn search(
             pv: best.into_iter().collect(),
         };
     }
-    let clock = Clock::new(limits.movetime, limits.stop.clone());
+    let clock =
+        Clock::new(limits.movetime, limits.stop.clone()).with_whole_movetime(limits.whole_movetime);
     let tt = Tt::new(tt_entries(limits));
+    let pvs = PvCache::new();
     let hist = root_history(state);
     let offset = root_offset(state);
     let node_limit = limits.nodes.unwrap_or(u64::MAX);
@@ -559,7 +691,7 @@ pub(crate) fn search(
     let view = MatchView::of(state);
 
     let mut run_main = || {
-        let mut w = Worker::new(&tt, &clock, oracle, view, node_limit, &hist);
+        let mut w = Worker::new(&tt, &pvs, &clock, oracle, view, node_limit, &hist);
         let mut report = |depth: u32, it: &Iteration, nodes: u64| {
             let elapsed = clock.elapsed();
             let total = nodes + helper_nodes.load(Ordering::Relaxed);
@@ -584,9 +716,10 @@ pub(crate) fn search(
     } else {
         std::thread::scope(|s| {
             for t in 1..threads {
-                let (tt, clock, hist, helper_nodes) = (&tt, &clock, &hist, &helper_nodes);
+                let (tt, pvs, clock, hist, helper_nodes) =
+                    (&tt, &pvs, &clock, &hist, &helper_nodes);
                 s.spawn(move || {
-                    let mut w = Worker::new(tt, clock, oracle, view, u64::MAX, hist);
+                    let mut w = Worker::new(tt, pvs, clock, oracle, view, u64::MAX, hist);
                     // Perturb the helpers' move ordering so they explore different trees.
                     for (i, h) in w.history[0].iter_mut().enumerate() {
                         *h = ((i * 7 + t * 13) % 11) as i32;
@@ -878,14 +1011,17 @@ fn analyze_counted_depth(state: &GameState, limits: &Limits) -> (Vec<MoveValue>,
     if state.is_round_over() {
         return (Vec::new(), 0, 0);
     }
-    let clock = Clock::new(limits.movetime, limits.stop.clone());
+    let clock =
+        Clock::new(limits.movetime, limits.stop.clone()).with_whole_movetime(limits.whole_movetime);
     let tt = Tt::new(tt_entries(limits));
+    let pvs = PvCache::new();
     let hist = root_history(state);
     let offset = root_offset(state);
     let me = pos.to_move();
     let maxd = max_depth(limits);
     let mut w = Worker::new(
         &tt,
+        &pvs,
         &clock,
         limits.oracle.as_deref(),
         MatchView::of(state),

@@ -19,6 +19,10 @@ pub struct Clock {
     pub external: Option<Arc<AtomicBool>>,
     /// Set when the main thread has finished (helper threads stop), or the search must end.
     pub done: AtomicBool,
+    /// New iterations start until the deadline ([`crate::Limits::whole_movetime`]); `false`:
+    /// only while less than [`params::ITERATION_START_PERCENT`] percent of the move time is
+    /// used.
+    pub whole_movetime: bool,
 }
 
 impl Clock {
@@ -32,7 +36,16 @@ impl Clock {
             movetime,
             external,
             done: AtomicBool::new(false),
+            whole_movetime: false,
         }
+    }
+
+    /// This clock, starting new iterations until the deadline if `whole` (see
+    /// [`Clock::whole_movetime`]).
+    #[must_use]
+    pub fn with_whole_movetime(mut self, whole: bool) -> Clock {
+        self.whole_movetime = whole;
+        self
     }
 
     /// True if the search must stop now (deadline passed, stop flag raised, or main done).
@@ -69,11 +82,13 @@ impl Clock {
                 .is_some_and(|x| x.load(Ordering::Relaxed))
     }
 
-    /// True if another iteration may be started: a good share of the move time is left.
+    /// True if another iteration may be started: a good share of the move time is left, or,
+    /// with [`Clock::whole_movetime`], the deadline has not passed.
     #[must_use]
     pub fn may_start_iteration(&self) -> bool {
         match self.movetime {
             None => true,
+            Some(_) if self.whole_movetime => self.deadline.is_none_or(|d| Instant::now() < d),
             Some(t) => {
                 let used = self.start.elapsed();
                 used.as_secs_f64() * 100.0
