@@ -28,6 +28,9 @@ test('a friend whose network drops (no close) is shown away within seconds', asy
   await settle(south, 0);
   await settle(north, 0);
   await south.waitForFunction(() => !document.querySelector('#scoreboard .away'));
+  // A friend who only sits there (their page pinging) stays present past the silence limit.
+  await south.waitForTimeout(9000);
+  assert.equal(await south.locator('#scoreboard .away').count(), 0, 'an idle friend is not away');
   const dropped = Date.now();
   await northCtx.setOffline(true);
   // Seven seconds of silence on the server (three missed pings), and a moment for the message.
