@@ -1638,10 +1638,13 @@ class GameView {
    */
   takebackText(friend) {
     const moves = this.state.moves || [];
-    const last = moves[moves.length - 1];
-    return last && last.side !== friend
-      ? 'Your friend proposes a takeback of their last move and your reply (2 moves): accepting takes back both.'
-      : 'Your friend proposes a takeback of their last move (1 move).';
+    // The server goes back to just before the proposer's last move: every move since goes too.
+    let k = moves.length - 1;
+    while (k >= 0 && moves[k].side !== friend) k--;
+    const n = k >= 0 ? moves.length - k : 1;
+    if (n === 1) return 'Your friend proposes a takeback of their last move (1 move).';
+    const yours = n === 2 ? 'your reply' : `your ${n - 1} moves since`;
+    return `Your friend proposes a takeback of their last move and ${yours} (${n} moves): accepting takes back ${n === 2 ? 'both' : 'all of them'}.`;
   }
 
   /**
