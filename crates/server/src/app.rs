@@ -100,7 +100,8 @@ impl Slot {
 
     /// `{"type": "presence", "present": {"S": true, "N": false}, "watchers": 2, "away_ms":
     /// {"N": 17000}, "claim_after_ms": 60000}`: a computer seat is always present, a human seat
-    /// while a connection that said hello for it is open; `watchers` counts the connections
+    /// while a connection that said hello for it is open and not silent for
+    /// [`crate::ws::PRESENCE_SILENCE`]; `watchers` counts the connections
     /// that said no hello with a seat's token; `away_ms` how long each absent human seat of a
     /// joined online game has been away.
     pub fn presence(&self) -> Value {
