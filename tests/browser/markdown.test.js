@@ -49,3 +49,13 @@ test('no HTML gets through; only safe links are links', () => {
   assert.ok(html.includes('data-anchor="rules-matches"'), html);
   assert.equal(inline('a "q" & b'), 'a &quot;q&quot; &amp; b');
 });
+
+test("emphasis crosses a list item's line break, as CommonMark allows (docs/rules.md's *pussa kanawa*)", () => {
+  const html = markdown('5. The capture "across the empty hole" (*pussa\n   kanawa* in Walak-pussa, *pussa* in Raja Pasu).\n6. next\n');
+  assert.equal(
+    html,
+    '<ol><li>The capture &quot;across the empty hole&quot; (<em>pussa kanawa</em> in Walak-pussa, <em>pussa</em> in Raja Pasu).</li><li>next</li></ol>',
+  );
+  // Text after a nested list is read on its own, after the list.
+  assert.equal(markdown('- *a\n  b*\n  - sub\n'), '<ul><li><em>a b</em><ul><li>sub</li></ul></li></ul>');
+});

@@ -100,7 +100,8 @@ impl Slot {
 
     /// `{"type": "presence", "present": {"S": true, "N": false}, "watchers": 2, "away_ms":
     /// {"N": 17000}, "claim_after_ms": 60000}`: a computer seat is always present, a human seat
-    /// while a connection that said hello for it is open; `watchers` counts the connections
+    /// while a connection that said hello for it is open and not silent for
+    /// [`crate::ws::PRESENCE_SILENCE`]; `watchers` counts the connections
     /// that said no hello with a seat's token; `away_ms` how long each absent human seat of a
     /// joined online game has been away.
     pub fn presence(&self) -> Value {
@@ -174,24 +175,41 @@ impl Slot {
     }
 
     /// A connection closed, that had said hello for `sides` (none: a watcher); every connection
-    /// of the game is told when that was a seat's last or a watcher.
-    pub fn leave(&self, sides: &[Side]) {
+    /// of the game is told when that was a seat's last or a watcher. `seated`: the connection
+    /// had said hello with a seat's token (its `sides` may be empty when it had gone quiet:
+    /// see [`Slot::go_quiet`]).
+    pub fn leave(&self, sides: &[Side], seated: bool) {
         let mut p = lock(&self.present);
         p.conns = p.conns.saturating_sub(1);
-        let mut any = sides.is_empty();
-        if !sides.is_empty() {
+        let any = !seated;
+        if seated {
             p.seated = p.seated.saturating_sub(1);
         }
+        self.absent(&mut p, sides, Instant::now(), any);
+    }
+
+    /// A seated connection that stays open has sent nothing for
+    /// [`crate::ws::PRESENCE_SILENCE`] (its network dropped without closing it): it stops
+    /// making `sides` present, and they count as away since `since` (when it was last heard
+    /// from) when it was their last. It is present again with [`Slot::arrive`] once it speaks.
+    pub fn go_quiet(&self, sides: &[Side], since: Instant) {
+        let mut p = lock(&self.present);
+        self.absent(&mut p, sides, since, false);
+    }
+
+    /// Takes one connection from each of `sides`; every connection of the game is told when
+    /// that was a seat's last (or `any`).
+    fn absent(&self, p: &mut Presence, sides: &[Side], since: Instant, mut any: bool) {
         for side in sides {
             let i = side.index();
             p.open[i] = p.open[i].saturating_sub(1);
             if p.open[i] == 0 {
-                p.absent_since[i] = Some(Instant::now());
+                p.absent_since[i] = Some(since);
                 any |= !self.computer[i];
             }
         }
         if any {
-            self.publish(&self.presence_of(&p));
+            self.publish(&self.presence_of(p));
         }
     }
 

@@ -28,6 +28,13 @@ pub const PING_EVERY: Duration = Duration::from_secs(30);
 /// A connection from which nothing (not even a pong) arrives for this long is closed, so that
 /// dead or silent clients do not keep a game's places.
 pub const IDLE_LIMIT: Duration = Duration::from_secs(75);
+/// A player's connection that sends nothing for this long stops making its seat present (the
+/// other player sees them away, and the claim countdown starts from their last message) until
+/// it sends something again. The page sends a `ping` every 2 s, so this is three missed pings
+/// and a second to spare: a network that drops without closing the socket (Wi-Fi gone, a
+/// laptop asleep) shows as away within it. WebSocket pongs do not count (they answer the
+/// server's pings, which come every [`PING_EVERY`]); any message or ping frame does.
+pub const PRESENCE_SILENCE: Duration = Duration::from_secs(7);
 
 /// Watchers (connections that have not said hello with a seat's token) one game accepts at
 /// once. The players' connections never count against it.
@@ -163,6 +170,10 @@ struct Seated {
     slot: Arc<Slot>,
     seats: [bool; 2],
     open: bool,
+    /// Silent for [`PRESENCE_SILENCE`]: its seats are not present through it.
+    quiet: bool,
+    /// When it last sent something (pongs aside).
+    spoke: Instant,
     place: SocketGuard,
 }
 
@@ -173,6 +184,8 @@ impl Seated {
             slot,
             seats: [false, false],
             open: true,
+            quiet: false,
+            spoke: Instant::now(),
             place,
         }
     }
@@ -193,11 +206,40 @@ impl Seated {
         if !std::mem::replace(&mut self.open, false) {
             return;
         }
+        let seated = self.seats != [false, false];
         let held: Vec<Side> = Side::BOTH
             .into_iter()
             .filter(|s| std::mem::replace(&mut self.seats[s.index()], false))
             .collect();
-        self.slot.leave(&held);
+        // A quiet connection's seats were already given up.
+        let held = if self.quiet { Vec::new() } else { held };
+        self.slot.leave(&held, seated);
+    }
+
+    /// The seats it makes present (none when quiet).
+    fn present_seats(&self) -> Vec<Side> {
+        Side::BOTH
+            .into_iter()
+            .filter(|s| self.seats[s.index()] && !self.quiet)
+            .collect()
+    }
+
+    /// Silent for [`PRESENCE_SILENCE`]: its seats stop being present through it.
+    fn go_quiet(&mut self) {
+        let held = self.present_seats();
+        if !held.is_empty() {
+            self.quiet = true;
+            self.slot.go_quiet(&held, self.spoke);
+        }
+    }
+
+    /// It sent something: its seats are present through it again.
+    fn heard(&mut self) {
+        self.spoke = Instant::now();
+        if std::mem::replace(&mut self.quiet, false) {
+            let held = self.present_seats();
+            self.slot.arrive(&held, false);
+        }
     }
 }
 
@@ -322,6 +364,8 @@ pub async fn serve(
     let mut shutdown = app.shutdown.subscribe();
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
     let mut last_heard = Instant::now();
+    let silence = tokio::time::sleep(PRESENCE_SILENCE);
+    tokio::pin!(silence);
     loop {
         tokio::select! {
             () = &mut hello_deadline, if seated.place.on_reserve() => {
@@ -330,6 +374,7 @@ pub async fn serve(
                     .await;
                 break;
             }
+            () = &mut silence, if !seated.present_seats().is_empty() => seated.go_quiet(),
             _ = ping.tick() => {
                 if last_heard.elapsed() >= IDLE_LIMIT {
                     let _ = sink
@@ -396,6 +441,10 @@ pub async fn serve(
                     None => break,
                 };
                 last_heard = Instant::now();
+                if !matches!(msg, Message::Pong(_) | Message::Close(_)) {
+                    seated.heard();
+                    silence.as_mut().reset(tokio::time::Instant::now() + PRESENCE_SILENCE);
+                }
                 let reply = match msg {
                     Message::Text(t) => {
                         if !bucket.take() {

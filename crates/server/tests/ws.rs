@@ -681,3 +681,62 @@ async fn req_is_echoed_as_documented() {
     assert_eq!(pong["req"].as_f64(), Some(1.2345678901234568e29));
     s.stop().await;
 }
+
+/// A player whose network drops without closing the socket (it still answers WebSocket pings,
+/// as a browser under network emulation does) sends no more messages: the others see them
+/// away within `PRESENCE_SILENCE`, counted from their last message, and present again once
+/// they speak. A player who keeps sending its application pings stays present.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_player_is_seen_away_within_the_presence_silence() {
+    use pussa_server::ws::PRESENCE_SILENCE;
+    use std::time::{Duration, Instant};
+    let s = TestServer::start("ws-silence").await;
+    let (id, south, north) = online_game(&s).await;
+    let (mut watcher, _) = connect_with_presence(&s, &id).await;
+    let (mut ws_s, _) = connect_with_presence(&s, &id).await;
+    send(&mut ws_s, &json!({"type": "hello", "token": south})).await;
+    // South keeps pinging every 2 s, as the page does.
+    let pinger = tokio::spawn(async move {
+        loop {
+            send(&mut ws_s, &json!({"type": "ping"})).await;
+            // Read what came (pongs, presence) so that the socket never backs up.
+            let _ = tokio::time::timeout(Duration::from_secs(2), async {
+                while recv(&mut ws_s).await.is_ok() {}
+            })
+            .await;
+        }
+    });
+    let (mut ws_n, _) = connect_with_presence(&s, &id).await;
+    send(&mut ws_n, &json!({"type": "hello", "token": north})).await;
+    let said = Instant::now();
+    wait_present(&mut watcher, &json!({"S": true, "N": true})).await;
+    // North now says nothing: away once PRESENCE_SILENCE has passed since its hello.
+    let away = loop {
+        let p = next_of(&mut watcher, "presence").await;
+        if p["present"] == json!({"S": true, "N": false}) {
+            break p;
+        }
+        assert!(
+            said.elapsed() < PRESENCE_SILENCE + Duration::from_secs(3),
+            "{p}"
+        );
+    };
+    let took = said.elapsed();
+    assert!(
+        took >= PRESENCE_SILENCE - Duration::from_millis(200)
+            && took < PRESENCE_SILENCE + Duration::from_secs(2),
+        "North seen away after {took:?}"
+    );
+    // Away since its last message, not since the server noticed.
+    let ms = away["away_ms"]["N"].as_u64().unwrap();
+    assert!(
+        ms + 500 >= PRESENCE_SILENCE.as_millis() as u64,
+        "away_ms {ms}: {away}"
+    );
+    // The socket is still open: North speaks again and is present again.
+    send(&mut ws_n, &json!({"type": "ping", "req": 1})).await;
+    wait_present(&mut watcher, &json!({"S": true, "N": true})).await;
+    assert_eq!(next_of(&mut ws_n, "pong").await["req"], 1);
+    pinger.abort();
+    s.stop().await;
+}

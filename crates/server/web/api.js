@@ -100,7 +100,11 @@ export const seats = {
  *
  * The page's own heartbeat: a `ping` every `PING_MS`; a connection from which nothing has come
  * for `SILENT_MS` (a network that drops packets without closing anything: Wi-Fi gone, a laptop
- * asleep) counts as lost: 'closed' is reported and a new connection is made at once.
+ * asleep) counts as lost: 'closed' is reported and a new connection is made at once. The server
+ * counts a player silent for 7 s as away, so the next ping is also timed from each pong: a
+ * timer set from a message event is not a chained one, which browsers throttle to one wake-up
+ * a minute in a tab long in the background (Chrome's intensive throttling), and the player
+ * waiting in another tab stays present.
  */
 export const PING_MS = 2000;
 export const SILENT_MS = 5000;
@@ -172,7 +176,11 @@ export class GameSocket {
       } catch {
         return;
       }
-      if (msg.type === 'pong') return;
+      if (msg.type === 'pong') {
+        clearTimeout(this.nextPing);
+        this.nextPing = setTimeout(() => this.heartbeat(), PING_MS);
+        return;
+      }
       this.onMessage(msg);
     };
     ws.onclose = () => this.drop(ws);
@@ -186,6 +194,7 @@ export class GameSocket {
   close() {
     this.closed = true;
     clearInterval(this.beat);
+    clearTimeout(this.nextPing);
     if (this.ws) {
       const ws = this.ws;
       ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;

@@ -212,6 +212,26 @@ async function copyText(text, input) {
   }
 }
 
+/**
+ * Side `i`'s open holes for the turn line: "A–G", "c–g", "a, b, e–g", "hole d" (closed holes
+ * are not played, so they are not named).
+ */
+export function openHoles(i, closed = []) {
+  const letters = [...(i === 0 ? 'ABCDEFG' : 'abcdefg')];
+  const runs = [];
+  letters.forEach((l, k) => {
+    if (closed.includes(l)) return;
+    const last = runs[runs.length - 1];
+    if (last && last.end === k - 1) last.end = k;
+    else runs.push({ start: k, end: k });
+  });
+  const open = runs.reduce((n, r) => n + r.end - r.start + 1, 0);
+  const text = runs
+    .map((r) => (r.end === r.start ? letters[r.start] : `${letters[r.start]}${r.end === r.start + 1 ? ', ' : '–'}${letters[r.end]}`))
+    .join(', ');
+  return `${open === 1 ? 'hole' : 'holes'} ${text}`;
+}
+
 function closedBools(letters) {
   const c = new Array(14).fill(false);
   for (const l of letters || []) {
@@ -286,18 +306,31 @@ function endsRound(p) {
 function summary(p, names = SIDE_NAME) {
   const side = sideIndex(p.side);
   const got = [0, 0];
+  // What each side took: its fours counted, each capture with its hole.
+  const fours = [0, 0];
+  const caps = [[], []];
   let laps = 0;
   for (const ev of p.trace || []) {
     if (ev.type === 'lift') laps++;
-    if (ev.type === 'four') got[sideIndex(ev.owner)] += 4;
-    if (ev.type === 'capture') got[sideIndex(ev.by)] += ev.seeds;
+    if (ev.type === 'four') {
+      got[sideIndex(ev.owner)] += 4;
+      fours[sideIndex(ev.owner)]++;
+    }
+    if (ev.type === 'capture') {
+      got[sideIndex(ev.by)] += ev.seeds;
+      caps[sideIndex(ev.by)].push(`${ev.seeds} from ${ev.hole}`);
+    }
   }
   // "You" starts a sentence only; mid-sentence it is "you".
   const mid = (n) => (n === 'You' ? 'you' : n);
+  const how = (i) => {
+    const parts = [...(fours[i] ? [fours[i] === 1 ? 'a four' : `${fours[i]} fours`] : []), ...caps[i]];
+    return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : parts[0];
+  };
   const took = [];
-  if (got[side]) took.push(`took ${got[side]}`);
-  if (got[1 - side]) took.push(`${mid(names[1 - side])} took ${got[1 - side]}`);
-  let text = `${names[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join(', ')}` : ''}).`;
+  if (got[side]) took.push(`took ${got[side]}: ${how(side)}`);
+  if (got[1 - side]) took.push(`${mid(names[1 - side])} took ${got[1 - side]}: ${how(1 - side)}`);
+  let text = `${names[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join('; ')}` : ''}).`;
   const end = (p.trace || []).find((ev) => ev.type === 'round_end');
   if (end) {
     const swept = [0, 1].filter((i) => end.swept[i] > 0).map((i) => `${mid(names[i])} ${end.swept[i]}`);
@@ -433,6 +466,8 @@ async function joinInvite(id, invite) {
     seats.put(r.id || id, { token: r.token, seats: r.seats || [r.seat], invite });
     pending = { id: r.id || id, state: r.state, played: [] };
   } catch (e) {
+    // No such game: its own "Game not found" page says so (there is nothing to watch).
+    if (e.status === 404) return;
     if (!seats.get(id)) landingNotice = `Cannot take the seat: ${e.message}. You are watching this game.`;
   }
 }
@@ -628,7 +663,14 @@ class GameView {
     this.busy = false; // waiting for the server or animating
     this.chain = Promise.resolve();
     this.closed = false;
-    this.board = new Board($('#board-host'), { onPlay: (l) => this.play(l) });
+    this.board = new Board($('#board-host'), {
+      onPlay: (l) => this.play(l),
+      // A hole of one's own clicked while a move is being shown is handled as its key: the
+      // animation ends and the hole is played (or refused with the reason).
+      onOther: (l) => {
+        if (this.animator.running && this.mine.has(holeIndex(l) < 7 ? 0 : 1)) this.key(l);
+      },
+    });
     this.animator = new Animator(this.board, $('#caption'));
     this.animator.speed = storedSpeed() || defaultSpeed();
     $('#speed').value = this.animator.speed;
@@ -667,6 +709,18 @@ class GameView {
     document.body.dataset.busy = b ? '1' : '0';
     $('#skip').disabled = !this.animator.running;
     if (this.state) this.renderActions();
+    this.updateTitle();
+  }
+
+  /**
+   * The tab's title: "Your move · pussa: …" while this page is in the background and the
+   * friend's move has made it this player's turn (online), as lichess does; the game's own
+   * title again once the page is looked at.
+   */
+  updateTitle() {
+    if (!this.baseTitle || this.closed || game !== this || $('#view-game').hidden) return;
+    const yours = document.hidden && this.kind === 'online' && !this.busy && this.myTurn();
+    document.title = yours ? `Your move · ${this.baseTitle}` : this.baseTitle;
   }
 
   async start(initial) {
@@ -846,6 +900,7 @@ class GameView {
       return;
     }
     if (m.type === 'state' && m.state) {
+      this.offersSeen = m.state.offers || null;
       this.chain = this.chain.then(() => {
         const changed = !this.state || m.state.ply !== this.shownPly || !!m.state.ended !== !!this.state.ended ||
           JSON.stringify(m.state.offers || null) !== JSON.stringify(this.state.offers || null);
@@ -858,6 +913,9 @@ class GameView {
         }
       });
     } else if (m.type === 'update' && m.state) {
+      // Offers as the last message left them (the queue may show older states still).
+      this.tellOfferFate(m, this.offersSeen !== undefined ? this.offersSeen : this.state?.offers);
+      this.offersSeen = m.state.offers || null;
       if (m.joined && this.mine.size) notice('Your friend has joined the game.', 'info');
       // Who joined has the game open (their presence may come a moment later).
       if (m.joined && this.present) this.present = { ...this.present, [m.joined]: true };
@@ -1027,7 +1085,8 @@ class GameView {
   setHeader(s) {
     const title = TITLES[s.game] || s.title || s.game;
     $('#game-title').textContent = `${title}${s.mode === 'match' ? ' match' : ''}`;
-    document.title = `pussa: ${title}`;
+    this.baseTitle = `pussa: ${title}`;
+    document.title = this.baseTitle;
     const you = [...this.mine];
     const role =
       this.kind === 'hotseat' && this.mine.size
@@ -1245,6 +1304,7 @@ class GameView {
   }
 
   renderTurn() {
+    this.updateTitle();
     const s = this.state;
     const names = this.names();
     const t = $('#turn');
@@ -1275,9 +1335,9 @@ class GameView {
     if (this.myTurn()) {
       t.innerHTML = '';
       if (this.kind === 'hotseat') {
-        t.append(h('span', { class: 'you' }, `${SIDE_NAME[i]} to move`), ` (holes ${i === 0 ? 'A–G' : 'a–g'})`);
+        t.append(h('span', { class: 'you' }, `${SIDE_NAME[i]} to move`), ` (${openHoles(i, s.closed)})`);
       } else {
-        t.append(h('span', { class: 'you' }, 'Your move'), ` (${SIDE_NAME[i]}, holes ${i === 0 ? 'A–G' : 'a–g'})`);
+        t.append(h('span', { class: 'you' }, 'Your move'), ` (${SIDE_NAME[i]}, ${openHoles(i, s.closed)})`);
       }
     } else if (s.seats?.[SIDE_LETTER[i]]?.kind === 'computer') {
       t.textContent = 'The computer is thinking…';
@@ -1458,7 +1518,8 @@ class GameView {
     // offers its players a rematch (started, or joined once the friend started it).
     const rematchId = this.rematchId || s.rematch || null;
     const online = this.kind === 'online' && this.mine.size > 0;
-    $('#again').hidden = !(s.match_over && (canTakeBack || online));
+    // Online, a game nobody joined before it was aborted has no rematch (the server refuses one).
+    $('#again').hidden = !(s.match_over && (canTakeBack || (online && !this.waitingForFriend())));
     $('#again').textContent = online ? (rematchId ? 'Join the rematch' : 'Rematch') : 'Play again';
     $('#again').disabled = this.busy;
     const watch = $('#watch-rematch');
@@ -1488,7 +1549,8 @@ class GameView {
     exp.href = api.recordUrl(s.id);
     exp.setAttribute('download', `pussa-${s.id}.txt`);
     const inviteUrl = localStorage.getItem(`pussa.invite.${s.id}`);
-    const waiting = this.kind === 'online' && s.seats && Object.values(s.seats).some((x) => !x.taken);
+    // The invite stands until the friend has joined, or the game is over (aborted unjoined).
+    const waiting = this.kind === 'online' && s.seats && Object.values(s.seats).some((x) => !x.taken) && !s.match_over && !s.ended;
     $('#invite-box').hidden = !(inviteUrl && waiting);
     $('#share-invite').hidden = !navigator.share;
     if (inviteUrl && $('#invite-url').value !== inviteUrl) $('#invite-url').value = inviteUrl;
@@ -1508,6 +1570,7 @@ class GameView {
     box.hidden = !player || over;
     const offerBar = $('#offer-bar');
     offerBar.hidden = true;
+    $('#offer-bar2').hidden = true;
     clearTimeout(this.claimTimer);
     const claim = $('#claim-bar');
     claim.hidden = true;
@@ -1539,13 +1602,15 @@ class GameView {
     $('#offer-draw').textContent = offers.draw === me ? 'Cancel the draw offer' : 'Offer a draw';
     $('#offer-takeback').textContent = offers.takeback === me ? 'Cancel the takeback' : 'Propose a takeback';
     $('#offer-takeback').disabled = busy || (offers.takeback !== me && !(s.moves || []).some((m) => m.side === me));
-    // The friend's offer: Accept / Decline.
-    const theirs = offers.draw === friend ? 'draw' : offers.takeback === friend ? 'takeback' : null;
-    if (theirs) {
-      offerBar.hidden = false;
-      offerBar.dataset.offer = theirs;
-      $('#offer-text').textContent = theirs === 'draw' ? 'Your friend offers a draw.' : 'Your friend proposes a takeback of their last move.';
-    }
+    // The friend's offers, each with its Accept / Decline (a draw offer and a takeback
+    // proposal may both stand).
+    const theirs = ['draw', 'takeback'].filter((k) => offers[k] === friend);
+    theirs.forEach((kind, n) => {
+      const bar = n === 0 ? offerBar : $('#offer-bar2');
+      bar.hidden = false;
+      bar.dataset.offer = kind;
+      $(n === 0 ? '#offer-text' : '#offer2-text').textContent = kind === 'draw' ? 'Your friend offers a draw.' : this.takebackText(friend);
+    });
     // The friend away long enough: the game may be claimed.
     const i = sideIndex(friend);
     const awayFor = this.away(i) && this.awayMs && this.awayMs[friend] !== undefined
@@ -1563,6 +1628,42 @@ class GameView {
         ? 'Your friend has left the game. Claim the win, call it a draw, or wait for them.'
         : `Your friend has left the game: you may claim it in ${left} s.`;
       if (!ready) this.claimTimer = setTimeout(() => !this.closed && this.state && this.renderOnline(), 1000);
+    }
+  }
+
+  /**
+   * What accepting the friend's takeback proposal does: the game goes back to just before
+   * their last move, so a reply of yours made since goes too (the server takes back 1 ply, or
+   * 2 when the other side has replied).
+   */
+  takebackText(friend) {
+    const moves = this.state.moves || [];
+    // The server goes back to just before the proposer's last move: every move since goes too.
+    let k = moves.length - 1;
+    while (k >= 0 && moves[k].side !== friend) k--;
+    const n = k >= 0 ? moves.length - k : 1;
+    if (n === 1) return 'Your friend proposes a takeback of their last move (1 move).';
+    const yours = n === 2 ? 'your reply' : `your ${n - 1} moves since`;
+    return `Your friend proposes a takeback of their last move and ${yours} (${n} moves): accepting takes back ${n === 2 ? 'both' : 'all of them'}.`;
+  }
+
+  /**
+   * The proposer is told what became of their draw offer or takeback proposal when it goes
+   * without being accepted: declined by the friend, or dropped because a move was played.
+   * `m` is an `update` message; `before` the offers standing before it.
+   */
+  tellOfferFate(m, before) {
+    if (this.kind !== 'online' || !this.mine.size || !before) return;
+    const me = SIDE_LETTER[[...this.mine][0]];
+    const after = m.state.offers || {};
+    for (const kind of ['draw', 'takeback']) {
+      if (before[kind] !== me || after[kind] === me) continue;
+      const what = kind === 'draw' ? 'draw offer' : 'takeback proposal';
+      if (m.offer && m.offer.kind === kind && m.offer.action === 'decline' && m.offer.by !== me) {
+        notice(`Your friend declined your ${what}.`, 'info');
+      } else if (m.played && m.played.length && !m.state.ended) {
+        notice(`Your ${what} lapsed: a move was played.`, 'info');
+      }
     }
   }
 
@@ -1793,7 +1894,10 @@ class GameView {
     }
   }
 
-  /** Plays the player's hole number k (0..6, from their left): the A..G keys. */
+  /**
+   * Plays the player's hole number k (0..6, from their left): the A..G keys; or the hole
+   * named by the letter `k` (a click during an animation).
+   */
   key(k) {
     if (this.viewing()) {
       $('#caption').textContent = 'You are viewing an earlier position: press End to return to the game.';
@@ -1827,7 +1931,7 @@ class GameView {
       return true;
     }
     const side = sideIndex(this.state.to_move);
-    const letter = LETTERS[side * 7 + k];
+    const letter = typeof k === 'string' ? k : LETTERS[side * 7 + k];
     if (!this.state.legal.includes(letter)) {
       const i = holeIndex(letter);
       const closed = (this.state.closed || []).includes(letter);
@@ -1897,7 +2001,7 @@ class GameView {
       if (s.repeats_round) body.append(h('p', { class: 'circle' }, circleText(s)));
     }
     const again = $('#rematch');
-    again.hidden = !(s.match_over && this.mine.size);
+    again.hidden = !(s.match_over && this.mine.size && !(this.kind === 'online' && this.waitingForFriend()));
     again.textContent = this.kind === 'online' ? (this.rematchId || s.rematch ? 'Join the rematch' : 'Rematch') : 'Play again';
     // The game goes on after a round; after the last one the button only closes the dialog.
     $('#round-dialog-ok').textContent = s.match_over ? 'Close' : 'Continue';
@@ -2020,6 +2124,19 @@ function setupGameControls() {
     if ($('#offer-bar').dataset.offer === 'draw') game.draw(false);
     else game.takeback(false);
   });
+  $('#offer2-accept').addEventListener('click', () => {
+    if (!game) return;
+    if ($('#offer-bar2').dataset.offer === 'draw') game.draw(true);
+    else game.takeback(true);
+  });
+  $('#offer2-decline').addEventListener('click', () => {
+    if (!game) return;
+    if ($('#offer-bar2').dataset.offer === 'draw') game.draw(false);
+    else game.takeback(false);
+  });
+  // The "Your move" title of a background tab goes once the page is looked at.
+  document.addEventListener('visibilitychange', () => game && game.updateTitle());
+  window.addEventListener('focus', () => game && game.updateTitle());
   $('#claim-win').addEventListener('click', () => game && game.claim('win'));
   $('#claim-draw').addEventListener('click', () => game && game.claim('draw'));
   document.addEventListener('pointerdown', () => (keyboardUser = false), true);
@@ -2106,7 +2223,14 @@ async function showGames() {
     const mineAll = seats.all();
     for (const g of r.games || []) {
       const mine = mineAll[g.id];
-      const result = g.finished ? (g.winner === 'draw' || !g.winner ? 'draw' : `${SIDE_NAME[sideIndex(g.winner)]} won`) : 'in progress';
+      // An aborted game has no result (winner null): never a draw.
+      const result = !g.finished
+        ? 'in progress'
+        : g.ended === 'abort'
+          ? 'aborted'
+          : g.winner === 'draw' || !g.winner
+            ? 'draw'
+            : `${SIDE_NAME[sideIndex(g.winner)]} won`;
       const opp = typeof g.opponent === 'object' ? g.opponent.kind + (g.opponent.level ? ` (${g.opponent.level})` : '') : g.opponent;
       body.append(
         h(

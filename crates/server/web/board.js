@@ -105,6 +105,7 @@ export class Board {
   constructor(host, opts = {}) {
     this.host = host;
     this.onPlay = opts.onPlay || (() => {});
+    this.onOther = opts.onOther || (() => {});
     this.view = 0; // the side drawn nearest
     this.names = ['South', 'North'];
     this.legal = new Set();
@@ -244,8 +245,10 @@ export class Board {
     this.render();
   }
 
+  /** A hole clicked: `onPlay` for a legal one, else `onOther` (the page may say why). */
   choose(i) {
     if (this.legal.has(LETTERS[i])) this.onPlay(LETTERS[i]);
+    else this.onOther(LETTERS[i]);
   }
 
   /** Draws the model; `fresh` marks the hole that just got a seed. */

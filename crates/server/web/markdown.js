@@ -45,9 +45,28 @@ function renderList(lines, start) {
   const ordered = /\d/.test(first[2]);
   let html = ordered ? '<ol>' : '<ul>';
   let i = start;
+  // The item being read: its text lines and nested lists in order. The lines of one stretch of
+  // text are joined before the inline markup is read, so that emphasis (or a link) may cross a
+  // line break, as CommonMark allows (`*pussa⏎kanawa*`).
   let item = null;
   const flush = () => {
-    if (item !== null) html += `<li>${item}</li>`;
+    if (item !== null) {
+      let out = '';
+      let text = [];
+      const put = () => {
+        if (text.length) out += (out ? ' ' : '') + inline(text.join(' '));
+        text = [];
+      };
+      for (const part of item) {
+        if (typeof part === 'string') text.push(part);
+        else {
+          put();
+          out += part.html;
+        }
+      }
+      put();
+      html += `<li>${out}</li>`;
+    }
     item = null;
   };
   while (i < lines.length) {
@@ -65,14 +84,14 @@ function renderList(lines, start) {
     if (m && m[1].length === indent && /\d/.test(m[2]) !== ordered) break; // another kind of list
     if (m && m[1].length === indent) {
       flush();
-      item = inline(m[3]);
+      item = [m[3]];
       i++;
     } else if (m && m[1].length > indent) {
       const [sub, j] = renderList(lines, i);
-      item = (item ?? '') + sub;
+      item = [...(item ?? []), { html: sub }];
       i = j;
     } else if (!m && line.match(/^\s*/)[0].length > indent && item !== null) {
-      item += ' ' + inline(line.trim());
+      item.push(line.trim());
       i++;
     } else {
       break;
