@@ -764,6 +764,7 @@ fn raja_single_row(id: &str, level: &str, token: &str) -> pussa_server::store::G
         rematch: None,
         ended: None,
         ended_by: None,
+        unreadable: None,
     }
 }
 
