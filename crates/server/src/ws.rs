@@ -322,6 +322,9 @@ pub async fn serve(
     let mut shutdown = app.shutdown.subscribe();
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
     let mut last_heard = Instant::now();
+    // A frame the WebSocket layer refused: the rest of it is never read into memory (the
+    // connection drops it as it closes: see `conn::Lingering`).
+    let mut broken = false;
     loop {
         tokio::select! {
             () = &mut hello_deadline, if seated.place.on_reserve() => {
@@ -391,6 +394,7 @@ pub async fn serve(
                                 reason: truncate(&reason, 120).into(),
                             })))
                             .await;
+                        broken = true;
                         break;
                     }
                     None => break,
@@ -434,8 +438,14 @@ pub async fn serve(
     seated.release();
     // The closing handshake: read (and drop) what the peer still sends until its close frame,
     // so that the socket is not reset with unread data and the peer sees our close.
+    // After a broken frame only our close frame is flushed: the frame's rest (up to its
+    // announced length, which may be huge) is dropped by the connection's lingering close, not
+    // buffered here.
     let _ = tokio::time::timeout(Duration::from_secs(1), async {
         let _ = sink.flush().await;
+        if broken {
+            return;
+        }
         while let Some(Ok(msg)) = stream.next().await {
             if matches!(msg, Message::Close(_)) {
                 break;
