@@ -1058,3 +1058,39 @@ fn a_run_stopped_before_any_game_claims_no_score() {
     assert!(v["score"].is_null() && v["elo"].is_null(), "{v}");
     assert_eq!(v["finished"], false);
 }
+
+/// A `--pgn` (or CSV `--results`) that is a device or a pipe cannot be written again at the
+/// end: when its records could not be written, the run ends with an error and exit 1, as a
+/// `--results` or `--plot` that cannot be written does.
+#[test]
+#[cfg(target_os = "linux")]
+fn records_that_cannot_be_written_to_a_device_end_the_run_with_an_error() {
+    for option in ["--pgn", "--results"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .args(["tournament", "random", "random", "-n", "2", "-q", "--force"])
+            .args([option, "/dev/full"])
+            .output()
+            .expect("run pussa");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{option}: {err}");
+        assert!(
+            err.lines().last().is_some_and(
+                |l| l.starts_with("error: cannot write /dev/full: No space left on device")
+            ),
+            "{option}: {err}"
+        );
+        assert!(!err.contains("tried again at the end"), "{option}: {err}");
+    }
+    // A regular file still ends with exit 0.
+    let pgn = tmp("device-ok.txt");
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["tournament", "random", "random", "-n", "2", "-q", "--force"])
+        .args(["--pgn", pgn.to_str().unwrap()])
+        .output()
+        .expect("run pussa");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
