@@ -291,14 +291,9 @@ impl std::fmt::Display for OpenError {
     }
 }
 
-impl std::error::Error for OpenError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            OpenError::Sqlite(e) => Some(e),
-            OpenError::Refused(_) => None,
-        }
-    }
-}
+// No `source`: the message already says SQLite's error, and a chain (`{:#}`) would repeat it
+// two or three times over (`file is not a database: file is not a database: Error code 26: …`).
+impl std::error::Error for OpenError {}
 
 impl From<rusqlite::Error> for OpenError {
     fn from(e: rusqlite::Error) -> OpenError {
@@ -315,6 +310,71 @@ impl OpenError {
             OpenError::Refused(_) => None,
         }
     }
+}
+
+/// The first 16 bytes of every SQLite database file.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// Refuses, before SQLite opens it (opening may write a journal next to it), a `path` that
+/// exists but is not a regular file (a device, a FIFO, a directory) or a file of other data.
+/// A missing or empty file is a new database.
+fn check_file(path: &Path) -> Result<(), OpenError> {
+    use std::io::Read as _;
+    // Missing (created), or unreadable: SQLite's own error says which.
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    if !meta.is_file() {
+        return Err(OpenError::Refused(format!(
+            "not a regular file (it is {})",
+            file_kind(&meta)
+        )));
+    }
+    if meta.len() == 0 {
+        return Ok(());
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    let mut head = Vec::with_capacity(SQLITE_HEADER.len());
+    if file
+        .take(SQLITE_HEADER.len() as u64)
+        .read_to_end(&mut head)
+        .is_err()
+    {
+        return Ok(());
+    }
+    if head != SQLITE_HEADER {
+        return Err(OpenError::Refused(
+            "not an SQLite database (its first bytes are not an SQLite header)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// What a file that is not a regular file is, in words.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    if meta.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        let t = meta.file_type();
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a file"
 }
 
 /// Checks, before anything is written, that `conn` is an empty database, a pussa database of
@@ -380,11 +440,13 @@ impl Store {
     /// as a pussa database of [`SCHEMA_VERSION`] (`PRAGMA application_id` and `user_version`).
     ///
     /// # Errors
-    /// [`OpenError::Sqlite`] when the file cannot be opened or read (another server holds it,
-    /// not a database); [`OpenError::Refused`] for another application's database, one written
-    /// by a newer pussa, or a pussa database missing its moves table while it holds games.
-    /// Nothing is written to a refused file.
+    /// [`OpenError::Refused`] for a path that is not a regular file (a device, a FIFO, a
+    /// directory), a file that is not an SQLite database, another application's database, one
+    /// written by a newer pussa, or a pussa database missing its moves table while it holds
+    /// games; [`OpenError::Sqlite`] when the file cannot be opened or read otherwise (another
+    /// server holds it, a damaged database). Nothing is written to (or next to) a refused file.
     pub fn open(path: &Path) -> Result<Store, OpenError> {
+        check_file(path)?;
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(1))?;
         // One server per file: the games live in its memory too, so a second server on the same
