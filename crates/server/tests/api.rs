@@ -1406,3 +1406,42 @@ async fn requests_that_are_not_http_get_the_bare_statuses_the_docs_name() {
     assert_eq!(common::raw(s.addr, fine.as_bytes()).await.status, 404);
     s.stop().await;
 }
+
+/// A malformed chunked body and a game id that is not UTF-8 are named in the API's words, not
+/// the framework's (`Failed to buffer the request body`, `Invalid UTF-8 in `id``).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_chunked_body_and_a_non_utf8_id_get_messages_of_their_own() {
+    let s = TestServer::start("framework-words").await;
+    let body = r#"{"game":"walak-pussa"}"#;
+    let r = common::raw(
+        s.addr,
+        format!(
+            "POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+             Transfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{body}\r\n0\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .await;
+    assert_eq!(
+        r.json(),
+        json!({"error": "the request body is not valid chunked encoding (Transfer-Encoding: chunked)", "status": 400})
+    );
+    for (path, shown) in [
+        ("/api/games/%ff%fe", "/api/games/%ff%fe"),
+        ("/api/games/%ff%fe/record", "/api/games/%ff%fe/record"),
+    ] {
+        let r = common::http(s.addr, "GET", path, None).await;
+        assert_eq!(
+            r.json(),
+            json!({"error": format!("the game id in {shown} is not valid UTF-8"), "status": 400}),
+            "{path}"
+        );
+    }
+    // A long path is cut as every quote is.
+    let long = format!("/api/games/%ff{}", "x".repeat(300));
+    let r = common::http(s.addr, "GET", &long, None).await;
+    assert_eq!(r.status, 400);
+    let msg = r.json()["error"].as_str().unwrap().to_string();
+    assert!(msg.contains('…') && msg.chars().count() < 160, "{msg}");
+    s.stop().await;
+}
