@@ -1445,3 +1445,38 @@ async fn a_bad_chunked_body_and_a_non_utf8_id_get_messages_of_their_own() {
     assert!(msg.contains('…') && msg.chars().count() < 160, "{msg}");
     s.stop().await;
 }
+
+/// The page's 404 and every 405 quote at most 100 characters of the path and the method, and
+/// a 404 names the path as sent (`/index.html/`, not `/index.html/index.html`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn static_404s_and_405s_quote_at_most_a_hundred_characters_as_sent() {
+    let s = TestServer::start("static-echo").await;
+    let long = format!("/{}", "x".repeat(5000));
+    let r = s.get(&long).await;
+    assert_eq!(r.status, 404);
+    assert_eq!(
+        r.body.trim_end(),
+        format!("not found: /{}…", "x".repeat(99))
+    );
+    let r = s.get("/index.html/").await;
+    assert_eq!(r.status, 404);
+    assert_eq!(r.body.trim_end(), "not found: /index.html/");
+    let method = "X".repeat(300);
+    let r = common::http(s.addr, &method, "/api/meta", None).await;
+    r.assert_error(
+        405,
+        &format!("{}… is not allowed on /api/meta", "X".repeat(100)),
+    );
+    assert!(r.body.len() < 200, "{}", r.body);
+    let r = common::http(s.addr, &method, &long, None).await;
+    assert_eq!(r.status, 405);
+    assert_eq!(
+        r.body.trim_end(),
+        format!(
+            "{}… is not allowed on /{}…",
+            "X".repeat(100),
+            "x".repeat(99)
+        )
+    );
+    s.stop().await;
+}
