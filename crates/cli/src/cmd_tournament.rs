@@ -313,11 +313,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         *live = None;
     }
     use std::io::Write as _;
-    write!(
-        std::io::stdout().lock(),
-        "{}",
-        summary(&config, &report, None)
-    )?;
+    write!(crate::stdout(), "{}", summary(&config, &report, None))?;
     Ok(())
 }
 
@@ -666,11 +662,7 @@ fn stop_on_signals() {
                         errln!("error: {e:#}");
                     }
                     use std::io::Write as _;
-                    let _ = write!(
-                        std::io::stdout().lock(),
-                        "{}",
-                        summary(&config, &report, Some(name))
-                    );
+                    let _ = write!(crate::stdout(), "{}", summary(&config, &report, Some(name)));
                 }
                 errln!(
                     "error: tournament stopped by {name}{}",
