@@ -1094,3 +1094,38 @@ fn records_that_cannot_be_written_to_a_device_end_the_run_with_an_error() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// An engine's bytes are quoted escaped in a forfeit's reason: its escape sequences (clear
+/// the screen, set the window title), BEL and NUL never reach the terminal as they came.
+#[test]
+fn an_engines_control_bytes_are_quoted_escaped() {
+    let esc = sh_engine(
+        "esc.sh",
+        r"printf 'bestmove \033[2J\033]0;pwned\007\001\n'; printf 'oops \033[31mred\n' >&2",
+    );
+    let spec = format!("engine:sh {}", esc.display());
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        &spec,
+        "random",
+        "--games",
+        "2",
+        "--quiet",
+        "--concurrency",
+        "1",
+    ]);
+    assert!(ok, "{spec}: {err}");
+    assert_eq!(out.matches("forfeited").count(), 2, "{out}");
+    assert!(
+        out.contains(r"engine said 'bestmove \x1b[2J\x1b]0;pwned\x07\x01', which is not a move"),
+        "{out}"
+    );
+    assert!(
+        out.contains(r"its stderr ended: 'oops \x1b[31mred'"),
+        "{out}"
+    );
+    assert!(
+        !out.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reached the output: {out:?}"
+    );
+}
