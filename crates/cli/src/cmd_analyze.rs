@@ -134,7 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 over: true,
                 ..AnalysisJson::of(&g, mode_name, values_name)
             };
-            writeln!(std::io::stdout().lock(), "{}", serde_json::to_string(&a)?)?;
+            writeln!(crate::stdout(), "{}", serde_json::to_string(&a)?)?;
             return Ok(());
         }
         bail!(
@@ -159,7 +159,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let analysis = analyze_report(&g, &limits);
     let values = &analysis.moves;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout();
     if args.json {
         let value = analysis.value();
         let a = AnalysisJson {

@@ -33,7 +33,7 @@ pub struct Args {
 
 /// `pussa bench --search`: the engine's fixed positions at fixed depths, one thread.
 fn run_search() -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout();
     writeln!(
         out,
         "search benchmark: fixed positions, fixed depths, 1 thread"
@@ -160,7 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(g) => vec![g],
         None => Game::ALL.to_vec(),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout();
     writeln!(
         out,
         "random single games from the start, every rule on; {threads} thread(s), {} s per game, seed {}",
@@ -181,7 +181,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     for game in games {
         let counts = measure(game, args.seconds, threads, args.seed);
-        let row = |out: &mut std::io::StdoutLock, label: &str, c: Count| -> std::io::Result<()> {
+        let row = |out: &mut crate::Stdout, label: &str, c: Count| -> std::io::Result<()> {
             let secs = c.secs.max(1e-9);
             let (cpu, per_cpu) = match c.cpu {
                 Some(t) => (format!("{t:.2}"), format!("{:.0}", c.playouts as f64 / t)),

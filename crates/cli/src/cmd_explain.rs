@@ -242,7 +242,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         _ => None,
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout();
     if args.json {
         serde_json::to_writer(&mut out, &events)?;
         writeln!(out)?;

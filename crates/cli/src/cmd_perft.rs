@@ -46,7 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut seen = state.history().to_vec();
     seen.pop();
     let round_over = state.is_round_over();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout();
     let start = Instant::now();
     let mut nodes_total = 0u64;
     if args.depth == 0 {

@@ -625,7 +625,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let start = start_state(game, mode, args.first, args.position.as_deref())?;
         (start, parse_moves(args.moves.as_deref().unwrap_or(""))?)
     };
-    let out = std::io::stdout().lock();
+    let out = crate::stdout();
     if args.json {
         replay(
             start,

@@ -42,7 +42,7 @@ pub fn rules_text(game: Option<Game>) -> String {
 /// # Errors
 /// A failed write to standard output.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout();
     if args.notation {
         out.write_all(NOTATION.as_bytes())?;
         return Ok(());

@@ -297,7 +297,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(live) = live.as_mut() {
             if let Err(e) = live.add(&config, g, so_far) {
                 if !warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                    bar.suspend(|| errln!("warning: {e:#} (tried again at the end)"));
+                    bar.suspend(|| errln!("warning: {e:#}"));
                 }
             }
         }
@@ -313,11 +313,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         *live = None;
     }
     use std::io::Write as _;
-    write!(
-        std::io::stdout().lock(),
-        "{}",
-        summary(&config, &report, None)
-    )?;
+    write!(crate::stdout(), "{}", summary(&config, &report, None))?;
     Ok(())
 }
 
@@ -415,6 +411,10 @@ struct Live {
     csv: Option<std::fs::File>,
     /// Whether a record is already in the records file (the next one starts after a blank line).
     any_record: bool,
+    /// The first failed write to a records or CSV output that is not a regular file (a device,
+    /// a pipe): such an output cannot be written again at the end, so the run ends with this
+    /// error once its other files are written.
+    lost: Option<anyhow::Error>,
     /// When the JSON results and the plot were last written, and whether games came since.
     rewritten: Instant,
     stale: bool,
@@ -461,6 +461,7 @@ impl Live {
             pgn: None,
             csv: None,
             any_record: false,
+            lost: None,
             rewritten: Instant::now(),
             stale: false,
             outputs,
@@ -493,7 +494,8 @@ impl Live {
     }
 
     /// Appends game `g`'s record and CSV row, and rewrites the JSON and the plot if they are
-    /// older than [`REWRITE_EVERY`].
+    /// older than [`REWRITE_EVERY`]. The error says whether the file is tried again at the end
+    /// (a regular file, rewritten whole) or the run will end with it (a device or a pipe).
     fn add(
         &mut self,
         config: &Config,
@@ -512,18 +514,42 @@ impl Live {
                 String::new()
             };
             text.push_str(&record(config, &players, g)?);
-            f.write_all(text.as_bytes())
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            if let Err(e) = f.write_all(text.as_bytes()) {
+                let path = path.clone();
+                self.pgn = None;
+                return Err(self.append_failed(&path, e));
+            }
             self.any_record = true;
         }
         if let (Some(f), Some(path)) = (self.csv.as_mut(), &self.outputs.results) {
-            f.write_all(csv_row(config, &players, g).as_bytes())
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            if let Err(e) = f.write_all(csv_row(config, &players, g).as_bytes()) {
+                let path = path.clone();
+                self.csv = None;
+                return Err(self.append_failed(&path, e));
+            }
         }
         if self.rewritten.elapsed() >= REWRITE_EVERY {
-            self.rewrite(false)?;
+            self.rewrite(false)
+                .map_err(|e| anyhow::anyhow!("{e:#} (tried again at the end)"))?;
         }
         Ok(())
+    }
+
+    /// The error of an append to `path` that failed (the file is no longer appended to): a
+    /// regular file is written whole again at the end; for a device or a pipe the error is
+    /// kept in [`Live::lost`] for the end of the run.
+    fn append_failed(&mut self, path: &std::path::Path, e: std::io::Error) -> anyhow::Error {
+        let msg = format!("cannot write {}: {e}", path.display());
+        if is_special(path) {
+            if self.lost.is_none() {
+                self.lost = Some(anyhow::anyhow!("{msg}"));
+            }
+            anyhow::anyhow!(
+                "{msg} (not a regular file, so not written again: the run ends with an error)"
+            )
+        } else {
+            anyhow::anyhow!("{msg} (tried again at the end)")
+        }
     }
 
     /// The report of the games so far.
@@ -570,7 +596,12 @@ impl Live {
         self.pgn = None;
         self.csv = None;
         let _ = config;
-        self.write_whole(report, finished, true)
+        self.write_whole(report, finished, true)?;
+        // An output that could not be written again: the run did not write all it was asked to.
+        match self.lost.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 
@@ -631,11 +662,7 @@ fn stop_on_signals() {
                         errln!("error: {e:#}");
                     }
                     use std::io::Write as _;
-                    let _ = write!(
-                        std::io::stdout().lock(),
-                        "{}",
-                        summary(&config, &report, Some(name))
-                    );
+                    let _ = write!(crate::stdout(), "{}", summary(&config, &report, Some(name)));
                 }
                 errln!(
                     "error: tournament stopped by {name}{}",

@@ -4,16 +4,61 @@
 //! `run(args) -> anyhow::Result<()>`. Errors are printed as one line `error: ...` with exit
 //! code 1; clap's usage errors keep clap's exit code 2.
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+/// Standard output, locked, whose write errors say that it was standard output that could not
+/// be written (`cannot write to standard output: No space left on device (os error 28)`), not
+/// only the OS's words. The error keeps its kind, so that a closed pipe is still recognised.
+pub struct Stdout(std::io::StdoutLock<'static>);
+
+/// [`Stdout`], for every command's output.
+pub fn stdout() -> Stdout {
+    Stdout(std::io::stdout().lock())
+}
+
+/// The error of a failed write to standard output (see [`Stdout`]).
+#[derive(Debug)]
+struct StdoutError(std::io::Error);
+
+impl std::fmt::Display for StdoutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot write to standard output: {}", self.0)
+    }
+}
+
+// No `source`: the message already holds the OS's error, which a chain would repeat.
+impl std::error::Error for StdoutError {}
+
+fn stdout_error(e: std::io::Error) -> std::io::Error {
+    if e.get_ref().is_some_and(|inner| inner.is::<StdoutError>()) {
+        return e;
+    }
+    std::io::Error::new(e.kind(), StdoutError(e))
+}
+
+impl std::io::Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf).map_err(stdout_error)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.0.write_all(buf).map_err(stdout_error)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush().map_err(stdout_error)
+    }
+}
 
 /// `println!` that hands the write's error back instead of panicking: a closed pipe
 /// (`pussa egtb verify | head -1`) then ends the command quietly (see `main`).
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        writeln!(std::io::stdout().lock(), $($arg)*)
+        writeln!($crate::stdout(), $($arg)*)
     }};
 }
 
@@ -106,8 +151,27 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Usage errors: on stderr, with clap's exit code 2.
+        Err(e) if e.use_stderr() => e.exit(),
+        // `help`, `--help`, `--version`: on stdout, which may fail like any command's output.
+        Err(e) => {
+            let written = e.print().and_then(|()| std::io::stdout().flush());
+            return match written.map_err(stdout_error) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(io) if io.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(io) => {
+                    errln!("error: {io}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+    };
+    // What is still buffered is written before the exit code is decided: Rust's own flush at
+    // exit would drop its error.
+    let result = run(cli).and_then(|()| Ok(stdout().flush()?));
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // A closed pipe (`pussa ... | head`) is not an error worth reporting.

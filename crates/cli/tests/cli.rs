@@ -1463,3 +1463,39 @@ fn explain_tells_raja_pasu_g_as_the_rules_do() {
         "rules.md"
     );
 }
+
+/// Output that cannot be written fails every command, help and version included, and the
+/// error says it was standard output.
+#[test]
+#[cfg(target_os = "linux")]
+fn output_that_cannot_be_written_is_an_error_naming_standard_output() {
+    for args in [
+        &["help"][..],
+        &["help", "replay"],
+        &["--version"],
+        &["--help"],
+        &["replay", "--help"],
+        &["rules", "walak-pussa"],
+        &["levels"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            stderr(&out).trim_end(),
+            "error: cannot write to standard output: No space left on device (os error 28)",
+            "{args:?}"
+        );
+    }
+    // Written normally, they succeed; a usage error keeps clap's exit code 2.
+    assert!(ok(&["--version"]).starts_with("pussa "));
+    assert!(ok(&["help"]).contains("Usage:"));
+    assert_eq!(pussa(&["nosuchcommand"]).status.code(), Some(2));
+}

@@ -260,6 +260,60 @@ fn a_killed_server_restarts_with_every_acknowledged_move() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `serve --db` on a device, a FIFO or a directory: refused in one line before SQLite opens it,
+/// so that no journal is written next to it (`/dev/null-journal`, as root).
+#[test]
+#[cfg(unix)]
+fn serve_refuses_a_database_that_is_not_a_regular_file_and_writes_nothing() {
+    let dir = std::env::temp_dir().join(format!("pussa-serve-special-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo.sqlite3");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // A link to /dev/null, so that a journal SQLite wrote would land in this directory or
+    // in /dev.
+    let null = dir.join("null.sqlite3");
+    std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+    let sub = dir.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let null_journal_before = std::path::Path::new("/dev/null-journal").exists();
+    for (db, kind) in [
+        (&null, "a character device"),
+        (&fifo, "a FIFO"),
+        (&sub, "a directory"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--egtb", "none", "--db"])
+            .arg(db)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err.trim_end(),
+            format!(
+                "error: cannot open the database {}: not a regular file (it is {kind})",
+                db.display()
+            )
+        );
+    }
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["fifo.sqlite3", "null.sqlite3", "sub"]);
+    assert_eq!(std::fs::read_dir(&sub).unwrap().count(), 0);
+    if !null_journal_before {
+        assert!(!std::path::Path::new("/dev/null-journal").exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn serve_reports_a_bad_address_and_an_unusable_data_dir() {
     let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
@@ -293,8 +347,19 @@ fn serve_reports_a_bad_address_and_an_unusable_data_dir() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("error: cannot open the database"), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: cannot open the database {}: not an SQLite database (its first bytes are not an SQLite header)",
+            garbage.display()
+        )
+    );
     assert_eq!(std::fs::read(&garbage).unwrap(), vec![0x5a_u8; 8192]);
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "no journal is left next to it"
+    );
     // --data naming a file: said so, in one line.
     let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
         .args(["serve", "--addr", "127.0.0.1:0", "--egtb", "none", "--data"])

@@ -1058,3 +1058,74 @@ fn a_run_stopped_before_any_game_claims_no_score() {
     assert!(v["score"].is_null() && v["elo"].is_null(), "{v}");
     assert_eq!(v["finished"], false);
 }
+
+/// A `--pgn` (or CSV `--results`) that is a device or a pipe cannot be written again at the
+/// end: when its records could not be written, the run ends with an error and exit 1, as a
+/// `--results` or `--plot` that cannot be written does.
+#[test]
+#[cfg(target_os = "linux")]
+fn records_that_cannot_be_written_to_a_device_end_the_run_with_an_error() {
+    for option in ["--pgn", "--results"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .args(["tournament", "random", "random", "-n", "2", "-q", "--force"])
+            .args([option, "/dev/full"])
+            .output()
+            .expect("run pussa");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{option}: {err}");
+        assert!(
+            err.lines().last().is_some_and(
+                |l| l.starts_with("error: cannot write /dev/full: No space left on device")
+            ),
+            "{option}: {err}"
+        );
+        assert!(!err.contains("tried again at the end"), "{option}: {err}");
+    }
+    // A regular file still ends with exit 0.
+    let pgn = tmp("device-ok.txt");
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["tournament", "random", "random", "-n", "2", "-q", "--force"])
+        .args(["--pgn", pgn.to_str().unwrap()])
+        .output()
+        .expect("run pussa");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// An engine's bytes are quoted escaped in a forfeit's reason: its escape sequences (clear
+/// the screen, set the window title), BEL and NUL never reach the terminal as they came.
+#[test]
+fn an_engines_control_bytes_are_quoted_escaped() {
+    let esc = sh_engine(
+        "esc.sh",
+        r"printf 'bestmove \033[2J\033]0;pwned\007\001\n'; printf 'oops \033[31mred\n' >&2",
+    );
+    let spec = format!("engine:sh {}", esc.display());
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        &spec,
+        "random",
+        "--games",
+        "2",
+        "--quiet",
+        "--concurrency",
+        "1",
+    ]);
+    assert!(ok, "{spec}: {err}");
+    assert_eq!(out.matches("forfeited").count(), 2, "{out}");
+    assert!(
+        out.contains(r"engine said 'bestmove \x1b[2J\x1b]0;pwned\x07\x01', which is not a move"),
+        "{out}"
+    );
+    assert!(
+        out.contains(r"its stderr ended: 'oops \x1b[31mred'"),
+        "{out}"
+    );
+    assert!(
+        !out.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reached the output: {out:?}"
+    );
+}

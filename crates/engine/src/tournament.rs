@@ -1402,9 +1402,35 @@ impl Drop for ExternalEngine {
     }
 }
 
-/// An engine's words quoted in a message: cut after 60 characters.
+/// An engine's words quoted in a message: cut after 60 characters and written with
+/// [`escape_untrusted`], so that a broken or hostile engine's bytes cannot drive the terminal
+/// the message is printed on.
 fn clip(s: &str) -> String {
-    crate::clip(s, 60)
+    escape_untrusted(&crate::clip(s, 60))
+}
+
+/// Text from an untrusted program made safe to print: control characters (ESC, BEL, NUL,
+/// DEL, the C1 codes) and the bidirectional overrides are written as escapes (`\x1b`, `\x07`,
+/// `\x00`, `\u{202e}`) and a backslash is doubled, so that what is shown is exactly what was
+/// sent, and a terminal receives no escape sequence (no clearing the screen, no window title).
+#[must_use]
+pub fn escape_untrusted(s: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        match c {
+            '\\' => out.push_str("\\\\"),
+            c if c.is_ascii_control() => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() || bidi => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A player during one game.
@@ -2324,6 +2350,17 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn untrusted_text_is_escaped_and_kept_whole() {
+        assert_eq!(
+            escape_untrusted("bestmove \x1b[2J\x1b]0;pwned\x07\x00 \\ é\u{202e}\u{9b}\x7f\t"),
+            "bestmove \\x1b[2J\\x1b]0;pwned\\x07\\x00 \\\\ é\\u{202e}\\u{9b}\\x7f\\x09"
+        );
+        assert_eq!(escape_untrusted("plain 'words' – ok"), "plain 'words' – ok");
+        // Cut at 60 characters first, then escaped.
+        assert_eq!(clip(&"\x1b".repeat(70)), format!("{}…", "\\x1b".repeat(60)));
+    }
 
     fn close(a: f64, b: f64, eps: f64) -> bool {
         (a - b).abs() < eps

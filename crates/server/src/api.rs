@@ -512,7 +512,8 @@ pub async fn method_not_allowed(
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         format!(
-            "{method} is not allowed on {}",
+            "{} is not allowed on {}",
+            crate::util::cut(method.as_str(), crate::util::QUOTE_MAX),
             crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
         ),
     )
@@ -534,7 +535,8 @@ pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Re
         let mut resp = (
             StatusCode::METHOD_NOT_ALLOWED,
             format!(
-                "{method} is not allowed on {}\n",
+                "{} is not allowed on {}\n",
+                crate::util::cut(method.as_str(), crate::util::QUOTE_MAX),
                 crate::util::cut(uri.path(), crate::util::QUOTE_MAX)
             ),
         )
@@ -557,5 +559,5 @@ pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Re
         )
             .into_response();
     }
-    assets::serve(path)
+    assets::serve(path, uri.path())
 }

@@ -380,7 +380,21 @@ fn seat_answer(id: &str, seat: Side, token: &str, state: Value) -> Value {
 /// Rebuilds a stored game and reads its `series` from the database. An unfinished game against
 /// the computer must have a level this pussa knows, or the computer could never reply (a known
 /// level since left off the game's ladder is kept: the game goes on at it).
-fn load(store: &Store, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
+fn load(
+    store: &Store,
+    row: &GameRow,
+    moves: rusqlite::Result<Result<Vec<MoveRow>, String>>,
+) -> Result<Result<LiveGame, String>, rusqlite::Error> {
+    let moves = match moves? {
+        Ok(moves) => moves,
+        // The row's own damage is named first: it is what the list shows too.
+        Err(why) => return Ok(Err(row.unreadable.clone().unwrap_or(why))),
+    };
+    Ok(rebuild(store, row, &moves))
+}
+
+/// [`load`] once the moves have read.
+fn rebuild(store: &Store, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
     let mut g = LiveGame::from_rows(row, moves)?;
     if let Opponent::Computer { level } = &g.meta.opponent {
         if !g.over() {
@@ -411,7 +425,8 @@ fn series(store: &Store, id: &str) -> rusqlite::Result<Option<Value>> {
             break;
         };
         // Cut short (never by the server's own links): say so rather than miscount.
-        if back >= MAX_SERIES || !seen.insert(prev.id.clone()) {
+        // A link to a row that does not read is cut short in the same way.
+        if back >= MAX_SERIES || !seen.insert(prev.id.clone()) || prev.unreadable.is_some() {
             partial = true;
             break;
         }
@@ -498,8 +513,7 @@ impl App {
         let claim_after_ms = Arc::new(AtomicU64::new(DEFAULT_CLAIM_AFTER.as_millis() as u64));
         let mut restored = 0;
         for row in store.unfinished()? {
-            let moves = store.moves(&row.id)?;
-            match load(&store, &row, &moves) {
+            match load(&store, &row, store.moves(&row.id))? {
                 // Every game is checked; only those the computer must move in now stay in
                 // memory (the others are loaded when asked for).
                 Ok(g) => {
@@ -706,8 +720,7 @@ impl App {
         let Some(row) = store.game(id)? else {
             return Err(ApiError::not_found(format!("no game with id '{id}'")));
         };
-        let moves = store.moves(id)?;
-        let g = match load(&store, &row, &moves) {
+        let g = match load(&store, &row, store.moves(id))? {
             Ok(g) => g,
             Err(why) => {
                 tracing::error!("game {id} cannot be continued: {why}");
@@ -1502,7 +1515,7 @@ impl App {
                     "created": util::rfc3339(r.created),
                     "finished": r.finished.map(util::rfc3339),
                     "ply": r.ply, "winner": r.winner, "ended": r.ended,
-                    "damaged": damaged.get(&r.id),
+                    "damaged": damaged.get(&r.id).or(r.unreadable.as_ref()),
                 })
             })
             .collect();

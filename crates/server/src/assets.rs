@@ -37,8 +37,9 @@ pub fn find(path: &str) -> Option<&'static [u8]> {
     ASSETS.iter().find(|(p, _)| *p == path).map(|(_, b)| *b)
 }
 
-/// Answers a request for `path` (`""` is `index.html`).
-pub fn serve(path: &str) -> Response {
+/// Answers a request for `path` (`""` is `index.html`); a missing file's 404 names `sent`,
+/// the path as the client sent it, cut to [`crate::util::QUOTE_MAX`] characters.
+pub fn serve(path: &str, sent: &str) -> Response {
     let path = if path.is_empty() || path.ends_with('/') {
         format!("{path}index.html")
     } else {
@@ -69,7 +70,14 @@ pub fn serve(path: &str) -> Response {
             resp
         }
         None => {
-            let mut resp = (StatusCode::NOT_FOUND, format!("not found: /{path}\n")).into_response();
+            let mut resp = (
+                StatusCode::NOT_FOUND,
+                format!(
+                    "not found: {}\n",
+                    crate::util::cut(sent, crate::util::QUOTE_MAX)
+                ),
+            )
+                .into_response();
             resp.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("text/plain; charset=utf-8"),

@@ -143,7 +143,10 @@ pub async fn serve(
             },
         );
         let conn = builder
-            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
+            .serve_connection(
+                TokioIo::new(Lingering::new(stream)),
+                TowerToHyperService::new(service),
+            )
             .with_upgrades();
         let mut closing_rx = closing.subscribe();
         tokio::spawn(async move {
@@ -170,6 +173,110 @@ pub async fn serve(
     // Every connection holds a permit until it ends.
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, open.acquire_many(max as u32)).await;
     Ok(())
+}
+
+/// How long a closed connection goes on reading (and dropping) what its client still sends.
+pub const LINGER_TIME: Duration = Duration::from_secs(2);
+/// How many bytes a closed connection reads (and drops) at most before it lets go.
+pub const LINGER_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A client's TCP stream that, when the server is done with it, closes gracefully: it sends
+/// its FIN, then reads and drops what the client still sends (at most [`LINGER_BYTES`] for
+/// [`LINGER_TIME`]) before it lets go of the socket. A socket closed with unread data in it is
+/// reset by the kernel instead, and the reset can destroy the last thing the server sent
+/// before the client reads it: a WebSocket close frame `1009` for a message too big (the rest
+/// of which is still on its way), or an error answered before a whole body arrived. Web
+/// servers call this a lingering close.
+pub struct Lingering {
+    stream: Option<tokio::net::TcpStream>,
+}
+
+impl Lingering {
+    /// Wraps a connection's stream.
+    #[must_use]
+    pub fn new(stream: tokio::net::TcpStream) -> Lingering {
+        Lingering {
+            stream: Some(stream),
+        }
+    }
+
+    fn inner(self: Pin<&mut Self>) -> Pin<&mut tokio::net::TcpStream> {
+        // The stream is only taken out in `drop`.
+        Pin::new(
+            self.get_mut()
+                .stream
+                .as_mut()
+                .expect("the stream is there until dropped"),
+        )
+    }
+}
+
+impl Drop for Lingering {
+    fn drop(&mut self) {
+        let Some(mut stream) = self.stream.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+            let _ = tokio::time::timeout(LINGER_TIME, async {
+                let _ = stream.shutdown().await;
+                let mut buf = vec![0u8; 16 * 1024];
+                let mut read = 0u64;
+                while read < LINGER_BYTES {
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => read += n as u64,
+                    }
+                }
+            })
+            .await;
+        });
+    }
+}
+
+impl tokio::io::AsyncRead for Lingering {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        self.inner().poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Lingering {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.inner().poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        self.inner().poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream
+            .as_ref()
+            .is_some_and(tokio::io::AsyncWrite::is_write_vectored)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.inner().poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.inner().poll_shutdown(cx)
+    }
 }
 
 /// Errors of one connection that `accept` reports and that say nothing about the listener.

@@ -257,6 +257,7 @@ fn json_rejection(rej: &JsonRejection) -> ApiError {
             "the request body must be JSON with Content-Type: application/json".to_string()
         }
         _ if status == StatusCode::PAYLOAD_TOO_LARGE => return body_too_large(),
+        JsonRejection::BytesRejection(_) => return body_read_error(rej),
         other => other.body_text(),
     };
     // axum answers 422 for well-formed JSON of the wrong shape; for this API, 422 means an
@@ -269,6 +270,30 @@ fn json_rejection(rej: &JsonRejection) -> ApiError {
     ApiError::new(status, message)
 }
 
+/// A body that could not be read, said in the API's words rather than the framework's
+/// (`Failed to buffer the request body: error reading a body from connection`). HTTP/1.1's
+/// body decoder fails with `InvalidInput`/`InvalidData` only on chunked encoding, and with
+/// `UnexpectedEof` when the connection ends before the body does.
+fn body_read_error(rej: &JsonRejection) -> ApiError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(rej);
+    while let Some(e) = source {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            let message = match io.kind() {
+                std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
+                    "the request body is not valid chunked encoding (Transfer-Encoding: chunked)"
+                }
+                std::io::ErrorKind::UnexpectedEof => {
+                    "the request body ended before it was complete"
+                }
+                _ => "the request body could not be read",
+            };
+            return ApiError::bad_request(message);
+        }
+        source = e.source();
+    }
+    ApiError::bad_request("the request body could not be read")
+}
+
 /// A path extractor with JSON errors.
 pub struct Path<T>(pub T);
 
@@ -277,12 +302,43 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T>
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         match axum::extract::Path::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Path(v)) => Ok(Path(v)),
-            Err(rej) => Err(path_rejection(&rej)),
+            Err(rej) => {
+                // The path as sent, not as seen under the router's `/api` nest.
+                let path = parts
+                    .extensions
+                    .get::<axum::extract::OriginalUri>()
+                    .map_or(parts.uri.path(), |o| o.0.path());
+                Err(path_rejection(&rej, path))
+            }
         }
     }
 }
 
-fn path_rejection(rej: &PathRejection) -> ApiError {
+/// A path parameter that did not read, named as the API names it, with the path as sent (cut
+/// to [`crate::util::QUOTE_MAX`] characters): `the game id in /api/games/%FF%FE is not valid
+/// UTF-8`. axum would name its route parameter (`Invalid UTF-8 in `id``).
+fn path_rejection(rej: &PathRejection, path: &str) -> ApiError {
+    use axum::extract::path::ErrorKind;
+    let name = |key: &str| match key {
+        "id" => "game id".to_string(),
+        "game" => "game name".to_string(),
+        other => format!("'{other}'"),
+    };
+    let path = crate::util::cut(path, crate::util::QUOTE_MAX);
+    if let PathRejection::FailedToDeserializePathParams(e) = rej {
+        match e.kind() {
+            ErrorKind::InvalidUtf8InPathParam { key } => {
+                return ApiError::bad_request(format!(
+                    "the {} in {path} is not valid UTF-8",
+                    name(key)
+                ));
+            }
+            ErrorKind::ParseErrorAtKey { key, .. } | ErrorKind::DeserializeError { key, .. } => {
+                return ApiError::bad_request(format!("the {} in {path} does not read", name(key)));
+            }
+            _ => {}
+        }
+    }
     ApiError::new(rej.status(), rej.body_text())
 }
 

@@ -502,9 +502,13 @@ impl LiveGame {
     /// Rebuilds a stored game by replaying its moves through the rules.
     ///
     /// # Errors
-    /// A description of what is damaged: a field of the row that does not read, a stored ply
+    /// A description of what is damaged: a field of the row that does not read (of the wrong
+    /// type, or a value the rules do not know), a stored ply
     /// count that is not the number of moves, the first move that does not replay.
     pub fn from_rows(row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, String> {
+        if let Some(why) = &row.unreadable {
+            return Err(why.clone());
+        }
         let game: Game = row
             .game
             .parse()
@@ -735,6 +739,7 @@ impl LiveGame {
                 .ended
                 .and_then(|e| e.by)
                 .map(|s| s.letter().to_string()),
+            unreadable: None,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// A game's row (everything but the moves).
@@ -44,6 +45,11 @@ pub struct GameRow {
     pub ended: Option<String>,
     /// `S` or `N`: who resigned, aborted or claimed (`None` for an agreed draw).
     pub ended_by: Option<String>,
+    /// Why the stored row does not read, when one of its fields holds a value of the wrong
+    /// type (SQLite lets text into an INTEGER column, a blob anywhere): the first such field,
+    /// named (`ply: stored as text, not an integer`). That field holds a placeholder then, and
+    /// the game is never continued from it. Always `None` for a row made by the server.
+    pub unreadable: Option<String>,
 }
 
 /// One stored move.
@@ -142,27 +148,106 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// SQLite's name for the storage class of a value, as a message says it.
+fn type_words(v: ValueRef<'_>) -> &'static str {
+    match v {
+        ValueRef::Null => "NULL",
+        ValueRef::Integer(_) => "an integer",
+        ValueRef::Real(_) => "a real number",
+        ValueRef::Text(_) => "text",
+        ValueRef::Blob(_) => "a blob",
+    }
+}
+
+/// Reads the fields of one stored row leniently: a field of the wrong type (or a text that is
+/// not UTF-8) is not an error of the whole query but the row's [`GameRow::unreadable`]
+/// reason, so that one damaged row never hides the others.
+struct Lenient<'a, 'r> {
+    row: &'a rusqlite::Row<'r>,
+    why: Option<String>,
+}
+
+impl Lenient<'_, '_> {
+    fn bad(&mut self, name: &str, what: String) {
+        if self.why.is_none() {
+            self.why = Some(format!("{name}: {what}"));
+        }
+    }
+
+    fn opt_text(&mut self, i: usize, name: &str) -> rusqlite::Result<Option<String>> {
+        match self.row.get_ref(i)? {
+            ValueRef::Null => Ok(None),
+            ValueRef::Text(b) => match std::str::from_utf8(b) {
+                Ok(t) => Ok(Some(t.to_string())),
+                Err(_) => {
+                    self.bad(name, "stored as text that is not UTF-8".into());
+                    Ok(Some(String::from_utf8_lossy(b).into_owned()))
+                }
+            },
+            v => {
+                self.bad(name, format!("stored as {}, not text", type_words(v)));
+                // A placeholder: an id still shows in the list as near as it can be.
+                Ok(Some(match v {
+                    ValueRef::Blob(b) => String::from_utf8_lossy(b).into_owned(),
+                    _ => String::new(),
+                }))
+            }
+        }
+    }
+
+    fn text(&mut self, i: usize, name: &str) -> rusqlite::Result<String> {
+        let v = self.opt_text(i, name)?;
+        Ok(v.unwrap_or_else(|| {
+            self.bad(name, "missing (NULL)".into());
+            String::new()
+        }))
+    }
+
+    fn opt_int(&mut self, i: usize, name: &str) -> rusqlite::Result<Option<i64>> {
+        match self.row.get_ref(i)? {
+            ValueRef::Null => Ok(None),
+            ValueRef::Integer(n) => Ok(Some(n)),
+            v => {
+                self.bad(name, format!("stored as {}, not an integer", type_words(v)));
+                Ok(Some(0))
+            }
+        }
+    }
+
+    fn int(&mut self, i: usize, name: &str) -> rusqlite::Result<i64> {
+        let v = self.opt_int(i, name)?;
+        Ok(v.unwrap_or_else(|| {
+            self.bad(name, "missing (NULL)".into());
+            0
+        }))
+    }
+}
+
 fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
-    Ok(GameRow {
-        id: r.get(0)?,
-        game: r.get(1)?,
-        mode: r.get(2)?,
-        first: r.get(3)?,
-        opponent: r.get(4)?,
-        level: r.get(5)?,
-        creator_seat: r.get(6)?,
-        token_s: r.get(7)?,
-        token_n: r.get(8)?,
-        invite: r.get(9)?,
-        created: r.get(10)?,
-        finished: r.get(11)?,
-        winner: r.get(12)?,
-        ply: r.get(13)?,
-        setup: r.get(14)?,
-        rematch: r.get(15)?,
-        ended: r.get(16)?,
-        ended_by: r.get(17)?,
-    })
+    let mut l = Lenient { row: r, why: None };
+    let mut g = GameRow {
+        id: l.text(0, "id")?,
+        game: l.text(1, "game")?,
+        mode: l.text(2, "mode")?,
+        first: l.text(3, "first")?,
+        opponent: l.text(4, "opponent")?,
+        level: l.opt_text(5, "level")?,
+        creator_seat: l.text(6, "creator_seat")?,
+        token_s: l.opt_text(7, "token_s")?,
+        token_n: l.opt_text(8, "token_n")?,
+        invite: l.opt_text(9, "invite")?,
+        created: l.int(10, "created")?,
+        finished: l.opt_int(11, "finished")?,
+        winner: l.opt_text(12, "winner")?,
+        ply: l.int(13, "ply")?,
+        setup: l.opt_text(14, "setup")?,
+        rematch: l.opt_text(15, "rematch")?,
+        ended: l.opt_text(16, "ended")?,
+        ended_by: l.opt_text(17, "ended_by")?,
+        unreadable: None,
+    };
+    g.unreadable = l.why;
+    Ok(g)
 }
 
 /// The `PRAGMA application_id` of a pussa database (`puss` in ASCII).
@@ -206,14 +291,9 @@ impl std::fmt::Display for OpenError {
     }
 }
 
-impl std::error::Error for OpenError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            OpenError::Sqlite(e) => Some(e),
-            OpenError::Refused(_) => None,
-        }
-    }
-}
+// No `source`: the message already says SQLite's error, and a chain (`{:#}`) would repeat it
+// two or three times over (`file is not a database: file is not a database: Error code 26: …`).
+impl std::error::Error for OpenError {}
 
 impl From<rusqlite::Error> for OpenError {
     fn from(e: rusqlite::Error) -> OpenError {
@@ -230,6 +310,71 @@ impl OpenError {
             OpenError::Refused(_) => None,
         }
     }
+}
+
+/// The first 16 bytes of every SQLite database file.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// Refuses, before SQLite opens it (opening may write a journal next to it), a `path` that
+/// exists but is not a regular file (a device, a FIFO, a directory) or a file of other data.
+/// A missing or empty file is a new database.
+fn check_file(path: &Path) -> Result<(), OpenError> {
+    use std::io::Read as _;
+    // Missing (created), or unreadable: SQLite's own error says which.
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    if !meta.is_file() {
+        return Err(OpenError::Refused(format!(
+            "not a regular file (it is {})",
+            file_kind(&meta)
+        )));
+    }
+    if meta.len() == 0 {
+        return Ok(());
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    let mut head = Vec::with_capacity(SQLITE_HEADER.len());
+    if file
+        .take(SQLITE_HEADER.len() as u64)
+        .read_to_end(&mut head)
+        .is_err()
+    {
+        return Ok(());
+    }
+    if head != SQLITE_HEADER {
+        return Err(OpenError::Refused(
+            "not an SQLite database (its first bytes are not an SQLite header)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// What a file that is not a regular file is, in words.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    if meta.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        let t = meta.file_type();
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a file"
 }
 
 /// Checks, before anything is written, that `conn` is an empty database, a pussa database of
@@ -295,11 +440,13 @@ impl Store {
     /// as a pussa database of [`SCHEMA_VERSION`] (`PRAGMA application_id` and `user_version`).
     ///
     /// # Errors
-    /// [`OpenError::Sqlite`] when the file cannot be opened or read (another server holds it,
-    /// not a database); [`OpenError::Refused`] for another application's database, one written
-    /// by a newer pussa, or a pussa database missing its moves table while it holds games.
-    /// Nothing is written to a refused file.
+    /// [`OpenError::Refused`] for a path that is not a regular file (a device, a FIFO, a
+    /// directory), a file that is not an SQLite database, another application's database, one
+    /// written by a newer pussa, or a pussa database missing its moves table while it holds
+    /// games; [`OpenError::Sqlite`] when the file cannot be opened or read otherwise (another
+    /// server holds it, a damaged database). Nothing is written to (or next to) a refused file.
     pub fn open(path: &Path) -> Result<Store, OpenError> {
+        check_file(path)?;
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(1))?;
         // One server per file: the games live in its memory too, so a second server on the same
@@ -483,21 +630,27 @@ impl Store {
             .optional()
     }
 
-    /// A game's moves in order.
+    /// A game's moves in order. The inner error names the first stored move whose fields do
+    /// not read (`move 3: mv: stored as a blob, not text`): the game cannot be rebuilt then.
     ///
     /// # Errors
     /// On a database error.
-    pub fn moves(&self, id: &str) -> rusqlite::Result<Vec<MoveRow>> {
+    pub fn moves(&self, id: &str) -> rusqlite::Result<Result<Vec<MoveRow>, String>> {
         let mut st = self
             .conn
             .prepare_cached("SELECT ply, mv FROM moves WHERE game_id = ?1 ORDER BY ply")?;
-        let rows = st.query_map([id], |r| {
-            Ok(MoveRow {
-                ply: r.get(0)?,
-                mv: r.get(1)?,
-            })
-        })?;
-        rows.collect()
+        let mut rows = st.query([id])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let mut l = Lenient { row: r, why: None };
+            let ply = l.int(0, "ply")?;
+            let mv = l.text(1, "mv")?;
+            if let Some(why) = l.why {
+                return Ok(Err(format!("move {}: {why}", out.len() + 1)));
+            }
+            out.push(MoveRow { ply, mv });
+        }
+        Ok(Ok(out))
     }
 
     /// Every unfinished game.
@@ -554,6 +707,7 @@ mod tests {
             rematch: None,
             ended: None,
             ended_by: None,
+            unreadable: None,
         }
     }
 
@@ -581,13 +735,14 @@ mod tests {
         assert_eq!(
             s.moves("abcd")
                 .unwrap()
+                .unwrap()
                 .iter()
                 .map(|m| m.mv.as_str())
                 .collect::<Vec<_>>(),
             ["G", "e", "A"]
         );
         s.truncate_moves("abcd", 1).unwrap();
-        assert_eq!(s.moves("abcd").unwrap().len(), 1);
+        assert_eq!(s.moves("abcd").unwrap().unwrap().len(), 1);
         assert_eq!(s.game("abcd").unwrap().unwrap().finished, None);
         assert_eq!(s.unfinished().unwrap().len(), 1);
         // A second server on the same file is refused while the first holds it.
@@ -596,7 +751,7 @@ mod tests {
         drop(s);
         // Reopening sees the same data.
         let s = Store::open(&path).unwrap();
-        assert_eq!(s.moves("abcd").unwrap().len(), 1);
+        assert_eq!(s.moves("abcd").unwrap().unwrap().len(), 1);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -366,6 +366,9 @@ pub async fn serve(
     let mut last_heard = Instant::now();
     let silence = tokio::time::sleep(PRESENCE_SILENCE);
     tokio::pin!(silence);
+    // A frame the WebSocket layer refused: the rest of it is never read into memory (the
+    // connection drops it as it closes: see `conn::Lingering`).
+    let mut broken = false;
     loop {
         tokio::select! {
             () = &mut hello_deadline, if seated.place.on_reserve() => {
@@ -436,6 +439,7 @@ pub async fn serve(
                                 reason: truncate(&reason, 120).into(),
                             })))
                             .await;
+                        broken = true;
                         break;
                     }
                     None => break,
@@ -483,8 +487,14 @@ pub async fn serve(
     seated.release();
     // The closing handshake: read (and drop) what the peer still sends until its close frame,
     // so that the socket is not reset with unread data and the peer sees our close.
+    // After a broken frame only our close frame is flushed: the frame's rest (up to its
+    // announced length, which may be huge) is dropped by the connection's lingering close, not
+    // buffered here.
     let _ = tokio::time::timeout(Duration::from_secs(1), async {
         let _ = sink.flush().await;
+        if broken {
+            return;
+        }
         while let Some(Ok(msg)) = stream.next().await {
             if matches!(msg, Message::Close(_)) {
                 break;

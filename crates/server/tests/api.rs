@@ -764,6 +764,7 @@ fn raja_single_row(id: &str, level: &str, token: &str) -> pussa_server::store::G
         rematch: None,
         ended: None,
         ended_by: None,
+        unreadable: None,
     }
 }
 
@@ -1403,5 +1404,79 @@ async fn requests_that_are_not_http_get_the_bare_statuses_the_docs_name() {
         "x".repeat(60_000)
     );
     assert_eq!(common::raw(s.addr, fine.as_bytes()).await.status, 404);
+    s.stop().await;
+}
+
+/// A malformed chunked body and a game id that is not UTF-8 are named in the API's words, not
+/// the framework's (`Failed to buffer the request body`, `Invalid UTF-8 in `id``).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_chunked_body_and_a_non_utf8_id_get_messages_of_their_own() {
+    let s = TestServer::start("framework-words").await;
+    let body = r#"{"game":"walak-pussa"}"#;
+    let r = common::raw(
+        s.addr,
+        format!(
+            "POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+             Transfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{body}\r\n0\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .await;
+    assert_eq!(
+        r.json(),
+        json!({"error": "the request body is not valid chunked encoding (Transfer-Encoding: chunked)", "status": 400})
+    );
+    for (path, shown) in [
+        ("/api/games/%ff%fe", "/api/games/%ff%fe"),
+        ("/api/games/%ff%fe/record", "/api/games/%ff%fe/record"),
+    ] {
+        let r = common::http(s.addr, "GET", path, None).await;
+        assert_eq!(
+            r.json(),
+            json!({"error": format!("the game id in {shown} is not valid UTF-8"), "status": 400}),
+            "{path}"
+        );
+    }
+    // A long path is cut as every quote is.
+    let long = format!("/api/games/%ff{}", "x".repeat(300));
+    let r = common::http(s.addr, "GET", &long, None).await;
+    assert_eq!(r.status, 400);
+    let msg = r.json()["error"].as_str().unwrap().to_string();
+    assert!(msg.contains('…') && msg.chars().count() < 160, "{msg}");
+    s.stop().await;
+}
+
+/// The page's 404 and every 405 quote at most 100 characters of the path and the method, and
+/// a 404 names the path as sent (`/index.html/`, not `/index.html/index.html`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn static_404s_and_405s_quote_at_most_a_hundred_characters_as_sent() {
+    let s = TestServer::start("static-echo").await;
+    let long = format!("/{}", "x".repeat(5000));
+    let r = s.get(&long).await;
+    assert_eq!(r.status, 404);
+    assert_eq!(
+        r.body.trim_end(),
+        format!("not found: /{}…", "x".repeat(99))
+    );
+    let r = s.get("/index.html/").await;
+    assert_eq!(r.status, 404);
+    assert_eq!(r.body.trim_end(), "not found: /index.html/");
+    let method = "X".repeat(300);
+    let r = common::http(s.addr, &method, "/api/meta", None).await;
+    r.assert_error(
+        405,
+        &format!("{}… is not allowed on /api/meta", "X".repeat(100)),
+    );
+    assert!(r.body.len() < 200, "{}", r.body);
+    let r = common::http(s.addr, &method, &long, None).await;
+    assert_eq!(r.status, 405);
+    assert_eq!(
+        r.body.trim_end(),
+        format!(
+            "{}… is not allowed on /{}…",
+            "X".repeat(100),
+            "x".repeat(99)
+        )
+    );
     s.stop().await;
 }

@@ -186,6 +186,121 @@ async fn games_that_cannot_be_continued_are_refused_and_flagged_not_replayed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_field_of_the_wrong_type_flags_its_game_and_blocks_nothing_else() {
+    let dir = common::temp_dir("store-types");
+    let s = TestServer::start_in(dir.clone()).await;
+    // Seven same-screen games, each with one move stored.
+    let mut games = Vec::new();
+    for _ in 0..7 {
+        let c = s
+            .post("/api/games", &json!({"game": "walak-pussa"}))
+            .await
+            .json();
+        let (id, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+        let mv = letters(&c["state"]["legal"])[0].clone();
+        let r = s
+            .post(
+                &format!("/api/games/{id}/moves"),
+                &json!({"move": mv, "token": token}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        games.push((id, token));
+    }
+    s.stop().await;
+    // SQLite keeps a value of another type in any column when it cannot convert it.
+    let damage = [
+        (
+            "UPDATE games SET ply = 'two' WHERE id = ?1",
+            "ply: stored as text, not an integer",
+        ),
+        (
+            "UPDATE games SET mode = x'00ff' WHERE id = ?1",
+            "mode: stored as a blob, not text",
+        ),
+        (
+            "UPDATE games SET finished = '2026-12-01' WHERE id = ?1",
+            "finished: stored as text, not an integer",
+        ),
+        (
+            "UPDATE games SET created = 1.5 WHERE id = ?1",
+            "created: stored as a real number, not an integer",
+        ),
+        (
+            "UPDATE games SET winner = x'01' WHERE id = ?1",
+            "winner: stored as a blob, not text",
+        ),
+        (
+            "UPDATE moves SET mv = x'41' WHERE game_id = ?1",
+            "move 1: mv: stored as a blob, not text",
+        ),
+    ];
+    let before: Vec<(String, String)> = {
+        let conn = Connection::open(dir.join("pussa.sqlite3")).unwrap();
+        for ((sql, _), (id, _)) in damage.iter().zip(&games) {
+            assert_eq!(conn.execute(sql, [id]).unwrap(), 1, "{sql}");
+        }
+        let mut st = conn
+            .prepare("SELECT id, quote(ply) || quote(mode) || quote(finished) || quote(created) FROM games ORDER BY id")
+            .unwrap();
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        rows.collect::<rusqlite::Result<_>>().unwrap()
+    };
+    // The server starts and answers for every game.
+    let s = TestServer::start_in(dir.clone()).await;
+    for ((_, why), (id, token)) in damage.iter().zip(&games) {
+        let r = s.get(&format!("/api/games/{id}")).await;
+        r.assert_error(409, &format!("game {id} cannot be continued: {why}"));
+        let r = s
+            .post(
+                &format!("/api/games/{id}/moves"),
+                &json!({"move": "a", "token": token}),
+            )
+            .await;
+        r.assert_error(409, &format!("game {id} cannot be continued: {why}"));
+    }
+    // The list shows every game, the damaged ones flagged with their reason.
+    let list = s.get("/api/games?limit=50").await;
+    assert_eq!(list.status, 200, "{}", list.body);
+    let list = list.json();
+    let listed = list["games"].as_array().unwrap();
+    assert_eq!(listed.len(), games.len(), "{list}");
+    for ((_, why), (id, _)) in damage.iter().zip(&games) {
+        let g = listed.iter().find(|g| g["id"] == id.as_str()).unwrap();
+        assert_eq!(g["damaged"], *why, "{g}");
+    }
+    // The healthy game is played on.
+    let (ok, token) = games.last().unwrap();
+    let st = s.get(&format!("/api/games/{ok}")).await.json();
+    let mv = letters(&st["legal"])[0].clone();
+    let r = s
+        .post(
+            &format!("/api/games/{ok}/moves"),
+            &json!({"move": mv, "token": token}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let g = listed.iter().find(|g| g["id"] == ok.as_str()).unwrap();
+    assert!(g["damaged"].is_null(), "{g}");
+    s.stop().await;
+    // The damaged rows were left as they were.
+    let conn = Connection::open(dir.join("pussa.sqlite3")).unwrap();
+    let mut st = conn
+        .prepare("SELECT id, quote(ply) || quote(mode) || quote(finished) || quote(created) FROM games ORDER BY id")
+        .unwrap();
+    let after: Vec<(String, String)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    for (b, a) in before.iter().zip(&after) {
+        if b.0 != *ok {
+            assert_eq!(a, b);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_client_cannot_create_games_without_end() {
     let s = TestServer::start_configured(common::temp_dir("store-rate"), |server| {
         server.set_new_games_per_minute(3);
@@ -289,6 +404,7 @@ async fn a_long_series_counts_every_game() {
         rematch: None,
         ended: finished.then(|| "resign".to_string()),
         ended_by: finished.then(|| "N".to_string()),
+        unreadable: None,
     };
     {
         let mut store = Store::open(&dir.join("pussa.sqlite3")).unwrap();

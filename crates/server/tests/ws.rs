@@ -740,3 +740,47 @@ async fn a_silent_player_is_seen_away_within_the_presence_silence() {
     pinger.abort();
     s.stop().await;
 }
+
+/// A message over 64 KiB, however far over, ends in a close frame 1009 that the client gets
+/// with its reason: the server reads and drops the rest of the frame as it closes, rather than
+/// resetting the connection with it unread (a reset destroys the close frame).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_over_64_kib_is_closed_with_1009_and_its_reason_every_time() {
+    use futures_util::StreamExt;
+    let s = TestServer::start("ws-1009").await;
+    let (id, _, _) = online_game(&s).await;
+    for size in [70_000, 300_000, 1_000_000, 4_000_000] {
+        for _ in 0..3 {
+            let mut ws = connect(s.addr, &id).await;
+            next(&mut ws).await;
+            let big = json!({"type": "ping", "req": "x".repeat(size)}).to_string();
+            ws.send(Message::text(big))
+                .await
+                .unwrap_or_else(|e| panic!("{size} bytes: the message is sent whole: {e}"));
+            let frame = loop {
+                let msg = tokio::time::timeout(std::time::Duration::from_secs(10), ws.next())
+                    .await
+                    .expect("an answer within 10 s");
+                match msg {
+                    Some(Ok(Message::Close(frame))) => break frame,
+                    Some(Ok(Message::Text(t))) => {
+                        assert!(!t.contains("pong"), "a huge message must not be answered")
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => panic!("{size} bytes: no close frame but {e}"),
+                    None => panic!("{size} bytes: the connection ended without a close frame"),
+                }
+            };
+            let frame = frame.expect("a close frame with a code");
+            assert_eq!(u16::from(frame.code), 1009, "{size} bytes: {frame:?}");
+            assert!(
+                frame.reason.contains("Message too long"),
+                "{size} bytes: {frame:?}"
+            );
+        }
+    }
+    // The server goes on.
+    let mut again = connect(s.addr, &id).await;
+    assert_eq!(next(&mut again).await["type"], "state");
+    s.stop().await;
+}
