@@ -170,7 +170,15 @@ fn main() -> ExitCode {
     };
     // What is still buffered is written before the exit code is decided: Rust's own flush at
     // exit would drop its error.
-    let result = run(cli).and_then(|()| Ok(stdout().flush()?));
+    // Not for `play`: its standard output is the terminal it draws on and gives back itself;
+    // a terminal closed under it (a hangup) ends the game as `q` does, with exit 0.
+    let flush_at_end = !matches!(cli.command, Some(Command::Play(_)));
+    let result = run(cli).and_then(|()| {
+        if flush_at_end {
+            stdout().flush()?;
+        }
+        Ok(())
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1130,15 +1130,19 @@ fn levels_lists_every_ladder_and_play_refuses_a_level_off_the_ladder() {
     assert!(stderr(&o).contains("--game"), "{}", stderr(&o));
     // `play` checks the level against the ladder before it touches the terminal: a value
     // error of --level, as clap gives for a level that does not exist (exit 2).
-    for args in [
-        &["play", "--game", "raja-pasu", "--level", "master"][..],
-        &["play", "--game", "raja-pasu", "--level", "6"],
+    // The value is quoted as typed; the level's name follows.
+    for (args, typed) in [
+        (
+            &["play", "--game", "raja-pasu", "--level", "master"][..],
+            "master",
+        ),
+        (&["play", "--game", "raja-pasu", "--level", "6"], "6"),
     ] {
         let o = pussa(args);
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
         assert!(
-            e.starts_with("error: invalid value 'master' for '--level <LEVEL>': level 'master' is not offered in Raja Pasu single games")
+            e.starts_with(&format!("error: invalid value '{typed}' for '--level <LEVEL>': level 'master' is not offered in Raja Pasu single games"))
                 && e.contains("beginner, casual, club, max"),
             "{e}"
         );
