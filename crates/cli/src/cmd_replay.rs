@@ -1,7 +1,7 @@
 //! `pussa replay`: plays a list of moves and shows every state, as boards or as JSON lines.
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context};
 use pussa_rules::record::{Record, RecordResult};
@@ -530,9 +530,52 @@ fn replay(
     show.finish(decided.filter(|_| !g.is_over()), &g)
 }
 
+/// The most a record file may hold: a record is a small text file (a long match is a few KiB),
+/// and a tournament's `--pgn` file of thousands of games stays well below it.
+pub const MAX_RECORD_FILE: u64 = 16 << 20;
+
+/// Reads a record file: a regular file of at most [`MAX_RECORD_FILE`] bytes, in UTF-8. A device,
+/// a FIFO or a directory is refused before anything is read (`/dev/zero` would never end).
+fn read_record_file(path: &Path) -> anyhow::Result<String> {
+    let shown = path.display();
+    // Checked before opening: opening a FIFO would wait for a writer.
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot read the record {shown}"))?;
+    if !meta.is_file() {
+        bail!("the record {shown} is not a regular file (a record is read from a text file)");
+    }
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read the record {shown}"))?;
+    let limit = MAX_RECORD_FILE;
+    let too_big = || {
+        anyhow!(
+            "the record {shown} is larger than {} MiB, the most a record file may hold",
+            limit >> 20
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    // The file may grow while it is read: never read more than the limit.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read the record {shown}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_big());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        anyhow!("the record {shown} is not UTF-8 text (line {line}, byte {at})")
+    })
+}
+
 /// Game `n` of a file of records: the record tagged `[Number "n"]`, or else the `n`th record
-/// (records start at a `[Game …]` line). `None` if there is no such game.
-fn nth_record(text: &str, n: u32) -> Option<&str> {
+/// (records start at a `[Game …]` line), with its byte offset in `text`. `None` if there is no
+/// such game.
+fn nth_record(text: &str, n: u32) -> Option<(usize, &str)> {
     let mut starts: Vec<usize> = Vec::new();
     let mut at = 0;
     for line in text.split_inclusive('\n') {
@@ -541,15 +584,20 @@ fn nth_record(text: &str, n: u32) -> Option<&str> {
         }
         at += line.len();
     }
-    let records: Vec<&str> = starts
+    let records: Vec<(usize, &str)> = starts
         .iter()
         .enumerate()
-        .map(|(i, &s)| &text[s..starts.get(i + 1).copied().unwrap_or(text.len())])
+        .map(|(i, &s)| {
+            (
+                s,
+                &text[s..starts.get(i + 1).copied().unwrap_or(text.len())],
+            )
+        })
         .collect();
     let tag = format!("[Number \"{n}\"]");
     records
         .iter()
-        .find(|r| r.lines().any(|l| l.trim() == tag))
+        .find(|(_, r)| r.lines().any(|l| l.trim() == tag))
         .or_else(|| n.checked_sub(1).and_then(|i| records.get(i as usize)))
         .copied()
 }
@@ -564,25 +612,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut comments = Vec::new();
     let mut decided = None;
     let (start, moves) = if let Some(path) = &args.record {
-        let mut text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read the record {}", path.display()))?;
+        let mut text = read_record_file(path)?;
+        // Lines before the chosen record, so that errors give the file's line numbers.
+        let mut lines_before = 0;
         if let Some(n) = args.game_number {
-            text = nth_record(&text, n)
-                .ok_or_else(|| anyhow::anyhow!("record {}: no game number {n}", path.display()))?
-                .to_string();
+            let (start, record) = nth_record(&text, n)
+                .ok_or_else(|| anyhow::anyhow!("record {}: no game number {n}", path.display()))?;
+            lines_before = text[..start].matches('\n').count();
+            text = record.to_string();
         }
-        let rec = Record::parse(&text).with_context(|| {
-            let several = args.game_number.is_none() && text.matches("\n[Game ").count() > 0;
-            format!(
-                "record {}{}",
-                path.display(),
-                if several {
-                    " (pick one game with --game-number N)"
-                } else {
-                    ""
-                }
-            )
-        })?;
+        let rec = Record::parse(&text)
+            .map_err(|e| e.with_line_offset(lines_before))
+            .with_context(|| {
+                let several = args.game_number.is_none() && text.matches("\n[Game ").count() > 0;
+                format!(
+                    "record {}{}",
+                    path.display(),
+                    if several {
+                        " (pick one game with --game-number N)"
+                    } else {
+                        ""
+                    }
+                )
+            })?;
         if let Some(game) = args.game {
             if game != rec.game() {
                 bail!(

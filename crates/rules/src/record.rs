@@ -178,6 +178,46 @@ pub enum RecordError {
     },
 }
 
+impl RecordError {
+    /// The same error with its line moved down by `lines`: for a record read out of a larger
+    /// file (one game of a tournament's records), so that the error gives the file's line.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::record::Record;
+    /// let err = Record::parse("[Game \"raja-pasu\"]\n\n1. G A *\n").unwrap_err();
+    /// assert!(err.with_line_offset(10).to_string().starts_with("line 13, column 6: move 2. A"));
+    /// ```
+    #[must_use]
+    pub fn with_line_offset(self, lines: usize) -> RecordError {
+        match self {
+            RecordError::Syntax {
+                line,
+                column,
+                message,
+            } => RecordError::Syntax {
+                line: line + lines,
+                column,
+                message,
+            },
+            RecordError::Move {
+                at,
+                number,
+                label,
+                mv,
+                reason,
+            } => RecordError::Move {
+                at: at.map(|(line, column)| (line + lines, column)),
+                number,
+                label,
+                mv,
+                reason,
+            },
+            other => other,
+        }
+    }
+}
+
 fn at_prefix(at: Option<(usize, usize)>) -> String {
     match at {
         Some((line, column)) => format!("line {line}, column {column}: "),

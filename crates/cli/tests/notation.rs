@@ -1,0 +1,103 @@
+//! How the `pussa` binary reads and tells positions, moves and records (the notation): record
+//! files, move lists, numbering, the words of `explain`, number messages.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn pussa(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Runs and expects success.
+fn ok(args: &[&str]) -> String {
+    let o = pussa(args);
+    assert!(o.status.success(), "{args:?} failed: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// Runs and expects a one-line `error: ...` with exit code 1, never a panic.
+fn fails(args: &[&str]) -> String {
+    let o = pussa(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    err
+}
+
+fn json_lines(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn scratch(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-notation-words");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn a_record_file_that_is_not_a_small_regular_file_is_refused_at_once() {
+    let err = fails(&["replay", "--record", "/dev/zero"]);
+    assert_eq!(
+        err.trim(),
+        "error: the record /dev/zero is not a regular file (a record is read from a text file)"
+    );
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-notation-words");
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.txt");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(16 * 1024 * 1024 + 1).unwrap();
+    let err = fails(&["replay", "--record", big.to_str().unwrap()]);
+    assert!(
+        err.ends_with("is larger than 16 MiB, the most a record file may hold\n"),
+        "{err}"
+    );
+    std::fs::remove_file(&big).unwrap();
+}
+
+#[test]
+fn errors_in_a_chosen_record_give_the_line_in_the_file() {
+    let p = scratch(
+        "multi.txt",
+        "[Game \"walak-pussa\"]\n\n1. A *\n\n[Game \"walak-pussa\"]\n\n1. B *\n\n\
+         [Game \"walak-pussa\"]\n[Result \"*\"]\n\n1. A d 2. Z *\n",
+    );
+    let path = p.to_str().unwrap();
+    let err = fails(&["replay", "--record", path, "--game-number", "3"]);
+    assert!(
+        err.contains(": line 12, column 11: 'Z' is not a move"),
+        "{err}"
+    );
+    let p = scratch(
+        "multi-move.txt",
+        "[Game \"walak-pussa\"]\n\n1. A *\n\n[Game \"raja-pasu\"]\n\n1. G A *\n",
+    );
+    let err = fails(&[
+        "replay",
+        "--record",
+        p.to_str().unwrap(),
+        "--game-number",
+        "2",
+    ]);
+    assert!(
+        err.contains(": line 7, column 6: move 2. A: not your hole"),
+        "{err}"
+    );
+}
