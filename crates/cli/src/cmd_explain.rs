@@ -69,6 +69,15 @@ fn drops(holes: &[Hole]) -> String {
     }
 }
 
+/// The seeds of a capture as a pronoun: "it" for one seed, "them" for more.
+fn them(seeds: u8) -> &'static str {
+    if seeds == 1 {
+        "it"
+    } else {
+        "them"
+    }
+}
+
 /// "North takes 4 twice", "South takes 4, North takes 4".
 fn fours_taken(owners: &[Side]) -> String {
     if owners.iter().all(|&o| o == owners[0]) {
@@ -95,14 +104,34 @@ struct Lap {
     fours: Vec<(Hole, Side, bool)>,
 }
 
-/// One lap in words: "lift d (10) → e … G, and G reaches 4: South takes 4".
-fn lap_line(lap: &Lap) -> String {
+/// One lap in words: "lift d (10) → e … G, and G reaches 4: South takes 4". `open` is the
+/// number of open holes: a lap of that many seeds or more goes round the ring, which is said,
+/// with the seeds the emptied starting hole gets (the contract does not skip it).
+fn lap_line(lap: &Lap, open: usize) -> String {
     let mut s = format!(
         "lift {} ({}) → {}",
         lap.lift.0,
         lap.lift.1,
         drops(&lap.sown)
     );
+    let rounds = lap.sown.len() / open.max(1);
+    if rounds > 0 {
+        let times = match rounds {
+            1 => "once".to_string(),
+            2 => "twice".to_string(),
+            n => format!("{n} times"),
+        };
+        let back = lap.sown.iter().filter(|&&h| h == lap.lift.0).count();
+        s.push_str(&format!(
+            " ({times} round the ring: the emptied {} gets {})",
+            lap.lift.0,
+            if back == 1 {
+                "a seed".to_string()
+            } else {
+                format!("{back} seeds")
+            }
+        ));
+    }
     match lap.fours.as_slice() {
         [] => {}
         [(h, owner, true)] => s.push_str(&format!(", and {h} reaches 4: {owner} takes 4")),
@@ -126,9 +155,10 @@ fn lap_line(lap: &Lap) -> String {
 pub fn narrate(before: &Position, after: &Position, events: &[Event]) -> Vec<String> {
     let mut lines = Vec::new();
     let mut lap: Option<Lap> = None;
+    let open = Hole::ALL.iter().filter(|&&h| before.is_open(h)).count();
     let flush = |lap: &mut Option<Lap>, lines: &mut Vec<String>| {
         if let Some(l) = lap.take() {
-            lines.push(lap_line(&l));
+            lines.push(lap_line(&l, open));
         }
     };
     let mut last = None;
@@ -183,11 +213,13 @@ pub fn narrate(before: &Position, after: &Position, events: &[Event]) -> Vec<Str
                     let prev = last_capture.unwrap_or(hole);
                     let e = next_open(before, prev);
                     lines.push(format!(
-                        "the hole after {prev} ({e}) is empty and the one after it, {hole}, holds {seeds}: {by} takes them too"
+                        "the hole after {prev} ({e}) is empty and the one after it, {hole}, holds {seeds}: {by} takes {} too",
+                        them(seeds)
                     ));
                 } else {
                     lines.push(format!(
-                        "the hole after it, {hole}, holds {seeds}: {by} takes them"
+                        "the hole after it, {hole}, holds {seeds}: {by} takes {}",
+                        them(seeds)
                     ));
                 }
                 last_capture = Some(hole);
@@ -349,7 +381,11 @@ mod tests {
                     assert_eq!(
                         lines
                             .iter()
-                            .filter(|l| l.ends_with("takes them") || l.ends_with("takes them too"))
+                            .filter(|l| {
+                                ["takes them", "takes them too", "takes it", "takes it too"]
+                                    .iter()
+                                    .any(|w| l.ends_with(w))
+                            })
                             .count(),
                         captures,
                         "{lines:#?}"
@@ -384,7 +420,7 @@ mod tests {
                     }
                     for l in &lines {
                         for (k, words) in [
-                            "takes them too",
+                            "too",
                             "not empty, so the chain stops",
                             "where the last seed fell: the chain stops",
                         ]

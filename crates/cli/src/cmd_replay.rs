@@ -480,11 +480,13 @@ pub fn refill_words(
         } else {
             format!(", {} closed", holes(row))
         };
+        let fill = if filled[i] == 1 {
+            format!("1 hole with {} seeds", game.seeds_per_hole())
+        } else {
+            format!("{} holes with {} each", filled[i], game.seeds_per_hole())
+        };
         lines.push(format!(
-            "{side} fills {} hole{} with {} each{shut}; {} stay{} in the store.",
-            filled[i],
-            if filled[i] == 1 { "" } else { "s" },
-            game.seeds_per_hole(),
+            "{side} fills {fill}{shut}; {} stay{} in the store.",
             remainder[i],
             if remainder[i] == 1 { "s" } else { "" },
         ));

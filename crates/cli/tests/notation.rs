@@ -101,3 +101,65 @@ fn errors_in_a_chosen_record_give_the_line_in_the_file() {
         "{err}"
     );
 }
+
+#[test]
+fn a_lap_round_the_ring_says_so_and_names_the_emptied_hole() {
+    let out = ok(&[
+        "explain",
+        "--position",
+        "15,0,0,0,0,0,0/0,0,0,0,0,0,0 83 0 S 1 raja-pasu",
+        "--move",
+        "A",
+    ]);
+    assert!(
+        out.contains("lift A (15) → B … B (once round the ring: the emptied A gets a seed)\n"),
+        "{out}"
+    );
+    // Round 2 of a match with a b c closed: 16 seeds over 11 open holes.
+    let out = ok(&[
+        "explain",
+        "--position",
+        "0,2,16,1,1,1,1/x,x,x,16,3,0,0 16+25 5+11 S 2 raja-pasu",
+        "--move",
+        "C",
+    ]);
+    assert!(
+        out.contains("lift C (16) → D … d (once round the ring: the emptied C gets a seed)"),
+        "{out}"
+    );
+    // A short lap says nothing of the kind.
+    let out = ok(&["explain", "--game", "walak-pussa", "--move", "A"]);
+    assert!(!out.contains("round the ring"), "{out}");
+}
+
+#[test]
+fn one_seed_and_one_hole_are_told_in_the_singular() {
+    let out = ok(&[
+        "explain",
+        "--position",
+        "1,0,0,1,0,1,0/1,0,1,0,1,0,1 49 0 S 1 walak-pussa",
+        "--move",
+        "A",
+    ]);
+    assert!(
+        out.contains("the hole after it, D, holds 1: South takes it\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "the hole after D (E) is empty and the one after it, F, holds 1: South takes it too\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("holds 1: South takes them"), "{out}");
+    let out = ok(&[
+        "replay",
+        "--match",
+        "--position",
+        "0,0,0,0,0,1,0/0,0,0,0,0,0,0 60 9 S 1 pasu-pondi",
+    ]);
+    assert!(
+        out.contains("North fills 1 hole with 5 seeds, b c d e f g closed; 4 stay in the store."),
+        "{out}"
+    );
+}
