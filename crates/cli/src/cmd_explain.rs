@@ -27,7 +27,8 @@ pub struct Args {
     /// The move: a hole letter, A-G (South) or a-g (North).
     #[arg(long = "move")]
     pub mv: Hole,
-    /// Print the trace's events as a JSON array instead of words.
+    /// Print the trace's events as a JSON array instead of words (a refill's `closed`: the
+    /// indices of the closed holes, as in `replay --json`).
     #[arg(long)]
     pub json: bool,
 }
@@ -247,6 +248,20 @@ pub fn narrate(before: &Position, after: &Position, events: &[Event]) -> Vec<Str
     lines
 }
 
+/// The trace's events as `--json` prints them: as the server's trace writes them, but with a
+/// refill's `closed` holes as their indices (0-13), as `replay --json` writes closed holes, so
+/// that the command line's JSON has one encoding for them.
+fn events_json(events: &[Event]) -> anyhow::Result<serde_json::Value> {
+    let mut json = serde_json::to_value(events)?;
+    for (value, event) in json.as_array_mut().into_iter().flatten().zip(events) {
+        if let (Event::Refill { closed, .. }, Some(obj)) = (event, value.as_object_mut()) {
+            let indices: Vec<usize> = (0..14).filter(|i| closed & (1 << i) != 0).collect();
+            obj.insert("closed".to_string(), serde_json::json!(indices));
+        }
+    }
+    Ok(json)
+}
+
 /// Runs `pussa explain`.
 ///
 /// # Errors
@@ -276,7 +291,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer(&mut out, &events)?;
+        serde_json::to_writer(&mut out, &events_json(&events)?)?;
         writeln!(out)?;
         return Ok(());
     }

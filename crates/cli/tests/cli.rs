@@ -1431,7 +1431,7 @@ fn explain_match_tells_the_refill_and_the_next_starter() {
     let last = events.as_array().unwrap().last().unwrap();
     assert_eq!(
         *last,
-        json!({"type":"refill","round":2,"filled":[7,7],"remainder":[0,0],"closed":0,"starter":"N"})
+        json!({"type":"refill","round":2,"filled":[7,7],"remainder":[0,0],"closed":[],"starter":"N"})
     );
     // Without --match the game simply ends.
     let single = ok(&args[..1]

@@ -163,3 +163,37 @@ fn one_seed_and_one_hole_are_told_in_the_singular() {
         "{out}"
     );
 }
+
+#[test]
+fn explain_json_writes_closed_holes_as_replay_json_does() {
+    let pos = "3,0,1,0,1,2,0/0,0,0,0,0,0,0 58 33 S 1 raja-pasu";
+    let events: Value = serde_json::from_str(&ok(&[
+        "explain",
+        "--position",
+        pos,
+        "--move",
+        "C",
+        "--match",
+        "--json",
+    ]))
+    .unwrap();
+    let refill = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "refill")
+        .expect("a refill event");
+    let states = json_lines(&ok(&[
+        "replay",
+        "--position",
+        pos,
+        "--moves",
+        "C",
+        "--match",
+        "--json",
+    ]));
+    let last = states.last().unwrap();
+    assert_eq!(last["round"], 2);
+    assert_eq!(refill["closed"], serde_json::json!([7, 8, 9]));
+    assert_eq!(refill["closed"], last["closed"]);
+}
