@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context};
-use pussa_rules::record::{Record, RecordResult};
+use pussa_rules::record::{Numbering, Record, RecordResult};
 use pussa_rules::{
     EndReason, Event, Game, GameState, Hole, Mode, MoveReport, RoundResult, Setup, Side, Status,
     MAX_ROUND,
@@ -49,7 +49,8 @@ pub struct Args {
     /// written C+T (kept from the refill + taken in this round).
     #[arg(long, conflicts_with = "record")]
     pub position: Option<String>,
-    /// The moves, separated by spaces or commas; move numbers such as `1.` or `1...` are skipped.
+    /// The moves, separated by spaces or commas; move numbers such as `1.` or `1...` are
+    /// skipped and round markers (`R2`) checked, so a record's movetext can be pasted.
     #[arg(long, conflicts_with = "record", allow_hyphen_values = true)]
     pub moves: Option<String>,
     /// Replay a game record file instead (its tags give the game, mode and start). A record
@@ -66,12 +67,24 @@ pub struct Args {
     pub json: bool,
 }
 
-/// Parses a move list: letters separated by spaces or commas, move numbers skipped.
-///
-/// # Errors
-/// A token that is not a move, naming its place in the list.
-pub fn parse_moves(text: &str) -> anyhow::Result<Vec<Hole>> {
-    let mut moves = Vec::new();
+/// One word of a move list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MoveToken {
+    /// A move.
+    Move(Hole),
+    /// A round marker `R2`, `R3`, …, before the move that opens that round.
+    Marker(u32),
+    /// A word that is none of these, kept to be reported where it stands.
+    Bad(String),
+}
+
+/// Parses a move list as `--moves` takes it: letters separated by spaces or commas, move
+/// numbers (`1.`, `1...`) skipped, round markers (`R2`) kept to be checked where they stand,
+/// so that a record's movetext can be pasted. Never fails: a word that is not a move is kept
+/// and reported by [`play_moves`] where it stands.
+#[must_use]
+pub fn parse_moves(text: &str) -> Vec<MoveToken> {
+    let mut tokens = Vec::new();
     for token in text
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
@@ -90,12 +103,76 @@ pub fn parse_moves(text: &str) -> anyhow::Result<Vec<Hole>> {
         if rest.is_empty() {
             continue;
         }
-        let mv: Hole = rest
-            .parse()
-            .map_err(|e| anyhow!("move {}: {e}", moves.len() + 1))?;
-        moves.push(mv);
+        if let Some(n) = rest.strip_prefix('R').filter(|n| !n.is_empty()) {
+            if n.bytes().all(|b| b.is_ascii_digit()) {
+                // A round beyond any match is still a marker, refused where it stands.
+                tokens.push(MoveToken::Marker(n.parse().unwrap_or(u32::MAX)));
+                continue;
+            }
+        }
+        tokens.push(match rest.parse::<Hole>() {
+            Ok(mv) => MoveToken::Move(mv),
+            Err(_) => MoveToken::Bad(rest.to_string()),
+        });
     }
-    Ok(moves)
+    tokens
+}
+
+/// Plays a move list from `g`, numbering each move as records do (`3...`, `R2 1.`) and checking
+/// its round markers as the record reader does. Before each move a round of a match that is over
+/// is laid out; after each, `each` gets the move's number (`3...`), the move, what it did and the
+/// state.
+///
+/// # Errors
+/// The first word that is not a move, a misplaced round marker, or a move that cannot be played,
+/// each named by the move's number (`move 4... A: not your hole: …`).
+pub fn play_moves(
+    g: &mut GameState,
+    tokens: &[MoveToken],
+    mut each: impl FnMut(&str, Hole, &MoveReport, &mut GameState) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut numbering = Numbering::new(g.round());
+    let mut marker = None;
+    for token in tokens {
+        let mv = match token {
+            MoveToken::Marker(n) => {
+                if marker.is_some() {
+                    bail!("round marker R{n}: two round markers in a row");
+                }
+                marker = Some(*n);
+                continue;
+            }
+            MoveToken::Bad(word) => {
+                bail!(
+                    "move {} {}: not a move: moves are A-G (South's holes) and a-g (North's \
+                     holes), with move numbers 1. 1... and round markers R2, R3, …",
+                    numbering.prefix(g),
+                    word.escape_debug()
+                );
+            }
+            MoveToken::Move(mv) => *mv,
+        };
+        if let Some(n) = marker.take() {
+            numbering
+                .check_marker(g, n)
+                .map_err(|e| anyhow!("{e} (move {})", numbering.label(g, mv)))?;
+        }
+        let round = Numbering::round_of_next(g);
+        let prefix = numbering.prefix(g);
+        let label = numbering.label(g, mv);
+        if matches!(g.status(), Status::RoundOver { .. }) {
+            g.next_round();
+        }
+        let report = g
+            .play(mv)
+            .map_err(|e| anyhow!("move {label}: {}", e.reason))?;
+        numbering.played(mv, round);
+        each(&prefix, mv, &report, g)?;
+    }
+    if let Some(n) = marker {
+        bail!("round marker R{n} is not followed by a move");
+    }
+    Ok(())
 }
 
 /// The game of a command: `--game`, or else the game the `--position` string names (its last
@@ -181,7 +258,15 @@ struct Decided {
 /// How replay shows what happens.
 trait Show {
     fn start(&mut self, g: &GameState) -> anyhow::Result<()>;
-    fn moved(&mut self, n: usize, mv: Hole, r: &MoveReport, g: &GameState) -> anyhow::Result<()>;
+    /// Move `n` of the list (from 1), numbered `number` as records write it (`3...`, `R2 1.`).
+    fn moved(
+        &mut self,
+        n: usize,
+        number: &str,
+        mv: Hole,
+        r: &MoveReport,
+        g: &GameState,
+    ) -> anyhow::Result<()>;
     fn next_round(&mut self, refill: Option<&Event>, g: &GameState) -> anyhow::Result<()>;
     /// After the last move: the record's decided result, if the moves left the game unfinished.
     fn finish(&mut self, decided: Option<&Decided>, g: &GameState) -> anyhow::Result<()>;
@@ -213,7 +298,14 @@ impl<W: Write> Show for Json<W> {
     fn start(&mut self, g: &GameState) -> anyhow::Result<()> {
         self.line(g)
     }
-    fn moved(&mut self, _: usize, _: Hole, _: &MoveReport, g: &GameState) -> anyhow::Result<()> {
+    fn moved(
+        &mut self,
+        _: usize,
+        _: &str,
+        _: Hole,
+        _: &MoveReport,
+        g: &GameState,
+    ) -> anyhow::Result<()> {
         self.line(g)
     }
     fn next_round(&mut self, _: Option<&Event>, g: &GameState) -> anyhow::Result<()> {
@@ -423,7 +515,14 @@ impl<W: Write> Show for Text<W> {
         self.state(g)
     }
 
-    fn moved(&mut self, n: usize, mv: Hole, r: &MoveReport, g: &GameState) -> anyhow::Result<()> {
+    fn moved(
+        &mut self,
+        n: usize,
+        number: &str,
+        mv: Hole,
+        r: &MoveReport,
+        g: &GameState,
+    ) -> anyhow::Result<()> {
         let t = r.outcome.taken;
         let took = match (t[0], t[1]) {
             (0, 0) => "nothing taken".to_string(),
@@ -434,7 +533,7 @@ impl<W: Write> Show for Text<W> {
         let laps = r.outcome.laps;
         writeln!(
             self.out,
-            "\n{n}. {} plays {mv}: {laps} lap{}, {took}.",
+            "\n{number} {} plays {mv}: {laps} lap{}, {took}.",
             mv.owner(),
             if laps == 1 { "" } else { "s" }
         )?;
@@ -512,22 +611,21 @@ fn advance(g: &mut GameState, show: &mut dyn Show) -> anyhow::Result<()> {
 /// moves left the game unfinished.
 fn replay(
     mut g: GameState,
-    moves: &[Hole],
+    moves: &[MoveToken],
     decided: Option<&Decided>,
     show: &mut dyn Show,
 ) -> anyhow::Result<()> {
     show.start(&g)?;
     advance(&mut g, show)?;
-    for (i, &mv) in moves.iter().enumerate() {
-        let report = match g.play(mv) {
-            Ok(r) => r,
-            Err(e) => {
-                show.finish(None, &g)?;
-                return Err(anyhow!("move {} ({mv}): {}", i + 1, e.reason));
-            }
-        };
-        show.moved(i + 1, mv, &report, &g)?;
-        advance(&mut g, show)?;
+    let mut n = 0;
+    let played = play_moves(&mut g, moves, |number, mv, report, g| {
+        n += 1;
+        show.moved(n, number, mv, report, g)?;
+        advance(g, show)
+    });
+    if let Err(e) = played {
+        show.finish(None, &g)?;
+        return Err(e);
     }
     show.finish(decided.filter(|_| !g.is_over()), &g)
 }
@@ -646,7 +744,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 );
             }
         }
-        let moves: Vec<Hole> = rec.moves().iter().map(|m| m.hole).collect();
+        let moves: Vec<MoveToken> = rec
+            .moves()
+            .iter()
+            .map(|m| MoveToken::Move(m.hole))
+            .collect();
         comments = rec.moves().iter().map(|m| m.comment.clone()).collect();
         header = rec
             .tags()
@@ -677,7 +779,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Mode::Single
         };
         let start = start_state(game, mode, args.first, args.position.as_deref())?;
-        (start, parse_moves(args.moves.as_deref().unwrap_or(""))?)
+        (start, parse_moves(args.moves.as_deref().unwrap_or("")))
     };
     let out = std::io::stdout().lock();
     if args.json {

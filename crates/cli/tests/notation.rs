@@ -97,7 +97,7 @@ fn errors_in_a_chosen_record_give_the_line_in_the_file() {
         "2",
     ]);
     assert!(
-        err.contains(": line 7, column 6: move 2. A: not your hole"),
+        err.contains(": line 7, column 6: move 1... A: not your hole"),
         "{err}"
     );
 }
@@ -196,4 +196,105 @@ fn explain_json_writes_closed_holes_as_replay_json_does() {
     assert_eq!(last["round"], 2);
     assert_eq!(refill["closed"], serde_json::json!([7, 8, 9]));
     assert_eq!(refill["closed"], last["closed"]);
+}
+
+/// The movetext of docs/notation.md's match record.
+const MATCH_MOVETEXT: &str = "1. G e 2. D c 3. B g 4. E f 5. E g 6. C R2 1. D f";
+
+#[test]
+fn moves_take_a_records_movetext_with_its_round_markers_checked() {
+    let pasted = ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        MATCH_MOVETEXT,
+        "--json",
+    ]);
+    let plain = ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        "G e D c B g E f E g C D f",
+        "--json",
+    ]);
+    assert_eq!(pasted, plain);
+    assert_eq!(json_lines(&pasted).last().unwrap()["round"], 2);
+    for (moves, want) in [
+        (
+            "1. G e R2 D",
+            "error: round marker R2, but this move is in round 1 (move 2. D)\n",
+        ),
+        (
+            "G e D c B g E f E g C R3 D",
+            "error: round marker R3, but this move is in round 2 (move R2 1. D)\n",
+        ),
+        (
+            "G e D c B g E f E g C D R2 f",
+            "error: round marker R2, but round 2 is already being played (move R2 1... f)\n",
+        ),
+        (
+            "G e R2",
+            "error: round marker R2 is not followed by a move\n",
+        ),
+    ] {
+        let err = fails(&["replay", "--game", "raja-pasu", "--match", "--moves", moves]);
+        assert_eq!(err, want, "{moves}");
+    }
+    // In a single game the round's end is the game's.
+    let err = fails(&["replay", "--game", "raja-pasu", "--moves", MATCH_MOVETEXT]);
+    assert!(
+        err.starts_with(
+            "error: round marker R2, but the game is over (a single game has one round)"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn replay_numbers_moves_as_records_do() {
+    let rec = scratch(
+        "match.txt",
+        "[Game \"raja-pasu\"]\n[Mode \"match\"]\n[First \"S\"]\n[Result \"*\"]\n\n\
+         1. G e 2. D c 3. B {a comment} 3... g 4. E f 5. E g 6. C\nR2 1. D f *\n",
+    );
+    let out = ok(&["replay", "--record", rec.to_str().unwrap()]);
+    for line in [
+        "\n3. South plays B: 6 laps, South takes 21, North takes 8.\n{a comment}\n",
+        "\n3... North plays g: 2 laps, nothing taken.\n",
+        "\nR2 1. South plays D: 5 laps, South takes 5.\n",
+        "\nR2 1... North plays f: 4 laps, South takes 20, North takes 11.\n",
+    ] {
+        assert!(out.contains(line), "{line:?} in {out}");
+    }
+    assert!(!out.contains("\n13. "), "{out}");
+    // Errors in a move list name the move the same way, by the turn it stands in.
+    let err = fails(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--moves",
+        "1. G e 2. D c 3. B g 4. A A",
+    ]);
+    assert_eq!(
+        err,
+        "error: move 4... A: not your hole: North is to move and owns a-g\n"
+    );
+    let err = fails(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        "G e D c B g E f E g C D f a",
+    ]);
+    assert!(
+        err.starts_with("error: move R2 2. a: not your hole"),
+        "{err}"
+    );
+    let err = fails(&["replay", "--game", "raja-pasu", "--moves", "G e Q"]);
+    assert!(err.starts_with("error: move 2. Q: not a move"), "{err}");
 }
