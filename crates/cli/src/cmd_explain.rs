@@ -2,10 +2,10 @@
 
 use std::io::Write;
 
-use anyhow::anyhow;
+use anyhow::{anyhow, bail};
 use pussa_rules::{Direction, Event, Game, GameState, Hole, Mode, Position, Side, Status};
 
-use crate::cmd_replay::{board, game_of, refill_words, round_end_words, start_state};
+use crate::cmd_replay::{board, game_of, over_at_once, refill_words, round_end_words, start_state};
 
 /// Tell a move lap by lap: every lift and where its seeds went, the fours taken on the way,
 /// the empty hole that ends the sowing, the capture across it (and Walak-pussa's chain), and
@@ -274,8 +274,38 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let game = game_of(args.game, args.position.as_deref())?;
     let mut g: GameState = start_state(game, mode, None, args.position.as_deref())?;
-    // A match position whose round is over goes on with the next round, as in `replay`.
-    let laid_out = g.is_round_over() && !g.is_over() && g.next_round();
+    // A position whose round is already over (the project ends it at once) has no move to
+    // explain; in a match it goes on with the next round, as in `replay`.
+    let over = over_at_once(&g);
+    if let Some(why) = &over {
+        let over_here = format!("the round is already over in this position: {why}");
+        match g.winner() {
+            Some(winner) => {
+                let what = if mode == Mode::Match { "match" } else { "game" };
+                let result = match winner {
+                    Some(side) => format!("{side} wins"),
+                    None => "a draw".to_string(),
+                };
+                bail!(
+                    "move {}: {over_here}, so the {what} is over ({result})",
+                    args.mv
+                );
+            }
+            None => {
+                g.next_round();
+                if let Err(e) = g.clone().play(args.mv) {
+                    bail!(
+                        "move {}: {over_here}; round {}, laid out next, cannot start with it: {}",
+                        args.mv,
+                        g.round(),
+                        e.reason
+                    );
+                }
+            }
+        }
+    }
+    let laid_out = over.is_some();
+    let before_round = g.round();
     let before = *g.position();
     let mut events = Vec::new();
     let report = g
@@ -299,11 +329,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     after
         .play(args.mv)
         .map_err(|e| anyhow!("move {}: {}", args.mv, e.reason))?;
-    if laid_out {
+    if let (true, Some(why)) = (laid_out, &over) {
         writeln!(
             out,
-            "(the round in the position was over: round {} is laid out first)",
-            g.round()
+            "(the round is already over in this position: {why}; round {} is laid out first)",
+            before_round
         )?;
     }
     writeln!(

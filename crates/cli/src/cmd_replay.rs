@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context};
 use pussa_rules::record::{Numbering, Record, RecordResult};
 use pussa_rules::{
-    EndReason, Event, Game, GameState, Hole, Mode, MoveReport, RoundResult, Setup, Side, Status,
-    MAX_ROUND,
+    EndReason, Event, Game, GameState, Hole, Mode, MoveReport, Position, RoundResult, Setup, Side,
+    Status, MAX_ROUND,
 };
 use serde::Serialize;
 
@@ -22,6 +22,8 @@ use serde::Serialize;
 /// `match_over` (a single game's turns true when the game ends) and `winner` ("S", "N", "draw",
 /// or null until the game or match is over). At the end of a round the board has been swept:
 /// every hole is 0 and the stores include what each player took off the board at the end.
+/// A start position that already ends its round is shown as given first (its player to move,
+/// no legal move, `round_over` true, not swept), then the round's end.
 ///
 /// A single game is won on the seeds taken in its round (from a round-2 position, not the
 /// stores, which also hold what was carried over); a match on the seeds held.
@@ -245,6 +247,47 @@ impl StateJson {
     }
 }
 
+impl StateJson {
+    /// The JSON view of `given`, a position whose round is already over (the state `g` set up
+    /// from it has ended the round at once), as given: its board and stores before the sweep
+    /// and its player to move, with no legal move and `round_over` true.
+    fn given(given: &Position, g: &GameState) -> StateJson {
+        let closed = given.closed_mask();
+        StateJson {
+            round: g.round(),
+            board: given.board(),
+            closed: (0..14).filter(|i| closed & (1 << i) != 0).collect(),
+            stores: given.stores(),
+            to_move: Some(given.to_move().letter().to_string()),
+            legal: Vec::new(),
+            round_over: true,
+            match_over: false,
+            winner: None,
+        }
+    }
+}
+
+/// Why the round of a state set up from a position is already over, in words ("every seed
+/// lies in South's row"), or `None` while it is being played. The contract tests a round's end
+/// after each move; the project ends at once the round of a position that already meets a test
+/// (docs/rules.md, "Decisions").
+#[must_use]
+pub fn over_at_once(g: &GameState) -> Option<String> {
+    let result = match g.status() {
+        Status::Playing => return None,
+        Status::RoundOver { result, .. } | Status::Over { result, .. } => result,
+    };
+    Some(match result.reason {
+        EndReason::OneRow => match result.swept {
+            [0, 0] => "no seed is left on the board".to_string(),
+            [_, 0] => "every seed lies in South's row".to_string(),
+            _ => "every seed lies in North's row".to_string(),
+        },
+        EndReason::NoLegalMove { stuck } => format!("{stuck} has no legal move"),
+        EndReason::Repetition => "the position repeated".to_string(),
+    })
+}
+
 /// A result a record decides without its moves finishing the game (a resignation).
 struct Decided {
     /// The winner, `None` for a draw.
@@ -258,6 +301,9 @@ struct Decided {
 /// How replay shows what happens.
 trait Show {
     fn start(&mut self, g: &GameState) -> anyhow::Result<()>;
+    /// The start when the position given already ends its round: the position as given, then
+    /// (a separate step) the round's end in `g`.
+    fn start_over(&mut self, given: &Position, why: &str, g: &GameState) -> anyhow::Result<()>;
     /// Move `n` of the list (from 1), numbered `number` as records write it (`3...`, `R2 1.`).
     fn moved(
         &mut self,
@@ -296,6 +342,11 @@ impl<W: Write> Json<W> {
 
 impl<W: Write> Show for Json<W> {
     fn start(&mut self, g: &GameState) -> anyhow::Result<()> {
+        self.line(g)
+    }
+    fn start_over(&mut self, given: &Position, _: &str, g: &GameState) -> anyhow::Result<()> {
+        self.flush()?;
+        self.pending = Some(StateJson::given(given, g));
         self.line(g)
     }
     fn moved(
@@ -447,6 +498,25 @@ fn game_over_words(g: &GameState, result: &RoundResult, winner: Option<Side>) ->
 }
 
 impl<W: Write> Text<W> {
+    /// The record's tags, then the game, the mode and the round.
+    fn title(&mut self, g: &GameState) -> anyhow::Result<()> {
+        for line in &self.header {
+            writeln!(self.out, "{line}")?;
+        }
+        let what = if g.mode() == Mode::Match {
+            "match"
+        } else {
+            "single game"
+        };
+        writeln!(
+            self.out,
+            "{}, {what}, round {}.",
+            g.game().title(),
+            g.round()
+        )?;
+        Ok(())
+    }
+
     fn state(&mut self, g: &GameState) -> anyhow::Result<()> {
         writeln!(self.out, "{}", board(g))?;
         match g.status() {
@@ -498,19 +568,23 @@ impl<W: Write> Show for Text<W> {
     }
 
     fn start(&mut self, g: &GameState) -> anyhow::Result<()> {
-        for line in &self.header {
-            writeln!(self.out, "{line}")?;
-        }
-        let what = if g.mode() == Mode::Match {
-            "match"
-        } else {
-            "single game"
-        };
+        self.title(g)?;
+        self.state(g)
+    }
+
+    fn start_over(&mut self, given: &Position, why: &str, g: &GameState) -> anyhow::Result<()> {
+        self.title(g)?;
+        let drawn = given.to_string();
+        let lines: Vec<&str> = drawn.lines().collect();
         writeln!(
             self.out,
-            "{}, {what}, round {}.",
-            g.game().title(),
-            g.round()
+            "{}",
+            lines[..lines.len().saturating_sub(1)].join("\n")
+        )?;
+        writeln!(
+            self.out,
+            "{} to move, but the round is already over in this position: {why}.\n",
+            given.to_move()
         )?;
         self.state(g)
     }
@@ -611,11 +685,15 @@ fn advance(g: &mut GameState, show: &mut dyn Show) -> anyhow::Result<()> {
 /// moves left the game unfinished.
 fn replay(
     mut g: GameState,
+    given: Option<Position>,
     moves: &[MoveToken],
     decided: Option<&Decided>,
     show: &mut dyn Show,
 ) -> anyhow::Result<()> {
-    show.start(&g)?;
+    match (given, over_at_once(&g)) {
+        (Some(given), Some(why)) => show.start_over(&given, &why, &g)?,
+        _ => show.start(&g)?,
+    }
     advance(&mut g, show)?;
     let mut n = 0;
     let played = play_moves(&mut g, moves, |number, mv, report, g| {
@@ -711,7 +789,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut header = Vec::new();
     let mut comments = Vec::new();
     let mut decided = None;
-    let (start, moves) = if let Some(path) = &args.record {
+    let (start, given, moves) = if let Some(path) = &args.record {
         let mut text = read_record_file(path)?;
         // Lines before the chosen record, so that errors give the file's line numbers.
         let mut lines_before = 0;
@@ -770,7 +848,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 token,
             }),
         };
-        (rec.start_state().clone(), moves)
+        let given = rec.setup().and_then(|s| s.position().ok());
+        (rec.start_state().clone(), given, moves)
     } else {
         let game = game_of(args.game, args.position.as_deref())?;
         let mode = if args.match_mode {
@@ -779,12 +858,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Mode::Single
         };
         let start = start_state(game, mode, args.first, args.position.as_deref())?;
-        (start, parse_moves(args.moves.as_deref().unwrap_or("")))
+        // The position as given, shown first when its round is already over.
+        let given = args
+            .position
+            .as_deref()
+            .and_then(|p| p.parse::<Setup>().ok())
+            .and_then(|s| s.position().ok());
+        (
+            start,
+            given,
+            parse_moves(args.moves.as_deref().unwrap_or("")),
+        )
     };
     let out = std::io::stdout().lock();
     if args.json {
         replay(
             start,
+            given,
             &moves,
             decided.as_ref(),
             &mut Json { out, pending: None },
@@ -792,6 +882,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         replay(
             start,
+            given,
             &moves,
             decided.as_ref(),
             &mut Text {

@@ -1061,7 +1061,7 @@ fn explain_lays_out_the_next_round_of_a_match_as_replay_does() {
         "b",
     ]);
     assert!(
-        out.starts_with("(the round in the position was over: round 2 is laid out first)\nRaja Pasu, North plays b:"),
+        out.starts_with("(the round is already over in this position: South has no legal move; round 2 is laid out first)\nRaja Pasu, North plays b:"),
         "{out}"
     );
     // The move is the same one replay plays after laying out round 2.
@@ -1088,7 +1088,10 @@ fn explain_lays_out_the_next_round_of_a_match_as_replay_does() {
         "--move",
         "b",
     ]);
-    assert!(err.contains("move b: the game is over"), "{err}");
+    assert!(
+        err.contains("move b: the round is already over in this position: South has no legal move, so the game is over (South wins)"),
+        "{err}"
+    );
 }
 
 #[test]

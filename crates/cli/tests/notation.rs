@@ -298,3 +298,95 @@ fn replay_numbers_moves_as_records_do() {
     let err = fails(&["replay", "--game", "raja-pasu", "--moves", "G e Q"]);
     assert!(err.starts_with("error: move 2. Q: not a move"), "{err}");
 }
+
+/// Pasu Pondi with every seed in South's row, South to move: the round is over at once.
+const OVER_AT_ONCE: &str = "0,0,0,0,0,1,0/0,0,0,0,0,0,0 60 9 S 1 pasu-pondi";
+
+#[test]
+fn a_position_that_ends_its_round_is_shown_as_given_then_ended() {
+    let lines = json_lines(&ok(&["replay", "--position", OVER_AT_ONCE, "--json"]));
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(
+        lines[0],
+        serde_json::json!({"round":1,"board":[0,0,0,0,0,1,0,0,0,0,0,0,0,0],"closed":[],
+            "stores":[60,9],"to_move":"S","legal":[],"round_over":true,"match_over":false,
+            "winner":null})
+    );
+    assert_eq!(lines[1]["board"], serde_json::json!([0u8; 14].to_vec()));
+    assert_eq!(lines[1]["stores"], serde_json::json!([61, 9]));
+    assert_eq!(lines[1]["winner"], "S");
+    let text = ok(&["replay", "--position", OVER_AT_ONCE]);
+    assert!(
+        text.contains(
+            "South   0  0  0  0  0  1  0   store 60\n        A  B  C  D  E  F  G\n\
+             South to move, but the round is already over in this position: every seed lies \
+             in South's row.\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Round 1 is over: every seed left lies in one row"),
+        "{text}"
+    );
+    // A record starting there shows the same.
+    let rec = scratch(
+        "over.txt",
+        &format!("[Game \"pasu-pondi\"]\n[Position \"{OVER_AT_ONCE}\"]\n\n1-0\n"),
+    );
+    let from_record = ok(&["replay", "--record", rec.to_str().unwrap(), "--json"]);
+    assert_eq!(json_lines(&from_record), lines);
+    // A position being played starts with one line, as before.
+    let start = json_lines(&ok(&["replay", "--game", "pasu-pondi", "--json"]));
+    assert_eq!(start.len(), 1);
+}
+
+#[test]
+fn explain_says_the_round_is_already_over_in_the_position_and_why() {
+    let err = fails(&["explain", "--position", OVER_AT_ONCE, "--move", "F"]);
+    assert_eq!(
+        err,
+        "error: move F: the round is already over in this position: every seed lies in \
+         South's row, so the game is over (South wins)\n"
+    );
+    let err = fails(&[
+        "explain",
+        "--position",
+        OVER_AT_ONCE,
+        "--match",
+        "--move",
+        "F",
+    ]);
+    assert!(
+        err.starts_with(
+            "error: move F: the round is already over in this position: every seed lies in \
+             South's row; round 2, laid out next, cannot start with it: not your hole"
+        ),
+        "{err}"
+    );
+    let out = ok(&[
+        "explain",
+        "--position",
+        OVER_AT_ONCE,
+        "--match",
+        "--move",
+        "a",
+    ]);
+    assert!(
+        out.starts_with(
+            "(the round is already over in this position: every seed lies in South's row; \
+             round 2 is laid out first)\nPasu Pondi, North plays a:"
+        ),
+        "{out}"
+    );
+    let err = fails(&[
+        "explain",
+        "--position",
+        "0,0,0,1,0,0,0/0,0,0,0,0,0,0 0 97 N 1 raja-pasu",
+        "--move",
+        "a",
+    ]);
+    assert!(
+        err.contains("the round is already over in this position: North has no legal move"),
+        "{err}"
+    );
+}
