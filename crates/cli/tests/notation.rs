@@ -390,3 +390,84 @@ fn explain_says_the_round_is_already_over_in_the_position_and_why() {
         "{err}"
     );
 }
+
+/// Runs and expects clap's usage error (exit 2) on one line, never Rust's `ParseIntError` text.
+fn usage_error(args: &[&str]) -> String {
+    let o = pussa(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    let first = err.lines().next().unwrap_or_default().to_string();
+    for rust in ["target type", "invalid digit", "empty string"] {
+        assert!(!err.contains(rust), "{args:?}: {err}");
+    }
+    first
+}
+
+#[test]
+fn numbers_too_large_for_an_option_name_the_real_problem() {
+    assert_eq!(
+        usage_error(&[
+            "perft",
+            "--game",
+            "walak-pussa",
+            "--depth",
+            "18446744073709551616"
+        ]),
+        "error: invalid value '18446744073709551616' for '--depth <DEPTH>': \
+         18446744073709551616 is not in 0..=64"
+    );
+    assert_eq!(
+        usage_error(&["perft", "--game", "walak-pussa", "--depth", "x"]),
+        "error: invalid value 'x' for '--depth <DEPTH>': 'x' is not a whole number"
+    );
+    let rec = scratch("one.txt", "[Game \"walak-pussa\"]\n\n1. A *\n");
+    assert_eq!(
+        usage_error(&[
+            "replay",
+            "--record",
+            rec.to_str().unwrap(),
+            "--game-number",
+            "99999999999999999999",
+        ]),
+        "error: invalid value '99999999999999999999' for '--game-number <N>': \
+         99999999999999999999 is too large (at most 4294967295)"
+    );
+    assert_eq!(
+        usage_error(&["analyze", "--game", "walak-pussa", "--depth", "99999999999"]),
+        "error: invalid value '99999999999' for '--depth <DEPTH>': 99999999999 is not in 1..=96"
+    );
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-notation-egtb");
+    let dir = dir.to_str().unwrap();
+    for (closed, want) in [
+        (
+            "-",
+            "error: --closed: `-`: '' is not a number of holes (write a-b: the holes closed, \
+             0 to 6, in the mover's row and the opponent's)\n",
+        ),
+        (
+            "a-b",
+            "error: --closed: `a-b`: 'a' is not a number of holes (write a-b: the holes closed, \
+             0 to 6, in the mover's row and the opponent's)\n",
+        ),
+        (
+            "99999999999-1",
+            "error: --closed: `99999999999-1`: 0 to 6 holes a row, not both 0 (the open board \
+             is built without --closed)\n",
+        ),
+    ] {
+        let err = fails(&[
+            "egtb",
+            "build",
+            "--game",
+            "walak-pussa",
+            "--max-seeds",
+            "2",
+            "--dir",
+            dir,
+            "--quiet",
+            "--closed",
+            closed,
+        ]);
+        assert_eq!(err, want, "{closed}");
+    }
+}
