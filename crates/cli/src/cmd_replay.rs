@@ -736,9 +736,32 @@ fn read_record_file(path: &Path) -> anyhow::Result<String> {
     }
     let mut bytes = Vec::new();
     // The file may grow while it is read: never read more than the limit.
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read the record {shown}"))?;
+    let mut reader = file.take(limit + 1);
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut started = false;
+    loop {
+        let n = reader
+            .read(&mut chunk)
+            .with_context(|| format!("cannot read the record {shown}"))?;
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        if started {
+            continue;
+        }
+        // A record starts with a tag: stop at the first text that cannot start one, with the
+        // reader's own message, rather than read the rest.
+        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        if let Some(&first) = body.iter().find(|b| !b.is_ascii_whitespace()) {
+            started = true;
+            if first != b'[' {
+                if let Err(e) = Record::parse(&String::from_utf8_lossy(&bytes)) {
+                    bail!("record {shown}: {e}");
+                }
+            }
+        }
+    }
     if bytes.len() as u64 > limit {
         return Err(too_big());
     }

@@ -70,6 +70,15 @@ fn a_record_file_that_is_not_a_small_regular_file_is_refused_at_once() {
         "{err}"
     );
     std::fs::remove_file(&big).unwrap();
+    // Text that cannot start a record stops the reading at once.
+    let junk = dir.join("junk.txt");
+    std::fs::write(&junk, "\n  ".to_string() + &"A".repeat(8 << 20)).unwrap();
+    let err = fails(&["replay", "--record", junk.to_str().unwrap()]);
+    assert!(
+        err.contains("junk.txt: line 1, column 1: missing [Game \"...\"] tag"),
+        "{err}"
+    );
+    std::fs::remove_file(&junk).unwrap();
 }
 
 #[test]
