@@ -8,7 +8,7 @@ use pussa_engine::{analyze_report, Limits};
 use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side, Status};
 use serde::Serialize;
 
-use crate::cmd_replay::{parse_moves, start_state, StateJson};
+use crate::cmd_replay::{parse_moves, play_moves, start_state, StateJson};
 
 /// List every legal move of a position with its value for the player to move if that move is
 /// played and both sides then play best: in a single game the round's final seed margin (seeds
@@ -37,10 +37,10 @@ pub struct Args {
     #[arg(long, allow_hyphen_values = true)]
     pub moves: Option<String>,
     /// Search this many plies deep (default 12, less if every value is proven sooner).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=96), conflicts_with = "movetime")]
+    #[arg(long, value_parser = crate::numarg::ranged::<u32>(1, 96), conflicts_with = "movetime")]
     pub depth: Option<u32>,
     /// Search for this many milliseconds instead of to a fixed depth.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    #[arg(long, value_parser = crate::numarg::ranged::<u64>(1, 3_600_000))]
     pub movetime: Option<u64>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
@@ -113,14 +113,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let game = crate::cmd_replay::game_of(args.game, args.position.as_deref())?;
     let mut g = start_state(game, mode, args.first, args.position.as_deref())?;
-    let moves = parse_moves(args.moves.as_deref().unwrap_or(""))?;
-    for (i, &mv) in moves.iter().enumerate() {
-        if matches!(g.status(), Status::RoundOver { .. }) {
-            g.next_round();
-        }
-        g.play(mv)
-            .map_err(|e| anyhow::anyhow!("move {} ({mv}): {}", i + 1, e.reason))?;
-    }
+    let moves = parse_moves(args.moves.as_deref().unwrap_or(""));
+    play_moves(&mut g, &moves, |_, _, _, _| Ok(()))?;
     if matches!(g.status(), Status::RoundOver { .. }) {
         g.next_round();
     }

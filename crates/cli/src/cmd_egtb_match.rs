@@ -29,8 +29,18 @@ fn parse_patterns(list: &str) -> anyhow::Result<Vec<Pattern>> {
             .trim()
             .split_once('-')
             .with_context(|| format!("--closed: `{item}` is not `a-b` (holes closed in the mover's row and the opponent's)"))?;
-        let a: u8 = a.parse().with_context(|| format!("--closed: `{item}`"))?;
-        let b: u8 = b.parse().with_context(|| format!("--closed: `{item}`"))?;
+        // A count of holes: digits (a number too large is refused below as above 6).
+        let count = |x: &str| -> anyhow::Result<u8> {
+            let x = x.trim();
+            if x.is_empty() || !x.bytes().all(|b| b.is_ascii_digit()) {
+                bail!(
+                    "--closed: `{item}`: '{x}' is not a number of holes (write a-b: the holes \
+                     closed, 0 to 6, in the mover's row and the opponent's)"
+                );
+            }
+            Ok(x.parse::<u8>().unwrap_or(u8::MAX))
+        };
+        let (a, b) = (count(a)?, count(b)?);
         if a > 6 || b > 6 || a + b == 0 {
             bail!("--closed: `{item}`: 0 to 6 holes a row, not both 0 (the open board is built without --closed)");
         }

@@ -2,10 +2,10 @@
 
 use std::io::Write;
 
-use anyhow::anyhow;
+use anyhow::{anyhow, bail};
 use pussa_rules::{Direction, Event, Game, GameState, Hole, Mode, Position, Side, Status};
 
-use crate::cmd_replay::{board, game_of, refill_words, round_end_words, start_state};
+use crate::cmd_replay::{board, game_of, over_at_once, refill_words, round_end_words, start_state};
 
 /// Tell a move lap by lap: every lift and where its seeds went, the fours taken on the way,
 /// the empty hole that ends the sowing, the capture across it (and Walak-pussa's chain), and
@@ -27,7 +27,8 @@ pub struct Args {
     /// The move: a hole letter, A-G (South) or a-g (North).
     #[arg(long = "move")]
     pub mv: Hole,
-    /// Print the trace's events as a JSON array instead of words.
+    /// Print the trace's events as a JSON array instead of words (a refill's `closed`: the
+    /// indices of the closed holes, as in `replay --json`).
     #[arg(long)]
     pub json: bool,
 }
@@ -69,6 +70,15 @@ fn drops(holes: &[Hole]) -> String {
     }
 }
 
+/// The seeds of a capture as a pronoun: "it" for one seed, "them" for more.
+fn them(seeds: u8) -> &'static str {
+    if seeds == 1 {
+        "it"
+    } else {
+        "them"
+    }
+}
+
 /// "North takes 4 twice", "South takes 4, North takes 4".
 fn fours_taken(owners: &[Side]) -> String {
     if owners.iter().all(|&o| o == owners[0]) {
@@ -95,14 +105,34 @@ struct Lap {
     fours: Vec<(Hole, Side, bool)>,
 }
 
-/// One lap in words: "lift d (10) → e … G, and G reaches 4: South takes 4".
-fn lap_line(lap: &Lap) -> String {
+/// One lap in words: "lift d (10) → e … G, and G reaches 4: South takes 4". `open` is the
+/// number of open holes: a lap of that many seeds or more goes round the ring, which is said,
+/// with the seeds the emptied starting hole gets (the contract does not skip it).
+fn lap_line(lap: &Lap, open: usize) -> String {
     let mut s = format!(
         "lift {} ({}) → {}",
         lap.lift.0,
         lap.lift.1,
         drops(&lap.sown)
     );
+    let rounds = lap.sown.len() / open.max(1);
+    if rounds > 0 {
+        let times = match rounds {
+            1 => "once".to_string(),
+            2 => "twice".to_string(),
+            n => format!("{n} times"),
+        };
+        let back = lap.sown.iter().filter(|&&h| h == lap.lift.0).count();
+        s.push_str(&format!(
+            " ({times} round the ring: the emptied {} gets {})",
+            lap.lift.0,
+            if back == 1 {
+                "a seed".to_string()
+            } else {
+                format!("{back} seeds")
+            }
+        ));
+    }
     match lap.fours.as_slice() {
         [] => {}
         [(h, owner, true)] => s.push_str(&format!(", and {h} reaches 4: {owner} takes 4")),
@@ -126,9 +156,10 @@ fn lap_line(lap: &Lap) -> String {
 pub fn narrate(before: &Position, after: &Position, events: &[Event]) -> Vec<String> {
     let mut lines = Vec::new();
     let mut lap: Option<Lap> = None;
+    let open = Hole::ALL.iter().filter(|&&h| before.is_open(h)).count();
     let flush = |lap: &mut Option<Lap>, lines: &mut Vec<String>| {
         if let Some(l) = lap.take() {
-            lines.push(lap_line(&l));
+            lines.push(lap_line(&l, open));
         }
     };
     let mut last = None;
@@ -183,11 +214,13 @@ pub fn narrate(before: &Position, after: &Position, events: &[Event]) -> Vec<Str
                     let prev = last_capture.unwrap_or(hole);
                     let e = next_open(before, prev);
                     lines.push(format!(
-                        "the hole after {prev} ({e}) is empty and the one after it, {hole}, holds {seeds}: {by} takes them too"
+                        "the hole after {prev} ({e}) is empty and the one after it, {hole}, holds {seeds}: {by} takes {} too",
+                        them(seeds)
                     ));
                 } else {
                     lines.push(format!(
-                        "the hole after it, {hole}, holds {seeds}: {by} takes them"
+                        "the hole after it, {hole}, holds {seeds}: {by} takes {}",
+                        them(seeds)
                     ));
                 }
                 last_capture = Some(hole);
@@ -215,6 +248,20 @@ pub fn narrate(before: &Position, after: &Position, events: &[Event]) -> Vec<Str
     lines
 }
 
+/// The trace's events as `--json` prints them: as the server's trace writes them, but with a
+/// refill's `closed` holes as their indices (0-13), as `replay --json` writes closed holes, so
+/// that the command line's JSON has one encoding for them.
+fn events_json(events: &[Event]) -> anyhow::Result<serde_json::Value> {
+    let mut json = serde_json::to_value(events)?;
+    for (value, event) in json.as_array_mut().into_iter().flatten().zip(events) {
+        if let (Event::Refill { closed, .. }, Some(obj)) = (event, value.as_object_mut()) {
+            let indices: Vec<usize> = (0..14).filter(|i| closed & (1 << i) != 0).collect();
+            obj.insert("closed".to_string(), serde_json::json!(indices));
+        }
+    }
+    Ok(json)
+}
+
 /// Runs `pussa explain`.
 ///
 /// # Errors
@@ -227,8 +274,38 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let game = game_of(args.game, args.position.as_deref())?;
     let mut g: GameState = start_state(game, mode, None, args.position.as_deref())?;
-    // A match position whose round is over goes on with the next round, as in `replay`.
-    let laid_out = g.is_round_over() && !g.is_over() && g.next_round();
+    // A position whose round is already over (the project ends it at once) has no move to
+    // explain; in a match it goes on with the next round, as in `replay`.
+    let over = over_at_once(&g);
+    if let Some(why) = &over {
+        let over_here = format!("the round is already over in this position: {why}");
+        match g.winner() {
+            Some(winner) => {
+                let what = if mode == Mode::Match { "match" } else { "game" };
+                let result = match winner {
+                    Some(side) => format!("{side} wins"),
+                    None => "a draw".to_string(),
+                };
+                bail!(
+                    "move {}: {over_here}, so the {what} is over ({result})",
+                    args.mv
+                );
+            }
+            None => {
+                g.next_round();
+                if let Err(e) = g.clone().play(args.mv) {
+                    bail!(
+                        "move {}: {over_here}; round {}, laid out next, cannot start with it: {}",
+                        args.mv,
+                        g.round(),
+                        e.reason
+                    );
+                }
+            }
+        }
+    }
+    let laid_out = over.is_some();
+    let before_round = g.round();
     let before = *g.position();
     let mut events = Vec::new();
     let report = g
@@ -244,7 +321,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut out = crate::stdout();
     if args.json {
-        serde_json::to_writer(&mut out, &events)?;
+        serde_json::to_writer(&mut out, &events_json(&events)?)?;
         writeln!(out)?;
         return Ok(());
     }
@@ -252,11 +329,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     after
         .play(args.mv)
         .map_err(|e| anyhow!("move {}: {}", args.mv, e.reason))?;
-    if laid_out {
+    if let (true, Some(why)) = (laid_out, &over) {
         writeln!(
             out,
-            "(the round in the position was over: round {} is laid out first)",
-            g.round()
+            "(the round is already over in this position: {why}; round {} is laid out first)",
+            before_round
         )?;
     }
     writeln!(
@@ -349,7 +426,11 @@ mod tests {
                     assert_eq!(
                         lines
                             .iter()
-                            .filter(|l| l.ends_with("takes them") || l.ends_with("takes them too"))
+                            .filter(|l| {
+                                ["takes them", "takes them too", "takes it", "takes it too"]
+                                    .iter()
+                                    .any(|w| l.ends_with(w))
+                            })
                             .count(),
                         captures,
                         "{lines:#?}"
@@ -384,7 +465,7 @@ mod tests {
                     }
                     for l in &lines {
                         for (k, words) in [
-                            "takes them too",
+                            "too",
                             "not empty, so the chain stops",
                             "where the last seed fell: the chain stops",
                         ]

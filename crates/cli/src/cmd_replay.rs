@@ -1,13 +1,13 @@
 //! `pussa replay`: plays a list of moves and shows every state, as boards or as JSON lines.
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context};
-use pussa_rules::record::{Record, RecordResult};
+use pussa_rules::record::{Numbering, Record, RecordResult};
 use pussa_rules::{
-    EndReason, Event, Game, GameState, Hole, Mode, MoveReport, RoundResult, Setup, Side, Status,
-    MAX_ROUND,
+    EndReason, Event, Game, GameState, Hole, Mode, MoveReport, Position, RoundResult, Setup, Side,
+    Status, MAX_ROUND,
 };
 use serde::Serialize;
 
@@ -22,6 +22,8 @@ use serde::Serialize;
 /// `match_over` (a single game's turns true when the game ends) and `winner` ("S", "N", "draw",
 /// or null until the game or match is over). At the end of a round the board has been swept:
 /// every hole is 0 and the stores include what each player took off the board at the end.
+/// A start position that already ends its round is shown as given first (its player to move,
+/// no legal move, `round_over` true, not swept), then the round's end.
 ///
 /// A single game is won on the seeds taken in its round (from a round-2 position, not the
 /// stores, which also hold what was carried over); a match on the seeds held.
@@ -49,7 +51,8 @@ pub struct Args {
     /// written C+T (kept from the refill + taken in this round).
     #[arg(long, conflicts_with = "record")]
     pub position: Option<String>,
-    /// The moves, separated by spaces or commas; move numbers such as `1.` or `1...` are skipped.
+    /// The moves, separated by spaces or commas; move numbers such as `1.` or `1...` are
+    /// skipped and round markers (`R2`) checked, so a record's movetext can be pasted.
     #[arg(long, conflicts_with = "record", allow_hyphen_values = true)]
     pub moves: Option<String>,
     /// Replay a game record file instead (its tags give the game, mode and start). A record
@@ -59,19 +62,31 @@ pub struct Args {
     pub record: Option<PathBuf>,
     /// With --record, a file of several records (as `pussa tournament --pgn` writes): replay
     /// game N, the record tagged [Number "N"], or else the Nth record in the file.
-    #[arg(long, value_name = "N", requires = "record", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", requires = "record", value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
     pub game_number: Option<u32>,
     /// Print one JSON object per state instead of boards.
     #[arg(long)]
     pub json: bool,
 }
 
-/// Parses a move list: letters separated by spaces or commas, move numbers skipped.
-///
-/// # Errors
-/// A token that is not a move, naming its place in the list.
-pub fn parse_moves(text: &str) -> anyhow::Result<Vec<Hole>> {
-    let mut moves = Vec::new();
+/// One word of a move list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MoveToken {
+    /// A move.
+    Move(Hole),
+    /// A round marker `R2`, `R3`, …, before the move that opens that round.
+    Marker(u32),
+    /// A word that is none of these, kept to be reported where it stands.
+    Bad(String),
+}
+
+/// Parses a move list as `--moves` takes it: letters separated by spaces or commas, move
+/// numbers (`1.`, `1...`) skipped, round markers (`R2`) kept to be checked where they stand,
+/// so that a record's movetext can be pasted. Never fails: a word that is not a move is kept
+/// and reported by [`play_moves`] where it stands.
+#[must_use]
+pub fn parse_moves(text: &str) -> Vec<MoveToken> {
+    let mut tokens = Vec::new();
     for token in text
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
@@ -90,12 +105,76 @@ pub fn parse_moves(text: &str) -> anyhow::Result<Vec<Hole>> {
         if rest.is_empty() {
             continue;
         }
-        let mv: Hole = rest
-            .parse()
-            .map_err(|e| anyhow!("move {}: {e}", moves.len() + 1))?;
-        moves.push(mv);
+        if let Some(n) = rest.strip_prefix('R').filter(|n| !n.is_empty()) {
+            if n.bytes().all(|b| b.is_ascii_digit()) {
+                // A round beyond any match is still a marker, refused where it stands.
+                tokens.push(MoveToken::Marker(n.parse().unwrap_or(u32::MAX)));
+                continue;
+            }
+        }
+        tokens.push(match rest.parse::<Hole>() {
+            Ok(mv) => MoveToken::Move(mv),
+            Err(_) => MoveToken::Bad(rest.to_string()),
+        });
     }
-    Ok(moves)
+    tokens
+}
+
+/// Plays a move list from `g`, numbering each move as records do (`3...`, `R2 1.`) and checking
+/// its round markers as the record reader does. Before each move a round of a match that is over
+/// is laid out; after each, `each` gets the move's number (`3...`), the move, what it did and the
+/// state.
+///
+/// # Errors
+/// The first word that is not a move, a misplaced round marker, or a move that cannot be played,
+/// each named by the move's number (`move 4... A: not your hole: …`).
+pub fn play_moves(
+    g: &mut GameState,
+    tokens: &[MoveToken],
+    mut each: impl FnMut(&str, Hole, &MoveReport, &mut GameState) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut numbering = Numbering::new(g.round());
+    let mut marker = None;
+    for token in tokens {
+        let mv = match token {
+            MoveToken::Marker(n) => {
+                if marker.is_some() {
+                    bail!("round marker R{n}: two round markers in a row");
+                }
+                marker = Some(*n);
+                continue;
+            }
+            MoveToken::Bad(word) => {
+                bail!(
+                    "move {} {}: not a move: moves are A-G (South's holes) and a-g (North's \
+                     holes), with move numbers 1. 1... and round markers R2, R3, …",
+                    numbering.prefix(g),
+                    word.escape_debug()
+                );
+            }
+            MoveToken::Move(mv) => *mv,
+        };
+        if let Some(n) = marker.take() {
+            numbering
+                .check_marker(g, n)
+                .map_err(|e| anyhow!("{e} (move {})", numbering.label(g, mv)))?;
+        }
+        let round = Numbering::round_of_next(g);
+        let prefix = numbering.prefix(g);
+        let label = numbering.label(g, mv);
+        if matches!(g.status(), Status::RoundOver { .. }) {
+            g.next_round();
+        }
+        let report = g
+            .play(mv)
+            .map_err(|e| anyhow!("move {label}: {}", e.reason))?;
+        numbering.played(mv, round);
+        each(&prefix, mv, &report, g)?;
+    }
+    if let Some(n) = marker {
+        bail!("round marker R{n} is not followed by a move");
+    }
+    Ok(())
 }
 
 /// The game of a command: `--game`, or else the game the `--position` string names (its last
@@ -168,6 +247,47 @@ impl StateJson {
     }
 }
 
+impl StateJson {
+    /// The JSON view of `given`, a position whose round is already over (the state `g` set up
+    /// from it has ended the round at once), as given: its board and stores before the sweep
+    /// and its player to move, with no legal move and `round_over` true.
+    fn given(given: &Position, g: &GameState) -> StateJson {
+        let closed = given.closed_mask();
+        StateJson {
+            round: g.round(),
+            board: given.board(),
+            closed: (0..14).filter(|i| closed & (1 << i) != 0).collect(),
+            stores: given.stores(),
+            to_move: Some(given.to_move().letter().to_string()),
+            legal: Vec::new(),
+            round_over: true,
+            match_over: false,
+            winner: None,
+        }
+    }
+}
+
+/// Why the round of a state set up from a position is already over, in words ("every seed
+/// lies in South's row"), or `None` while it is being played. The contract tests a round's end
+/// after each move; the project ends at once the round of a position that already meets a test
+/// (docs/rules.md, "Decisions").
+#[must_use]
+pub fn over_at_once(g: &GameState) -> Option<String> {
+    let result = match g.status() {
+        Status::Playing => return None,
+        Status::RoundOver { result, .. } | Status::Over { result, .. } => result,
+    };
+    Some(match result.reason {
+        EndReason::OneRow => match result.swept {
+            [0, 0] => "no seed is left on the board".to_string(),
+            [_, 0] => "every seed lies in South's row".to_string(),
+            _ => "every seed lies in North's row".to_string(),
+        },
+        EndReason::NoLegalMove { stuck } => format!("{stuck} has no legal move"),
+        EndReason::Repetition => "the position repeated".to_string(),
+    })
+}
+
 /// A result a record decides without its moves finishing the game (a resignation).
 struct Decided {
     /// The winner, `None` for a draw.
@@ -181,7 +301,18 @@ struct Decided {
 /// How replay shows what happens.
 trait Show {
     fn start(&mut self, g: &GameState) -> anyhow::Result<()>;
-    fn moved(&mut self, n: usize, mv: Hole, r: &MoveReport, g: &GameState) -> anyhow::Result<()>;
+    /// The start when the position given already ends its round: the position as given, then
+    /// (a separate step) the round's end in `g`.
+    fn start_over(&mut self, given: &Position, why: &str, g: &GameState) -> anyhow::Result<()>;
+    /// Move `n` of the list (from 1), numbered `number` as records write it (`3...`, `R2 1.`).
+    fn moved(
+        &mut self,
+        n: usize,
+        number: &str,
+        mv: Hole,
+        r: &MoveReport,
+        g: &GameState,
+    ) -> anyhow::Result<()>;
     fn next_round(&mut self, refill: Option<&Event>, g: &GameState) -> anyhow::Result<()>;
     /// After the last move: the record's decided result, if the moves left the game unfinished.
     fn finish(&mut self, decided: Option<&Decided>, g: &GameState) -> anyhow::Result<()>;
@@ -213,7 +344,19 @@ impl<W: Write> Show for Json<W> {
     fn start(&mut self, g: &GameState) -> anyhow::Result<()> {
         self.line(g)
     }
-    fn moved(&mut self, _: usize, _: Hole, _: &MoveReport, g: &GameState) -> anyhow::Result<()> {
+    fn start_over(&mut self, given: &Position, _: &str, g: &GameState) -> anyhow::Result<()> {
+        self.flush()?;
+        self.pending = Some(StateJson::given(given, g));
+        self.line(g)
+    }
+    fn moved(
+        &mut self,
+        _: usize,
+        _: &str,
+        _: Hole,
+        _: &MoveReport,
+        g: &GameState,
+    ) -> anyhow::Result<()> {
         self.line(g)
     }
     fn next_round(&mut self, _: Option<&Event>, g: &GameState) -> anyhow::Result<()> {
@@ -355,6 +498,25 @@ fn game_over_words(g: &GameState, result: &RoundResult, winner: Option<Side>) ->
 }
 
 impl<W: Write> Text<W> {
+    /// The record's tags, then the game, the mode and the round.
+    fn title(&mut self, g: &GameState) -> anyhow::Result<()> {
+        for line in &self.header {
+            writeln!(self.out, "{line}")?;
+        }
+        let what = if g.mode() == Mode::Match {
+            "match"
+        } else {
+            "single game"
+        };
+        writeln!(
+            self.out,
+            "{}, {what}, round {}.",
+            g.game().title(),
+            g.round()
+        )?;
+        Ok(())
+    }
+
     fn state(&mut self, g: &GameState) -> anyhow::Result<()> {
         writeln!(self.out, "{}", board(g))?;
         match g.status() {
@@ -406,24 +568,35 @@ impl<W: Write> Show for Text<W> {
     }
 
     fn start(&mut self, g: &GameState) -> anyhow::Result<()> {
-        for line in &self.header {
-            writeln!(self.out, "{line}")?;
-        }
-        let what = if g.mode() == Mode::Match {
-            "match"
-        } else {
-            "single game"
-        };
+        self.title(g)?;
+        self.state(g)
+    }
+
+    fn start_over(&mut self, given: &Position, why: &str, g: &GameState) -> anyhow::Result<()> {
+        self.title(g)?;
+        let drawn = given.to_string();
+        let lines: Vec<&str> = drawn.lines().collect();
         writeln!(
             self.out,
-            "{}, {what}, round {}.",
-            g.game().title(),
-            g.round()
+            "{}",
+            lines[..lines.len().saturating_sub(1)].join("\n")
+        )?;
+        writeln!(
+            self.out,
+            "{} to move, but the round is already over in this position: {why}.\n",
+            given.to_move()
         )?;
         self.state(g)
     }
 
-    fn moved(&mut self, n: usize, mv: Hole, r: &MoveReport, g: &GameState) -> anyhow::Result<()> {
+    fn moved(
+        &mut self,
+        n: usize,
+        number: &str,
+        mv: Hole,
+        r: &MoveReport,
+        g: &GameState,
+    ) -> anyhow::Result<()> {
         let t = r.outcome.taken;
         let took = match (t[0], t[1]) {
             (0, 0) => "nothing taken".to_string(),
@@ -434,7 +607,7 @@ impl<W: Write> Show for Text<W> {
         let laps = r.outcome.laps;
         writeln!(
             self.out,
-            "\n{n}. {} plays {mv}: {laps} lap{}, {took}.",
+            "\n{number} {} plays {mv}: {laps} lap{}, {took}.",
             mv.owner(),
             if laps == 1 { "" } else { "s" }
         )?;
@@ -480,11 +653,13 @@ pub fn refill_words(
         } else {
             format!(", {} closed", holes(row))
         };
+        let fill = if filled[i] == 1 {
+            format!("1 hole with {} seeds", game.seeds_per_hole())
+        } else {
+            format!("{} holes with {} each", filled[i], game.seeds_per_hole())
+        };
         lines.push(format!(
-            "{side} fills {} hole{} with {} each{shut}; {} stay{} in the store.",
-            filled[i],
-            if filled[i] == 1 { "" } else { "s" },
-            game.seeds_per_hole(),
+            "{side} fills {fill}{shut}; {} stay{} in the store.",
             remainder[i],
             if remainder[i] == 1 { "s" } else { "" },
         ));
@@ -510,29 +685,98 @@ fn advance(g: &mut GameState, show: &mut dyn Show) -> anyhow::Result<()> {
 /// moves left the game unfinished.
 fn replay(
     mut g: GameState,
-    moves: &[Hole],
+    given: Option<Position>,
+    moves: &[MoveToken],
     decided: Option<&Decided>,
     show: &mut dyn Show,
 ) -> anyhow::Result<()> {
-    show.start(&g)?;
+    match (given, over_at_once(&g)) {
+        (Some(given), Some(why)) => show.start_over(&given, &why, &g)?,
+        _ => show.start(&g)?,
+    }
     advance(&mut g, show)?;
-    for (i, &mv) in moves.iter().enumerate() {
-        let report = match g.play(mv) {
-            Ok(r) => r,
-            Err(e) => {
-                show.finish(None, &g)?;
-                return Err(anyhow!("move {} ({mv}): {}", i + 1, e.reason));
-            }
-        };
-        show.moved(i + 1, mv, &report, &g)?;
-        advance(&mut g, show)?;
+    let mut n = 0;
+    let played = play_moves(&mut g, moves, |number, mv, report, g| {
+        n += 1;
+        show.moved(n, number, mv, report, g)?;
+        advance(g, show)
+    });
+    if let Err(e) = played {
+        show.finish(None, &g)?;
+        return Err(e);
     }
     show.finish(decided.filter(|_| !g.is_over()), &g)
 }
 
+/// The most a record file may hold: a record is a small text file (a long match is a few KiB),
+/// and a tournament's `--pgn` file of thousands of games stays well below it.
+pub const MAX_RECORD_FILE: u64 = 16 << 20;
+
+/// Reads a record file: a regular file of at most [`MAX_RECORD_FILE`] bytes, in UTF-8. A device,
+/// a FIFO or a directory is refused before anything is read (`/dev/zero` would never end).
+fn read_record_file(path: &Path) -> anyhow::Result<String> {
+    let shown = path.display();
+    // Checked before opening: opening a FIFO would wait for a writer.
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot read the record {shown}"))?;
+    if !meta.is_file() {
+        bail!("the record {shown} is not a regular file (a record is read from a text file)");
+    }
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read the record {shown}"))?;
+    let limit = MAX_RECORD_FILE;
+    let too_big = || {
+        anyhow!(
+            "the record {shown} is larger than {} MiB, the most a record file may hold",
+            limit >> 20
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    // The file may grow while it is read: never read more than the limit.
+    let mut reader = file.take(limit + 1);
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut started = false;
+    loop {
+        let n = reader
+            .read(&mut chunk)
+            .with_context(|| format!("cannot read the record {shown}"))?;
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        if started {
+            continue;
+        }
+        // A record starts with a tag: stop at the first text that cannot start one, with the
+        // reader's own message, rather than read the rest.
+        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        if let Some(&first) = body.iter().find(|b| !b.is_ascii_whitespace()) {
+            started = true;
+            if first != b'[' {
+                if let Err(e) = Record::parse(&String::from_utf8_lossy(&bytes)) {
+                    bail!("record {shown}: {e}");
+                }
+            }
+        }
+    }
+    if bytes.len() as u64 > limit {
+        return Err(too_big());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        anyhow!("the record {shown} is not UTF-8 text (line {line}, byte {at})")
+    })
+}
+
 /// Game `n` of a file of records: the record tagged `[Number "n"]`, or else the `n`th record
-/// (records start at a `[Game …]` line). `None` if there is no such game.
-fn nth_record(text: &str, n: u32) -> Option<&str> {
+/// (records start at a `[Game …]` line), with its byte offset in `text`. `None` if there is no
+/// such game.
+fn nth_record(text: &str, n: u32) -> Option<(usize, &str)> {
     let mut starts: Vec<usize> = Vec::new();
     let mut at = 0;
     for line in text.split_inclusive('\n') {
@@ -541,15 +785,20 @@ fn nth_record(text: &str, n: u32) -> Option<&str> {
         }
         at += line.len();
     }
-    let records: Vec<&str> = starts
+    let records: Vec<(usize, &str)> = starts
         .iter()
         .enumerate()
-        .map(|(i, &s)| &text[s..starts.get(i + 1).copied().unwrap_or(text.len())])
+        .map(|(i, &s)| {
+            (
+                s,
+                &text[s..starts.get(i + 1).copied().unwrap_or(text.len())],
+            )
+        })
         .collect();
     let tag = format!("[Number \"{n}\"]");
     records
         .iter()
-        .find(|r| r.lines().any(|l| l.trim() == tag))
+        .find(|(_, r)| r.lines().any(|l| l.trim() == tag))
         .or_else(|| n.checked_sub(1).and_then(|i| records.get(i as usize)))
         .copied()
 }
@@ -563,26 +812,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut header = Vec::new();
     let mut comments = Vec::new();
     let mut decided = None;
-    let (start, moves) = if let Some(path) = &args.record {
-        let mut text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read the record {}", path.display()))?;
+    let (start, given, moves) = if let Some(path) = &args.record {
+        let mut text = read_record_file(path)?;
+        // Lines before the chosen record, so that errors give the file's line numbers.
+        let mut lines_before = 0;
         if let Some(n) = args.game_number {
-            text = nth_record(&text, n)
-                .ok_or_else(|| anyhow::anyhow!("record {}: no game number {n}", path.display()))?
-                .to_string();
+            let (start, record) = nth_record(&text, n)
+                .ok_or_else(|| anyhow::anyhow!("record {}: no game number {n}", path.display()))?;
+            lines_before = text[..start].matches('\n').count();
+            text = record.to_string();
         }
-        let rec = Record::parse(&text).with_context(|| {
-            let several = args.game_number.is_none() && text.matches("\n[Game ").count() > 0;
-            format!(
-                "record {}{}",
-                path.display(),
-                if several {
-                    " (pick one game with --game-number N)"
-                } else {
-                    ""
-                }
-            )
-        })?;
+        let rec = Record::parse(&text)
+            .map_err(|e| e.with_line_offset(lines_before))
+            .with_context(|| {
+                let several = args.game_number.is_none() && text.matches("\n[Game ").count() > 0;
+                format!(
+                    "record {}{}",
+                    path.display(),
+                    if several {
+                        " (pick one game with --game-number N)"
+                    } else {
+                        ""
+                    }
+                )
+            })?;
         if let Some(game) = args.game {
             if game != rec.game() {
                 bail!(
@@ -592,7 +845,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 );
             }
         }
-        let moves: Vec<Hole> = rec.moves().iter().map(|m| m.hole).collect();
+        let moves: Vec<MoveToken> = rec
+            .moves()
+            .iter()
+            .map(|m| MoveToken::Move(m.hole))
+            .collect();
         comments = rec.moves().iter().map(|m| m.comment.clone()).collect();
         header = rec
             .tags()
@@ -614,7 +871,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 token,
             }),
         };
-        (rec.start_state().clone(), moves)
+        let given = rec.setup().and_then(|s| s.position().ok());
+        (rec.start_state().clone(), given, moves)
     } else {
         let game = game_of(args.game, args.position.as_deref())?;
         let mode = if args.match_mode {
@@ -623,12 +881,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Mode::Single
         };
         let start = start_state(game, mode, args.first, args.position.as_deref())?;
-        (start, parse_moves(args.moves.as_deref().unwrap_or(""))?)
+        // The position as given, shown first when its round is already over.
+        let given = args
+            .position
+            .as_deref()
+            .and_then(|p| p.parse::<Setup>().ok())
+            .and_then(|s| s.position().ok());
+        (
+            start,
+            given,
+            parse_moves(args.moves.as_deref().unwrap_or("")),
+        )
     };
     let out = crate::stdout();
     if args.json {
         replay(
             start,
+            given,
             &moves,
             decided.as_ref(),
             &mut Json { out, pending: None },
@@ -636,6 +905,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         replay(
             start,
+            given,
             &moves,
             decided.as_ref(),
             &mut Text {

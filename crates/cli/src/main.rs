@@ -85,6 +85,7 @@ mod cmd_replay;
 mod cmd_rules;
 mod cmd_serve;
 mod cmd_tournament;
+mod numarg;
 mod outfile;
 mod tui;
 

@@ -320,7 +320,7 @@ fn replay_from_a_match_position_with_closed_holes() {
     ]);
     assert_eq!(
         err.trim(),
-        "error: move 1 (A): the hole is closed this round"
+        "error: move 1. A: the hole is closed this round"
     );
 }
 
@@ -383,19 +383,19 @@ fn an_illegal_move_stops_the_replay_with_its_number_and_reason() {
     );
     assert_eq!(
         stderr(&o),
-        "error: move 3 (a): not your hole: South is to move and owns A-G\n"
+        "error: move 2. a: not your hole: South is to move and owns A-G\n"
     );
     let err = fails(&["replay", "--game", "walak-pussa", "--moves", "A F"]);
     assert!(
-        err.contains("move 2 (F): not your hole: North is to move"),
+        err.contains("move 1... F: not your hole: North is to move"),
         "{err}"
     );
     let err = fails(&["replay", "--game", "walak-pussa", "--moves", "A d F"]);
-    assert_eq!(err.trim(), "error: move 3 (F): the hole is empty");
+    assert_eq!(err.trim(), "error: move 2. F: the hole is empty");
     let err = fails(&["replay", "--game", "walak-pussa", "--moves", "A x"]);
-    assert!(err.contains("move 2: unknown move 'x'"), "{err}");
+    assert!(err.contains("move 1... x: not a move"), "{err}");
     let err = fails(&["replay", "--game", "walak-pussa", "--moves", "A dd"]);
-    assert!(err.contains("move 2: unknown move 'dd'"), "{err}");
+    assert!(err.contains("move 1... dd: not a move"), "{err}");
 }
 
 #[test]
@@ -424,10 +424,7 @@ fn an_endless_move_is_refused_by_replay_and_explain() {
         "--moves",
         "C",
     ]);
-    assert!(
-        err.starts_with("error: move 1 (C): endless sowing"),
-        "{err}"
-    );
+    assert!(err.starts_with("error: move 1. C: endless sowing"), "{err}");
     let err = fails(&[
         "explain",
         "--game",
@@ -884,7 +881,17 @@ fn replay_reads_a_game_record() {
     assert_eq!(got, want);
     let text = ok(&["replay", "--record", path.to_str().unwrap()]);
     assert!(text.starts_with("South: test\n"), "{text}");
-    assert!(text.contains(&format!("\n{}. ", moves.len())), "{text}");
+    // The last move, numbered as the record numbers it.
+    let mut g = GameState::new(Game::PasuPondi6, Mode::Match, Side::South);
+    let mut numbering = pussa_rules::record::Numbering::new(1);
+    let mut last = String::new();
+    for &mv in &moves {
+        g.next_round();
+        last = format!("\n{} {} plays {mv}:", numbering.prefix(&g), mv.owner());
+        numbering.played(mv, g.round());
+        g.play(mv).unwrap();
+    }
+    assert!(text.contains(&last), "{last} in {text}");
     assert!(text.contains("{the last move}"), "{text}");
     let err = fails(&[
         "replay",
@@ -897,7 +904,7 @@ fn replay_reads_a_game_record() {
     std::fs::write(&path, "[Game \"raja-pasu\"]\n\n1. a *\n").unwrap();
     let err = fails(&["replay", "--record", path.to_str().unwrap()]);
     assert!(
-        err.contains("line 3, column 4: move 1... a: not your hole"),
+        err.contains("line 3, column 4: move 1. a: not your hole"),
         "{err}"
     );
     let err = fails(&[
@@ -1054,7 +1061,7 @@ fn explain_lays_out_the_next_round_of_a_match_as_replay_does() {
         "b",
     ]);
     assert!(
-        out.starts_with("(the round in the position was over: round 2 is laid out first)\nRaja Pasu, North plays b:"),
+        out.starts_with("(the round is already over in this position: South has no legal move; round 2 is laid out first)\nRaja Pasu, North plays b:"),
         "{out}"
     );
     // The move is the same one replay plays after laying out round 2.
@@ -1081,7 +1088,10 @@ fn explain_lays_out_the_next_round_of_a_match_as_replay_does() {
         "--move",
         "b",
     ]);
-    assert!(err.contains("move b: the game is over"), "{err}");
+    assert!(
+        err.contains("move b: the round is already over in this position: South has no legal move, so the game is over (South wins)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -1178,32 +1188,24 @@ fn perft_counts_the_empty_sequence_at_depth_0_and_analyze_takes_egtb_none() {
 #[test]
 fn an_error_with_stderr_closed_exits_1_not_with_a_panic() {
     use std::io::Write as _;
-    let dir = std::env::temp_dir().join(format!("pussa-cli-stderr-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let fifo = dir.join("record.fifo");
-    let _ = std::fs::remove_file(&fifo);
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
-        .arg("replay")
-        .arg("--record")
-        .arg(&fifo)
+    // A shell waits for a line on stdin, then becomes `pussa` with an error to report
+    // (a record file that is not a regular file is refused at once).
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("read go; exec \"$0\" replay --record /dev/zero")
+        .arg(env!("CARGO_BIN_EXE_pussa"))
+        .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     // The reader of the child's stderr goes before the child has anything to say.
     drop(child.stderr.take());
-    // Opening the FIFO waits for the child to open it; then it reads a record that is not one.
-    let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-    w.write_all(b"[Game \"chess\"]\nZ\n").unwrap();
-    drop(w);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"go\n").unwrap();
+    drop(stdin);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{status:?}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -1435,7 +1437,7 @@ fn explain_match_tells_the_refill_and_the_next_starter() {
     let last = events.as_array().unwrap().last().unwrap();
     assert_eq!(
         *last,
-        json!({"type":"refill","round":2,"filled":[7,7],"remainder":[0,0],"closed":0,"starter":"N"})
+        json!({"type":"refill","round":2,"filled":[7,7],"remainder":[0,0],"closed":[],"starter":"N"})
     );
     // Without --match the game simply ends.
     let single = ok(&args[..1]

@@ -62,7 +62,7 @@ use core::str::FromStr;
 
 use crate::position::{IllegalMove, IllegalReason};
 use crate::setup::Setup;
-use crate::state::{GameState, Mode};
+use crate::state::{GameState, Mode, Status};
 use crate::types::{Game, Hole, Side};
 
 /// How a record says the game or match ended.
@@ -176,6 +176,46 @@ pub enum RecordError {
         /// The result the moves give.
         actual: RecordResult,
     },
+}
+
+impl RecordError {
+    /// The same error with its line moved down by `lines`: for a record read out of a larger
+    /// file (one game of a tournament's records), so that the error gives the file's line.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::record::Record;
+    /// let err = Record::parse("[Game \"raja-pasu\"]\n\n1. G A *\n").unwrap_err();
+    /// assert!(err.with_line_offset(10).to_string().starts_with("line 13, column 6: move 1... A"));
+    /// ```
+    #[must_use]
+    pub fn with_line_offset(self, lines: usize) -> RecordError {
+        match self {
+            RecordError::Syntax {
+                line,
+                column,
+                message,
+            } => RecordError::Syntax {
+                line: line + lines,
+                column,
+                message,
+            },
+            RecordError::Move {
+                at,
+                number,
+                label,
+                mv,
+                reason,
+            } => RecordError::Move {
+                at: at.map(|(line, column)| (line + lines, column)),
+                number,
+                label,
+                mv,
+                reason,
+            },
+            other => other,
+        }
+    }
 }
 
 fn at_prefix(at: Option<(usize, usize)>) -> String {
@@ -370,41 +410,19 @@ impl Record {
 
     /// How the record writes `mv` as its next move: its move number in its round (one number
     /// for a South move and the North move after it, as [`Display`](fmt::Display) writes them),
-    /// with the round's marker when the round is not the record's first.
+    /// with the round's marker when the round is not the record's first; a move out of turn
+    /// takes the number of the turn it stands in ([`Numbering::prefix`]).
     fn label_of_next(&self, mv: Hole) -> String {
-        let mut round = self.start.round();
-        let mut number = 1;
-        let mut last = None;
+        self.numbering().label(&self.state, mv)
+    }
+
+    /// The numbering after the record's moves.
+    fn numbering(&self) -> Numbering {
+        let mut n = Numbering::new(self.start.round());
         for m in &self.moves {
-            if m.round != round {
-                round = m.round;
-                number = 1;
-            }
-            if m.hole.owner() == Side::North {
-                number += 1;
-            }
-            last = Some(m.hole.owner());
+            n.played(m.hole, m.round);
         }
-        let next_round = if self.state.is_round_over() && !self.state.is_over() {
-            self.state.round() + 1
-        } else {
-            self.state.round()
-        };
-        if next_round != round {
-            number = 1;
-        } else if mv.owner() == Side::South && last == Some(Side::South) {
-            // Two South moves in a row (refused, since North moves between): the next number.
-            number += 1;
-        }
-        let marker = if next_round == self.start.round() {
-            String::new()
-        } else {
-            format!("R{next_round} ")
-        };
-        match mv.owner() {
-            Side::South => format!("{marker}{number}. {mv}"),
-            Side::North => format!("{marker}{number}... {mv}"),
-        }
+        n
     }
 
     fn push_at(&mut self, mv: Hole, at: Option<(usize, usize)>) -> Result<(), RecordError> {
@@ -567,9 +585,10 @@ impl Record {
     /// assert_eq!(rec.moves().len(), 2);
     /// assert_eq!(rec.state().to_move(), Some(Side::South));
     ///
-    /// // The second move is South's again: the error names it, where it is, and why.
+    /// // The second move is South's again: the error names it (by the turn it stands in),
+    /// // where it is, and why.
     /// let err = Record::parse("[Game \"raja-pasu\"]\n\n1. G A *\n").unwrap_err();
-    /// assert!(err.to_string().starts_with("line 3, column 6: move 2. A: not your hole"));
+    /// assert!(err.to_string().starts_with("line 3, column 6: move 1... A: not your hole"));
     /// let RecordError::Move { at, number, mv, reason, .. } = err else { panic!("{err}") };
     /// assert_eq!((at, number, mv.to_string()), (Some((3, 6)), 2, "A".to_string()));
     /// assert_eq!(reason, IllegalReason::NotYourHole { to_move: Side::North });
@@ -668,6 +687,146 @@ impl fmt::Display for Record {
         w.break_line();
         for line in &w.lines {
             writeln!(f, "{line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// How records number moves, for telling a move as the record writes it: from 1 in each round,
+/// one number for a South move and the North move after it (`3. B`, `3... g`), with the round's
+/// marker when the round is not the one the moves start in (`R2 1. D`). Also checks a round
+/// marker written before a move, as the record reader does.
+///
+/// # Examples
+/// ```
+/// use pussa_rules::record::Numbering;
+/// use pussa_rules::{Game, GameState, Hole, Mode, Side};
+/// let mut g = GameState::new(Game::RajaPasu, Mode::Match, Side::South);
+/// let mut numbering = Numbering::new(g.round());
+/// let mut labels = Vec::new();
+/// for m in "G e D c B g E f E g C D f".split(' ') {
+///     let mv: Hole = m.parse()?;
+///     g.next_round(); // lays out the next round when one is over
+///     labels.push(numbering.label(&g, mv));
+///     numbering.played(mv, Numbering::round_of_next(&g));
+///     g.play(mv)?;
+/// }
+/// assert_eq!(labels[5], "3... g");
+/// assert_eq!(labels[11..], ["R2 1. D", "R2 1... f"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Numbering {
+    start_round: u32,
+    round: u32,
+    number: u32,
+    last: Option<Side>,
+}
+
+impl Numbering {
+    /// Numbering for moves starting in round `start_round`.
+    #[must_use]
+    pub fn new(start_round: u32) -> Numbering {
+        Numbering {
+            start_round,
+            round: start_round,
+            number: 1,
+            last: None,
+        }
+    }
+
+    /// The round the next move from `state` is played in: the next one when a round of a match
+    /// is over and the match goes on.
+    #[must_use]
+    pub fn round_of_next(state: &GameState) -> u32 {
+        if state.is_round_over() && !state.is_over() {
+            state.round() + 1
+        } else {
+            state.round()
+        }
+    }
+
+    /// The number before the move played next from `state`, in the turn it is played in: `3.`
+    /// when South is to move, `3...` when North is, with the round marker in a later round
+    /// (`R2 1.`). A move played out of turn is numbered by the turn it was written in: in
+    /// `4. A A` the second `A` is `4... A`.
+    #[must_use]
+    pub fn prefix(&self, state: &GameState) -> String {
+        let side = match state.status() {
+            Status::RoundOver { next_starter, .. } => next_starter,
+            _ => state.position().to_move(),
+        };
+        self.prefix_for(state, side)
+    }
+
+    fn prefix_for(&self, state: &GameState, side: Side) -> String {
+        let mut number = self.number;
+        let next_round = Numbering::round_of_next(state);
+        if next_round != self.round {
+            number = 1;
+        } else if side == Side::South && self.last == Some(Side::South) {
+            // Two South moves in a row (refused, since North moves between): the next number.
+            number += 1;
+        }
+        let marker = if next_round == self.start_round {
+            String::new()
+        } else {
+            format!("R{next_round} ")
+        };
+        match side {
+            Side::South => format!("{marker}{number}."),
+            Side::North => format!("{marker}{number}..."),
+        }
+    }
+
+    /// `mv` as a record writes it, played next from `state`: `3. B`, `3... g`, `R2 1. D`,
+    /// numbered as [`Numbering::prefix`] does; once the game is over, by the player who owns it.
+    #[must_use]
+    pub fn label(&self, state: &GameState, mv: Hole) -> String {
+        let prefix = if state.is_over() {
+            self.prefix_for(state, mv.owner())
+        } else {
+            self.prefix(state)
+        };
+        format!("{prefix} {mv}")
+    }
+
+    /// Counts `mv`, played in round `round`.
+    pub fn played(&mut self, mv: Hole, round: u32) {
+        if round != self.round {
+            self.round = round;
+            self.number = 1;
+        }
+        if mv.owner() == Side::North {
+            self.number += 1;
+        }
+        self.last = Some(mv.owner());
+    }
+
+    /// Checks a round marker `R{n}` written before the next move from `state`: it must name the
+    /// round that move is played in, and stand where that round starts (a marker for the round
+    /// the moves start in may stand before the first move).
+    ///
+    /// # Errors
+    /// What is wrong, e.g. `round marker R3, but this move is in round 2`.
+    pub fn check_marker(&self, state: &GameState, n: u32) -> Result<(), String> {
+        if state.is_over() {
+            let what = match state.mode() {
+                Mode::Single => "the game is over (a single game has one round)",
+                Mode::Match => "the match is over",
+            };
+            return Err(format!("round marker R{n}, but {what}"));
+        }
+        let round = Numbering::round_of_next(state);
+        if n != round {
+            return Err(format!(
+                "round marker R{n}, but this move is in round {round}"
+            ));
+        }
+        if round == self.round && self.last.is_some() {
+            return Err(format!(
+                "round marker R{round}, but round {round} is already being played"
+            ));
         }
         Ok(())
     }
@@ -1039,33 +1198,12 @@ impl Parser {
                 }
             };
             // The round this move is played in, and the marker it needs.
-            let round = if rec.state.is_round_over() && !rec.state.is_over() {
-                rec.state.round() + 1
-            } else {
-                rec.state.round()
-            };
-            let starts_record = rec.moves.is_empty();
-            if let (Some((n, ml, mc)), true) = (marker, rec.state.is_over()) {
-                let what = match rec.state.mode() {
-                    Mode::Single => "the game is over (a single game has one round)",
-                    Mode::Match => "the match is over",
-                };
-                return Parser::err_at(ml, mc, format!("round marker R{n}, but {what}"));
-            }
+            let round = Numbering::round_of_next(&rec.state);
             match marker.take() {
-                Some((n, ml, mc)) if n != round => {
-                    return Parser::err_at(
-                        ml,
-                        mc,
-                        format!("round marker R{n}, but this move is in round {round}"),
-                    )
-                }
-                Some((_, ml, mc)) if round == last_round && !starts_record => {
-                    return Parser::err_at(
-                        ml,
-                        mc,
-                        format!("round marker R{round}, but round {round} is already being played"),
-                    )
+                Some((n, ml, mc)) => {
+                    if let Err(message) = rec.numbering().check_marker(&rec.state, n) {
+                        return Parser::err_at(ml, mc, message);
+                    }
                 }
                 None if round != last_round => {
                     return Parser::err_at(
@@ -1074,7 +1212,7 @@ impl Parser {
                         format!("round {round} starts with this move: write R{round} before it"),
                     )
                 }
-                _ => {}
+                None => {}
             }
             rec.push_at(mv, Some((l, lc)))?;
             last_round = round;

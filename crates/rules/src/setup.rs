@@ -113,13 +113,15 @@ pub enum SetupError {
     /// A [`Setup`] whose `closed` mask has bits outside the 14 holes (bits 14 and 15).
     #[error("position: the closed mask {0:#06x} has bits outside the 14 holes (bits 0-13)")]
     ClosedMask(u16),
-    /// A count larger than the game's seeds.
+    /// A count larger than the game's seeds, however many digits it has.
     #[error("position: {place} holds {seeds} seeds, more than the {total} seeds of {game}")]
     TooMany {
         /// Which hole or store.
         place: String,
-        /// The count found.
-        seeds: u32,
+        /// The count found, as written (without leading zeros; a store written `C+T` as
+        /// written): a run of digits of any length, so a number too large for any integer type
+        /// is still named as too many seeds, not as "not a number".
+        seeds: String,
         /// The game's total.
         total: u8,
         /// The game.
@@ -257,7 +259,7 @@ impl Setup {
             if s > total {
                 return Err(SetupError::TooMany {
                     place: format!("hole {h}"),
-                    seeds: u32::from(s),
+                    seeds: s.to_string(),
                     total,
                     game,
                 });
@@ -279,7 +281,7 @@ impl Setup {
             if s > total {
                 return Err(SetupError::TooMany {
                     place: format!("{side}'s store"),
-                    seeds: u32::from(s),
+                    seeds: s.to_string(),
                     total,
                     game,
                 });
@@ -482,6 +484,19 @@ fn round_number(text: &str) -> Result<u32, SetupError> {
     number("round", text)
 }
 
+/// A seed count: a number of at most 9 digits, `Err(Some(digits))` for a longer run of digits
+/// (too many seeds for any game, said so), `Err(None)` for anything else.
+fn seed_count(text: &str) -> Result<u32, Option<String>> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(None);
+    }
+    let digits = text.trim_start_matches('0');
+    if digits.len() > 9 {
+        return Err(Some(digits.to_string()));
+    }
+    Ok(digits.parse().unwrap_or(0))
+}
+
 fn number(field: &'static str, text: &str) -> Result<u32, SetupError> {
     if text.is_empty() || text.len() > 9 || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(SetupError::Number {
@@ -534,17 +549,21 @@ impl FromStr for Setup {
                     closed |= 1 << hole.index();
                     continue;
                 }
-                let n = number("hole", cell).map_err(|_| SetupError::HoleValue {
-                    hole,
-                    text: (*cell).to_string(),
+                let too_many = |seeds: String| SetupError::TooMany {
+                    place: format!("hole {hole}"),
+                    seeds,
+                    total,
+                    game,
+                };
+                let n = seed_count(cell).map_err(|e| match e {
+                    Some(digits) => too_many(digits),
+                    None => SetupError::HoleValue {
+                        hole,
+                        text: (*cell).to_string(),
+                    },
                 })?;
                 if n > u32::from(total) {
-                    return Err(SetupError::TooMany {
-                        place: format!("hole {hole}"),
-                        seeds: n,
-                        total,
-                        game,
-                    });
+                    return Err(too_many(n.to_string()));
                 }
                 board[hole.index()] = n as u8;
             }
@@ -558,23 +577,38 @@ impl FromStr for Setup {
                 Side::North => "North's store",
             };
             let text = fields[1 + side.index()];
+            let too_many = |seeds: String| SetupError::TooMany {
+                place: name.to_string(),
+                seeds,
+                total,
+                game,
+            };
+            let count = |part: &str| {
+                seed_count(part).map_err(|e| match e {
+                    Some(digits) if part == text => too_many(digits),
+                    // A part of C+T too long: the store as written.
+                    Some(_) => too_many(text.to_string()),
+                    None => SetupError::Number {
+                        field: name,
+                        text: text.to_string(),
+                    },
+                })
+            };
             let (carried, took) = match text.split_once('+') {
                 Some((c, t)) => {
-                    let c = number(name, c).map_err(|_| SetupError::Number {
-                        field: name,
-                        text: text.to_string(),
-                    })?;
-                    let t = number(name, t).map_err(|_| SetupError::Number {
-                        field: name,
-                        text: text.to_string(),
-                    })?;
+                    // Both parts must be numbers before either is said to be too large.
+                    let (c, t) = match (count(c), count(t)) {
+                        (Err(e @ SetupError::Number { .. }), _)
+                        | (_, Err(e @ SetupError::Number { .. })) => return Err(e),
+                        (c, t) => (c?, t?),
+                    };
                     if round == 1 && c > 0 {
                         return Err(SetupError::CarriedInRoundOne(side));
                     }
                     (c, t)
                 }
                 None => {
-                    let n = number(name, text)?;
+                    let n = count(text)?;
                     if round == 1 {
                         (0, n)
                     } else {
@@ -584,12 +618,7 @@ impl FromStr for Setup {
             };
             let n = carried + took;
             if n > u32::from(total) {
-                return Err(SetupError::TooMany {
-                    place: name.to_string(),
-                    seeds: n,
-                    total,
-                    game,
-                });
+                return Err(too_many(n.to_string()));
             }
             stores[side.index()] = n as u8;
             taken[side.index()] = took as u8;

@@ -244,7 +244,7 @@ fn an_illegal_move_is_refused_with_its_number_place_and_reason() {
     }
     let e = Record::parse(text).unwrap_err().to_string();
     assert!(
-        e.starts_with("line 3, column 11: move 2... a: not your hole"),
+        e.starts_with("line 3, column 11: move 2. a: not your hole"),
         "{e}"
     );
 }
@@ -501,7 +501,7 @@ fn errors_name_a_move_by_the_records_own_number_and_round() {
     // In a match the same moves end round 1; a bad move of round 2 is named with its marker.
     let text = format!("[Game \"raja-pasu\"]\n[Mode \"match\"]\n\n{game}\nR2 1. D f 2. d *\n");
     let e = Record::parse(&text).unwrap_err().to_string();
-    assert!(e.contains("move R2 2... d:"), "{e}");
+    assert!(e.contains("move R2 2. d:"), "{e}");
 }
 
 #[test]

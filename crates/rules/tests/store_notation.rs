@@ -121,3 +121,42 @@ fn a_match_written_mid_round_two_reads_back_its_takings() {
     let back = setup(&text).game_state(Mode::Match).unwrap();
     assert_eq!(back.taken_this_round(), taken, "{text}");
 }
+
+#[test]
+fn numbers_too_large_for_any_integer_are_too_many_seeds_not_malformed() {
+    let cases = [
+        (
+            "4294967296,0,0,0,0,0,0/0,0,0,0,0,0,0 0 0 S 1 walak-pussa",
+            "position: hole A holds 4294967296 seeds, more than the 56 seeds of walak-pussa",
+        ),
+        (
+            "0,0,0,0,0,0,0/0,0,0,0,0,0,99999999999999999999999 0 0 S 1 walak-pussa",
+            "position: hole g holds 99999999999999999999999 seeds, more than the 56 seeds of walak-pussa",
+        ),
+        (
+            "0,0,0,0,0,0,0/0,0,0,0,0,0,0 4294967296 0 S 1 walak-pussa",
+            "position: South's store holds 4294967296 seeds, more than the 56 seeds of walak-pussa",
+        ),
+        (
+            "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0099999999999999999999 S 1 walak-pussa",
+            "position: North's store holds 99999999999999999999 seeds, more than the 56 seeds of walak-pussa",
+        ),
+        (
+            "4,4,4,4,4,4,4/4,4,4,4,4,4,4 1+99999999999 0 S 2 walak-pussa",
+            "position: South's store holds 1+99999999999 seeds, more than the 56 seeds of walak-pussa",
+        ),
+        // Not digits at all: still not a number, however long the other part.
+        (
+            "4,4,4,4,4,4,4/4,4,4,4,4,4,4 a+99999999999 0 S 2 walak-pussa",
+            "position: South's store: 'a+99999999999' is not a number",
+        ),
+    ];
+    for (text, want) in cases {
+        let err = text.parse::<Setup>().unwrap_err();
+        assert_eq!(err.to_string(), want, "{text}");
+        assert!(matches!(
+            err,
+            SetupError::TooMany { .. } | SetupError::Number { .. }
+        ));
+    }
+}

@@ -1,0 +1,482 @@
+//! How the `pussa` binary reads and tells positions, moves and records (the notation): record
+//! files, move lists, numbering, the words of `explain`, number messages.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn pussa(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Runs and expects success.
+fn ok(args: &[&str]) -> String {
+    let o = pussa(args);
+    assert!(o.status.success(), "{args:?} failed: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// Runs and expects a one-line `error: ...` with exit code 1, never a panic.
+fn fails(args: &[&str]) -> String {
+    let o = pussa(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    err
+}
+
+fn json_lines(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn scratch(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-notation-words");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn a_record_file_that_is_not_a_small_regular_file_is_refused_at_once() {
+    let err = fails(&["replay", "--record", "/dev/zero"]);
+    assert_eq!(
+        err.trim(),
+        "error: the record /dev/zero is not a regular file (a record is read from a text file)"
+    );
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-notation-words");
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.txt");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(16 * 1024 * 1024 + 1).unwrap();
+    let err = fails(&["replay", "--record", big.to_str().unwrap()]);
+    assert!(
+        err.ends_with("is larger than 16 MiB, the most a record file may hold\n"),
+        "{err}"
+    );
+    std::fs::remove_file(&big).unwrap();
+    // Text that cannot start a record stops the reading at once.
+    let junk = dir.join("junk.txt");
+    std::fs::write(&junk, "\n  ".to_string() + &"A".repeat(8 << 20)).unwrap();
+    let err = fails(&["replay", "--record", junk.to_str().unwrap()]);
+    assert!(
+        err.contains("junk.txt: line 1, column 1: missing [Game \"...\"] tag"),
+        "{err}"
+    );
+    std::fs::remove_file(&junk).unwrap();
+}
+
+#[test]
+fn errors_in_a_chosen_record_give_the_line_in_the_file() {
+    let p = scratch(
+        "multi.txt",
+        "[Game \"walak-pussa\"]\n\n1. A *\n\n[Game \"walak-pussa\"]\n\n1. B *\n\n\
+         [Game \"walak-pussa\"]\n[Result \"*\"]\n\n1. A d 2. Z *\n",
+    );
+    let path = p.to_str().unwrap();
+    let err = fails(&["replay", "--record", path, "--game-number", "3"]);
+    assert!(
+        err.contains(": line 12, column 11: 'Z' is not a move"),
+        "{err}"
+    );
+    let p = scratch(
+        "multi-move.txt",
+        "[Game \"walak-pussa\"]\n\n1. A *\n\n[Game \"raja-pasu\"]\n\n1. G A *\n",
+    );
+    let err = fails(&[
+        "replay",
+        "--record",
+        p.to_str().unwrap(),
+        "--game-number",
+        "2",
+    ]);
+    assert!(
+        err.contains(": line 7, column 6: move 1... A: not your hole"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_lap_round_the_ring_says_so_and_names_the_emptied_hole() {
+    let out = ok(&[
+        "explain",
+        "--position",
+        "15,0,0,0,0,0,0/0,0,0,0,0,0,0 83 0 S 1 raja-pasu",
+        "--move",
+        "A",
+    ]);
+    assert!(
+        out.contains("lift A (15) → B … B (once round the ring: the emptied A gets a seed)\n"),
+        "{out}"
+    );
+    // Round 2 of a match with a b c closed: 16 seeds over 11 open holes.
+    let out = ok(&[
+        "explain",
+        "--position",
+        "0,2,16,1,1,1,1/x,x,x,16,3,0,0 16+25 5+11 S 2 raja-pasu",
+        "--move",
+        "C",
+    ]);
+    assert!(
+        out.contains("lift C (16) → D … d (once round the ring: the emptied C gets a seed)"),
+        "{out}"
+    );
+    // A short lap says nothing of the kind.
+    let out = ok(&["explain", "--game", "walak-pussa", "--move", "A"]);
+    assert!(!out.contains("round the ring"), "{out}");
+}
+
+#[test]
+fn one_seed_and_one_hole_are_told_in_the_singular() {
+    let out = ok(&[
+        "explain",
+        "--position",
+        "1,0,0,1,0,1,0/1,0,1,0,1,0,1 49 0 S 1 walak-pussa",
+        "--move",
+        "A",
+    ]);
+    assert!(
+        out.contains("the hole after it, D, holds 1: South takes it\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "the hole after D (E) is empty and the one after it, F, holds 1: South takes it too\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("holds 1: South takes them"), "{out}");
+    let out = ok(&[
+        "replay",
+        "--match",
+        "--position",
+        "0,0,0,0,0,1,0/0,0,0,0,0,0,0 60 9 S 1 pasu-pondi",
+    ]);
+    assert!(
+        out.contains("North fills 1 hole with 5 seeds, b c d e f g closed; 4 stay in the store."),
+        "{out}"
+    );
+}
+
+#[test]
+fn explain_json_writes_closed_holes_as_replay_json_does() {
+    let pos = "3,0,1,0,1,2,0/0,0,0,0,0,0,0 58 33 S 1 raja-pasu";
+    let events: Value = serde_json::from_str(&ok(&[
+        "explain",
+        "--position",
+        pos,
+        "--move",
+        "C",
+        "--match",
+        "--json",
+    ]))
+    .unwrap();
+    let refill = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "refill")
+        .expect("a refill event");
+    let states = json_lines(&ok(&[
+        "replay",
+        "--position",
+        pos,
+        "--moves",
+        "C",
+        "--match",
+        "--json",
+    ]));
+    let last = states.last().unwrap();
+    assert_eq!(last["round"], 2);
+    assert_eq!(refill["closed"], serde_json::json!([7, 8, 9]));
+    assert_eq!(refill["closed"], last["closed"]);
+}
+
+/// The movetext of docs/notation.md's match record.
+const MATCH_MOVETEXT: &str = "1. G e 2. D c 3. B g 4. E f 5. E g 6. C R2 1. D f";
+
+#[test]
+fn moves_take_a_records_movetext_with_its_round_markers_checked() {
+    let pasted = ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        MATCH_MOVETEXT,
+        "--json",
+    ]);
+    let plain = ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        "G e D c B g E f E g C D f",
+        "--json",
+    ]);
+    assert_eq!(pasted, plain);
+    assert_eq!(json_lines(&pasted).last().unwrap()["round"], 2);
+    for (moves, want) in [
+        (
+            "1. G e R2 D",
+            "error: round marker R2, but this move is in round 1 (move 2. D)\n",
+        ),
+        (
+            "G e D c B g E f E g C R3 D",
+            "error: round marker R3, but this move is in round 2 (move R2 1. D)\n",
+        ),
+        (
+            "G e D c B g E f E g C D R2 f",
+            "error: round marker R2, but round 2 is already being played (move R2 1... f)\n",
+        ),
+        (
+            "G e R2",
+            "error: round marker R2 is not followed by a move\n",
+        ),
+    ] {
+        let err = fails(&["replay", "--game", "raja-pasu", "--match", "--moves", moves]);
+        assert_eq!(err, want, "{moves}");
+    }
+    // In a single game the round's end is the game's.
+    let err = fails(&["replay", "--game", "raja-pasu", "--moves", MATCH_MOVETEXT]);
+    assert!(
+        err.starts_with(
+            "error: round marker R2, but the game is over (a single game has one round)"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn replay_numbers_moves_as_records_do() {
+    let rec = scratch(
+        "match.txt",
+        "[Game \"raja-pasu\"]\n[Mode \"match\"]\n[First \"S\"]\n[Result \"*\"]\n\n\
+         1. G e 2. D c 3. B {a comment} 3... g 4. E f 5. E g 6. C\nR2 1. D f *\n",
+    );
+    let out = ok(&["replay", "--record", rec.to_str().unwrap()]);
+    for line in [
+        "\n3. South plays B: 6 laps, South takes 21, North takes 8.\n{a comment}\n",
+        "\n3... North plays g: 2 laps, nothing taken.\n",
+        "\nR2 1. South plays D: 5 laps, South takes 5.\n",
+        "\nR2 1... North plays f: 4 laps, South takes 20, North takes 11.\n",
+    ] {
+        assert!(out.contains(line), "{line:?} in {out}");
+    }
+    assert!(!out.contains("\n13. "), "{out}");
+    // Errors in a move list name the move the same way, by the turn it stands in.
+    let err = fails(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--moves",
+        "1. G e 2. D c 3. B g 4. A A",
+    ]);
+    assert_eq!(
+        err,
+        "error: move 4... A: not your hole: North is to move and owns a-g\n"
+    );
+    let err = fails(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        "G e D c B g E f E g C D f a",
+    ]);
+    assert!(
+        err.starts_with("error: move R2 2. a: not your hole"),
+        "{err}"
+    );
+    let err = fails(&["replay", "--game", "raja-pasu", "--moves", "G e Q"]);
+    assert!(err.starts_with("error: move 2. Q: not a move"), "{err}");
+}
+
+/// Pasu Pondi with every seed in South's row, South to move: the round is over at once.
+const OVER_AT_ONCE: &str = "0,0,0,0,0,1,0/0,0,0,0,0,0,0 60 9 S 1 pasu-pondi";
+
+#[test]
+fn a_position_that_ends_its_round_is_shown_as_given_then_ended() {
+    let lines = json_lines(&ok(&["replay", "--position", OVER_AT_ONCE, "--json"]));
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(
+        lines[0],
+        serde_json::json!({"round":1,"board":[0,0,0,0,0,1,0,0,0,0,0,0,0,0],"closed":[],
+            "stores":[60,9],"to_move":"S","legal":[],"round_over":true,"match_over":false,
+            "winner":null})
+    );
+    assert_eq!(lines[1]["board"], serde_json::json!([0u8; 14].to_vec()));
+    assert_eq!(lines[1]["stores"], serde_json::json!([61, 9]));
+    assert_eq!(lines[1]["winner"], "S");
+    let text = ok(&["replay", "--position", OVER_AT_ONCE]);
+    assert!(
+        text.contains(
+            "South   0  0  0  0  0  1  0   store 60\n        A  B  C  D  E  F  G\n\
+             South to move, but the round is already over in this position: every seed lies \
+             in South's row.\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Round 1 is over: every seed left lies in one row"),
+        "{text}"
+    );
+    // A record starting there shows the same.
+    let rec = scratch(
+        "over.txt",
+        &format!("[Game \"pasu-pondi\"]\n[Position \"{OVER_AT_ONCE}\"]\n\n1-0\n"),
+    );
+    let from_record = ok(&["replay", "--record", rec.to_str().unwrap(), "--json"]);
+    assert_eq!(json_lines(&from_record), lines);
+    // A position being played starts with one line, as before.
+    let start = json_lines(&ok(&["replay", "--game", "pasu-pondi", "--json"]));
+    assert_eq!(start.len(), 1);
+}
+
+#[test]
+fn explain_says_the_round_is_already_over_in_the_position_and_why() {
+    let err = fails(&["explain", "--position", OVER_AT_ONCE, "--move", "F"]);
+    assert_eq!(
+        err,
+        "error: move F: the round is already over in this position: every seed lies in \
+         South's row, so the game is over (South wins)\n"
+    );
+    let err = fails(&[
+        "explain",
+        "--position",
+        OVER_AT_ONCE,
+        "--match",
+        "--move",
+        "F",
+    ]);
+    assert!(
+        err.starts_with(
+            "error: move F: the round is already over in this position: every seed lies in \
+             South's row; round 2, laid out next, cannot start with it: not your hole"
+        ),
+        "{err}"
+    );
+    let out = ok(&[
+        "explain",
+        "--position",
+        OVER_AT_ONCE,
+        "--match",
+        "--move",
+        "a",
+    ]);
+    assert!(
+        out.starts_with(
+            "(the round is already over in this position: every seed lies in South's row; \
+             round 2 is laid out first)\nPasu Pondi, North plays a:"
+        ),
+        "{out}"
+    );
+    let err = fails(&[
+        "explain",
+        "--position",
+        "0,0,0,1,0,0,0/0,0,0,0,0,0,0 0 97 N 1 raja-pasu",
+        "--move",
+        "a",
+    ]);
+    assert!(
+        err.contains("the round is already over in this position: North has no legal move"),
+        "{err}"
+    );
+}
+
+/// Runs and expects clap's usage error (exit 2) on one line, never Rust's `ParseIntError` text.
+fn usage_error(args: &[&str]) -> String {
+    let o = pussa(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    let first = err.lines().next().unwrap_or_default().to_string();
+    for rust in ["target type", "invalid digit", "empty string"] {
+        assert!(!err.contains(rust), "{args:?}: {err}");
+    }
+    first
+}
+
+#[test]
+fn numbers_too_large_for_an_option_name_the_real_problem() {
+    assert_eq!(
+        usage_error(&[
+            "perft",
+            "--game",
+            "walak-pussa",
+            "--depth",
+            "18446744073709551616"
+        ]),
+        "error: invalid value '18446744073709551616' for '--depth <DEPTH>': \
+         18446744073709551616 is not in 0..=64"
+    );
+    assert_eq!(
+        usage_error(&["perft", "--game", "walak-pussa", "--depth", "x"]),
+        "error: invalid value 'x' for '--depth <DEPTH>': 'x' is not a whole number"
+    );
+    let rec = scratch("one.txt", "[Game \"walak-pussa\"]\n\n1. A *\n");
+    assert_eq!(
+        usage_error(&[
+            "replay",
+            "--record",
+            rec.to_str().unwrap(),
+            "--game-number",
+            "99999999999999999999",
+        ]),
+        "error: invalid value '99999999999999999999' for '--game-number <N>': \
+         99999999999999999999 is too large (at most 4294967295)"
+    );
+    assert_eq!(
+        usage_error(&["analyze", "--game", "walak-pussa", "--depth", "99999999999"]),
+        "error: invalid value '99999999999' for '--depth <DEPTH>': 99999999999 is not in 1..=96"
+    );
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-notation-egtb");
+    let dir = dir.to_str().unwrap();
+    for (closed, want) in [
+        (
+            "-",
+            "error: --closed: `-`: '' is not a number of holes (write a-b: the holes closed, \
+             0 to 6, in the mover's row and the opponent's)\n",
+        ),
+        (
+            "a-b",
+            "error: --closed: `a-b`: 'a' is not a number of holes (write a-b: the holes closed, \
+             0 to 6, in the mover's row and the opponent's)\n",
+        ),
+        (
+            "99999999999-1",
+            "error: --closed: `99999999999-1`: 0 to 6 holes a row, not both 0 (the open board \
+             is built without --closed)\n",
+        ),
+    ] {
+        let err = fails(&[
+            "egtb",
+            "build",
+            "--game",
+            "walak-pussa",
+            "--max-seeds",
+            "2",
+            "--dir",
+            dir,
+            "--quiet",
+            "--closed",
+            closed,
+        ]);
+        assert_eq!(err, want, "{closed}");
+    }
+}
