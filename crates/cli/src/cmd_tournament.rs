@@ -45,15 +45,15 @@ pub struct Args {
     #[arg(long = "match")]
     pub match_mode: bool,
     /// Number of games (played in pairs with the seats swapped).
-    #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, short = 'n', default_value_t = 20, value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
     pub games: u32,
     /// Random plies at the start of each pair of games.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
     pub random_opening: u32,
     /// Keep only random openings that a search of this many nodes finds within 3 seeds of even
     /// (all --random-opening plies played; after 200 tries the most even one). Without it any
     /// random opening is played, often one that gives away a dozen seeds.
-    #[arg(long, value_name = "NODES", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    #[arg(long, value_name = "NODES", value_parser = crate::numarg::ranged::<u64>(1, 1_000_000_000))]
     pub balanced_openings: Option<u64>,
     /// Keep only random openings that are exact draws, solved with the endgame tables under
     /// --egtb, a different one for every pair while 200 tries find one (all --random-opening
@@ -68,20 +68,20 @@ pub struct Args {
     #[arg(long, value_name = "DIR", default_value = "data/egtb")]
     pub egtb: PathBuf,
     /// Seed for openings, levels and random players.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
     pub seed: u64,
     /// Time per move in milliseconds (search, mcts and engine players; a warning if neither
     /// player is one). With none of --movetime, --depth, --nodes they get 100 ms a move.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
     pub movetime: Option<u64>,
     /// Search depth per move (search, mcts and engine players).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
     pub depth: Option<u32>,
     /// Nodes per move (search, mcts and engine players).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
     pub nodes: Option<u64>,
     /// Games played at once (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
     pub concurrency: Option<usize>,
     /// Stop early when this SPRT is decided: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05). The
     /// GSPRT as fishtest computes it: pentanomial over the complete pairs, logistic Elo.
@@ -89,17 +89,17 @@ pub struct Args {
     pub sprt: Option<String>,
     /// How long an external engine may take to answer during a game, in milliseconds
     /// (default: 3 × movetime + 1000, or 10000); it must be above --movetime.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
     pub engine_timeout: Option<u64>,
     /// How long an external engine may take to start, in milliseconds: from its launch to
     /// `pussaok`, and from `newgame` to `readyok` (default: 30000, or the answer timeout if
     /// longer). Every engine is started once before the first game, and a run whose engine
     /// cannot start is refused.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
     pub engine_start_timeout: Option<u64>,
     /// A match still going after this many rounds is scored a draw (matches only; default
     /// 100).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
     pub max_rounds: Option<u32>,
     /// Write the games as game records to this file, each appended as it finishes (in the
     /// order games finish); at the end the file is rewritten in game order. An existing file

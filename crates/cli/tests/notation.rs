@@ -445,6 +445,25 @@ fn numbers_too_large_for_an_option_name_the_real_problem() {
         usage_error(&["analyze", "--game", "walak-pussa", "--depth", "99999999999"]),
         "error: invalid value '99999999999' for '--depth <DEPTH>': 99999999999 is not in 1..=96"
     );
+    // Tournament and serve options read numbers the same way.
+    assert_eq!(
+        usage_error(&["tournament", "greedy", "random", "--games", "99999999999"]),
+        "error: invalid value '99999999999' for '--games <GAMES>': \
+         99999999999 is too large (at most 4294967295)"
+    );
+    assert_eq!(
+        usage_error(&["tournament", "greedy", "random", "--seed", "x"]),
+        "error: invalid value 'x' for '--seed <SEED>': 'x' is not a whole number"
+    );
+    assert_eq!(
+        usage_error(&["serve", "--new-games-per-minute", "99999999999"]),
+        "error: invalid value '99999999999' for '--new-games-per-minute <N>': \
+         99999999999 is too large (at most 4294967295)"
+    );
+    assert_eq!(
+        usage_error(&["serve", "--claim-after", "0"]),
+        "error: invalid value '0' for '--claim-after <SECONDS>': 0 is not in 1..=86400"
+    );
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-notation-egtb");
     let dir = dir.to_str().unwrap();
     for (closed, want) in [

@@ -380,7 +380,7 @@ fn bad_arguments_are_one_line_errors() {
         ),
         (
             vec!["tournament", "random", "random", "-n", "99999999999"],
-            "99999999999 is not in 1..=4294967295",
+            "99999999999 is too large (at most 4294967295)",
         ),
         (
             vec![
