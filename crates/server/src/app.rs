@@ -758,8 +758,19 @@ impl App {
             live::winner_name(&next.state),
         )?;
         *g = next;
-        // A move answers every offer.
-        g.meta.offers = Offers::default();
+        // A move answers the other side's offers: the friend's move declines a draw offer and
+        // ends a takeback proposal. As on lichess, a draw offer made by the mover goes with their
+        // own move and stands until the friend answers it or moves; a takeback proposal is for
+        // the position it was made in, so any move clears it. A game over clears everything.
+        let draw = g
+            .meta
+            .offers
+            .draw
+            .filter(|&by| !g.state.is_over() && played.iter().all(|p| p.rec.side == by));
+        g.meta.offers = Offers {
+            draw,
+            takeback: None,
+        };
         slot.set_state(&g.to_json());
         Ok(())
     }

@@ -293,7 +293,7 @@ async fn draw_offers_are_made_declined_withdrawn_cleared_by_a_move_and_agreed() 
     let st = ok(&s, &id, "draw", json!({"token": south, "offer": false})).await["state"].clone();
     assert_eq!(offers(&st)["draw"], Value::Null);
 
-    // An offer stands until a move is played.
+    // An offer stands until the other side moves: the friend's move declines it.
     ok(&s, &id, "draw", json!({"token": north, "offer": true})).await;
     assert_eq!(state(&s, &id).await["offers"]["draw"], "N");
     let st = play_first(&s, &id, &south).await;
@@ -815,5 +815,41 @@ async fn strangers_get_403_on_every_ending_endpoint() {
             .assert_error(404, "no game");
     }
     assert_eq!(state(&s, &id).await["ended"], Value::Null);
+    s.stop().await;
+}
+
+/// As on lichess, a draw offer made on one's own turn goes with one's move: the mover's move
+/// leaves it standing (the friend can answer it at leisure), the friend's move clears it; a
+/// takeback proposal still lapses with any move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draw_offer_made_on_ones_turn_stands_through_ones_own_move() {
+    let s = TestServer::start("end-draw-own-move").await;
+    let (id, south, north) = s.online_game_with("walak-pussa", "single", "S").await;
+    // South is to move: offers, then moves. The offer stands.
+    assert_eq!(state(&s, &id).await["to_move"], "S");
+    ok(&s, &id, "draw", json!({"token": south, "offer": true})).await;
+    let st = play_first(&s, &id, &south).await;
+    assert_eq!(st["offers"], json!({"draw": "S", "takeback": null}));
+    assert_eq!(state(&s, &id).await["offers"]["draw"], "S");
+    // North moves instead of answering: that declines it.
+    let mut st = state(&s, &id).await;
+    while st["to_move"] == "S" {
+        st = play_first(&s, &id, &south).await;
+    }
+    ok(&s, &id, "draw", json!({"token": south, "offer": true})).await;
+    let st = play_first(&s, &id, &north).await;
+    assert_eq!(st["offers"]["draw"], Value::Null);
+    // A takeback proposal lapses even with the proposer's own move; their draw offer stays.
+    let mut st = st;
+    while st["to_move"] == "N" {
+        st = play_first(&s, &id, &north).await;
+    }
+    ok(&s, &id, "takeback", json!({"token": south, "offer": true})).await;
+    ok(&s, &id, "draw", json!({"token": south, "offer": true})).await;
+    let st = play_first(&s, &id, &south).await;
+    assert_eq!(st["offers"], json!({"draw": "S", "takeback": null}));
+    // The friend accepts the offer that came with the move: the game is drawn.
+    let st = ok(&s, &id, "draw", json!({"token": north, "offer": true})).await["state"].clone();
+    assert_eq!(st["ended"], json!({"kind": "draw_agreed"}));
     s.stop().await;
 }
