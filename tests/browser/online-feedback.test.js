@@ -124,7 +124,7 @@ test('the proposer is told when a draw offer or takeback is declined, or lapses 
   await south.click('#offer-draw');
   await south.waitForFunction(() => /Cancel the draw offer/.test(document.querySelector('#offer-draw').textContent));
   await apiMove(server, g);
-  await south.waitForFunction(() => /draw offer lapsed: a move was played/.test(document.querySelector('#notice-text').textContent));
+  await south.waitForFunction(() => /draw offer lapsed: your friend moved instead of answering/.test(document.querySelector('#notice-text').textContent));
   assert.match(await noticeText(south), /lapsed/);
   south.checkClean();
   await south.context().close();

@@ -422,9 +422,20 @@ function route() {
   }
   // A rules page's section (#/rules/GAME/SECTION) scrolls there once the text is in.
   if (!(view === 'rules' && parts[2] && lastRules === parts[1])) window.scrollTo(0, 0);
-  if (view !== 'game' && game) {
+  // The rules and the help reached from a game (its own links, or any way while it is open)
+  // show in front of it: the game stays open behind them, its connection too, so an online
+  // player reading them is not "away" and the friend cannot claim the game meanwhile (as on
+  // lichess, nothing reached from the game counts as leaving it). A bar on those pages tells
+  // the game's turn and leads back. Any other page closes the game.
+  const behind = (view === 'rules' || view === 'help') && game && !game.closed && !!game.state;
+  if (view !== 'game' && game && !behind) {
     game.close();
     game = null;
+  }
+  if (behind) {
+    game.behind = true;
+    // A move being animated ends at once: nobody sees the board now.
+    if (game.animator.running) game.animator.skip();
   }
   if (view === 'home') {
     document.title = 'pussa: play';
@@ -437,6 +448,8 @@ function route() {
   if (view === 'games') showGames();
   if (view === 'rules') showRules(parts[1] || 'walak-pussa', parts[2]);
   if (view === 'help') document.title = 'pussa: how to play online';
+  if (game) game.renderBehind();
+  else $('#game-behind').hidden = true;
 }
 
 // An invite link (/?game=ID&invite=T) or a watch link (/?game=ID) lands here first.
@@ -665,10 +678,11 @@ class GameView {
     this.closed = false;
     this.board = new Board($('#board-host'), {
       onPlay: (l) => this.play(l),
-      // A hole of one's own clicked while a move is being shown is handled as its key: the
-      // animation ends and the hole is played (or refused with the reason).
+      // A hole of one's own that cannot be played now is handled as its key: during a move's
+      // animation the animation ends and the hole is played (or refused with the reason);
+      // otherwise the reason is given at once ("It is not your move…", "E is empty.").
       onOther: (l) => {
-        if (this.animator.running && this.mine.has(holeIndex(l) < 7 ? 0 : 1)) this.key(l);
+        if (this.mine.has(holeIndex(l) < 7 ? 0 : 1)) this.key(l);
       },
     });
     this.animator = new Animator(this.board, $('#caption'));
@@ -718,9 +732,50 @@ class GameView {
    * title again once the page is looked at.
    */
   updateTitle() {
-    if (!this.baseTitle || this.closed || game !== this || $('#view-game').hidden) return;
+    if (!this.baseTitle || this.closed || game !== this || (!this.behind && $('#view-game').hidden)) return;
     const yours = document.hidden && this.kind === 'online' && !this.busy && this.myTurn();
+    if (this.behind) {
+      // The rules or help read in front of the game: their own title, with the same notice.
+      this.renderBehind();
+      const base = document.title.replace(/^Your move · /, '');
+      document.title = yours ? `Your move · ${base}` : base;
+      return;
+    }
     document.title = yours ? `Your move · ${this.baseTitle}` : this.baseTitle;
+  }
+
+  /**
+   * The bar over the rules or help read in front of this game (kept open behind them): the
+   * game's turn line ("Your move …", "Friend to move …", the result) and "Back to your game".
+   * Hidden while the game itself is shown.
+   */
+  renderBehind() {
+    const bar = $('#game-behind');
+    const shown = !!this.behind && !this.closed && game === this && !!this.state;
+    bar.hidden = !shown;
+    if (!shown) return;
+    const s = this.state;
+    const title = TITLES[s.game] || s.title || s.game;
+    const what = `${title}${s.mode === 'match' ? ' match' : ''}${this.kind === 'online' ? ' online' : ''}`;
+    const stay = this.kind === 'online' && this.mine.size && !s.ended && !s.match_over ? ' (you are still at the table: your friend does not see you away)' : '';
+    const turn = $('#turn').textContent.trim();
+    $('#game-behind-text').textContent = `Your ${what} game is open${stay}: ${turn}`;
+    bar.classList.toggle('yours', this.mine.size > 0 && !this.busy && this.myTurn() && this.kind !== 'hotseat');
+    $('#game-behind-link').href = `#/game/${encodeURIComponent(this.id)}`;
+  }
+
+  /** The game shown again after the rules or help read in front of it. */
+  resume(moveFocus) {
+    this.behind = false;
+    $('#game-behind').hidden = true;
+    if (this.baseTitle) document.title = this.baseTitle;
+    this.updateTitle();
+    // A round's or game's summary that came meanwhile opens now.
+    if (this.dialogLater) {
+      this.dialogLater = false;
+      if (!$('#round-dialog').open) $('#round-dialog').showModal();
+    }
+    if (moveFocus) this.placeFocus();
   }
 
   async start(initial) {
@@ -998,12 +1053,24 @@ class GameView {
     if (said) this.announce(`${said}${news ? ` ${news}` : ''} ${$('#turn').textContent}`);
   }
 
+  /**
+   * Whether nobody looks at the board: the tab is in the background, or the rules or help are
+   * shown over the game (the game stays open behind them). A move is then not animated: the
+   * page shows its result at once, so the title and the way back tell the turn without waiting
+   * for an animation nobody sees (background tabs throttle its timers too). It can be watched
+   * again with Replay.
+   */
+  unseen() {
+    return document.hidden || !!this.behind;
+  }
+
   /** Animates `played` (moves in order, each with its trace) from the board shown now. */
   async animatePlayed(state, played) {
     this.setBusy(true);
     this.board.setLegal([]);
     this.animator.running = true;
     $('#skip').disabled = false;
+    if (this.unseen()) this.animator.skip();
     try {
       for (const p of played) {
         if (this.closed) return;
@@ -1086,7 +1153,8 @@ class GameView {
     const title = TITLES[s.game] || s.title || s.game;
     $('#game-title').textContent = `${title}${s.mode === 'match' ? ' match' : ''}`;
     this.baseTitle = `pussa: ${title}`;
-    document.title = this.baseTitle;
+    // Behind the rules or help, their page keeps its own title (updateTitle adds the notice).
+    if (!this.behind) document.title = this.baseTitle;
     const you = [...this.mine];
     const role =
       this.kind === 'hotseat' && this.mine.size
@@ -1662,7 +1730,9 @@ class GameView {
       if (m.offer && m.offer.kind === kind && m.offer.action === 'decline' && m.offer.by !== me) {
         notice(`Your friend declined your ${what}.`, 'info');
       } else if (m.played && m.played.length && !m.state.ended) {
-        notice(`Your ${what} lapsed: a move was played.`, 'info');
+        // A draw offer goes with one's own move (as on lichess): only the friend's move drops it.
+        const why = kind === 'draw' ? 'your friend moved instead of answering' : 'a move was played';
+        notice(`Your ${what} lapsed: ${why}.`, 'info');
       }
     }
   }
@@ -1935,7 +2005,14 @@ class GameView {
     if (!this.state.legal.includes(letter)) {
       const i = holeIndex(letter);
       const closed = (this.state.closed || []).includes(letter);
-      const why = closed ? `${letter} is closed this round` : this.state.board[i] === 0 ? `${letter} is empty` : `${letter} cannot be played now`;
+      const theirs = (i < 7 ? 0 : 1) !== side;
+      const why = theirs
+        ? `${letter} is ${SIDE_NAME[i < 7 ? 0 : 1]}'s hole: ${SIDE_NAME[side]} to move`
+        : closed
+          ? `${letter} is closed this round`
+          : this.state.board[i] === 0
+            ? `${letter} is empty`
+            : `${letter} cannot be played now`;
       $('#caption').textContent = `${why}.`;
       return true;
     }
@@ -2006,11 +2083,21 @@ class GameView {
     // The game goes on after a round; after the last one the button only closes the dialog.
     $('#round-dialog-ok').textContent = s.match_over ? 'Close' : 'Continue';
     $('#round-dialog-title').textContent = title;
+    // Not over the rules or help read in front of the game: it opens once the game is back.
+    if (this.behind) {
+      this.dialogLater = true;
+      return;
+    }
     if (!d.open) d.showModal();
   }
 }
 
 async function openGame(id, moveFocus = false) {
+  if (game && game.id === id && game.state) {
+    // Back from the rules or help read in front of it: the game was kept open.
+    game.resume(moveFocus);
+    return;
+  }
   if (game && game.id === id) return;
   if (game) game.close();
   game = new GameView(id);
@@ -2135,7 +2222,14 @@ function setupGameControls() {
     else game.takeback(false);
   });
   // The "Your move" title of a background tab goes once the page is looked at.
-  document.addEventListener('visibilitychange', () => game && game.updateTitle());
+  // A tab put in the background shows the move being animated at once (its end, its turn).
+  // The bar over the rules or help follows the turn line of the game kept open behind them.
+  new MutationObserver(() => game && game.renderBehind()).observe($('#turn'), { childList: true, characterData: true, subtree: true });
+  document.addEventListener('visibilitychange', () => {
+    if (!game) return;
+    if (document.hidden && game.animator.running) game.animator.skip();
+    game.updateTitle();
+  });
   window.addEventListener('focus', () => game && game.updateTitle());
   $('#claim-win').addEventListener('click', () => game && game.claim('win'));
   $('#claim-draw').addEventListener('click', () => game && game.claim('draw'));
