@@ -18,7 +18,7 @@ test('captions of a sowing, as in the brief', () => {
     assert.equal(caption({ type: 'four', hole: 'c', owner: n }, 'South'), 'Four in c: North takes 4');
     assert.equal(caption({ type: 'match_end', winner: n }, 'South'), 'North wins');
     assert.equal(
-      caption({ type: 'refill', round: 2, filled: [7, 5], remainder: [3, 1], closed: 0, starter: n }, 'South'),
+      caption({ type: 'refill', round: 2, filled: [7, 5], remainder: [3, 1], closed: [], starter: n }, 'South'),
       'Round 2: South fills 7 holes, North 5; North starts',
     );
     assert.equal(reasonText({ kind: 'no_legal_move', stuck: n }), 'North cannot move');
@@ -49,7 +49,7 @@ test('captions call the players what the page calls them, with "You" taking the 
   assert.equal(caption({ type: 'four', hole: 'C', owner: 'S' }, 'North', names), 'Four in C: you take 4');
   assert.equal(caption({ type: 'match_end', winner: 'S' }, 'South', names), 'You win');
   assert.equal(
-    caption({ type: 'refill', round: 2, filled: [7, 5], remainder: [3, 1], closed: 0, starter: 'S' }, 'North', names),
+    caption({ type: 'refill', round: 2, filled: [7, 5], remainder: [3, 1], closed: [], starter: 'S' }, 'North', names),
     'Round 2: you fill 7 holes, Computer 5; you start',
   );
   assert.equal(

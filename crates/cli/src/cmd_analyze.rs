@@ -114,7 +114,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let game = crate::cmd_replay::game_of(args.game, args.position.as_deref())?;
     let mut g = start_state(game, mode, args.first, args.position.as_deref())?;
     let moves = parse_moves(args.moves.as_deref().unwrap_or(""));
-    play_moves(&mut g, &moves, |_, _, _, _| Ok(()))?;
+    let start_round = g.round();
+    play_moves(&mut g, start_round, &moves, |_, _, _, _| Ok(()))?;
     if matches!(g.status(), Status::RoundOver { .. }) {
         g.next_round();
     }

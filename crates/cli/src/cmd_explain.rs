@@ -27,8 +27,10 @@ pub struct Args {
     /// The move: a hole letter, A-G (South) or a-g (North).
     #[arg(long = "move")]
     pub mv: Hole,
-    /// Print the trace's events as a JSON array instead of words (a refill's `closed`: the
-    /// indices of the closed holes, as in `replay --json`).
+    /// Print the trace's events as a JSON array instead of words, as the crate's `Event` and the
+    /// web API's trace write them (a refill's `closed`: the indices of the closed holes, as in
+    /// `replay --json`). From a position whose round is already over, the round's `round_end`
+    /// and the next round's `refill` come first.
     #[arg(long)]
     pub json: bool,
 }
@@ -79,21 +81,25 @@ fn them(seeds: u8) -> &'static str {
     }
 }
 
-/// "North takes 4 twice", "South takes 4, North takes 4".
-fn fours_taken(owners: &[Side]) -> String {
-    if owners.iter().all(|&o| o == owners[0]) {
-        let times = match owners.len() {
-            1 => String::new(),
-            2 => " twice".to_string(),
-            n => format!(" {n} times"),
+/// Several fours taken in one lap, holes in the order they reached 4: "North takes a four
+/// twice (8 seeds): f, b", or with both players taking "fours are taken (12 seeds): e by South,
+/// a by North, c by South".
+fn fours_taken(fours: &[(Hole, Side)]) -> String {
+    let seeds = 4 * fours.len();
+    let owner = fours[0].1;
+    if fours.iter().all(|&(_, o)| o == owner) {
+        let times = match fours.len() {
+            2 => "twice".to_string(),
+            n => format!("{n} times"),
         };
-        format!("{} takes 4{times}", owners[0])
+        let holes: Vec<String> = fours.iter().map(|(h, _)| h.to_string()).collect();
+        format!(
+            "{owner} takes a four {times} ({seeds} seeds): {}",
+            holes.join(", ")
+        )
     } else {
-        owners
-            .iter()
-            .map(|o| format!("{o} takes 4"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        let each: Vec<String> = fours.iter().map(|(h, o)| format!("{h} by {o}")).collect();
+        format!("fours are taken ({seeds} seeds): {}", each.join(", "))
     }
 }
 
@@ -138,13 +144,8 @@ fn lap_line(lap: &Lap, open: usize) -> String {
         [(h, owner, true)] => s.push_str(&format!(", and {h} reaches 4: {owner} takes 4")),
         [(h, owner, false)] => s.push_str(&format!(", {h} reaches 4 on the way: {owner} takes 4")),
         many => {
-            let names: Vec<String> = many.iter().map(|(h, ..)| h.to_string()).collect();
-            let owners: Vec<Side> = many.iter().map(|&(_, o, _)| o).collect();
-            s.push_str(&format!(
-                ", {} reach 4: {}",
-                names.join(" and then "),
-                fours_taken(&owners)
-            ));
+            let fours: Vec<(Hole, Side)> = many.iter().map(|&(h, o, _)| (h, o)).collect();
+            s.push_str(&format!(", and {}", fours_taken(&fours)));
         }
     }
     s
@@ -248,20 +249,6 @@ pub fn narrate(before: &Position, after: &Position, events: &[Event]) -> Vec<Str
     lines
 }
 
-/// The trace's events as `--json` prints them: as the server's trace writes them, but with a
-/// refill's `closed` holes as their indices (0-13), as `replay --json` writes closed holes, so
-/// that the command line's JSON has one encoding for them.
-fn events_json(events: &[Event]) -> anyhow::Result<serde_json::Value> {
-    let mut json = serde_json::to_value(events)?;
-    for (value, event) in json.as_array_mut().into_iter().flatten().zip(events) {
-        if let (Event::Refill { closed, .. }, Some(obj)) = (event, value.as_object_mut()) {
-            let indices: Vec<usize> = (0..14).filter(|i| closed & (1 << i) != 0).collect();
-            obj.insert("closed".to_string(), serde_json::json!(indices));
-        }
-    }
-    Ok(json)
-}
-
 /// Runs `pussa explain`.
 ///
 /// # Errors
@@ -277,6 +264,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // A position whose round is already over (the project ends it at once) has no move to
     // explain; in a match it goes on with the next round, as in `replay`.
     let over = over_at_once(&g);
+    // What happens before the move: the round's end and, in a match, the next round's refill.
+    let mut events = Vec::new();
+    let mut ended = None;
     if let Some(why) = &over {
         let over_here = format!("the round is already over in this position: {why}");
         match g.winner() {
@@ -292,7 +282,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 );
             }
             None => {
-                g.next_round();
+                if let Status::RoundOver { result, .. } = g.status() {
+                    events.push(Event::RoundEnd {
+                        reason: result.reason,
+                        swept: result.swept,
+                    });
+                    ended = Some(result);
+                }
+                g.next_round_traced(&mut events);
                 if let Err(e) = g.clone().play(args.mv) {
                     bail!(
                         "move {}: {over_here}; round {}, laid out next, cannot start with it: {}",
@@ -307,7 +304,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let laid_out = over.is_some();
     let before_round = g.round();
     let before = *g.position();
-    let mut events = Vec::new();
+    let laid = events.len();
     let report = g
         .play_traced(args.mv, &mut events)
         .map_err(|e| anyhow!("move {}: {}", args.mv, e.reason))?;
@@ -321,7 +318,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut out = crate::stdout();
     if args.json {
-        serde_json::to_writer(&mut out, &events_json(&events)?)?;
+        serde_json::to_writer(&mut out, &events)?;
         writeln!(out)?;
         return Ok(());
     }
@@ -335,6 +332,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "(the round is already over in this position: {why}; round {} is laid out first)",
             before_round
         )?;
+        if let Some(result) = &ended {
+            writeln!(out, "{}", round_end_words(game, result))?;
+        }
+        if let Some(Event::Refill {
+            round,
+            filled,
+            remainder,
+            closed,
+            starter,
+        }) = events[..laid]
+            .iter()
+            .find(|e| matches!(e, Event::Refill { .. }))
+        {
+            writeln!(out, "Round {round}:")?;
+            for line in refill_words(game, *filled, *remainder, *closed, *starter) {
+                writeln!(out, "  {line}")?;
+            }
+        }
     }
     writeln!(
         out,
@@ -343,7 +358,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         before.to_move(),
         args.mv
     )?;
-    for line in narrate(&before, &after, &events) {
+    for line in narrate(&before, &after, &events[laid..]) {
         writeln!(out, "  {line}")?;
     }
     let t = report.outcome.taken;
@@ -365,7 +380,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             remainder,
             closed,
             starter,
-        }) = events.iter().find(|e| matches!(e, Event::Refill { .. }))
+        }) = events[laid..]
+            .iter()
+            .find(|e| matches!(e, Event::Refill { .. }))
         {
             writeln!(out, "Round {round}:")?;
             for line in refill_words(game, *filled, *remainder, *closed, *starter) {
@@ -442,10 +459,24 @@ mod tests {
                             .count(),
                         1
                     );
+                    // One four a line ("reaches 4"), or several with their seeds ("(8 seeds)").
                     let told_fours: usize = lines
                         .iter()
-                        .filter(|l| l.contains("reach"))
-                        .map(|l| l.matches(" and then ").count() + 1)
+                        .flat_map(|l| l.split("; "))
+                        .map(|l| {
+                            if l.contains(" reaches 4") {
+                                1
+                            } else if let Some((_, rest)) = l.split_once("four") {
+                                let rest = rest.split_once(" (").map_or("", |(_, r)| r);
+                                let n: usize = rest
+                                    .split_once(" seeds)")
+                                    .and_then(|(n, _)| n.parse().ok())
+                                    .unwrap_or(0);
+                                n / 4
+                            } else {
+                                0
+                            }
+                        })
                         .sum();
                     assert_eq!(told_fours, fours, "{lines:#?}");
                     let chain_end = lines

@@ -51,8 +51,9 @@ pub struct Args {
     /// written C+T (kept from the refill + taken in this round).
     #[arg(long, conflicts_with = "record")]
     pub position: Option<String>,
-    /// The moves, separated by spaces or commas; move numbers such as `1.` or `1...` are
-    /// skipped and round markers (`R2`) checked, so a record's movetext can be pasted.
+    /// The moves, separated by spaces or commas; move numbers such as `1.` or `1...` and
+    /// comments `{…}` are skipped, round markers (`R2`) and a final result (`1-0`, `*`) checked
+    /// as a record's, so a record's movetext can be pasted.
     #[arg(long, conflicts_with = "record", allow_hyphen_values = true)]
     pub moves: Option<String>,
     /// Replay a game record file instead (its tags give the game, mode and start). A record
@@ -76,66 +77,132 @@ pub enum MoveToken {
     Move(Hole),
     /// A round marker `R2`, `R3`, …, before the move that opens that round.
     Marker(u32),
+    /// A result token (`1-0`, `0-1`, `1/2-1/2`, `*`), which may only end the list.
+    Result(RecordResult),
     /// A word that is none of these, kept to be reported where it stands.
     Bad(String),
+    /// Text the record reader refuses, with its verdict (`'R0': a round marker is R and the
+    /// round's number, like R2`), reported where it stands.
+    Refused(String),
 }
 
-/// Parses a move list as `--moves` takes it: letters separated by spaces or commas, move
-/// numbers (`1.`, `1...`) skipped, round markers (`R2`) kept to be checked where they stand,
-/// so that a record's movetext can be pasted. Never fails: a word that is not a move is kept
-/// and reported by [`play_moves`] where it stands.
+/// Parses a move list as `--moves` takes it, so that a record's movetext can be pasted: letters
+/// separated by spaces or commas, move numbers (`1.`, `1...`) and comments (`{…}`) skipped,
+/// round markers (`R2`) and a result token (`1-0`) kept to be checked where they stand. Never
+/// fails: a word that is not a move, or text the record reader refuses (an unclosed comment, a
+/// round marker that is not one), is kept and reported by [`play_moves`] where it stands.
 #[must_use]
 pub fn parse_moves(text: &str) -> Vec<MoveToken> {
     let mut tokens = Vec::new();
-    for token in text
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|t| !t.is_empty())
-    {
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        let Some(first) = rest.chars().next() else {
+            break;
+        };
+        if first == '{' {
+            match rest.find('}') {
+                Some(end) => rest = &rest[end + 1..],
+                None => {
+                    tokens.push(MoveToken::Refused(
+                        "comment not closed with '}'".to_string(),
+                    ));
+                    break;
+                }
+            }
+            continue;
+        }
+        if first == '}' {
+            tokens.push(MoveToken::Refused(
+                "'}' without a '{' before it".to_string(),
+            ));
+            rest = &rest[1..];
+            continue;
+        }
+        let end = rest
+            .find(|c: char| c.is_whitespace() || c == ',' || c == '{' || c == '}')
+            .unwrap_or(rest.len());
+        let token = &rest[..end];
+        rest = &rest[end..];
+        if let Some(result) = RecordResult::from_token(token) {
+            tokens.push(MoveToken::Result(result));
+            continue;
+        }
+        if token.contains('-')
+            && token
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b'-' || b == b'/')
+        {
+            tokens.push(MoveToken::Refused(format!(
+                "'{}': a result is 1-0, 0-1, 1/2-1/2 or *",
+                token.escape_debug()
+            )));
+            continue;
+        }
         let digits = token.bytes().take_while(u8::is_ascii_digit).count();
         let dots = token
             .bytes()
             .skip(digits)
             .take_while(|&b| b == b'.')
             .count();
-        let rest = if digits > 0 && dots > 0 {
+        let word = if digits > 0 && dots > 0 {
             &token[digits + dots..]
         } else {
             token
         };
-        if rest.is_empty() {
+        if word.is_empty() {
             continue;
         }
-        if let Some(n) = rest.strip_prefix('R').filter(|n| !n.is_empty()) {
+        if let Some(n) = word.strip_prefix('R').filter(|n| !n.is_empty()) {
             if n.bytes().all(|b| b.is_ascii_digit()) {
-                // A round beyond any match is still a marker, refused where it stands.
-                tokens.push(MoveToken::Marker(n.parse().unwrap_or(u32::MAX)));
+                // As the record reader: a round is a number from 1 that fits its type.
+                tokens.push(match n.parse::<u32>() {
+                    Ok(n) if n >= 1 => MoveToken::Marker(n),
+                    _ => MoveToken::Refused(format!(
+                        "'{}': a round marker is R and the round's number, like R2",
+                        word.escape_debug()
+                    )),
+                });
                 continue;
             }
         }
-        tokens.push(match rest.parse::<Hole>() {
+        tokens.push(match word.parse::<Hole>() {
             Ok(mv) => MoveToken::Move(mv),
-            Err(_) => MoveToken::Bad(rest.to_string()),
+            Err(_) => MoveToken::Bad(word.to_string()),
         });
     }
     tokens
 }
 
-/// Plays a move list from `g`, numbering each move as records do (`3...`, `R2 1.`) and checking
-/// its round markers as the record reader does. Before each move a round of a match that is over
-/// is laid out; after each, `each` gets the move's number (`3...`), the move, what it did and the
-/// state.
+/// Plays a move list from `g`, numbering each move as records do (`3...`, `R2 1.`) from
+/// `start_round`, the round of the position the moves start from (a record's start: before a
+/// round that was over there was laid out), and checking its round markers and its result as the
+/// record reader does. Before each move a round of a match that is over is laid out; after each,
+/// `each` gets the move's number (`3...`), the move, what it did and the state.
+///
+/// Returns the list's result token, if it ends with one: one the moves do not contradict (a
+/// result of a game they leave unfinished is decided without them, as a record's).
 ///
 /// # Errors
-/// The first word that is not a move, a misplaced round marker, or a move that cannot be played,
-/// each named by the move's number (`move 4... A: not your hole: …`).
+/// The first word that is not a move, a misplaced round marker, a move that cannot be played,
+/// each named by the move's number (`move 4... A: not your hole: …`), or a result that is not
+/// last or not the one the moves give.
 pub fn play_moves(
     g: &mut GameState,
+    start_round: u32,
     tokens: &[MoveToken],
     mut each: impl FnMut(&str, Hole, &MoveReport, &mut GameState) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    let mut numbering = Numbering::new(g.round());
+) -> anyhow::Result<Option<RecordResult>> {
+    let mut numbering = Numbering::new(start_round);
     let mut marker = None;
+    let mut result = None;
     for token in tokens {
+        if let Some(r) = result {
+            bail!(
+                "result {r} before move {}: nothing may follow the result",
+                numbering.prefix(g)
+            );
+        }
         let mv = match token {
             MoveToken::Marker(n) => {
                 if marker.is_some() {
@@ -144,13 +211,21 @@ pub fn play_moves(
                 marker = Some(*n);
                 continue;
             }
+            MoveToken::Result(r) => {
+                result = Some(*r);
+                continue;
+            }
             MoveToken::Bad(word) => {
                 bail!(
                     "move {} {}: not a move: moves are A-G (South's holes) and a-g (North's \
-                     holes), with move numbers 1. 1... and round markers R2, R3, …",
+                     holes), with move numbers 1. 1..., round markers R2, R3, …, comments {{…}} \
+                     and a result 1-0, 0-1, 1/2-1/2 or * at the end",
                     numbering.prefix(g),
                     word.escape_debug()
                 );
+            }
+            MoveToken::Refused(why) => {
+                bail!("{why} (at move {})", numbering.prefix(g));
             }
             MoveToken::Move(mv) => *mv,
         };
@@ -174,7 +249,13 @@ pub fn play_moves(
     if let Some(n) = marker {
         bail!("round marker R{n} is not followed by a move");
     }
-    Ok(())
+    if let (Some(r), Some(w)) = (result, g.winner()) {
+        let actual = RecordResult::from_winner(w);
+        if actual != r {
+            bail!("result {r}, but the moves end the game with {actual}");
+        }
+    }
+    Ok(result)
 }
 
 /// The game of a command: `--game`, or else the game the `--position` string names (its last
@@ -268,8 +349,8 @@ impl StateJson {
 }
 
 /// Why the round of a state set up from a position is already over, in words ("every seed
-/// lies in South's row"), or `None` while it is being played. The contract tests a round's end
-/// after each move; the project ends at once the round of a position that already meets a test
+/// lies in South's row"), or `None` while it is being played. The rules test a round's end after
+/// each move; the project ends at once the round of a position that already meets a test
 /// (docs/rules.md, "Decisions").
 #[must_use]
 pub fn over_at_once(g: &GameState) -> Option<String> {
@@ -694,18 +775,36 @@ fn replay(
         (Some(given), Some(why)) => show.start_over(&given, &why, &g)?,
         _ => show.start(&g)?,
     }
+    // Moves are numbered from the round the position is in, as a record numbers them: a round
+    // that was over there and is laid out now is a later round (`R2 1.`).
+    let start_round = g.round();
     advance(&mut g, show)?;
     let mut n = 0;
-    let played = play_moves(&mut g, moves, |number, mv, report, g| {
+    let played = play_moves(&mut g, start_round, moves, |number, mv, report, g| {
         n += 1;
         show.moved(n, number, mv, report, g)?;
         advance(g, show)
     });
-    if let Err(e) = played {
-        show.finish(None, &g)?;
-        return Err(e);
-    }
-    show.finish(decided.filter(|_| !g.is_over()), &g)
+    let listed = match played {
+        Ok(result) => result,
+        Err(e) => {
+            show.finish(None, &g)?;
+            return Err(e);
+        }
+    };
+    // A result at the end of `--moves`, as a record's.
+    let listed = listed
+        .filter(|r| *r != RecordResult::Unfinished)
+        .map(|r| Decided {
+            winner: match r {
+                RecordResult::SouthWins => Some(Side::South),
+                RecordResult::NorthWins => Some(Side::North),
+                _ => None,
+            },
+            termination: Some(format!("the result given after the moves, {}", r.token())),
+            token: r.token(),
+        });
+    show.finish(decided.or(listed.as_ref()).filter(|_| !g.is_over()), &g)
 }
 
 /// The most a record file may hold: a record is a small text file (a long match is a few KiB),
@@ -773,10 +872,49 @@ fn read_record_file(path: &Path) -> anyhow::Result<String> {
     })
 }
 
-/// Game `n` of a file of records: the record tagged `[Number "n"]`, or else the `n`th record
-/// (records start at a `[Game …]` line), with its byte offset in `text`. `None` if there is no
-/// such game.
-fn nth_record(text: &str, n: u32) -> Option<(usize, &str)> {
+/// The byte offset in `record` of the first text after its result token (`1-0`, `*`, …) that
+/// is not blank, if any: the text that ends a file of records, since it cannot start one.
+/// Tags (lines starting with `[`) and comments `{…}` are skipped; a record whose moves never
+/// reach a result has none.
+fn text_after_result(record: &str) -> Option<usize> {
+    let mut at = 0;
+    // The tags.
+    for line in record.split_inclusive('\n') {
+        if !line.trim_start().starts_with('[') && !line.trim().is_empty() {
+            break;
+        }
+        at += line.len();
+    }
+    let mut rest = &record[at..];
+    let mut found = false;
+    loop {
+        let trimmed = rest.trim_start();
+        at += rest.len() - trimmed.len();
+        rest = trimmed;
+        let first = rest.chars().next()?;
+        if found {
+            return Some(at);
+        }
+        let end = if first == '{' {
+            rest.find('}').map_or(rest.len(), |e| e + 1)
+        } else {
+            let end = rest
+                .find(|c: char| c.is_whitespace() || c == '{' || c == '}')
+                .unwrap_or(rest.len())
+                .max(first.len_utf8());
+            found = RecordResult::from_token(&rest[..end]).is_some();
+            end
+        };
+        at += end;
+        rest = &rest[end..];
+    }
+}
+
+/// The records of a file: each starts at a `[Game …]` line, with its byte offset in `text`.
+/// Reading stops at the first text that cannot start a record: text after a record's result
+/// belongs to that record (an error of it) and ends the file. Returns the records and the line
+/// (from 1) where reading stopped, if it stopped before the end.
+fn records_of(text: &str) -> (Vec<(usize, &str)>, Option<usize>) {
     let mut starts: Vec<usize> = Vec::new();
     let mut at = 0;
     for line in text.split_inclusive('\n') {
@@ -785,22 +923,42 @@ fn nth_record(text: &str, n: u32) -> Option<(usize, &str)> {
         }
         at += line.len();
     }
-    let records: Vec<(usize, &str)> = starts
-        .iter()
-        .enumerate()
-        .map(|(i, &s)| {
-            (
-                s,
-                &text[s..starts.get(i + 1).copied().unwrap_or(text.len())],
-            )
-        })
-        .collect();
+    let mut records = Vec::new();
+    for (i, &s) in starts.iter().enumerate() {
+        let record = &text[s..starts.get(i + 1).copied().unwrap_or(text.len())];
+        records.push((s, record));
+        if let Some(junk) = text_after_result(record) {
+            let line = 1 + text[..s + junk].matches('\n').count();
+            if i + 1 < starts.len() {
+                return (records, Some(line));
+            }
+        }
+    }
+    (records, None)
+}
+
+/// Game `n` of a file of records: the record tagged `[Number "n"]`, or else the `n`th record
+/// (records start at a `[Game …]` line), with its byte offset in `text`, among the records
+/// before the first text that cannot start one.
+///
+/// # Errors
+/// No such game: `no game number 9`, with the line where reading stopped if it stopped early.
+fn nth_record(text: &str, n: u32) -> Result<(usize, &str), String> {
+    let (records, stopped) = records_of(text);
     let tag = format!("[Number \"{n}\"]");
     records
         .iter()
         .find(|(_, r)| r.lines().any(|l| l.trim() == tag))
         .or_else(|| n.checked_sub(1).and_then(|i| records.get(i as usize)))
         .copied()
+        .ok_or_else(|| match stopped {
+            None => format!("no game number {n}"),
+            Some(line) => format!(
+                "no game number {n} before line {line}, where reading stops: the text there \
+                 follows the result of record {} and cannot start a record",
+                records.len()
+            ),
+        })
 }
 
 /// Runs `pussa replay`.
@@ -818,7 +976,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let mut lines_before = 0;
         if let Some(n) = args.game_number {
             let (start, record) = nth_record(&text, n)
-                .ok_or_else(|| anyhow::anyhow!("record {}: no game number {n}", path.display()))?;
+                .map_err(|e| anyhow::anyhow!("record {}: {e}", path.display()))?;
             lines_before = text[..start].matches('\n').count();
             text = record.to_string();
         }

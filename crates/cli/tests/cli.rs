@@ -650,7 +650,7 @@ fn explain_tells_the_contracts_worked_moves_lap_by_lap() {
     let raja = "lift G (7) → a … g; lift A (7) → B … G a; lift b (8) → c … C; lift D (8) \
         → E … e; lift f (9) → g … a; lift b (1) → c; lift d (10) → e … G, and G reaches 4: South takes 4; \
         lift a (11) → b … E, A reaches 4 on the way: South takes 4; lift F (11) → G … C; lift D (3) → E F G; \
-        lift a (1) → b; lift c (13) → d … b, f and then b reach 4: North takes 4 twice";
+        lift a (1) → b; lift c (13) → d … b, and North takes a four twice (8 seeds): f, b";
     let out = ok(&["explain", "--game", "walak-pussa", "--move", "A"]);
     let told: Vec<&str> = out.lines().map(str::trim).collect();
     for lap in walak.split("; ") {
@@ -676,7 +676,7 @@ fn explain_tells_the_contracts_worked_moves_lap_by_lap() {
     for four in [
         "and G reaches 4: South takes 4",
         "A reaches 4 on the way: South takes 4",
-        "f and then b reach 4: North takes 4 twice",
+        "and North takes a four twice (8 seeds): f, b",
     ] {
         assert!(out.contains(four), "missing {four:?} in\n{out}");
     }
@@ -1061,7 +1061,12 @@ fn explain_lays_out_the_next_round_of_a_match_as_replay_does() {
         "b",
     ]);
     assert!(
-        out.starts_with("(the round is already over in this position: South has no legal move; round 2 is laid out first)\nRaja Pasu, North plays b:"),
+        out.starts_with("(the round is already over in this position: South has no legal move; round 2 is laid out first)\nRound 1 is over: South has no legal move"),
+        "{out}"
+    );
+    // The refill is told before the move, as after a move that ends a round.
+    assert!(
+        out.contains("\nRound 2:\n  South fills 7 holes with 7 each; 7 stay in the store.\n  North fills 6 holes with 7 each, a closed; 0 stay in the store.\n  North starts.\nRaja Pasu, North plays b:"),
         "{out}"
     );
     // The move is the same one replay plays after laying out round 2.

@@ -383,7 +383,17 @@ fn explain_says_the_round_is_already_over_in_the_position_and_why() {
     assert!(
         out.starts_with(
             "(the round is already over in this position: every seed lies in South's row; \
-             round 2 is laid out first)\nPasu Pondi, North plays a:"
+             round 2 is laid out first)\nRound 1 is over: every seed left lies in one row; \
+             each player takes their own row (South 1, North 0)."
+        ),
+        "{out}"
+    );
+    // The refill is told as for a move that ends a round, then the move.
+    assert!(
+        out.contains(
+            "\nRound 2:\n  South fills 7 holes with 5 each; 26 stay in the store.\n  \
+             North fills 1 hole with 5 seeds, b c d e f g closed; 4 stay in the store.\n  \
+             North starts.\nPasu Pondi, North plays a:\n"
         ),
         "{out}"
     );
@@ -498,4 +508,261 @@ fn numbers_too_large_for_an_option_name_the_real_problem() {
         ]);
         assert_eq!(err, want, "{closed}");
     }
+}
+
+#[test]
+fn explain_json_from_a_position_whose_round_is_over_starts_with_the_round_end_and_refill() {
+    let pos = "0,0,0,0,0,0,0/0,0,0,1,0,0,0 40 57 S 1 raja-pasu";
+    let events: Vec<Value> = serde_json::from_str(&ok(&[
+        "explain",
+        "--position",
+        pos,
+        "--match",
+        "--move",
+        "d",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(
+        events[0],
+        serde_json::json!({"type":"round_end","reason":{"kind":"no_legal_move","stuck":"S"},
+            "swept":[0,1]})
+    );
+    assert_eq!(events[1]["type"], "refill");
+    assert_eq!(events[1]["round"], 2);
+    assert_eq!(events[1]["closed"], serde_json::json!([0, 1]));
+    assert_eq!(events[1]["remainder"], serde_json::json!([5, 9]));
+    assert_eq!(events[2]["type"], "lift");
+    assert_eq!(events[2]["hole"], "d");
+    assert_eq!(events[2]["seeds"], 7);
+    // The crate's own Event reads the trace back, refill included.
+    let text = ok(&[
+        "explain",
+        "--position",
+        pos,
+        "--match",
+        "--move",
+        "d",
+        "--json",
+    ]);
+    let read: Vec<pussa_rules::Event> = serde_json::from_str(&text).unwrap();
+    assert_eq!(serde_json::to_string(&read).unwrap(), text.trim());
+}
+
+#[test]
+fn several_fours_in_a_lap_are_counted_with_their_seeds_and_holes() {
+    let out = ok(&[
+        "explain",
+        "--position",
+        "x,x,x,x,x,x,10/9,9,9,6,12,12,11 4+6 9+1 N 2 raja-pasu S",
+        "--move",
+        "g",
+    ]);
+    assert!(
+        out.contains(
+            "(3 times round the ring: the emptied G gets 3 seeds), and North takes a four 7 \
+             times (28 seeds): e, a, c, d, g, f, b\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(", and North takes a four 3 times (12 seeds): g, f, b\n"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("takes 4 3 times") && !out.contains(" and then "),
+        "{out}"
+    );
+}
+
+#[test]
+fn moves_take_a_records_comments_and_final_result() {
+    let record_like = "1. G e 2. D c 3. B {a comment} 3... g 4. E f 5. E g 6. C R2 1. D f *";
+    let plain = ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        MATCH_MOVETEXT,
+        "--json",
+    ]);
+    let pasted = ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        record_like,
+        "--json",
+    ]);
+    assert_eq!(pasted, plain);
+    // A decided result ends an unfinished game as a record's does.
+    let out = ok(&["replay", "--game", "raja-pasu", "--moves", "1. G e 1-0"]);
+    assert!(
+        out.ends_with("The game is over: South wins (the result given after the moves, 1-0).\n"),
+        "{out}"
+    );
+    let last = json_lines(&ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--moves",
+        "1. G e 1-0",
+        "--json",
+    ]))
+    .pop()
+    .unwrap();
+    assert_eq!(
+        (last["match_over"].clone(), last["winner"].clone()),
+        (true.into(), "S".into())
+    );
+    // A result the moves contradict, a result that is not last, and malformed text: the record
+    // reader's verdicts, never a piece of a word called a move.
+    let finished = "0,0,0,0,0,0,0/0,0,0,0,0,1,0 18 37 N 1 walak-pussa";
+    for (args, want) in [
+        (
+            vec!["--position", finished, "--moves", "f 1-0"],
+            "error: result 1-0, but the moves end the game with 0-1\n",
+        ),
+        (
+            vec!["--game", "raja-pasu", "--moves", "1. G 1-0 e"],
+            "error: result 1-0 before move 1...: nothing may follow the result\n",
+        ),
+        (
+            vec!["--game", "raja-pasu", "--moves", "1. G e {a comment"],
+            "error: comment not closed with '}' (at move 2.)\n",
+        ),
+        (
+            vec!["--game", "raja-pasu", "--moves", "1. G e } D"],
+            "error: '}' without a '{' before it (at move 2.)\n",
+        ),
+        (
+            vec!["--game", "raja-pasu", "--moves", "1. G e 2-0"],
+            "error: '2-0': a result is 1-0, 0-1, 1/2-1/2 or * (at move 2.)\n",
+        ),
+    ] {
+        let mut all = vec!["replay"];
+        all.extend(args);
+        assert_eq!(fails(&all), want);
+    }
+    assert_eq!(
+        ok(&["replay", "--position", finished, "--moves", "f 0-1"]),
+        ok(&["replay", "--position", finished, "--moves", "f"])
+    );
+}
+
+#[test]
+fn a_round_marker_in_moves_is_quoted_as_typed_with_the_record_readers_verdict() {
+    for marker in ["R99999999999999999999999", "R4294967296", "R0"] {
+        let moves = format!("1. G e 2. D c 3. B g 4. E f 5. E g 6. C {marker} 1. D f");
+        let err = fails(&[
+            "replay",
+            "--game",
+            "raja-pasu",
+            "--match",
+            "--moves",
+            &moves,
+        ]);
+        assert_eq!(
+            err,
+            format!(
+                "error: '{marker}': a round marker is R and the round's number, like R2 (at \
+                 move R2 1.)\n"
+            )
+        );
+        let rec = scratch(
+            "bigmarker.txt",
+            &format!("[Game \"raja-pasu\"]\n[Mode \"match\"]\n\n{moves} *\n"),
+        );
+        let from_record = fails(&["replay", "--record", rec.to_str().unwrap()]);
+        assert!(
+            from_record.ends_with(&format!(
+                "'{marker}': a round marker is R and the round's number, like R2\n"
+            )),
+            "{from_record}"
+        );
+    }
+}
+
+#[test]
+fn reading_a_file_of_records_stops_at_text_after_a_result() {
+    let rec = scratch(
+        "junk.txt",
+        "[Game \"walak-pussa\"]\n\n1. A *\n\njunk here\n\n[Game \"walak-pussa\"]\n\n1. B *\n",
+    );
+    let path = rec.to_str().unwrap();
+    let err = fails(&["replay", "--record", path, "--game-number", "1"]);
+    assert!(
+        err.ends_with(": line 5, column 1: nothing may follow the result\n"),
+        "{err}"
+    );
+    let err = fails(&["replay", "--record", path, "--game-number", "2"]);
+    assert_eq!(
+        err,
+        format!(
+            "error: record {path}: no game number 2 before line 5, where reading stops: the \
+             text there follows the result of record 1 and cannot start a record\n"
+        )
+    );
+    // Without the junk, record 2 reads.
+    let clean = scratch(
+        "clean.txt",
+        "[Game \"walak-pussa\"]\n\n1. A {a comment} *\n\n[Game \"walak-pussa\"]\n\n1. B *\n",
+    );
+    ok(&[
+        "replay",
+        "--record",
+        clean.to_str().unwrap(),
+        "--game-number",
+        "2",
+    ]);
+}
+
+#[test]
+fn a_round_over_at_the_start_numbers_the_next_rounds_moves_with_their_marker() {
+    let rec = scratch(
+        "r2-after-ended-start.txt",
+        &format!(
+            "[Game \"pasu-pondi\"]\n[Mode \"match\"]\n[Position \"{OVER_AT_ONCE}\"]\n\n\
+             R2 1... a 2. A *\n"
+        ),
+    );
+    let out = ok(&["replay", "--record", rec.to_str().unwrap()]);
+    assert!(out.contains("\nR2 1... North plays a: "), "{out}");
+    assert!(out.contains("\nR2 2. South plays A: "), "{out}");
+    let err = fails(&[
+        "replay",
+        "--position",
+        OVER_AT_ONCE,
+        "--match",
+        "--moves",
+        "R2 1... a 2. D",
+    ]);
+    assert_eq!(err, "error: move R2 2. D: the hole is empty\n");
+    let err = fails(&[
+        "replay",
+        "--position",
+        "0,0,0,0,0,0,0/0,0,0,1,0,0,0 0+50 5 S 2 walak-pussa",
+        "--match",
+        "--moves",
+        "A",
+    ]);
+    assert!(
+        err.starts_with("error: move R3 1... A: not your hole"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_rules_text_speaks_in_its_own_terms() {
+    for game in ["walak-pussa", "raja-pasu", "pasu-pondi"] {
+        let out = ok(&["rules", game]);
+        assert!(!out.to_lowercase().contains("contract"), "{game}: {out}");
+    }
+    let out = ok(&["rules", "raja-pasu"]);
+    assert!(
+        out.contains("A round whose starter cannot move as soon as it is laid out?"),
+        "{out}"
+    );
 }

@@ -106,7 +106,10 @@ pub enum Event {
         filled: [u8; 2],
         /// Seeds left in each store after filling.
         remainder: [u8; 2],
-        /// Bit mask of the closed holes.
+        /// Bit mask of the closed holes (bit i = hole index i). In JSON, the indices of the
+        /// closed holes in board order (`[0, 1]` for `A` and `B`), as `pussa replay --json`
+        /// writes closed holes; reading also accepts the bit mask older traces hold (`3`).
+        #[serde(with = "closed_indices")]
         closed: u16,
         /// Who starts the new round.
         starter: Side,
@@ -116,6 +119,77 @@ pub enum Event {
         /// The winner, if any.
         winner: Option<Side>,
     },
+}
+
+/// A refill's closed holes in JSON: written as a list of hole indices (0-13, board order), read
+/// from that list or from a bit mask (bit i = hole index i), the shape traces had before.
+mod closed_indices {
+    use serde::de::{self, SeqAccess, Visitor};
+    use serde::ser::SerializeSeq;
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    pub fn serialize<S: Serializer>(mask: &u16, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(mask.count_ones() as usize))?;
+        for i in (0..14u8).filter(|i| mask & (1 << i) != 0) {
+            seq.serialize_element(&i)?;
+        }
+        seq.end()
+    }
+
+    struct Closed;
+
+    fn mask_of<E: de::Error>(v: u64) -> Result<u16, E> {
+        if v < 1 << 14 {
+            Ok(v as u16)
+        } else {
+            Err(E::custom(format!(
+                "closed: bit mask {v} names a hole beyond the 14 (at most {})",
+                (1u32 << 14) - 1
+            )))
+        }
+    }
+
+    impl<'de> Visitor<'de> for Closed {
+        type Value = u16;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("the indices of the closed holes (0-13), or their bit mask")
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u16, E> {
+            mask_of(v)
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u16, E> {
+            match u64::try_from(v) {
+                Ok(v) => mask_of(v),
+                Err(_) => Err(E::custom(format!("closed: bit mask {v} is negative"))),
+            }
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u16, A::Error> {
+            let mut mask = 0u16;
+            while let Some(i) = seq.next_element::<u64>()? {
+                if i >= 14 {
+                    return Err(de::Error::custom(format!(
+                        "closed: hole index {i} is not in 0..=13"
+                    )));
+                }
+                if mask & (1 << i) != 0 {
+                    return Err(de::Error::custom(format!(
+                        "closed: hole index {i} is listed twice"
+                    )));
+                }
+                mask |= 1 << i;
+            }
+            Ok(mask)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u16, D::Error> {
+        d.deserialize_any(Closed)
+    }
 }
 
 /// A receiver of [`Event`]s.

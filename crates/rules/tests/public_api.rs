@@ -355,3 +355,32 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_refills_closed_holes_are_written_as_indices_and_read_as_indices_or_the_old_mask() {
+    let refill = Event::Refill {
+        round: 2,
+        filled: [4, 7],
+        remainder: [2, 10],
+        closed: 0b111 | 1 << 8,
+        starter: Side::South,
+    };
+    let json = serde_json::to_value(refill).unwrap();
+    assert_eq!(json["closed"], serde_json::json!([0, 1, 2, 8]));
+    assert_eq!(serde_json::from_value::<Event>(json).unwrap(), refill);
+    // Traces logged before (a bit mask) still read.
+    let old = r#"{"type":"refill","round":2,"filled":[4,7],"remainder":[2,10],"closed":263,"starter":"S"}"#;
+    assert_eq!(serde_json::from_str::<Event>(old).unwrap(), refill);
+    for (closed, why) in [
+        ("[14]", "closed: hole index 14 is not in 0..=13"),
+        ("[1,1]", "closed: hole index 1 is listed twice"),
+        ("16384", "closed: bit mask 16384 names a hole beyond the 14"),
+        ("-1", "closed: bit mask -1 is negative"),
+    ] {
+        let text = old.replace("263", closed);
+        let err = serde_json::from_str::<Event>(&text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(why), "{closed}: {err}");
+    }
+}

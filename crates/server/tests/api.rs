@@ -598,6 +598,18 @@ async fn a_match_lays_out_the_next_round_in_the_trace() {
                 ev["round"].as_u64().unwrap() - 1
             );
             assert!(["S", "N"].contains(&ev["starter"].as_str().unwrap()));
+            // The refill's closed holes are hole indices (as `replay --json` writes them): the
+            // letters the state lists.
+            let letters: Vec<String> = ev["closed"]
+                .as_array()
+                .expect("a refill's closed: a list of hole indices")
+                .iter()
+                .map(|i| {
+                    let i = usize::try_from(i.as_u64().unwrap()).unwrap();
+                    "ABCDEFGabcdefg"[i..=i].to_string()
+                })
+                .collect();
+            assert_eq!(json!(letters), r["state"]["closed"]);
             if refills == 1 {
                 // Undo across the round boundary gives back the state before the move, and
                 // playing the move again gives the same state after it.

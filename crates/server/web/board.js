@@ -578,8 +578,10 @@ export class Animator {
           }
           case 'refill': {
             const sph = SEEDS_PER_HOLE[game] || 4;
+            // `closed`: the indices (0-13) of the closed holes.
+            const shut = new Set(ev.closed);
             for (let i = 0; i < 14; i++) {
-              const closed = ((ev.closed >> i) & 1) === 1;
+              const closed = shut.has(i);
               m.closed[i] = closed;
               m.board[i] = closed ? 0 : sph;
             }
