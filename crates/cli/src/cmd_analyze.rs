@@ -189,7 +189,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             out,
             "values: match values for {me} (docs/engine.md, \"Matches\"): the holdings margin \
              {me} can expect after the next round ({me}'s holding minus {you}'s), or the final \
-             margin ±200 where the round ends the match; not the round's margin"
+             margin ±200 where the round ends the match; not the round's margin. A value \
+             that counts on the next round rests on the engine's estimate of that round, so \
+             only a match won or lost can be exact"
         )?,
     }
     if let Some((v, exact)) = analysis.value() {

@@ -168,7 +168,8 @@ pub struct SearchInfo {
     pub depth: u32,
     /// Score in seeds for the side to move (see the crate docs).
     pub score: i32,
-    /// True if the score is proven.
+    /// True if the score is proven (in a match: without an estimated later round, as
+    /// [`SearchResult::exact`]).
     pub exact: bool,
     /// Nodes searched so far (all threads).
     pub nodes: u64,
@@ -190,7 +191,9 @@ pub struct SearchResult {
     /// margin expected after the next round, ±`params::MATCH_WIN` where the round ends the
     /// match: docs/engine.md, "Matches").
     pub score: i32,
-    /// The score is proven (the search reached every end of the round under the best move).
+    /// The score is proven (the search reached every end of the round under the best move); in
+    /// a match also that it counts on no estimate of a later round (every end of the round it
+    /// rests on ends the match: docs/engine.md, "Matches").
     pub exact: bool,
     /// Last depth completed.
     pub depth: u32,
@@ -205,7 +208,7 @@ pub struct SearchResult {
 /// Score: seeds, from the side to move's point of view: the final margin of the round (seeds
 /// taken in this round by the side to move minus by the opponent at the round's end, with best
 /// play), already-taken seeds included. `exact`: the value is proven (the search reached every
-/// end, or exact oracle values).
+/// end, or exact oracle values), in a match without an estimated later round.
 ///
 /// # Examples
 /// ```
@@ -268,7 +271,8 @@ pub struct MoveValue {
     /// Its value in seeds for the side to move (as [`SearchResult::score`]: in a match, the
     /// match value of docs/engine.md, "Matches", not the round's margin).
     pub score: i32,
-    /// The value is proven.
+    /// The value is proven (in a match: and counts on no estimated later round, as
+    /// [`SearchResult::exact`]).
     pub exact: bool,
     /// The principal variation, starting with `mv`.
     pub pv: Vec<Hole>,

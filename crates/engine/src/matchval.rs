@@ -178,8 +178,10 @@ impl MatchView {
     /// What to add, in internal units, to the future margin `margin` (seeds, for the side to
     /// move at `pos`) of a round that ends with that margin, in the way `end` (`None`: not
     /// known, as for a value from the endgame tables; where the next starter depends on it, the
-    /// mean of the two starters is used).
-    pub(crate) fn adjust(&self, pos: &Position, margin: i32, end: Option<RoundEnd>) -> i32 {
+    /// mean of the two starters is used). Also whether that counts on an estimate: `false` only
+    /// where the round's end ends the match (its value is then exact); a next round valued by
+    /// [`round_value`] (a fixed-budget search, not a proof) or by a circle's draw is an estimate.
+    pub(crate) fn adjust(&self, pos: &Position, margin: i32, end: Option<RoundEnd>) -> (i32, bool) {
         let game = self.game;
         let me = pos.to_move();
         let opp = me.other();
@@ -196,7 +198,7 @@ impl MatchView {
                 (true, false) => -1,
                 _ => 0,
             };
-            return sign * params::MATCH_WIN * params::SCALE;
+            return (sign * params::MATCH_WIN * params::SCALE, false);
         }
         let next = match game.starter_rule() {
             StarterRule::TakerOfLeftovers => match end {
@@ -234,6 +236,6 @@ impl MatchView {
             None if !repeats(me) && !repeats(opp) => (for_me(me) + for_me(opp)) / 2 - refill,
             None => (each(me) + each(opp)) / 2,
         };
-        after * params::SCALE
+        (after * params::SCALE, true)
     }
 }

@@ -157,6 +157,11 @@ pub(crate) struct Worker<'a> {
     /// none). A node whose subtree matched a position above it (index below its own path
     /// length) has a value that depends on the round's history.
     rep_low: usize,
+    /// In a match: whether a value in the current subtree counts on an estimate of a later
+    /// round ([`MatchView::adjust`]), so that a proven value there is proven for the search's
+    /// valuation but is not the match's exact value. Only reported; no search decision reads
+    /// it (the nodes searched are those of a search without it).
+    est: bool,
     pub(crate) nodes: u64,
     stopped: bool,
     killers: Vec<[u8; 2]>,
@@ -189,6 +194,7 @@ impl<'a> Worker<'a> {
             base: 0,
             set_hash: 0,
             rep_low: usize::MAX,
+            est: false,
             nodes: 0,
             stopped: false,
             killers: vec![[NO_MOVE; 2]; MAX_PLY + 1],
@@ -215,13 +221,18 @@ impl<'a> Worker<'a> {
     }
 
     /// The value of a round that ends at `pos` in the way `end`: its exact future margin, and in
-    /// a match what that end leads to ([`MatchView::adjust`]).
+    /// a match what that end leads to ([`MatchView::adjust`]; an estimate of the next round
+    /// sets [`Worker::est`]).
     #[inline]
-    fn round_end(&self, pos: &Position, end: RoundEnd) -> i32 {
+    fn round_end(&mut self, pos: &Position, end: RoundEnd) -> i32 {
         let v = eval::terminal(pos, end);
         match &self.view {
             None => v,
-            Some(m) => v + m.adjust(pos, v / SCALE, Some(end)),
+            Some(m) => {
+                let (a, est) = m.adjust(pos, v / SCALE, Some(end));
+                self.est |= est;
+                v + a
+            }
         }
     }
 
@@ -280,12 +291,15 @@ impl<'a> Worker<'a> {
         ply: usize,
     ) -> (i32, bool) {
         let saved = std::mem::replace(&mut self.rep_low, usize::MAX);
+        let saved_est = std::mem::replace(&mut self.est, false);
         let r = self.node(pos, depth, alpha, beta, ply);
         self.rep_low = self.rep_low.min(saved);
+        self.est |= saved_est;
         r
     }
 
-    /// One node of [`Worker::negamax`] (which tracks the repetitions its subtree matched).
+    /// One node of [`Worker::negamax`] (which tracks the repetitions its subtree matched, and
+    /// whether it counted on an estimated later round).
     fn node(
         &mut self,
         pos: &Position,
@@ -319,7 +333,8 @@ impl<'a> Worker<'a> {
                     oracle.probe_any_history(pos)
                 };
                 if let Some(v) = v {
-                    let adjust = self.view.map_or(0, |m| m.adjust(pos, v, None));
+                    let (adjust, est) = self.view.map_or((0, false), |m| m.adjust(pos, v, None));
+                    self.est |= est;
                     return (v * SCALE + adjust, true);
                 }
             }
@@ -354,6 +369,7 @@ impl<'a> Worker<'a> {
                     if e.dep {
                         self.rep_low = 0;
                     }
+                    self.est |= e.est;
                     if pv_node && e.bound == tt::EXACT {
                         self.pv_from_cache(pos, fkey, &e, ply);
                     }
@@ -373,6 +389,7 @@ impl<'a> Worker<'a> {
                 if pv_node && e.bound == tt::EXACT {
                     self.pv_from_cache(pos, pkey, &e, ply);
                 }
+                self.est |= e.est;
                 return (e.score, proven);
             }
         }
@@ -509,6 +526,7 @@ impl<'a> Worker<'a> {
                 bound,
                 mv: best_mv,
                 dep,
+                est: self.est,
             },
         );
         (best, all_proven)
@@ -520,6 +538,8 @@ impl<'a> Worker<'a> {
 struct Iteration {
     score: i32,
     proven: bool,
+    /// The value counts on an estimated later round ([`Worker::est`]): not exact even if proven.
+    est: bool,
     pv: Vec<Hole>,
 }
 
@@ -583,17 +603,18 @@ fn iterate(
             _ => (-INF, INF),
         };
         w.root_best = None;
-        let (score, proven) = loop {
+        let (score, proven, est) = loop {
+            w.est = false;
             let (v, p) = w.negamax(pos, depth as i32, lo, hi, 0);
             if w.stopped {
-                break (v, false);
+                break (v, false, false);
             }
             if v <= lo && lo > -INF {
                 lo = -INF;
             } else if v >= hi && hi < INF {
                 hi = INF;
             } else {
-                break (v, p);
+                break (v, p, w.est);
             }
         };
         if w.stopped {
@@ -603,6 +624,7 @@ fn iterate(
                 let it = Iteration {
                     score: v,
                     proven: false,
+                    est: false,
                     pv,
                 };
                 report(depth, &it, w.nodes);
@@ -613,6 +635,7 @@ fn iterate(
         let it = Iteration {
             score,
             proven,
+            est,
             pv: w.root_pv(),
         };
         report(depth, &it, w.nodes);
@@ -699,7 +722,7 @@ pub(crate) fn search(
             on_info(&SearchInfo {
                 depth,
                 score: offset + to_seeds(it.score),
-                exact: it.proven,
+                exact: it.proven && !it.est,
                 nodes: total,
                 nps,
                 elapsed,
@@ -752,6 +775,9 @@ pub(crate) fn search(
                     r.nodes += used;
                 }
             }
+            // The swindle works within the search's valuation (proven there); what is reported
+            // as exact must also count on no estimated later round (a match's next round).
+            r.exact &= !it.est;
             r
         }
         None => {
@@ -985,13 +1011,18 @@ fn swindle(
 
 /// Every legal move with its value: iterative deepening where each root move is searched with a
 /// full window; the values of the last completed depth are returned, best first.
+/// A value is reported exact only if it is proven and counts on no estimated later round (in a
+/// match, [`Worker::est`]).
 pub(crate) fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
-    analyze_counted(state, limits).0
+    analyze_report(state, limits).moves
 }
 
 /// [`analyze`], with the depth reached and the number of nodes searched.
 pub(crate) fn analyze_report(state: &GameState, limits: &Limits) -> crate::Analysis {
-    let (moves, nodes, depth) = analyze_counted_depth(state, limits);
+    let (mut moves, nodes, depth, est) = analyze_counted_depth(state, limits);
+    for m in &mut moves {
+        m.exact &= !est.contains(&m.mv);
+    }
     crate::Analysis {
         moves,
         depth,
@@ -999,17 +1030,22 @@ pub(crate) fn analyze_report(state: &GameState, limits: &Limits) -> crate::Analy
     }
 }
 
-/// [`analyze`], with the number of nodes searched.
+/// [`analyze`], with the number of nodes searched; `exact` there means proven within the
+/// search's valuation (in a match, possibly on an estimated later round), as the swindle needs.
 fn analyze_counted(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64) {
-    let (v, n, _) = analyze_counted_depth(state, limits);
+    let (v, n, _, _) = analyze_counted_depth(state, limits);
     (v, n)
 }
 
-/// [`analyze`], with the number of nodes searched and the last depth completed.
-fn analyze_counted_depth(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64, u32) {
+/// [`analyze_counted`], with the last depth completed and the moves whose values count on an
+/// estimated later round ([`Worker::est`]).
+fn analyze_counted_depth(
+    state: &GameState,
+    limits: &Limits,
+) -> (Vec<MoveValue>, u64, u32, Vec<Hole>) {
     let pos = *state.position();
     if state.is_round_over() {
-        return (Vec::new(), 0, 0);
+        return (Vec::new(), 0, 0, Vec::new());
     }
     let clock =
         Clock::new(limits.movetime, limits.stop.clone()).with_whole_movetime(limits.whole_movetime);
@@ -1049,11 +1085,13 @@ fn analyze_counted_depth(state: &GameState, limits: &Limits) -> (Vec<MoveValue>,
         .collect();
     let mut depth = 1;
     let mut reached = 0;
+    let mut est = Vec::new();
     while depth <= maxd {
         if depth > 1 && !clock.may_start_iteration() {
             break;
         }
         let mut this = Vec::with_capacity(moves.len());
+        let mut this_est = Vec::new();
         for &(mv, ref child, g, captured) in &moves {
             let saved = (w.base, w.set_hash);
             if captured {
@@ -1063,7 +1101,11 @@ fn analyze_counted_depth(state: &GameState, limits: &Limits) -> (Vec<MoveValue>,
                 w.path.push(rkey);
                 w.set_hash ^= key_hash(rkey);
             }
+            w.est = false;
             let (cv, p) = w.negamax(child, depth as i32 - 1, -INF, INF, 1);
+            if w.est {
+                this_est.push(mv);
+            }
             if !captured {
                 w.path.pop();
             }
@@ -1089,6 +1131,7 @@ fn analyze_counted_depth(state: &GameState, limits: &Limits) -> (Vec<MoveValue>,
         }
         let all_exact = this.iter().all(|m| m.exact);
         values = this;
+        est = this_est;
         reached = depth;
         if all_exact {
             break;
@@ -1101,7 +1144,7 @@ fn analyze_counted_depth(state: &GameState, limits: &Limits) -> (Vec<MoveValue>,
             extend_pv_from_tables(state, oracle, &mut m.pv);
         }
     }
-    (values, w.nodes, reached)
+    (values, w.nodes, reached, est)
 }
 
 /// The longest principal variation [`extend_pv_from_tables`] writes.

@@ -41,6 +41,10 @@ pub struct Entry {
     /// The value depends on the round's history (a repetition under the node matched a
     /// position played before it).
     pub dep: bool,
+    /// In a match: the value counts on an estimate of a later round (a round's end valued with
+    /// the next round's [`crate::matchval::round_value`], or a circle), so it is not the match's
+    /// exact value even when proven. It does not change how the entry is used.
+    pub est: bool,
 }
 
 impl Entry {
@@ -50,6 +54,7 @@ impl Entry {
             | u64::from(self.bound) << 24
             | u64::from(self.mv) << 32
             | u64::from(self.dep) << 41
+            | u64::from(self.est) << 42
     }
 
     fn unpack(d: u64) -> Entry {
@@ -59,6 +64,7 @@ impl Entry {
             bound: (d >> 24) as u8 & 3,
             mv: (d >> 32) as u8,
             dep: d >> 41 & 1 == 1,
+            est: d >> 42 & 1 == 1,
         }
     }
 }
@@ -161,6 +167,7 @@ mod tests {
             bound: UPPER,
             mv: 3,
             dep: true,
+            est: true,
         };
         tt.store(0xdead_beef, e);
         assert_eq!(tt.probe(0xdead_beef), Some(e));
@@ -171,6 +178,7 @@ mod tests {
             bound: EXACT,
             mv: 255,
             dep: false,
+            est: false,
         };
         tt.store(42, p);
         assert_eq!(tt.probe(42), Some(p));

@@ -243,7 +243,9 @@ pub fn reason_text(reason: EndReason) -> String {
 /// side to move; in a match it is the margin of the holdings expected after the next round
 /// (a round that ends the match counts ±200, so a value that large wins or loses the match).
 /// A value is called the outcome of best play only when it is proven (`exact`); otherwise the
-/// text says it is an estimate at `depth`, not proven, as `pussa analyze` does.
+/// text says it is an estimate at `depth`, not proven, as `pussa analyze` does. In a match
+/// the engine's `exact` already leaves out every value that counts on its estimate of the next
+/// round (docs/engine.md, "Matches"), so only a match won or lost is called proven.
 #[must_use]
 pub fn hint_text(
     state: &GameState,
@@ -562,7 +564,13 @@ impl App {
                 } else {
                     text.push_str(&format!(" The game is over: {verdict}."));
                 }
-                text.push_str(" n: new game, u: undo, q: quit.");
+                // The keys that apply, as the key line gives them: undo only if there is a
+                // move to take back.
+                text.push_str(if self.can_undo() {
+                    " n: new game, u: undo, q: quit."
+                } else {
+                    " n: new game, q: quit."
+                });
                 text
             }
         }
@@ -673,7 +681,15 @@ impl App {
     pub fn keys_line(&self) -> String {
         let mut keys: Vec<String> = Vec::new();
         if !self.anim.is_empty() {
-            keys.push("any key: skip animation".into());
+            // During an animation only these keys do what they always do ([`App::key_action`]);
+            // every other one (a letter, h, ? included) only shows the rest of the move.
+            keys.push("+/- speed".into());
+            if self.can_undo() {
+                keys.push("u undo".into());
+            }
+            keys.push("q quit".into());
+            keys.push("any other key: skip animation".into());
+            return keys.join(" · ");
         }
         match self.state.status() {
             Status::Playing => {
@@ -1264,7 +1280,7 @@ pub fn help_text(app: &App) -> Vec<String> {
     let game = app.state.game();
     vec![
         "Keys: A-G (either case) lift one of your holes (in a hotseat game, the side to \
-         move's) · any key during the sowing animation shows the rest of the move at once · u \
+         move's) · +, -, u and q work during the sowing animation; any other key skips it · u \
          or Backspace takes back your last move (against the computer, back to your turn) · h \
          hint · Enter or Space: the next round of a match · n: a new game once this one is \
          over · + or -: a faster or slower sowing animation · ? or F1: this help (arrows, \
@@ -1287,8 +1303,9 @@ pub fn help_text(app: &App) -> Vec<String> {
             .into(),
         "Hint: in a single game, the round's final margin for the side to move; in a match, \
          the margin of the holdings expected after the next round (±200 for a match won or \
-         lost). \"proven\" is the outcome of best play from both; otherwise the value is the \
-         engine's estimate at the depth it names."
+         lost). \"proven\" is the outcome of best play from both (in a match, only a match won \
+         or lost: the next round is estimated); otherwise the value is the engine's estimate \
+         at the depth it names."
             .into(),
     ]
 }
@@ -1602,9 +1619,27 @@ mod tests {
         app.apply(Action::Move(Hole::from_letter('A').unwrap()));
         assert!(!app.anim.is_empty());
         assert_eq!(app.key_action(key('c')), Action::Skip);
-        // h skips like any key (the key line says "any key: skip animation").
+        // h and ? skip like any other key (the key line says "any other key: skip
+        // animation"); +, -, u and q do what they always do, as the line says.
         assert_eq!(app.key_action(key('h')), Action::Skip);
+        assert_eq!(app.key_action(key('?')), Action::Skip);
         assert_eq!(app.key_action(key('u')), Action::Undo);
+        assert_eq!(app.key_action(key('+')), Action::Faster);
+        assert_eq!(app.key_action(key('-')), Action::Slower);
+        assert_eq!(app.key_action(key('q')), Action::AskQuit);
+        assert_eq!(
+            app.keys_line(),
+            "+/- speed · u undo · q quit · any other key: skip animation"
+        );
+        let help = help_text(&app).join(" ");
+        assert!(
+            !help.contains("any key during the sowing animation"),
+            "{help}"
+        );
+        assert!(
+            help.contains("+, -, u and q work during the sowing animation; any other key skips it"),
+            "{help}"
+        );
         app.apply(Action::Skip);
         assert!(app.anim.is_empty());
         assert_eq!(
@@ -2273,10 +2308,13 @@ mod tests {
         assert_eq!(app.key_action(key('a')), Action::CloseHelp);
         app.apply(Action::CloseHelp);
         assert!(!screen(&app).contains("any key closes it"));
-        // The key line: no "a key skips", and "any key: skip animation" while one runs.
+        // The key line: no "a key skips", and "any other key: skip animation" while one runs.
         assert!(!app.keys_line().contains("a key"));
         app.apply(Action::Move(Hole::from_letter('A').unwrap()));
-        assert!(app.keys_line().starts_with("any key: skip animation · "));
+        assert!(app
+            .keys_line()
+            .ends_with(" · any other key: skip animation"));
+        assert!(!app.keys_line().contains("lift"), "{}", app.keys_line());
         // After the end: h says the game is over, Enter is not offered, n is.
         let setup: pussa_rules::Setup = "0,0,0,0,0,0,1/0,0,0,0,0,0,0 28 27 N 1 walak-pussa"
             .parse()
@@ -2302,6 +2340,39 @@ mod tests {
         assert!(round_end_app(Side::South)
             .keys_line()
             .starts_with("Enter next round"));
+    }
+
+    /// The end-of-game status offers `u: undo` only when a move can be taken back, as the key
+    /// line does (QA: it was offered after a `--position` whose game was already over).
+    #[test]
+    fn the_end_of_the_game_offers_undo_only_with_a_move_to_take_back() {
+        let setup = |p: &str| p.parse::<pussa_rules::Setup>().unwrap();
+        let over = App::new(
+            setup("0,0,0,0,0,0,1/0,0,0,0,0,0,0 28 27 N 1 walak-pussa")
+                .game_state(Mode::Single)
+                .unwrap(),
+            Side::South,
+            Opponent::Hotseat,
+        );
+        assert!(over.state.is_over());
+        let p = over.prompt();
+        assert!(p.ends_with(" n: new game, q: quit."), "{p}");
+        assert!(!p.contains("undo"), "{p}");
+        assert!(!over.keys_line().contains("undo"));
+        // One move from the end: after it, undo is offered by both.
+        let mut app = App::new(
+            setup("1,0,0,0,0,0,0/0,0,0,1,0,0,0 34 34 S 1 pasu-pondi")
+                .game_state(Mode::Single)
+                .unwrap(),
+            Side::South,
+            Opponent::Hotseat,
+        );
+        app.apply(Action::Move(Hole::from_letter('A').unwrap()));
+        app.apply(Action::Skip);
+        assert!(app.state.is_over(), "{}", app.prompt());
+        let p = app.prompt();
+        assert!(p.ends_with(" n: new game, u: undo, q: quit."), "{p}");
+        assert!(app.keys_line().contains("u undo"));
     }
 
     #[test]
