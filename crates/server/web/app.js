@@ -1946,9 +1946,11 @@ class GameView {
       const pv = r.pv && r.pv.length > 1 ? `; line ${r.pv.join(' ')}` : '';
       if (typeof r.score === 'number') {
         const v = r.score > 0 ? `+${r.score}` : String(r.score);
-        // In a match the value also counts what the round's end leads to (docs/engine.md).
+        // In a match the value also counts what the round's end leads to (docs/engine.md): it
+        // is exact only when it no longer rests on an estimate of a later round (the match is
+        // decided), so "proven" means the same in both modes.
         const match = this.state && this.state.mode === 'match';
-        const how = r.exact ? (match ? 'round seen to its end' : 'proven') : r.depth ? `depth ${r.depth}` : 'estimate';
+        const how = r.exact ? 'proven' : r.depth ? `depth ${r.depth}` : 'estimate';
         const unit = `seed${Math.abs(r.score) === 1 ? '' : 's'}${match ? ' with the next round' : ''}`;
         out.textContent = `Hint: ${r.move}, value ${v} ${unit} (${how})${pv}`;
       } else {
