@@ -227,7 +227,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // over without --force, and every file can be written (none is touched if one cannot).
     check_outputs(&args)?;
     for path in [&args.pgn, &args.results, &args.plot].into_iter().flatten() {
-        check_writable(path)?;
+        crate::outfile::check_writable(path)?;
     }
     // An engine that cannot start would lose every game: refused before the first.
     config.check_engines().map_err(anyhow::Error::msg)?;
@@ -425,30 +425,18 @@ fn is_json(path: &std::path::Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
-/// True for a path that is not a regular file (a pipe, `/dev/stdout`): written once, at the
-/// end, never rewritten.
-fn is_special(path: &std::path::Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| !m.is_file())
-}
-
 /// Opens `path` for appending after writing `head` to it (replaced whole if it is a regular
 /// file).
 fn start_append(path: &std::path::Path, head: &str) -> anyhow::Result<std::fs::File> {
-    if is_special(path) {
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+    if crate::outfile::is_stream(path) {
+        let mut f = crate::outfile::open_append(path)?;
         use std::io::Write as _;
         f.write_all(head.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
         return Ok(f);
     }
-    replace_file(path, head)?;
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .with_context(|| format!("cannot write {}", path.display()))
+    crate::outfile::write_whole(path, head)?;
+    crate::outfile::open_append(path)
 }
 
 impl Live {
@@ -471,8 +459,8 @@ impl Live {
         }
         // The plot before the results: a JSON of no games means every file is in place.
         if let Some(path) = &live.outputs.plot {
-            if !is_special(path) {
-                replace_file(
+            if !crate::outfile::is_stream(path) {
+                crate::outfile::write_whole(
                     path,
                     &plot::tournament_svg(config, &Report::before_games(config)),
                 )?;
@@ -480,8 +468,8 @@ impl Live {
         }
         if let Some(path) = live.outputs.results.clone() {
             if is_json(&path) {
-                if !is_special(&path) {
-                    replace_file(
+                if !crate::outfile::is_stream(&path) {
+                    crate::outfile::write_whole(
                         &path,
                         &(results_json(config, &Report::before_games(config), false)? + "\n"),
                     )?;
@@ -540,7 +528,7 @@ impl Live {
     /// kept in [`Live::lost`] for the end of the run.
     fn append_failed(&mut self, path: &std::path::Path, e: std::io::Error) -> anyhow::Error {
         let msg = format!("cannot write {}: {e}", path.display());
-        if is_special(path) {
+        if crate::outfile::is_stream(path) {
             if self.lost.is_none() {
                 self.lost = Some(anyhow::anyhow!("{msg}"));
             }
@@ -569,21 +557,24 @@ impl Live {
         let config = &self.config;
         if let Some(path) = &self.outputs.results {
             if is_json(path) {
-                if finished || !is_special(path) {
-                    replace_file(path, &(results_json(config, report, finished)? + "\n"))?;
+                if finished || !crate::outfile::is_stream(path) {
+                    crate::outfile::write_whole(
+                        path,
+                        &(results_json(config, report, finished)? + "\n"),
+                    )?;
                 }
-            } else if all && !is_special(path) {
-                replace_file(path, &csv(config, report))?;
+            } else if all && !crate::outfile::is_stream(path) {
+                crate::outfile::write_whole(path, &csv(config, report))?;
             }
         }
         if let Some(path) = &self.outputs.plot {
-            if finished || !is_special(path) {
-                replace_file(path, &plot::tournament_svg(config, report))?;
+            if finished || !crate::outfile::is_stream(path) {
+                crate::outfile::write_whole(path, &plot::tournament_svg(config, report))?;
             }
         }
         if let Some(path) = &self.outputs.pgn {
-            if all && !is_special(path) {
-                replace_file(path, &records(config, report)?)?;
+            if all && !crate::outfile::is_stream(path) {
+                crate::outfile::write_whole(path, &records(config, report)?)?;
             }
         }
         self.rewritten = Instant::now();
@@ -692,7 +683,7 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
         .collect();
     for (i, (a, pa)) in named.iter().enumerate() {
         for (b, pb) in &named[i + 1..] {
-            if same_file(pa, pb) {
+            if crate::outfile::same_file(pa, pb) {
                 anyhow::bail!(
                     "{a} and {b} name the same file {} (one would write over the other)",
                     pb.display()
@@ -704,7 +695,7 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
         if !plot
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
-            && !is_special(plot)
+            && !crate::outfile::is_stream(plot)
         {
             anyhow::bail!(
                 "--plot {}: the plot is an SVG image; give a name ending in .svg",
@@ -716,72 +707,6 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
         crate::outfile::refuse_existing(option, path, args.force)?;
     }
     Ok(())
-}
-
-/// Whether `a` and `b` are one file: the same path, or (both existing) the same file on disk.
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    if a == b {
-        return true;
-    }
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        // A file not made yet: the same name in the same existing directory.
-        _ => {
-            let dir = |p: &std::path::Path| {
-                let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-                std::fs::canonicalize(parent.unwrap_or(std::path::Path::new(".")))
-                    .ok()
-                    .map(|d| d.join(p.file_name().unwrap_or_default()))
-            };
-            dir(a).is_some_and(|x| dir(b) == Some(x))
-        }
-    }
-}
-
-/// Checks, without changing it, that [`replace_file`] can write `path`: its temporary file can
-/// be made beside it (and is removed), or else the path itself opens for writing.
-fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {
-    let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
-    if regular {
-        let part = part_path(path);
-        if std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&part)
-            .is_ok()
-        {
-            let _ = std::fs::remove_file(&part);
-            return Ok(());
-        }
-    }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map(drop)
-        .with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// `NAME.part` beside `path`: where [`replace_file`] writes before the rename.
-fn part_path(path: &std::path::Path) -> std::path::PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".part");
-    path.with_file_name(name)
-}
-
-/// Writes `text` to `path`: a regular file is replaced whole (written beside it as
-/// `NAME.part`, then renamed over it, so a reader never sees half a file); anything else (a
-/// pipe, `/dev/stdout`), or a file whose directory takes no new files, is written to directly.
-fn replace_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
-    if regular {
-        let part = part_path(path);
-        if std::fs::write(&part, text).is_ok() {
-            return std::fs::rename(&part, path)
-                .with_context(|| format!("cannot write {}", path.display()));
-        }
-        let _ = std::fs::remove_file(&part);
-    }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The results as JSON. Values that the games do not determine are `null`: the score and the
