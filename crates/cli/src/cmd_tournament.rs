@@ -72,34 +72,37 @@ pub struct Args {
     pub seed: u64,
     /// Time per move in milliseconds (search, mcts and engine players; a warning if neither
     /// player is one). With none of --movetime, --depth, --nodes they get 100 ms a move.
-    #[arg(long, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
+    /// 1 to 86400000 (a day).
+    #[arg(long, value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
     pub movetime: Option<u64>,
-    /// Search depth per move (search, mcts and engine players).
-    #[arg(long, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
+    /// Search depth per move (search, mcts and engine players): 1 to 1000, the most the engine
+    /// protocol accepts (an engine would refuse every `go` above it and forfeit).
+    #[arg(long, value_parser = crate::numarg::ranged::<u32>(1, 1000))]
     pub depth: Option<u32>,
     /// Nodes per move (search, mcts and engine players).
-    #[arg(long, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
+    #[arg(long, value_parser = crate::numarg::ranged::<u64>(1, u64::MAX))]
     pub nodes: Option<u64>,
-    /// Games played at once (default: every core).
-    #[arg(long, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
+    /// Games played at once, 1 to 256 (default: every core, at most 256).
+    #[arg(long, value_parser = crate::numarg::ranged::<usize>(1, MAX_CONCURRENCY as u64))]
     pub concurrency: Option<usize>,
     /// Stop early when this SPRT is decided: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05). The
     /// GSPRT as fishtest computes it: pentanomial over the complete pairs, logistic Elo.
     #[arg(long)]
     pub sprt: Option<String>,
     /// How long an external engine may take to answer during a game, in milliseconds
-    /// (default: 3 × movetime + 1000, or 10000); it must be above --movetime.
-    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
+    /// (default: 3 × movetime + 1000, or 10000); it must be above --movetime. At most
+    /// 86400000 (a day).
+    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
     pub engine_timeout: Option<u64>,
     /// How long an external engine may take to start, in milliseconds: from its launch to
     /// `pussaok`, and from `newgame` to `readyok` (default: 30000, or the answer timeout if
     /// longer). Every engine is started once before the first game, and a run whose engine
-    /// cannot start is refused.
-    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
+    /// cannot start is refused. At most 86400000 (a day).
+    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
     pub engine_start_timeout: Option<u64>,
     /// A match still going after this many rounds is scored a draw (matches only; default
     /// 100).
-    #[arg(long, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
+    #[arg(long, value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
     pub max_rounds: Option<u32>,
     /// Write the games as game records to this file, each appended as it finishes (in the
     /// order games finish); at the end the file is rewritten in game order. An existing file
@@ -147,30 +150,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         [&args.player1, &args.player2],
         args.exact_openings,
     )?;
-    if args.depth == Some(0) || args.nodes == Some(0) || args.movetime == Some(0) {
-        bail!("--depth, --nodes and --movetime must be at least 1");
-    }
-    if args.movetime.is_some_and(|t| t > 86_400_000) {
-        bail!("--movetime must be at most 86400000 (a day)");
-    }
-    // The protocol's own bound: an engine would refuse every `go` above it and forfeit.
-    if let Some(d) = args.depth.filter(|&d| d > 1000) {
-        bail!("--depth {d} is more than 1000 (the most the engine protocol accepts)");
-    }
-    if args.concurrency == Some(0) {
-        bail!("--concurrency must be at least 1");
-    }
-    for (name, t) in [
-        ("--engine-timeout", args.engine_timeout),
-        ("--engine-start-timeout", args.engine_start_timeout),
-    ] {
-        if t == Some(0) {
-            bail!("{name} must be at least 1 millisecond");
-        }
-        if t.is_some_and(|t| t > 86_400_000) {
-            bail!("{name} must be at most 86400000 (a day)");
-        }
-    }
     if let (Some(t), Some(m)) = (args.engine_timeout, args.movetime) {
         if t <= m {
             bail!(
@@ -179,22 +158,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     }
-    if args.max_rounds == Some(0) {
-        bail!("--max-rounds must be at least 1");
-    }
     let sprt = args
         .sprt
         .as_deref()
         .map(Sprt::parse)
         .transpose()
         .map_err(anyhow::Error::msg)?;
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-    if concurrency > 256 {
-        bail!("--concurrency {concurrency} is more than 256 games at once");
-    }
+    let concurrency = args.concurrency.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_CONCURRENCY))
+    });
     let config = Config {
         game,
         mode: if args.match_mode {
@@ -316,6 +288,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     write!(crate::stdout(), "{}", summary(&config, &report, None))?;
     Ok(())
 }
+
+/// The most milliseconds `--movetime`, `--engine-timeout` and `--engine-start-timeout` take:
+/// a day.
+const MAX_MS: u64 = 86_400_000;
+
+/// The most games `--concurrency` plays at once.
+const MAX_CONCURRENCY: usize = 256;
 
 /// The default of `--max-rounds`.
 const DEFAULT_MAX_ROUNDS: u32 = 100;

@@ -336,7 +336,7 @@ fn bad_arguments_are_one_line_errors() {
         ),
         (
             vec!["tournament", "random", "random", "--depth", "2000"],
-            "--depth 2000 is more than 1000",
+            "invalid value '2000' for '--depth <DEPTH>': 2000 is not in 1..=1000",
         ),
         (
             vec![
@@ -347,15 +347,15 @@ fn bad_arguments_are_one_line_errors() {
                 "--max-rounds",
                 "0",
             ],
-            "--max-rounds must be at least 1",
+            "invalid value '0' for '--max-rounds <MAX_ROUNDS>': 0 is not in 1..=4294967295",
         ),
         (
             vec!["tournament", "random", "random", "--concurrency", "0"],
-            "--concurrency must be at least 1",
+            "invalid value '0' for '--concurrency <CONCURRENCY>': 0 is not in 1..=256",
         ),
         (
             vec!["tournament", "random", "random", "--engine-timeout", "0"],
-            "--engine-timeout must be at least 1",
+            "invalid value '0' for '--engine-timeout <MS>': 0 is not in 1..=86400000",
         ),
         (
             vec!["tournament", "nodes:1e3", "random"],
@@ -402,7 +402,7 @@ fn bad_arguments_are_one_line_errors() {
                 "--engine-start-timeout",
                 "0",
             ],
-            "--engine-start-timeout must be at least 1",
+            "invalid value '0' for '--engine-start-timeout <MS>': 0 is not in 1..=86400000",
         ),
         (
             vec!["tournament", "mcts+tables", "random"],
