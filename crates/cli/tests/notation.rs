@@ -481,6 +481,24 @@ fn numbers_too_large_for_an_option_name_the_real_problem() {
             "{option} {value}: {err}"
         );
     }
+    // bench --seconds quotes the value as typed (it showed the float it became: 1e20, inf,
+    // NaN, 0) and never says Rust's "invalid float literal".
+    for (value, want) in [
+        (
+            "99999999999999999999",
+            "99999999999999999999 is not more than 0 and at most 3600",
+        ),
+        ("1e400", "1e400 is not more than 0 and at most 3600"),
+        ("1e-400", "1e-400 is not more than 0 and at most 3600"),
+        ("0", "0 is not more than 0 and at most 3600"),
+        ("nan", "'nan' is not a number of seconds (like 2 or 0.5)"),
+        ("0x10", "'0x10' is not a number of seconds (like 2 or 0.5)"),
+    ] {
+        assert_eq!(
+            usage_error(&["bench", "--seconds", value]),
+            format!("error: invalid value '{value}' for '--seconds <SECONDS>': {want}")
+        );
+    }
     assert_eq!(
         usage_error(&["serve", "--new-games-per-minute", "99999999999"]),
         "error: invalid value '99999999999' for '--new-games-per-minute <N>': \
