@@ -12,7 +12,7 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 #[derive(clap::Args, Debug, Default)]
 pub struct Args {
     /// Address to listen on: an IP address and a port 0..=65535, an IPv6 address in brackets
-    /// ([::1]:8080) [env: PUSSA_ADDR] [default: 127.0.0.1:8080].
+    /// (`[::1]:8080`) [env: PUSSA_ADDR] [default: 127.0.0.1:8080].
     #[arg(long, value_name = "HOST:PORT", value_parser = parse_addr)]
     pub addr: Option<SocketAddr>,
     /// Directory for the games database `pussa.sqlite3` [env: PUSSA_DATA] [default: ./data].
