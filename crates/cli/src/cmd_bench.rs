@@ -15,8 +15,9 @@ pub struct Args {
     /// The game to measure (default: all four, one after the other).
     #[arg(long)]
     pub game: Option<Game>,
-    /// Seconds to measure each game for.
-    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
+    /// Seconds to measure each game for: more than 0 and at most 3600 (a decimal number, like
+    /// 2 or 0.5).
+    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true, value_parser = seconds)]
     pub seconds: f64,
     /// Threads playing at once (default: every core).
     #[arg(long, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
@@ -29,6 +30,31 @@ pub struct Args {
     /// signature: deterministic, it changes only when the search's behaviour does).
     #[arg(long, conflicts_with_all = ["game", "seconds", "threads", "seed"])]
     pub search: bool,
+}
+
+/// Reads `--seconds`: a decimal number (digits, a point, an exponent: `2`, `0.5`, `1e-3`)
+/// more than 0 and at most 3600. The messages quote the value as typed (not the number it
+/// rounds to) and never Rust's "invalid float literal".
+fn seconds(text: &str) -> Result<f64, String> {
+    let decimal = text.bytes().any(|b| b.is_ascii_digit())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    let value = text
+        .parse::<f64>()
+        .ok()
+        .filter(|_| decimal)
+        .ok_or_else(|| {
+            format!(
+                "'{}' is not a number of seconds (like 2 or 0.5)",
+                text.escape_debug()
+            )
+        })?;
+    if value.is_finite() && value > 0.0 && value <= 3600.0 {
+        Ok(value)
+    } else {
+        Err(format!("{text} is not more than 0 and at most 3600"))
+    }
 }
 
 /// `pussa bench --search`: the engine's fixed positions at fixed depths, one thread.
@@ -143,12 +169,6 @@ fn measure(game: Game, seconds: f64, threads: usize, seed: u64) -> Vec<Count> {
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.search {
         return run_search();
-    }
-    if !(args.seconds.is_finite() && args.seconds > 0.0 && args.seconds <= 3600.0) {
-        bail!(
-            "--seconds must be more than 0 and at most 3600, not {}",
-            args.seconds
-        );
     }
     let threads = match args.threads {
         Some(0) => bail!("--threads must be at least 1"),

@@ -247,7 +247,7 @@ impl Saver {
             return Ok(None);
         };
         let rec = self.record(app)?;
-        std::fs::write(&path, rec.to_string())
+        crate::outfile::write_whole(&path, &rec.to_string())
             .with_context(|| format!("cannot write the game record {}", path.display()))?;
         self.written.set(Some(n));
         Ok(Some(path))
@@ -345,7 +345,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // before any game is played.
     if let Some(path) = &args.save {
         crate::outfile::refuse_existing("--save", path, args.force)?;
-        crate::outfile::check_creatable(path).context("--save")?;
+        crate::outfile::check_writable(path).context("--save")?;
     }
     let (tx, rx) = mpsc::channel::<Answer>();
     let told = tx.clone();

@@ -1,7 +1,7 @@
 //! `pussa serve`: the web page and the JSON/WebSocket API (docs/api.md).
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
@@ -11,13 +11,15 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 /// Start the web server: play in the browser, against the computer, on one screen or online.
 #[derive(clap::Args, Debug, Default)]
 pub struct Args {
-    /// Address to listen on [env: PUSSA_ADDR] [default: 127.0.0.1:8080].
-    #[arg(long, value_name = "HOST:PORT")]
+    /// Address to listen on: an IP address and a port 0..=65535, an IPv6 address in brackets
+    /// (`[::1]:8080`) [env: PUSSA_ADDR] [default: 127.0.0.1:8080].
+    #[arg(long, value_name = "HOST:PORT", value_parser = parse_addr)]
     pub addr: Option<SocketAddr>,
     /// Directory for the games database `pussa.sqlite3` [env: PUSSA_DATA] [default: ./data].
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
-    /// The SQLite file itself (overrides --data).
+    /// The SQLite file itself (overrides --data). It is created if missing, but its directory
+    /// must exist: a mistyped directory is refused, not created.
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
     /// Endgame tables (built by `pussa egtb build`) for the computer (levels club and up) and
@@ -66,13 +68,88 @@ pub fn egtb_dir(egtb: Option<&str>) -> anyhow::Result<Option<PathBuf>> {
     }
 }
 
+/// Reads a listening address, `HOST:PORT`, naming what is wrong with it: a missing or
+/// out-of-range port, a host that is not an IP address, an IPv6 address without brackets
+/// (the standard library says only "invalid socket address syntax").
+///
+/// # Errors
+/// The message names the problem and quotes the part as typed.
+pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    const LIKE: &str = "like 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080";
+    let Some((host, port)) = text.rsplit_once(':') else {
+        return Err(format!("missing port: expected HOST:PORT, {LIKE}"));
+    };
+    if port.is_empty() {
+        return Err(format!("missing port after ':' ({LIKE})"));
+    }
+    if !port.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "port '{}' is not a whole number (ports are 0..=65535)",
+            port.escape_debug()
+        ));
+    }
+    let port: u16 = port
+        .parse()
+        .map_err(|_| format!("port {port} is not in 0..=65535"))?;
+    let ip: std::net::IpAddr = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        Some(v6) => v6
+            .parse::<std::net::Ipv6Addr>()
+            .map_err(|_| format!("host '[{}]' is not an IPv6 address", v6.escape_debug()))?
+            .into(),
+        None if host.is_empty() => return Err(format!("missing host before ':' ({LIKE})")),
+        None if host.contains(':') => {
+            return Err(format!(
+                "an IPv6 host goes in brackets: [{}]:{port}",
+                host.escape_debug()
+            ))
+        }
+        None => host.parse().map_err(|_| {
+            format!(
+                "host '{}' is not an IP address ({LIKE})",
+                host.escape_debug()
+            )
+        })?,
+    };
+    Ok(SocketAddr::new(ip, port))
+}
+
+/// Refuses a `--db` file whose directory does not exist (it is not created: a mistyped
+/// directory would start an empty server and leave directories behind) or whose path goes
+/// through a file.
+fn check_db_dir(db: &Path) -> anyhow::Result<()> {
+    let Some(parent) = db.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    // The first part of the path that is not a directory, from the top.
+    for dir in parent.ancestors().collect::<Vec<_>>().into_iter().rev() {
+        if dir.as_os_str().is_empty() {
+            continue;
+        }
+        match std::fs::metadata(dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => anyhow::bail!(
+                "--db {}: {} is not a directory (it is a file)",
+                db.display(),
+                dir.display()
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
+                "--db {}: the directory {} does not exist (create it first; --db does not \
+                 create directories)",
+                db.display(),
+                parent.display()
+            ),
+            Err(e) => anyhow::bail!("--db {}: cannot reach {}: {e}", db.display(), dir.display()),
+        }
+    }
+    Ok(())
+}
+
 fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
     let addr = match args.addr {
         Some(a) => a,
         None => match std::env::var("PUSSA_ADDR") {
-            Ok(s) if !s.trim().is_empty() => s.trim().parse().with_context(|| {
-                format!("PUSSA_ADDR: '{s}' is not an address like 127.0.0.1:8080")
-            })?,
+            Ok(s) if !s.trim().is_empty() => parse_addr(s.trim())
+                .map_err(|e| anyhow::anyhow!("PUSSA_ADDR '{}': {e}", s.escape_debug()))?,
             _ => DEFAULT_ADDR.parse().expect("the default address parses"),
         },
     };
@@ -88,7 +165,10 @@ fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
         Ok(dir.join("pussa.sqlite3"))
     };
     let db = match (args.db, args.data) {
-        (Some(db), _) => db,
+        (Some(db), _) => {
+            check_db_dir(&db)?;
+            db
+        }
         (None, Some(dir)) => data_dir(dir, "--data")?,
         (None, None) => match std::env::var_os("PUSSA_DATA").filter(|d| !d.is_empty()) {
             Some(dir) => data_dir(PathBuf::from(dir), "PUSSA_DATA")?,

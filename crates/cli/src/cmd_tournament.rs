@@ -72,34 +72,37 @@ pub struct Args {
     pub seed: u64,
     /// Time per move in milliseconds (search, mcts and engine players; a warning if neither
     /// player is one). With none of --movetime, --depth, --nodes they get 100 ms a move.
-    #[arg(long, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
+    /// 1 to 86400000 (a day).
+    #[arg(long, value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
     pub movetime: Option<u64>,
-    /// Search depth per move (search, mcts and engine players).
-    #[arg(long, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
+    /// Search depth per move (search, mcts and engine players): 1 to 1000, the most the engine
+    /// protocol accepts (an engine would refuse every `go` above it and forfeit).
+    #[arg(long, value_parser = crate::numarg::ranged::<u32>(1, 1000))]
     pub depth: Option<u32>,
     /// Nodes per move (search, mcts and engine players).
-    #[arg(long, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
+    #[arg(long, value_parser = crate::numarg::ranged::<u64>(1, u64::MAX))]
     pub nodes: Option<u64>,
-    /// Games played at once (default: every core).
-    #[arg(long, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
+    /// Games played at once, 1 to 256 (default: every core, at most 256).
+    #[arg(long, value_parser = crate::numarg::ranged::<usize>(1, MAX_CONCURRENCY as u64))]
     pub concurrency: Option<usize>,
     /// Stop early when this SPRT is decided: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05). The
     /// GSPRT as fishtest computes it: pentanomial over the complete pairs, logistic Elo.
     #[arg(long)]
     pub sprt: Option<String>,
     /// How long an external engine may take to answer during a game, in milliseconds
-    /// (default: 3 × movetime + 1000, or 10000); it must be above --movetime.
-    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
+    /// (default: 3 × movetime + 1000, or 10000); it must be above --movetime. At most
+    /// 86400000 (a day).
+    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
     pub engine_timeout: Option<u64>,
     /// How long an external engine may take to start, in milliseconds: from its launch to
     /// `pussaok`, and from `newgame` to `readyok` (default: 30000, or the answer timeout if
     /// longer). Every engine is started once before the first game, and a run whose engine
-    /// cannot start is refused.
-    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
+    /// cannot start is refused. At most 86400000 (a day).
+    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
     pub engine_start_timeout: Option<u64>,
     /// A match still going after this many rounds is scored a draw (matches only; default
     /// 100).
-    #[arg(long, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
+    #[arg(long, value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
     pub max_rounds: Option<u32>,
     /// Write the games as game records to this file, each appended as it finishes (in the
     /// order games finish); at the end the file is rewritten in game order. An existing file
@@ -147,30 +150,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         [&args.player1, &args.player2],
         args.exact_openings,
     )?;
-    if args.depth == Some(0) || args.nodes == Some(0) || args.movetime == Some(0) {
-        bail!("--depth, --nodes and --movetime must be at least 1");
-    }
-    if args.movetime.is_some_and(|t| t > 86_400_000) {
-        bail!("--movetime must be at most 86400000 (a day)");
-    }
-    // The protocol's own bound: an engine would refuse every `go` above it and forfeit.
-    if let Some(d) = args.depth.filter(|&d| d > 1000) {
-        bail!("--depth {d} is more than 1000 (the most the engine protocol accepts)");
-    }
-    if args.concurrency == Some(0) {
-        bail!("--concurrency must be at least 1");
-    }
-    for (name, t) in [
-        ("--engine-timeout", args.engine_timeout),
-        ("--engine-start-timeout", args.engine_start_timeout),
-    ] {
-        if t == Some(0) {
-            bail!("{name} must be at least 1 millisecond");
-        }
-        if t.is_some_and(|t| t > 86_400_000) {
-            bail!("{name} must be at most 86400000 (a day)");
-        }
-    }
     if let (Some(t), Some(m)) = (args.engine_timeout, args.movetime) {
         if t <= m {
             bail!(
@@ -179,22 +158,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     }
-    if args.max_rounds == Some(0) {
-        bail!("--max-rounds must be at least 1");
-    }
     let sprt = args
         .sprt
         .as_deref()
         .map(Sprt::parse)
         .transpose()
         .map_err(anyhow::Error::msg)?;
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-    if concurrency > 256 {
-        bail!("--concurrency {concurrency} is more than 256 games at once");
-    }
+    let concurrency = args.concurrency.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_CONCURRENCY))
+    });
     let config = Config {
         game,
         mode: if args.match_mode {
@@ -227,7 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // over without --force, and every file can be written (none is touched if one cannot).
     check_outputs(&args)?;
     for path in [&args.pgn, &args.results, &args.plot].into_iter().flatten() {
-        check_writable(path)?;
+        crate::outfile::check_writable(path)?;
     }
     // An engine that cannot start would lose every game: refused before the first.
     config.check_engines().map_err(anyhow::Error::msg)?;
@@ -316,6 +288,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     write!(crate::stdout(), "{}", summary(&config, &report, None))?;
     Ok(())
 }
+
+/// The most milliseconds `--movetime`, `--engine-timeout` and `--engine-start-timeout` take:
+/// a day.
+const MAX_MS: u64 = 86_400_000;
+
+/// The most games `--concurrency` plays at once.
+const MAX_CONCURRENCY: usize = 256;
 
 /// The default of `--max-rounds`.
 const DEFAULT_MAX_ROUNDS: u32 = 100;
@@ -425,30 +404,18 @@ fn is_json(path: &std::path::Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
-/// True for a path that is not a regular file (a pipe, `/dev/stdout`): written once, at the
-/// end, never rewritten.
-fn is_special(path: &std::path::Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| !m.is_file())
-}
-
 /// Opens `path` for appending after writing `head` to it (replaced whole if it is a regular
 /// file).
 fn start_append(path: &std::path::Path, head: &str) -> anyhow::Result<std::fs::File> {
-    if is_special(path) {
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+    if crate::outfile::is_stream(path) {
+        let mut f = crate::outfile::open_append(path)?;
         use std::io::Write as _;
         f.write_all(head.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
         return Ok(f);
     }
-    replace_file(path, head)?;
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .with_context(|| format!("cannot write {}", path.display()))
+    crate::outfile::write_whole(path, head)?;
+    crate::outfile::open_append(path)
 }
 
 impl Live {
@@ -471,8 +438,8 @@ impl Live {
         }
         // The plot before the results: a JSON of no games means every file is in place.
         if let Some(path) = &live.outputs.plot {
-            if !is_special(path) {
-                replace_file(
+            if !crate::outfile::is_stream(path) {
+                crate::outfile::write_whole(
                     path,
                     &plot::tournament_svg(config, &Report::before_games(config)),
                 )?;
@@ -480,8 +447,8 @@ impl Live {
         }
         if let Some(path) = live.outputs.results.clone() {
             if is_json(&path) {
-                if !is_special(&path) {
-                    replace_file(
+                if !crate::outfile::is_stream(&path) {
+                    crate::outfile::write_whole(
                         &path,
                         &(results_json(config, &Report::before_games(config), false)? + "\n"),
                     )?;
@@ -540,7 +507,7 @@ impl Live {
     /// kept in [`Live::lost`] for the end of the run.
     fn append_failed(&mut self, path: &std::path::Path, e: std::io::Error) -> anyhow::Error {
         let msg = format!("cannot write {}: {e}", path.display());
-        if is_special(path) {
+        if crate::outfile::is_stream(path) {
             if self.lost.is_none() {
                 self.lost = Some(anyhow::anyhow!("{msg}"));
             }
@@ -569,21 +536,24 @@ impl Live {
         let config = &self.config;
         if let Some(path) = &self.outputs.results {
             if is_json(path) {
-                if finished || !is_special(path) {
-                    replace_file(path, &(results_json(config, report, finished)? + "\n"))?;
+                if finished || !crate::outfile::is_stream(path) {
+                    crate::outfile::write_whole(
+                        path,
+                        &(results_json(config, report, finished)? + "\n"),
+                    )?;
                 }
-            } else if all && !is_special(path) {
-                replace_file(path, &csv(config, report))?;
+            } else if all && !crate::outfile::is_stream(path) {
+                crate::outfile::write_whole(path, &csv(config, report))?;
             }
         }
         if let Some(path) = &self.outputs.plot {
-            if finished || !is_special(path) {
-                replace_file(path, &plot::tournament_svg(config, report))?;
+            if finished || !crate::outfile::is_stream(path) {
+                crate::outfile::write_whole(path, &plot::tournament_svg(config, report))?;
             }
         }
         if let Some(path) = &self.outputs.pgn {
-            if all && !is_special(path) {
-                replace_file(path, &records(config, report)?)?;
+            if all && !crate::outfile::is_stream(path) {
+                crate::outfile::write_whole(path, &records(config, report)?)?;
             }
         }
         self.rewritten = Instant::now();
@@ -692,7 +662,7 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
         .collect();
     for (i, (a, pa)) in named.iter().enumerate() {
         for (b, pb) in &named[i + 1..] {
-            if same_file(pa, pb) {
+            if crate::outfile::same_file(pa, pb) {
                 anyhow::bail!(
                     "{a} and {b} name the same file {} (one would write over the other)",
                     pb.display()
@@ -704,7 +674,7 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
         if !plot
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
-            && !is_special(plot)
+            && !crate::outfile::is_stream(plot)
         {
             anyhow::bail!(
                 "--plot {}: the plot is an SVG image; give a name ending in .svg",
@@ -716,72 +686,6 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
         crate::outfile::refuse_existing(option, path, args.force)?;
     }
     Ok(())
-}
-
-/// Whether `a` and `b` are one file: the same path, or (both existing) the same file on disk.
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    if a == b {
-        return true;
-    }
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        // A file not made yet: the same name in the same existing directory.
-        _ => {
-            let dir = |p: &std::path::Path| {
-                let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-                std::fs::canonicalize(parent.unwrap_or(std::path::Path::new(".")))
-                    .ok()
-                    .map(|d| d.join(p.file_name().unwrap_or_default()))
-            };
-            dir(a).is_some_and(|x| dir(b) == Some(x))
-        }
-    }
-}
-
-/// Checks, without changing it, that [`replace_file`] can write `path`: its temporary file can
-/// be made beside it (and is removed), or else the path itself opens for writing.
-fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {
-    let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
-    if regular {
-        let part = part_path(path);
-        if std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&part)
-            .is_ok()
-        {
-            let _ = std::fs::remove_file(&part);
-            return Ok(());
-        }
-    }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map(drop)
-        .with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// `NAME.part` beside `path`: where [`replace_file`] writes before the rename.
-fn part_path(path: &std::path::Path) -> std::path::PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".part");
-    path.with_file_name(name)
-}
-
-/// Writes `text` to `path`: a regular file is replaced whole (written beside it as
-/// `NAME.part`, then renamed over it, so a reader never sees half a file); anything else (a
-/// pipe, `/dev/stdout`), or a file whose directory takes no new files, is written to directly.
-fn replace_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
-    if regular {
-        let part = part_path(path);
-        if std::fs::write(&part, text).is_ok() {
-            return std::fs::rename(&part, path)
-                .with_context(|| format!("cannot write {}", path.display()));
-        }
-        let _ = std::fs::remove_file(&part);
-    }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The results as JSON. Values that the games do not determine are `null`: the score and the

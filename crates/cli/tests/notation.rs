@@ -465,6 +465,50 @@ fn numbers_too_large_for_an_option_name_the_real_problem() {
         usage_error(&["tournament", "greedy", "random", "--seed", "x"]),
         "error: invalid value 'x' for '--seed <SEED>': 'x' is not a whole number"
     );
+    // Tournament options give their real range in one step, whatever the number's length
+    // (the type's limit used to come first, then the real one, with another exit code), and
+    // an option out of range names only itself.
+    for (option, value, range) in [
+        ("--movetime", "99999999999999999999999", "1..=86400000"),
+        ("--movetime", "18446744073709551615", "1..=86400000"),
+        (
+            "--engine-timeout",
+            "99999999999999999999999",
+            "1..=86400000",
+        ),
+        ("--engine-start-timeout", "86400001", "1..=86400000"),
+        ("--depth", "99999999999999999999999", "1..=1000"),
+        ("--depth", "4294967295", "1..=1000"),
+        ("--depth", "0", "1..=1000"),
+        ("--nodes", "0", "1..=18446744073709551615"),
+        ("--concurrency", "99999999999999999999999", "1..=256"),
+        ("--concurrency", "257", "1..=256"),
+    ] {
+        let err = usage_error(&["tournament", "search", "random", option, value]);
+        assert!(
+            err.starts_with(&format!("error: invalid value '{value}' for '{option} "))
+                && err.ends_with(&format!(": {value} is not in {range}")),
+            "{option} {value}: {err}"
+        );
+    }
+    // bench --seconds quotes the value as typed (it showed the float it became: 1e20, inf,
+    // NaN, 0) and never says Rust's "invalid float literal".
+    for (value, want) in [
+        (
+            "99999999999999999999",
+            "99999999999999999999 is not more than 0 and at most 3600",
+        ),
+        ("1e400", "1e400 is not more than 0 and at most 3600"),
+        ("1e-400", "1e-400 is not more than 0 and at most 3600"),
+        ("0", "0 is not more than 0 and at most 3600"),
+        ("nan", "'nan' is not a number of seconds (like 2 or 0.5)"),
+        ("0x10", "'0x10' is not a number of seconds (like 2 or 0.5)"),
+    ] {
+        assert_eq!(
+            usage_error(&["bench", "--seconds", value]),
+            format!("error: invalid value '{value}' for '--seconds <SECONDS>': {want}")
+        );
+    }
     assert_eq!(
         usage_error(&["serve", "--new-games-per-minute", "99999999999"]),
         "error: invalid value '99999999999' for '--new-games-per-minute <N>': \

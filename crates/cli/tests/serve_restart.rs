@@ -334,7 +334,11 @@ fn serve_reports_a_bad_address_and_an_unusable_data_dir() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("error: cannot"), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "error: --db /proc/pussa-no/x.sqlite3: the directory /proc/pussa-no does not exist \
+         (create it first; --db does not create directories)"
+    );
     // A file that is not a database is refused, and left as it was.
     let dir = std::env::temp_dir().join(format!("pussa-serve-garbage-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -383,6 +387,96 @@ fn serve_reports_a_bad_address_and_an_unusable_data_dir() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("PUSSA_ADDR"));
+}
+
+/// `serve --db` creates the file but not its directories: a mistyped directory is refused in
+/// one line and nothing is made (it used to create the whole chain and serve an empty game
+/// list); a file on the way is named as not a directory (it was "File exists").
+#[test]
+fn serve_db_does_not_create_missing_directories() {
+    let dir = std::env::temp_dir().join(format!("pussa-serve-dbdir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("afile.txt"), "").unwrap();
+    let run = |db: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .args([
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+                "--egtb",
+                "none",
+                "--db",
+                db,
+            ])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{db}");
+        String::from_utf8_lossy(&out.stderr).trim_end().to_string()
+    };
+    assert_eq!(
+        run("typo/dtaa/sub/pussa.sqlite3"),
+        "error: --db typo/dtaa/sub/pussa.sqlite3: the directory typo/dtaa/sub does not exist \
+         (create it first; --db does not create directories)"
+    );
+    assert_eq!(
+        run("afile.txt/x.db"),
+        "error: --db afile.txt/x.db: afile.txt is not a directory (it is a file)"
+    );
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["afile.txt"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `serve --addr` names what is wrong with an address (it was the standard library's
+/// "invalid socket address syntax" for all of these), as a usage error; `PUSSA_ADDR` the same.
+#[test]
+fn serve_addr_errors_name_the_problem() {
+    for (addr, want) in [
+        ("127.0.0.1:99999", "port 99999 is not in 0..=65535"),
+        (
+            "127.0.0.1:99999999999999999999999",
+            "port 99999999999999999999999 is not in 0..=65535",
+        ),
+        (
+            "127.0.0.1:-1",
+            "port '-1' is not a whole number (ports are 0..=65535)",
+        ),
+        ("127.0.0.1:", "missing port after ':'"),
+        ("127.0.0.1", "missing port: expected HOST:PORT"),
+        ("nowhere:80", "host 'nowhere' is not an IP address"),
+        ("::1:80", "an IPv6 host goes in brackets: [::1]:80"),
+        (":80", "missing host before ':'"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .args(["serve", "--egtb", "none", "--addr", addr])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{addr}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let first = err.lines().next().unwrap();
+        assert!(
+            first.starts_with(&format!(
+                "error: invalid value '{addr}' for '--addr <HOST:PORT>': {want}"
+            )),
+            "{addr}: {err}"
+        );
+        assert!(!err.contains("socket address syntax"), "{err}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["serve", "--egtb", "none"])
+        .env("PUSSA_ADDR", "127.0.0.1:70000")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "error: PUSSA_ADDR '127.0.0.1:70000': port 70000 is not in 0..=65535"
+    );
 }
 
 /// `pussa` alone is `pussa serve` and takes serve's options (they used to be refused:

@@ -336,7 +336,7 @@ fn bad_arguments_are_one_line_errors() {
         ),
         (
             vec!["tournament", "random", "random", "--depth", "2000"],
-            "--depth 2000 is more than 1000",
+            "invalid value '2000' for '--depth <DEPTH>': 2000 is not in 1..=1000",
         ),
         (
             vec![
@@ -347,15 +347,15 @@ fn bad_arguments_are_one_line_errors() {
                 "--max-rounds",
                 "0",
             ],
-            "--max-rounds must be at least 1",
+            "invalid value '0' for '--max-rounds <MAX_ROUNDS>': 0 is not in 1..=4294967295",
         ),
         (
             vec!["tournament", "random", "random", "--concurrency", "0"],
-            "--concurrency must be at least 1",
+            "invalid value '0' for '--concurrency <CONCURRENCY>': 0 is not in 1..=256",
         ),
         (
             vec!["tournament", "random", "random", "--engine-timeout", "0"],
-            "--engine-timeout must be at least 1",
+            "invalid value '0' for '--engine-timeout <MS>': 0 is not in 1..=86400000",
         ),
         (
             vec!["tournament", "nodes:1e3", "random"],
@@ -402,7 +402,7 @@ fn bad_arguments_are_one_line_errors() {
                 "--engine-start-timeout",
                 "0",
             ],
-            "--engine-start-timeout must be at least 1",
+            "invalid value '0' for '--engine-start-timeout <MS>': 0 is not in 1..=86400000",
         ),
         (
             vec!["tournament", "mcts+tables", "random"],
@@ -1128,4 +1128,98 @@ fn an_engines_control_bytes_are_quoted_escaped() {
         !out.chars().any(|c| c.is_control() && c != '\n'),
         "a control character reached the output: {out:?}"
     );
+}
+
+/// `--pgn`, `--results` and `--plot` write through the names they are given: a symbolic link
+/// stays a link and its target gets the games (the end-of-run rewrite used to rename a new
+/// file over the link, even over `/dev/stdout`); a link to this process's stdout
+/// (`/proc/self/fd/1`, what `/dev/stdout` is) gets the records on stdout, before the summary;
+/// a hard-linked file stays one file; and two options naming one file through a link are
+/// refused.
+#[cfg(unix)]
+#[test]
+fn outputs_write_through_links_and_never_replace_them() {
+    let dir = tmp("links");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    let link_type = |n: &str| std::fs::symlink_metadata(dir.join(n)).unwrap().file_type();
+    for (real, link) in [
+        ("real.pgn", "link.pgn"),
+        ("real.csv", "link.csv"),
+        ("real.svg", "link.svg"),
+    ] {
+        std::fs::write(dir.join(real), "").unwrap();
+        std::os::unix::fs::symlink(dir.join(real), dir.join(link)).unwrap();
+    }
+    let args = |extra: &[String]| {
+        let mut a: Vec<String> = ["tournament", "random", "random", "-n", "3", "-q", "--force"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend_from_slice(extra);
+        a
+    };
+    let run = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        pussa(&a)
+    };
+    let (ok, _, err) = run(args(&[
+        "--pgn".into(),
+        p("link.pgn"),
+        "--results".into(),
+        p("link.csv"),
+        "--plot".into(),
+        p("link.svg"),
+    ]));
+    assert!(ok, "{err}");
+    for (real, link) in [
+        ("real.pgn", "link.pgn"),
+        ("real.csv", "link.csv"),
+        ("real.svg", "link.svg"),
+    ] {
+        assert!(link_type(link).is_symlink(), "{link} was replaced");
+        let text = std::fs::read_to_string(dir.join(real)).unwrap();
+        assert!(!text.is_empty(), "{real} got nothing");
+    }
+    let pgn = std::fs::read_to_string(dir.join("real.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 3, "{pgn}");
+    // A private link to this process's stdout, as /dev/stdout is (never /dev/stdout itself).
+    std::os::unix::fs::symlink("/proc/self/fd/1", dir.join("mystdout")).unwrap();
+    let out_file = dir.join("out.txt");
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(args(&["--pgn".into(), p("mystdout")]))
+        .stdout(std::fs::File::create(&out_file).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        link_type("mystdout").is_symlink(),
+        "the stdout link was replaced"
+    );
+    let text = std::fs::read_to_string(&out_file).unwrap();
+    assert_eq!(text.matches("[Event ").count(), 3, "{text}");
+    let records_end = text.rfind("[Event ").unwrap();
+    let summary = text.find("random vs random").unwrap();
+    assert!(
+        records_end < summary,
+        "the summary is not after the records: {text}"
+    );
+    // A hard link: the two names still name one file, holding the games.
+    std::fs::write(dir.join("hard.pgn"), "").unwrap();
+    std::fs::hard_link(dir.join("hard.pgn"), dir.join("hard2.pgn")).unwrap();
+    let (ok, _, err) = run(args(&["--pgn".into(), p("hard.pgn")]));
+    assert!(ok, "{err}");
+    let other = std::fs::read_to_string(dir.join("hard2.pgn")).unwrap();
+    assert_eq!(other.matches("[Event ").count(), 3, "{other}");
+    // Two options naming one file, through a link to a file not made yet, or a hard link.
+    std::os::unix::fs::symlink(dir.join("new.pgn"), dir.join("to-new")).unwrap();
+    for (a, b) in [("new.pgn", "to-new"), ("hard.pgn", "hard2.pgn")] {
+        let (ok, _, err) = run(args(&["--pgn".into(), p(a), "--results".into(), p(b)]));
+        assert!(!ok && err.contains("name the same file"), "{a} {b}: {err}");
+    }
+    assert!(!dir.join("new.pgn").exists());
 }

@@ -109,8 +109,20 @@ impl GoLimits {
                 let v = it
                     .next()
                     .ok_or_else(|| format!("go: '{name}' needs a number"))?;
-                v.parse::<u64>()
-                    .map_err(|_| format!("go: {name} '{v}' is not a non-negative whole number"))
+                whole_number(v).map_err(|e| match e {
+                    NumberError::NotWhole => {
+                        format!("go: {name} '{v}' is not a non-negative whole number")
+                    }
+                    NumberError::TooLarge => {
+                        let range = match name {
+                            "depth" => "1..=1000".to_string(),
+                            "nodes" => format!("1..={}", u64::MAX),
+                            "movetime" => format!("0..={MAX_MOVETIME_MS} (use infinite)"),
+                            _ => format!("0..={}", u64::MAX),
+                        };
+                        format!("go: {name} {v} is out of range {range}")
+                    }
+                })
             };
             match w.to_ascii_lowercase().as_str() {
                 "depth" => {
@@ -372,6 +384,26 @@ pub fn board_lines(state: &GameState) -> Vec<String> {
     ]
 }
 
+/// Why a protocol number does not read (see [`whole_number`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NumberError {
+    /// Not a run of digits: `x`, `-1`, `1e3`, `` (empty).
+    NotWhole,
+    /// A whole number too large for a `u64`: out of every option's range, however many digits
+    /// it has, and named as such.
+    TooLarge,
+}
+
+/// Reads a protocol number: digits (an optional leading `+`, as `str::parse` takes), of any
+/// length; one too large for a `u64` is [`NumberError::TooLarge`], not "not a whole number".
+fn whole_number(text: &str) -> Result<u64, NumberError> {
+    let digits = text.strip_prefix('+').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(NumberError::NotWhole);
+    }
+    digits.parse().map_err(|_| NumberError::TooLarge)
+}
+
 /// Applies `moves` to `state`, laying out the next round of a match when a round is over and a
 /// move follows. Then, if the last move ended a round of a match that goes on, lays out the
 /// next round too, so the state is always one where a move is expected unless the match is over.
@@ -589,9 +621,15 @@ impl<W: Write + Send + 'static> Engine<W> {
         }
         match name.to_ascii_lowercase().as_str() {
             "threads" => {
-                let n: usize = value
-                    .parse()
-                    .map_err(|_| format!("setoption: Threads '{value}' is not a whole number"))?;
+                let n = whole_number(&value).map_err(|e| match e {
+                    NumberError::NotWhole => {
+                        format!("setoption: Threads '{value}' is not a whole number")
+                    }
+                    NumberError::TooLarge => {
+                        format!("setoption: Threads {value} is out of range 1..={MAX_THREADS}")
+                    }
+                })?;
+                let n = usize::try_from(n).unwrap_or(usize::MAX);
                 if !(1..=MAX_THREADS).contains(&n) {
                     return Err(format!(
                         "setoption: Threads {n} is out of range 1..={MAX_THREADS}"
@@ -606,9 +644,14 @@ impl<W: Write + Send + 'static> Engine<W> {
                 }
             }
             "seed" => {
-                self.seed = value
-                    .parse()
-                    .map_err(|_| format!("setoption: Seed '{value}' is not a whole number"))?;
+                self.seed = whole_number(&value).map_err(|e| match e {
+                    NumberError::NotWhole => {
+                        format!("setoption: Seed '{value}' is not a whole number")
+                    }
+                    NumberError::TooLarge => {
+                        format!("setoption: Seed {value} is out of range 0..={}", u64::MAX)
+                    }
+                })?;
             }
             "level" => {
                 if value.eq_ignore_ascii_case("search") {
@@ -1156,6 +1199,36 @@ mod tests {
             (
                 "go movetime 18446744073709551615",
                 "movetime 18446744073709551615 is out of range",
+            ),
+            // Numbers with too many digits for any type are out of range too, not "not a
+            // whole number".
+            (
+                "go depth 99999999999999999999",
+                "go: depth 99999999999999999999 is out of range 1..=1000",
+            ),
+            (
+                "go nodes 18446744073709551616",
+                "go: nodes 18446744073709551616 is out of range 1..=18446744073709551615",
+            ),
+            (
+                "go movetime 99999999999999999999999",
+                "go: movetime 99999999999999999999999 is out of range 0..=86400000",
+            ),
+            (
+                "setoption name Seed value 18446744073709551616",
+                "setoption: Seed 18446744073709551616 is out of range 0..=18446744073709551615",
+            ),
+            (
+                "setoption name Threads value 99999999999999999999",
+                "setoption: Threads 99999999999999999999 is out of range 1..=",
+            ),
+            (
+                "setoption name Threads value -1",
+                "Threads '-1' is not a whole number",
+            ),
+            (
+                "go nodes 1e3",
+                "nodes '1e3' is not a non-negative whole number",
             ),
         ] {
             e.handle_line(cmd);

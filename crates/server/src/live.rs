@@ -509,26 +509,27 @@ impl LiveGame {
         if let Some(why) = &row.unreadable {
             return Err(why.clone());
         }
-        let game: Game = row
-            .game
-            .parse()
-            .map_err(|e| format!("game {}: {e}", row.id))?;
+        // Each reason names its column (`first: unknown side 'x' …`), not the game's id: the
+        // caller's message (`game … cannot be continued: …`) names the game once.
+        let game: Game = row.game.parse().map_err(|e| format!("game: {e}"))?;
         let mode = parse_mode(&row.mode).map_err(|e| e.message)?;
-        let first = Side::parse(&row.first).map_err(|e| e.to_string())?;
-        let creator_seat = Side::parse(&row.creator_seat).map_err(|e| e.to_string())?;
+        let first = Side::parse(&row.first).map_err(|e| format!("first: {e}"))?;
+        let creator_seat =
+            Side::parse(&row.creator_seat).map_err(|e| format!("creator_seat: {e}"))?;
         let opponent = match row.opponent.as_str() {
             "computer" => Opponent::Computer {
                 level: row.level.clone().unwrap_or_default(),
             },
             "hotseat" => Opponent::Hotseat,
             "online" => Opponent::Online,
-            other => return Err(format!("game {}: unknown opponent kind '{other}'", row.id)),
+            other => {
+                return Err(format!(
+                "opponent: unknown opponent kind '{other}': expected computer, hotseat or online"
+            ))
+            }
         };
         let setup = match &row.setup {
-            Some(text) => Some(
-                text.parse::<Setup>()
-                    .map_err(|e| format!("game {}: {e}", row.id))?,
-            ),
+            Some(text) => Some(text.parse::<Setup>().map_err(|e| format!("setup: {e}"))?),
             None => None,
         };
         let meta = Meta {
@@ -546,9 +547,9 @@ impl LiveGame {
             ended: match &row.ended {
                 Some(kind) => Some(Ending {
                     kind: EndKind::from_name(kind)
-                        .ok_or_else(|| format!("game {}: unknown ending '{kind}'", row.id))?,
+                        .ok_or_else(|| format!("ended: unknown ending '{kind}'"))?,
                     by: match &row.ended_by {
-                        Some(by) => Some(Side::parse(by).map_err(|e| e.to_string())?),
+                        Some(by) => Some(Side::parse(by).map_err(|e| format!("ended_by: {e}"))?),
                         None => None,
                     },
                 }),
@@ -564,16 +565,16 @@ impl LiveGame {
                 moves.len()
             ));
         }
-        let mut g = LiveGame::new(meta).map_err(|e| format!("game {}: {e}", row.id))?;
+        let mut g = LiveGame::new(meta).map_err(|e| format!("setup: {e}"))?;
         for (i, m) in moves.iter().enumerate() {
             if m.ply != i as i64 + 1 {
-                return Err(format!("game {}: move {} is missing", row.id, i + 1));
+                return Err(format!("move {} is missing", i + 1));
             }
             let hole: Hole =
                 m.mv.parse()
-                    .map_err(|e| format!("game {} ply {}: {e}", row.id, m.ply))?;
+                    .map_err(|e| format!("move {}: mv: {e}", m.ply))?;
             g.play(hole, &mut pussa_rules::NoTrace)
-                .map_err(|e| format!("game {} ply {}: {e}", row.id, m.ply))?;
+                .map_err(|e| format!("move {}: {e}", m.ply))?;
         }
         Ok(g)
     }

@@ -426,3 +426,71 @@ async fn a_long_series_counts_every_game() {
     assert_eq!(score["S"], 52.0, "{score}");
     s.stop().await;
 }
+
+/// A stored value the rules do not know is named by its column, in the `column: problem`
+/// form of the type errors, and the game's id is said once: `first` and `creator_seat` both
+/// gave the same `unknown side 'x'`, and `game`/`opponent` repeated the id
+/// (`game ID cannot be continued: game ID: …`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_value_the_rules_do_not_know_names_its_column_once() {
+    let dir = common::temp_dir("store-values");
+    let s = TestServer::start_in(dir.clone()).await;
+    let mut games = Vec::new();
+    for _ in 0..6 {
+        let c = s
+            .post("/api/games", &json!({"game": "walak-pussa"}))
+            .await
+            .json();
+        let (id, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+        let mv = letters(&c["state"]["legal"])[0].clone();
+        let r = s
+            .post(
+                &format!("/api/games/{id}/moves"),
+                &json!({"move": mv, "token": token}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        games.push(id);
+    }
+    s.stop().await;
+    let damage = [
+        (
+            "UPDATE games SET game = 'x' WHERE id = ?1",
+            "game: unknown game 'x'",
+        ),
+        (
+            "UPDATE games SET first = 'x' WHERE id = ?1",
+            "first: unknown side 'x': expected S (South) or N (North)",
+        ),
+        (
+            "UPDATE games SET creator_seat = 'x' WHERE id = ?1",
+            "creator_seat: unknown side 'x': expected S (South) or N (North)",
+        ),
+        (
+            "UPDATE games SET opponent = 'x' WHERE id = ?1",
+            "opponent: unknown opponent kind 'x': expected computer, hotseat or online",
+        ),
+        (
+            "UPDATE games SET ended = 'x' WHERE id = ?1",
+            "ended: unknown ending 'x'",
+        ),
+        (
+            "UPDATE moves SET mv = 'Q' WHERE game_id = ?1",
+            "move 1: mv: ",
+        ),
+    ];
+    {
+        let conn = Connection::open(dir.join("pussa.sqlite3")).unwrap();
+        for ((sql, _), id) in damage.iter().zip(&games) {
+            assert_eq!(conn.execute(sql, [id]).unwrap(), 1, "{sql}");
+        }
+    }
+    let s = TestServer::start_in(dir.clone()).await;
+    for ((_, why), id) in damage.iter().zip(&games) {
+        let r = s.get(&format!("/api/games/{id}")).await;
+        r.assert_error(409, &format!("game {id} cannot be continued: {why}"));
+        let msg = r.json()["error"].as_str().unwrap().to_string();
+        assert_eq!(msg.matches(id.as_str()).count(), 1, "{msg}");
+    }
+    s.stop().await;
+}
