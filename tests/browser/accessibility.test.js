@@ -112,6 +112,9 @@ test('a key typed as a round ends is dropped; the summary, the news and a reload
   // Closing it puts the focus on a playable hole.
   await page.keyboard.press('Escape');
   await page.waitForSelector('#round-dialog:not([open])', { state: 'attached' });
+  // The dialog's `close` event (which moves the focus) is a task queued after the attribute
+  // goes: wait for it rather than read the focus at once.
+  await page.waitForFunction(() => !!document.activeElement?.dataset?.hole, null, { timeout: 5000 }).catch(() => {});
   assert.match(await focused(page), /^hole [A-Ga-g]$/);
   await assertShowsServer(page, server, g.id, 'round 2');
   page.checkClean();
@@ -181,6 +184,7 @@ test('the resign confirm is a named prompt: Escape or No cancels it and the focu
   await page.waitForSelector('#round-dialog[open]');
   await page.keyboard.press('Escape');
   await page.waitForSelector('#round-dialog:not([open])', { state: 'attached' });
+  await page.waitForFunction(() => document.activeElement?.id === 'again', null, { timeout: 5000 }).catch(() => {});
   assert.equal(await focused(page), 'BUTTON#again');
   page.checkClean();
   await page.context().close();
