@@ -466,3 +466,33 @@ fn go_depth_beyond_the_maximum_says_so() {
     e.bestmove();
     assert!(e.quit().success());
 }
+
+/// Every search writes at least one `info` line before `bestmove`, also when its budget is
+/// spent before depth 1 completes (`go nodes 1`): depth 0, no score (nothing was valued),
+/// nodes, time, and the move played as the pv.
+#[test]
+fn go_nodes_1_still_writes_an_info_line() {
+    let mut e = Engine::start();
+    for game in ["walak-pussa", "raja-pasu"] {
+        e.send(&format!("newgame {game} single"));
+        e.send("position startpos");
+        e.send("go nodes 1");
+        let (lines, best) = e.bestmove();
+        let infos: Vec<&String> = lines
+            .iter()
+            .filter(|l| l.starts_with("info depth"))
+            .collect();
+        assert_eq!(infos.len(), 1, "{lines:?}");
+        let words: Vec<&str> = infos[0].split_whitespace().collect();
+        assert_eq!(
+            &words[..5],
+            ["info", "depth", "0", "nodes", "1"],
+            "{lines:?}"
+        );
+        assert!(!infos[0].contains("score"), "{lines:?}");
+        assert!(infos[0].contains(" time "), "{lines:?}");
+        assert!(infos[0].ends_with(&format!(" pv {best}")), "{lines:?}");
+        assert_eq!(lines.last().unwrap(), &format!("bestmove {best}"));
+    }
+    assert!(e.quit().success());
+}

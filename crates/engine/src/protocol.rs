@@ -37,6 +37,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -47,7 +48,9 @@ use std::time::Duration;
 
 use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side, Status};
 
-use crate::{choose_move_with_oracle, params, search, ExactOracle, Level, Limits, SearchInfo};
+use crate::{
+    choose_move_with_oracle, params, search, ExactOracle, Level, Limits, SearchInfo, SearchResult,
+};
 
 /// Opens the endgame tables of a game in a directory, for `setoption name EGTBPath`: `Ok(None)`
 /// if the directory holds no tables of that game, `Err` with a message naming the problem (a
@@ -298,18 +301,24 @@ fn yes_no(b: bool) -> &'static str {
     }
 }
 
-/// Formats one `info` line for a search report.
+/// Formats one `info` line for a search report. Depth 0 (no iteration completed: the move is
+/// the first legal or the greedy one) has no value, so `score` and `exact` are left out.
 #[must_use]
 pub fn info_line(info: &SearchInfo) -> String {
-    let mut s = format!(
-        "info depth {} score seeds {} exact {} nodes {} nps {} time {}",
-        info.depth,
-        info.score,
-        yes_no(info.exact),
+    let mut s = format!("info depth {}", info.depth);
+    if info.depth > 0 {
+        s.push_str(&format!(
+            " score seeds {} exact {}",
+            info.score,
+            yes_no(info.exact)
+        ));
+    }
+    s.push_str(&format!(
+        " nodes {} nps {} time {}",
         info.nodes,
         info.nps,
         info.elapsed.as_millis()
-    );
+    ));
     if !info.pv.is_empty() {
         s.push_str(" pv");
         for h in &info.pv {
@@ -851,7 +860,38 @@ impl<W: Write + Send + 'static> Engine<W> {
             .spawn(move || {
                 // A failing search must still answer: catch a panic and say so.
                 let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let mut on_info = |info: &SearchInfo| send_to(&out, &broken, &info_line(info));
+                    // The first move of the last pv sent (`None`: no info line yet).
+                    let last_first: Cell<Option<Option<Hole>>> = Cell::new(None);
+                    let mut on_info = |info: &SearchInfo| {
+                        last_first.set(Some(info.pv.first().copied()));
+                        send_to(&out, &broken, &info_line(info));
+                    };
+                    // The line that is played comes last before `bestmove`: when no iteration
+                    // was reported (a budget spent inside depth 1) or the move chosen is not
+                    // the last pv's first (the traps among equal moves, docs/engine.md), one
+                    // more info line gives the result's own pv.
+                    let final_info = |r: &SearchResult| {
+                        let Some(best) = r.best else { return };
+                        if last_first.get() == Some(Some(best)) {
+                            return;
+                        }
+                        let elapsed = started.elapsed();
+                        let pv = if r.pv.first() == Some(&best) {
+                            r.pv.clone()
+                        } else {
+                            vec![best]
+                        };
+                        let info = SearchInfo {
+                            depth: r.depth,
+                            score: r.score,
+                            exact: r.exact,
+                            nodes: r.nodes,
+                            nps: (r.nodes as f64 / elapsed.as_secs_f64().max(1e-9)) as u64,
+                            elapsed,
+                            pv,
+                        };
+                        send_to(&out, &broken, &info_line(&info));
+                    };
                     match level {
                         // A searching level: its own limits replace the go limits; its
                         // iterations are reported, and stop ends it as any search.
@@ -862,12 +902,15 @@ impl<W: Write + Send + 'static> Engine<W> {
                                     stop: limits.stop.clone(),
                                     ..own
                                 };
-                                search(&state, &own, &mut on_info).best
+                                let r = search(&state, &own, &mut on_info);
+                                final_info(&r);
+                                r.best
                             }
                             None => choose_move_with_oracle(&state, level, seed, oracle),
                         },
                         None => {
                             let r = search(&state, &limits, &mut on_info);
+                            final_info(&r);
                             // The search ended at its deepest iteration with its own budget
                             // (nodes, time, or infinite's "until stop") not spent: say why.
                             let budget_left = limits.nodes.is_none_or(|n| r.nodes < n)
