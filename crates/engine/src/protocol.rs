@@ -11,6 +11,7 @@
 //! position startpos [first S|N] [moves A d C …]
 //! position fen <position string> [moves …]
 //! go depth N | nodes N | movetime MS | infinite   → info … lines, then bestmove X | bestmove none
+//! go wtime MS btime MS [winc MS binc MS] [movestogo N]   (a game clock; South's is wtime)
 //! stop                                   → the running search ends and says bestmove
 //! d | show                               → the board, the position string, the legal moves
 //! quit
@@ -67,6 +68,8 @@ pub const ENGINE_AUTHOR: &str = "the pussa developers";
 pub const MAX_THREADS: usize = 256;
 /// The largest `go movetime` accepted, in milliseconds (a day); longer searches use `infinite`.
 pub const MAX_MOVETIME_MS: u64 = 86_400_000;
+/// The largest clock time (`wtime`, `btime`, `winc`, `binc`) accepted, in milliseconds (a week).
+pub const MAX_CLOCK_MS: u64 = 7 * 86_400_000;
 /// What a bare `go` (no limit given) means: this many milliseconds of search.
 pub const DEFAULT_MOVETIME_MS: u64 = 1000;
 
@@ -89,8 +92,18 @@ pub struct GoLimits {
     /// `movetime MS`.
     pub movetime: Option<Duration>,
     /// `infinite`: search until `stop` (deepening up to [`crate::params::MAX_DEPTH`], or the
-    /// `depth` or `nodes` given with it; a `movetime` given with it is ignored).
+    /// `depth` or `nodes` given with it; a `movetime` or clock given with it is ignored).
     pub infinite: bool,
+    /// `wtime MS`: South's clock (as UCI's white: South is the default first mover).
+    pub wtime: Option<Duration>,
+    /// `btime MS`: North's clock.
+    pub btime: Option<Duration>,
+    /// `winc MS`: South's increment per move.
+    pub winc: Option<Duration>,
+    /// `binc MS`: North's increment per move.
+    pub binc: Option<Duration>,
+    /// `movestogo N`: moves until the clocks are next filled (at least 1).
+    pub movestogo: Option<u32>,
 }
 
 impl GoLimits {
@@ -140,9 +153,32 @@ impl GoLimits {
                     g.movetime = Some(Duration::from_millis(ms));
                 }
                 "infinite" => g.infinite = true,
+                "wtime" | "btime" | "winc" | "binc" => {
+                    let name = w.to_ascii_lowercase();
+                    let ms = num(&name)?;
+                    if ms > MAX_CLOCK_MS {
+                        return Err(format!(
+                            "go: {name} {ms} is out of range 0..={MAX_CLOCK_MS} (a week)"
+                        ));
+                    }
+                    let d = Some(Duration::from_millis(ms));
+                    match name.as_str() {
+                        "wtime" => g.wtime = d,
+                        "btime" => g.btime = d,
+                        "winc" => g.winc = d,
+                        _ => g.binc = d,
+                    }
+                }
+                "movestogo" => {
+                    let n = num("movestogo")?;
+                    if n == 0 || n > 1000 {
+                        return Err(format!("go: movestogo {n} is out of range 1..=1000"));
+                    }
+                    g.movestogo = Some(n as u32);
+                }
                 other => {
                     return Err(format!(
-                        "go: unknown limit '{other}' (expected depth N, nodes N, movetime MS or infinite)"
+                        "go: unknown limit '{other}' (expected depth N, nodes N, movetime MS, infinite, or a clock: wtime MS btime MS [winc MS binc MS] [movestogo N])"
                     ))
                 }
             }
@@ -153,7 +189,43 @@ impl GoLimits {
     /// True when no limit at all was given (a bare `go`).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.depth.is_none() && self.nodes.is_none() && self.movetime.is_none() && !self.infinite
+        self.depth.is_none()
+            && self.nodes.is_none()
+            && self.movetime.is_none()
+            && !self.infinite
+            && !self.has_clock()
+    }
+
+    /// True when a clock (`wtime`, `btime`, `winc`, `binc` or `movestogo`) was given.
+    #[must_use]
+    pub fn has_clock(&self) -> bool {
+        self.wtime.is_some()
+            || self.btime.is_some()
+            || self.winc.is_some()
+            || self.binc.is_some()
+            || self.movestogo.is_some()
+    }
+
+    /// The move time the clock of `side` (to move) allows ([`crate::time::clock_movetime`]):
+    /// `None` when no clock was given.
+    ///
+    /// # Errors
+    /// A clock was given without `side`'s time (`wtime` for South, `btime` for North).
+    pub fn clock_movetime(&self, side: Side) -> Result<Option<Duration>, String> {
+        if !self.has_clock() {
+            return Ok(None);
+        }
+        let (time, inc, name) = match side {
+            Side::South => (self.wtime, self.winc, "wtime"),
+            Side::North => (self.btime, self.binc, "btime"),
+        };
+        let time = time
+            .ok_or_else(|| format!("go: {side} is to move, but its clock {name} is not given"))?;
+        Ok(Some(crate::time::clock_movetime(
+            time,
+            inc.unwrap_or(Duration::ZERO),
+            self.movestogo,
+        )))
     }
 }
 
@@ -832,15 +904,30 @@ impl<W: Write + Send + 'static> Engine<W> {
             None if g.infinite => Some(max),
             None => None,
         };
-        let movetime = if g.infinite { None } else { g.movetime };
+        // A clock gives the move time (the smaller, with a movetime also given), searched with
+        // the levels' time management; movetime alone is searched whole, as UCI's.
+        let clock = match state.to_move() {
+            Some(side) => g.clock_movetime(side)?,
+            None => None,
+        };
+        let movetime = if g.infinite {
+            None
+        } else {
+            match (g.movetime, clock) {
+                (Some(m), Some(c)) => Some(m.min(c)),
+                (m, c) => m.or(c),
+            }
+        };
+        let whole_movetime = clock.is_none();
         let stop = Arc::new(AtomicBool::new(false));
         let oracle = self.oracles.get(&state.game()).cloned();
         let limits = Limits {
             depth,
             nodes: g.nodes,
             movetime,
-            // UCI's movetime: search that long (not the levels' half-time rule).
-            whole_movetime: true,
+            // UCI's movetime: search that long (not the levels' half-time rule); a clock's
+            // share is searched with that rule.
+            whole_movetime,
             threads: self.threads,
             seed: self.seed,
             stop: Some(stop.clone()),
@@ -1008,7 +1095,7 @@ const HELP: [&str; 10] = [
     "newgame <walak-pussa|raja-pasu|pasu-pondi|pasu-pondi-6> [single|match]",
     "position startpos [first S|N] [moves <m> ...]",
     "position fen <position string> [moves <m> ...]",
-    "go [depth N] [nodes N] [movetime MS] [infinite]",
+    "go [depth N] [nodes N] [movetime MS] [infinite] [wtime MS btime MS [winc MS binc MS] [movestogo N]]",
     "stop: end the search, answer bestmove",
     "d | show: print the board",
     "quit",
