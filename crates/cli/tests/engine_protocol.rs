@@ -466,3 +466,83 @@ fn go_depth_beyond_the_maximum_says_so() {
     e.bestmove();
     assert!(e.quit().success());
 }
+
+/// Every search writes at least one `info` line before `bestmove`, also when its budget is
+/// spent before depth 1 completes (`go nodes 1`): depth 0, no score (nothing was valued),
+/// nodes, time, and the move played as the pv.
+#[test]
+fn go_nodes_1_still_writes_an_info_line() {
+    let mut e = Engine::start();
+    for game in ["walak-pussa", "raja-pasu"] {
+        e.send(&format!("newgame {game} single"));
+        e.send("position startpos");
+        e.send("go nodes 1");
+        let (lines, best) = e.bestmove();
+        let infos: Vec<&String> = lines
+            .iter()
+            .filter(|l| l.starts_with("info depth"))
+            .collect();
+        assert_eq!(infos.len(), 1, "{lines:?}");
+        let words: Vec<&str> = infos[0].split_whitespace().collect();
+        assert_eq!(
+            &words[..5],
+            ["info", "depth", "0", "nodes", "1"],
+            "{lines:?}"
+        );
+        assert!(!infos[0].contains("score"), "{lines:?}");
+        assert!(infos[0].contains(" time "), "{lines:?}");
+        assert!(infos[0].ends_with(&format!(" pv {best}")), "{lines:?}");
+        assert_eq!(lines.last().unwrap(), &format!("bestmove {best}"));
+    }
+    assert!(e.quit().success());
+}
+
+/// `go wtime W btime B [winc I binc J] [movestogo N]`: the engine allocates the clock of the
+/// side to move itself (South's is `wtime`, North's `btime`). Generous bounds only: it spends
+/// a real share of a long clock, answers well inside it, reads North's clock when North is to
+/// move, and refuses a clock without the mover's time.
+#[test]
+fn go_with_a_clock_allocates_the_movers_time() {
+    let mut e = Engine::start();
+    e.send("newgame raja-pasu single");
+    e.send("position startpos");
+    // Sudden death, 20 s: about (20 000 − 50) / 30 ≈ 665 ms, at most twice that.
+    let t = Instant::now();
+    e.send("go wtime 20000 btime 20000");
+    let (lines, best) = e.bestmove();
+    let took = t.elapsed();
+    assert!(took >= Duration::from_millis(400), "{took:?}: {lines:?}");
+    assert!(took < Duration::from_millis(20_000), "{took:?}: {lines:?}");
+    assert!(("A"..="G").contains(&best.as_str()), "{best}");
+    // North to move, one move to go on a 1.5 s clock: North's clock, not South's 1 ms.
+    e.send("position startpos moves A");
+    let t = Instant::now();
+    e.send("go wtime 1 btime 1500 winc 0 binc 0 movestogo 1");
+    let (lines, best) = e.bestmove();
+    let took = t.elapsed();
+    assert!(took >= Duration::from_millis(400), "{took:?}: {lines:?}");
+    assert!(("a"..="g").contains(&best.as_str()), "{best}");
+    // The mover's clock is missing, or movestogo is 0: one error line, no search.
+    for (go, msg) in [
+        (
+            "go wtime 1000 winc 10",
+            "info string error: go: North is to move, but its clock btime is not given",
+        ),
+        (
+            "go wtime 1000 movestogo 0",
+            "movestogo 0 is out of range 1..=1000",
+        ),
+        ("go wtime 1000 btime 1000 winc x", "winc 'x'"),
+    ] {
+        e.send(go);
+        e.send("isready");
+        let lines = e.until(|l| l == "readyok");
+        assert!(
+            lines.len() == 2
+                && lines[0].starts_with("info string error: ")
+                && lines[0].contains(msg),
+            "{go}: {lines:?}"
+        );
+    }
+    assert!(e.quit().success());
+}

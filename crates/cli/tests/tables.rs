@@ -252,6 +252,54 @@ fn engine_protocol_loads_tables_with_egtbpath() {
     e.quit();
 }
 
+/// With `EGTBPath` the root's value is proven at once, and the move played may be another of
+/// the same value (the traps among equal moves, docs/engine.md): the last `info` line before
+/// `bestmove` then gives that move's own pv, so its first move is always the `bestmove`.
+#[test]
+fn engine_protocol_last_pv_starts_with_the_bestmove_with_tables() {
+    let dir = tables_dir();
+    let mut e = Engine::start();
+    e.ask(&format!("setoption name EGTBPath value {}", dir.display()));
+    e.ask("newgame raja-pasu single");
+    // The tester's position (its trap move is F, the first pv's D), then random ones.
+    let mut fens = vec!["0,0,1,1,1,1,0/0,2,0,0,0,1,1 13 77 S 1 raja-pasu".to_string()];
+    fens.extend(
+        positions(40, 17)
+            .iter()
+            .map(|p| Setup::from_position(p, 1).to_string()),
+    );
+    let mut changed = 0;
+    for fen in &fens {
+        e.ask(&format!("position fen {fen}"));
+        for go in ["go nodes 200000", "go movetime 60"] {
+            let (lines, mv) = e.bestmove(go);
+            let infos: Vec<&String> = lines
+                .iter()
+                .filter(|l| l.starts_with("info depth"))
+                .collect();
+            let last = infos
+                .last()
+                .unwrap_or_else(|| panic!("{fen} {go}: no info: {lines:?}"));
+            let first = last
+                .split(" pv ")
+                .nth(1)
+                .and_then(|pv| pv.split_whitespace().next())
+                .unwrap_or_else(|| panic!("{fen} {go}: no pv: {last}"));
+            assert_eq!(first, mv, "{fen} {go}: {lines:?}");
+            assert!(last.contains("exact yes"), "{fen} {go}: {lines:?}");
+            if infos.len() > 1 && !infos[0].contains(&format!(" pv {mv}")) {
+                changed += 1;
+            }
+        }
+    }
+    // The tester's position chooses another move than the first pv's, with both limits.
+    assert!(
+        changed >= 2,
+        "no search changed its move: the test tests nothing"
+    );
+    e.quit();
+}
+
 /// A damaged table file is refused by `EGTBPath` with the file's name; the engine goes on.
 #[test]
 fn engine_protocol_refuses_a_damaged_table() {

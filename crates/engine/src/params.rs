@@ -29,6 +29,16 @@ pub const ITERATION_START_PERCENT: u32 = 50;
 /// move is still a searched one rather than the fallback of an unfinished first iteration.
 pub const MIN_TIMED_NODES: u64 = 20_000;
 
+/// Clock time control (`go wtime … btime …`): the moves still to play assumed when no
+/// `movestogo` is given; each move gets this share of the clock (plus most of the increment),
+/// so a sudden-death clock is never used up (see [`crate::time::clock_movetime`]).
+pub const CLOCK_MOVES_TO_GO: u32 = 30;
+
+/// Clock time control: at most this many milliseconds of the clock are kept back from every
+/// move (one tenth of the clock when less is left), for the pipes, the process's scheduling and
+/// the [`CHECK_EVERY`]-node clock checks.
+pub const CLOCK_RESERVE_MS: u64 = 50;
+
 /// Transposition table: default size in entries (a power of two; 16 bytes each).
 pub const TT_ENTRIES_DEFAULT: usize = 1 << 20;
 

@@ -11,6 +11,7 @@
 //! position startpos [first S|N] [moves A d C …]
 //! position fen <position string> [moves …]
 //! go depth N | nodes N | movetime MS | infinite   → info … lines, then bestmove X | bestmove none
+//! go wtime MS btime MS [winc MS binc MS] [movestogo N]   (a game clock; South's is wtime)
 //! stop                                   → the running search ends and says bestmove
 //! d | show                               → the board, the position string, the legal moves
 //! quit
@@ -37,6 +38,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -47,7 +49,9 @@ use std::time::Duration;
 
 use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side, Status};
 
-use crate::{choose_move_with_oracle, params, search, ExactOracle, Level, Limits, SearchInfo};
+use crate::{
+    choose_move_with_oracle, params, search, ExactOracle, Level, Limits, SearchInfo, SearchResult,
+};
 
 /// Opens the endgame tables of a game in a directory, for `setoption name EGTBPath`: `Ok(None)`
 /// if the directory holds no tables of that game, `Err` with a message naming the problem (a
@@ -64,6 +68,8 @@ pub const ENGINE_AUTHOR: &str = "the pussa developers";
 pub const MAX_THREADS: usize = 256;
 /// The largest `go movetime` accepted, in milliseconds (a day); longer searches use `infinite`.
 pub const MAX_MOVETIME_MS: u64 = 86_400_000;
+/// The largest clock time (`wtime`, `btime`, `winc`, `binc`) accepted, in milliseconds (a week).
+pub const MAX_CLOCK_MS: u64 = 7 * 86_400_000;
 /// What a bare `go` (no limit given) means: this many milliseconds of search.
 pub const DEFAULT_MOVETIME_MS: u64 = 1000;
 
@@ -86,8 +92,18 @@ pub struct GoLimits {
     /// `movetime MS`.
     pub movetime: Option<Duration>,
     /// `infinite`: search until `stop` (deepening up to [`crate::params::MAX_DEPTH`], or the
-    /// `depth` or `nodes` given with it; a `movetime` given with it is ignored).
+    /// `depth` or `nodes` given with it; a `movetime` or clock given with it is ignored).
     pub infinite: bool,
+    /// `wtime MS`: South's clock (as UCI's white: South is the default first mover).
+    pub wtime: Option<Duration>,
+    /// `btime MS`: North's clock.
+    pub btime: Option<Duration>,
+    /// `winc MS`: South's increment per move.
+    pub winc: Option<Duration>,
+    /// `binc MS`: North's increment per move.
+    pub binc: Option<Duration>,
+    /// `movestogo N`: moves until the clocks are next filled (at least 1).
+    pub movestogo: Option<u32>,
 }
 
 impl GoLimits {
@@ -149,9 +165,32 @@ impl GoLimits {
                     g.movetime = Some(Duration::from_millis(ms));
                 }
                 "infinite" => g.infinite = true,
+                "wtime" | "btime" | "winc" | "binc" => {
+                    let name = w.to_ascii_lowercase();
+                    let ms = num(&name)?;
+                    if ms > MAX_CLOCK_MS {
+                        return Err(format!(
+                            "go: {name} {ms} is out of range 0..={MAX_CLOCK_MS} (a week)"
+                        ));
+                    }
+                    let d = Some(Duration::from_millis(ms));
+                    match name.as_str() {
+                        "wtime" => g.wtime = d,
+                        "btime" => g.btime = d,
+                        "winc" => g.winc = d,
+                        _ => g.binc = d,
+                    }
+                }
+                "movestogo" => {
+                    let n = num("movestogo")?;
+                    if n == 0 || n > 1000 {
+                        return Err(format!("go: movestogo {n} is out of range 1..=1000"));
+                    }
+                    g.movestogo = Some(n as u32);
+                }
                 other => {
                     return Err(format!(
-                        "go: unknown limit '{other}' (expected depth N, nodes N, movetime MS or infinite)"
+                        "go: unknown limit '{other}' (expected depth N, nodes N, movetime MS, infinite, or a clock: wtime MS btime MS [winc MS binc MS] [movestogo N])"
                     ))
                 }
             }
@@ -162,7 +201,43 @@ impl GoLimits {
     /// True when no limit at all was given (a bare `go`).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.depth.is_none() && self.nodes.is_none() && self.movetime.is_none() && !self.infinite
+        self.depth.is_none()
+            && self.nodes.is_none()
+            && self.movetime.is_none()
+            && !self.infinite
+            && !self.has_clock()
+    }
+
+    /// True when a clock (`wtime`, `btime`, `winc`, `binc` or `movestogo`) was given.
+    #[must_use]
+    pub fn has_clock(&self) -> bool {
+        self.wtime.is_some()
+            || self.btime.is_some()
+            || self.winc.is_some()
+            || self.binc.is_some()
+            || self.movestogo.is_some()
+    }
+
+    /// The move time the clock of `side` (to move) allows ([`crate::time::clock_movetime`]):
+    /// `None` when no clock was given.
+    ///
+    /// # Errors
+    /// A clock was given without `side`'s time (`wtime` for South, `btime` for North).
+    pub fn clock_movetime(&self, side: Side) -> Result<Option<Duration>, String> {
+        if !self.has_clock() {
+            return Ok(None);
+        }
+        let (time, inc, name) = match side {
+            Side::South => (self.wtime, self.winc, "wtime"),
+            Side::North => (self.btime, self.binc, "btime"),
+        };
+        let time = time
+            .ok_or_else(|| format!("go: {side} is to move, but its clock {name} is not given"))?;
+        Ok(Some(crate::time::clock_movetime(
+            time,
+            inc.unwrap_or(Duration::ZERO),
+            self.movestogo,
+        )))
     }
 }
 
@@ -310,18 +385,24 @@ fn yes_no(b: bool) -> &'static str {
     }
 }
 
-/// Formats one `info` line for a search report.
+/// Formats one `info` line for a search report. Depth 0 (no iteration completed: the move is
+/// the first legal or the greedy one) has no value, so `score` and `exact` are left out.
 #[must_use]
 pub fn info_line(info: &SearchInfo) -> String {
-    let mut s = format!(
-        "info depth {} score seeds {} exact {} nodes {} nps {} time {}",
-        info.depth,
-        info.score,
-        yes_no(info.exact),
+    let mut s = format!("info depth {}", info.depth);
+    if info.depth > 0 {
+        s.push_str(&format!(
+            " score seeds {} exact {}",
+            info.score,
+            yes_no(info.exact)
+        ));
+    }
+    s.push_str(&format!(
+        " nodes {} nps {} time {}",
         info.nodes,
         info.nps,
         info.elapsed.as_millis()
-    );
+    ));
     if !info.pv.is_empty() {
         s.push_str(" pv");
         for h in &info.pv {
@@ -866,15 +947,30 @@ impl<W: Write + Send + 'static> Engine<W> {
             None if g.infinite => Some(max),
             None => None,
         };
-        let movetime = if g.infinite { None } else { g.movetime };
+        // A clock gives the move time (the smaller, with a movetime also given), searched with
+        // the levels' time management; movetime alone is searched whole, as UCI's.
+        let clock = match state.to_move() {
+            Some(side) => g.clock_movetime(side)?,
+            None => None,
+        };
+        let movetime = if g.infinite {
+            None
+        } else {
+            match (g.movetime, clock) {
+                (Some(m), Some(c)) => Some(m.min(c)),
+                (m, c) => m.or(c),
+            }
+        };
+        let whole_movetime = clock.is_none();
         let stop = Arc::new(AtomicBool::new(false));
         let oracle = self.oracles.get(&state.game()).cloned();
         let limits = Limits {
             depth,
             nodes: g.nodes,
             movetime,
-            // UCI's movetime: search that long (not the levels' half-time rule).
-            whole_movetime: true,
+            // UCI's movetime: search that long (not the levels' half-time rule); a clock's
+            // share is searched with that rule.
+            whole_movetime,
             threads: self.threads,
             seed: self.seed,
             stop: Some(stop.clone()),
@@ -894,7 +990,38 @@ impl<W: Write + Send + 'static> Engine<W> {
             .spawn(move || {
                 // A failing search must still answer: catch a panic and say so.
                 let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let mut on_info = |info: &SearchInfo| send_to(&out, &broken, &info_line(info));
+                    // The first move of the last pv sent (`None`: no info line yet).
+                    let last_first: Cell<Option<Option<Hole>>> = Cell::new(None);
+                    let mut on_info = |info: &SearchInfo| {
+                        last_first.set(Some(info.pv.first().copied()));
+                        send_to(&out, &broken, &info_line(info));
+                    };
+                    // The line that is played comes last before `bestmove`: when no iteration
+                    // was reported (a budget spent inside depth 1) or the move chosen is not
+                    // the last pv's first (the traps among equal moves, docs/engine.md), one
+                    // more info line gives the result's own pv.
+                    let final_info = |r: &SearchResult| {
+                        let Some(best) = r.best else { return };
+                        if last_first.get() == Some(Some(best)) {
+                            return;
+                        }
+                        let elapsed = started.elapsed();
+                        let pv = if r.pv.first() == Some(&best) {
+                            r.pv.clone()
+                        } else {
+                            vec![best]
+                        };
+                        let info = SearchInfo {
+                            depth: r.depth,
+                            score: r.score,
+                            exact: r.exact,
+                            nodes: r.nodes,
+                            nps: (r.nodes as f64 / elapsed.as_secs_f64().max(1e-9)) as u64,
+                            elapsed,
+                            pv,
+                        };
+                        send_to(&out, &broken, &info_line(&info));
+                    };
                     match level {
                         // A searching level: its own limits replace the go limits; its
                         // iterations are reported, and stop ends it as any search.
@@ -905,12 +1032,15 @@ impl<W: Write + Send + 'static> Engine<W> {
                                     stop: limits.stop.clone(),
                                     ..own
                                 };
-                                search(&state, &own, &mut on_info).best
+                                let r = search(&state, &own, &mut on_info);
+                                final_info(&r);
+                                r.best
                             }
                             None => choose_move_with_oracle(&state, level, seed, oracle),
                         },
                         None => {
                             let r = search(&state, &limits, &mut on_info);
+                            final_info(&r);
                             // The search ended at its deepest iteration with its own budget
                             // (nodes, time, or infinite's "until stop") not spent: say why.
                             let budget_left = limits.nodes.is_none_or(|n| r.nodes < n)
@@ -1008,7 +1138,7 @@ const HELP: [&str; 10] = [
     "newgame <walak-pussa|raja-pasu|pasu-pondi|pasu-pondi-6> [single|match]",
     "position startpos [first S|N] [moves <m> ...]",
     "position fen <position string> [moves <m> ...]",
-    "go [depth N] [nodes N] [movetime MS] [infinite]",
+    "go [depth N] [nodes N] [movetime MS] [infinite] [wtime MS btime MS [winc MS binc MS] [movestogo N]]",
     "stop: end the search, answer bestmove",
     "d | show: print the board",
     "quit",

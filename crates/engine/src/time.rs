@@ -103,3 +103,69 @@ impl Clock {
         self.start.elapsed()
     }
 }
+
+/// The move time given to a search under a game clock (the engine protocol's `go wtime W btime B
+/// [winc I binc J] [movestogo N]`), for a side with `remaining` on its clock, `increment` added
+/// after each move and `moves_to_go` moves until the clock is next filled (`None`: sudden death,
+/// [`params::CLOCK_MOVES_TO_GO`] moves assumed).
+///
+/// A reserve of [`params::CLOCK_RESERVE_MS`] (a tenth of the clock when less is left) is kept
+/// back; of the rest the move's share is `rest / moves_to_go + 3/4 · increment`. The search
+/// runs with the levels' rule ([`crate::Limits::whole_movetime`] `false`: new iterations only
+/// within the first half of the time), so the time returned is twice that share, capped at the
+/// rest: on average the search spends about its share, and the deadline can take a long
+/// iteration to twice it, never past the clock less its reserve.
+///
+/// # Examples
+/// ```
+/// use std::time::Duration;
+/// use pussa_engine::time::clock_movetime;
+/// let ms = Duration::from_millis;
+/// // Sudden death, 60 s: (60 000 − 50) / 30 ≈ 1998 ms share, searched with a 3996 ms deadline.
+/// assert_eq!(clock_movetime(ms(60_000), ms(0), None), ms(3996));
+/// // The last move before the clock is filled may use all but the reserve.
+/// assert_eq!(clock_movetime(ms(1_000), ms(0), Some(1)), ms(950));
+/// // Never more than the clock holds, whatever the increment.
+/// assert!(clock_movetime(ms(100), ms(5_000), None) < ms(100));
+/// ```
+#[must_use]
+pub fn clock_movetime(
+    remaining: Duration,
+    increment: Duration,
+    moves_to_go: Option<u32>,
+) -> Duration {
+    let reserve = (remaining / 10).min(Duration::from_millis(params::CLOCK_RESERVE_MS));
+    let rest = remaining.saturating_sub(reserve);
+    let moves = moves_to_go.unwrap_or(params::CLOCK_MOVES_TO_GO).max(1);
+    let share = rest / moves + increment * 3 / 4;
+    // Whole milliseconds, as the protocol counts them.
+    let ms = |d: Duration| Duration::from_millis(d.as_millis().min(u128::from(u64::MAX)) as u64);
+    ms((share * 2).min(rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The clock's move time never reaches the clock, grows with the increment and with fewer
+    /// moves to go, and is about twice the clock's share per move.
+    #[test]
+    fn clock_movetime_stays_inside_the_clock() {
+        let ms = Duration::from_millis;
+        for remaining in [0, 1, 10, 60, 500, 1_000, 10_000, 300_000, 604_800_000] {
+            for inc in [0, 100, 2_000, 100_000] {
+                for mtg in [None, Some(1), Some(2), Some(40)] {
+                    let t = clock_movetime(ms(remaining), ms(inc), mtg);
+                    assert!(
+                        t <= ms(remaining) && (remaining < 10 || t < ms(remaining)),
+                        "{remaining} {inc} {mtg:?}: {t:?}"
+                    );
+                    assert!(t >= clock_movetime(ms(remaining), ms(0), mtg));
+                    assert!(t <= clock_movetime(ms(remaining), ms(inc), Some(1)));
+                }
+            }
+        }
+        assert_eq!(clock_movetime(ms(30_050), ms(0), None), ms(2_000));
+        assert_eq!(clock_movetime(ms(30_050), ms(400), Some(10)), ms(6_600));
+    }
+}

@@ -102,8 +102,11 @@ pub struct MoveReport {
 /// Reading validates the position string and checks the rest against it: `status` must be the
 /// one the position implies (a round that is over has its board swept), with the round's
 /// reason and sweep taken as written; `history` must end with the current position while a
-/// move is expected and be empty otherwise; `round_starts` is empty in a single game and
-/// lists at most one start per round. `status`, `history` and `round_starts` may be left out:
+/// move is expected and be empty otherwise, and hold no position twice (a repetition would
+/// have ended the round); `round_starts` is empty in a single game and lists at most one
+/// start per round, the last being this round's: its starter is the position's round starter
+/// and its holdings are what the round's refill implies (the seeds kept in store plus those
+/// in the player's open holes). `status`, `history` and `round_starts` may be left out:
 /// the state is then the one [`crate::Setup::game_state`] gives, which knows no earlier
 /// positions. A state read back equals the one written.
 ///
@@ -537,6 +540,20 @@ impl GameState {
         Some(result)
     }
 
+    /// What each player held when this round was laid out, `[South, North]`: the seeds kept in
+    /// store at the refill plus those it put in the player's open holes (as
+    /// [`RoundStart::holdings`] records them).
+    fn round_start_holdings(&self) -> [u8; 2] {
+        let sph = self.pos.game().seeds_per_hole();
+        let open = self.pos.open_mask();
+        let mut h = [0u8; 2];
+        for side in Side::BOTH {
+            let row = open >> (7 * side.index()) & 0x7f;
+            h[side.index()] = self.round_start_stores[side.index()] + row.count_ones() as u8 * sph;
+        }
+        h
+    }
+
     /// Who starts the round after one that ended for `reason`.
     fn next_starter(&self, reason: EndReason) -> Side {
         let not_last = self.starter.other();
@@ -737,6 +754,15 @@ impl GameState {
                     seeds(k)
                 ));
             }
+            // A position kept twice would have ended the round at its second occurrence.
+            for (i, k) in keys.iter().enumerate() {
+                if keys[..i].contains(k) {
+                    return Err(format!(
+                        "history: {} occurs twice (a repetition ends the round)",
+                        key_text(*k)
+                    ));
+                }
+            }
             g.history = keys;
         }
         if !r.round_starts.is_empty() {
@@ -761,6 +787,22 @@ impl GameState {
                     bad.holdings,
                     g.game()
                 ));
+            }
+            // The last start is this round's: its starter and holdings are the position's.
+            if let Some(last) = r.round_starts.last() {
+                if last.starter != g.starter {
+                    return Err(format!(
+                        "round_starts: the last start (starter {}) is not this round's (starter {})",
+                        last.starter, g.starter
+                    ));
+                }
+                let expected = g.round_start_holdings();
+                if last.holdings != expected {
+                    return Err(format!(
+                        "round_starts: the last start's holdings {:?} are not this round's {expected:?}",
+                        last.holdings
+                    ));
+                }
             }
             g.round_starts = r.round_starts;
         }

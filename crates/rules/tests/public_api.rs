@@ -250,6 +250,91 @@ fn bad_json_is_refused_with_a_message_naming_the_problem() {
     assert!(e.contains("seeds add up to 57"), "{e}");
 }
 
+/// A state whose own position contradicts its round starts or history is refused in one line
+/// naming the field: the last round start must be this round's (starter and holdings as the
+/// refill gave them), and no position may occur twice in the history (the repetition would
+/// have ended the round).
+#[test]
+fn round_starts_and_history_that_the_position_contradicts_are_refused() {
+    let err = |json: &str| {
+        serde_json::from_str::<GameState>(json)
+            .unwrap_err()
+            .to_string()
+    };
+    let start = "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa";
+    let e = err(&format!(
+        r#"{{"position":"{start}","mode":"match","round_starts":[{{"holdings":[28,28],"starter":"N"}}]}}"#
+    ));
+    assert!(
+        e.contains(
+            "round_starts: the last start (starter North) is not this round's (starter South)"
+        ),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+    let e = err(&format!(
+        r#"{{"position":"{start}","mode":"match","round_starts":[{{"holdings":[50,6],"starter":"S"}}]}}"#
+    ));
+    assert!(
+        e.contains("round_starts: the last start's holdings [50, 6] are not this round's [28, 28]"),
+        "{e}"
+    );
+    let b = "4,4,4,4,4,4,4/4,4,4,4,4,4,4 S";
+    let e = err(&format!(
+        r#"{{"position":"{start}","mode":"single","history":["{b}","{b}"]}}"#
+    ));
+    assert!(
+        e.contains(&format!(
+            "history: {b} occurs twice (a repetition ends the round)"
+        )),
+        "{e}"
+    );
+    // The consistent versions read, and equal the fresh match.
+    let ok: GameState = serde_json::from_str(&format!(
+        r#"{{"position":"{start}","mode":"match","history":["{b}"],"round_starts":[{{"holdings":[28,28],"starter":"S"}}]}}"#
+    ))
+    .unwrap();
+    assert_eq!(
+        ok,
+        GameState::new(Game::WalakPussa, Mode::Match, Side::South)
+    );
+    // A later round with closed holes: holdings are the refill's (kept in store plus filled).
+    let setup = "0,2,16,1,1,1,1/x,x,x,16,3,0,0 16+25 5+11 S 2 raja-pasu";
+    let g = setup
+        .parse::<Setup>()
+        .unwrap()
+        .game_state(Mode::Match)
+        .unwrap();
+    let mut g2 = g.clone();
+    assert_eq!(g2.round_starts(), []);
+    let mut rng = Rng::new(3);
+    while !g2.is_round_over() {
+        let l = g2.legal_moves();
+        g2.play(l.nth(rng.below(l.len() as u32) as usize).unwrap())
+            .unwrap();
+    }
+    assert!(g2.next_round(), "the match goes on to round 3");
+    {
+        let json = serde_json::to_string(&g2).unwrap();
+        let back: GameState = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{json}: {e}"));
+        assert_eq!(back, g2);
+        let last = *g2.round_starts().last().unwrap();
+        let bad = json.replace(
+            &format!(
+                r#"{{"holdings":[{},{}],"#,
+                last.holdings[0], last.holdings[1]
+            ),
+            &format!(
+                r#"{{"holdings":[{},{}],"#,
+                last.holdings[0] + 1,
+                last.holdings[1] - 1
+            ),
+        );
+        assert_ne!(bad, json);
+        assert!(err(&bad).contains("round_starts: the last start's holdings"));
+    }
+}
+
 #[test]
 fn a_state_set_up_mid_match_round_trips_and_plays_on_alike() {
     // From a position string in round 2, then into round 3: round_starts knows round 3 only.
