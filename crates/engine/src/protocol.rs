@@ -134,7 +134,8 @@ impl GoLimits {
                             "depth" => "1..=1000".to_string(),
                             "nodes" => format!("1..={}", u64::MAX),
                             "movetime" => format!("0..={MAX_MOVETIME_MS} (use infinite)"),
-                            _ => format!("0..={}", u64::MAX),
+                            "movestogo" => "1..=1000".to_string(),
+                            _ => format!("0..={MAX_CLOCK_MS} (a week)"),
                         };
                         format!("go: {name} {v} is out of range {range}")
                     }
@@ -1343,6 +1344,14 @@ mod tests {
             (
                 "go movetime 99999999999999999999999",
                 "go: movetime 99999999999999999999999 is out of range 0..=86400000",
+            ),
+            (
+                "go wtime 99999999999999999999",
+                "go: wtime 99999999999999999999 is out of range 0..=604800000 (a week)",
+            ),
+            (
+                "go wtime 1000 movestogo 99999999999999999999",
+                "go: movestogo 99999999999999999999 is out of range 1..=1000",
             ),
             (
                 "setoption name Seed value 18446744073709551616",
