@@ -77,6 +77,8 @@ test('Abort while both have not moved; then Resign, asked to confirm; the ending
   await closeDialog(south);
   await closeDialog(north);
   await south.click('#again');
+  // The rematch is created by a request: wait for the page to go to it.
+  await south.waitForFunction((old) => !location.hash.endsWith(old), g.id);
   const rid = await gameId(south);
   assert.notEqual(rid, g.id);
   await north.waitForFunction(() => document.querySelector('#again').textContent === 'Join the rematch');
