@@ -1,49 +1,13 @@
 //! The `pussa` binary run as a child process: replay, explain, perft, bench, rules, and bad input.
 
-use std::process::{Command, Output};
+use std::process::Command;
 
 use pussa_rules::record::Record;
 use pussa_rules::{perft, Game, GameState, Hole, Mode, Position, Rng, Side};
 use serde_json::{json, Value};
 
-fn pussa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pussa"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// Runs and expects success.
-fn ok(args: &[&str]) -> String {
-    let o = pussa(args);
-    assert!(o.status.success(), "{args:?} failed: {}", stderr(&o));
-    stdout(&o)
-}
-
-/// Runs and expects a one-line `error: ...` with exit code 1, never a panic.
-fn fails(args: &[&str]) -> String {
-    let o = pussa(args);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
-    assert!(err.starts_with("error: "), "{args:?}: {err}");
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
-    err
-}
-
-fn json_lines(out: &str) -> Vec<Value> {
-    out.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+mod run;
+use run::{fails, json_lines, ok, pussa, stderr, stdout};
 
 /// What `replay --json` must print for a state, computed from the library.
 fn expected(g: &GameState) -> Value {
