@@ -172,15 +172,41 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     canonical(&ra).is_some_and(|x| canonical(&rb) == Some(x))
 }
 
-/// `NAME.part` beside `real`: where [`write_whole`] writes before the rename.
-fn part_path(real: &Path) -> PathBuf {
-    let mut name = real.file_name().unwrap_or_default().to_os_string();
-    name.push(".part");
-    real.with_file_name(name)
+/// A new temporary file beside `real`, `.NAME.<pid>-<n>.part`, made with `create_new` (which
+/// never opens an existing file nor follows a link), so that no file of the user's, nor what a
+/// link of that name points at, is ever overwritten.
+fn temp_beside(real: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    let name = real.file_name().unwrap_or_default().to_string_lossy();
+    let mut last = None;
+    for n in 0..100 {
+        let temp = real.with_file_name(format!(".{name}.{}-{n}.part", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+        {
+            Ok(file) => return Ok((temp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no temporary name left")))
+}
+
+/// Refuses a path whose symbolic links never reach a file (a loop of links): it must not be
+/// replaced by a file, as a link is never replaced.
+fn refuse_link_loop(path: &Path, real: &Path) -> anyhow::Result<()> {
+    if std::fs::symlink_metadata(real).is_ok_and(|m| m.file_type().is_symlink()) {
+        anyhow::bail!(
+            "cannot write {}: its symbolic links lead round in a loop (more than {MAX_LINKS})",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// Writes `text` to `path` whole. A regular file (through its symbolic links) is written
-/// beside itself as `NAME.part` and renamed over itself, so a reader never sees half a file
+/// beside itself as a new temporary file `.NAME.<pid>-<n>.part` and renamed over itself, so a reader never sees half a file
 /// and the links still name it; a file with other hard links, or one whose directory takes
 /// no new files, is truncated and written in place. A [`Target::Stream`] is appended to
 /// through its handle.
@@ -197,12 +223,24 @@ pub fn write_whole(path: &Path, text: &str) -> anyhow::Result<()> {
                 .with_context(what)
         }
         Target::File { real, in_place } => {
+            refuse_link_loop(path, &real)?;
             if !in_place {
-                let part = part_path(&real);
-                if std::fs::write(&part, text).is_ok() {
-                    return std::fs::rename(&part, &real).with_context(what);
+                if let Ok((temp, mut file)) = temp_beside(&real) {
+                    use std::io::Write as _;
+                    // The file keeps its permissions (a private file stays private).
+                    let kept = match std::fs::metadata(&real) {
+                        Ok(m) => std::fs::set_permissions(&temp, m.permissions()),
+                        Err(_) => Ok(()),
+                    };
+                    let written = kept
+                        .and_then(|()| file.write_all(text.as_bytes()))
+                        .and_then(|()| file.flush());
+                    drop(file);
+                    if written.is_ok() {
+                        return std::fs::rename(&temp, &real).with_context(what);
+                    }
+                    let _ = std::fs::remove_file(&temp);
                 }
-                let _ = std::fs::remove_file(&part);
             }
             std::fs::write(&real, text).with_context(what)
         }
@@ -221,14 +259,10 @@ pub fn check_writable(path: &Path) -> anyhow::Result<()> {
         Target::Stream { .. } => return open_append(path).map(drop),
         Target::File { real, .. } => real,
     };
-    let part = part_path(&real);
-    if std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&part)
-        .is_ok()
-    {
-        let _ = std::fs::remove_file(&part);
+    refuse_link_loop(path, &real)?;
+    if let Ok((temp, file)) = temp_beside(&real) {
+        drop(file);
+        let _ = std::fs::remove_file(&temp);
         return Ok(());
     }
     if std::fs::metadata(&real).is_ok() {
@@ -277,6 +311,66 @@ mod tests {
         let e = check_writable(&dir.join("no-such-dir/x.txt")).unwrap_err();
         assert!(format!("{e:#}").starts_with("cannot write "), "{e:#}");
         assert!(!is_existing_file(Path::new("/dev/null")));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Writing a file whole never touches a file of the user's named like a temporary file,
+    /// nor what a link of that name points at; a loop of links is refused, not replaced; a
+    /// private file stays private; nothing temporary is left behind.
+    #[cfg(unix)]
+    #[test]
+    fn whole_writes_spare_neighbours_refuse_link_loops_and_keep_permissions() {
+        use std::os::unix::fs::{symlink, PermissionsExt as _};
+        let dir = std::env::temp_dir().join(format!("pussa-outfile-safe-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("games.pgn");
+        // A user's file named as the old temporary file was, and a link so named.
+        std::fs::write(dir.join("games.pgn.part"), "mine").unwrap();
+        let victim = dir.join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        let out2 = dir.join("other.csv");
+        symlink(&victim, dir.join("other.csv.part")).unwrap();
+        write_whole(&out, "records").unwrap();
+        write_whole(&out2, "rows").unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "records");
+        assert_eq!(std::fs::read_to_string(&out2).unwrap(), "rows");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("games.pgn.part")).unwrap(),
+            "mine"
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(!std::fs::symlink_metadata(&out2)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        // A loop of links: refused by the check and by the write, and left a link.
+        let (a, b) = (dir.join("loop-a.pgn"), dir.join("loop-b.pgn"));
+        symlink(&b, &a).unwrap();
+        symlink(&a, &b).unwrap();
+        for e in [
+            check_writable(&a).unwrap_err(),
+            write_whole(&a, "x").unwrap_err(),
+        ] {
+            assert!(format!("{e:#}").contains("loop"), "{e:#}");
+        }
+        assert!(std::fs::symlink_metadata(&a)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        // A private file rewritten stays private.
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o600)).unwrap();
+        write_whole(&out, "records again").unwrap();
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        // No temporary file is left.
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
         std::fs::remove_dir_all(&dir).ok();
     }
 }
