@@ -101,6 +101,13 @@ pub fn parse_moves(text: &str) -> Vec<MoveToken> {
             break;
         };
         if first == '{' {
+            // As the record reader: a round marker stands right before its move.
+            if let Some(MoveToken::Marker(n)) = tokens.last() {
+                tokens.push(MoveToken::Refused(format!(
+                    "round marker R{n}: a comment between a round marker and its move"
+                )));
+                break;
+            }
             match rest.find('}') {
                 Some(end) => rest = &rest[end + 1..],
                 None => {
@@ -126,7 +133,16 @@ pub fn parse_moves(text: &str) -> Vec<MoveToken> {
         rest = &rest[end..];
         if let Some(result) = RecordResult::from_token(token) {
             tokens.push(MoveToken::Result(result));
-            continue;
+            // As the record reader: nothing (no comment, no move number) follows the result.
+            let after = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+            if !after.is_empty() {
+                let shown: String = after.chars().take(40).collect();
+                tokens.push(MoveToken::Refused(format!(
+                    "result {result}: nothing may follow the result, but '{}' does",
+                    shown.escape_debug()
+                )));
+            }
+            break;
         }
         if token.contains('-')
             && token
@@ -154,17 +170,16 @@ pub fn parse_moves(text: &str) -> Vec<MoveToken> {
             continue;
         }
         if let Some(n) = word.strip_prefix('R').filter(|n| !n.is_empty()) {
-            if n.bytes().all(|b| b.is_ascii_digit()) {
-                // As the record reader: a round is a number from 1 that fits its type.
-                tokens.push(match n.parse::<u32>() {
-                    Ok(n) if n >= 1 => MoveToken::Marker(n),
-                    _ => MoveToken::Refused(format!(
-                        "'{}': a round marker is R and the round's number, like R2",
-                        word.escape_debug()
-                    )),
-                });
-                continue;
-            }
+            // As the record reader: a round is a number from 1 that fits its type; anything
+            // else after R (no hole is named R) is a malformed marker, not a move.
+            tokens.push(match n.parse::<u32>() {
+                Ok(n) if n >= 1 && !word[1..].starts_with('+') => MoveToken::Marker(n),
+                _ => MoveToken::Refused(format!(
+                    "'{}': a round marker is R and the round's number, like R2",
+                    word.escape_debug()
+                )),
+            });
+            continue;
         }
         tokens.push(match word.parse::<Hole>() {
             Ok(mv) => MoveToken::Move(mv),
@@ -198,6 +213,9 @@ pub fn play_moves(
     let mut result = None;
     for token in tokens {
         if let Some(r) = result {
+            if let MoveToken::Refused(why) = token {
+                bail!("{why}");
+            }
             bail!(
                 "result {r} before move {}: nothing may follow the result",
                 numbering.prefix(g)

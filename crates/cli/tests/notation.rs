@@ -633,7 +633,7 @@ fn moves_take_a_records_comments_and_final_result() {
         ),
         (
             vec!["--game", "raja-pasu", "--moves", "1. G 1-0 e"],
-            "error: result 1-0 before move 1...: nothing may follow the result\n",
+            "error: result 1-0: nothing may follow the result, but 'e' does\n",
         ),
         (
             vec!["--game", "raja-pasu", "--moves", "1. G e {a comment"],
@@ -771,4 +771,51 @@ fn the_rules_text_speaks_in_its_own_terms() {
         out.contains("A round whose starter cannot move as soon as it is laid out?"),
         "{out}"
     );
+}
+
+/// What the record reader refuses in a movetext, `--moves` refuses too, in the same words:
+/// anything after the result (a comment, a move number, a marker), a comment between a round
+/// marker and its move, and a malformed marker (not "not a move").
+#[test]
+fn moves_refuse_what_the_record_reader_refuses() {
+    let record = |moves: &str| {
+        format!("[Game \"raja-pasu\"]\n[Mode \"match\"]\n[Result \"*\"]\n\n{moves}\n",)
+    };
+    for (moves, says) in [
+        (
+            "1. A d 1-0 {after}",
+            "nothing may follow the result, but '{after}' does",
+        ),
+        (
+            "1. A d 1-0 2.",
+            "nothing may follow the result, but '2.' does",
+        ),
+        (
+            "1. A d 1-0 R2",
+            "nothing may follow the result, but 'R2' does",
+        ),
+        (
+            "1. G e R+1 D",
+            "'R+1': a round marker is R and the round's number",
+        ),
+        (
+            "1. G e R1. D",
+            "'R1.': a round marker is R and the round's number",
+        ),
+        (
+            "1. G e 2. D c 3. B g 4. E f 5. E g 6. C R2 {x} 1. D f",
+            "a comment between a round marker and its move",
+        ),
+    ] {
+        let err = fails(&["replay", "--game", "raja-pasu", "--match", "--moves", moves]);
+        assert!(err.contains(says), "{moves}: {err}");
+        // The record reader refuses the same movetext.
+        let path = scratch("refused.txt", &record(moves));
+        let o = pussa(&["replay", "--record", path.to_str().unwrap()]);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{moves}: the record reader took it"
+        );
+    }
 }
