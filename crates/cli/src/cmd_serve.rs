@@ -76,6 +76,23 @@ pub fn egtb_dir(egtb: Option<&str>) -> anyhow::Result<Option<PathBuf>> {
 /// The message names the problem and quotes the part as typed.
 pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
     const LIKE: &str = "like 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080";
+    // A bracketed IPv6 host first: its own colons are not the port's.
+    if let Some(inner) = text.strip_prefix('[') {
+        let Some((v6, after)) = inner.split_once(']') else {
+            return Err(format!("missing ']' after the IPv6 host ({LIKE})"));
+        };
+        if after.is_empty() {
+            return Err(format!("missing port after ']' ({LIKE})"));
+        }
+        if !after.starts_with(':') {
+            return Err(format!(
+                "'{}' after ']': expected ':' and the port ({LIKE})",
+                after.escape_debug()
+            ));
+        }
+    } else if text.contains(']') {
+        return Err(format!("']' without a '[' before it ({LIKE})"));
+    }
     let Some((host, port)) = text.rsplit_once(':') else {
         return Err(format!("missing port: expected HOST:PORT, {LIKE}"));
     };
@@ -97,9 +114,16 @@ pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
             .map_err(|_| format!("host '[{}]' is not an IPv6 address", v6.escape_debug()))?
             .into(),
         None if host.is_empty() => return Err(format!("missing host before ':' ({LIKE})")),
-        None if host.contains(':') => {
+        // Bare IPv6 (`::1:8080`): only a host that reads as one gets the brackets advice.
+        None if host.parse::<std::net::Ipv6Addr>().is_ok() => {
             return Err(format!(
                 "an IPv6 host goes in brackets: [{}]:{port}",
+                host.escape_debug()
+            ))
+        }
+        None if host.contains(':') => {
+            return Err(format!(
+                "host '{}' is not an IP address: too many ':' ({LIKE})",
                 host.escape_debug()
             ))
         }

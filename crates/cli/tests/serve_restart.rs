@@ -451,6 +451,16 @@ fn serve_addr_errors_name_the_problem() {
         ("nowhere:80", "host 'nowhere' is not an IP address"),
         ("::1:80", "an IPv6 host goes in brackets: [::1]:80"),
         (":80", "missing host before ':'"),
+        // Advice that is itself a valid address, never `[127.0.0.1:1]:2` or `[[::1]:80`.
+        (
+            "127.0.0.1:18101:1",
+            "host '127.0.0.1:18101' is not an IP address: too many ':'",
+        ),
+        ("[::1:18101", "missing ']' after the IPv6 host"),
+        ("[::1]", "missing port after ']'"),
+        ("[::1]80", "'80' after ']': expected ':' and the port"),
+        ("::1]:80", "']' without a '[' before it"),
+        ("[::1]:80:", "missing port after ':'"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
             .args(["serve", "--egtb", "none", "--addr", addr])
