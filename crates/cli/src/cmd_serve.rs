@@ -78,7 +78,7 @@ pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
     const LIKE: &str = "like 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080";
     // A bracketed IPv6 host first: its own colons are not the port's.
     if let Some(inner) = text.strip_prefix('[') {
-        let Some((v6, after)) = inner.split_once(']') else {
+        let Some((_, after)) = inner.split_once(']') else {
             return Err(format!("missing ']' after the IPv6 host ({LIKE})"));
         };
         if after.is_empty() {
