@@ -165,3 +165,33 @@ test('a draw offer made on one\'s own turn stands through one\'s move until the 
   await south.context().close();
   await north.context().close();
 });
+
+test("the bar over the rules tells the friend's offer; a watcher's bar does not call the game theirs", async () => {
+  const { server, browser } = env;
+  const g = await onlineGame(server);
+  const { page: south } = await openAs(browser, server, g.id, g.S);
+  const { page: north } = await openAs(browser, server, g.id, g.N);
+  const { page: watcher } = await openAs(browser, server, g.id, null);
+  await apiMove(server, g);
+  await apiMove(server, g);
+  await settle(south, 2);
+  await south.click('#game-rules');
+  await south.locator('#game-behind').waitFor({ state: 'visible' });
+  // North offers a draw while South reads: South's bar says so.
+  await server.post(`/api/games/${g.id}/draw`, { token: g.N.token, offer: true });
+  await south.waitForFunction(() => /Your friend offers a draw\./.test(document.querySelector('#game-behind').textContent), null, { timeout: 5000 });
+  // Declined from the API: the bar drops it.
+  await server.post(`/api/games/${g.id}/draw`, { token: g.S.token, offer: false });
+  await south.waitForFunction(() => !/offers a draw/.test(document.querySelector('#game-behind').textContent), null, { timeout: 5000 });
+  // A watcher reading the rules is told the game they watch, not "your game".
+  await settle(watcher, 2);
+  await watcher.click('#game-rules');
+  await watcher.locator('#game-behind').waitFor({ state: 'visible' });
+  const text = await watcher.textContent('#game-behind');
+  assert.match(text, /The Raja Pasu online game you are watching is open/);
+  assert.doesNotMatch(text, /[Yy]our (Raja|game)/);
+  for (const p of [south, north, watcher]) {
+    p.checkClean();
+    await p.context().close();
+  }
+});

@@ -759,7 +759,17 @@ class GameView {
     const what = `${title}${s.mode === 'match' ? ' match' : ''}${this.kind === 'online' ? ' online' : ''}`;
     const stay = this.kind === 'online' && this.mine.size && !s.ended && !s.match_over ? ' (you are still at the table: your friend does not see you away)' : '';
     const turn = $('#turn').textContent.trim();
-    $('#game-behind-text').textContent = `Your ${what} game is open${stay}: ${turn}`;
+    // What waits at the table besides the turn: the friend's offers, a claim, a summary.
+    const waiting = [];
+    for (const [bar, text] of [['#offer-bar', '#offer-text'], ['#offer-bar2', '#offer2-text'], ['#claim-bar', '#claim-text']]) {
+      if (!$(bar).hidden) waiting.push($(text).textContent.trim());
+    }
+    if (this.dialogLater) waiting.push('A summary of the round waits for you.');
+    const more = waiting.length ? ` ${waiting.join(' ')}` : '';
+    $('#game-behind-text').textContent = this.mine.size
+      ? `Your ${what} game is open${stay}: ${turn}${more}`
+      : `The ${what} game you are watching is open: ${turn}`;
+    $('#game-behind-link').textContent = this.mine.size ? 'Back to your game' : 'Back to the game';
     bar.classList.toggle('yours', this.mine.size > 0 && !this.busy && this.myTurn() && this.kind !== 'hotseat');
     $('#game-behind-link').href = `#/game/${encodeURIComponent(this.id)}`;
   }
@@ -1697,6 +1707,8 @@ class GameView {
         : `Your friend has left the game: you may claim it in ${left} s.`;
       if (!ready) this.claimTimer = setTimeout(() => !this.closed && this.state && this.renderOnline(), 1000);
     }
+    // Read in front of the game (the rules, the help): its bar tells the offers and the claim.
+    this.renderBehind();
   }
 
   /**
