@@ -522,6 +522,17 @@ fn go_with_a_clock_allocates_the_movers_time() {
     let took = t.elapsed();
     assert!(took >= Duration::from_millis(400), "{took:?}: {lines:?}");
     assert!(("a"..="g").contains(&best.as_str()), "{best}");
+    // A clock that ran out (cutechess sends a negative time) still gets a move at once.
+    e.send("go wtime 1000 btime -30");
+    let (lines, best) = e.bestmove();
+    assert!(("a"..="g").contains(&best.as_str()), "{best}: {lines:?}");
+    assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+    // A movetime within the clock's time is searched whole (UCI's movetime), not halved.
+    let t = Instant::now();
+    e.send("go movetime 800 wtime 600000 btime 600000");
+    let (lines, _) = e.bestmove();
+    let took = t.elapsed();
+    assert!(took >= Duration::from_millis(700), "{took:?}: {lines:?}");
     // The mover's clock is missing, or movestogo is 0: one error line, no search.
     for (go, msg) in [
         (

@@ -125,6 +125,15 @@ impl GoLimits {
                 let v = it
                     .next()
                     .ok_or_else(|| format!("go: '{name}' needs a number"))?;
+                // A clock that ran out: tournament managers (cutechess) send a negative time;
+                // it reads as 0, so the engine still answers at once rather than not at all.
+                let clock_word = matches!(name, "wtime" | "btime" | "winc" | "binc");
+                if clock_word
+                    && v.strip_prefix('-')
+                        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+                {
+                    return Ok(0);
+                }
                 whole_number(v).map_err(|e| match e {
                     NumberError::NotWhole => {
                         format!("go: {name} '{v}' is not a non-negative whole number")
@@ -954,15 +963,17 @@ impl<W: Write + Send + 'static> Engine<W> {
             Some(side) => g.clock_movetime(side)?,
             None => None,
         };
-        let movetime = if g.infinite {
-            None
+        // A movetime within the clock's time is searched whole, as UCI's movetime; the clock's
+        // own time (alone, or the smaller) with the levels' rule.
+        let (movetime, whole_movetime) = if g.infinite {
+            (None, true)
         } else {
             match (g.movetime, clock) {
-                (Some(m), Some(c)) => Some(m.min(c)),
-                (m, c) => m.or(c),
+                (Some(m), Some(c)) if m <= c => (Some(m), true),
+                (_, Some(c)) => (Some(c), false),
+                (m, None) => (m, true),
             }
         };
-        let whole_movetime = clock.is_none();
         let stop = Arc::new(AtomicBool::new(false));
         let oracle = self.oracles.get(&state.game()).cloned();
         let limits = Limits {

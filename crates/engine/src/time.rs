@@ -127,6 +127,8 @@ impl Clock {
 /// assert_eq!(clock_movetime(ms(1_000), ms(0), Some(1)), ms(950));
 /// // Never more than the clock holds, whatever the increment.
 /// assert!(clock_movetime(ms(100), ms(5_000), None) < ms(100));
+/// // Any Duration is taken, without overflow.
+/// assert!(clock_movetime(Duration::MAX, Duration::MAX, None) < Duration::MAX);
 /// ```
 #[must_use]
 pub fn clock_movetime(
@@ -137,10 +139,11 @@ pub fn clock_movetime(
     let reserve = (remaining / 10).min(Duration::from_millis(params::CLOCK_RESERVE_MS));
     let rest = remaining.saturating_sub(reserve);
     let moves = moves_to_go.unwrap_or(params::CLOCK_MOVES_TO_GO).max(1);
-    let share = rest / moves + increment * 3 / 4;
+    // Saturating: a library caller may pass any Duration (the protocol caps clocks at a week).
+    let share = (rest / moves).saturating_add(increment.saturating_mul(3) / 4);
     // Whole milliseconds, as the protocol counts them.
     let ms = |d: Duration| Duration::from_millis(d.as_millis().min(u128::from(u64::MAX)) as u64);
-    ms((share * 2).min(rest))
+    ms(share.saturating_mul(2).min(rest))
 }
 
 #[cfg(test)]
