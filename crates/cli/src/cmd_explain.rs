@@ -276,6 +276,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     Some(side) => format!("{side} wins"),
                     None => "a draw".to_string(),
                 };
+                // A match ends when a player cannot fill a hole: say who and why.
+                let held = g.position().stores();
+                let need = g.game().seeds_per_hole();
+                let result = match winner {
+                    Some(side) if mode == Mode::Match && held[side.other().index()] < need => {
+                        let n = held[side.other().index()];
+                        format!(
+                            "{result}: {} holds {n} seed{}, fewer than the {need} one hole needs",
+                            side.other(),
+                            if n == 1 { "" } else { "s" }
+                        )
+                    }
+                    _ => result,
+                };
                 bail!(
                     "move {}: {over_here}, so the {what} is over ({result})",
                     args.mv

@@ -819,3 +819,20 @@ fn moves_refuse_what_the_record_reader_refuses() {
         );
     }
 }
+
+/// A position whose round is over and whose match therefore ends: `explain --match` says why
+/// the match ends (the loser cannot fill a hole), not only that the round is over.
+#[test]
+fn explain_says_why_a_match_ends_in_the_position() {
+    let p = "0,0,0,0,0,0,0/0,0,0,1,0,0,0 95 2 S 1 raja-pasu";
+    let err = fails(&["explain", "--position", p, "--match", "--move", "a"]);
+    assert!(
+        err.contains(
+            "so the match is over (South wins: North holds 3 seeds, fewer than the 7 one hole needs)"
+        ),
+        "{err}"
+    );
+    // A single game has no holes to fill: only the result.
+    let err = fails(&["explain", "--position", p, "--move", "a"]);
+    assert!(err.contains("so the game is over (South wins)\n"), "{err}");
+}
