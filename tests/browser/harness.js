@@ -302,3 +302,14 @@ export async function openAs(browser, server, id, seat, opts = {}) {
   await page.waitForSelector('body[data-ready="1"]');
   return { page, ctx };
 }
+
+/** Plays `move` (default: the first legal one) for whoever is to move in online game `g`
+ * (from [`onlineGame`]), through the API; the new state. */
+export async function apiMove(server, g, move) {
+  const st = await server.get(`/api/games/${g.id}`);
+  const r = await server.post(`/api/games/${g.id}/moves`, { move: move || st.legal[0], token: g[st.to_move].token, expected_ply: st.ply });
+  return r.state;
+}
+
+/** The text of the page's floating notice, or '' when none is shown. */
+export const noticeText = (page) => page.evaluate(() => (document.querySelector('#notice').hidden ? '' : document.querySelector('#notice-text').textContent));

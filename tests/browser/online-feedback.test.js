@@ -7,18 +7,9 @@
 // friend's offers are shown [10]; an invite to an unknown game shows only "Game not found" [11].
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, newPage, onlineGame, openAs, settle, startFromForm, closeDialog } from './harness.js';
+import { serverAndBrowser, newPage, onlineGame, openAs, settle, startFromForm, closeDialog, apiMove, noticeText } from './harness.js';
 
 const env = serverAndBrowser();
-
-/** Plays `move` (default: the first legal one) for whoever is to move, through the API. */
-async function apiMove(server, g, move) {
-  const st = await server.get(`/api/games/${g.id}`);
-  const r = await server.post(`/api/games/${g.id}/moves`, { move: move || st.legal[0], token: g[st.to_move].token, expected_ply: st.ply });
-  return r.state;
-}
-
-const noticeText = (page) => page.evaluate(() => (document.querySelector('#notice').hidden ? '' : document.querySelector('#notice-text').textContent));
 
 test('a friend whose network drops (no close) is shown away within seconds', async () => {
   const { server, browser } = env;

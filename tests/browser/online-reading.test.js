@@ -5,18 +5,9 @@
 // one's own turn goes with one's move and stands until the friend answers or moves [4].
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, startServer, onlineGame, openAs, settle } from './harness.js';
+import { serverAndBrowser, startServer, onlineGame, openAs, settle, apiMove, noticeText } from './harness.js';
 
 const env = serverAndBrowser();
-
-/** Plays `move` (default: the first legal one) for whoever is to move, through the API. */
-async function apiMove(server, g, move) {
-  const st = await server.get(`/api/games/${g.id}`);
-  const r = await server.post(`/api/games/${g.id}/moves`, { move: move || st.legal[0], token: g[st.to_move].token, expected_ply: st.ply });
-  return r.state;
-}
-
-const noticeText = (page) => page.evaluate(() => (document.querySelector('#notice').hidden ? '' : document.querySelector('#notice-text').textContent));
 
 for (const link of ['#game-rules', '#game-help']) {
   test(`reading the ${link === '#game-rules' ? 'rules' : 'help'} opened from the game does not make the player away`, { timeout: 90000 }, async () => {
