@@ -349,21 +349,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(result) = &ended {
             writeln!(out, "{}", round_end_words(game, result))?;
         }
-        if let Some(Event::Refill {
-            round,
-            filled,
-            remainder,
-            closed,
-            starter,
-        }) = events[..laid]
-            .iter()
-            .find(|e| matches!(e, Event::Refill { .. }))
-        {
-            writeln!(out, "Round {round}:")?;
-            for line in refill_words(game, *filled, *remainder, *closed, *starter) {
-                writeln!(out, "  {line}")?;
-            }
-        }
+        write_refill(&mut out, game, &events[..laid])?;
     }
     writeln!(
         out,
@@ -388,21 +374,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             holding[1],
             g.round()
         )?;
-        if let Some(Event::Refill {
-            round,
-            filled,
-            remainder,
-            closed,
-            starter,
-        }) = events[laid..]
-            .iter()
-            .find(|e| matches!(e, Event::Refill { .. }))
-        {
-            writeln!(out, "Round {round}:")?;
-            for line in refill_words(game, *filled, *remainder, *closed, *starter) {
-                writeln!(out, "  {line}")?;
-            }
-        }
+        write_refill(&mut out, game, &events[laid..])?;
     }
     if let Some(w) = g.winner() {
         let what = if mode == Mode::Match { "match" } else { "game" };
@@ -414,6 +386,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     writeln!(out, "\n{}", board(&g))?;
     if let Some(side) = g.to_move() {
         writeln!(out, "{side} to move")?;
+    }
+    Ok(())
+}
+
+/// Writes the refill among `events`, if there is one: "Round N:" and its words, indented.
+fn write_refill(out: &mut impl Write, game: Game, events: &[Event]) -> std::io::Result<()> {
+    if let Some(Event::Refill {
+        round,
+        filled,
+        remainder,
+        closed,
+        starter,
+    }) = events.iter().find(|e| matches!(e, Event::Refill { .. }))
+    {
+        writeln!(out, "Round {round}:")?;
+        for line in refill_words(game, *filled, *remainder, *closed, *starter) {
+            writeln!(out, "  {line}")?;
+        }
     }
     Ok(())
 }
