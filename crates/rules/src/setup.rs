@@ -472,14 +472,16 @@ impl fmt::Display for Setup {
     }
 }
 
-/// The round field: a number from 1 to [`crate::MAX_ROUND`]; a longer run of digits is a round
-/// above the maximum, not a malformed number.
+/// The round field: a number from 1 to [`crate::MAX_ROUND`], read as hole and store counts are:
+/// leading zeros are allowed, and a longer run of digits is a round above the maximum, not a
+/// malformed number.
 fn round_number(text: &str) -> Result<u32, SetupError> {
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         let digits = text.trim_start_matches('0');
         if digits.len() > 9 {
             return Err(SetupError::RoundTooHigh(digits.to_string()));
         }
+        return Ok(digits.parse().unwrap_or(0));
     }
     number("round", text)
 }

@@ -127,6 +127,33 @@ fn position_strings_name_a_round_above_the_maximum() {
 }
 
 #[test]
+fn a_round_padded_with_zeros_reads_as_holes_and_stores_do() {
+    let start = "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S";
+    let padded: Setup = format!("{start} 0000000001 walak-pussa").parse().unwrap();
+    assert_eq!(padded.round, 1);
+    let padded: Setup = format!("{start} 000000000000000000000000002 walak-pussa")
+        .parse()
+        .unwrap();
+    assert_eq!(padded.round, 2);
+    // A padded round above the maximum is named as too high, written without its zeros.
+    for round in ["00000000000000000000002000000", "0002000000"] {
+        let e = format!("{start} {round} walak-pussa")
+            .parse::<Setup>()
+            .unwrap_err();
+        assert!(matches!(e, SetupError::RoundTooHigh(_)), "{round}: {e:?}");
+        assert_eq!(
+            e.to_string(),
+            "position: round 2000000 is above the maximum 1000000"
+        );
+    }
+    // Only what is not digits is not a number.
+    let e = format!("{start} 1x walak-pussa")
+        .parse::<Setup>()
+        .unwrap_err();
+    assert!(e.to_string().contains("is not a number"), "{e}");
+}
+
+#[test]
 fn a_setup_with_closed_bits_outside_the_holes_has_its_own_error() {
     let ok: Setup = "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa"
         .parse()
