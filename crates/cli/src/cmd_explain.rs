@@ -3,7 +3,9 @@
 use std::io::Write;
 
 use anyhow::{anyhow, bail};
-use pussa_rules::{Direction, Event, Game, GameState, Hole, Mode, Position, Side, Status};
+use pussa_rules::{
+    Direction, EndReason, Event, Game, GameState, Hole, IllegalReason, Mode, Position, Side, Status,
+};
 
 use crate::cmd_replay::{board, game_of, over_at_once, refill_words, round_end_words, start_state};
 
@@ -268,6 +270,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut events = Vec::new();
     let mut ended = None;
     if let Some(why) = &over {
+        // A move whose endless sowing left its player stuck is refused for that reason, as
+        // an endless move is anywhere else.
+        if let Status::RoundOver { result, .. } | Status::Over { result, .. } = g.status() {
+            if let EndReason::NoLegalMove { endless, .. } = result.reason {
+                if endless.contains(args.mv) {
+                    bail!("move {}: {}", args.mv, IllegalReason::Endless);
+                }
+            }
+        }
         let over_here = format!("the round is already over in this position: {why}");
         match g.winner() {
             Some(winner) => {

@@ -836,3 +836,73 @@ fn explain_says_why_a_match_ends_in_the_position() {
     let err = fails(&["explain", "--position", p, "--move", "a"]);
     assert!(err.contains("so the game is over (South wins)\n"), "{err}");
 }
+
+/// A round that ends because every move left to the player to move is endless says which
+/// holes would sow for ever, in words and JSON, and explaining such a move gives the
+/// endless-sowing error, as an endless move anywhere else does.
+#[test]
+fn a_player_stuck_by_endless_moves_is_told_which_holes_would_sow_for_ever() {
+    // South's C sows a seed into North's only open hole, g, whose sowing is then endless.
+    let before = "1,1,2,0,0,2,5/x,x,x,x,x,x,0 42+28 0+17 S 3 raja-pasu";
+    let after = "0,2,0,0,1,0,6/x,x,x,x,x,x,1 42+29 0+17 N 3 raja-pasu S";
+    let why = "North has no legal move (its only move, g, would sow for ever)";
+    let out = ok(&["explain", "--match", "--position", before, "--move", "C"]);
+    assert!(
+        out.contains(&format!(
+            "Round 3 is over: {why}; South takes the 10 seeds left on the board."
+        )),
+        "{out}"
+    );
+    let out = ok(&[
+        "explain",
+        "--match",
+        "--position",
+        before,
+        "--move",
+        "C",
+        "--json",
+    ]);
+    let events: Value = serde_json::from_str(&out).unwrap();
+    let end = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "round_end")
+        .unwrap();
+    assert_eq!(
+        end["reason"],
+        serde_json::json!({"kind": "no_legal_move", "stuck": "N", "endless": ["g"]})
+    );
+    let out = ok(&["replay", "--match", "--position", before, "--moves", "C"]);
+    assert!(out.contains(why), "{out}");
+    let out = ok(&["replay", "--match", "--position", after]);
+    assert!(
+        out.contains(&format!(
+            "North to move, but the round is already over in this position: {why}."
+        )),
+        "{out}"
+    );
+    // The move itself is refused for being endless, with or without the match.
+    for extra in [&[][..], &["--match"][..]] {
+        let mut args = vec!["explain", "--position", after, "--move", "g"];
+        args.extend_from_slice(extra);
+        let err = fails(&args);
+        assert_eq!(
+            err.trim(),
+            "error: move g: endless sowing: the same board recurs with the same hole about to be lifted"
+        );
+    }
+    // A player with no seed to lift is only "stuck": no holes named.
+    let out = ok(&[
+        "explain",
+        "--position",
+        "1,0,0,0,3,0,0/0,0,0,0,0,0,0 47 47 S 1 raja-pasu",
+        "--move",
+        "A",
+        "--json",
+    ]);
+    assert!(
+        out.contains(r#""reason":{"kind":"no_legal_move","stuck":"N"}"#),
+        "{out}"
+    );
+}
