@@ -906,3 +906,116 @@ fn a_player_stuck_by_endless_moves_is_told_which_holes_would_sow_for_ever() {
         "{out}"
     );
 }
+
+/// `explain --moves` plays a game's earlier moves first, so a move that repeats a position of
+/// the round ends the round, as `replay` says; a bare position string carries no history, and
+/// the help says so.
+#[test]
+fn explain_takes_the_moves_before_so_a_repetition_ends_the_round() {
+    let before = "G a D g D e G f C g D a A b B c C d D e E f F g G a A b";
+    let replayed = ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        &format!("{before} B"),
+    ]);
+    assert!(replayed.contains("Round 1 is over: the position repeated"));
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "explain",
+            "--game",
+            "raja-pasu",
+            "--match",
+            "--moves",
+            before,
+            "--move",
+            "B",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let out = ok(&args(&[]));
+    assert!(
+        out.contains(
+            "Round 1 is over: the position repeated; each player takes their own row (South 1, North 1)."
+        ),
+        "{out}"
+    );
+    assert!(out.contains("North will start round 2."), "{out}");
+    let events: Value = serde_json::from_str(&ok(&args(&["--json"]))).unwrap();
+    let kinds: Vec<&str> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds[kinds.len() - 2..], ["round_end", "refill"]);
+    assert_eq!(
+        events[kinds.len() - 2]["reason"],
+        serde_json::json!({"kind": "repetition"})
+    );
+    // The same move from the bare position before it: no history, so the round goes on.
+    let bare = ok(&[
+        "explain",
+        "--match",
+        "--position",
+        "0,1,0,0,0,0,0/0,0,1,0,0,0,0 47 49 S 1 raja-pasu",
+        "--move",
+        "B",
+    ]);
+    assert!(!bare.contains("repeated") && bare.ends_with("North to move\n"));
+    // The moves are numbered in errors as records number them; a result ends them.
+    let err = fails(&[
+        "explain",
+        "--game",
+        "raja-pasu",
+        "--moves",
+        "G a a",
+        "--move",
+        "A",
+    ]);
+    assert!(err.contains("move 2. a: "), "{err}");
+    let err = fails(&[
+        "explain",
+        "--game",
+        "raja-pasu",
+        "--moves",
+        "G 1-0",
+        "--move",
+        "a",
+    ]);
+    assert!(err.contains("--moves ends with the result"), "{err}");
+    // North first, from the opening.
+    let out = ok(&[
+        "explain",
+        "--game",
+        "raja-pasu",
+        "--first",
+        "N",
+        "--move",
+        "a",
+    ]);
+    assert!(out.starts_with("Raja Pasu, North plays a:"), "{out}");
+    // After moves that end the game, the error says so.
+    let err = fails(&[
+        "explain",
+        "--position",
+        "1,0,0,0,3,0,0/0,0,0,0,0,0,0 47 47 S 1 raja-pasu",
+        "--moves",
+        "A",
+        "--move",
+        "a",
+    ]);
+    assert!(
+        err.contains("the round is already over after the moves given: North has no legal move"),
+        "{err}"
+    );
+    let help = ok(&["help", "explain"]);
+    assert!(
+        help.contains("A position string carries no history"),
+        "{help}"
+    );
+    assert!(help.contains("--moves"), "{help}");
+}
