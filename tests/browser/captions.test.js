@@ -31,6 +31,19 @@ test('captions of a sowing, as in the brief', () => {
   assert.equal(reasonText({ kind: 'repetition' }), 'the position repeated');
 });
 
+test('a player stuck because every move left is endless is told which holes would sow for ever', () => {
+  assert.equal(reasonText({ kind: 'no_legal_move', stuck: 'N', endless: ['g'] }), 'North cannot move: g would sow for ever');
+  assert.equal(
+    reasonText({ kind: 'no_legal_move', stuck: 'S', endless: ['A', 'C', 'G'] }),
+    'South cannot move: A, C and G would each sow for ever',
+  );
+  assert.equal(reasonText({ kind: 'no_legal_move', stuck: 'N', endless: [] }), 'North cannot move');
+  assert.equal(
+    caption({ type: 'round_end', reason: { kind: 'no_legal_move', stuck: 'S', endless: ['F'] }, swept: [0, 9] }, 'North', ['You', 'Computer']),
+    'Round over (you cannot move: F would sow for ever): you sweep 0, Computer 9',
+  );
+});
+
 test('hole names and owners', () => {
   assert.equal(holeIndex('A'), 0);
   assert.equal(holeIndex('g'), 13);

@@ -5,10 +5,12 @@ use std::time::Duration;
 
 use anyhow::bail;
 use pussa_engine::{analyze_report, Limits};
-use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side, Status};
+use pussa_rules::{Event, Game, GameState, Hole, Mode, RoundResult, Setup, Side, Status};
 use serde::Serialize;
 
-use crate::cmd_replay::{parse_moves, play_moves, start_state, StateJson};
+use crate::cmd_replay::{
+    over_at_once, parse_moves, play_moves, refill_words, round_end_words, start_state, StateJson,
+};
 
 /// List every legal move of a position with its value for the player to move if that move is
 /// played and both sides then play best: in a single game the round's final seed margin (seeds
@@ -68,6 +70,8 @@ struct AnalysisJson {
     mode: &'static str,
     values: &'static str,
     position: String,
+    analysed: Option<String>,
+    round_end: Option<RoundResult>,
     state: StateJson,
     over: bool,
     depth: u32,
@@ -79,12 +83,15 @@ struct AnalysisJson {
 
 impl AnalysisJson {
     /// The answer's fields that come from the position alone: not over, nothing searched.
-    fn of(g: &GameState, mode: &'static str, values: &'static str) -> AnalysisJson {
+    /// `asked` is the position asked about (given, after the moves), `g` the state analysed.
+    fn of(g: &GameState, asked: &Asked, mode: &'static str, values: &'static str) -> AnalysisJson {
         AnalysisJson {
             game: g.game().name(),
             mode,
             values,
-            position: Setup::from_state(g).to_string(),
+            position: asked.position.clone(),
+            analysed: (!g.is_over()).then(|| Setup::from_state(g).to_string()),
+            round_end: asked.round_end,
             state: StateJson::of(g),
             over: false,
             depth: 0,
@@ -94,6 +101,14 @@ impl AnalysisJson {
             moves: Vec::new(),
         }
     }
+}
+
+/// The position asked about, before a round over in it is passed.
+struct Asked {
+    /// Its position string: `--position` as given (or the opening), after `--moves`.
+    position: String,
+    /// The round that is already over in it, if one is.
+    round_end: Option<RoundResult>,
 }
 
 fn letters(pv: &[Hole]) -> Vec<String> {
@@ -116,8 +131,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let moves = parse_moves(args.moves.as_deref().unwrap_or(""));
     let start_round = g.round();
     play_moves(&mut g, start_round, &moves, |_, _, _, _| Ok(()))?;
+    // The position asked about: a position given whose round is already over is ended at once
+    // (its board swept), so it is written as given.
+    let position = match (args.position.as_deref(), moves.is_empty()) {
+        (Some(p), true) => p.parse::<Setup>()?.to_string(),
+        _ => Setup::from_state(&g).to_string(),
+    };
+    let (over_why, round_end) = match g.status() {
+        Status::Playing => (None, None),
+        Status::RoundOver { result, .. } | Status::Over { result, .. } => {
+            (over_at_once(&g), Some(result))
+        }
+    };
+    let asked = Asked {
+        position,
+        round_end,
+    };
+    let here = if moves.is_empty() {
+        "in this position"
+    } else {
+        "after the moves given"
+    };
+    // In a match whose round is over, the next round is laid out and analysed (said below).
+    let mut refill = Vec::new();
     if matches!(g.status(), Status::RoundOver { .. }) {
-        g.next_round();
+        g.next_round_traced(&mut refill);
     }
     let (mode_name, values_name) = match mode {
         Mode::Single => ("single", "round_margin"),
@@ -127,15 +165,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if args.json {
             let a = AnalysisJson {
                 over: true,
-                ..AnalysisJson::of(&g, mode_name, values_name)
+                ..AnalysisJson::of(&g, &asked, mode_name, values_name)
             };
             writeln!(crate::stdout(), "{}", serde_json::to_string(&a)?)?;
             return Ok(());
         }
-        bail!(
-            "the {} is over: there is no move to analyse",
-            if mode == Mode::Match { "match" } else { "game" }
-        );
+        let what = if mode == Mode::Match { "match" } else { "game" };
+        let result = match g.winner().flatten() {
+            Some(side) => format!("{side} wins"),
+            None => "a draw".to_string(),
+        };
+        match over_why {
+            Some(why) => bail!(
+                "the round is already over {here}: {why}, so the {what} is over ({result}): \
+                 there is no move to analyse"
+            ),
+            None => bail!("the {what} is over ({result}): there is no move to analyse"),
+        }
     }
     let oracle =
         match &args.egtb {
@@ -171,10 +217,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     pv: letters(&v.pv),
                 })
                 .collect(),
-            ..AnalysisJson::of(&g, mode_name, values_name)
+            ..AnalysisJson::of(&g, &asked, mode_name, values_name)
         };
         writeln!(out, "{}", serde_json::to_string(&a)?)?;
         return Ok(());
+    }
+    // A round over in the position asked about: why, and the next round's layout analysed.
+    if let (Some(why), Some(result)) = (&over_why, &asked.round_end) {
+        writeln!(
+            out,
+            "(the round is already over {here}: {why}; round {} is laid out and analysed)",
+            g.round()
+        )?;
+        writeln!(out, "{}", round_end_words(game, result))?;
+        for e in &refill {
+            if let Event::Refill {
+                round,
+                filled,
+                remainder,
+                closed,
+                starter,
+            } = *e
+            {
+                writeln!(out, "Round {round}:")?;
+                for line in refill_words(game, filled, remainder, closed, starter) {
+                    writeln!(out, "  {line}")?;
+                }
+            }
+        }
+        writeln!(out)?;
     }
     let pos = g.position();
     writeln!(out, "{pos}")?;

@@ -3,23 +3,46 @@
 use std::io::Write;
 
 use anyhow::{anyhow, bail};
-use pussa_rules::{Direction, Event, Game, GameState, Hole, Mode, Position, Side, Status};
+use pussa_rules::record::RecordResult;
+use pussa_rules::{
+    Direction, EndReason, Event, Game, GameState, Hole, IllegalReason, Mode, Position, Side, Status,
+};
 
-use crate::cmd_replay::{board, game_of, over_at_once, refill_words, round_end_words, start_state};
+use crate::cmd_replay::{
+    board, game_of, over_at_once, parse_moves, play_moves, refill_words, round_end_words,
+    start_state,
+};
 
 /// Tell a move lap by lap: every lift and where its seeds went, the fours taken on the way,
 /// the empty hole that ends the sowing, the capture across it (and Walak-pussa's chain), and
 /// the end of the round if the move ends it (with --match, the next round's refill too).
 #[derive(clap::Args)]
-#[command(after_help = "Example:\n  pussa explain --game walak-pussa --move A")]
+#[command(
+    after_help = "Examples:\n  pussa explain --game walak-pussa --move A\n  \
+    pussa explain --game raja-pasu --match --moves \"G a D g\" --move D\n\n\
+    A position string carries no history: the repetition rule (a position that recurs in its \
+    round ends the round) sees only the positions reached from it, through --moves and the \
+    move explained. To explain a move of a real game, give the game's moves before it with \
+    --moves (from the start, or from the --position the game started from)."
+)]
 pub struct Args {
     /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6 (default: the game the
     /// `--position` string names).
     #[arg(long, required_unless_present = "position")]
     pub game: Option<Game>,
+    /// Who moves first when starting from the opening: S (South, the default) or N (North).
+    #[arg(long, conflicts_with = "position")]
+    pub first: Option<Side>,
     /// Explain the move in this position (a position string) instead of the start position.
+    /// A position string carries no history, so a move that repeats an earlier position of
+    /// the round ends it only if --moves played that position.
     #[arg(long)]
     pub position: Option<String>,
+    /// Moves played before the move explained (from the start or from --position), as
+    /// `replay` and `analyze` take them: record movetext, with move numbers, round markers and
+    /// comments allowed. The repetition rule sees the positions they reach in the round.
+    #[arg(long, allow_hyphen_values = true)]
+    pub moves: Option<String>,
     /// Treat the position as part of a match: a move that ends the round goes on with the
     /// holdings, the next round's refill and its starter (with --json, a `refill` event).
     #[arg(long = "match")]
@@ -260,7 +283,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Mode::Single
     };
     let game = game_of(args.game, args.position.as_deref())?;
-    let mut g: GameState = start_state(game, mode, None, args.position.as_deref())?;
+    let mut g: GameState = start_state(game, mode, args.first, args.position.as_deref())?;
+    // The game's history: the moves before the one explained, so that repetition is checked.
+    let moves = parse_moves(args.moves.as_deref().unwrap_or(""));
+    let start_round = g.round();
+    if let Some(r) = play_moves(&mut g, start_round, &moves, |_, _, _, _| Ok(()))? {
+        if r != RecordResult::Unfinished {
+            bail!(
+                "--moves ends with the result {r}: no move follows the end of the {}",
+                if mode == Mode::Match { "match" } else { "game" }
+            );
+        }
+    }
+    // Where the round's end was seen: in the position given, or after the moves played.
+    let here = if moves.is_empty() {
+        "in this position"
+    } else {
+        "after the moves given"
+    };
     // A position whose round is already over (the project ends it at once) has no move to
     // explain; in a match it goes on with the next round, as in `replay`.
     let over = over_at_once(&g);
@@ -268,7 +308,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut events = Vec::new();
     let mut ended = None;
     if let Some(why) = &over {
-        let over_here = format!("the round is already over in this position: {why}");
+        // A move whose endless sowing left its player stuck is refused for that reason, as
+        // an endless move is anywhere else.
+        if let Status::RoundOver { result, .. } | Status::Over { result, .. } = g.status() {
+            if let EndReason::NoLegalMove { endless, .. } = result.reason {
+                if endless.contains(args.mv) {
+                    bail!("move {}: {}", args.mv, IllegalReason::Endless);
+                }
+            }
+        }
+        let over_here = format!("the round is already over {here}: {why}");
         match g.winner() {
             Some(winner) => {
                 let what = if mode == Mode::Match { "match" } else { "game" };
@@ -343,7 +392,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let (true, Some(why)) = (laid_out, &over) {
         writeln!(
             out,
-            "(the round is already over in this position: {why}; round {} is laid out first)",
+            "(the round is already over {here}: {why}; round {} is laid out first)",
             before_round
         )?;
         if let Some(result) = &ended {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context};
 use pussa_rules::record::{Numbering, Record, RecordResult};
 use pussa_rules::{
-    EndReason, Event, Game, GameState, Hole, Mode, MoveReport, Position, RoundResult, Setup, Side,
-    Status, MAX_ROUND,
+    EndReason, Event, Game, GameState, Hole, Mode, MoveReport, Moves, Position, RoundResult, Setup,
+    Side, Status, MAX_ROUND,
 };
 use serde::Serialize;
 
@@ -382,9 +382,24 @@ pub fn over_at_once(g: &GameState) -> Option<String> {
             [_, 0] => "every seed lies in South's row".to_string(),
             _ => "every seed lies in North's row".to_string(),
         },
-        EndReason::NoLegalMove { stuck } => format!("{stuck} has no legal move"),
+        EndReason::NoLegalMove { stuck, endless } => no_move_words(stuck, endless),
         EndReason::Repetition => "the position repeated".to_string(),
     })
+}
+
+/// "North has no legal move", and why when the player had seeds to lift: the holes whose
+/// sowing is endless (never offered), e.g. "(its only move, g, would sow for ever)".
+#[must_use]
+pub fn no_move_words(stuck: Side, endless: Moves) -> String {
+    let names: Vec<String> = endless.map(|h| h.to_string()).collect();
+    match names.as_slice() {
+        [] => format!("{stuck} has no legal move"),
+        [one] => format!("{stuck} has no legal move (its only move, {one}, would sow for ever)"),
+        [rest @ .., last] => format!(
+            "{stuck} has no legal move (its only moves, {} and {last}, would each sow for ever)",
+            rest.join(", ")
+        ),
+    }
 }
 
 /// A result a record decides without its moves finishing the game (a resignation).
@@ -522,19 +537,20 @@ pub fn round_end_words(game: Game, r: &RoundResult) -> String {
             "the position repeated; each player takes their own row ({})",
             pair(r.swept)
         ),
-        EndReason::NoLegalMove { stuck } => {
+        EndReason::NoLegalMove { stuck, endless } => {
+            let none = no_move_words(stuck, endless);
             if r.swept[0] + r.swept[1] == 0 {
-                format!("{stuck} has no legal move; no seeds are left on the board")
+                format!("{none}; no seeds are left on the board")
             } else if game.stuck_rule() == pussa_rules::StuckRule::EachTakesOwnRow {
                 format!(
-                    "{stuck} has no legal move; each player takes their own row ({})",
+                    "{none}; each player takes their own row ({})",
                     pair(r.swept)
                 )
             } else {
                 let taker = stuck.other();
                 let n = r.swept[taker.index()];
                 format!(
-                    "{stuck} has no legal move; {taker} takes the {n} seed{} left on the board",
+                    "{none}; {taker} takes the {n} seed{} left on the board",
                     if n == 1 { "" } else { "s" }
                 )
             }

@@ -290,6 +290,7 @@ fn match_values_are_named_as_such_and_the_json_says_its_mode() {
     assert_eq!(
         keys,
         [
+            "analysed",
             "depth",
             "game",
             "mode",
@@ -297,6 +298,7 @@ fn match_values_are_named_as_such_and_the_json_says_its_mode() {
             "nodes",
             "over",
             "position",
+            "round_end",
             "state",
             "value",
             "value_exact",
@@ -343,4 +345,79 @@ fn the_game_comes_from_the_position_when_game_is_absent() {
     assert_eq!(with["position"], without["position"]);
     let err = fails(&["analyze", "--depth", "4"]);
     assert!(err.contains("--game"), "{err}");
+}
+
+/// A position whose round is already over: in a match the answer says so and why, tells the
+/// round's end and the next round's layout and analyses that round; `--json` keeps the position
+/// given and names the one analysed. Alone, the error gives the reason, as `explain` does.
+#[test]
+fn a_position_whose_round_is_over_says_so_before_the_next_round_is_analysed() {
+    // South to move with an empty row: round 2 is over, North takes the 6 seeds.
+    let pos = "0,0,0,0,0,0,0/x,x,3,1,0,0,2 10+50 4+28 S 2 raja-pasu N";
+    let next = "7,7,7,7,7,7,7/x,x,7,7,7,7,7 11 3 N 3 raja-pasu";
+    let o = pussa(&["analyze", "--match", "--position", pos, "--depth", "2"]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "(the round is already over in this position: South has no legal move; round 3 is \
+             laid out and analysed)",
+            "Round 2 is over: South has no legal move; North takes the 6 seeds left on the board. \
+             Taken in the round: South 50, North 34; South wins the round.",
+            "Round 3:",
+        ]
+    );
+    assert!(text.contains(&format!("position {next}\n")), "{text}");
+    let v = ok_json(&[
+        "analyze",
+        "--match",
+        "--position",
+        pos,
+        "--depth",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(v["position"], pos);
+    assert_eq!(v["analysed"], next);
+    assert_eq!(
+        v["round_end"],
+        serde_json::json!({"round": 2, "reason": {"kind": "no_legal_move", "stuck": "S"},
+            "swept": [0, 6], "taken": [50, 34], "winner": "S"})
+    );
+    assert_eq!(v["state"]["round"], 3);
+    assert_eq!(v["over"], false);
+    // A position whose round goes on: the same string twice, no round end.
+    let open = "0,1,0,2,0,0,0/1,0,0,0,1,0,2 63 0 S 1 pasu-pondi";
+    let v = ok_json(&["analyze", "--position", open, "--depth", "2", "--json"]);
+    assert_eq!(v["analysed"], open);
+    assert_eq!(v["position"], open);
+    assert_eq!(v["round_end"], Value::Null);
+    // A single game is over there: the error says why.
+    let err = fails(&["analyze", "--position", pos, "--depth", "2"]);
+    assert_eq!(
+        err.trim(),
+        "error: the round is already over in this position: South has no legal move, so the \
+         game is over (South wins): there is no move to analyse"
+    );
+    let v = ok_json(&["analyze", "--position", pos, "--json"]);
+    assert_eq!(
+        (v["over"].as_bool(), &v["analysed"]),
+        (Some(true), &Value::Null)
+    );
+    assert_eq!(v["position"], pos);
+    assert_eq!(v["round_end"]["reason"]["stuck"], "S");
+    // After moves that end the game, the same, said of the moves.
+    let err = fails(&[
+        "analyze",
+        "--position",
+        "1,0,0,0,3,0,0/0,0,0,0,0,0,0 47 47 S 1 raja-pasu",
+        "--moves",
+        "A",
+    ]);
+    assert!(
+        err.contains("the round is already over after the moves given: North has no legal move"),
+        "{err}"
+    );
 }

@@ -836,3 +836,186 @@ fn explain_says_why_a_match_ends_in_the_position() {
     let err = fails(&["explain", "--position", p, "--move", "a"]);
     assert!(err.contains("so the game is over (South wins)\n"), "{err}");
 }
+
+/// A round that ends because every move left to the player to move is endless says which
+/// holes would sow for ever, in words and JSON, and explaining such a move gives the
+/// endless-sowing error, as an endless move anywhere else does.
+#[test]
+fn a_player_stuck_by_endless_moves_is_told_which_holes_would_sow_for_ever() {
+    // South's C sows a seed into North's only open hole, g, whose sowing is then endless.
+    let before = "1,1,2,0,0,2,5/x,x,x,x,x,x,0 42+28 0+17 S 3 raja-pasu";
+    let after = "0,2,0,0,1,0,6/x,x,x,x,x,x,1 42+29 0+17 N 3 raja-pasu S";
+    let why = "North has no legal move (its only move, g, would sow for ever)";
+    let out = ok(&["explain", "--match", "--position", before, "--move", "C"]);
+    assert!(
+        out.contains(&format!(
+            "Round 3 is over: {why}; South takes the 10 seeds left on the board."
+        )),
+        "{out}"
+    );
+    let out = ok(&[
+        "explain",
+        "--match",
+        "--position",
+        before,
+        "--move",
+        "C",
+        "--json",
+    ]);
+    let events: Value = serde_json::from_str(&out).unwrap();
+    let end = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "round_end")
+        .unwrap();
+    assert_eq!(
+        end["reason"],
+        serde_json::json!({"kind": "no_legal_move", "stuck": "N", "endless": ["g"]})
+    );
+    let out = ok(&["replay", "--match", "--position", before, "--moves", "C"]);
+    assert!(out.contains(why), "{out}");
+    let out = ok(&["replay", "--match", "--position", after]);
+    assert!(
+        out.contains(&format!(
+            "North to move, but the round is already over in this position: {why}."
+        )),
+        "{out}"
+    );
+    // The move itself is refused for being endless, with or without the match.
+    for extra in [&[][..], &["--match"][..]] {
+        let mut args = vec!["explain", "--position", after, "--move", "g"];
+        args.extend_from_slice(extra);
+        let err = fails(&args);
+        assert_eq!(
+            err.trim(),
+            "error: move g: endless sowing: the same board recurs with the same hole about to be lifted"
+        );
+    }
+    // A player with no seed to lift is only "stuck": no holes named.
+    let out = ok(&[
+        "explain",
+        "--position",
+        "1,0,0,0,3,0,0/0,0,0,0,0,0,0 47 47 S 1 raja-pasu",
+        "--move",
+        "A",
+        "--json",
+    ]);
+    assert!(
+        out.contains(r#""reason":{"kind":"no_legal_move","stuck":"N"}"#),
+        "{out}"
+    );
+}
+
+/// `explain --moves` plays a game's earlier moves first, so a move that repeats a position of
+/// the round ends the round, as `replay` says; a bare position string carries no history, and
+/// the help says so.
+#[test]
+fn explain_takes_the_moves_before_so_a_repetition_ends_the_round() {
+    let before = "G a D g D e G f C g D a A b B c C d D e E f F g G a A b";
+    let replayed = ok(&[
+        "replay",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        &format!("{before} B"),
+    ]);
+    assert!(replayed.contains("Round 1 is over: the position repeated"));
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "explain",
+            "--game",
+            "raja-pasu",
+            "--match",
+            "--moves",
+            before,
+            "--move",
+            "B",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let out = ok(&args(&[]));
+    assert!(
+        out.contains(
+            "Round 1 is over: the position repeated; each player takes their own row (South 1, North 1)."
+        ),
+        "{out}"
+    );
+    assert!(out.contains("North will start round 2."), "{out}");
+    let events: Value = serde_json::from_str(&ok(&args(&["--json"]))).unwrap();
+    let kinds: Vec<&str> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds[kinds.len() - 2..], ["round_end", "refill"]);
+    assert_eq!(
+        events[kinds.len() - 2]["reason"],
+        serde_json::json!({"kind": "repetition"})
+    );
+    // The same move from the bare position before it: no history, so the round goes on.
+    let bare = ok(&[
+        "explain",
+        "--match",
+        "--position",
+        "0,1,0,0,0,0,0/0,0,1,0,0,0,0 47 49 S 1 raja-pasu",
+        "--move",
+        "B",
+    ]);
+    assert!(!bare.contains("repeated") && bare.ends_with("North to move\n"));
+    // The moves are numbered in errors as records number them; a result ends them.
+    let err = fails(&[
+        "explain",
+        "--game",
+        "raja-pasu",
+        "--moves",
+        "G a a",
+        "--move",
+        "A",
+    ]);
+    assert!(err.contains("move 2. a: "), "{err}");
+    let err = fails(&[
+        "explain",
+        "--game",
+        "raja-pasu",
+        "--moves",
+        "G 1-0",
+        "--move",
+        "a",
+    ]);
+    assert!(err.contains("--moves ends with the result"), "{err}");
+    // North first, from the opening.
+    let out = ok(&[
+        "explain",
+        "--game",
+        "raja-pasu",
+        "--first",
+        "N",
+        "--move",
+        "a",
+    ]);
+    assert!(out.starts_with("Raja Pasu, North plays a:"), "{out}");
+    // After moves that end the game, the error says so.
+    let err = fails(&[
+        "explain",
+        "--position",
+        "1,0,0,0,3,0,0/0,0,0,0,0,0,0 47 47 S 1 raja-pasu",
+        "--moves",
+        "A",
+        "--move",
+        "a",
+    ]);
+    assert!(
+        err.contains("the round is already over after the moves given: North has no legal move"),
+        "{err}"
+    );
+    let help = ok(&["help", "explain"]);
+    assert!(
+        help.contains("A position string carries no history"),
+        "{help}"
+    );
+    assert!(help.contains("--moves"), "{help}");
+}

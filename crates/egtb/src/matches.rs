@@ -317,7 +317,7 @@ pub fn play_match(
         } else {
             let next = match game.starter_rule() {
                 StarterRule::TakerOfLeftovers => match result.reason {
-                    EndReason::NoLegalMove { stuck } => stuck.other(),
+                    EndReason::NoLegalMove { stuck, .. } => stuck.other(),
                     _ => starter.other(),
                 },
                 _ => next_starters(game, starter, hs, hn)[0],
@@ -765,7 +765,7 @@ impl RoundSearch<'_> {
         } else {
             match self.game.starter_rule() {
                 StarterRule::TakerOfLeftovers => match result.reason {
-                    EndReason::NoLegalMove { stuck } => stuck.other(),
+                    EndReason::NoLegalMove { stuck, .. } => stuck.other(),
                     _ => self.starter.other(),
                 },
                 _ => next_starters(self.game, self.starter, hs, hn)[0],

@@ -2650,7 +2650,10 @@ mod tests {
 
     #[test]
     fn seats_count_the_first_mover_overall_and_for_each_player() {
-        let stuck = Some(EndReason::NoLegalMove { stuck: Side::North });
+        let stuck = Some(EndReason::NoLegalMove {
+            stuck: Side::North,
+            endless: pussa_rules::Moves::EMPTY,
+        });
         let n = Termination::Normal;
         let games = [
             // Player 0 moves first and wins; then loses; player 1 moves first twice: a win
@@ -2738,7 +2741,10 @@ mod tests {
                 5,
                 Some(Side::South),
                 n,
-                Some(EndReason::NoLegalMove { stuck: Side::North }),
+                Some(EndReason::NoLegalMove {
+                    stuck: Side::North,
+                    endless: pussa_rules::Moves::EMPTY,
+                }),
             ),
         ];
         let endings: Vec<Ending> = games.iter().map(GameResult::ending).collect();

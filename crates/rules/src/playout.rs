@@ -111,6 +111,7 @@ pub fn playout(start: &Position, rng: &mut Rng, scratch: &mut PlayoutScratch) ->
         let Some((_, out)) = play_random(&mut pos, rng) else {
             break EndReason::NoLegalMove {
                 stuck: pos.to_move(),
+                endless: pos.candidates(),
             };
         };
         moves += 1;

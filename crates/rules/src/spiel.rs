@@ -95,7 +95,7 @@ pub const MAX_ROUND_ACTIONS: usize = 1000;
 pub const NUM_PLAYERS: usize = 2;
 
 /// Numbers in an observation tensor (see [`SpielState::observation_tensor`]).
-pub const OBSERVATION_LEN: usize = 33;
+pub const OBSERVATION_LEN: usize = 35;
 
 /// What the returns measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -743,7 +743,12 @@ impl SpielState {
     /// seeds in `player`'s holes from their left (7), then in the opponent's holes from the
     /// opponent's left (7), each divided by the game's seeds; then 1 for each closed hole in
     /// the same order (14); then the seeds each holds off the board, `player` first (2), and
-    /// each took in this round (2), divided by the game's seeds; last, 1 if `player` is to move.
+    /// each took in this round (2), divided by the game's seeds; then 1 if `player` is to move
+    /// (index 32); then 1 if `player` started this round (index 33: the round's starter, who
+    /// decides who starts the next round in every game); last, in a match, the round number
+    /// divided by the game's `max_rounds` (index 34: `1` in the round after which the match is
+    /// stopped, a draw), `0` in a single game. So the tensor holds what the position string
+    /// ([`SpielState::observation_string`]) holds.
     ///
     /// # Panics
     /// Panics if `player` is not `0` or `1`, or `out` is not [`OBSERVATION_LEN`] long.
@@ -773,6 +778,16 @@ impl SpielState {
             1.0
         } else {
             0.0
+        };
+        out[33] = if self.state.round_starter() == me {
+            1.0
+        } else {
+            0.0
+        };
+        out[34] = match self.game.mode {
+            Mode::Single => 0.0,
+            // Rounds past `max_rounds` (a start position may name one) read as 1 and more.
+            Mode::Match => self.state.round() as f32 / self.game.max_rounds as f32,
         };
     }
 

@@ -477,7 +477,11 @@ impl GameState {
         } else if self.history.contains(&self.pos.repetition_key()) {
             Some(EndReason::Repetition)
         } else if !self.pos.has_legal_move() {
-            Some(EndReason::NoLegalMove { stuck: to_move })
+            // Every candidate left is endless (that is why none is legal).
+            Some(EndReason::NoLegalMove {
+                stuck: to_move,
+                endless: self.pos.candidates(),
+            })
         } else {
             None
         };
@@ -559,7 +563,7 @@ impl GameState {
         let not_last = self.starter.other();
         match self.pos.game().starter_rule() {
             StarterRule::TakerOfLeftovers => match reason {
-                EndReason::NoLegalMove { stuck } => stuck.other(),
+                EndReason::NoLegalMove { stuck, .. } => stuck.other(),
                 _ => not_last,
             },
             StarterRule::FewerSeeds => {

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::{Hole, Side};
+use crate::types::{Hole, Moves, Side};
 
 /// Why a round ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -20,7 +20,18 @@ pub enum EndReason {
     NoLegalMove {
         /// The player who could not move.
         stuck: Side,
+        /// The holes `stuck` could lift but whose sowing is endless (never offered, so they
+        /// decide the round): empty when `stuck` had no seed in an open hole of their row.
+        /// Serialized only when not empty, as hole letters (`"endless": ["g"]`).
+        #[serde(default, skip_serializing_if = "no_moves")]
+        endless: Moves,
     },
+}
+
+/// For serde: leaves out an empty set of endless moves.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn no_moves(m: &Moves) -> bool {
+    m.mask() == 0
 }
 
 /// One event of a move, a round end or a refill.

@@ -564,6 +564,22 @@ impl Iterator for Moves {
 
 impl ExactSizeIterator for Moves {}
 
+/// Serializes as a sequence of hole letters in board order (`["a", "g"]` in JSON), as each
+/// [`Hole`] serializes.
+impl Serialize for Moves {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(*self)
+    }
+}
+
+/// Reads what `serialize` writes: a sequence of hole letters, in any order.
+impl<'de> Deserialize<'de> for Moves {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Moves, D::Error> {
+        let holes = Vec::<Hole>::deserialize(d)?;
+        Ok(Moves(holes.iter().fold(0, |m, h| m | 1 << h.0)))
+    }
+}
+
 impl fmt::Display for Moves {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;

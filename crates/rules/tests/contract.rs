@@ -6,7 +6,8 @@ mod naive;
 
 use common::{hole, pos, state};
 use pussa_rules::{
-    EndReason, Event, Game, GameState, Hole, IllegalReason, Mode, Position, Setup, Side, Status,
+    EndReason, Event, Game, GameState, Hole, IllegalReason, Mode, Moves, Position, Setup, Side,
+    Status,
 };
 
 /// Plays `mv` on the position string `s`, returning the position string after it and the trace.
@@ -568,7 +569,14 @@ fn no_legal_move_in_walak_pussa_and_raja_pasu_the_other_takes_all() {
         let mut g = state(s, Mode::Single);
         g.play(hole('A')).unwrap();
         let (reason, swept, winner) = over(&g);
-        assert_eq!(reason, EndReason::NoLegalMove { stuck: Side::North }, "{s}");
+        assert_eq!(
+            reason,
+            EndReason::NoLegalMove {
+                stuck: Side::North,
+                endless: Moves::EMPTY,
+            },
+            "{s}"
+        );
         assert_eq!(swept, [4, 0]);
         assert_eq!(g.position().stores(), stores);
         assert_eq!(winner, Some(Side::South));
@@ -584,7 +592,14 @@ fn a_player_whose_only_moves_are_endless_is_stuck_and_the_other_takes_all() {
         Mode::Single,
     );
     let (reason, swept, _) = over(&g);
-    assert_eq!(reason, EndReason::NoLegalMove { stuck: Side::North });
+    // The reason names the endless hole that left North stuck.
+    assert_eq!(
+        reason,
+        EndReason::NoLegalMove {
+            stuck: Side::North,
+            endless: Moves::from_mask(1 << hole('g').index()),
+        }
+    );
     assert_eq!(swept, [34, 0]);
 }
 
@@ -599,7 +614,13 @@ fn no_legal_move_in_pasu_pondi_each_takes_their_own_row() {
     );
     let g = state(s, Mode::Single);
     let (reason, swept, winner) = over(&g);
-    assert_eq!(reason, EndReason::NoLegalMove { stuck: Side::South });
+    assert_eq!(
+        reason,
+        EndReason::NoLegalMove {
+            stuck: Side::South,
+            endless: Moves::from_mask(1 << hole('E').index()),
+        }
+    );
     assert_eq!(swept, [15, 32]);
     assert_eq!(winner, Some(Side::North));
 }
@@ -623,7 +644,13 @@ fn end_of_round_one_row_rule_comes_before_no_legal_move() {
         "1,0,0,0,0,0,0/0,0,0,0,0,0,0 48 49 N 1 raja-pasu",
         Mode::Single,
     );
-    assert_eq!(over(&g).0, EndReason::NoLegalMove { stuck: Side::North });
+    assert_eq!(
+        over(&g).0,
+        EndReason::NoLegalMove {
+            stuck: Side::North,
+            endless: Moves::EMPTY,
+        }
+    );
     assert_eq!(g.position().stores(), [49, 49]);
 }
 
@@ -856,7 +883,10 @@ fn raja_pasu_starter_is_whoever_took_the_leftovers_when_a_player_was_stuck() {
     g.play(hole('a')).unwrap();
     assert_eq!(
         round_over(&g).0,
-        EndReason::NoLegalMove { stuck: Side::South }
+        EndReason::NoLegalMove {
+            stuck: Side::South,
+            endless: Moves::EMPTY,
+        }
     );
     assert_eq!(round_over(&g).2, Side::North);
 }

@@ -10,8 +10,8 @@ use std::hash::{Hash, Hasher};
 use proptest::prelude::*;
 use pussa_rules::spiel::{load_game, SpielGame, SpielState};
 use pussa_rules::{
-    Event, Game, GameState, Hole, IllegalMove, IllegalReason, Mode, MoveReport, Moves, Position,
-    Rng, RoundResult, RoundStart, Setup, Side, Status,
+    EndReason, Event, Game, GameState, Hole, IllegalMove, IllegalReason, Mode, MoveReport, Moves,
+    Position, Rng, RoundResult, RoundStart, Setup, Side, Status,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -179,6 +179,19 @@ fn value_types_have_a_documented_json_shape() {
         r#"{"outcome":{"taken":[6,0],"laps":7},"round_end":null}"#
     );
     assert_eq!(round_trip(&Status::Playing), r#"{"status":"playing"}"#);
+    // A player stuck with only endless moves: those holes as letters; none, no field.
+    let stuck = |endless| EndReason::NoLegalMove {
+        stuck: Side::North,
+        endless,
+    };
+    assert_eq!(
+        round_trip(&stuck(Moves::from_mask(1 << 13 | 1 << 8))),
+        r#"{"kind":"no_legal_move","stuck":"N","endless":["b","g"]}"#
+    );
+    assert_eq!(
+        round_trip(&stuck(Moves::EMPTY)),
+        r#"{"kind":"no_legal_move","stuck":"N"}"#
+    );
     let setup = Setup::from_state(&g);
     assert_eq!(
         round_trip(&setup),

@@ -73,6 +73,12 @@ fn agree(s: &SpielState, g: &GameState) {
             "{seeds} seeds seen, {total} in play"
         );
         assert_eq!(o[32] == 1.0, s.current_player() == Some(p));
+        assert_eq!(o[33] == 1.0, g.round_starter().index() == p);
+        let round = match g.mode() {
+            Mode::Single => 0.0,
+            Mode::Match => g.round() as f32 / s.get_game().max_rounds() as f32,
+        };
+        assert_eq!(o[34], round);
         let closed = o[14..28].iter().filter(|&&x| x == 1.0).count();
         assert_eq!(closed, g.position().closed_mask().count_ones() as usize);
     }
@@ -80,6 +86,8 @@ fn agree(s: &SpielState, g: &GameState) {
     assert_eq!(a[..7], b[7..14]);
     assert_eq!(a[14..21], b[21..28]);
     assert_eq!(a[28], b[29]);
+    assert_eq!(a[33] + b[33], 1.0, "one of the two started the round");
+    assert_eq!(a[34], b[34]);
     assert_eq!(s.to_string(), Setup::from_state(g).to_string());
 }
 
@@ -396,6 +404,42 @@ fn match_rounds_follow_each_other_inside_apply_action() {
         rounds_seen.push(s.game_state().round());
     }
     assert!(rounds_seen.iter().any(|&r| r > 1), "{rounds_seen:?}");
+}
+
+/// Two states that differ only in who started the round have different futures (Pasu Pondi's
+/// players take turns to start rounds), so their observation tensors differ, as their position
+/// strings do; and the round number is there for the `max_rounds` stop.
+#[test]
+fn the_observation_tensor_holds_the_rounds_starter_and_number() {
+    let at = |text: &str| {
+        let setup: Setup = text.parse().unwrap();
+        SpielGame::new(Game::PasuPondi, Mode::Match)
+            .with_max_rounds(10)
+            .with_start(setup)
+            .unwrap()
+            .new_initial_state()
+    };
+    let south = at("1,0,0,0,0,0,0/0,0,0,0,0,0,2 0+30 0+37 S 2 pasu-pondi");
+    let north = at("1,0,0,0,0,0,0/0,0,0,0,0,0,2 0+30 0+37 S 2 pasu-pondi N");
+    assert_ne!(south.observation_string(0), north.observation_string(0));
+    for p in 0..2 {
+        let (s, n) = (south.observation_tensor(p), north.observation_tensor(p));
+        assert_ne!(s, n, "player {p} tells the two states apart");
+        assert_eq!((s[33], n[33]), if p == 0 { (1.0, 0.0) } else { (0.0, 1.0) });
+        assert_eq!((s[34], n[34]), (0.2, 0.2), "round 2 of at most 10");
+    }
+    // The same action leads to different states: the next round's starter differs.
+    let (mut s, mut n) = (south.clone(), north.clone());
+    s.apply_action(0).unwrap();
+    n.apply_action(0).unwrap();
+    assert_eq!((s.current_player(), n.current_player()), (Some(1), Some(0)));
+    assert_eq!(s.observation_tensor(0)[34], 0.3);
+    assert_eq!(s.observation_tensor(0)[33], 0.0);
+    assert_eq!(n.observation_tensor(0)[33], 1.0);
+    // A single game has no rounds to count.
+    let single = SpielGame::new(Game::PasuPondi, Mode::Single).new_initial_state();
+    assert_eq!(single.observation_tensor(0)[34], 0.0);
+    assert_eq!(single.observation_tensor(0)[33], 1.0, "South starts");
 }
 
 proptest! {

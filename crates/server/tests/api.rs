@@ -1492,3 +1492,34 @@ async fn static_404s_and_405s_quote_at_most_a_hundred_characters_as_sent() {
     );
     s.stop().await;
 }
+
+/// A round that ends because every move left to the player to move is endless: the web
+/// state's round-end reason names those holes (`endless`), and so does the move's trace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_ended_by_endless_moves_names_them_in_the_reason() {
+    let s = TestServer::start("endless-reason").await;
+    // South's C sows a seed into North's only open hole, g, whose sowing is then endless.
+    let pos = "1,1,2,0,0,2,5/x,x,x,x,x,x,0 42+28 0+17 S 3 raja-pasu";
+    let record =
+        format!("[Game \"raja-pasu\"]\n[Mode \"match\"]\n[Position \"{pos}\"]\n\nR3 1. C *\n");
+    let r = s
+        .post("/api/games/import", &json!({"record": record}))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let c = r.json();
+    let want = json!({"kind": "no_legal_move", "stuck": "N", "endless": ["g"]});
+    assert_eq!(c["state"]["rounds"][0]["reason"], want, "{}", c["state"]);
+    let id = c["id"].as_str().unwrap();
+    let r = s.get(&format!("/api/games/{id}/positions")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let trace = r.json()["moves"][0]["trace"].clone();
+    let end = trace
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "round_end")
+        .cloned()
+        .unwrap();
+    assert_eq!(end["reason"], want, "{trace}");
+    s.stop().await;
+}

@@ -425,8 +425,14 @@ export function reasonText(reason, names = SIDES) {
       return 'all seeds in one row';
     case 'repetition':
       return 'the position repeated';
-    case 'no_legal_move':
-      return names[sideNum(reason.stuck)] === 'You' ? 'you cannot move' : `${names[sideNum(reason.stuck)] || reason.stuck} cannot move`;
+    case 'no_legal_move': {
+      const who = names[sideNum(reason.stuck)] === 'You' ? 'you cannot move' : `${names[sideNum(reason.stuck)] || reason.stuck} cannot move`;
+      // The holes left could only be sown for ever (`endless`, absent when there are none).
+      const endless = reason.endless || [];
+      if (!endless.length) return who;
+      if (endless.length === 1) return `${who}: ${endless[0]} would sow for ever`;
+      return `${who}: ${endless.slice(0, -1).join(', ')} and ${endless[endless.length - 1]} would each sow for ever`;
+    }
     default:
       return reason.kind;
   }

@@ -234,7 +234,9 @@ pub fn reason_text(reason: EndReason) -> String {
     match reason {
         EndReason::OneRow => "every seed is in one row".into(),
         EndReason::Repetition => "the position repeated".into(),
-        EndReason::NoLegalMove { stuck } => format!("{stuck} has no legal move"),
+        EndReason::NoLegalMove { stuck, endless } => {
+            crate::cmd_replay::no_move_words(stuck, endless)
+        }
     }
 }
 

@@ -70,7 +70,7 @@ fn reason(r: EndReason) -> NReason {
     match r {
         EndReason::OneRow => NReason::OneRow,
         EndReason::Repetition => NReason::Repetition,
-        EndReason::NoLegalMove { stuck } => NReason::NoLegalMove(stuck),
+        EndReason::NoLegalMove { stuck, .. } => NReason::NoLegalMove(stuck),
     }
 }
 
