@@ -339,6 +339,51 @@ function summary(p, names = SIDE_NAME) {
   return text;
 }
 
+/**
+ * The moves `moves` (a state's list, in order) numbered as records number them: one number for a
+ * South move and the North move after it, counted from 1 in each round (docs/notation.md). Each
+ * row is `{ round, n, south, north }` (either move may be null: a North move that opens a round,
+ * or a South move not answered yet). The move list and the history banner both use it.
+ */
+function numberedMoves(moves) {
+  const rows = [];
+  let n = 0;
+  let round = null;
+  for (let k = 0; k < moves.length; ) {
+    const a = moves[k];
+    if (a.round !== round) {
+      round = a.round;
+      n = 0;
+    }
+    n += 1;
+    let south = null;
+    let north = null;
+    if (sideIndex(a.side) === 0) {
+      south = a;
+      const b = moves[k + 1];
+      if (b && sideIndex(b.side) === 1 && b.round === a.round) north = b;
+    } else north = a;
+    k += (south ? 1 : 0) + (north ? 1 : 0);
+    rows.push({ round, n, south, north });
+  }
+  return rows;
+}
+
+/**
+ * Move `ply` of the state `s` numbered as the move list and records number it: `{ round, n,
+ * name }`, `name` as a record writes the move ("4. F", "3... g", in a match's later rounds with
+ * the round's marker: "R2 4. F", "R3 1... a"); null when the state does not list it.
+ */
+function moveNumber(s, ply) {
+  for (const row of numberedMoves(s.moves || [])) {
+    const m = row.south && row.south.ply === ply ? row.south : row.north && row.north.ply === ply ? row.north : null;
+    if (!m) continue;
+    const marker = s.mode === 'match' && row.round > 1 ? `R${row.round} ` : '';
+    return { round: row.round, n: row.n, name: `${marker}${row.n}${m === row.south ? '.' : '...'} ${m.move}` };
+  }
+  return null;
+}
+
 /** The animation speed chosen in this browser, or null (none yet, or storage off). */
 function storedSpeed() {
   try {
@@ -1218,6 +1263,7 @@ class GameView {
     this.board.setLegal([]);
     this.board.render({ board: [...at.board], closed: closedBools(at.closed), stores: [...at.stores] });
     const names = this.names();
+    // The move named as the move list and records number it ("R2 4. F", "21... g"), not by ply.
     let what;
     if (target === 0) {
       what = 'the start of the game';
@@ -1225,15 +1271,16 @@ class GameView {
     } else {
       const m = moves[target - 1];
       this.board.mark(holeIndex(m.move), 'last');
-      what = `move ${target}`;
+      const num = moveNumber(s, target);
+      what = num.name;
       const next = moves[target];
       const ended = next && next.round !== m.round;
       const who = names[sideIndex(m.side)];
       $('#caption').textContent =
-        `Move ${target} (round ${m.round}): ${who === 'You' ? 'you' : who} played ${m.move}.` +
+        `${s.mode === 'match' ? `Round ${num.round}, move ${num.n}` : `Move ${num.n}`}: ${who === 'You' ? 'you' : who} played ${m.move}.` +
         (ended ? ` Round ${m.round} ended; round ${next.round} is laid out.` : '');
     }
-    $('#history-text').textContent = `Viewing ${what} of ${s.ply} — press End to return`;
+    $('#history-text').textContent = `Viewing ${what} — press End to return`;
     if (this.myTurn()) $('#turn').textContent = 'Your move is waiting: press End (or Back to the game) to play.';
     $('#history-banner').hidden = false;
     document.body.classList.add('viewing-past');
@@ -1508,16 +1555,13 @@ class GameView {
     const ol = $('#move-list');
     ol.replaceChildren();
     const moves = (s.moves || []).filter((m) => m.ply <= upto);
-    const byRound = new Map();
-    for (const m of moves) {
-      if (!byRound.has(m.round)) byRound.set(m.round, []);
-      byRound.get(m.round).push(m);
-    }
     const results = new Map((s.rounds || []).map((r) => [r.round, r]));
     const multi = s.mode === 'match';
     let lastLi = null;
-    for (const [round, list] of byRound) {
-      if (multi) ol.append(h('li', { class: 'round' }, `Round ${round}`));
+    const rows = numberedMoves(moves);
+    rows.forEach((row, k) => {
+      const { round, n } = row;
+      if (multi && (k === 0 || rows[k - 1].round !== round)) ol.append(h('li', { class: 'round' }, `Round ${round}`));
       // South's moves in the first column, North's in the second (as in records: a round
       // North starts begins `1... a`).
       // Named for screen readers with the move's number and side ("Round 2, move 3, South: C").
@@ -1534,36 +1578,22 @@ class GameView {
           },
           m.move,
         );
-      let k = 0;
-      let n = 1;
-      while (k < list.length) {
-        const a = list[k];
-        let south = null;
-        let north = null;
-        if (sideIndex(a.side) === 0) {
-          south = a;
-          const b = list[k + 1];
-          if (b && sideIndex(b.side) === 1) north = b;
-        } else north = a;
-        k += (south ? 1 : 0) + (north ? 1 : 0);
-        const li = h(
-          'li',
-          {},
-          h('span', { class: 'n' }, south ? `${n}.` : `${n}...`),
-          south ? cell(south) : h('span', { class: 'gap', 'aria-hidden': 'true' }, ''),
-          north ? cell(north) : '',
-        );
-        n += 1;
-        ol.append(li);
-        lastLi = li;
-      }
+      const li = h(
+        'li',
+        {},
+        h('span', { class: 'n' }, row.south ? `${n}.` : `${n}...`),
+        row.south ? cell(row.south) : h('span', { class: 'gap', 'aria-hidden': 'true' }, ''),
+        row.north ? cell(row.north) : '',
+      );
+      ol.append(li);
+      lastLi = li;
       const r = results.get(round);
-      if (r && upto === Infinity) {
+      if (r && upto === Infinity && (k === rows.length - 1 || rows[k + 1].round !== round)) {
         ol.append(
           h('li', { class: 'result' }, `${reasonText(r.reason)}: South ${r.taken[0]} – ${r.taken[1]} North, ${winnerText(r.winner, SIDE_NAME)}`),
         );
       }
-    }
+    });
     if (!moves.length) ol.append(h('li', { class: 'result' }, 'No moves yet.'));
     const box = ol;
     if (at !== null) {

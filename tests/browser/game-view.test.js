@@ -1,0 +1,71 @@
+// The game view (QA pass 15, localweb report): an answer that ends two rounds and the match gets
+// one summary per round, the last one with the match's end; the last moves are explained again
+// (caption and Replay) after a reload or Back/Forward; the history banner numbers moves as the
+// move list and records do; a hint survives looking at an earlier position and coming back.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serverAndBrowser, newPage, settle, assertShowsServer, startFromForm, closeDialog, openAs } from './harness.js';
+
+const env = serverAndBrowser();
+
+// A Raja Pasu match in round 8 (QA's game gpefsxcate), North to move with only `g` legal. The
+// computer's answer ends round 8, opens round 9 and ends it and the match (North, with one open
+// hole, cannot move).
+const RAJA_R8 = `[Game "raja-pasu"]
+[Mode "match"]
+[First "N"]
+
+1... f 2. F f 3. C d 4. B b 5. F a 6. G e 7. B f 8. D g 9. A a 10. C b 11. B c
+12. C f 13. D g 14. B d 15. A e 16. D f 17. E g 18. F
+R2 1. F b 2. G a 3. F e 4. F a 5. D g 6. C b 7. E c 8. B d 9. C e 10. D f 11. F
+g 12. B
+R3 1. F b 2. D e 3. B b 4. C d 5. E b 6. F
+R4 1. D e 2. G d 3. F e 4. G f 5. E g 6. F b 7. E a 8. B f 9. D g 10. B
+R5 1. D g 2. B g 3. C f 4. E a 5. B f 6. B g 7. D b 8. B c 9. C d 10. D e 11. E
+f 12. F g 13. B
+R6 1. A g 2. C d 3. C d 4. D e 5. E e 6. C c 7. D e 8. B f 9. D g 10. C
+R7 1. D e 2. B g 3. F
+R8 1. A *
+`;
+
+const dialog = (page) =>
+  page.evaluate(() => ({
+    open: document.querySelector('#round-dialog').open,
+    title: document.querySelector('#round-dialog-title').textContent,
+    body: document.querySelector('#round-dialog-body').textContent.replace(/\s+/g, ' '),
+    ok: document.querySelector('#round-dialog-ok').textContent,
+  }));
+
+test('the history banner and caption number moves as the move list and records do', async () => {
+  const { server, browser } = env;
+  const r = await server.post('/api/games/import', { record: RAJA_R8 });
+  const { page } = await openAs(browser, server, r.id, { token: r.token, seats: r.seats || ['S', 'N'] }, { speed: 'off' });
+  await settle(page, r.state.ply);
+  await closeDialog(page);
+  const banner = () => page.textContent('#history-text');
+  // `R2 4. F a` in the record.
+  await page.click('#move-list .mv[aria-label="Round 2, move 4, South: F"]');
+  assert.equal(await banner(), 'Viewing R2 4. F — press End to return');
+  assert.equal(await page.textContent('#caption'), 'Round 2, move 4: South played F.');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await banner(), 'Viewing R2 4... a — press End to return');
+  // Round 1's first move is North's: `1... f`.
+  await page.click('#move-list .mv[aria-label="Round 1, move 1, North: f"]');
+  assert.equal(await banner(), 'Viewing 1... f — press End to return');
+  await page.keyboard.press('Home');
+  assert.equal(await banner(), 'Viewing the start of the game — press End to return');
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => document.body.dataset.view === undefined);
+  // A single game: no round markers, and a number counts a South move and the North one after it.
+  const single = await server.post('/api/games/import', { record: '[Game "raja-pasu"]\n\n1. G e 2. D c 3. B *\n' });
+  await page.goto(`${server.url}/#/game/${single.id}`);
+  await settle(page, 5);
+  await page.click('#move-list .mv[data-ply="3"]');
+  assert.equal(await banner(), 'Viewing 2. D — press End to return');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await banner(), 'Viewing 2... c — press End to return');
+  assert.equal(await page.textContent('#caption'), 'Move 2: North played c.');
+  assert.equal(await banner().then((t) => /\d+ of \d+/.test(t)), false);
+  page.checkClean();
+  await page.context().close();
+});
