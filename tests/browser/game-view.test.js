@@ -69,3 +69,37 @@ test('the history banner and caption number moves as the move list and records d
   page.checkClean();
   await page.context().close();
 });
+
+test('a hint stays with the live position: labelled while an earlier one is shown, back with its mark on End', async () => {
+  const { server, browser } = env;
+  const { page } = await newPage(browser, server, { speed: 'off' });
+  const id = await startFromForm(page, server, { game: 'raja-pasu', opponent: 'hotseat' });
+  await settle(page, 0);
+  await page.click('svg.board .hole[data-hole="B"]');
+  await settle(page, 1);
+  await page.keyboard.press('h');
+  await page.waitForFunction(() => /^Hint: [a-g]/.test(document.querySelector('#hint-text').textContent), null, { timeout: 60000 });
+  const hint = await page.textContent('#hint-text');
+  const marked = () => page.$$eval('svg.board .hole.hint', (gs) => gs.map((g) => g.dataset.hole));
+  const mark = await marked();
+  assert.equal(mark.length, 1);
+  assert.equal(hint.slice(6, 7), mark[0], 'the hole marked is the hint\'s');
+  // An earlier position: the hint is not shown as if it were for it.
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => document.body.dataset.view === '0');
+  assert.equal(await page.textContent('#hint-text'), `The hint (${mark[0]}) is for the live position: press End to see it again.`);
+  assert.deepEqual(await marked(), []);
+  // Back to the live position: the same hint, with its mark, without asking again.
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => document.body.dataset.view === undefined);
+  assert.equal(await page.textContent('#hint-text'), hint);
+  assert.deepEqual(await marked(), mark);
+  // The position changes: the hint goes.
+  await page.click(`svg.board .hole[data-hole="${mark[0]}"]`);
+  await settle(page, 2);
+  await assertShowsServer(page, server, id, 'after the hinted move');
+  assert.equal(await page.textContent('#hint-text'), '');
+  assert.deepEqual(await marked(), []);
+  page.checkClean();
+  await page.context().close();
+});

@@ -297,6 +297,11 @@ function scoreAt(s, ply) {
   };
 }
 
+/** What identifies the position of state `s` (a hint is for one position only). */
+function positionKey(s) {
+  return `${s.id} ${s.position || s.ply}`;
+}
+
 /** Whether the played move `p` ended a round (its trace has the round's end). */
 function endsRound(p) {
   return (p.trace || []).some((ev) => ev.type === 'round_end');
@@ -717,6 +722,7 @@ class GameView {
     this.shownPly = -1;
     this.shownRounds = 0;
     this.viewPly = null; // the earlier ply shown (null: the live position)
+    this.hintInfo = null; // the hint of the live position: {key, text, move}
     this.positions = null; // GET …/positions, for replaying an earlier move's animation
     this.busy = false; // waiting for the server or animating
     this.chain = Promise.resolve();
@@ -1288,6 +1294,7 @@ class GameView {
     this.renderMoves(s, Infinity, target);
     this.renderScore(scoreAt(s, target));
     this.renderActions();
+    this.renderHint();
   }
 
   /** One step back or forward (`delta`), from the position shown. */
@@ -1372,7 +1379,8 @@ class GameView {
     this.animator.running = false;
     this.setBusy(false);
     this.renderActions();
-    $('#hint-text').textContent = '';
+    // A hint asked in this very position stays (with its mark); any other is dropped.
+    this.renderHint();
     document.body.dataset.ply = String(s.ply);
     // The board turning to the other player does not move the focus on its own.
     this.updateLegal(turned);
@@ -1972,20 +1980,20 @@ class GameView {
 
   async hint() {
     if (this.busy || !this.myTurn() || this.viewing()) return;
-    const out = $('#hint-text');
-    out.textContent = 'Thinking…';
+    // The hint belongs to the live position it was asked in: kept (and shown again, with its
+    // mark, on coming back from an earlier position) until that position changes.
+    const key = positionKey(this.state);
+    this.hintInfo = { key, text: 'Thinking…', move: null };
+    this.renderHint();
     $('#hint').disabled = true;
-    const asked = this.state;
     // The position moved on while the engine thought (a move, an undo): the hint is for a
-    // position that is gone.
-    const stale = () => this.state !== asked || this.busy || this.viewing();
+    // position that is gone (show() has dropped it already).
+    const stale = () => !this.state || positionKey(this.state) !== key || this.hintInfo?.key !== key;
     try {
       const r = await api.hint(this.id, this.seat.token);
-      if (stale()) {
-        if (out.textContent === 'Thinking…') out.textContent = '';
-        return;
-      }
+      if (stale()) return;
       const pv = r.pv && r.pv.length > 1 ? `; line ${r.pv.join(' ')}` : '';
+      let text;
       if (typeof r.score === 'number') {
         const v = r.score > 0 ? `+${r.score}` : String(r.score);
         // In a match the value also counts what the round's end leads to (docs/engine.md): it
@@ -1994,18 +2002,49 @@ class GameView {
         const match = this.state && this.state.mode === 'match';
         const how = r.exact ? 'proven' : r.depth ? `depth ${r.depth}` : 'estimate';
         const unit = `seed${Math.abs(r.score) === 1 ? '' : 's'}${match ? ' with the next round' : ''}`;
-        out.textContent = `Hint: ${r.move}, value ${v} ${unit} (${how})${pv}`;
+        text = `Hint: ${r.move}, value ${v} ${unit} (${how})${pv}`;
       } else {
-        out.textContent = `Hint: ${r.move}${pv}`;
+        text = `Hint: ${r.move}${pv}`;
       }
-      this.board.clearMarks('hint');
-      this.board.mark(holeIndex(r.move), 'hint');
+      this.hintInfo = { key, text, move: r.move };
+      this.renderHint();
     } catch (e) {
-      if (!stale()) out.textContent = `No hint: ${e.message}`;
-      else if (out.textContent === 'Thinking…') out.textContent = '';
+      if (!stale()) {
+        this.hintInfo = { key, text: `No hint: ${e.message}`, move: null };
+        this.renderHint();
+      }
     } finally {
       $('#hint').disabled = this.busy || !this.myTurn() || this.viewing();
     }
+  }
+
+  /**
+   * Shows the hint of the live position (its text, its hole marked). While an earlier position
+   * is looked at (or a move is animated) only a line saying the hint waits for the live
+   * position is shown, without a mark; a hint for a position that is no longer the live one is
+   * dropped.
+   */
+  renderHint() {
+    const out = $('#hint-text');
+    const hi = this.hintInfo;
+    this.board.clearMarks('hint');
+    if (!hi || !this.state || hi.key !== positionKey(this.state)) {
+      this.hintInfo = null;
+      out.textContent = '';
+      return;
+    }
+    if (this.viewing()) {
+      out.textContent = hi.move
+        ? `The hint (${hi.move}) is for the live position: press End to see it again.`
+        : 'The hint is for the live position: press End to see it.';
+      return;
+    }
+    if (this.busy) {
+      out.textContent = '';
+      return;
+    }
+    out.textContent = hi.text;
+    if (hi.move) this.board.mark(holeIndex(hi.move), 'hint');
   }
 
   /**
