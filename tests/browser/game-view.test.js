@@ -36,6 +36,42 @@ const dialog = (page) =>
     ok: document.querySelector('#round-dialog-ok').textContent,
   }));
 
+test('after a reload, and after Back then Forward, the caption tells the last moves again and R replays them', async () => {
+  const { server, browser } = env;
+  const { page } = await newPage(browser, server, { speed: 'off' });
+  const id = await startFromForm(page, server, { game: 'raja-pasu', opponent: 'computer', level: 'beginner' });
+  await settle(page, 0);
+  await page.click('svg.board .hole[data-hole="C"]');
+  await settle(page, 2);
+  await closeDialog(page);
+  const told = await page.textContent('#caption');
+  assert.match(told, /^You played C \(\d+ laps?[^)]*\)\. Computer played [a-g] /);
+  assert.equal(await page.locator('#replay').isEnabled(), true);
+  const check = async (what) => {
+    await page.waitForFunction((t) => document.querySelector('#caption').textContent === t, told, { timeout: 10000 }).catch(() => {});
+    assert.equal(await page.textContent('#caption'), told, `${what}: the caption tells the last moves`);
+    assert.equal(await page.locator('#replay').isEnabled(), true, `${what}: Replay is enabled`);
+  };
+  await page.reload();
+  await settle(page, 2);
+  await check('after a reload');
+  // R replays both moves from the position before yours, and ends on the server's position.
+  await page.keyboard.press('r');
+  await page.waitForFunction(() => document.body.dataset.busy === '1', null, { timeout: 5000 });
+  // (The replay of a 12-lap move is long: skipped once it has started.)
+  await page.keyboard.press('Escape');
+  await settle(page, 2);
+  await assertShowsServer(page, server, id, 'after the replay');
+  assert.equal(await page.textContent('#caption'), told, 'after the replay');
+  await page.goBack();
+  await page.waitForFunction(() => !document.querySelector('#view-home').hidden);
+  await page.goForward();
+  await settle(page, 2);
+  await check('after Back then Forward');
+  page.checkClean();
+  await page.context().close();
+});
+
 test('the history banner and caption number moves as the move list and records do', async () => {
   const { server, browser } = env;
   const r = await server.post('/api/games/import', { record: RAJA_R8 });

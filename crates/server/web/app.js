@@ -874,6 +874,7 @@ class GameView {
         this.shownRounds = (st.rounds || []).length;
         this.show(st);
         this.resumeRound(st);
+        this.explainLast(st);
       }
       if (this.retrying) {
         this.retrying = false;
@@ -951,6 +952,43 @@ class GameView {
     if ((s.moves || []).some((m) => m.round === s.round && this.mine.has(sideIndex(m.side)))) return;
     this.roundDialog([last], s);
     this.announce(`${roundNews([last], s, this.names())} ${$('#turn').textContent}`);
+  }
+
+  /**
+   * A game opened with moves played already (a reload, Back then Forward, a link): the caption
+   * tells the last move(s) as the page told them when they were played (this player's last
+   * move and the replies after it; a watcher's or one-screen game's: the last move), from the
+   * server's stored traces (`GET …/positions`), and Replay (R) plays them again.
+   */
+  async explainLast(s) {
+    if (!s.ply || !(s.moves || []).length) return;
+    let pos;
+    try {
+      pos = await api.positions(this.id);
+    } catch {
+      return; // the board is right; only the words are missing
+    }
+    // Anything shown meanwhile (a move, a resync, a key's message) is newer than this.
+    const same = () => !this.closed && game === this && this.state && this.state.id === s.id && this.state.ply === s.ply;
+    if (!same() || pos.ply !== s.ply || this.busy || this.replayable || $('#caption').textContent) return;
+    this.positions = pos;
+    const moves = pos.moves || [];
+    let k = moves.length - 1;
+    if (this.mine.size === 1) {
+      let j = k;
+      while (j >= 0 && !this.mine.has(sideIndex(moves[j].side))) j--;
+      if (j >= 0) k = j;
+    }
+    const played = moves.slice(k);
+    const prev = k === 0 ? pos.start : moves[k - 1];
+    if (!played.length || !prev || !prev.board || played.some((p) => !p.trace)) return;
+    $('#caption').textContent = played.map((p) => summary(p, this.names())).join(' ');
+    this.replayable = {
+      before: { board: [...prev.board], closed: closedBools(prev.closed), stores: [...prev.stores] },
+      played,
+      state: this.state,
+    };
+    this.renderActions();
   }
 
   /**
