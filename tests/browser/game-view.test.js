@@ -36,6 +36,59 @@ const dialog = (page) =>
     ok: document.querySelector('#round-dialog-ok').textContent,
   }));
 
+test('an answer that ends two rounds and the match: round 8\'s summary (not "Match over"), then round 9\'s with the match\'s end', async () => {
+  const { server, browser } = env;
+  // The beginner's answer is drawn at random among its choices: most of them end round 9 at
+  // once; a game where it did not is tried again.
+  let r;
+  let page;
+  let st;
+  for (let tries = 0; ; tries++) {
+    r = await server.post('/api/games/import', { record: RAJA_R8, opponent: { kind: 'computer', level: 'beginner' }, seat: 'N' });
+    assert.equal(r.state.round, 8);
+    assert.deepEqual(r.state.legal, ['g']);
+    ({ page } = await openAs(browser, server, r.id, { token: r.token, seats: r.seats || ['N'] }, { speed: 'off' }));
+    await settle(page, r.state.ply);
+    // Round 7's summary shows again on opening (nobody of ours has moved in round 8).
+    await page.waitForSelector('#round-dialog[open]');
+    await closeDialog(page);
+    await page.keyboard.press('g');
+    await page.waitForFunction(() => document.querySelector('#round-dialog').open, null, { timeout: 60000 });
+    st = await server.get(`/api/games/${r.id}`);
+    // The answer ended both rounds, and the match.
+    if (st.match_over && st.rounds.slice(-2).map((x) => x.round).join() === '8,9') break;
+    page.checkClean();
+    await page.context().close();
+    assert.ok(tries < 10, 'the computer\'s answer ends rounds 8 and 9');
+  }
+  const first = await dialog(page);
+  assert.equal(first.title, 'Round over');
+  assert.match(first.body, /^Round 8 ended: North cannot move\./);
+  assert.match(first.body, /Round 9 is laid out: South holds \d+ in store, North \d+\. Closed holes: a b c d e f\. South starts\./);
+  assert.doesNotMatch(first.body, /Round 9 ended|wins|Match over/);
+  assert.equal(first.ok, 'Continue');
+  assert.equal(await page.locator('#rematch').isVisible(), false, 'no "Play again" before the match is over');
+  // The turn line and the caption agree with it.
+  assert.equal(await page.textContent('#turn'), 'Round 8 is over: round 9 starts when you close its summary.');
+  const caption = await page.textContent('#caption');
+  assert.match(caption, /^You played g .*Round over: North cannot move/);
+  assert.doesNotMatch(caption, /Round over.*Round over/, 'the caption tells the answer up to round 8\'s end only');
+  await page.click('#round-dialog-ok');
+  // Round 9's summary follows, with the match's end.
+  await page.waitForFunction(() => document.querySelector('#round-dialog').open && document.querySelector('#round-dialog-title').textContent === 'Match over', null, { timeout: 30000 });
+  const second = await dialog(page);
+  assert.match(second.body, /^Round 9 ended: North cannot move\./);
+  assert.doesNotMatch(second.body, /Round 8 ended/);
+  assert.match(second.body, new RegExp(`Computer wins ${st.stores[0]}–${st.stores[1]}\\.`));
+  assert.equal(second.ok, 'Close');
+  await settle(page, st.ply);
+  assert.match(await page.textContent('#turn'), /^Match over: Computer wins/);
+  await closeDialog(page);
+  await assertShowsServer(page, server, r.id, 'the match over');
+  page.checkClean();
+  await page.context().close();
+});
+
 test('after a reload, and after Back then Forward, the caption tells the last moves again and R replays them', async () => {
   const { server, browser } = env;
   const { page } = await newPage(browser, server, { speed: 'off' });

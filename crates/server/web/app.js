@@ -169,20 +169,23 @@ function midName(n) {
  * you 1, Computer 0. Round 2: holes a and b closed; Computer (North) starts."). '' in a single
  * game (its result is the game's).
  */
-function roundNews(rounds, s, names) {
+function roundNews(rounds, s, names, interim = false) {
   if (s.mode !== 'match' || !rounds.length) return '';
   const out = [];
   for (const r of rounds) {
     const w = sideIndex(r.winner);
     out.push(`Round ${r.round}: ${w < 0 ? 'drawn' : names[w] === 'You' ? 'you won' : `${names[w]} won`}.`);
   }
+  // `interim`: told at the end of the last of `rounds` while the rest of the answer is still to
+  // be shown (rounds after it not counted yet, the next one laid out even if the answer ends it).
+  const upto = interim ? rounds[rounds.length - 1].round : Infinity;
   const won = [0, 0];
   for (const r of s.rounds || []) {
     const w = sideIndex(r.winner);
-    if (w >= 0) won[w]++;
+    if (w >= 0 && r.round <= upto) won[w]++;
   }
   out.push(`Rounds won: ${midName(names[0])} ${won[0]}, ${midName(names[1])} ${won[1]}.`);
-  if (!s.match_over && !s.ended) {
+  if (interim || (!s.match_over && !s.ended)) {
     const l = nextRoundLayout(s, rounds[rounds.length - 1]);
     const holes = l.closed.length
       ? `hole${l.closed.length === 1 ? '' : 's'} ${l.closed.length === 1 ? l.closed[0] : `${l.closed.slice(0, -1).join(', ')} and ${l.closed[l.closed.length - 1]}`} closed`
@@ -1206,14 +1209,21 @@ class GameView {
     const ended = (state.rounds || []).filter((r) => r.round === p.round);
     if (!ended.length) return;
     this.shownRounds = Math.max(this.shownRounds, (state.rounds || []).findIndex((r) => r.round === p.round) + 1);
+    // The caption tells the answer up to the round's end (the rest is told once shown).
+    $('#caption').textContent = played
+      .slice(0, played.indexOf(p) + 1)
+      .map((m) => summary(m, this.names()))
+      .join(' ');
     // A key typed during the animation belonged to the round that ended.
     if (this.queuedKey !== undefined && this.queuedKey !== null) {
       this.queuedKey = null;
       $('#caption').textContent = 'The key typed during the animation was not played: the round ended.';
     }
     $('#turn').textContent = `Round ${p.round} is over: round ${p.round + 1} starts when you close its summary.`;
-    this.roundDialog(ended, state);
-    this.announce(`${summary(p, this.names())} ${roundNews(ended, state, this.names())}`);
+    // The summary of this round only, as its end left the match: the rest of the answer (which
+    // may end the next round, and the match, too) has its own summary once it is shown.
+    this.roundDialog(ended, state, true);
+    this.announce(`${summary(p, this.names())} ${roundNews(ended, state, this.names(), true)}`);
     const d = $('#round-dialog');
     await new Promise((resolve) => {
       const timer = setInterval(() => this.closed && done(), 250);
@@ -2152,7 +2162,13 @@ class GameView {
     else this.show(this.state);
   }
 
-  roundDialog(rounds, s) {
+  /**
+   * Opens the summary of the rounds `rounds` of state `s` that just ended (the game's result when
+   * it is over). `interim`: the answer shown goes on past the last of them (the computer opens
+   * the next round, and may end it and the match too): the summary is of those rounds only, with
+   * the next round's layout, never the match's result, which the next summary gives.
+   */
+  roundDialog(rounds, s, interim = false) {
     const d = $('#round-dialog');
     const body = $('#round-dialog-body');
     body.replaceChildren();
@@ -2181,11 +2197,12 @@ class GameView {
     }
     const r = ended.length ? ended[ended.length - 1] : null;
     let title = ended.length > 1 ? `Rounds ${ended[0].round}–${r.round} over` : 'Round over';
-    if (s.ended) {
+    const over = !interim && s.match_over;
+    if (s.ended && !interim) {
       title = s.ended.kind === 'abort' ? 'Game aborted' : s.mode === 'match' ? 'Match over' : 'Game over';
       const text = resultText(s, names);
       body.append(h('p', { class: 'big' }, h('strong', {}, `${text}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
-    } else if (s.match_over) {
+    } else if (over) {
       title = s.mode === 'match' ? 'Match over' : 'Game over';
       body.append(h('p', { class: 'big' }, h('strong', {}, `${winnerText(s.winner, names)[0].toUpperCase()}${winnerText(s.winner, names).slice(1)} ${scoreText(s.winner, s.stores)}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
     } else if (s.mode === 'match') {
@@ -2196,13 +2213,14 @@ class GameView {
       body.append(
         h('p', {}, `Round ${next} is laid out: South holds ${layout.stores[0]} in store, North ${layout.stores[1]}. ${closed.length ? `Closed holes: ${closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(starter)]} starts.`),
       );
-      if (s.repeats_round) body.append(h('p', { class: 'circle' }, circleText(s)));
+      // The live round starting as an earlier one did (not a round the answer went past).
+      if (s.repeats_round && next === s.round && !s.match_over) body.append(h('p', { class: 'circle' }, circleText(s)));
     }
     const again = $('#rematch');
-    again.hidden = !(s.match_over && this.mine.size && !(this.kind === 'online' && this.waitingForFriend()));
+    again.hidden = !(over && this.mine.size && !(this.kind === 'online' && this.waitingForFriend()));
     again.textContent = this.kind === 'online' ? (this.rematchId || s.rematch ? 'Join the rematch' : 'Rematch') : 'Play again';
     // The game goes on after a round; after the last one the button only closes the dialog.
-    $('#round-dialog-ok').textContent = s.match_over ? 'Close' : 'Continue';
+    $('#round-dialog-ok').textContent = over ? 'Close' : 'Continue';
     $('#round-dialog-title').textContent = title;
     // Not over the rules or help read in front of the game: it opens once the game is back.
     if (this.behind) {
