@@ -24,7 +24,12 @@ async function assertShowsPly(page, st, ply, what) {
   // Clearly marked, and nothing on the board responds.
   assert.equal(await page.locator('#history-banner').isVisible(), true, `${what}: banner`);
   const banner = await page.locator('#history-text').textContent();
-  assert.match(banner, ply === 0 ? /start of the game/ : new RegExp(`move ${ply}\\b`), `${what}: banner text`);
+  // The move named as records number it ("R2 4. F", "3... g"), never by its ply.
+  assert.match(
+    banner,
+    ply === 0 ? /^Viewing the start of the game — / : new RegExp(`^Viewing (R\\d+ )?\\d+\\.(\\.\\.)? ${st.moves[ply - 1].move} — `),
+    `${what}: banner text`,
+  );
   assert.match(banner, /End to return/);
   assert.equal(await page.locator('svg.board .hole.legal').count(), 0, `${what}: no playable hole`);
   assert.equal(await page.locator('svg.board .hole[tabindex]').count(), 0, `${what}: no focusable hole`);

@@ -169,20 +169,23 @@ function midName(n) {
  * you 1, Computer 0. Round 2: holes a and b closed; Computer (North) starts."). '' in a single
  * game (its result is the game's).
  */
-function roundNews(rounds, s, names) {
+function roundNews(rounds, s, names, interim = false) {
   if (s.mode !== 'match' || !rounds.length) return '';
   const out = [];
   for (const r of rounds) {
     const w = sideIndex(r.winner);
     out.push(`Round ${r.round}: ${w < 0 ? 'drawn' : names[w] === 'You' ? 'you won' : `${names[w]} won`}.`);
   }
+  // `interim`: told at the end of the last of `rounds` while the rest of the answer is still to
+  // be shown (rounds after it not counted yet, the next one laid out even if the answer ends it).
+  const upto = interim ? rounds[rounds.length - 1].round : Infinity;
   const won = [0, 0];
   for (const r of s.rounds || []) {
     const w = sideIndex(r.winner);
-    if (w >= 0) won[w]++;
+    if (w >= 0 && r.round <= upto) won[w]++;
   }
   out.push(`Rounds won: ${midName(names[0])} ${won[0]}, ${midName(names[1])} ${won[1]}.`);
-  if (!s.match_over && !s.ended) {
+  if (interim || (!s.match_over && !s.ended)) {
     const l = nextRoundLayout(s, rounds[rounds.length - 1]);
     const holes = l.closed.length
       ? `hole${l.closed.length === 1 ? '' : 's'} ${l.closed.length === 1 ? l.closed[0] : `${l.closed.slice(0, -1).join(', ')} and ${l.closed[l.closed.length - 1]}`} closed`
@@ -297,6 +300,11 @@ function scoreAt(s, ply) {
   };
 }
 
+/** What identifies the position of state `s` (a hint is for one position only). */
+function positionKey(s) {
+  return `${s.id} ${s.position || s.ply}`;
+}
+
 /** Whether the played move `p` ended a round (its trace has the round's end). */
 function endsRound(p) {
   return (p.trace || []).some((ev) => ev.type === 'round_end');
@@ -337,6 +345,51 @@ function summary(p, names = SIDE_NAME) {
     text += ` Round over: ${reasonText(end.reason)}${swept.length ? `; left on the board: ${swept.join(', ')}` : ''}.`;
   }
   return text;
+}
+
+/**
+ * The moves `moves` (a state's list, in order) numbered as records number them: one number for a
+ * South move and the North move after it, counted from 1 in each round (docs/notation.md). Each
+ * row is `{ round, n, south, north }` (either move may be null: a North move that opens a round,
+ * or a South move not answered yet). The move list and the history banner both use it.
+ */
+function numberedMoves(moves) {
+  const rows = [];
+  let n = 0;
+  let round = null;
+  for (let k = 0; k < moves.length; ) {
+    const a = moves[k];
+    if (a.round !== round) {
+      round = a.round;
+      n = 0;
+    }
+    n += 1;
+    let south = null;
+    let north = null;
+    if (sideIndex(a.side) === 0) {
+      south = a;
+      const b = moves[k + 1];
+      if (b && sideIndex(b.side) === 1 && b.round === a.round) north = b;
+    } else north = a;
+    k += (south ? 1 : 0) + (north ? 1 : 0);
+    rows.push({ round, n, south, north });
+  }
+  return rows;
+}
+
+/**
+ * Move `ply` of the state `s` numbered as the move list and records number it: `{ round, n,
+ * name }`, `name` as a record writes the move ("4. F", "3... g", in a match's later rounds with
+ * the round's marker: "R2 4. F", "R3 1... a"); null when the state does not list it.
+ */
+function moveNumber(s, ply) {
+  for (const row of numberedMoves(s.moves || [])) {
+    const m = row.south && row.south.ply === ply ? row.south : row.north && row.north.ply === ply ? row.north : null;
+    if (!m) continue;
+    const marker = s.mode === 'match' && row.round > 1 ? `R${row.round} ` : '';
+    return { round: row.round, n: row.n, name: `${marker}${row.n}${m === row.south ? '.' : '...'} ${m.move}` };
+  }
+  return null;
 }
 
 /** The animation speed chosen in this browser, or null (none yet, or storage off). */
@@ -672,6 +725,7 @@ class GameView {
     this.shownPly = -1;
     this.shownRounds = 0;
     this.viewPly = null; // the earlier ply shown (null: the live position)
+    this.hintInfo = null; // the hint of the live position: {key, text, move}
     this.positions = null; // GET …/positions, for replaying an earlier move's animation
     this.busy = false; // waiting for the server or animating
     this.chain = Promise.resolve();
@@ -823,6 +877,7 @@ class GameView {
         this.shownRounds = (st.rounds || []).length;
         this.show(st);
         this.resumeRound(st);
+        this.explainLast(st);
       }
       if (this.retrying) {
         this.retrying = false;
@@ -900,6 +955,43 @@ class GameView {
     if ((s.moves || []).some((m) => m.round === s.round && this.mine.has(sideIndex(m.side)))) return;
     this.roundDialog([last], s);
     this.announce(`${roundNews([last], s, this.names())} ${$('#turn').textContent}`);
+  }
+
+  /**
+   * A game opened with moves played already (a reload, Back then Forward, a link): the caption
+   * tells the last move(s) as the page told them when they were played (this player's last
+   * move and the replies after it; a watcher's or one-screen game's: the last move), from the
+   * server's stored traces (`GET …/positions`), and Replay (R) plays them again.
+   */
+  async explainLast(s) {
+    if (!s.ply || !(s.moves || []).length) return;
+    let pos;
+    try {
+      pos = await api.positions(this.id);
+    } catch {
+      return; // the board is right; only the words are missing
+    }
+    // Anything shown meanwhile (a move, a resync, a key's message) is newer than this.
+    const same = () => !this.closed && game === this && this.state && this.state.id === s.id && this.state.ply === s.ply;
+    if (!same() || pos.ply !== s.ply || this.busy || this.replayable || $('#caption').textContent) return;
+    this.positions = pos;
+    const moves = pos.moves || [];
+    let k = moves.length - 1;
+    if (this.mine.size === 1) {
+      let j = k;
+      while (j >= 0 && !this.mine.has(sideIndex(moves[j].side))) j--;
+      if (j >= 0) k = j;
+    }
+    const played = moves.slice(k);
+    const prev = k === 0 ? pos.start : moves[k - 1];
+    if (!played.length || !prev || !prev.board || played.some((p) => !p.trace)) return;
+    $('#caption').textContent = played.map((p) => summary(p, this.names())).join(' ');
+    this.replayable = {
+      before: { board: [...prev.board], closed: closedBools(prev.closed), stores: [...prev.stores] },
+      played,
+      state: this.state,
+    };
+    this.renderActions();
   }
 
   /**
@@ -1117,14 +1209,21 @@ class GameView {
     const ended = (state.rounds || []).filter((r) => r.round === p.round);
     if (!ended.length) return;
     this.shownRounds = Math.max(this.shownRounds, (state.rounds || []).findIndex((r) => r.round === p.round) + 1);
+    // The caption tells the answer up to the round's end (the rest is told once shown).
+    $('#caption').textContent = played
+      .slice(0, played.indexOf(p) + 1)
+      .map((m) => summary(m, this.names()))
+      .join(' ');
     // A key typed during the animation belonged to the round that ended.
     if (this.queuedKey !== undefined && this.queuedKey !== null) {
       this.queuedKey = null;
       $('#caption').textContent = 'The key typed during the animation was not played: the round ended.';
     }
     $('#turn').textContent = `Round ${p.round} is over: round ${p.round + 1} starts when you close its summary.`;
-    this.roundDialog(ended, state);
-    this.announce(`${summary(p, this.names())} ${roundNews(ended, state, this.names())}`);
+    // The summary of this round only, as its end left the match: the rest of the answer (which
+    // may end the next round, and the match, too) has its own summary once it is shown.
+    this.roundDialog(ended, state, true);
+    this.announce(`${summary(p, this.names())} ${roundNews(ended, state, this.names(), true)}`);
     const d = $('#round-dialog');
     await new Promise((resolve) => {
       const timer = setInterval(() => this.closed && done(), 250);
@@ -1218,6 +1317,7 @@ class GameView {
     this.board.setLegal([]);
     this.board.render({ board: [...at.board], closed: closedBools(at.closed), stores: [...at.stores] });
     const names = this.names();
+    // The move named as the move list and records number it ("R2 4. F", "21... g"), not by ply.
     let what;
     if (target === 0) {
       what = 'the start of the game';
@@ -1225,15 +1325,16 @@ class GameView {
     } else {
       const m = moves[target - 1];
       this.board.mark(holeIndex(m.move), 'last');
-      what = `move ${target}`;
+      const num = moveNumber(s, target);
+      what = num.name;
       const next = moves[target];
       const ended = next && next.round !== m.round;
       const who = names[sideIndex(m.side)];
       $('#caption').textContent =
-        `Move ${target} (round ${m.round}): ${who === 'You' ? 'you' : who} played ${m.move}.` +
+        `${s.mode === 'match' ? `Round ${num.round}, move ${num.n}` : `Move ${num.n}`}: ${who === 'You' ? 'you' : who} played ${m.move}.` +
         (ended ? ` Round ${m.round} ended; round ${next.round} is laid out.` : '');
     }
-    $('#history-text').textContent = `Viewing ${what} of ${s.ply} — press End to return`;
+    $('#history-text').textContent = `Viewing ${what} — press End to return`;
     if (this.myTurn()) $('#turn').textContent = 'Your move is waiting: press End (or Back to the game) to play.';
     $('#history-banner').hidden = false;
     document.body.classList.add('viewing-past');
@@ -1241,6 +1342,7 @@ class GameView {
     this.renderMoves(s, Infinity, target);
     this.renderScore(scoreAt(s, target));
     this.renderActions();
+    this.renderHint();
   }
 
   /** One step back or forward (`delta`), from the position shown. */
@@ -1325,7 +1427,8 @@ class GameView {
     this.animator.running = false;
     this.setBusy(false);
     this.renderActions();
-    $('#hint-text').textContent = '';
+    // A hint asked in this very position stays (with its mark); any other is dropped.
+    this.renderHint();
     document.body.dataset.ply = String(s.ply);
     // The board turning to the other player does not move the focus on its own.
     this.updateLegal(turned);
@@ -1508,16 +1611,13 @@ class GameView {
     const ol = $('#move-list');
     ol.replaceChildren();
     const moves = (s.moves || []).filter((m) => m.ply <= upto);
-    const byRound = new Map();
-    for (const m of moves) {
-      if (!byRound.has(m.round)) byRound.set(m.round, []);
-      byRound.get(m.round).push(m);
-    }
     const results = new Map((s.rounds || []).map((r) => [r.round, r]));
     const multi = s.mode === 'match';
     let lastLi = null;
-    for (const [round, list] of byRound) {
-      if (multi) ol.append(h('li', { class: 'round' }, `Round ${round}`));
+    const rows = numberedMoves(moves);
+    rows.forEach((row, k) => {
+      const { round, n } = row;
+      if (multi && (k === 0 || rows[k - 1].round !== round)) ol.append(h('li', { class: 'round' }, `Round ${round}`));
       // South's moves in the first column, North's in the second (as in records: a round
       // North starts begins `1... a`).
       // Named for screen readers with the move's number and side ("Round 2, move 3, South: C").
@@ -1534,36 +1634,22 @@ class GameView {
           },
           m.move,
         );
-      let k = 0;
-      let n = 1;
-      while (k < list.length) {
-        const a = list[k];
-        let south = null;
-        let north = null;
-        if (sideIndex(a.side) === 0) {
-          south = a;
-          const b = list[k + 1];
-          if (b && sideIndex(b.side) === 1) north = b;
-        } else north = a;
-        k += (south ? 1 : 0) + (north ? 1 : 0);
-        const li = h(
-          'li',
-          {},
-          h('span', { class: 'n' }, south ? `${n}.` : `${n}...`),
-          south ? cell(south) : h('span', { class: 'gap', 'aria-hidden': 'true' }, ''),
-          north ? cell(north) : '',
-        );
-        n += 1;
-        ol.append(li);
-        lastLi = li;
-      }
+      const li = h(
+        'li',
+        {},
+        h('span', { class: 'n' }, row.south ? `${n}.` : `${n}...`),
+        row.south ? cell(row.south) : h('span', { class: 'gap', 'aria-hidden': 'true' }, ''),
+        row.north ? cell(row.north) : '',
+      );
+      ol.append(li);
+      lastLi = li;
       const r = results.get(round);
-      if (r && upto === Infinity) {
+      if (r && upto === Infinity && (k === rows.length - 1 || rows[k + 1].round !== round)) {
         ol.append(
           h('li', { class: 'result' }, `${reasonText(r.reason)}: South ${r.taken[0]} – ${r.taken[1]} North, ${winnerText(r.winner, SIDE_NAME)}`),
         );
       }
-    }
+    });
     if (!moves.length) ol.append(h('li', { class: 'result' }, 'No moves yet.'));
     const box = ol;
     if (at !== null) {
@@ -1942,20 +2028,20 @@ class GameView {
 
   async hint() {
     if (this.busy || !this.myTurn() || this.viewing()) return;
-    const out = $('#hint-text');
-    out.textContent = 'Thinking…';
+    // The hint belongs to the live position it was asked in: kept (and shown again, with its
+    // mark, on coming back from an earlier position) until that position changes.
+    const key = positionKey(this.state);
+    this.hintInfo = { key, text: 'Thinking…', move: null };
+    this.renderHint();
     $('#hint').disabled = true;
-    const asked = this.state;
     // The position moved on while the engine thought (a move, an undo): the hint is for a
-    // position that is gone.
-    const stale = () => this.state !== asked || this.busy || this.viewing();
+    // position that is gone (show() has dropped it already).
+    const stale = () => !this.state || positionKey(this.state) !== key || this.hintInfo?.key !== key;
     try {
       const r = await api.hint(this.id, this.seat.token);
-      if (stale()) {
-        if (out.textContent === 'Thinking…') out.textContent = '';
-        return;
-      }
+      if (stale()) return;
       const pv = r.pv && r.pv.length > 1 ? `; line ${r.pv.join(' ')}` : '';
+      let text;
       if (typeof r.score === 'number') {
         const v = r.score > 0 ? `+${r.score}` : String(r.score);
         // In a match the value also counts what the round's end leads to (docs/engine.md): it
@@ -1964,18 +2050,49 @@ class GameView {
         const match = this.state && this.state.mode === 'match';
         const how = r.exact ? 'proven' : r.depth ? `depth ${r.depth}` : 'estimate';
         const unit = `seed${Math.abs(r.score) === 1 ? '' : 's'}${match ? ' with the next round' : ''}`;
-        out.textContent = `Hint: ${r.move}, value ${v} ${unit} (${how})${pv}`;
+        text = `Hint: ${r.move}, value ${v} ${unit} (${how})${pv}`;
       } else {
-        out.textContent = `Hint: ${r.move}${pv}`;
+        text = `Hint: ${r.move}${pv}`;
       }
-      this.board.clearMarks('hint');
-      this.board.mark(holeIndex(r.move), 'hint');
+      this.hintInfo = { key, text, move: r.move };
+      this.renderHint();
     } catch (e) {
-      if (!stale()) out.textContent = `No hint: ${e.message}`;
-      else if (out.textContent === 'Thinking…') out.textContent = '';
+      if (!stale()) {
+        this.hintInfo = { key, text: `No hint: ${e.message}`, move: null };
+        this.renderHint();
+      }
     } finally {
       $('#hint').disabled = this.busy || !this.myTurn() || this.viewing();
     }
+  }
+
+  /**
+   * Shows the hint of the live position (its text, its hole marked). While an earlier position
+   * is looked at (or a move is animated) only a line saying the hint waits for the live
+   * position is shown, without a mark; a hint for a position that is no longer the live one is
+   * dropped.
+   */
+  renderHint() {
+    const out = $('#hint-text');
+    const hi = this.hintInfo;
+    this.board.clearMarks('hint');
+    if (!hi || !this.state || hi.key !== positionKey(this.state)) {
+      this.hintInfo = null;
+      out.textContent = '';
+      return;
+    }
+    if (this.viewing()) {
+      out.textContent = hi.move
+        ? `The hint (${hi.move}) is for the live position: press End to see it again.`
+        : 'The hint is for the live position: press End to see it.';
+      return;
+    }
+    if (this.busy) {
+      out.textContent = '';
+      return;
+    }
+    out.textContent = hi.text;
+    if (hi.move) this.board.mark(holeIndex(hi.move), 'hint');
   }
 
   /**
@@ -2045,7 +2162,13 @@ class GameView {
     else this.show(this.state);
   }
 
-  roundDialog(rounds, s) {
+  /**
+   * Opens the summary of the rounds `rounds` of state `s` that just ended (the game's result when
+   * it is over). `interim`: the answer shown goes on past the last of them (the computer opens
+   * the next round, and may end it and the match too): the summary is of those rounds only, with
+   * the next round's layout, never the match's result, which the next summary gives.
+   */
+  roundDialog(rounds, s, interim = false) {
     const d = $('#round-dialog');
     const body = $('#round-dialog-body');
     body.replaceChildren();
@@ -2074,11 +2197,12 @@ class GameView {
     }
     const r = ended.length ? ended[ended.length - 1] : null;
     let title = ended.length > 1 ? `Rounds ${ended[0].round}–${r.round} over` : 'Round over';
-    if (s.ended) {
+    const over = !interim && s.match_over;
+    if (s.ended && !interim) {
       title = s.ended.kind === 'abort' ? 'Game aborted' : s.mode === 'match' ? 'Match over' : 'Game over';
       const text = resultText(s, names);
       body.append(h('p', { class: 'big' }, h('strong', {}, `${text}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
-    } else if (s.match_over) {
+    } else if (over) {
       title = s.mode === 'match' ? 'Match over' : 'Game over';
       body.append(h('p', { class: 'big' }, h('strong', {}, `${winnerText(s.winner, names)[0].toUpperCase()}${winnerText(s.winner, names).slice(1)} ${scoreText(s.winner, s.stores)}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
     } else if (s.mode === 'match') {
@@ -2089,13 +2213,14 @@ class GameView {
       body.append(
         h('p', {}, `Round ${next} is laid out: South holds ${layout.stores[0]} in store, North ${layout.stores[1]}. ${closed.length ? `Closed holes: ${closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(starter)]} starts.`),
       );
-      if (s.repeats_round) body.append(h('p', { class: 'circle' }, circleText(s)));
+      // The live round starting as an earlier one did (not a round the answer went past).
+      if (s.repeats_round && next === s.round && !s.match_over) body.append(h('p', { class: 'circle' }, circleText(s)));
     }
     const again = $('#rematch');
-    again.hidden = !(s.match_over && this.mine.size && !(this.kind === 'online' && this.waitingForFriend()));
+    again.hidden = !(over && this.mine.size && !(this.kind === 'online' && this.waitingForFriend()));
     again.textContent = this.kind === 'online' ? (this.rematchId || s.rematch ? 'Join the rematch' : 'Rematch') : 'Play again';
     // The game goes on after a round; after the last one the button only closes the dialog.
-    $('#round-dialog-ok').textContent = s.match_over ? 'Close' : 'Continue';
+    $('#round-dialog-ok').textContent = over ? 'Close' : 'Continue';
     $('#round-dialog-title').textContent = title;
     // Not over the rules or help read in front of the game: it opens once the game is back.
     if (this.behind) {
