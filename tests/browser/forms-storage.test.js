@@ -102,6 +102,16 @@ test('the New game form starts a game from a position string', async () => {
   assert.equal(st.seats.S.kind, 'human');
   await assertShowsServer(page, server, id, 'from the position');
   assert.deepEqual(st.board, [1, 19, 1, 2, 3, 3, 0, 2, 0, 1, 0, 0, 3, 19]);
+  // Play again (after resigning) starts from the same position, same level and seat.
+  await page.click('#resign');
+  await page.click('#resign-yes');
+  await page.waitForSelector('#round-dialog[open]');
+  await page.click('#rematch');
+  await page.waitForFunction((old) => location.hash.startsWith('#/game/') && !location.hash.endsWith(old), id);
+  const again = await server.get(`/api/games/${await gameId(page)}`);
+  assert.equal(again.start_position, position);
+  assert.deepEqual(again.opponent, { kind: 'computer', level: 'beginner' });
+  assert.equal(again.seats.S.kind, 'human');
   // A bad position is refused in one line naming it; no game is opened.
   await home(page, server);
   await page.fill('#start-position', '1,2,3 S 1 raja-pasu');

@@ -2022,7 +2022,10 @@ class GameView {
     const seat = this.mine.size === 1 ? SIDE_LETTER[[...this.mine][0]] : 'S';
     const opponent = this.kind === 'computer' ? { kind: 'computer', level: onLadder(s.game, s.mode, s.opponent.level) } : { kind: 'hotseat' };
     try {
-      const r = await api.create({ game: s.game, mode: s.mode, first: s.first, opponent, seat });
+      // A game started from a position is played again from that position.
+      const r = s.start_position
+        ? await api.importRecord(positionRecord(s.game, s.mode, s.start_position), opponent, seat)
+        : await api.create({ game: s.game, mode: s.mode, first: s.first, opponent, seat });
       if (opponent.level && opponent.level !== s.opponent.level) {
         const where = `${(meta.games || []).find((g) => g.name === s.game)?.title || s.game} ${s.mode === 'match' ? 'matches' : 'single games'}`;
         landingNotice = `The level ${s.opponent.level} is no longer offered in ${where}: this game is against ${opponent.level}, the strongest level below it there.`;
