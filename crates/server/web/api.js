@@ -1,5 +1,7 @@
 // The server's JSON API and WebSocket (see docs/api.md), and the seats this browser holds.
 
+import { storage } from './storage.js';
+
 /** An error answer from the server: `status` and the server's message. */
 export class ApiError extends Error {
   constructor(status, message) {
@@ -72,11 +74,14 @@ export const SIDE_LETTER = ['S', 'N'];
 
 const SEATS_KEY = 'pussa.seats';
 
-/** The seats (token and sides) this browser holds, by game id. */
+/**
+ * The seats (token and sides) this browser holds, by game id, in local storage; a seat the
+ * storage refuses (site data blocked, quota full) is kept in memory for as long as the page.
+ */
 export const seats = {
   all() {
     try {
-      return JSON.parse(localStorage.getItem(SEATS_KEY) || '{}');
+      return JSON.parse(storage.get(SEATS_KEY) || '{}') || {};
     } catch {
       return {};
     }
@@ -84,12 +89,17 @@ export const seats = {
   get(id) {
     return this.all()[id] || null;
   },
+  /**
+   * Keeps `seat` for game `id`: true when stored for good, false when the browser's storage
+   * refused it (the seat is kept for as long as the page, and a reload loses it). Never throws:
+   * a seat the server granted is never thrown away.
+   */
   put(id, seat) {
     const all = this.all();
     // `invite`: the invite token this seat was taken with (a friend's seat), so that opening
     // the same link again is recognised as theirs.
     all[id] = { token: seat.token, seats: seat.seats, saved: Date.now(), ...(seat.invite ? { invite: seat.invite } : {}) };
-    localStorage.setItem(SEATS_KEY, JSON.stringify(all));
+    return storage.set(SEATS_KEY, JSON.stringify(all));
   },
 };
 

@@ -4,6 +4,7 @@
 import { api, seats, sideIndex, GameSocket, SIDE_NAME, SIDE_LETTER, ApiError } from './api.js';
 import { Board, Animator, LETTERS, SEEDS_PER_HOLE, holeIndex, reasonText, cloneModel } from './board.js';
 import { markdown } from './markdown.js';
+import { storage } from './storage.js';
 
 const $ = (sel) => document.querySelector(sel);
 const VIEWS = ['home', 'game', 'games', 'rules', 'help'];
@@ -18,6 +19,15 @@ let meta = null;
 let game = null; // the open game's controller
 let pending = null; // a just created or joined game's answer, consumed by the game view
 let landingNotice = null;
+/** The notice when the browser's storage refused a seat the server granted. */
+const SEAT_NOT_KEPT =
+  'This browser does not let the page store your seat (site data blocked or storage full): you play in this page, but a reload or another tab will not know your seat.';
+
+/** Keeps a seat the server granted (`seats.put`); storage refusing it leaves the notice above. */
+function keepSeat(id, seat) {
+  if (seats.put(id, seat)) return;
+  landingNotice = landingNotice ? `${landingNotice} ${SEAT_NOT_KEPT}` : SEAT_NOT_KEPT;
+}
 let keyboardUser = false; // the last interaction was a key, not a pointer // a message from the landing (invite) step, shown once routed
 
 // ---------------------------------------------------------------------------------------------
@@ -392,13 +402,9 @@ function moveNumber(s, ply) {
   return null;
 }
 
-/** The animation speed chosen in this browser, or null (none yet, or storage off). */
+/** The animation speed chosen in this browser, or null (none yet). */
 function storedSpeed() {
-  try {
-    return localStorage.getItem('pussa.speed');
-  } catch {
-    return null;
-  }
+  return storage.get('pussa.speed');
 }
 
 /**
@@ -438,6 +444,19 @@ function focusHeading(head) {
 }
 
 let routed = null; // the address last routed (a hash that is no route goes back to it)
+let dialogDismissed = false; // the round dialog was closed by a page change, not by the player
+
+/**
+ * Closes the game's round or result dialog when a page change takes the game away (or puts it
+ * behind the rules or help): it never stays over another page. True if it was open.
+ */
+function dismissDialog() {
+  const d = $('#round-dialog');
+  if (!d.open) return false;
+  dialogDismissed = true;
+  d.close();
+  return true;
+}
 
 function route() {
   // A hash that is no route (`#main`, a fragment typed by hand) is an anchor in the page shown:
@@ -487,6 +506,8 @@ function route() {
   }
   if (behind) {
     game.behind = true;
+    // Its round or result dialog is not shown over those pages: it opens again on the way back.
+    if (dismissDialog()) game.dialogLater = true;
     // A move being animated ends at once: nobody sees the board now.
     if (game.animator.running) game.animator.skip();
   }
@@ -529,7 +550,7 @@ async function landing() {
 async function joinInvite(id, invite) {
   try {
     const r = await api.join(id, invite);
-    seats.put(r.id || id, { token: r.token, seats: r.seats || [r.seat], invite });
+    keepSeat(r.id || id, { token: r.token, seats: r.seats || [r.seat], invite });
     pending = { id: r.id || id, state: r.state, played: [] };
   } catch (e) {
     // No such game: its own "Game not found" page says so (there is nothing to watch).
@@ -558,27 +579,73 @@ function onLadder(game, mode, level) {
 
 const LEVEL_KEY = 'pussa.level';
 
-/** The level picked last in this browser, or null (also when storage is off). */
+/** The level picked last in this browser, or null. */
 function storedLevel() {
+  return storage.get(LEVEL_KEY);
+}
+
+/** Keeps `name` as the level picked last (storage refused: for as long as the page). */
+function storeLevel(name) {
+  storage.set(LEVEL_KEY, name);
+}
+
+const FORM_KEY = 'pussa.newGame';
+/** The New game form's choices kept in this browser (the level is kept on its own). */
+const FORM_FIELDS = ['game', 'mode', 'opponent', 'seat', 'first'];
+
+/** Sets the New game form's choices to those picked last in this browser (each one checked). */
+function restoreForm(form) {
+  let kept;
   try {
-    return localStorage.getItem(LEVEL_KEY);
+    kept = JSON.parse(storage.get(FORM_KEY) || 'null');
   } catch {
-    return null;
+    kept = null;
+  }
+  if (!kept || typeof kept !== 'object') return;
+  for (const name of FORM_FIELDS) {
+    const v = kept[name];
+    const field = form.elements[name];
+    if (typeof v !== 'string' || !field) continue;
+    // A radio group or a select: only a value it still offers.
+    const options = field instanceof RadioNodeList ? [...field] : [...field.options];
+    if (options.some((o) => o.value === v)) field.value = v;
   }
 }
 
-/** Keeps `name` as the level picked last; nothing happens when storage is off. */
-function storeLevel(name) {
-  try {
-    localStorage.setItem(LEVEL_KEY, name);
-  } catch {
-    // Storage refused (private mode, quota): the choice lasts as long as the page.
-  }
+/** Keeps the New game form's choices (storage refused: for as long as the page). */
+function storeForm(form) {
+  storage.set(FORM_KEY, JSON.stringify(Object.fromEntries(FORM_FIELDS.map((n) => [n, form.elements[n].value]))));
+}
+
+/**
+ * The level a record's `South`/`North` tag names for pussa (`pussa level club`, as the server
+ * writes it), with the player's seat: `{level, seat}`, or null when neither tag names one.
+ */
+function recordOpponent(text) {
+  const tag = (name) => {
+    const m = String(text).match(new RegExp(`^\\s*\\[${name}\\s+"((?:[^"\\\\]|\\\\.)*)"\\s*\\]`, 'm'));
+    return m ? m[1].replace(/\\(.)/g, '$1') : null;
+  };
+  const level = (v) => (v && /^pussa level \S+$/.test(v) ? v.slice('pussa level '.length) : null);
+  const north = level(tag('North'));
+  const south = level(tag('South'));
+  // The computer plays the seat its tag names; the player the other one.
+  if (north && !south) return { level: north, seat: 'S' };
+  if (south && !north) return { level: south, seat: 'N' };
+  return null;
+}
+
+/** A record starting at `position` (a position string), no moves yet: a game from a position. */
+function positionRecord(game, mode, position) {
+  const esc = (v) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+  return `[Game "${esc(game)}"]\n[Mode "${esc(mode)}"]\n[Position "${esc(position)}"]\n\n*\n`;
 }
 
 function setupHome() {
   const form = $('#new-game');
   const level = $('#level');
+  // The game, length, opponent and seats picked last (Back, a reload, the next visit).
+  restoreForm(form);
   // A level is a name, or {name, number, description}.
   const all = (meta.levels || []).map((l) => (typeof l === 'string' ? { name: l } : l));
   // The levels offered for the chosen game and length (its ladder: each level scores at least
@@ -627,7 +694,16 @@ function setupHome() {
   };
   form.addEventListener('change', sync);
   // A message about the last attempt does not outlive a change of the form.
-  form.addEventListener('change', () => notice(null));
+  form.addEventListener('change', (e) => {
+    notice(null);
+    if (FORM_FIELDS.includes(e.target.name)) storeForm(form);
+  });
+  // A start position decides who moves first.
+  const syncFirst = () => {
+    form.first.disabled = !!form.position.value.trim();
+  };
+  form.position.addEventListener('input', syncFirst);
+  syncFirst();
   sync();
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -639,21 +715,72 @@ function setupHome() {
       opponent: opp === 'computer' ? { kind: 'computer', level: form.level.value } : { kind: opp },
       seat: opp === 'hotseat' ? 'S' : form.seat.value,
     };
+    storeForm(form);
+    const position = form.position.value.trim();
     const btn = $('#start');
     btn.disabled = true;
     try {
-      const r = await api.create(req);
+      // From a position: a record with no moves yet, imported (the server reads the position
+      // and refuses a bad one, naming the problem); the side to move in it moves first.
+      const r = position
+        ? await api.importRecord(positionRecord(req.game, req.mode, position), req.opponent, req.seat)
+        : await api.create(req);
       started(r);
     } catch (err) {
-      notice(`Cannot start the game: ${err.message}`);
+      notice(position ? `Cannot start from this position: ${err.message}` : `Cannot start the game: ${err.message}`);
     } finally {
       btn.disabled = false;
     }
   });
 
+  // How an imported record is played: on this screen, or against the computer (level, seat).
+  const importForm = $('#import-form');
+  const importLevel = $('#import-level');
+  const syncImport = () => {
+    const computer = importForm.elements['import-opponent'].value === 'computer';
+    $('#import-level-field').hidden = !computer;
+    $('#import-seat-field').hidden = !computer;
+  };
+  // The levels of the record's game and length (its Game and Mode tags), `pick` chosen.
+  const fillImportLevels = (text, pick) => {
+    const named = recordOpponent(text) || {};
+    const tags = {
+      game: (String(text).match(/^\s*\[Game\s+"([^"]*)"\]/m) || [])[1],
+      mode: (String(text).match(/^\s*\[Mode\s+"([^"]*)"\]/m) || [])[1] || 'single',
+    };
+    const ladder = tags.game ? ladderOf(tags.game, tags.mode) : null;
+    const offered = ladder ? all.filter((l) => ladder.levels.includes(l.name)) : all;
+    const want = pick || named.level || importLevel.value || level.value || meta.default_level;
+    const chosen = ladder && want ? onLadder(tags.game, tags.mode, want) : want;
+    importLevel.replaceChildren(
+      ...offered.map((l) => h('option', { value: l.name, selected: l.name === chosen }, `${l.name}${l.description ? `: ${l.description}` : ''}`)),
+    );
+  };
+  // A record that names pussa as a player (`[North "pussa level club"]`) is played against it
+  // again, at that level, the player in the other seat.
+  const fromRecord = () => {
+    const text = $('#import-text').value;
+    const named = recordOpponent(text);
+    if (named) {
+      importForm.elements['import-opponent'].value = 'computer';
+      $('#import-seat').value = named.seat;
+    }
+    fillImportLevels(text, named && all.some((l) => l.name === named.level) ? named.level : null);
+    syncImport();
+  };
+  importForm.addEventListener('change', (e) => {
+    if (e.target.name === 'import-opponent') syncImport();
+  });
+  $('#import-text').addEventListener('input', fromRecord);
+  fillImportLevels('', null);
+  syncImport();
+
   $('#import-file').addEventListener('change', async (e) => {
     const f = e.target.files[0];
-    if (f) $('#import-text').value = await f.text();
+    if (f) {
+      $('#import-text').value = await f.text();
+      fromRecord();
+    }
   });
   $('#import-form').addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -662,8 +789,10 @@ function setupHome() {
       notice('Paste a record or choose a file first.');
       return;
     }
+    const computer = importForm.elements['import-opponent'].value === 'computer';
+    const opponent = computer ? { kind: 'computer', level: importLevel.value } : { kind: 'hotseat' };
     try {
-      const r = await api.importRecord(text, { kind: 'hotseat' }, 'S');
+      const r = await api.importRecord(text, opponent, computer ? $('#import-seat').value : 'S');
       $('#import-text').value = '';
       started(r, true);
     } catch (err) {
@@ -704,10 +833,10 @@ async function openTyped(input) {
 }
 
 function started(r, imported = false) {
-  seats.put(r.id, { token: r.token, seats: r.seats || [r.seat] });
+  keepSeat(r.id, { token: r.token, seats: r.seats || [r.seat] });
   if (r.invite && r.invite.url) {
     const url = new URL(r.invite.url, location.origin).href;
-    localStorage.setItem(`pussa.invite.${r.id}`, url);
+    storage.set(`pussa.invite.${r.id}`, url);
   }
   pending = { id: r.id, state: r.state, played: imported ? [] : r.played || [], fresh: !imported };
   location.hash = `#/game/${encodeURIComponent(r.id)}`;
@@ -752,6 +881,8 @@ class GameView {
     this.closed = true;
     if (this.socket) this.socket.close();
     this.animator.skip();
+    // The game's round or result dialog goes with it (Back, a link, another game opened).
+    dismissDialog();
   }
 
   get kind() {
@@ -1712,7 +1843,7 @@ class GameView {
     const exp = $('#export');
     exp.href = api.recordUrl(s.id);
     exp.setAttribute('download', `pussa-${s.id}.txt`);
-    const inviteUrl = localStorage.getItem(`pussa.invite.${s.id}`);
+    const inviteUrl = storage.get(`pussa.invite.${s.id}`);
     // The invite stands until the friend has joined, or the game is over (aborted unjoined).
     const waiting = this.kind === 'online' && s.seats && Object.values(s.seats).some((x) => !x.taken) && !s.match_over && !s.ended;
     $('#invite-box').hidden = !(inviteUrl && waiting);
@@ -1977,7 +2108,10 @@ class GameView {
     const seat = this.mine.size === 1 ? SIDE_LETTER[[...this.mine][0]] : 'S';
     const opponent = this.kind === 'computer' ? { kind: 'computer', level: onLadder(s.game, s.mode, s.opponent.level) } : { kind: 'hotseat' };
     try {
-      const r = await api.create({ game: s.game, mode: s.mode, first: s.first, opponent, seat });
+      // A game started from a position is played again from that position.
+      const r = s.start_position
+        ? await api.importRecord(positionRecord(s.game, s.mode, s.start_position), opponent, seat)
+        : await api.create({ game: s.game, mode: s.mode, first: s.first, opponent, seat });
       if (opponent.level && opponent.level !== s.opponent.level) {
         const where = `${(meta.games || []).find((g) => g.name === s.game)?.title || s.game} ${s.mode === 'match' ? 'matches' : 'single games'}`;
         landingNotice = `The level ${s.opponent.level} is no longer offered in ${where}: this game is against ${opponent.level}, the strongest level below it there.`;
@@ -1996,7 +2130,7 @@ class GameView {
     if (!this.seat) return;
     try {
       const r = await api.rematch(this.id, this.seat.token);
-      seats.put(r.id, { token: r.token, seats: r.seats || [r.seat] });
+      keepSeat(r.id, { token: r.token, seats: r.seats || [r.seat] });
       pending = { id: r.id, state: r.state, played: [] };
       location.hash = `#/game/${encodeURIComponent(r.id)}`;
     } catch (e) {
@@ -2252,7 +2386,7 @@ async function openGame(id, moveFocus = false) {
 
 function setupGameControls() {
   $('#speed').addEventListener('change', (e) => {
-    localStorage.setItem('pussa.speed', e.target.value);
+    storage.set('pussa.speed', e.target.value);
     if (game) {
       game.animator.speed = e.target.value;
       if (e.target.value === 'off') game.animator.skip();
@@ -2267,9 +2401,9 @@ function setupGameControls() {
   $('#notice-close').addEventListener('click', () => notice(null));
   $('#flip').addEventListener('click', () => game && game.flip());
   $('#replay').addEventListener('click', () => game && game.replay());
-  $('#turn-board').checked = localStorage.getItem('pussa.turnBoard') === '1';
+  $('#turn-board').checked = storage.get('pussa.turnBoard') === '1';
   $('#turn-board').addEventListener('change', (e) => {
-    localStorage.setItem('pussa.turnBoard', e.target.checked ? '1' : '0');
+    storage.set('pussa.turnBoard', e.target.checked ? '1' : '0');
     if (game && game.state) game.show(game.state);
   });
   $('#undo').addEventListener('click', () => game && game.undo());
@@ -2644,6 +2778,11 @@ async function main() {
     if (cap.hasAttribute('aria-hidden') && cap.textContent !== cap.dataset.said) cap.removeAttribute('aria-hidden');
   }).observe($('#caption'), { childList: true, characterData: true, subtree: true });
   $('#round-dialog').addEventListener('close', () => {
+    // Closed by a page change (dismissDialog), not by the player: the focus is the page's.
+    if (dialogDismissed) {
+      dialogDismissed = false;
+      return;
+    }
     if (game) game.afterDialog();
   });
   try {
