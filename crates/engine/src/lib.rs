@@ -22,7 +22,7 @@
 use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pussa_rules::{GameState, Hole, Position};
 
@@ -98,9 +98,12 @@ pub struct Limits {
     /// and as score the margin so far in the round (seeds taken by the side to move minus by
     /// the other): no value.
     pub nodes: Option<u64>,
-    /// Time for the move; the search stops on time (the clock is checked every
-    /// [`params::CHECK_EVERY`] nodes, and only once the main thread has searched
-    /// [`params::MIN_TIMED_NODES`] nodes). In a match, call
+    /// Time for the move, from [`Limits::start`]; the search stops on time (the clock is
+    /// checked every [`params::CHECK_EVERY`] nodes and every [`params::CHECK_EVERY_LAPS`] laps
+    /// sown, and only once the main thread has searched [`params::MIN_TIMED_NODES`] nodes or
+    /// the deadline is far past, [`time::Clock::must_stop_after`]; a single sowing longer than
+    /// [`pussa_rules::INTERRUPT_LAPS`] laps is interrupted at the deadline, so that a move
+    /// whose cycle takes seconds to prove endless does not hold the answer back). In a match, call
     /// [`matchval::prepare`] first: the round values it computes are otherwise computed inside
     /// the first searches, outside their time. How much of it is used: see
     /// [`Limits::whole_movetime`].
@@ -123,12 +126,17 @@ pub struct Limits {
     /// same result.
     pub seed: u64,
     /// Raised by another thread to stop the search; the best move found so far is returned
-    /// (checked every [`params::CHECK_EVERY`] nodes; a search stopped before its first
+    /// (checked every [`params::CHECK_EVERY`] nodes, and every
+    /// [`pussa_rules::INTERRUPT_LAPS`] laps of a long sowing; a search stopped before its first
     /// iteration returns the first legal move). A flag already raised when [`search`] starts
     /// is answered at once as `nodes: Some(0)` is: the first legal move, depth 0, nodes 0.
     pub stop: Option<Arc<AtomicBool>>,
     /// Exact values for some positions (endgame databases), see [`ExactOracle`].
     pub oracle: Option<Arc<dyn ExactOracle>>,
+    /// When the time started counting (`None`: when [`search`] or [`analyze`] is called).
+    /// `pussa engine` gives the moment `go` was read, so that `movetime` and the `time` of its
+    /// `info` lines count from `go`, whatever was done before the search began.
+    pub start: Option<Instant>,
 }
 
 impl Default for Limits {
@@ -142,6 +150,7 @@ impl Default for Limits {
             seed: 0,
             stop: None,
             oracle: None,
+            start: None,
         }
     }
 }
@@ -157,6 +166,7 @@ impl fmt::Debug for Limits {
             .field("seed", &self.seed)
             .field("stop", &self.stop.is_some())
             .field("oracle", &self.oracle.is_some())
+            .field("start", &self.start)
             .finish()
     }
 }
