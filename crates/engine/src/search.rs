@@ -30,9 +30,9 @@
 //! off by an exact entry of the transposition table has no line of its own, so the line of every
 //! exact entry (a PV node) is also kept in a small side table ([`PvCache`]) and copied back at
 //! such a cut, after checking that it belongs to the entry (score, draft, move) and replaying it
-//! from the node (each move a legal move, the line cut where the round ends). The lines of
-//! completed iterations therefore run to their full depth or to the round's end (or to where
-//! exact values from tables take over). The cache only reads and writes lines: the nodes
+//! from the node (each move a legal move, the line cut where the round ends and at the node's
+//! remaining depth). The lines of completed iterations therefore run to their full depth and
+//! no further, or to the round's end (or to where exact values from tables take over). The cache only reads and writes lines: the nodes
 //! searched are exactly those of a search without it.
 //!
 //! # Threads
@@ -405,9 +405,12 @@ impl<'a> Worker<'a> {
     /// exact entry `e` found under `key`, to the entry's cached line: replayed from `pos`, it
     /// stops before a move that is not legal and after a move that ends the round (Pasu
     /// Pondi's one-row end, a repetition of the path since seeds last left the board, or a
-    /// player with no legal move). No line cached: the node's line is empty, as before.
-    fn pv_from_cache(&mut self, pos: &Position, key: u64, e: &Entry, ply: usize) {
-        let room = MAX_PLY - 1 - ply;
+    /// player with no legal move), and is cut to the node's remaining `depth` (an entry
+    /// stored deeper, by a helper thread or an earlier iteration, may hold a longer line; the
+    /// line of an iteration is never longer than its depth). No line cached: the node's line
+    /// is empty, as before.
+    fn pv_from_cache(&mut self, pos: &Position, key: u64, e: &Entry, ply: usize, depth: i32) {
+        let room = (MAX_PLY - 1 - ply).min(usize::try_from(depth).unwrap_or(0));
         let mut line = [NO_MOVE; MAX_PLY];
         let n = self.pvs.probe(key, e, &mut line[..room]);
         let mut seen: Vec<u128> = self.path[self.base..].to_vec();
@@ -528,7 +531,7 @@ impl<'a> Worker<'a> {
                     }
                     self.est |= e.est;
                     if pv_node && e.bound == tt::EXACT {
-                        self.pv_from_cache(pos, fkey, &e, ply);
+                        self.pv_from_cache(pos, fkey, &e, ply, depth);
                     }
                     return (e.score, e.depth == tt::PROVEN_DEPTH);
                 }
@@ -544,7 +547,7 @@ impl<'a> Worker<'a> {
             let proven = e.depth == tt::PROVEN_DEPTH;
             if ply > 0 && (fkey == pkey || !proven) && usable(&e) {
                 if pv_node && e.bound == tt::EXACT {
-                    self.pv_from_cache(pos, pkey, &e, ply);
+                    self.pv_from_cache(pos, pkey, &e, ply, depth);
                 }
                 self.est |= e.est;
                 return (e.score, proven);

@@ -969,3 +969,47 @@ fn a_long_endless_move_is_proven_once_and_the_search_goes_on() {
     // Once, not six times (nor once more for the fallback).
     assert!(took < slow * 3, "depth 6 took {took:?}, one proof {slow:?}");
 }
+
+/// The principal variation of every completed iteration is at most as long as its depth
+/// (docs/protocol.md, "Search output"), whatever deeper lines the transposition table's
+/// exact entries hold (transpositions within one thread's iterations; the helper threads').
+#[test]
+fn an_iterations_pv_is_never_longer_than_its_depth() {
+    let mut rng = Rng::new(77);
+    let mut bad = Vec::new();
+    let mut lines = 0;
+    for (gi, game) in Game::ALL.into_iter().enumerate() {
+        for k in 0..40 {
+            let seeds = 8 + rng.below(30);
+            let pos = common::random_position(game, seeds, &mut rng);
+            let to_move = pos.to_move();
+            let st = GameState::from_position(pos, Mode::Single, 1, to_move);
+            if st.is_round_over() {
+                continue;
+            }
+            let threads = 1 + (k % 2) as usize;
+            let limits = Limits {
+                depth: Some(10),
+                nodes: Some(20_000),
+                threads,
+                ..Limits::default()
+            };
+            search(&st, &limits, &mut |i| {
+                lines += 1;
+                if i.pv.len() > i.depth as usize {
+                    bad.push(format!(
+                        "{gi} {k} t{threads} depth {} pv {:?}",
+                        i.depth, i.pv
+                    ));
+                }
+            });
+        }
+    }
+    assert!(lines > 300, "{lines}");
+    assert!(
+        bad.is_empty(),
+        "{} of {lines}: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(5)]
+    );
+}
