@@ -198,12 +198,14 @@ pub struct SearchResult {
     pub best: Option<Hole>,
     /// Score in seeds for the side to move: the final margin of the round with best play,
     /// seeds already taken in the round included; in a match, the match value (the holdings
-    /// margin expected after the next round, ±`params::MATCH_WIN` where the round ends the
-    /// match: docs/engine.md, "Matches").
+    /// margin expected after the next round, or the round's margin ±`params::MATCH_WIN` where
+    /// the round ends the match: docs/engine.md, "Matches").
     pub score: i32,
     /// The score is proven (the search reached every end of the round under the best move); in
     /// a match also that it counts on no estimate of a later round (every end of the round it
-    /// rests on ends the match: docs/engine.md, "Matches").
+    /// rests on ends the match: docs/engine.md, "Matches"). A match won (or lost) with every
+    /// seed left on the board is the most (least) any value can be, so it is exact whatever the
+    /// other moves' values.
     pub exact: bool,
     /// Last depth completed.
     pub depth: u32,
@@ -279,7 +281,8 @@ pub struct MoveValue {
     /// The move.
     pub mv: Hole,
     /// Its value in seeds for the side to move (as [`SearchResult::score`]: in a match, the
-    /// match value of docs/engine.md, "Matches", not the round's margin).
+    /// match value of docs/engine.md, "Matches": the round's margin only where the round ends
+    /// the match, and then ±200).
     pub score: i32,
     /// The value is proven (in a match: and counts on no estimated later round, as
     /// [`SearchResult::exact`]).
@@ -315,15 +318,23 @@ pub struct Analysis {
     pub depth: u32,
     /// Nodes searched.
     pub nodes: u64,
+    /// In a match, the best move wins the match with every seed left on the board: no move can
+    /// be worth more, so the position's value is proven whatever the other moves' values
+    /// (as [`search`] reports it: docs/engine.md, "Matches").
+    pub settled: bool,
 }
 
 impl Analysis {
     /// The position's value for the side to move: the best move's value, and whether it is
-    /// proven (every move's value proven). `None` when no move is expected.
+    /// proven (every move's value proven, or [`Analysis::settled`]). `None` when no move is
+    /// expected.
     #[must_use]
     pub fn value(&self) -> Option<(i32, bool)> {
         let best = self.moves.first()?;
-        Some((best.score, self.moves.iter().all(|m| m.exact)))
+        Some((
+            best.score,
+            self.settled || self.moves.iter().all(|m| m.exact),
+        ))
     }
 }
 

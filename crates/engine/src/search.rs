@@ -755,6 +755,17 @@ fn root_history(state: &GameState) -> Vec<u128> {
     h
 }
 
+/// In a match, the most a value at `pos` can be worth to either side, in internal units: the
+/// match won with every seed left on the board taken ([`params::MATCH_WIN`] + the seeds on the
+/// board). No other value reaches it (a next round's estimate stays far below
+/// [`params::MATCH_WIN`], the evaluation at the horizon below the seeds on the board), so a
+/// search value of exactly `±match_ceiling` rests only on real ends of the round that end
+/// the match: it is proven and counts on no estimate, whatever the other moves' values
+/// (docs/engine.md, "Matches").
+fn match_ceiling(pos: &Position) -> i32 {
+    (pos.seeds_on_board() as i32 + params::MATCH_WIN) * SCALE
+}
+
 /// The clock of a search with `limits`, started at [`Limits::start`] (or now).
 fn clock_of(limits: &Limits) -> Clock {
     Clock::started_at(
@@ -800,6 +811,14 @@ fn iterate(
             } else {
                 break (v, p, w.est);
             }
+        };
+        // A match won (or lost) with every seed on the board is the most (least) any move can
+        // be worth: proven, even where the other moves' values count on estimates.
+        let settled = w.view.is_some() && !w.stopped && score.abs() == match_ceiling(pos);
+        let (proven, est) = if settled {
+            (true, false)
+        } else {
+            (proven, est)
         };
         if w.stopped {
             // Cut short: keep a root move this iteration searched fully, if any (it beat the
@@ -1201,10 +1220,12 @@ pub(crate) fn analyze_report(state: &GameState, limits: &Limits) -> crate::Analy
     for m in &mut moves {
         m.exact &= !est.contains(&m.mv);
     }
+    let settled = best_is_ceiling(state, &moves);
     crate::Analysis {
         moves,
         depth,
         nodes,
+        settled,
     }
 }
 
@@ -1295,10 +1316,15 @@ fn analyze_counted_depth(
                     .iter()
                     .map(|&i| Hole::ALL[i as usize]),
             );
+            // A match won or lost with every seed on the board: proven ([`match_ceiling`]).
+            let settled = w.view.is_some() && (g - cv).abs() == match_ceiling(&pos);
+            if settled {
+                this_est.retain(|&m| m != mv);
+            }
             this.push(MoveValue {
                 mv,
                 score: offset + to_seeds(g - cv),
-                exact: p,
+                exact: p || settled,
                 pv,
             });
         }
@@ -1321,6 +1347,17 @@ fn analyze_counted_depth(
         }
     }
     (values, w.nodes, reached, est)
+}
+
+/// Whether the best of `moves` (values in seeds, offset included) is a match won with every
+/// seed on the board ([`match_ceiling`]): then the position's value is proven, whatever the
+/// other moves' values.
+fn best_is_ceiling(state: &GameState, moves: &[MoveValue]) -> bool {
+    let pos = state.position();
+    MatchView::of(state).is_some()
+        && moves.first().is_some_and(|b| {
+            b.exact && (b.score - root_offset(state)) * SCALE == match_ceiling(pos)
+        })
 }
 
 /// The longest principal variation [`extend_pv_from_tables`] writes.
