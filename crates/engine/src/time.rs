@@ -175,6 +175,25 @@ pub fn clock_movetime(
 mod tests {
     use super::*;
 
+    /// Below MIN_TIMED_NODES the deadline counts only once it is far past (by the move time
+    /// again, and at least FAR_PAST_MS): expensive nodes, not a busy machine.
+    #[test]
+    fn the_deadline_counts_before_the_node_floor_only_when_far_past() {
+        let ms = Duration::from_millis;
+        let now = Instant::now();
+        let clock =
+            |ago: u64, movetime: u64| Clock::started_at(now - ms(ago), Some(ms(movetime)), None);
+        // Just past the deadline: not yet, below the floor; at once from it.
+        assert!(!clock(15, 10).must_stop_after(0));
+        assert!(clock(15, 10).must_stop_after(params::MIN_TIMED_NODES));
+        // Past by 20 ms and by the move time: yes.
+        assert!(clock(35, 10).must_stop_after(0));
+        assert!(!clock(150, 100).must_stop_after(0));
+        assert!(clock(250, 100).must_stop_after(0));
+        // No deadline: never.
+        assert!(!Clock::started_at(now - ms(10_000), None, None).must_stop_after(0));
+    }
+
     /// The clock's move time never reaches the clock, grows with the increment and with fewer
     /// moves to go, and is about twice the clock's share per move.
     #[test]
