@@ -421,3 +421,60 @@ fn a_position_whose_round_is_over_says_so_before_the_next_round_is_analysed() {
         "{err}"
     );
 }
+
+/// A move that ends the match is worth the round's margin ±200 (docs/engine.md, "Matches"), and
+/// the header says so; a match won with every seed left is proven (exact), for the move and for
+/// the position, as the search, the protocol and the hints say. Raja Pasu, round 3: South's `A`
+/// takes all 63 seeds of the round and wins the match 94 to 4: 63 + 200 = +263 (the holdings
+/// margin would be 90 + 200).
+#[test]
+fn a_match_ending_value_is_the_rounds_margin_and_a_match_won_outright_is_exact() {
+    let pos = "7,7,7,7,7,7,7/x,x,x,x,x,7,7 31 4 S 3 raja-pasu";
+    let args = ["analyze", "--match", "--position", pos, "--depth", "8"];
+    let o = pussa(&args);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains(
+            "or, where the round ends the match, the round's margin ±200 (seeds taken this \
+             round by South minus by North, +200 for a match won, -200 for one lost)"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("not the round's margin"), "{text}");
+    assert!(text.contains("position value +263 exact"), "{text}");
+    let mut json = args.to_vec();
+    json.push("--json");
+    let m = ok_json(&json);
+    assert_eq!(m["value"], 263);
+    assert_eq!(m["value_exact"], true);
+    assert_eq!(m["moves"][0]["move"], "A");
+    assert_eq!(m["moves"][0]["exact"], true);
+    // The engine protocol gives the same verdict.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .arg("engine")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(
+            stdin,
+            "newgame raja-pasu match\nposition fen {pos}\ngo depth 6\nisready\nquit"
+        )
+        .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let last_info = text
+        .lines()
+        .rfind(|l| l.starts_with("info depth"))
+        .unwrap_or_default();
+    assert!(
+        last_info.contains("score seeds 263 exact yes") && last_info.ends_with("pv A"),
+        "{text}"
+    );
+    assert!(text.contains("bestmove A"), "{text}");
+}

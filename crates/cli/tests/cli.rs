@@ -1473,3 +1473,43 @@ fn output_that_cannot_be_written_is_an_error_naming_standard_output() {
     assert!(ok(&["help"]).contains("Usage:"));
     assert_eq!(pussa(&["nosuchcommand"]).status.code(), Some(2));
 }
+
+/// An endless move whose cycle is millions of laps long is refused by `explain` with its usual
+/// error, in bounded memory: its trace is never recorded (it took about 490 MB here, and some
+/// 30 GB for a longer cycle, before the move was found endless). Run under a 300 MB address
+/// space limit.
+#[test]
+fn explain_refuses_a_long_endless_move_in_bounded_memory() {
+    let pos = "4,3,7,6,5,4,5/2,3,2,3,5,4,3 0 0 N 1 walak-pussa";
+    let capped = |args: &str| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v 300000 && exec \"$0\" explain --position '{pos}' {args}"
+            ))
+            .arg(env!("CARGO_BIN_EXE_pussa"))
+            .output()
+            .expect("run sh")
+    };
+    for json in ["", "--json"] {
+        let out = capped(&format!("--move e {json}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(
+            err.trim_end(),
+            "error: move e: endless sowing: the same board recurs with the same hole about to be lifted"
+        );
+    }
+    // A move that ends is still told lap by lap.
+    let out = capped("--move a --json");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        events[0],
+        json!({"type": "lift", "hole": "a", "seeds": 2, "relay": false})
+    );
+}

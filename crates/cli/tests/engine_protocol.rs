@@ -557,3 +557,46 @@ fn go_with_a_clock_allocates_the_movers_time() {
     }
     assert!(e.quit().success());
 }
+
+/// The `time` of an info line, in ms.
+fn info_time(line: &str) -> Option<u64> {
+    let mut w = line.split_whitespace();
+    w.by_ref().find(|&x| x == "time")?;
+    w.next()?.parse().ok()
+}
+
+#[test]
+fn movetime_and_stop_are_honoured_where_a_move_takes_long_to_prove_endless() {
+    // North's `b` here is endless with a cycle of millions of laps: proving it takes about a
+    // second (docs/rules.md, "Endless moves"); it used to be proven before the clock started
+    // and again at every iteration, with the deadline and stop unheard meanwhile.
+    let fen = "1,2,6,2,4,3,5/4,2,6,3,4,7,6 1 0 N 1 walak-pussa";
+    let legal = ["a", "c", "d", "e", "f", "g"];
+    let mut e = Engine::start();
+    e.send(&format!("position fen {fen}"));
+    e.send("isready");
+    e.until(|l| l == "readyok");
+    let t = Instant::now();
+    e.send("go movetime 20");
+    let (lines, best) = e.bestmove();
+    let took = t.elapsed();
+    assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
+    assert!(took < Duration::from_millis(300), "{took:?}: {lines:?}");
+    // `time` counts from go.
+    let times: Vec<u64> = lines.iter().filter_map(|l| info_time(l)).collect();
+    assert!(
+        !times.is_empty() && times.iter().all(|&ms| ms <= took.as_millis() as u64),
+        "{took:?}: {lines:?}"
+    );
+    assert!(times.last().is_some_and(|&ms| ms >= 20), "{lines:?}");
+    // `stop` during the proof.
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(50));
+    let t = Instant::now();
+    e.send("stop");
+    let (lines, best) = e.bestmove();
+    let took = t.elapsed();
+    assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
+    assert!(took < Duration::from_millis(250), "{took:?}: {lines:?}");
+    assert!(e.quit().success());
+}

@@ -22,7 +22,7 @@
 use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pussa_rules::{GameState, Hole, Position};
 
@@ -98,9 +98,12 @@ pub struct Limits {
     /// and as score the margin so far in the round (seeds taken by the side to move minus by
     /// the other): no value.
     pub nodes: Option<u64>,
-    /// Time for the move; the search stops on time (the clock is checked every
-    /// [`params::CHECK_EVERY`] nodes, and only once the main thread has searched
-    /// [`params::MIN_TIMED_NODES`] nodes). In a match, call
+    /// Time for the move, from [`Limits::start`]; the search stops on time (the clock is
+    /// checked every [`params::CHECK_EVERY`] nodes and every [`params::CHECK_EVERY_LAPS`] laps
+    /// sown, and only once the main thread has searched [`params::MIN_TIMED_NODES`] nodes or
+    /// the deadline is far past, [`time::Clock::must_stop_after`]; a single sowing longer than
+    /// [`pussa_rules::INTERRUPT_LAPS`] laps is interrupted at the deadline, so that a move
+    /// whose cycle takes seconds to prove endless does not hold the answer back). In a match, call
     /// [`matchval::prepare`] first: the round values it computes are otherwise computed inside
     /// the first searches, outside their time. How much of it is used: see
     /// [`Limits::whole_movetime`].
@@ -123,12 +126,17 @@ pub struct Limits {
     /// same result.
     pub seed: u64,
     /// Raised by another thread to stop the search; the best move found so far is returned
-    /// (checked every [`params::CHECK_EVERY`] nodes; a search stopped before its first
+    /// (checked every [`params::CHECK_EVERY`] nodes, and every
+    /// [`pussa_rules::INTERRUPT_LAPS`] laps of a long sowing; a search stopped before its first
     /// iteration returns the first legal move). A flag already raised when [`search`] starts
     /// is answered at once as `nodes: Some(0)` is: the first legal move, depth 0, nodes 0.
     pub stop: Option<Arc<AtomicBool>>,
     /// Exact values for some positions (endgame databases), see [`ExactOracle`].
     pub oracle: Option<Arc<dyn ExactOracle>>,
+    /// When the time started counting (`None`: when [`search`] or [`analyze`] is called).
+    /// `pussa engine` gives the moment `go` was read, so that `movetime` and the `time` of its
+    /// `info` lines count from `go`, whatever was done before the search began.
+    pub start: Option<Instant>,
 }
 
 impl Default for Limits {
@@ -142,6 +150,7 @@ impl Default for Limits {
             seed: 0,
             stop: None,
             oracle: None,
+            start: None,
         }
     }
 }
@@ -157,6 +166,7 @@ impl fmt::Debug for Limits {
             .field("seed", &self.seed)
             .field("stop", &self.stop.is_some())
             .field("oracle", &self.oracle.is_some())
+            .field("start", &self.start)
             .finish()
     }
 }
@@ -188,12 +198,14 @@ pub struct SearchResult {
     pub best: Option<Hole>,
     /// Score in seeds for the side to move: the final margin of the round with best play,
     /// seeds already taken in the round included; in a match, the match value (the holdings
-    /// margin expected after the next round, ±`params::MATCH_WIN` where the round ends the
-    /// match: docs/engine.md, "Matches").
+    /// margin expected after the next round, or the round's margin ±`params::MATCH_WIN` where
+    /// the round ends the match: docs/engine.md, "Matches").
     pub score: i32,
     /// The score is proven (the search reached every end of the round under the best move); in
     /// a match also that it counts on no estimate of a later round (every end of the round it
-    /// rests on ends the match: docs/engine.md, "Matches").
+    /// rests on ends the match: docs/engine.md, "Matches"). A match won (or lost) with every
+    /// seed left on the board is the most (least) any value can be, so it is exact whatever the
+    /// other moves' values.
     pub exact: bool,
     /// Last depth completed.
     pub depth: u32,
@@ -269,7 +281,8 @@ pub struct MoveValue {
     /// The move.
     pub mv: Hole,
     /// Its value in seeds for the side to move (as [`SearchResult::score`]: in a match, the
-    /// match value of docs/engine.md, "Matches", not the round's margin).
+    /// match value of docs/engine.md, "Matches": the round's margin only where the round ends
+    /// the match, and then ±200).
     pub score: i32,
     /// The value is proven (in a match: and counts on no estimated later round, as
     /// [`SearchResult::exact`]).
@@ -305,15 +318,23 @@ pub struct Analysis {
     pub depth: u32,
     /// Nodes searched.
     pub nodes: u64,
+    /// In a match, the best move wins the match with every seed left on the board: no move can
+    /// be worth more, so the position's value is proven whatever the other moves' values
+    /// (as [`search`] reports it: docs/engine.md, "Matches").
+    pub settled: bool,
 }
 
 impl Analysis {
     /// The position's value for the side to move: the best move's value, and whether it is
-    /// proven (every move's value proven). `None` when no move is expected.
+    /// proven (every move's value proven, or [`Analysis::settled`]). `None` when no move is
+    /// expected.
     #[must_use]
     pub fn value(&self) -> Option<(i32, bool)> {
         let best = self.moves.first()?;
-        Some((best.score, self.moves.iter().all(|m| m.exact)))
+        Some((
+            best.score,
+            self.settled || self.moves.iter().all(|m| m.exact),
+        ))
     }
 }
 

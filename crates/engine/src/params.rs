@@ -29,6 +29,22 @@ pub const ITERATION_START_PERCENT: u32 = 50;
 /// move is still a searched one rather than the fallback of an unfinished first iteration.
 pub const MIN_TIMED_NODES: u64 = 20_000;
 
+/// ... unless the deadline is far past: by the move time again and at least this many
+/// milliseconds ([`crate::time::Clock::must_stop_after`]). Ordinary positions search
+/// [`MIN_TIMED_NODES`] nodes in a few milliseconds; where the nodes are expensive (moves whose
+/// sowing takes very long), the deadline counts from then on.
+pub const FAR_PAST_MS: u64 = 20;
+
+/// The clock is also checked whenever the moves sown since the last check add up to this many
+/// laps (besides every [`CHECK_EVERY`] nodes), so that expensive nodes do not delay it; and a
+/// single sowing asks it every [`pussa_rules::INTERRUPT_LAPS`] laps.
+pub const CHECK_EVERY_LAPS: u64 = 1 << 16;
+
+/// The root's moves are first sown this many laps each; a move not over by then (its cycle is
+/// long) is sown to its end afterwards, under the clock, so that a move proven legal is known
+/// for the fallback whenever the time runs out first.
+pub const ROOT_FIRST_LAPS: u32 = 1 << 16;
+
 /// Clock time control (`go wtime … btime …`): the moves still to play assumed when no
 /// `movestogo` is given; each move gets this share of the clock (plus most of the increment),
 /// so a sudden-death clock is never used up (see [`crate::time::clock_movetime`]).

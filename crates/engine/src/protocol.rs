@@ -917,6 +917,8 @@ impl<W: Write + Send + 'static> Engine<W> {
     }
 
     fn go(&mut self, words: &[&str]) -> Result<(), String> {
+        // The time (movetime, a clock's share, `info … time`) counts from here.
+        let started = std::time::Instant::now();
         let mut g = GoLimits::parse(words)?;
         if self.searching() {
             return Err("go: a search is already running; send stop first".into());
@@ -927,7 +929,10 @@ impl<W: Write + Send + 'static> Engine<W> {
             g.movetime = Some(Duration::from_millis(DEFAULT_MOVETIME_MS));
         }
         let state = self.state.clone();
-        if state.legal_moves().is_empty() {
+        // Not `legal_moves()`: that proves every move legal or endless, which can take seconds
+        // (docs/rules.md, "Endless moves"); the search does it under its clock. A round in play
+        // always has a legal move.
+        if state.is_round_over() {
             let what = match state.mode() {
                 Mode::Single => "game",
                 Mode::Match => "match",
@@ -987,6 +992,7 @@ impl<W: Write + Send + 'static> Engine<W> {
             seed: self.seed,
             stop: Some(stop.clone()),
             oracle: oracle.clone(),
+            start: Some(started),
         };
         let out = self.out.clone();
         let broken = self.broken.clone();
@@ -996,7 +1002,6 @@ impl<W: Write + Send + 'static> Engine<W> {
         let stop2 = stop.clone();
         let done = Arc::new(AtomicBool::new(false));
         let done2 = done.clone();
-        let started = std::time::Instant::now();
         let handle = std::thread::Builder::new()
             .name("pussa-search".into())
             .spawn(move || {
@@ -1042,6 +1047,7 @@ impl<W: Write + Send + 'static> Engine<W> {
                                 let own = Limits {
                                     oracle,
                                     stop: limits.stop.clone(),
+                                    start: limits.start,
                                     ..own
                                 };
                                 let r = search(&state, &own, &mut on_info);
@@ -1088,10 +1094,14 @@ impl<W: Write + Send + 'static> Engine<W> {
                     }
                 }
                 // A search stopped before its first iteration may have no move: never answer
-                // `none` while a move is possible.
-                let best = best
-                    .filter(|h| state.legal_moves().contains(*h))
-                    .or_else(|| state.legal_moves().next());
+                // `none` while a move is possible. Only the moves looked at are sown (not all
+                // of them: an endless move can take seconds to prove so).
+                let legal = |h: &Hole| state.clone().play(*h).is_ok();
+                let best = best.filter(legal).or_else(|| {
+                    state
+                        .to_move()
+                        .and_then(|_| state.position().candidates().find(legal))
+                });
                 let line = match best {
                     Some(h) => format!("bestmove {h}"),
                     None => "bestmove none".to_string(),

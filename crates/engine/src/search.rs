@@ -30,9 +30,9 @@
 //! off by an exact entry of the transposition table has no line of its own, so the line of every
 //! exact entry (a PV node) is also kept in a small side table ([`PvCache`]) and copied back at
 //! such a cut, after checking that it belongs to the entry (score, draft, move) and replaying it
-//! from the node (each move a legal move, the line cut where the round ends). The lines of
-//! completed iterations therefore run to their full depth or to the round's end (or to where
-//! exact values from tables take over). The cache only reads and writes lines: the nodes
+//! from the node (each move a legal move, the line cut where the round ends and at the node's
+//! remaining depth). The lines of completed iterations therefore run to their full depth and
+//! no further, or to the round's end (or to where exact values from tables take over). The cache only reads and writes lines: the nodes
 //! searched are exactly those of a search without it.
 //!
 //! # Threads
@@ -45,7 +45,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use pussa_rules::{GameState, Hole, Position};
+use pussa_rules::{Event, GameState, Hole, MoveOutcome, Moves, Position, Sowing, Trace};
 
 use crate::eval::{self, RoundEnd};
 use crate::matchval::MatchView;
@@ -139,6 +139,109 @@ impl PvCache {
     }
 }
 
+/// The sowing receiver of the search: no events, but a long sowing (a move whose cycle is
+/// very long) is interrupted once the search must stop ([`Clock::must_stop`]: the stop flag, the
+/// deadline, the main thread's end). A sowing that long is expensive in itself, so the deadline
+/// counts there whatever the nodes searched.
+struct SowHook<'c>(&'c Clock);
+
+impl Trace for SowHook<'_> {
+    const ENABLED: bool = false;
+    const INTERRUPTS: bool = true;
+    #[inline(always)]
+    fn event(&mut self, _: Event) {}
+    fn interrupt(&mut self, _laps: u32) -> bool {
+        self.0.must_stop()
+    }
+}
+
+/// Interrupts a sowing once it has sown `.0` laps: the root's first pass ([`root_moves`]).
+struct LapBudget(u32);
+
+impl Trace for LapBudget {
+    const ENABLED: bool = false;
+    const INTERRUPTS: bool = true;
+    #[inline(always)]
+    fn event(&mut self, _: Event) {}
+    fn interrupt(&mut self, laps: u32) -> bool {
+        laps >= self.0
+    }
+}
+
+/// The root's legal moves, each sown once ([`root_moves`]).
+struct RootMoves {
+    /// The moves proven legal, in board order, with the position after each and its outcome.
+    kids: Vec<(Hole, Position, MoveOutcome)>,
+    /// False if the clock stopped the proof before every candidate was known to end or to be
+    /// endless: `kids` may then lack legal moves.
+    complete: bool,
+}
+
+impl RootMoves {
+    fn legal(&self) -> Moves {
+        Moves::from_mask(self.kids.iter().fold(0, |m, k| m | 1 << k.0.index()))
+    }
+
+    /// The fallback when no iteration completed: the legal move with the largest immediate
+    /// gain (first in board order among equals), from the sowings already done.
+    fn greedy(&self, pos: &Position) -> Option<Hole> {
+        let me = pos.to_move().index();
+        let mut best: Option<(i32, Hole)> = None;
+        for (mv, _, out) in &self.kids {
+            let g = i32::from(out.taken[me]) - i32::from(out.taken[1 - me]);
+            if best.is_none_or(|(b, _)| g > b) {
+                best = Some((g, *mv));
+            }
+        }
+        best.map(|(_, m)| m)
+    }
+}
+
+/// Sows each candidate of the root once. The first pass sows each at most
+/// [`params::ROOT_FIRST_LAPS`] laps; the moves not over by then (a long cycle, most likely
+/// endless) are sown to their end afterwards, interrupted when the search must stop. So the
+/// moves of ordinary length are known legal however soon the time runs out, a move that takes
+/// seconds to prove endless is proven once per search (not at every iteration), and the
+/// deadline and `stop` are honoured while it is. If the clock stops the proof before any move
+/// is known legal, the sowing goes on until one is (a player to move has one): the answer
+/// must be a legal move.
+fn root_moves(pos: &Position, clock: &Clock) -> RootMoves {
+    let mut kids = Vec::with_capacity(7);
+    let mut long = Vec::new();
+    for mv in pos.candidates() {
+        let mut c = *pos;
+        match c.try_play_unchecked(mv, &mut LapBudget(params::ROOT_FIRST_LAPS)) {
+            Sowing::Ends(out) => kids.push((mv, c, out)),
+            Sowing::Endless => {}
+            Sowing::Interrupted => long.push(mv),
+        }
+    }
+    let mut complete = true;
+    for (i, &mv) in long.iter().enumerate() {
+        let mut c = *pos;
+        match c.try_play_unchecked(mv, &mut SowHook(clock)) {
+            Sowing::Ends(out) => kids.push((mv, c, out)),
+            Sowing::Endless => {}
+            Sowing::Interrupted => {
+                complete = false;
+                if kids.is_empty() {
+                    // No legal move known yet: one is needed.
+                    for &mv in &long[i..] {
+                        let mut c = *pos;
+                        if let Some(out) = c.play_unchecked(mv) {
+                            kids.push((mv, c, out));
+                            break;
+                        }
+                    }
+                }
+                break;
+            }
+        }
+    }
+    kids.sort_by_key(|k| k.0.index());
+    RootMoves { kids, complete }
+}
+
 /// One searching thread.
 pub(crate) struct Worker<'a> {
     tt: &'a Tt,
@@ -171,6 +274,11 @@ pub(crate) struct Worker<'a> {
     /// The best root move of the iteration in progress, once one has been searched fully:
     /// its score and principal variation (used when the iteration is cut short).
     root_best: Option<(i32, Vec<Hole>)>,
+    /// The root's legal moves ([`root_moves`]): the root sows only these, so that a move
+    /// proven endless once is not sown again at every iteration.
+    root_moves: Moves,
+    /// Laps sown since the clock was last checked ([`params::CHECK_EVERY_LAPS`]).
+    laps: u64,
 }
 
 impl<'a> Worker<'a> {
@@ -202,6 +310,8 @@ impl<'a> Worker<'a> {
             pv: vec![[NO_MOVE; MAX_PLY]; MAX_PLY + 1],
             pv_len: vec![0; MAX_PLY + 1],
             root_best: None,
+            root_moves: Moves::from_mask(u16::MAX),
+            laps: 0,
         };
         for &k in root_history {
             w.path.push(k);
@@ -218,6 +328,53 @@ impl<'a> Worker<'a> {
         {
             self.stopped = true;
         }
+    }
+
+    /// Plays `mv` (a candidate) on `c`: its outcome, or `None` if it is endless or if the
+    /// search must stop during a long sowing (then [`Worker::stopped`] is set).
+    #[inline]
+    fn sow(&mut self, c: &mut Position, mv: Hole) -> Option<MoveOutcome> {
+        match c.try_play_unchecked(mv, &mut SowHook(self.clock)) {
+            Sowing::Ends(out) => {
+                self.laps += u64::from(out.laps);
+                Some(out)
+            }
+            Sowing::Endless => None,
+            Sowing::Interrupted => {
+                self.stopped = true;
+                None
+            }
+        }
+    }
+
+    /// Checks the clock when the moves sown since the last check add up to
+    /// [`params::CHECK_EVERY_LAPS`] laps.
+    #[inline]
+    fn check_laps(&mut self) {
+        if self.laps >= params::CHECK_EVERY_LAPS {
+            self.laps = 0;
+            if self.clock.must_stop_after(self.nodes) {
+                self.stopped = true;
+            }
+        }
+    }
+
+    /// True if the player to move at `pos` has a legal move (stops at the first found). If
+    /// the search must stop during a long sowing, [`Worker::stopped`] is set (and the answer
+    /// is meaningless).
+    fn has_legal_move(&mut self, pos: &Position) -> bool {
+        for mv in pos.candidates() {
+            let mut c = *pos;
+            match c.try_play_unchecked(mv, &mut SowHook(self.clock)) {
+                Sowing::Ends(_) => return true,
+                Sowing::Endless => {}
+                Sowing::Interrupted => {
+                    self.stopped = true;
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// The value of a round that ends at `pos` in the way `end`: its exact future margin, and in
@@ -248,9 +405,12 @@ impl<'a> Worker<'a> {
     /// exact entry `e` found under `key`, to the entry's cached line: replayed from `pos`, it
     /// stops before a move that is not legal and after a move that ends the round (Pasu
     /// Pondi's one-row end, a repetition of the path since seeds last left the board, or a
-    /// player with no legal move). No line cached: the node's line is empty, as before.
-    fn pv_from_cache(&mut self, pos: &Position, key: u64, e: &Entry, ply: usize) {
-        let room = MAX_PLY - 1 - ply;
+    /// player with no legal move), and is cut to the node's remaining `depth` (an entry
+    /// stored deeper, by a helper thread or an earlier iteration, may hold a longer line; the
+    /// line of an iteration is never longer than its depth). No line cached: the node's line
+    /// is empty, as before.
+    fn pv_from_cache(&mut self, pos: &Position, key: u64, e: &Entry, ply: usize, depth: i32) {
+        let room = (MAX_PLY - 1 - ply).min(usize::try_from(depth).unwrap_or(0));
         let mut line = [NO_MOVE; MAX_PLY];
         let n = self.pvs.probe(key, e, &mut line[..room]);
         let mut seen: Vec<u128> = self.path[self.base..].to_vec();
@@ -264,7 +424,7 @@ impl<'a> Worker<'a> {
             if !p.candidates().contains(mv) {
                 break;
             }
-            let Some(out) = p.play_unchecked(mv) else {
+            let Some(out) = self.sow(&mut p, mv) else {
                 break;
             };
             len += 1;
@@ -272,7 +432,7 @@ impl<'a> Worker<'a> {
                 seen.clear();
             }
             let k = p.repetition_key();
-            if eval::one_row_end(&p) || seen.contains(&k) || !p.has_legal_move() {
+            if eval::one_row_end(&p) || seen.contains(&k) || !self.has_legal_move(&p) {
                 break;
             }
             seen.push(k);
@@ -371,7 +531,7 @@ impl<'a> Worker<'a> {
                     }
                     self.est |= e.est;
                     if pv_node && e.bound == tt::EXACT {
-                        self.pv_from_cache(pos, fkey, &e, ply);
+                        self.pv_from_cache(pos, fkey, &e, ply, depth);
                     }
                     return (e.score, e.depth == tt::PROVEN_DEPTH);
                 }
@@ -387,7 +547,7 @@ impl<'a> Worker<'a> {
             let proven = e.depth == tt::PROVEN_DEPTH;
             if ply > 0 && (fkey == pkey || !proven) && usable(&e) {
                 if pv_node && e.bound == tt::EXACT {
-                    self.pv_from_cache(pos, pkey, &e, ply);
+                    self.pv_from_cache(pos, pkey, &e, ply, depth);
                 }
                 self.est |= e.est;
                 return (e.score, proven);
@@ -395,7 +555,11 @@ impl<'a> Worker<'a> {
         }
         if depth <= 0 || ply >= MAX_PLY - 1 {
             // At the horizon a stuck player still ends the round: its exact value, proven.
-            if !pos.has_legal_move() {
+            let stuck = !self.has_legal_move(pos);
+            if self.stopped {
+                return (0, false);
+            }
+            if stuck {
                 return (self.round_end(pos, eval::stuck_end(pos)), true);
             }
             return (eval::evaluate(pos), false);
@@ -406,9 +570,15 @@ impl<'a> Worker<'a> {
         let side = me.index();
         let mut kids: [(u8, Position, i32, bool, i32); 7] = [(0, *pos, 0, false, 0); 7];
         let mut n = 0;
-        for mv in pos.candidates() {
+        // The root sows only its legal moves, proven once per search ([`root_moves`]).
+        let candidates = if ply == 0 {
+            Moves::from_mask(pos.candidates().mask() & self.root_moves.mask())
+        } else {
+            pos.candidates()
+        };
+        for mv in candidates {
             let mut c = *pos;
-            if let Some(out) = c.play_unchecked(mv) {
+            if let Some(out) = self.sow(&mut c, mv) {
                 let gain = i32::from(out.taken[side]) - i32::from(out.taken[1 - side]);
                 let i = mv.index() as u8;
                 let mut order = gain * params::GAIN_WEIGHT + self.history[side][i as usize];
@@ -422,6 +592,10 @@ impl<'a> Worker<'a> {
                 kids[n] = (i, c, gain * SCALE, out.seeds_taken() > 0, order);
                 n += 1;
             }
+        }
+        self.check_laps();
+        if self.stopped {
+            return (0, false);
         }
         if n == 0 {
             return (self.round_end(pos, eval::stuck_end(pos)), true);
@@ -581,6 +755,27 @@ fn root_history(state: &GameState) -> Vec<u128> {
     h
 }
 
+/// In a match, the most a value at `pos` can be worth to either side, in internal units: the
+/// match won with every seed left on the board taken ([`params::MATCH_WIN`] + the seeds on the
+/// board). No other value reaches it (a next round's estimate stays far below
+/// [`params::MATCH_WIN`], the evaluation at the horizon below the seeds on the board), so a
+/// search value of exactly `±match_ceiling` rests only on real ends of the round that end
+/// the match: it is proven and counts on no estimate, whatever the other moves' values
+/// (docs/engine.md, "Matches").
+fn match_ceiling(pos: &Position) -> i32 {
+    (pos.seeds_on_board() as i32 + params::MATCH_WIN) * SCALE
+}
+
+/// The clock of a search with `limits`, started at [`Limits::start`] (or now).
+fn clock_of(limits: &Limits) -> Clock {
+    Clock::started_at(
+        limits.start.unwrap_or_else(std::time::Instant::now),
+        limits.movetime,
+        limits.stop.clone(),
+    )
+    .with_whole_movetime(limits.whole_movetime)
+}
+
 /// Iterative deepening on one thread. `report` is called after each completed iteration.
 fn iterate(
     w: &mut Worker<'_>,
@@ -617,6 +812,14 @@ fn iterate(
                 break (v, p, w.est);
             }
         };
+        // A match won (or lost) with every seed on the board is the most (least) any move can
+        // be worth: proven, even where the other moves' values count on estimates.
+        let settled = w.view.is_some() && !w.stopped && score.abs() == match_ceiling(pos);
+        let (proven, est) = if settled {
+            (true, false)
+        } else {
+            (proven, est)
+        };
         if w.stopped {
             // Cut short: keep a root move this iteration searched fully, if any (it beat the
             // previous best move's score at this depth, or is the previous best move itself).
@@ -649,30 +852,23 @@ fn iterate(
     last
 }
 
-/// The fallback when not even the first iteration completed: the legal move with the largest
-/// immediate gain (first in board order among equals).
-fn greedy_move(pos: &Position) -> Option<Hole> {
-    let me = pos.to_move().index();
-    let mut best: Option<(i32, Hole)> = None;
-    for mv in pos.candidates() {
-        let mut c = *pos;
-        if let Some(out) = c.play_unchecked(mv) {
-            let g = i32::from(out.taken[me]) - i32::from(out.taken[1 - me]);
-            if best.is_none_or(|(b, _)| g > b) {
-                best = Some((g, mv));
-            }
-        }
-    }
-    best.map(|(_, m)| m)
-}
-
 pub(crate) fn search(
     state: &GameState,
     limits: &Limits,
     on_info: &mut dyn FnMut(&SearchInfo),
 ) -> SearchResult {
     let pos = *state.position();
-    if state.is_round_over() || !pos.has_legal_move() {
+    let clock = clock_of(limits);
+    let stopped = limits
+        .stop
+        .as_ref()
+        .is_some_and(|s| s.load(Ordering::Relaxed));
+    let root = if state.is_round_over() {
+        None
+    } else {
+        Some(root_moves(&pos, &clock))
+    };
+    let Some(root) = root.filter(|r| !r.kids.is_empty()) else {
         return SearchResult {
             best: None,
             score: root_offset(state),
@@ -681,16 +877,16 @@ pub(crate) fn search(
             nodes: 0,
             pv: Vec::new(),
         };
-    }
+    };
     // Nothing may be searched (a node budget of 0, or the stop flag already raised): the first
-    // legal move at once, unsearched, valued at the margin so far.
-    if limits.nodes == Some(0)
-        || limits
-            .stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::Relaxed))
-    {
-        let best = state.legal_moves().next();
+    // legal move at once, unsearched, valued at the margin so far. The same when the clock ran
+    // out while the root's moves were being proven legal: the fallback move.
+    if limits.nodes == Some(0) || stopped || !root.complete {
+        let best = if limits.nodes == Some(0) || stopped {
+            root.kids.first().map(|k| k.0)
+        } else {
+            root.greedy(&pos)
+        };
         return SearchResult {
             best,
             score: root_offset(state),
@@ -700,8 +896,6 @@ pub(crate) fn search(
             pv: best.into_iter().collect(),
         };
     }
-    let clock =
-        Clock::new(limits.movetime, limits.stop.clone()).with_whole_movetime(limits.whole_movetime);
     let tt = Tt::new(tt_entries(limits));
     let pvs = PvCache::new();
     let hist = root_history(state);
@@ -715,6 +909,7 @@ pub(crate) fn search(
 
     let mut run_main = || {
         let mut w = Worker::new(&tt, &pvs, &clock, oracle, view, node_limit, &hist);
+        w.root_moves = root.legal();
         let mut report = |depth: u32, it: &Iteration, nodes: u64| {
             let elapsed = clock.elapsed();
             let total = nodes + helper_nodes.load(Ordering::Relaxed);
@@ -741,8 +936,10 @@ pub(crate) fn search(
             for t in 1..threads {
                 let (tt, pvs, clock, hist, helper_nodes) =
                     (&tt, &pvs, &clock, &hist, &helper_nodes);
+                let legal = root.legal();
                 s.spawn(move || {
                     let mut w = Worker::new(tt, pvs, clock, oracle, view, u64::MAX, hist);
+                    w.root_moves = legal;
                     // Perturb the helpers' move ordering so they explore different trees.
                     for (i, h) in w.history[0].iter_mut().enumerate() {
                         *h = ((i * 7 + t * 13) % 11) as i32;
@@ -760,7 +957,7 @@ pub(crate) fn search(
     match result {
         Some((depth, it)) => {
             let mut r = SearchResult {
-                best: it.pv.first().copied().or_else(|| greedy_move(&pos)),
+                best: it.pv.first().copied().or_else(|| root.greedy(&pos)),
                 score: offset + to_seeds(it.score),
                 exact: it.proven,
                 depth,
@@ -781,7 +978,7 @@ pub(crate) fn search(
             r
         }
         None => {
-            let best = greedy_move(&pos);
+            let best = root.greedy(&pos);
             SearchResult {
                 best,
                 score: offset,
@@ -1023,10 +1220,12 @@ pub(crate) fn analyze_report(state: &GameState, limits: &Limits) -> crate::Analy
     for m in &mut moves {
         m.exact &= !est.contains(&m.mv);
     }
+    let settled = best_is_ceiling(state, &moves);
     crate::Analysis {
         moves,
         depth,
         nodes,
+        settled,
     }
 }
 
@@ -1047,8 +1246,8 @@ fn analyze_counted_depth(
     if state.is_round_over() {
         return (Vec::new(), 0, 0, Vec::new());
     }
-    let clock =
-        Clock::new(limits.movetime, limits.stop.clone()).with_whole_movetime(limits.whole_movetime);
+    let clock = clock_of(limits);
+    let root = root_moves(&pos, &clock);
     let tt = Tt::new(tt_entries(limits));
     let pvs = PvCache::new();
     let hist = root_history(state);
@@ -1067,12 +1266,9 @@ fn analyze_counted_depth(
     let rkey = pos.repetition_key();
 
     let mut moves: Vec<(Hole, Position, i32, bool)> = Vec::new();
-    for mv in pos.candidates() {
-        let mut c = pos;
-        if let Some(out) = c.play_unchecked(mv) {
-            let g = i32::from(out.taken[me.index()]) - i32::from(out.taken[me.other().index()]);
-            moves.push((mv, c, g * SCALE, out.seeds_taken() > 0));
-        }
+    for &(mv, c, out) in &root.kids {
+        let g = i32::from(out.taken[me.index()]) - i32::from(out.taken[me.other().index()]);
+        moves.push((mv, c, g * SCALE, out.seeds_taken() > 0));
     }
     let mut values: Vec<MoveValue> = moves
         .iter()
@@ -1086,7 +1282,8 @@ fn analyze_counted_depth(
     let mut depth = 1;
     let mut reached = 0;
     let mut est = Vec::new();
-    while depth <= maxd {
+    // The clock ran out while the root's moves were being proven legal: their gains only.
+    while depth <= maxd && root.complete {
         if depth > 1 && !clock.may_start_iteration() {
             break;
         }
@@ -1119,10 +1316,15 @@ fn analyze_counted_depth(
                     .iter()
                     .map(|&i| Hole::ALL[i as usize]),
             );
+            // A match won or lost with every seed on the board: proven ([`match_ceiling`]).
+            let settled = w.view.is_some() && (g - cv).abs() == match_ceiling(&pos);
+            if settled {
+                this_est.retain(|&m| m != mv);
+            }
             this.push(MoveValue {
                 mv,
                 score: offset + to_seeds(g - cv),
-                exact: p,
+                exact: p || settled,
                 pv,
             });
         }
@@ -1145,6 +1347,17 @@ fn analyze_counted_depth(
         }
     }
     (values, w.nodes, reached, est)
+}
+
+/// Whether the best of `moves` (values in seeds, offset included) is a match won with every
+/// seed on the board ([`match_ceiling`]): then the position's value is proven, whatever the
+/// other moves' values.
+fn best_is_ceiling(state: &GameState, moves: &[MoveValue]) -> bool {
+    let pos = state.position();
+    MatchView::of(state).is_some()
+        && moves.first().is_some_and(|b| {
+            b.exact && (b.score - root_offset(state)) * SCALE == match_ceiling(pos)
+        })
 }
 
 /// The longest principal variation [`extend_pv_from_tables`] writes.

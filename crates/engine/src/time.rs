@@ -29,7 +29,17 @@ impl Clock {
     /// A clock started now.
     #[must_use]
     pub fn new(movetime: Option<Duration>, external: Option<Arc<AtomicBool>>) -> Clock {
-        let start = Instant::now();
+        Clock::started_at(Instant::now(), movetime, external)
+    }
+
+    /// A clock that started at `start` (the protocol's `go`, before anything of the search
+    /// was done: [`crate::Limits::start`]).
+    #[must_use]
+    pub fn started_at(
+        start: Instant,
+        movetime: Option<Duration>,
+        external: Option<Arc<AtomicBool>>,
+    ) -> Clock {
         Clock {
             start,
             deadline: movetime.map(|t| start + t),
@@ -68,8 +78,10 @@ impl Clock {
     }
 
     /// [`Clock::must_stop`] for a thread that has searched `nodes` nodes: the deadline counts
-    /// only from [`params::MIN_TIMED_NODES`] on (the stop flag and the end of the main thread
-    /// always do).
+    /// from [`params::MIN_TIMED_NODES`] on, or before that once it is far past (by the move
+    /// time again, and at least [`params::FAR_PAST_MS`]): the nodes are then expensive (moves
+    /// whose sowing takes long), not a busy machine's few. The stop flag and the end of the
+    /// main thread always count.
     #[must_use]
     pub fn must_stop_after(&self, nodes: u64) -> bool {
         if nodes >= params::MIN_TIMED_NODES {
@@ -80,6 +92,19 @@ impl Clock {
                 .external
                 .as_ref()
                 .is_some_and(|x| x.load(Ordering::Relaxed))
+            || self.far_past()
+    }
+
+    /// True once the deadline is passed by the move time again and by at least
+    /// [`params::FAR_PAST_MS`].
+    fn far_past(&self) -> bool {
+        match (self.deadline, self.movetime) {
+            (Some(d), Some(t)) => {
+                let grace = t.max(Duration::from_millis(params::FAR_PAST_MS));
+                Instant::now() >= d + grace
+            }
+            _ => false,
+        }
     }
 
     /// True if another iteration may be started: a good share of the move time is left, or,
@@ -149,6 +174,25 @@ pub fn clock_movetime(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Below MIN_TIMED_NODES the deadline counts only once it is far past (by the move time
+    /// again, and at least FAR_PAST_MS): expensive nodes, not a busy machine.
+    #[test]
+    fn the_deadline_counts_before_the_node_floor_only_when_far_past() {
+        let ms = Duration::from_millis;
+        let now = Instant::now();
+        let clock =
+            |ago: u64, movetime: u64| Clock::started_at(now - ms(ago), Some(ms(movetime)), None);
+        // Just past the deadline: not yet, below the floor; at once from it.
+        assert!(!clock(15, 10).must_stop_after(0));
+        assert!(clock(15, 10).must_stop_after(params::MIN_TIMED_NODES));
+        // Past by 20 ms and by the move time: yes.
+        assert!(clock(35, 10).must_stop_after(0));
+        assert!(!clock(150, 100).must_stop_after(0));
+        assert!(clock(250, 100).must_stop_after(0));
+        // No deadline: never.
+        assert!(!Clock::started_at(now - ms(10_000), None, None).must_stop_after(0));
+    }
 
     /// The clock's move time never reaches the clock, grows with the increment and with fewer
     /// moves to go, and is about twice the clock's share per move.

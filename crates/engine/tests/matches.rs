@@ -302,3 +302,53 @@ fn a_value_that_counts_on_the_next_round_is_not_exact() {
     assert_eq!(a.value().map(|v| v.1), Some(false));
     assert!(a.moves.iter().all(|m| !m.exact));
 }
+
+/// A move that wins the match taking every seed left on the board is the most any move can be
+/// worth: the search, `analyze` (the move and the position) and so every interface built on
+/// them (the protocol, the hint, the terminal's hint) call it proven, even though the other
+/// moves' values count on the next round's estimate. Raja Pasu, round 3: North holds 4 seeds,
+/// South's `A` ends the round at once (North cannot move) with all 63 seeds of the round to
+/// South, and the match 94 to 4: 63 + 200.
+#[test]
+fn a_match_won_with_every_seed_is_proven_everywhere() {
+    let st: GameState = "7,7,7,7,7,7,7/x,x,x,x,x,7,7 31 4 S 3 raja-pasu"
+        .parse::<pussa_rules::Setup>()
+        .unwrap()
+        .game_state(Mode::Match)
+        .unwrap();
+    let a: Hole = "A".parse().unwrap();
+    let mut after = st.clone();
+    after.play(a).unwrap();
+    assert_eq!(after.winner(), Some(Some(Side::South)));
+    for depth in [1, 6] {
+        let r = pussa_engine::search(
+            &st,
+            &Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        );
+        assert_eq!(
+            (r.best, r.score, r.exact),
+            (Some(a), 263, true),
+            "depth {depth}"
+        );
+        // Proven: the deepening stopped at the first iteration.
+        assert_eq!(r.depth, 1);
+    }
+    let rep = analyze_report(
+        &st,
+        &Limits {
+            depth: Some(4),
+            ..Limits::default()
+        },
+    );
+    let best = &rep.moves[0];
+    assert_eq!((best.mv, best.score, best.exact), (a, 263, true));
+    assert!(rep.moves[1..].iter().any(|m| !m.exact));
+    assert_eq!(rep.value(), Some((263, true)));
+    // A value short of the ceiling stays as it was: a move whose value counts on the next
+    // round is not exact.
+    assert!(rep.moves[1..].iter().all(|m| m.score < 200 && !m.exact));
+}

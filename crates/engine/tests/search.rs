@@ -863,3 +863,153 @@ fn whole_movetime_searches_until_the_deadline() {
     );
     assert!(st.legal_moves().contains(r.best.unwrap()));
 }
+
+/// A Walak-pussa position whose move `b` is endless with a cycle of millions of laps: proving
+/// it endless takes about a second (docs/rules.md, "Endless moves"); the other moves end at
+/// once.
+const LONG_ENDLESS: &str = "1,2,6,2,4,3,5/4,2,6,3,4,7,6 1 0 N 1 walak-pussa";
+
+fn long_endless_state() -> GameState {
+    LONG_ENDLESS
+        .parse::<pussa_rules::Setup>()
+        .unwrap()
+        .game_state(Mode::Single)
+        .unwrap()
+}
+
+/// How long proving `b` endless takes here (in this build, on this machine now).
+fn proving_b_takes() -> Duration {
+    let st = long_endless_state();
+    let t = Instant::now();
+    let mut p = *st.position();
+    assert!(p.play("b".parse().unwrap()).is_err());
+    t.elapsed()
+}
+
+#[test]
+fn movetime_and_stop_are_honoured_while_a_long_endless_move_is_proven() {
+    let st = long_endless_state();
+    let slow = proving_b_takes();
+    // A movetime far below the proof: the search answers at its deadline with a legal move.
+    let t = Instant::now();
+    let r = search(
+        &st,
+        &Limits {
+            movetime: Some(Duration::from_millis(10)),
+            whole_movetime: true,
+            ..Limits::default()
+        },
+        &mut |_| {},
+    );
+    let took = t.elapsed();
+    let best = r.best.expect("a move");
+    assert!(st.clone().play(best).is_ok(), "{best}");
+    assert!(
+        took < Duration::from_millis(200) && took * 4 < slow,
+        "movetime 10 took {took:?} (proving b endless takes {slow:?})"
+    );
+    // The same for analyze: the moves proven legal, with their immediate gains.
+    let t = Instant::now();
+    let a = pussa_engine::analyze_report(
+        &st,
+        &Limits {
+            movetime: Some(Duration::from_millis(10)),
+            ..Limits::default()
+        },
+    );
+    let took = t.elapsed();
+    assert!(took * 4 < slow, "analyze took {took:?}, proof {slow:?}");
+    assert!(!a.moves.is_empty() && a.moves.iter().all(|m| m.mv.letter() != 'b'));
+    // `stop` from another thread, while the search proves b endless.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let raiser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        Instant::now()
+    });
+    let r = search(
+        &st,
+        &Limits {
+            stop: Some(stop),
+            ..Limits::default()
+        },
+        &mut |_| {},
+    );
+    let answered = Instant::now();
+    let raised = raiser.join().unwrap();
+    assert!(st.clone().play(r.best.unwrap()).is_ok());
+    let late = answered.saturating_duration_since(raised);
+    assert!(
+        late < Duration::from_millis(100) && late * 4 < slow,
+        "stop answered {late:?} late (proof {slow:?})"
+    );
+}
+
+#[test]
+fn a_long_endless_move_is_proven_once_and_the_search_goes_on() {
+    // With time to prove b endless, the search completes iterations after it (the root's
+    // moves are not sown again at every iteration) and never plays b.
+    let st = long_endless_state();
+    let slow = proving_b_takes();
+    let mut depths = 0;
+    let t = Instant::now();
+    let r = search(
+        &st,
+        &Limits {
+            depth: Some(6),
+            ..Limits::default()
+        },
+        &mut |_| depths += 1,
+    );
+    let took = t.elapsed();
+    assert_eq!(r.depth, 6);
+    assert_eq!(depths, 6);
+    assert_ne!(r.best.unwrap().letter(), 'b');
+    // Once, not six times (nor once more for the fallback).
+    assert!(took < slow * 3, "depth 6 took {took:?}, one proof {slow:?}");
+}
+
+/// The principal variation of every completed iteration is at most as long as its depth
+/// (docs/protocol.md, "Search output"), whatever deeper lines the transposition table's
+/// exact entries hold (transpositions within one thread's iterations; the helper threads').
+#[test]
+fn an_iterations_pv_is_never_longer_than_its_depth() {
+    let mut rng = Rng::new(77);
+    let mut bad = Vec::new();
+    let mut lines = 0;
+    for (gi, game) in Game::ALL.into_iter().enumerate() {
+        for k in 0..40 {
+            let seeds = 8 + rng.below(30);
+            let pos = common::random_position(game, seeds, &mut rng);
+            let to_move = pos.to_move();
+            let st = GameState::from_position(pos, Mode::Single, 1, to_move);
+            if st.is_round_over() {
+                continue;
+            }
+            let threads = 1 + (k % 2) as usize;
+            let limits = Limits {
+                depth: Some(10),
+                nodes: Some(20_000),
+                threads,
+                ..Limits::default()
+            };
+            search(&st, &limits, &mut |i| {
+                lines += 1;
+                if i.pv.len() > i.depth as usize {
+                    bad.push(format!(
+                        "{gi} {k} t{threads} depth {} pv {:?}",
+                        i.depth, i.pv
+                    ));
+                }
+            });
+        }
+    }
+    assert!(lines > 300, "{lines}");
+    assert!(
+        bad.is_empty(),
+        "{} of {lines}: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(5)]
+    );
+}

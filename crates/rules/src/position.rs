@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::trace::{Event, NoTrace, Trace};
+use crate::trace::{Event, NoTrace, Trace, Uninterrupted, INTERRUPT_LAPS};
 use crate::types::{Direction, Game, Hole, Moves, Side};
 
 /// Byte `i` set to 1 for every hole `i` of the ring.
@@ -31,6 +31,13 @@ fn byte_mask(open: u16) -> u128 {
     m
 }
 
+/// How [`Position::sow`] ended.
+enum Sown {
+    Ends(MoveOutcome),
+    Endless,
+    Interrupted,
+}
+
 /// What a move did, besides changing the position.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MoveOutcome {
@@ -38,6 +45,18 @@ pub struct MoveOutcome {
     pub taken: [u8; 2],
     /// Laps sown (1 + the number of relay lifts).
     pub laps: u32,
+}
+
+/// How a sowing went ([`Position::try_play_unchecked`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sowing {
+    /// The move ended; the position was played.
+    Ends(MoveOutcome),
+    /// The move is endless (not a legal move); the position is unchanged.
+    Endless,
+    /// The receiver interrupted the sowing ([`Trace::interrupt`]) before it was known to end
+    /// or to be endless; the position is unchanged.
+    Interrupted,
 }
 
 impl MoveOutcome {
@@ -439,25 +458,77 @@ impl Position {
 
     /// [`Position::play`], reporting every event of the move to `trace`.
     ///
+    /// An endless move reports nothing: with a receiver that takes events
+    /// ([`Trace::ENABLED`]) the move is first sown without a trace, and only a move that ends is
+    /// sown again into `trace`. The cycle of an endless move can be hundreds of millions of
+    /// laps long, so its events are never kept; a move that ends costs two sowings.
+    ///
     /// # Errors
-    /// As [`Position::play`]. For an endless move the trace holds the laps sown until the
-    /// recurrence was found.
+    /// As [`Position::play`]; `trace` then received nothing.
     pub fn play_traced<T: Trace>(
         &mut self,
         mv: Hole,
         trace: &mut T,
     ) -> Result<MoveOutcome, IllegalMove> {
         self.check_candidate(mv)?;
+        let endless = IllegalMove {
+            mv,
+            reason: IllegalReason::Endless,
+        };
+        if T::ENABLED {
+            let mut q = *self;
+            if !matches!(q.sow(mv.index(), &mut NoTrace), Sown::Ends(_)) {
+                return Err(endless);
+            }
+        }
         let mut p = *self;
-        match p.sow(mv.index(), trace) {
-            Some(outcome) => {
+        match p.sow(mv.index(), &mut Uninterrupted(trace)) {
+            Sown::Ends(outcome) => {
                 *self = p;
                 Ok(outcome)
             }
-            None => Err(IllegalMove {
-                mv,
-                reason: IllegalReason::Endless,
-            }),
+            Sown::Endless | Sown::Interrupted => Err(endless),
+        }
+    }
+
+    /// [`Position::play_unchecked`] with a receiver that may interrupt a long sowing
+    /// ([`Trace::interrupt`], asked every [`INTERRUPT_LAPS`] laps): the search's way of
+    /// honouring its deadline while a move with a very long cycle is being proven endless.
+    /// `mv` must be a candidate, as for [`Position::play_unchecked`]. Every event sown is
+    /// reported to `trace`, for an endless move those of the laps sown until the recurrence
+    /// was found (unlike [`Position::play_traced`]).
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Event, Position, Setup, Sowing, Trace};
+    /// // Gives up after the first question.
+    /// struct Impatient;
+    /// impl Trace for Impatient {
+    ///     const ENABLED: bool = false;
+    ///     const INTERRUPTS: bool = true;
+    ///     fn event(&mut self, _: Event) {}
+    ///     fn interrupt(&mut self, _laps: u32) -> bool { true }
+    /// }
+    /// let pos: Position = "4,3,7,6,5,4,5/2,3,2,3,5,4,3 0 0 N 1 walak-pussa".parse::<Setup>()?.position()?;
+    /// let (a, e) = ("a".parse()?, "e".parse()?);
+    /// // `a` ends within a few laps; `e`'s cycle is millions of laps long.
+    /// assert!(matches!(pos.clone().try_play_unchecked(a, &mut Impatient), Sowing::Ends(_)));
+    /// let mut p = pos;
+    /// assert_eq!(p.try_play_unchecked(e, &mut Impatient), Sowing::Interrupted);
+    /// assert_eq!(p, pos);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn try_play_unchecked<T: Trace>(&mut self, mv: Hole, trace: &mut T) -> Sowing {
+        debug_assert!(self.check_candidate(mv).is_ok(), "{mv} is not a candidate");
+        let mut p = *self;
+        match p.sow(mv.index(), trace) {
+            Sown::Ends(out) => {
+                *self = p;
+                Sowing::Ends(out)
+            }
+            Sown::Endless => Sowing::Endless,
+            Sown::Interrupted => Sowing::Interrupted,
         }
     }
 
@@ -475,15 +546,19 @@ impl Position {
     pub fn play_unchecked(&mut self, mv: Hole) -> Option<MoveOutcome> {
         debug_assert!(self.check_candidate(mv).is_ok(), "{mv} is not a candidate");
         let mut p = *self;
-        let out = p.sow(mv.index(), &mut NoTrace)?;
-        *self = p;
-        Some(out)
+        match p.sow(mv.index(), &mut NoTrace) {
+            Sown::Ends(out) => {
+                *self = p;
+                Some(out)
+            }
+            Sown::Endless | Sown::Interrupted => None,
+        }
     }
 
-    /// Sows from hole `from` (a candidate) and passes the turn. `None` if endless; the position
-    /// is then left half-sown and must be discarded by the caller.
+    /// Sows from hole `from` (a candidate) and passes the turn. Unless it ends, the position
+    /// is left half-sown and must be discarded by the caller.
     #[inline]
-    fn sow<T: Trace>(&mut self, from: usize, t: &mut T) -> Option<MoveOutcome> {
+    fn sow<T: Trace>(&mut self, from: usize, t: &mut T) -> Sown {
         let game = self.game;
         let fours = game.fours();
         let dir = game.direction();
@@ -558,7 +633,10 @@ impl Position {
             let n = next_open(dir, open, h);
             if b[n] != 0 {
                 if b == saved_board && n == saved_hole {
-                    return None;
+                    return Sown::Endless;
+                }
+                if T::INTERRUPTS && laps % INTERRUPT_LAPS == 0 && t.interrupt(laps) {
+                    return Sown::Interrupted;
                 }
                 steps += 1;
                 if steps == power {
@@ -611,7 +689,7 @@ impl Position {
         self.stores[0] += taken[0];
         self.stores[1] += taken[1];
         self.to_move = mover.other();
-        Some(MoveOutcome { taken, laps })
+        Sown::Ends(MoveOutcome { taken, laps })
     }
 
     /// Ends the round: moves every seed left on the board to a store by the rule for `reason`,

@@ -204,11 +204,44 @@ mod closed_indices {
 }
 
 /// A receiver of [`Event`]s.
+///
+/// A receiver may also interrupt a long sowing ([`Trace::INTERRUPTS`], [`Trace::interrupt`]):
+/// the search uses this to honour its deadline and its stop flag while a move whose cycle is
+/// hundreds of millions of laps long is being proven endless. Like the events, the question is
+/// compiled away for receivers that do not ask it.
 pub trait Trace {
     /// False only for receivers that ignore every event; lets the sowing code take fast paths.
     const ENABLED: bool = true;
+    /// True for receivers that may interrupt a sowing ([`Trace::interrupt`]); false, the
+    /// default, compiles the question away.
+    const INTERRUPTS: bool = false;
     /// Receives one event.
     fn event(&mut self, event: Event);
+    /// Asked, when [`Trace::INTERRUPTS`] is true, every [`INTERRUPT_LAPS`] laps of one move
+    /// with `laps` (the laps sown so far in the move): true abandons the move
+    /// ([`crate::Sowing::Interrupted`], from [`crate::Position::try_play_unchecked`]; the
+    /// checked plays never ask). By default never.
+    #[inline(always)]
+    fn interrupt(&mut self, laps: u32) -> bool {
+        let _ = laps;
+        false
+    }
+}
+
+/// How often (in laps of one move) a receiver that [`Trace::INTERRUPTS`] is asked whether to
+/// go on. Ordinary moves sow a few laps and are never asked; a move whose cycle is long enough
+/// to be expensive to prove endless is asked every few tens of microseconds.
+pub const INTERRUPT_LAPS: u32 = 1 << 12;
+
+/// Passes events on to `T` but never interrupts: what the checked plays sow with.
+pub(crate) struct Uninterrupted<'a, T: Trace>(pub(crate) &'a mut T);
+
+impl<T: Trace> Trace for Uninterrupted<'_, T> {
+    const ENABLED: bool = T::ENABLED;
+    #[inline(always)]
+    fn event(&mut self, event: Event) {
+        self.0.event(event);
+    }
 }
 
 /// Ignores every event; the zero-cost default.

@@ -482,3 +482,37 @@ fn a_refills_closed_holes_are_written_as_indices_and_read_as_indices_or_the_old_
         assert!(err.contains(why), "{closed}: {err}");
     }
 }
+
+/// An endless move reports no event to a trace (its cycle can be hundreds of millions of laps
+/// long: the trace of it would not fit in memory), and a move that ends reports all of them.
+#[test]
+fn play_traced_reports_nothing_for_an_endless_move() {
+    use pussa_rules::{Event, IllegalReason, Position, Setup};
+    let pos: Position = "4,3,7,6,5,4,5/2,3,2,3,5,4,3 0 0 N 1 walak-pussa"
+        .parse::<Setup>()
+        .unwrap()
+        .position()
+        .unwrap();
+    let mut events: Vec<Event> = Vec::new();
+    let mut p = pos;
+    let err = p
+        .play_traced("e".parse().unwrap(), &mut events)
+        .unwrap_err();
+    assert_eq!(err.reason, IllegalReason::Endless);
+    assert!(events.is_empty(), "{} events", events.len());
+    assert_eq!(p, pos);
+    let mut q = pos;
+    q.play_traced("a".parse().unwrap(), &mut events).unwrap();
+    assert!(matches!(
+        events[0],
+        Event::Lift {
+            seeds: 2,
+            relay: false,
+            ..
+        }
+    ));
+    assert!(matches!(
+        events.last(),
+        Some(Event::Capture { .. } | Event::Stop { .. })
+    ));
+}
