@@ -292,15 +292,18 @@ async fn watchers_cannot_lock_the_players_out_of_their_game() {
     let s = TestServer::start("ws-many").await;
     let (id, south, north) = online_game(&s).await;
     let path = format!("/api/games/{id}/ws");
-    // A stranger takes every watcher's place and every place kept for late hellos.
-    let max = pussa_server::ws::MAX_WATCHERS + pussa_server::ws::HELLO_RESERVE;
+    // A stranger takes every watcher's place, and keeps trying for more.
+    let max = pussa_server::ws::MAX_WATCHERS;
     let mut open = Vec::new();
     for _ in 0..max {
         let mut ws = try_connect(s.addr, &path).await.expect("a place");
         next(&mut ws).await;
         open.push(ws);
     }
-    assert_eq!(try_connect(s.addr, &path).await.err(), Some(429));
+    // No place is kept for connections that would say hello later: strangers could fill it.
+    for _ in 0..20 {
+        assert_eq!(try_connect(s.addr, &path).await.err(), Some(429));
+    }
     // A player connecting with the seat's token always gets in, and is present.
     let mut ws_s = try_connect(s.addr, &format!("{path}?token={south}"))
         .await
@@ -308,6 +311,17 @@ async fn watchers_cannot_lock_the_players_out_of_their_game() {
     assert_eq!(next(&mut ws_s).await["type"], "state");
     let p = next_of(&mut ws_s, "presence").await;
     assert_eq!(p["present"]["S"], true, "{p}");
+    // So does the other player, and both are present: nobody can claim the win from them.
+    let mut ws_n = try_connect(s.addr, &format!("{path}?token={north}"))
+        .await
+        .expect("the seat's token always connects");
+    assert_eq!(next(&mut ws_n).await["type"], "state");
+    let p = next_of(&mut ws_n, "presence").await;
+    assert_eq!(
+        (p["present"]["S"].clone(), p["present"]["N"].clone()),
+        (json!(true), json!(true)),
+        "{p}"
+    );
     // A wrong token is refused.
     assert_eq!(
         try_connect(s.addr, &format!("{path}?token=nottheseat"))
@@ -315,31 +329,16 @@ async fn watchers_cannot_lock_the_players_out_of_their_game() {
             .err(),
         Some(403)
     );
-    // A connection let in over the watchers' cap that says hello with a seat's token stays, and
-    // its place goes back to the reserve.
+    // A watcher that says hello with a seat's token moves to the seat's places, and its
+    // watcher's place is free for someone else.
     let mut late = open.pop().unwrap();
     send(&mut late, &json!({"type": "hello", "token": north})).await;
     assert_eq!(next_of(&mut late, "hello").await["seat"], "N");
     let mut again = try_connect(s.addr, &path)
         .await
-        .expect("a reserve place again");
-    next(&mut again).await;
-    // One over the cap that says nothing is closed after the grace (1013), giving its place
-    // back; watchers within the cap stay.
-    assert_eq!(next_or_close(&mut again).await.err(), Some(Some(1013)));
-    drop(again);
-    let t0 = std::time::Instant::now();
-    let mut back = loop {
-        if let Ok(ws) = try_connect(s.addr, &path).await {
-            break ws;
-        }
-        assert!(
-            t0.elapsed() < std::time::Duration::from_secs(10),
-            "the place was not given back"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    };
-    assert_eq!(next(&mut back).await["type"], "state");
+        .expect("the freed watcher's place");
+    assert_eq!(next(&mut again).await["type"], "state");
+    assert_eq!(try_connect(s.addr, &path).await.err(), Some(429));
     let mut first = open.remove(0);
     send(&mut first, &json!({"type": "ping"})).await;
     assert_eq!(next_of(&mut first, "pong").await["type"], "pong");
