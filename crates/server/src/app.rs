@@ -404,13 +404,56 @@ fn rebuild(store: &Store, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, 
         }
     }
     if g.meta.opponent == Opponent::Online {
-        g.meta.series = series(store, &row.id).map_err(|e| e.to_string())?;
+        // Stored on the row when the rematch was made; an older pussa's rematch is followed back.
+        let stored = row.series.as_deref().and_then(|s| {
+            serde_json::from_str::<Value>(s)
+                .ok()
+                .filter(|v| v.get("score").is_some())
+        });
+        g.meta.series = match stored {
+            Some(s) => Some(s),
+            None => series(store, &row.id).map_err(|e| e.to_string())?,
+        };
     }
     Ok(g)
 }
 
-/// The `series` of game `id`: `{"game": 3, "score": {"S": 1.5, "N": 0.5}}` when it is a
-/// rematch, else `None` (followed back at most [`MAX_SERIES`] games: beyond, or on a link that
+/// The `series` of the rematch of `prev` (a finished online game): `prev`'s own series, one
+/// game on, with `prev`'s result counted (a win 1, a draw ½, an aborted game nothing) and the
+/// sides swapped, as the players swap seats. Worked out from `prev` alone, so that a rematch
+/// costs the same however long its chain.
+fn next_series(prev: &LiveGame) -> Value {
+    let (game, partial, mut score) = match &prev.meta.series {
+        Some(s) => (
+            s["game"].as_u64(),
+            s["partial"].as_bool().unwrap_or(false),
+            [
+                s["score"]["S"].as_f64().unwrap_or(0.0),
+                s["score"]["N"].as_f64().unwrap_or(0.0),
+            ],
+        ),
+        None => (Some(1), false, [0.0, 0.0]),
+    };
+    match prev.winner_name() {
+        Some("draw") => {
+            score[0] += 0.5;
+            score[1] += 0.5;
+        }
+        Some("S") => score[0] += 1.0,
+        Some("N") => score[1] += 1.0,
+        _ => {}
+    }
+    // The player at South in `prev` plays North in its rematch.
+    let (s, n) = (score[1], score[0]);
+    match game {
+        Some(game) if !partial => json!({"game": game + 1, "score": {"S": s, "N": n}}),
+        _ => json!({"game": null, "partial": true, "score": {"S": s, "N": n}}),
+    }
+}
+
+/// The `series` of game `id`, followed back through the database (for rematches stored by a
+/// pussa that did not keep it on the row): `{"game": 3, "score": {"S": 1.5, "N": 0.5}}` when it
+/// is a rematch, else `None` (followed back at most [`MAX_SERIES`] games: beyond, or on a link that
 /// loops, `"game": null, "partial": true` and the score of the games followed). The score is the points
 /// the players now at South and North won in the earlier games (a win 1, a draw ½; aborted and
 /// unfinished games do not count); sides swap at every rematch.
@@ -993,20 +1036,31 @@ impl App {
     /// under the old game's lock, so there is never more than one rematch; runs to the end even
     /// if the caller goes away.
     ///
+    /// The game made counts against the allowance of the client at `peer`, as a game made
+    /// with `POST /api/games` does ([`App::allow_new_game`]); a later ask for the same rematch
+    /// does not. Its `series` is worked out from the old game's, in constant time.
+    ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 a game that is not online, or not
-    /// over; 500 as [`App::slot`], or when the new game cannot be stored (nothing is then).
+    /// over; 429 when the rematch would be made and `peer` has made its games for the minute;
+    /// 500 as [`App::slot`], or when the new game cannot be stored (nothing is then).
     pub async fn rematch(
         self: &Arc<Self>,
         id: &str,
         token: &str,
+        peer: Option<std::net::IpAddr>,
     ) -> Result<(bool, Value), ApiError> {
         let (id, token) = (id.to_owned(), token.to_owned());
-        self.detached(move |app| async move { app.rematch_now(&id, &token).await })
+        self.detached(move |app| async move { app.rematch_now(&id, &token, peer).await })
             .await
     }
 
-    async fn rematch_now(&self, id: &str, token: &str) -> Result<(bool, Value), ApiError> {
+    async fn rematch_now(
+        &self,
+        id: &str,
+        token: &str,
+        peer: Option<std::net::IpAddr>,
+    ) -> Result<(bool, Value), ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
         let seats = g.seats_of(token);
@@ -1042,6 +1096,8 @@ impl App {
             created = false;
             (new_id, token, new.state().as_ref().clone())
         } else {
+            // A new game: it counts against the asker's allowance, as any new game does.
+            self.allow_new_game(peer)?;
             let mine = util::new_token().map_err(ApiError::internal)?;
             let theirs = util::new_token().map_err(ApiError::internal)?;
             let mut tokens = [None, None];
@@ -1065,12 +1121,9 @@ impl App {
                 series: None,
             };
             let mut new = LiveGame::new(meta).map_err(ApiError::internal)?;
-            {
-                // The new game and the link to it are stored together, or neither.
-                let mut store = lock(&self.store);
-                store.insert_rematch(id, &new.to_row())?;
-                new.meta.series = series(&store, &new_id)?;
-            }
+            new.meta.series = Some(next_series(&g));
+            // The new game and the link to it are stored together, or neither.
+            lock(&self.store).insert_rematch(id, &new.to_row())?;
             let state = new.to_json();
             lock(&self.games).insert(new_id.clone(), Slot::new(new, &self.claim_after_ms));
             g.meta.rematch = Some(new_id.clone());

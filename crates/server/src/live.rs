@@ -305,7 +305,7 @@ pub struct Meta {
     /// The standing draw and takeback offers (memory only: a restart forgets them).
     pub offers: Offers,
     /// The state's `series` (a rematch: its place in the chain and the earlier games' points),
-    /// read from the database when the game is loaded.
+    /// worked out from the game before when the rematch is made, stored on its row.
     pub series: Option<Value>,
 }
 
@@ -740,6 +740,7 @@ impl LiveGame {
                 .ended
                 .and_then(|e| e.by)
                 .map(|s| s.letter().to_string()),
+            series: self.meta.series.as_ref().map(Value::to_string),
             unreadable: None,
         }
     }

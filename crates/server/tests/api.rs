@@ -776,6 +776,7 @@ fn raja_single_row(id: &str, level: &str, token: &str) -> pussa_server::store::G
         rematch: None,
         ended: None,
         ended_by: None,
+        series: None,
         unreadable: None,
     }
 }
