@@ -133,6 +133,10 @@ pub enum EndKind {
     ClaimWin,
     /// `by` claimed a draw because the other player left.
     ClaimDraw,
+    /// Drawn at a tournament's round limit: only an imported record ends so (`pussa tournament
+    /// --max-rounds`, `[Termination "drawn at the round limit (N)"]`), its last move ending
+    /// round N.
+    RoundLimit,
 }
 
 impl EndKind {
@@ -145,6 +149,7 @@ impl EndKind {
             EndKind::DrawAgreed => "draw_agreed",
             EndKind::ClaimWin => "claim_win",
             EndKind::ClaimDraw => "claim_draw",
+            EndKind::RoundLimit => "round_limit",
         }
     }
 
@@ -157,6 +162,7 @@ impl EndKind {
             EndKind::DrawAgreed,
             EndKind::ClaimWin,
             EndKind::ClaimDraw,
+            EndKind::RoundLimit,
         ]
         .into_iter()
         .find(|k| k.name() == name)
@@ -179,7 +185,7 @@ impl Ending {
         match self.kind {
             EndKind::Resign => Some(self.by.map(Side::other)),
             EndKind::ClaimWin => Some(self.by),
-            EndKind::DrawAgreed | EndKind::ClaimDraw => Some(None),
+            EndKind::DrawAgreed | EndKind::ClaimDraw | EndKind::RoundLimit => Some(None),
             EndKind::Abort => None,
         }
     }
@@ -200,7 +206,8 @@ impl Ending {
     }
 
     /// What happened, in words (the record's `Termination` tag): `North resigned`, `aborted`,
-    /// `draw agreed`, `South claimed the win: North left`, `South claimed a draw: North left`.
+    /// `draw agreed`, `South claimed the win: North left`, `South claimed a draw: North left`,
+    /// `drawn at the round limit` (the game adds the limit: [`LiveGame::ending_text`]).
     #[must_use]
     pub fn text(self) -> String {
         let by = self.by.unwrap_or(Side::South);
@@ -210,13 +217,32 @@ impl Ending {
             EndKind::DrawAgreed => "draw agreed".to_string(),
             EndKind::ClaimWin => format!("{by} claimed the win: {} left", by.other()),
             EndKind::ClaimDraw => format!("{by} claimed a draw: {} left", by.other()),
+            EndKind::RoundLimit => ROUND_LIMIT.to_string(),
         }
     }
 
     /// The ending a record's `Termination` tag names (as [`Ending::text`] writes it), if any.
+    /// For `drawn at the round limit (N)`, also the limit N (`None` when the text has none).
     #[must_use]
-    pub fn from_text(text: &str) -> Option<Ending> {
+    pub fn from_text(text: &str) -> Option<(Ending, Option<u32>)> {
         let text = text.trim();
+        if let Some(rest) = text.strip_prefix(ROUND_LIMIT) {
+            let rest = rest.trim();
+            let limit = match rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+                Some(n) => Some(n.trim().parse::<u32>().ok()?),
+                None if rest.is_empty() => None,
+                None => return None,
+            };
+            let e = Ending {
+                kind: EndKind::RoundLimit,
+                by: None,
+            };
+            return Some((e, limit));
+        }
+        Ending::from_plain_text(text).map(|e| (e, None))
+    }
+
+    fn from_plain_text(text: &str) -> Option<Ending> {
         let side = |name: &str| Side::BOTH.into_iter().find(|s| s.to_string() == name);
         if text.eq_ignore_ascii_case("aborted") {
             return Some(Ending {
@@ -247,6 +273,9 @@ impl Ending {
         None
     }
 }
+
+/// The words of [`EndKind::RoundLimit`], as `pussa tournament` writes them before `(N)`.
+const ROUND_LIMIT: &str = "drawn at the round limit";
 
 /// `S`, `N` or `draw`.
 fn side_or_draw(w: Option<Side>) -> &'static str {
@@ -435,8 +464,8 @@ impl LiveGame {
                 ),
                 EndKind::Abort => format!("the {what} is over: it was aborted"),
                 EndKind::DrawAgreed => format!("the {what} is over: a draw was agreed"),
-                EndKind::ClaimWin | EndKind::ClaimDraw => {
-                    format!("the {what} is over: {}", e.text())
+                EndKind::ClaimWin | EndKind::ClaimDraw | EndKind::RoundLimit => {
+                    format!("the {what} is over: {}", self.ending_text(e))
                 }
             };
         }
@@ -444,6 +473,35 @@ impl LiveGame {
             Some(Some(side)) => format!("the {what} is over: {side} won"),
             Some(None) => format!("the {what} is over: a draw"),
             None => format!("the {what} is over"),
+        }
+    }
+
+    /// What ending `e` of this game was, in words (the record's `Termination` tag):
+    /// [`Ending::text`], with the round limit for [`EndKind::RoundLimit`]
+    /// (`drawn at the round limit (100)`: the round the last move ended; the next one is laid
+    /// out).
+    #[must_use]
+    pub fn ending_text(&self, e: Ending) -> String {
+        match e.kind {
+            EndKind::RoundLimit => format!("{} ({})", e.text(), self.limit_round()),
+            _ => e.text(),
+        }
+    }
+
+    /// The last round played to its end: the round limit of a game drawn at it.
+    fn limit_round(&self) -> u32 {
+        self.state.round().saturating_sub(1).max(1)
+    }
+
+    /// The state's `ended`: [`Ending::to_json`], with `rounds` (the limit) for a game drawn at
+    /// the round limit.
+    fn ended_json(&self) -> Value {
+        match self.meta.ended {
+            Some(e) if e.kind == EndKind::RoundLimit => {
+                json!({"kind": e.kind.name(), "rounds": self.limit_round()})
+            }
+            Some(e) => e.to_json(),
+            None => Value::Null,
         }
     }
 
@@ -704,7 +762,7 @@ impl LiveGame {
             "rounds": rounds,
             "last_round": last_round,
             "rematch": self.meta.rematch,
-            "ended": self.meta.ended.map(Ending::to_json),
+            "ended": self.ended_json(),
             "offers": self.meta.offers.to_json(),
             "series": self.meta.series,
         })

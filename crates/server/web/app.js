@@ -114,6 +114,8 @@ function endedText(s, names) {
       return `${who} claimed the win: ${other}`;
     case 'claim_draw':
       return `${me ? 'You' : who} called it a draw: ${other}`;
+    case 'round_limit':
+      return `Drawn at the round limit (${e.rounds} ${e.rounds === 1 ? 'round' : 'rounds'})`;
     default:
       return `Game ended (${e.kind})`;
   }
@@ -124,7 +126,7 @@ function resultText(s, names) {
   const end = endedText(s, names);
   if (end) {
     if (s.ended.kind === 'abort' || s.winner === null || s.winner === undefined) return end;
-    if (s.ended.kind === 'draw_agreed' || s.ended.kind === 'claim_draw') return end;
+    if (s.ended.kind === 'draw_agreed' || s.ended.kind === 'claim_draw' || s.ended.kind === 'round_limit') return end;
     return `${end}: ${winnerText(s.winner, names)}`;
   }
   // A single game is won by the seeds taken in its round (from a round-2 position the stores
