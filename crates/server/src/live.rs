@@ -349,8 +349,13 @@ pub struct LiveGame {
     pub moves: Vec<MoveRec>,
     /// Every finished round.
     pub rounds: Vec<RoundResult>,
-    /// The position before the first move.
+    /// The position before the first move: the opening layout, or the imported `Position` as
+    /// given (unswept, when its round is already over).
     pub start: Snapshot,
+    /// Starting from a position whose round is already over (a match goes on): that round's
+    /// `round_end` and the next round's `refill`, which begin the first move's trace (as
+    /// `pussa explain --match` tells them). Empty otherwise.
+    pub opening: Vec<Event>,
 }
 
 /// `Side` from `S`/`N`.
@@ -546,14 +551,36 @@ impl LiveGame {
             None => GameState::new(meta.game, meta.mode, meta.first),
         };
         let mut rounds = Vec::new();
-        advance(&mut state, &mut rounds, &mut pussa_rules::NoTrace);
-        let start = Snapshot::of(&state);
+        let mut opening = Vec::new();
+        let start = match (&meta.setup, state.status()) {
+            // The rules ended the given position's round at once (swept it); a match goes on
+            // with the next round. The start is the position as given, and the first move's
+            // trace tells the round's end and the refill, as `pussa explain --match` does.
+            (Some(setup), Status::RoundOver { result, .. }) => {
+                opening.push(Event::RoundEnd {
+                    reason: result.reason,
+                    swept: result.swept,
+                });
+                advance(&mut state, &mut rounds, &mut opening);
+                Snapshot {
+                    board: setup.board,
+                    closed: setup.closed,
+                    stores: setup.stores,
+                    taken: setup.taken,
+                }
+            }
+            _ => {
+                advance(&mut state, &mut rounds, &mut pussa_rules::NoTrace);
+                Snapshot::of(&state)
+            }
+        };
         Ok(LiveGame {
             meta,
             state,
             moves: Vec::new(),
             rounds,
             start,
+            opening,
         })
     }
 
@@ -649,6 +676,13 @@ impl LiveGame {
     ) -> Result<MoveRec, pussa_rules::IllegalMove> {
         let side = self.state.position().to_move();
         let round = self.state.round();
+        if self.moves.is_empty() && !self.opening.is_empty() {
+            // Checked first, so that a refused move traces nothing.
+            self.state.clone().play(mv)?;
+            for &e in &self.opening {
+                trace.event(e);
+            }
+        }
         self.state.play_traced(mv, trace)?;
         advance(&mut self.state, &mut self.rounds, trace);
         let rec = MoveRec {
