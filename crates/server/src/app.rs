@@ -28,6 +28,10 @@ pub struct Slot {
     /// The state JSON after the last change, readable while a move is being made (the computer
     /// may be thinking with the game locked).
     snapshot: Mutex<Arc<Value>>,
+    /// The fewest `moves` and `rounds` entries the state has had since the last `update` was
+    /// published: the entries every connection already has, so that an update carries only
+    /// what came after them ([`Slot::publish_update`]).
+    kept: Mutex<[usize; 2]>,
     /// The seats' tokens, `[South, North]`: the game's, readable while it is locked (set again
     /// when the friend joins).
     tokens: Mutex<[Option<String>; 2]>,
@@ -61,10 +65,13 @@ struct Presence {
 impl Slot {
     fn new(game: LiveGame, claim_after_ms: &Arc<AtomicU64>) -> Arc<Slot> {
         let (tx, _) = broadcast::channel(64);
-        let snapshot = Mutex::new(Arc::new(game.to_json()));
+        let state = game.to_json();
+        let kept = Mutex::new(entries(&state));
+        let snapshot = Mutex::new(Arc::new(state));
         let now = Instant::now();
         Arc::new(Slot {
             snapshot,
+            kept,
             tokens: Mutex::new(game.meta.tokens.clone()),
             computer: Side::BOTH.map(|s| game.is_computer(s)),
             present: Mutex::new(Presence {
@@ -90,7 +97,39 @@ impl Slot {
 
     /// Records the state after a change (before it is published).
     fn set_state(&self, state: &Value) {
+        let now = entries(state);
+        {
+            let mut kept = lock(&self.kept);
+            *kept = [kept[0].min(now[0]), kept[1].min(now[1])];
+        }
         *lock(&self.snapshot) = Arc::new(state.clone());
+    }
+
+    /// Publishes an `update` (`msg` with the whole new `state`, and `played`, `undone`, …) as
+    /// what changed: the state without its `moves` and `rounds`, `moves_kept` (the entries of
+    /// `moves` that stay: the new ones are `played`'s), `rounds_kept` and `rounds_added` (the
+    /// entries of `rounds` after those). Its size does not grow with the game; a connection gets
+    /// the whole state when it connects or falls behind (docs/api.md, WebSocket).
+    fn publish_update(&self, mut msg: Value) {
+        let new = msg.get("state").map(entries).unwrap_or_default();
+        let [moves_kept, rounds_kept] = {
+            let mut kept = lock(&self.kept);
+            let was = [kept[0].min(new[0]), kept[1].min(new[1])];
+            *kept = new;
+            was
+        };
+        if let Some(state) = msg.get_mut("state").and_then(Value::as_object_mut) {
+            state.remove("moves");
+            let rounds = state.remove("rounds").unwrap_or(Value::Null);
+            let added: Vec<Value> = rounds
+                .as_array()
+                .map(|r| r.iter().skip(rounds_kept).cloned().collect())
+                .unwrap_or_default();
+            msg["moves_kept"] = json!(moves_kept);
+            msg["rounds_kept"] = json!(rounds_kept);
+            msg["rounds_added"] = Value::Array(added);
+        }
+        self.publish(&msg);
     }
 
     /// The seats `token` holds (none for a wrong token), without waiting for the game.
@@ -223,6 +262,11 @@ impl Slot {
         // No receivers is fine: nobody is watching.
         let _ = self.tx.send(Arc::from(msg.to_string()));
     }
+}
+
+/// How many `moves` and `rounds` entries a state JSON has.
+fn entries(state: &Value) -> [usize; 2] {
+    ["moves", "rounds"].map(|k| state.get(k).and_then(Value::as_array).map_or(0, Vec::len))
 }
 
 /// Takes a game's hint guard back when dropped.
@@ -718,7 +762,7 @@ impl App {
             tokio::spawn(async move {
                 let mut g = slot.game.lock().await;
                 match app.computer_moves(&slot, &mut g).await {
-                    Ok(played) if !played.is_empty() => slot.publish(&json!({
+                    Ok(played) if !played.is_empty() => slot.publish_update(json!({
                         "type": "update", "state": *slot.state(), "played": played_json(&played)
                     })),
                     Ok(_) => {}
@@ -1017,8 +1061,8 @@ impl App {
         g.meta.invite = None;
         let state = g.to_json();
         slot.set_state(&state);
-        slot.publish(
-            &json!({"type": "update", "state": state, "joined": seat.letter().to_string()}),
+        slot.publish_update(
+            json!({"type": "update", "state": state, "joined": seat.letter().to_string()}),
         );
         // The seats of a joined game have away times now.
         slot.publish(&slot.presence());
@@ -1214,7 +1258,7 @@ impl App {
         }
         let state = slot.state().as_ref().clone();
         // One update for the request: your move and the computer's replies, in order.
-        slot.publish(&json!({"type": "update", "state": state, "played": played_json(&all)}));
+        slot.publish_update(json!({"type": "update", "state": state, "played": played_json(&all)}));
         computer?;
         Ok((state, all))
     }
@@ -1278,7 +1322,7 @@ impl App {
         *g = rebuilt;
         let state = g.to_json();
         slot.set_state(&state);
-        slot.publish(&json!({"type": "update", "state": state, "undone": undone}));
+        slot.publish_update(json!({"type": "update", "state": state, "undone": undone}));
         Ok(json!({"state": state, "undone": undone}))
     }
 
@@ -1297,7 +1341,7 @@ impl App {
         g.meta.offers = Offers::default();
         let state = g.to_json();
         slot.set_state(&state);
-        slot.publish(&json!({"type": "update", "state": state, "ended": ending.to_json()}));
+        slot.publish_update(json!({"type": "update", "state": state, "ended": ending.to_json()}));
         Ok(json!({ "state": state }))
     }
 
@@ -1306,7 +1350,7 @@ impl App {
     fn offer_changed(slot: &Slot, g: &LiveGame, kind: &str, by: Side, action: &str) -> Value {
         let state = g.to_json();
         slot.set_state(&state);
-        slot.publish(&json!({"type": "update", "state": state, "offer": {
+        slot.publish_update(json!({"type": "update", "state": state, "offer": {
             "kind": kind, "by": by.letter().to_string(), "action": action
         }}));
         json!({ "state": state })
