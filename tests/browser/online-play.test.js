@@ -41,7 +41,7 @@ function boardTop(page) {
  */
 async function switchedSocket(page) {
   const hole = { on: false };
-  await page.routeWebSocket(/\/ws$/, (ws) => {
+  await page.routeWebSocket(/\/ws(\?.*)?$/, (ws) => {
     const server = ws.connectToServer();
     ws.onMessage((m) => {
       if (!hole.on) server.send(m);

@@ -18,8 +18,10 @@ use serde::Serialize;
 /// match, a move that ends a round is followed by the start of the next round. Each object has
 /// exactly the fields `round`, `board` (14 numbers, `A`..`G` then `a`..`g`), `closed` (indices
 /// of closed holes), `stores` ([South, North]: seeds held off the board), `to_move` ("S", "N",
-/// or null when the round is over), `legal` (legal moves in board order), `round_over`,
-/// `match_over` (a single game's turns true when the game ends) and `winner` ("S", "N", "draw",
+/// or null when the round is over), `legal` (legal moves in board order), `round_over` (no
+/// more moves in this round: it ended, or the game or match is over, a resignation or the round
+/// limit included), `match_over` (a single game's turns true when the game ends) and `winner`
+/// ("S", "N", "draw",
 /// or null until the game or match is over). At the end of a round the board has been swept:
 /// every hole is 0 and the stores include what each player took off the board at the end.
 /// A start position that already ends its round is shown as given first (its player to move,
@@ -58,7 +60,8 @@ pub struct Args {
     pub moves: Option<String>,
     /// Replay a game record file instead (its tags give the game, mode and start). A record
     /// whose result is decided without its moves finishing the game (a resignation) ends with
-    /// that result and its Termination tag; with --json its last line is marked over.
+    /// that result and its Termination tag; with --json its last line is marked over
+    /// (`match_over` and `round_over` true, no player to move).
     #[arg(long)]
     pub record: Option<PathBuf>,
     /// With --record, a file of several records (as `pussa tournament --pgn` writes): replay
@@ -478,8 +481,11 @@ impl<W: Write> Show for Json<W> {
     }
     fn finish(&mut self, decided: Option<&Decided>, _: &GameState) -> anyhow::Result<()> {
         if let (Some(d), Some(line)) = (decided, self.pending.as_mut()) {
+            // Over: no more moves in the round either (one meaning of `round_over`, the
+            // server's state's as well).
             line.to_move = None;
             line.legal.clear();
+            line.round_over = true;
             line.match_over = true;
             line.winner = Some(side_word(d.winner));
         }

@@ -31,8 +31,8 @@ pub struct Args {
     /// the win or a draw [default: 60].
     #[arg(long, value_name = "SECONDS", value_parser = crate::numarg::ranged::<u64>(1, 86_400))]
     pub claim_after: Option<u64>,
-    /// Games one client (IP address) may create a minute, in a burst of as many; more are
-    /// answered 429 with Retry-After. 0: no limit [default: 120].
+    /// Games one client (IP address) may create a minute (new games, imports and rematches),
+    /// in a burst of as many; more are answered 429 with Retry-After. 0: no limit [default: 120].
     #[arg(long, value_name = "N", value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
     pub new_games_per_minute: Option<u32>,
 }

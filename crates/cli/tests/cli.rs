@@ -1349,6 +1349,48 @@ fn a_single_game_from_a_round_two_position_is_won_by_the_rounds_takings() {
     assert!(err.contains("round 1 has nothing carried over"), "{err}");
 }
 
+/// A match ended by a resignation or at a tournament's round limit has `round_over` true with
+/// `match_over`, as the server's state has it (it said `round_over: false` there: QA pass 15).
+#[test]
+fn replay_json_of_a_match_ended_mid_round_or_at_the_round_limit_says_the_round_is_over() {
+    // Round 1 ends with South's sixth move.
+    const ROUND_1: &str = "1. G e 2. D c 3. B g 4. E f 5. E g 6. C";
+    for (name, tags, moves, result, winner) in [
+        (
+            "resigned-match.txt",
+            "[Termination \"South resigned\"]",
+            format!("{ROUND_1}\nR2 1. D f"),
+            "0-1",
+            "N",
+        ),
+        (
+            "round-limit-match.txt",
+            "[Termination \"drawn at the round limit (1)\"]",
+            ROUND_1.to_string(),
+            "1/2-1/2",
+            "draw",
+        ),
+    ] {
+        let p = scratch(
+            name,
+            &format!(
+                "[Game \"raja-pasu\"]\n[Mode \"match\"]\n[First \"S\"]\n{tags}\n\n{moves} {result}\n"
+            ),
+        );
+        let lines = json_lines(&ok(&["replay", "--record", p.to_str().unwrap(), "--json"]));
+        let last = lines.last().unwrap();
+        assert_eq!(last["round"], json!(2), "{name}: {last}");
+        assert_eq!(last["match_over"], json!(true), "{name}: {last}");
+        assert_eq!(last["round_over"], json!(true), "{name}: {last}");
+        assert_eq!(last["winner"], json!(winner), "{name}: {last}");
+        assert_eq!(last["to_move"], Value::Null, "{name}: {last}");
+        // Every line before it is a round still being played.
+        assert!(lines[..lines.len() - 1]
+            .iter()
+            .all(|l| l["match_over"] == json!(false)));
+    }
+}
+
 #[test]
 fn replay_of_a_record_ends_with_its_decided_result() {
     let p = scratch(
@@ -1365,6 +1407,7 @@ fn replay_of_a_record_ends_with_its_decided_result() {
     assert_eq!(lines.len(), 3);
     let last = &lines[2];
     assert_eq!(last["match_over"], json!(true));
+    assert_eq!(last["round_over"], json!(true));
     assert_eq!(last["winner"], json!("S"));
     assert_eq!(last["to_move"], Value::Null);
     assert_eq!(last["legal"], json!([]));

@@ -129,13 +129,16 @@ pub struct RematchReq {
 ///
 /// # Errors
 /// 404 for an unknown game; 403 for a token that holds no seat; 409 for a game that is not
-/// online or not over; 500 for a database error (see [`App::rematch`]).
+/// online or not over; 429 when the rematch would be a new game and the client's address has
+/// created its games for the minute ([`App::allow_new_game`]); 500 for a database error (see
+/// [`App::rematch`]).
 pub async fn rematch(
     State(app): AppState,
+    Peer(peer): Peer,
     Path(id): Path<String>,
     Json(req): Json<RematchReq>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let (created, answer) = app.rematch(&id, &req.token).await?;
+    let (created, answer) = app.rematch(&id, &req.token, peer).await?;
     let status = if created {
         StatusCode::CREATED
     } else {
@@ -459,8 +462,7 @@ pub async fn list(State(app): AppState, uri: axum::http::Uri) -> Result<Json<Val
 /// 404 for an unknown game (409 for one that cannot be continued, 500 for a database error
 /// loading it); 400 for an unknown query parameter; 403 for a token that holds no seat; 429
 /// when the seat already has [`ws::MAX_SOCKETS_PER_SEAT`] connections, or (without a token)
-/// when the game already has [`ws::MAX_WATCHERS`] watchers and [`ws::HELLO_RESERVE`]
-/// connections waiting for their hello; the upgrade's own status (400, 405 or 426) when the
+/// when the game already has [`ws::MAX_WATCHERS`] watchers; the upgrade's own status (400, 405 or 426) when the
 /// request is not a WebSocket upgrade.
 pub async fn websocket(
     State(app): AppState,

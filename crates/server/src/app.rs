@@ -28,6 +28,10 @@ pub struct Slot {
     /// The state JSON after the last change, readable while a move is being made (the computer
     /// may be thinking with the game locked).
     snapshot: Mutex<Arc<Value>>,
+    /// The fewest `moves` and `rounds` entries the state has had since the last `update` was
+    /// published: the entries every connection already has, so that an update carries only
+    /// what came after them ([`Slot::publish_update`]).
+    kept: Mutex<[usize; 2]>,
     /// The seats' tokens, `[South, North]`: the game's, readable while it is locked (set again
     /// when the friend joins).
     tokens: Mutex<[Option<String>; 2]>,
@@ -61,10 +65,13 @@ struct Presence {
 impl Slot {
     fn new(game: LiveGame, claim_after_ms: &Arc<AtomicU64>) -> Arc<Slot> {
         let (tx, _) = broadcast::channel(64);
-        let snapshot = Mutex::new(Arc::new(game.to_json()));
+        let state = game.to_json();
+        let kept = Mutex::new(entries(&state));
+        let snapshot = Mutex::new(Arc::new(state));
         let now = Instant::now();
         Arc::new(Slot {
             snapshot,
+            kept,
             tokens: Mutex::new(game.meta.tokens.clone()),
             computer: Side::BOTH.map(|s| game.is_computer(s)),
             present: Mutex::new(Presence {
@@ -90,7 +97,39 @@ impl Slot {
 
     /// Records the state after a change (before it is published).
     fn set_state(&self, state: &Value) {
+        let now = entries(state);
+        {
+            let mut kept = lock(&self.kept);
+            *kept = [kept[0].min(now[0]), kept[1].min(now[1])];
+        }
         *lock(&self.snapshot) = Arc::new(state.clone());
+    }
+
+    /// Publishes an `update` (`msg` with the whole new `state`, and `played`, `undone`, …) as
+    /// what changed: the state without its `moves` and `rounds`, `moves_kept` (the entries of
+    /// `moves` that stay: the new ones are `played`'s), `rounds_kept` and `rounds_added` (the
+    /// entries of `rounds` after those). Its size does not grow with the game; a connection gets
+    /// the whole state when it connects or falls behind (docs/api.md, WebSocket).
+    fn publish_update(&self, mut msg: Value) {
+        let new = msg.get("state").map(entries).unwrap_or_default();
+        let [moves_kept, rounds_kept] = {
+            let mut kept = lock(&self.kept);
+            let was = [kept[0].min(new[0]), kept[1].min(new[1])];
+            *kept = new;
+            was
+        };
+        if let Some(state) = msg.get_mut("state").and_then(Value::as_object_mut) {
+            state.remove("moves");
+            let rounds = state.remove("rounds").unwrap_or(Value::Null);
+            let added: Vec<Value> = rounds
+                .as_array()
+                .map(|r| r.iter().skip(rounds_kept).cloned().collect())
+                .unwrap_or_default();
+            msg["moves_kept"] = json!(moves_kept);
+            msg["rounds_kept"] = json!(rounds_kept);
+            msg["rounds_added"] = Value::Array(added);
+        }
+        self.publish(&msg);
     }
 
     /// The seats `token` holds (none for a wrong token), without waiting for the game.
@@ -223,6 +262,11 @@ impl Slot {
         // No receivers is fine: nobody is watching.
         let _ = self.tx.send(Arc::from(msg.to_string()));
     }
+}
+
+/// How many `moves` and `rounds` entries a state JSON has.
+fn entries(state: &Value) -> [usize; 2] {
+    ["moves", "rounds"].map(|k| state.get(k).and_then(Value::as_array).map_or(0, Vec::len))
 }
 
 /// Takes a game's hint guard back when dropped.
@@ -404,13 +448,56 @@ fn rebuild(store: &Store, row: &GameRow, moves: &[MoveRow]) -> Result<LiveGame, 
         }
     }
     if g.meta.opponent == Opponent::Online {
-        g.meta.series = series(store, &row.id).map_err(|e| e.to_string())?;
+        // Stored on the row when the rematch was made; an older pussa's rematch is followed back.
+        let stored = row.series.as_deref().and_then(|s| {
+            serde_json::from_str::<Value>(s)
+                .ok()
+                .filter(|v| v.get("score").is_some())
+        });
+        g.meta.series = match stored {
+            Some(s) => Some(s),
+            None => series(store, &row.id).map_err(|e| e.to_string())?,
+        };
     }
     Ok(g)
 }
 
-/// The `series` of game `id`: `{"game": 3, "score": {"S": 1.5, "N": 0.5}}` when it is a
-/// rematch, else `None` (followed back at most [`MAX_SERIES`] games: beyond, or on a link that
+/// The `series` of the rematch of `prev` (a finished online game): `prev`'s own series, one
+/// game on, with `prev`'s result counted (a win 1, a draw ½, an aborted game nothing) and the
+/// sides swapped, as the players swap seats. Worked out from `prev` alone, so that a rematch
+/// costs the same however long its chain.
+fn next_series(prev: &LiveGame) -> Value {
+    let (game, partial, mut score) = match &prev.meta.series {
+        Some(s) => (
+            s["game"].as_u64(),
+            s["partial"].as_bool().unwrap_or(false),
+            [
+                s["score"]["S"].as_f64().unwrap_or(0.0),
+                s["score"]["N"].as_f64().unwrap_or(0.0),
+            ],
+        ),
+        None => (Some(1), false, [0.0, 0.0]),
+    };
+    match prev.winner_name() {
+        Some("draw") => {
+            score[0] += 0.5;
+            score[1] += 0.5;
+        }
+        Some("S") => score[0] += 1.0,
+        Some("N") => score[1] += 1.0,
+        _ => {}
+    }
+    // The player at South in `prev` plays North in its rematch.
+    let (s, n) = (score[1], score[0]);
+    match game {
+        Some(game) if !partial => json!({"game": game + 1, "score": {"S": s, "N": n}}),
+        _ => json!({"game": null, "partial": true, "score": {"S": s, "N": n}}),
+    }
+}
+
+/// The `series` of game `id`, followed back through the database (for rematches stored by a
+/// pussa that did not keep it on the row): `{"game": 3, "score": {"S": 1.5, "N": 0.5}}` when it
+/// is a rematch, else `None` (followed back at most [`MAX_SERIES`] games: beyond, or on a link that
 /// loops, `"game": null, "partial": true` and the score of the games followed). The score is the points
 /// the players now at South and North won in the earlier games (a win 1, a draw ½; aborted and
 /// unfinished games do not count); sides swap at every rematch.
@@ -675,7 +762,7 @@ impl App {
             tokio::spawn(async move {
                 let mut g = slot.game.lock().await;
                 match app.computer_moves(&slot, &mut g).await {
-                    Ok(played) if !played.is_empty() => slot.publish(&json!({
+                    Ok(played) if !played.is_empty() => slot.publish_update(json!({
                         "type": "update", "state": *slot.state(), "played": played_json(&played)
                     })),
                     Ok(_) => {}
@@ -974,8 +1061,8 @@ impl App {
         g.meta.invite = None;
         let state = g.to_json();
         slot.set_state(&state);
-        slot.publish(
-            &json!({"type": "update", "state": state, "joined": seat.letter().to_string()}),
+        slot.publish_update(
+            json!({"type": "update", "state": state, "joined": seat.letter().to_string()}),
         );
         // The seats of a joined game have away times now.
         slot.publish(&slot.presence());
@@ -993,20 +1080,31 @@ impl App {
     /// under the old game's lock, so there is never more than one rematch; runs to the end even
     /// if the caller goes away.
     ///
+    /// The game made counts against the allowance of the client at `peer`, as a game made
+    /// with `POST /api/games` does ([`App::allow_new_game`]); a later ask for the same rematch
+    /// does not. Its `series` is worked out from the old game's, in constant time.
+    ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 a game that is not online, or not
-    /// over; 500 as [`App::slot`], or when the new game cannot be stored (nothing is then).
+    /// over; 429 when the rematch would be made and `peer` has made its games for the minute;
+    /// 500 as [`App::slot`], or when the new game cannot be stored (nothing is then).
     pub async fn rematch(
         self: &Arc<Self>,
         id: &str,
         token: &str,
+        peer: Option<std::net::IpAddr>,
     ) -> Result<(bool, Value), ApiError> {
         let (id, token) = (id.to_owned(), token.to_owned());
-        self.detached(move |app| async move { app.rematch_now(&id, &token).await })
+        self.detached(move |app| async move { app.rematch_now(&id, &token, peer).await })
             .await
     }
 
-    async fn rematch_now(&self, id: &str, token: &str) -> Result<(bool, Value), ApiError> {
+    async fn rematch_now(
+        &self,
+        id: &str,
+        token: &str,
+        peer: Option<std::net::IpAddr>,
+    ) -> Result<(bool, Value), ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
         let seats = g.seats_of(token);
@@ -1042,6 +1140,8 @@ impl App {
             created = false;
             (new_id, token, new.state().as_ref().clone())
         } else {
+            // A new game: it counts against the asker's allowance, as any new game does.
+            self.allow_new_game(peer)?;
             let mine = util::new_token().map_err(ApiError::internal)?;
             let theirs = util::new_token().map_err(ApiError::internal)?;
             let mut tokens = [None, None];
@@ -1065,12 +1165,9 @@ impl App {
                 series: None,
             };
             let mut new = LiveGame::new(meta).map_err(ApiError::internal)?;
-            {
-                // The new game and the link to it are stored together, or neither.
-                let mut store = lock(&self.store);
-                store.insert_rematch(id, &new.to_row())?;
-                new.meta.series = series(&store, &new_id)?;
-            }
+            new.meta.series = Some(next_series(&g));
+            // The new game and the link to it are stored together, or neither.
+            lock(&self.store).insert_rematch(id, &new.to_row())?;
             let state = new.to_json();
             lock(&self.games).insert(new_id.clone(), Slot::new(new, &self.claim_after_ms));
             g.meta.rematch = Some(new_id.clone());
@@ -1161,7 +1258,7 @@ impl App {
         }
         let state = slot.state().as_ref().clone();
         // One update for the request: your move and the computer's replies, in order.
-        slot.publish(&json!({"type": "update", "state": state, "played": played_json(&all)}));
+        slot.publish_update(json!({"type": "update", "state": state, "played": played_json(&all)}));
         computer?;
         Ok((state, all))
     }
@@ -1225,7 +1322,7 @@ impl App {
         *g = rebuilt;
         let state = g.to_json();
         slot.set_state(&state);
-        slot.publish(&json!({"type": "update", "state": state, "undone": undone}));
+        slot.publish_update(json!({"type": "update", "state": state, "undone": undone}));
         Ok(json!({"state": state, "undone": undone}))
     }
 
@@ -1244,7 +1341,7 @@ impl App {
         g.meta.offers = Offers::default();
         let state = g.to_json();
         slot.set_state(&state);
-        slot.publish(&json!({"type": "update", "state": state, "ended": ending.to_json()}));
+        slot.publish_update(json!({"type": "update", "state": state, "ended": ending.to_json()}));
         Ok(json!({ "state": state }))
     }
 
@@ -1253,7 +1350,7 @@ impl App {
     fn offer_changed(slot: &Slot, g: &LiveGame, kind: &str, by: Side, action: &str) -> Value {
         let state = g.to_json();
         slot.set_state(&state);
-        slot.publish(&json!({"type": "update", "state": state, "offer": {
+        slot.publish_update(json!({"type": "update", "state": state, "offer": {
             "kind": kind, "by": by.letter().to_string(), "action": action
         }}));
         json!({ "state": state })

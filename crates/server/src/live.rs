@@ -133,6 +133,10 @@ pub enum EndKind {
     ClaimWin,
     /// `by` claimed a draw because the other player left.
     ClaimDraw,
+    /// Drawn at a tournament's round limit: only an imported record ends so (`pussa tournament
+    /// --max-rounds`, `[Termination "drawn at the round limit (N)"]`), its last move ending
+    /// round N.
+    RoundLimit,
 }
 
 impl EndKind {
@@ -145,6 +149,7 @@ impl EndKind {
             EndKind::DrawAgreed => "draw_agreed",
             EndKind::ClaimWin => "claim_win",
             EndKind::ClaimDraw => "claim_draw",
+            EndKind::RoundLimit => "round_limit",
         }
     }
 
@@ -157,6 +162,7 @@ impl EndKind {
             EndKind::DrawAgreed,
             EndKind::ClaimWin,
             EndKind::ClaimDraw,
+            EndKind::RoundLimit,
         ]
         .into_iter()
         .find(|k| k.name() == name)
@@ -179,7 +185,7 @@ impl Ending {
         match self.kind {
             EndKind::Resign => Some(self.by.map(Side::other)),
             EndKind::ClaimWin => Some(self.by),
-            EndKind::DrawAgreed | EndKind::ClaimDraw => Some(None),
+            EndKind::DrawAgreed | EndKind::ClaimDraw | EndKind::RoundLimit => Some(None),
             EndKind::Abort => None,
         }
     }
@@ -200,7 +206,8 @@ impl Ending {
     }
 
     /// What happened, in words (the record's `Termination` tag): `North resigned`, `aborted`,
-    /// `draw agreed`, `South claimed the win: North left`, `South claimed a draw: North left`.
+    /// `draw agreed`, `South claimed the win: North left`, `South claimed a draw: North left`,
+    /// `drawn at the round limit` (the game adds the limit: [`LiveGame::ending_text`]).
     #[must_use]
     pub fn text(self) -> String {
         let by = self.by.unwrap_or(Side::South);
@@ -210,13 +217,32 @@ impl Ending {
             EndKind::DrawAgreed => "draw agreed".to_string(),
             EndKind::ClaimWin => format!("{by} claimed the win: {} left", by.other()),
             EndKind::ClaimDraw => format!("{by} claimed a draw: {} left", by.other()),
+            EndKind::RoundLimit => ROUND_LIMIT.to_string(),
         }
     }
 
     /// The ending a record's `Termination` tag names (as [`Ending::text`] writes it), if any.
+    /// For `drawn at the round limit (N)`, also the limit N (`None` when the text has none).
     #[must_use]
-    pub fn from_text(text: &str) -> Option<Ending> {
+    pub fn from_text(text: &str) -> Option<(Ending, Option<u32>)> {
         let text = text.trim();
+        if let Some(rest) = text.strip_prefix(ROUND_LIMIT) {
+            let rest = rest.trim();
+            let limit = match rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+                Some(n) => Some(n.trim().parse::<u32>().ok()?),
+                None if rest.is_empty() => None,
+                None => return None,
+            };
+            let e = Ending {
+                kind: EndKind::RoundLimit,
+                by: None,
+            };
+            return Some((e, limit));
+        }
+        Ending::from_plain_text(text).map(|e| (e, None))
+    }
+
+    fn from_plain_text(text: &str) -> Option<Ending> {
         let side = |name: &str| Side::BOTH.into_iter().find(|s| s.to_string() == name);
         if text.eq_ignore_ascii_case("aborted") {
             return Some(Ending {
@@ -247,6 +273,9 @@ impl Ending {
         None
     }
 }
+
+/// The words of [`EndKind::RoundLimit`], as `pussa tournament` writes them before `(N)`.
+const ROUND_LIMIT: &str = "drawn at the round limit";
 
 /// `S`, `N` or `draw`.
 fn side_or_draw(w: Option<Side>) -> &'static str {
@@ -305,7 +334,7 @@ pub struct Meta {
     /// The standing draw and takeback offers (memory only: a restart forgets them).
     pub offers: Offers,
     /// The state's `series` (a rematch: its place in the chain and the earlier games' points),
-    /// read from the database when the game is loaded.
+    /// worked out from the game before when the rematch is made, stored on its row.
     pub series: Option<Value>,
 }
 
@@ -320,8 +349,13 @@ pub struct LiveGame {
     pub moves: Vec<MoveRec>,
     /// Every finished round.
     pub rounds: Vec<RoundResult>,
-    /// The position before the first move.
+    /// The position before the first move: the opening layout, or the imported `Position` as
+    /// given (unswept, when its round is already over).
     pub start: Snapshot,
+    /// Starting from a position whose round is already over (a match goes on): that round's
+    /// `round_end` and the next round's `refill`, which begin the first move's trace (as
+    /// `pussa explain --match` tells them). Empty otherwise.
+    pub opening: Vec<Event>,
 }
 
 /// `Side` from `S`/`N`.
@@ -435,8 +469,8 @@ impl LiveGame {
                 ),
                 EndKind::Abort => format!("the {what} is over: it was aborted"),
                 EndKind::DrawAgreed => format!("the {what} is over: a draw was agreed"),
-                EndKind::ClaimWin | EndKind::ClaimDraw => {
-                    format!("the {what} is over: {}", e.text())
+                EndKind::ClaimWin | EndKind::ClaimDraw | EndKind::RoundLimit => {
+                    format!("the {what} is over: {}", self.ending_text(e))
                 }
             };
         }
@@ -444,6 +478,35 @@ impl LiveGame {
             Some(Some(side)) => format!("the {what} is over: {side} won"),
             Some(None) => format!("the {what} is over: a draw"),
             None => format!("the {what} is over"),
+        }
+    }
+
+    /// What ending `e` of this game was, in words (the record's `Termination` tag):
+    /// [`Ending::text`], with the round limit for [`EndKind::RoundLimit`]
+    /// (`drawn at the round limit (100)`: the round the last move ended; the next one is laid
+    /// out).
+    #[must_use]
+    pub fn ending_text(&self, e: Ending) -> String {
+        match e.kind {
+            EndKind::RoundLimit => format!("{} ({})", e.text(), self.limit_round()),
+            _ => e.text(),
+        }
+    }
+
+    /// The last round played to its end: the round limit of a game drawn at it.
+    fn limit_round(&self) -> u32 {
+        self.state.round().saturating_sub(1).max(1)
+    }
+
+    /// The state's `ended`: [`Ending::to_json`], with `rounds` (the limit) for a game drawn at
+    /// the round limit.
+    fn ended_json(&self) -> Value {
+        match self.meta.ended {
+            Some(e) if e.kind == EndKind::RoundLimit => {
+                json!({"kind": e.kind.name(), "rounds": self.limit_round()})
+            }
+            Some(e) => e.to_json(),
+            None => Value::Null,
         }
     }
 
@@ -488,14 +551,36 @@ impl LiveGame {
             None => GameState::new(meta.game, meta.mode, meta.first),
         };
         let mut rounds = Vec::new();
-        advance(&mut state, &mut rounds, &mut pussa_rules::NoTrace);
-        let start = Snapshot::of(&state);
+        let mut opening = Vec::new();
+        let start = match (&meta.setup, state.status()) {
+            // The rules ended the given position's round at once (swept it); a match goes on
+            // with the next round. The start is the position as given, and the first move's
+            // trace tells the round's end and the refill, as `pussa explain --match` does.
+            (Some(setup), Status::RoundOver { result, .. }) => {
+                opening.push(Event::RoundEnd {
+                    reason: result.reason,
+                    swept: result.swept,
+                });
+                advance(&mut state, &mut rounds, &mut opening);
+                Snapshot {
+                    board: setup.board,
+                    closed: setup.closed,
+                    stores: setup.stores,
+                    taken: setup.taken,
+                }
+            }
+            _ => {
+                advance(&mut state, &mut rounds, &mut pussa_rules::NoTrace);
+                Snapshot::of(&state)
+            }
+        };
         Ok(LiveGame {
             meta,
             state,
             moves: Vec::new(),
             rounds,
             start,
+            opening,
         })
     }
 
@@ -591,6 +676,13 @@ impl LiveGame {
     ) -> Result<MoveRec, pussa_rules::IllegalMove> {
         let side = self.state.position().to_move();
         let round = self.state.round();
+        if self.moves.is_empty() && !self.opening.is_empty() {
+            // Checked first, so that a refused move traces nothing.
+            self.state.clone().play(mv)?;
+            for &e in &self.opening {
+                trace.event(e);
+            }
+        }
         self.state.play_traced(mv, trace)?;
         advance(&mut self.state, &mut self.rounds, trace);
         let rec = MoveRec {
@@ -704,7 +796,7 @@ impl LiveGame {
             "rounds": rounds,
             "last_round": last_round,
             "rematch": self.meta.rematch,
-            "ended": self.meta.ended.map(Ending::to_json),
+            "ended": self.ended_json(),
             "offers": self.meta.offers.to_json(),
             "series": self.meta.series,
         })
@@ -740,6 +832,7 @@ impl LiveGame {
                 .ended
                 .and_then(|e| e.by)
                 .map(|s| s.letter().to_string()),
+            series: self.meta.series.as_ref().map(Value::to_string),
             unreadable: None,
         }
     }

@@ -42,15 +42,17 @@ pub fn write(g: &LiveGame) -> Result<String, RecordError> {
         if let Some(w) = ending.winner() {
             rec.set_result(RecordResult::from_winner(w))?;
         }
-        rec.set_tag("Termination", &ending.text())?;
+        rec.set_tag("Termination", &g.ending_text(ending))?;
     }
     Ok(rec.to_string())
 }
 
 /// How the players ended the game a record holds, when its moves leave it unfinished: the
-/// ending its `Termination` tag names (as [`write()`] writes it) if that agrees with its result,
-/// else, for a decided result, a resignation of the loser or an agreed draw. An aborted game
-/// is taken as aborted by `seat`.
+/// ending its `Termination` tag names (as [`write()`] writes it, or `pussa tournament` for a
+/// match drawn at its round limit) if that agrees with its result, else, for a decided result,
+/// a resignation of the loser or an agreed draw. An aborted game is taken as aborted by
+/// `seat`. A round limit agrees when the record's moves end round N of its `(N)` (the round is
+/// over, the next not begun) and its result is a draw.
 #[must_use]
 pub fn ending(rec: &Record, seat: Side) -> Option<Ending> {
     if rec.state().is_over() {
@@ -58,14 +60,17 @@ pub fn ending(rec: &Record, seat: Side) -> Option<Ending> {
     }
     let result = rec.result();
     let tagged = rec.tag("Termination").and_then(Ending::from_text);
-    if let Some(mut e) = tagged {
+    if let Some((mut e, limit)) = tagged {
         if e.kind == EndKind::Abort {
             e.by = Some(seat);
         }
-        let agrees = match e.winner() {
-            Some(w) => result == RecordResult::from_winner(w),
-            None => result == RecordResult::Unfinished,
-        };
+        let at_limit = e.kind != EndKind::RoundLimit
+            || (rec.state().is_round_over() && limit.is_none_or(|n| n == rec.state().round()));
+        let agrees = at_limit
+            && match e.winner() {
+                Some(w) => result == RecordResult::from_winner(w),
+                None => result == RecordResult::Unfinished,
+            };
         if agrees {
             return Some(e);
         }

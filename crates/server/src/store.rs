@@ -45,6 +45,10 @@ pub struct GameRow {
     pub ended: Option<String>,
     /// `S` or `N`: who resigned, aborted or claimed (`None` for an agreed draw).
     pub ended_by: Option<String>,
+    /// A rematch's `series` as JSON (`{"game": 3, "score": {"S": 1.5, "N": 0.5}}`), worked out
+    /// when the rematch was made from the game before it, so that no chain is ever walked
+    /// (`None` for other games, and for rematches stored by an older pussa).
+    pub series: Option<String>,
     /// Why the stored row does not read, when one of its fields holds a value of the wrong
     /// type (SQLite lets text into an INTEGER column, a blob anywhere): the first such field,
     /// named (`ply: stored as text, not an integer`). That field holds a placeholder then, and
@@ -85,7 +89,8 @@ CREATE TABLE IF NOT EXISTS games (
     setup        TEXT,
     rematch      TEXT,
     ended        TEXT,
-    ended_by     TEXT
+    ended_by     TEXT,
+    series       TEXT
 );
 CREATE INDEX IF NOT EXISTS games_finished ON games(finished);
 CREATE TABLE IF NOT EXISTS moves (
@@ -98,17 +103,24 @@ CREATE TABLE IF NOT EXISTS moves (
 ";
 
 const GAME_COLS: &str = "id, game, mode, first, opponent, level, creator_seat, token_s, token_n, \
-                         invite, created, finished, winner, ply, setup, rematch, ended, ended_by";
+                         invite, created, finished, winner, ply, setup, rematch, ended, ended_by, \
+                         series";
 
 /// Columns added to `games` after its first release, with their type: a database made before
 /// gets them (NULL in every old row) when it is opened.
-const ADDED_COLS: &[(&str, &str)] = &[("rematch", "TEXT"), ("ended", "TEXT"), ("ended_by", "TEXT")];
+const ADDED_COLS: &[(&str, &str)] = &[
+    ("rematch", "TEXT"),
+    ("ended", "TEXT"),
+    ("ended_by", "TEXT"),
+    ("series", "TEXT"),
+];
 
 const INSERT_GAME: &str = "INSERT INTO games (id, game, mode, first, opponent, level, \
     creator_seat, token_s, token_n, invite, created, finished, winner, ply, setup, rematch, \
-    ended, ended_by) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)";
+    ended, ended_by, series) \
+    VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)";
 
-fn insert_params(g: &GameRow) -> [&dyn rusqlite::ToSql; 18] {
+fn insert_params(g: &GameRow) -> [&dyn rusqlite::ToSql; 19] {
     [
         &g.id,
         &g.game,
@@ -128,6 +140,7 @@ fn insert_params(g: &GameRow) -> [&dyn rusqlite::ToSql; 18] {
         &g.rematch,
         &g.ended,
         &g.ended_by,
+        &g.series,
     ]
 }
 
@@ -244,6 +257,7 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
         rematch: l.opt_text(15, "rematch")?,
         ended: l.opt_text(16, "ended")?,
         ended_by: l.opt_text(17, "ended_by")?,
+        series: l.opt_text(18, "series")?,
         unreadable: None,
     };
     g.unreadable = l.why;
@@ -707,6 +721,7 @@ mod tests {
             rematch: None,
             ended: None,
             ended_by: None,
+            series: None,
             unreadable: None,
         }
     }
@@ -765,7 +780,7 @@ mod tests {
             // The games table as the first release made it, with a game in it.
             let conn = Connection::open(&path).unwrap();
             conn.execute_batch(&SCHEMA.replace(
-                "setup        TEXT,\n    rematch      TEXT,\n    ended        TEXT,\n    ended_by     TEXT",
+                "setup        TEXT,\n    rematch      TEXT,\n    ended        TEXT,\n    ended_by     TEXT,\n    series       TEXT",
                 "setup        TEXT",
             ))
             .unwrap();

@@ -37,14 +37,11 @@ pub const IDLE_LIMIT: Duration = Duration::from_secs(75);
 pub const PRESENCE_SILENCE: Duration = Duration::from_secs(7);
 
 /// Watchers (connections that have not said hello with a seat's token) one game accepts at
-/// once. The players' connections never count against it.
+/// once. The players' connections never count against it: a player connects with
+/// `?token=SEAT_TOKEN` (as the page does) and always gets a place. There is no place kept for
+/// connections that say hello only after connecting: anyone could fill such places and lock a
+/// player out, so a tokenless connection over the cap is refused (429) whoever it is.
 pub const MAX_WATCHERS: usize = 100;
-/// Connections a game accepts beyond [`MAX_WATCHERS`] without a token, so that a player whose
-/// page connects first and says hello next is not refused: each must say hello with a seat's
-/// token within [`HELLO_GRACE`] or is closed (code 1013).
-pub const HELLO_RESERVE: usize = 16;
-/// How long a connection let in over the watchers' cap has to say hello with a seat's token.
-pub const HELLO_GRACE: Duration = Duration::from_secs(5);
 /// Connections one seat may have at once (tabs of the same player).
 pub const MAX_SOCKETS_PER_SEAT: usize = 16;
 
@@ -53,8 +50,6 @@ pub const MAX_SOCKETS_PER_SEAT: usize = 16;
 pub struct Places {
     /// Connections without a seat, within [`MAX_WATCHERS`].
     watchers: usize,
-    /// Connections without a seat let in over the cap, waiting for their hello.
-    reserve: usize,
     /// Connections that hold each seat, `[South, North]`.
     seats: [usize; 2],
 }
@@ -63,7 +58,6 @@ pub struct Places {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Place {
     Watcher,
-    Reserve,
     Seat(Side),
 }
 
@@ -75,12 +69,11 @@ pub struct SocketGuard {
 
 impl SocketGuard {
     /// Takes a place in `slot`'s game for a new connection: the seat's own (`seat` given: the
-    /// upgrade carried that seat's token), else a watcher's, else one of the
-    /// [`HELLO_RESERVE`] places kept for players who say hello after connecting.
+    /// upgrade carried that seat's token), else a watcher's.
     ///
     /// # Errors
     /// 429 when the seat already has [`MAX_SOCKETS_PER_SEAT`] connections, or (without a seat)
-    /// when every watcher and reserve place is taken.
+    /// when the game has [`MAX_WATCHERS`] watchers.
     pub fn admit(slot: Arc<Slot>, seat: Option<Side>, id: &str) -> Result<SocketGuard, ApiError> {
         let place = {
             let mut p = lock_places(&slot);
@@ -95,10 +88,6 @@ impl SocketGuard {
                 None if p.watchers < MAX_WATCHERS => {
                     p.watchers += 1;
                     Place::Watcher
-                }
-                None if p.reserve < HELLO_RESERVE => {
-                    p.reserve += 1;
-                    Place::Reserve
                 }
                 None => {
                     return Err(ApiError::too_many(format!(
@@ -127,16 +116,10 @@ impl SocketGuard {
         p.seats[side.index()] += 1;
         match self.place {
             Place::Watcher => p.watchers -= 1,
-            Place::Reserve => p.reserve -= 1,
             Place::Seat(_) => {}
         }
         self.place = Place::Seat(side);
         Ok(())
-    }
-
-    /// Whether the connection was let in over the watchers' cap and has not said hello yet.
-    fn on_reserve(&self) -> bool {
-        self.place == Place::Reserve
     }
 }
 
@@ -157,7 +140,6 @@ impl Drop for SocketGuard {
         let mut p = lock_places(&self.slot);
         match self.place {
             Place::Watcher => p.watchers -= 1,
-            Place::Reserve => p.reserve -= 1,
             Place::Seat(side) => p.seats[side.index()] -= 1,
         }
     }
@@ -326,13 +308,6 @@ pub async fn serve(
     if !seats.is_empty() {
         seated.claim(&seats);
     }
-    let hello_deadline = tokio::time::sleep(if seated.place.on_reserve() {
-        HELLO_GRACE
-    } else {
-        // Never reached: only a connection let in over the cap must say hello.
-        Duration::from_secs(u64::from(u32::MAX))
-    });
-    tokio::pin!(hello_deadline);
     let mut updates = slot.tx.subscribe();
     // The state is read after subscribing, so no update between the two is missed.
     let hello = json!({"type": "state", "state": *slot.state()}).to_string();
@@ -371,12 +346,6 @@ pub async fn serve(
     let mut broken = false;
     loop {
         tokio::select! {
-            () = &mut hello_deadline, if seated.place.on_reserve() => {
-                let _ = sink
-                    .send(Message::Close(Some(CloseFrame { code: 1013, reason: format!("too many watchers: at most {MAX_WATCHERS}; a player says hello within {} s", HELLO_GRACE.as_secs()).into() })))
-                    .await;
-                break;
-            }
             () = &mut silence, if !seated.present_seats().is_empty() => seated.go_quiet(),
             _ = ping.tick() => {
                 if last_heard.elapsed() >= IDLE_LIMIT {

@@ -776,6 +776,7 @@ fn raja_single_row(id: &str, level: &str, token: &str) -> pussa_server::store::G
         rematch: None,
         ended: None,
         ended_by: None,
+        series: None,
         unreadable: None,
     }
 }
@@ -1521,5 +1522,74 @@ async fn a_round_ended_by_endless_moves_names_them_in_the_reason() {
         .cloned()
         .unwrap();
     assert_eq!(end["reason"], want, "{trace}");
+    s.stop().await;
+}
+
+/// A match imported from a position whose round is already over keeps that position as its
+/// `start`, and the first move's trace begins with the round's `round_end` and the next round's
+/// `refill`, as `pussa explain --match` tells them (the web lost both: QA pass 15), in the move's
+/// answer, in `…/positions` and after an undo.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_from_a_position_whose_round_is_over_starts_there_and_its_first_trace_ends_the_round(
+) {
+    let s = TestServer::start("api-over-start").await;
+    // South to move with an empty row: round 2 is over; North takes the 6 seeds left.
+    let position = "0,0,0,0,0,0,0/x,x,3,1,0,0,2 10+50 4+28 S 2 raja-pasu N";
+    let record = format!(
+        "[Game \"raja-pasu\"]\n[Mode \"match\"]\n[First \"S\"]\n[Position \"{position}\"]\n\n*\n"
+    );
+    let imp = s
+        .post("/api/games/import", &json!({"record": record}))
+        .await;
+    assert_eq!(imp.status, 201, "{}", imp.body);
+    let imp = imp.json();
+    let (id, tok) = (imp["id"].as_str().unwrap(), imp["token"].as_str().unwrap());
+    let given = json!({
+        "board": [0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1, 0, 0, 2],
+        "closed": ["a", "b"],
+        "stores": [60, 32],
+        "taken": [50, 28],
+    });
+    let st = &imp["state"];
+    assert_eq!(st["start"], given);
+    assert_eq!(st["start_position"], json!(position));
+    // The state itself is round 3, laid out.
+    assert_eq!((&st["round"], &st["to_move"]), (&json!(3), &json!("N")));
+    let opening = [
+        json!({"type": "round_end", "reason": {"kind": "no_legal_move", "stuck": "S"}, "swept": [0, 6]}),
+        json!({"type": "refill", "round": 3, "filled": [7, 5], "remainder": [11, 3], "closed": [7, 8], "starter": "N"}),
+    ];
+    let first_events = |trace: &Value| -> Vec<Value> {
+        trace.as_array().unwrap().iter().take(3).cloned().collect()
+    };
+    let check = |trace: &Value, what: &str| {
+        let ev = first_events(trace);
+        assert_eq!(ev[..2], opening[..], "{what}: {trace}");
+        assert_eq!(
+            (&ev[2]["type"], &ev[2]["hole"]),
+            (&json!("lift"), &json!("c")),
+            "{what}: {trace}"
+        );
+    };
+    let a = play(&s, id, tok, "c").await;
+    check(&a["played"][0]["trace"], "the move's answer");
+    let p = s.get(&format!("/api/games/{id}/positions")).await.json();
+    assert_eq!(p["start"], given);
+    check(&p["moves"][0]["trace"], "positions");
+    // Only the first move carries them.
+    let b = play(&s, id, tok, "A").await;
+    assert_eq!(b["played"][0]["trace"][0]["type"], json!("lift"));
+    // Taken back to the start and played again: the same.
+    let u = s
+        .post(&format!("/api/games/{id}/undo"), &json!({"token": tok}))
+        .await;
+    assert_eq!(u.status, 200, "{}", u.body);
+    let u = s
+        .post(&format!("/api/games/{id}/undo"), &json!({"token": tok}))
+        .await;
+    assert_eq!(u.status, 200, "{}", u.body);
+    assert_eq!(u.json()["state"]["start"], given);
+    let a = play(&s, id, tok, "c").await;
+    check(&a["played"][0]["trace"], "after an undo");
     s.stop().await;
 }

@@ -853,3 +853,64 @@ async fn a_draw_offer_made_on_ones_turn_stands_through_ones_own_move() {
     assert_eq!(st["ended"], json!({"kind": "draw_agreed"}));
     s.stop().await;
 }
+
+/// A tournament record of a match drawn at the round limit imports as drawn at the round limit
+/// (it became "draw agreed": QA pass 15) and is exported again with the same `Termination`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_drawn_at_the_round_limit_imports_and_exports_with_that_ending() {
+    let s = TestServer::start("end-round-limit").await;
+    // Round 1 ends with South's sixth move; `pussa tournament --max-rounds 1` stops there.
+    let record = |limit: u32| {
+        format!(
+            "[Game \"raja-pasu\"]\n[Mode \"match\"]\n[First \"S\"]\n[Result \"1/2-1/2\"]\n\
+             [Termination \"drawn at the round limit ({limit})\"]\n\n\
+             1. G e 2. D c 3. B g 4. E f 5. E g 6. C 1/2-1/2\n"
+        )
+    };
+    let imp = s
+        .post("/api/games/import", &json!({"record": record(1)}))
+        .await;
+    assert_eq!(imp.status, 201, "{}", imp.body);
+    let st = imp.json()["state"].clone();
+    let id = st["id"].as_str().unwrap().to_string();
+    assert_eq!(st["ended"], json!({"kind": "round_limit", "rounds": 1}));
+    assert_eq!(st["winner"], json!("draw"));
+    assert_eq!(
+        (&st["match_over"], &st["round_over"], &st["to_move"]),
+        (&json!(true), &json!(true), &Value::Null)
+    );
+    // A move is refused with the ending named.
+    let r = s
+        .post(
+            &format!("/api/games/{id}/moves"),
+            &json!({"move": "A", "token": imp.json()["token"]}),
+        )
+        .await;
+    r.assert_error(409, "the match is over: drawn at the round limit (1)");
+    // Exported with the same result and Termination, and imported again the same.
+    let rec = s.get(&format!("/api/games/{id}/record")).await.body;
+    assert!(rec.contains("[Result \"1/2-1/2\"]"), "{rec}");
+    assert!(
+        rec.contains("[Termination \"drawn at the round limit (1)\"]"),
+        "{rec}"
+    );
+    let again = s.post("/api/games/import", &json!({"record": rec})).await;
+    assert_eq!(
+        again.json()["state"]["ended"],
+        json!({"kind": "round_limit", "rounds": 1})
+    );
+    // The stored game reads back the same after a restart.
+    let dir = s.dir.clone();
+    s.stop().await;
+    let s = TestServer::start_in(dir).await;
+    let st = s.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(st["ended"], json!({"kind": "round_limit", "rounds": 1}));
+    // A limit its moves do not end at does not agree: the draw is taken as agreed.
+    let st = s
+        .post("/api/games/import", &json!({"record": record(5)}))
+        .await
+        .json()["state"]
+        .clone();
+    assert_eq!(st["ended"], json!({"kind": "draw_agreed"}));
+    s.stop().await;
+}

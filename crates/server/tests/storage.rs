@@ -404,6 +404,7 @@ async fn a_long_series_counts_every_game() {
         rematch: None,
         ended: finished.then(|| "resign".to_string()),
         ended_by: finished.then(|| "N".to_string()),
+        series: None,
         unreadable: None,
     };
     {
@@ -492,5 +493,144 @@ async fn a_stored_value_the_rules_do_not_know_names_its_column_once() {
         let msg = r.json()["error"].as_str().unwrap().to_string();
         assert_eq!(msg.matches(id.as_str()).count(), 1, "{msg}");
     }
+    s.stop().await;
+}
+
+/// A rematch is a new game: it counts against the address's allowance like `POST /api/games`
+/// (rematch and abort made games without end: QA pass 15); asking again for a rematch that
+/// exists makes nothing and does not count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_counts_against_the_new_games_allowance() {
+    let s = TestServer::start_configured(common::temp_dir("store-rate-rematch"), |server| {
+        server.set_new_games_per_minute(3);
+    })
+    .await;
+    // Game 1 of the allowance.
+    let (mut id, mut south, _) = s.online_game("raja-pasu").await;
+    for n in 2..=4 {
+        let r = s
+            .post(&format!("/api/games/{id}/abort"), &json!({"token": south}))
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        let r = s
+            .post(
+                &format!("/api/games/{id}/rematch"),
+                &json!({"token": south}),
+            )
+            .await;
+        if n == 4 {
+            r.assert_error(
+                429,
+                "too many new games from your address: at most 3 a minute; try again in",
+            );
+            assert!(r.header("retry-after").is_some(), "Retry-After");
+            break;
+        }
+        assert_eq!(r.status, 201, "{}", r.body);
+        // The same ask again gets the same game: nothing made, nothing counted.
+        let again = s
+            .post(
+                &format!("/api/games/{id}/rematch"),
+                &json!({"token": south}),
+            )
+            .await;
+        assert_eq!(again.status, 200, "{}", again.body);
+        let r = r.json();
+        assert_eq!(again.json()["id"], r["id"]);
+        id = r["id"].as_str().unwrap().to_string();
+        south = r["token"].as_str().unwrap().to_string();
+    }
+    s.post("/api/games", &json!({"game": "raja-pasu"}))
+        .await
+        .assert_error(429, "too many new games");
+    s.stop().await;
+}
+
+/// A rematch's `series` is worked out from the game before and kept on its row, so a rematch
+/// costs the same however long the chain (it walked the whole chain under the database lock):
+/// the chain's earlier games are never read again, even after a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_keeps_its_series_without_walking_the_chain() {
+    let dir = common::temp_dir("store-series-row");
+    let s = TestServer::start_in(dir.clone()).await;
+    let (first, mut south, mut north) = s.online_game("raja-pasu").await;
+    let mut id = first.clone();
+    let mut ids = vec![id.clone()];
+    // Game 1: North resigns (South wins); game 2: a draw agreed; game 3: aborted; game 4: South
+    // resigns.
+    let mut series = Vec::new();
+    for n in 1..=4 {
+        match n {
+            1 => {
+                let r = s
+                    .post(&format!("/api/games/{id}/resign"), &json!({"token": north}))
+                    .await;
+                assert_eq!(r.status, 200, "{}", r.body);
+            }
+            2 => {
+                for t in [&south, &north] {
+                    let r = s
+                        .post(
+                            &format!("/api/games/{id}/draw"),
+                            &json!({"token": t, "offer": true}),
+                        )
+                        .await;
+                    assert_eq!(r.status, 200, "{}", r.body);
+                }
+            }
+            3 => {
+                let r = s
+                    .post(&format!("/api/games/{id}/abort"), &json!({"token": south}))
+                    .await;
+                assert_eq!(r.status, 200, "{}", r.body);
+            }
+            _ => {
+                let r = s
+                    .post(&format!("/api/games/{id}/resign"), &json!({"token": south}))
+                    .await;
+                assert_eq!(r.status, 200, "{}", r.body);
+            }
+        }
+        let a = s
+            .post(
+                &format!("/api/games/{id}/rematch"),
+                &json!({"token": south}),
+            )
+            .await;
+        assert_eq!(a.status, 201, "{}", a.body);
+        let a = a.json();
+        let b = s
+            .post(
+                &format!("/api/games/{id}/rematch"),
+                &json!({"token": north}),
+            )
+            .await
+            .json();
+        id = a["id"].as_str().unwrap().to_string();
+        // The seats swap: the old South plays North.
+        (south, north) = (
+            b["token"].as_str().unwrap().to_string(),
+            a["token"].as_str().unwrap().to_string(),
+        );
+        ids.push(id.clone());
+        series.push(a["state"]["series"].clone());
+    }
+    // Points of the players now at South and North (they swap every game).
+    assert_eq!(series[0], json!({"game": 2, "score": {"S": 0.0, "N": 1.0}}));
+    assert_eq!(series[1], json!({"game": 3, "score": {"S": 1.5, "N": 0.5}}));
+    assert_eq!(series[2], json!({"game": 4, "score": {"S": 0.5, "N": 1.5}}));
+    assert_eq!(series[3], json!({"game": 5, "score": {"S": 2.5, "N": 0.5}}));
+    s.stop().await;
+    // The earlier games are gone from the database: the last game's series is its own.
+    {
+        let db = Connection::open(dir.join("pussa.sqlite3")).unwrap();
+        for gone in &ids[..4] {
+            db.execute("DELETE FROM games WHERE id = ?1", [gone])
+                .unwrap();
+        }
+    }
+    let s = TestServer::start_in(dir).await;
+    let st = s.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(st["series"], series[3]);
     s.stop().await;
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::wsc::{connect, next, next_of, next_or_close, recv, send, Ws};
+use common::wsc::{apply_update, connect, next, next_of, next_or_close, recv, send, Ws};
 use common::{assert_matches_rules, TestServer};
 use futures_util::SinkExt;
 use serde_json::{json, Value};
@@ -95,7 +95,15 @@ async fn players_and_watchers_see_every_move() {
     for ws in [&mut ws_s, &mut ws_n, &mut watcher] {
         let u = next_of(ws, "update").await;
         assert_eq!(u["played"][0]["move"], "d");
-        assert_eq!(u["state"], r.json()["state"]);
+        // What changed: the state without its moves, which the client adds.
+        assert!(u["state"].get("moves").is_none(), "{u}");
+        assert_eq!(
+            (&u["moves_kept"], &u["rounds_kept"]),
+            (&json!(1), &json!(0))
+        );
+        let mut before = r.json()["state"].clone();
+        before["moves"] = json!([before["moves"][0]]);
+        assert_eq!(apply_update(&before, &u), r.json()["state"]);
     }
     assert_matches_rules(&r.json()["state"]);
     s.stop().await;
@@ -292,15 +300,18 @@ async fn watchers_cannot_lock_the_players_out_of_their_game() {
     let s = TestServer::start("ws-many").await;
     let (id, south, north) = online_game(&s).await;
     let path = format!("/api/games/{id}/ws");
-    // A stranger takes every watcher's place and every place kept for late hellos.
-    let max = pussa_server::ws::MAX_WATCHERS + pussa_server::ws::HELLO_RESERVE;
+    // A stranger takes every watcher's place, and keeps trying for more.
+    let max = pussa_server::ws::MAX_WATCHERS;
     let mut open = Vec::new();
     for _ in 0..max {
         let mut ws = try_connect(s.addr, &path).await.expect("a place");
         next(&mut ws).await;
         open.push(ws);
     }
-    assert_eq!(try_connect(s.addr, &path).await.err(), Some(429));
+    // No place is kept for connections that would say hello later: strangers could fill it.
+    for _ in 0..20 {
+        assert_eq!(try_connect(s.addr, &path).await.err(), Some(429));
+    }
     // A player connecting with the seat's token always gets in, and is present.
     let mut ws_s = try_connect(s.addr, &format!("{path}?token={south}"))
         .await
@@ -308,6 +319,17 @@ async fn watchers_cannot_lock_the_players_out_of_their_game() {
     assert_eq!(next(&mut ws_s).await["type"], "state");
     let p = next_of(&mut ws_s, "presence").await;
     assert_eq!(p["present"]["S"], true, "{p}");
+    // So does the other player, and both are present: nobody can claim the win from them.
+    let mut ws_n = try_connect(s.addr, &format!("{path}?token={north}"))
+        .await
+        .expect("the seat's token always connects");
+    assert_eq!(next(&mut ws_n).await["type"], "state");
+    let p = next_of(&mut ws_n, "presence").await;
+    assert_eq!(
+        (p["present"]["S"].clone(), p["present"]["N"].clone()),
+        (json!(true), json!(true)),
+        "{p}"
+    );
     // A wrong token is refused.
     assert_eq!(
         try_connect(s.addr, &format!("{path}?token=nottheseat"))
@@ -315,31 +337,16 @@ async fn watchers_cannot_lock_the_players_out_of_their_game() {
             .err(),
         Some(403)
     );
-    // A connection let in over the watchers' cap that says hello with a seat's token stays, and
-    // its place goes back to the reserve.
+    // A watcher that says hello with a seat's token moves to the seat's places, and its
+    // watcher's place is free for someone else.
     let mut late = open.pop().unwrap();
     send(&mut late, &json!({"type": "hello", "token": north})).await;
     assert_eq!(next_of(&mut late, "hello").await["seat"], "N");
     let mut again = try_connect(s.addr, &path)
         .await
-        .expect("a reserve place again");
-    next(&mut again).await;
-    // One over the cap that says nothing is closed after the grace (1013), giving its place
-    // back; watchers within the cap stay.
-    assert_eq!(next_or_close(&mut again).await.err(), Some(Some(1013)));
-    drop(again);
-    let t0 = std::time::Instant::now();
-    let mut back = loop {
-        if let Ok(ws) = try_connect(s.addr, &path).await {
-            break ws;
-        }
-        assert!(
-            t0.elapsed() < std::time::Duration::from_secs(10),
-            "the place was not given back"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    };
-    assert_eq!(next(&mut back).await["type"], "state");
+        .expect("the freed watcher's place");
+    assert_eq!(next(&mut again).await["type"], "state");
+    assert_eq!(try_connect(s.addr, &path).await.err(), Some(429));
     let mut first = open.remove(0);
     send(&mut first, &json!({"type": "ping"})).await;
     assert_eq!(next_of(&mut first, "pong").await["type"], "pong");
@@ -358,7 +365,8 @@ async fn watchers_of_a_computer_game_see_the_move_and_the_reply_together() {
         .json();
     let id = c["id"].as_str().unwrap().to_string();
     let mut watcher = connect(s.addr, &id).await;
-    assert_eq!(next(&mut watcher).await["state"]["ply"], 0);
+    let before = next(&mut watcher).await["state"].clone();
+    assert_eq!(before["ply"], 0);
     let r = s
         .post(
             &format!("/api/games/{id}/moves"),
@@ -369,7 +377,7 @@ async fn watchers_of_a_computer_game_see_the_move_and_the_reply_together() {
     assert_eq!(r["played"].as_array().unwrap().len(), 2);
     let u = next_of(&mut watcher, "update").await;
     assert_eq!(u["played"], r["played"]);
-    assert_eq!(u["state"], r["state"]);
+    assert_eq!(apply_update(&before, &u), r["state"]);
     assert_eq!(u["state"]["ply"], 2);
     s.stop().await;
 }
@@ -782,5 +790,85 @@ async fn a_message_over_64_kib_is_closed_with_1009_and_its_reason_every_time() {
     // The server goes on.
     let mut again = connect(s.addr, &id).await;
     assert_eq!(next(&mut again).await["type"], "state");
+    s.stop().await;
+}
+
+/// Every update carries what changed, not the whole game (each one re-sent the whole game,
+/// 204 KiB a move at ply 1500: QA pass 15): over a long match, with undos across round ends, a
+/// watcher that applies each update to its last state always has the server's state, and the
+/// updates stay small however long the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn updates_carry_what_changed_and_rebuild_the_state_through_a_long_match() {
+    let s = TestServer::start("ws-deltas").await;
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "pasu-pondi", "mode": "match", "opponent": {"kind": "hotseat"}}),
+        )
+        .await
+        .json();
+    let id = c["id"].as_str().unwrap().to_string();
+    let token = c["token"].as_str().unwrap().to_string();
+    let mut watcher = connect(s.addr, &id).await;
+    let first = next_of(&mut watcher, "state").await;
+    let mut last = first["state"].clone();
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut biggest_late = 0usize;
+    let mut undos_across_rounds = 0;
+    let mut round_ends = 0;
+    let mut undo_next = false;
+    let mut ply = 0u64;
+    while ply < 700 {
+        let st = s.get(&format!("/api/games/{id}")).await.json();
+        if st["match_over"] == true {
+            break;
+        }
+        let legal = letters_of(&st["legal"]);
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        // Every other round's end is taken back at once; other undos now and then.
+        let undo =
+            std::mem::take(&mut undo_next) || (st["ply"].as_u64().unwrap() > 0 && rng % 13 == 0);
+        let r = if undo {
+            s.post(&format!("/api/games/{id}/undo"), &json!({"token": token}))
+                .await
+        } else {
+            let mv = &legal[(rng >> 20) as usize % legal.len()];
+            s.post(
+                &format!("/api/games/{id}/moves"),
+                &json!({"move": mv, "token": token}),
+            )
+            .await
+        };
+        assert_eq!(r.status, 200, "{}", r.body);
+        let u = next_of(&mut watcher, "update").await;
+        let size = u.to_string().len();
+        let rounds_before = last["rounds"].as_array().unwrap().len();
+        last = apply_update(&last, &u);
+        assert_eq!(last, r.json()["state"], "after ply {ply}: {u}");
+        if undo && last["rounds"].as_array().unwrap().len() < rounds_before {
+            undos_across_rounds += 1;
+        }
+        if !undo && u["rounds_added"].as_array().is_some_and(|a| !a.is_empty()) {
+            round_ends += 1;
+            undo_next = round_ends % 2 == 1;
+        }
+        ply = last["ply"].as_u64().unwrap();
+        if ply > 300 {
+            biggest_late = biggest_late.max(size);
+        }
+    }
+    assert!(ply >= 300, "the match ended at ply {ply}");
+    let whole = s.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(last, whole);
+    let whole_size = whole.to_string().len();
+    // The whole state of a long match is tens of KiB; an update a few.
+    assert!(whole_size > 40_000, "{whole_size}");
+    assert!(biggest_late < 12_000, "an update of {biggest_late} bytes");
+    // A new connection gets the whole state.
+    let mut late = connect(s.addr, &id).await;
+    assert_eq!(next_of(&mut late, "state").await["state"], whole);
+    assert!(undos_across_rounds > 0, "no undo crossed a round's end");
     s.stop().await;
 }

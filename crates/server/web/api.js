@@ -106,7 +106,7 @@ export const seats = {
 /**
  * A WebSocket to one game that reconnects after a drop. `onMessage` gets each parsed message;
  * `onStatus` gets 'open' | 'closed'. With `token` (a seat this browser holds) every connection
- * starts with a hello, so the other player sees this one present.
+ * is made with `?token=` and starts with a hello, so the other player sees this one present.
  *
  * The page's own heartbeat: a `ping` every `PING_MS`; a connection from which nothing has come
  * for `SILENT_MS` (a network that drops packets without closing anything: Wi-Fi gone, a laptop
@@ -168,10 +168,18 @@ export class GameSocket {
   connect() {
     if (this.closed) return;
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${proto}//${location.host}/api/games/${encodeURIComponent(this.id)}/ws`);
+    // A seat's connection carries its token, so the server seats it from the start and always
+    // has a place for it, however many watchers there are. Should the token be refused (a
+    // stale seat), the next try goes without it and says hello, as a watcher would.
+    const withToken = !!this.token && !this.tokenRefused;
+    this.tokenRefused = false;
+    const query = withToken ? `?token=${encodeURIComponent(this.token)}` : '';
+    const ws = new WebSocket(`${proto}//${location.host}/api/games/${encodeURIComponent(this.id)}/ws${query}`);
+    let opened = false;
     this.ws = ws;
     this.heard = Date.now();
     ws.onopen = () => {
+      opened = true;
       this.heard = Date.now();
       if (this.token) ws.send(JSON.stringify({ type: 'hello', token: this.token }));
       this.onStatus('open');
@@ -193,7 +201,10 @@ export class GameSocket {
       }
       this.onMessage(msg);
     };
-    ws.onclose = () => this.drop(ws);
+    ws.onclose = () => {
+      if (withToken && !opened) this.tokenRefused = true;
+      this.drop(ws);
+    };
   }
 
   /** The connection is open and has been heard from lately. */

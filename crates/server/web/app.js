@@ -124,6 +124,8 @@ function endedText(s, names) {
       return `${who} claimed the win: ${other}`;
     case 'claim_draw':
       return `${me ? 'You' : who} called it a draw: ${other}`;
+    case 'round_limit':
+      return `Drawn at the round limit (${e.rounds} ${e.rounds === 1 ? 'round' : 'rounds'})`;
     default:
       return `Game ended (${e.kind})`;
   }
@@ -134,7 +136,7 @@ function resultText(s, names) {
   const end = endedText(s, names);
   if (end) {
     if (s.ended.kind === 'abort' || s.winner === null || s.winner === undefined) return end;
-    if (s.ended.kind === 'draw_agreed' || s.ended.kind === 'claim_draw') return end;
+    if (s.ended.kind === 'draw_agreed' || s.ended.kind === 'claim_draw' || s.ended.kind === 'round_limit') return end;
     return `${end}: ${winnerText(s.winner, names)}`;
   }
   // A single game is won by the seeds taken in its round (from a round-2 position the stores
@@ -1187,6 +1189,17 @@ class GameView {
       this.rematchStarted(m.id);
       return;
     }
+    if (m.type === 'update' && m.state) {
+      // An update carries what changed (the new moves are `played`): the whole state is made
+      // from the last one this connection got. One that does not follow on is fetched whole.
+      const state = this.followOn(m);
+      if (!state) {
+        this.resync();
+        return;
+      }
+      m = { ...m, state };
+    }
+    if (m.state) this.latest = m.state;
     if (m.type === 'state' && m.state) {
       this.offersSeen = m.state.offers || null;
       this.chain = this.chain.then(() => {
@@ -1211,6 +1224,40 @@ class GameView {
       // ends now rather than keeping theirs waiting behind it.
       if (this.kind === 'online' && this.animator.running) this.animator.skip();
       this.enqueue(m.state, m.played, m.undone);
+    }
+  }
+
+  /**
+   * The whole state an `update` leads to: the last state this connection got, its `moves` and
+   * `rounds` cut to `moves_kept`/`rounds_kept`, then the moves `played` and the `rounds_added`;
+   * null when it does not follow on from that state (docs/api.md, WebSocket).
+   */
+  followOn(m) {
+    const s = m.state;
+    if (Array.isArray(s.moves)) return s;
+    const base = this.latest;
+    const played = m.played || [];
+    const kept = m.moves_kept;
+    const roundsKept = m.rounds_kept;
+    if (!base || base.id !== s.id || !Array.isArray(base.moves) || !Array.isArray(base.rounds)) return null;
+    if (!(kept <= base.moves.length) || !(roundsKept <= base.rounds.length) || kept + played.length !== s.ply) return null;
+    const moves = base.moves
+      .slice(0, kept)
+      .concat(played.map((p) => ({ ply: p.ply, round: p.round, side: p.side, move: p.move, board: p.board, closed: p.closed, stores: p.stores })));
+    return { ...s, moves, rounds: base.rounds.slice(0, roundsKept).concat(m.rounds_added || []) };
+  }
+
+  /** Fetches the whole state (an update did not follow on) and shows it as a connection's. */
+  async resync() {
+    if (this.resyncing) return;
+    this.resyncing = true;
+    try {
+      const st = await api.state(this.id);
+      if (!this.closed) this.onSocket({ type: 'state', state: st });
+    } catch {
+      // The next connection's state catches up.
+    } finally {
+      this.resyncing = false;
     }
   }
 

@@ -71,3 +71,41 @@ pub async fn next_of(ws: &mut Ws, kind: &str) -> Value {
         }
     }
 }
+
+/// The whole state an `update` leads to from `last` (the connection's last state), as
+/// docs/api.md tells a client to make it: `last`'s `moves` cut to `moves_kept` and the `played`
+/// moves added, its `rounds` cut to `rounds_kept` and `rounds_added` added. A `state` message's
+/// state is whole already. Panics when the update does not follow on from `last`.
+pub fn apply_update(last: &Value, msg: &Value) -> Value {
+    let mut state = msg["state"].clone();
+    if state.get("moves").is_some() {
+        return state;
+    }
+    let kept = msg["moves_kept"].as_u64().expect("moves_kept") as usize;
+    let rounds_kept = msg["rounds_kept"].as_u64().expect("rounds_kept") as usize;
+    let old_moves = last["moves"].as_array().expect("the last state's moves");
+    let old_rounds = last["rounds"].as_array().expect("the last state's rounds");
+    assert!(
+        kept <= old_moves.len() && rounds_kept <= old_rounds.len(),
+        "{msg}"
+    );
+    let mut moves: Vec<Value> = old_moves[..kept].to_vec();
+    for p in msg["played"].as_array().into_iter().flatten() {
+        moves.push(serde_json::json!({
+            "ply": p["ply"], "round": p["round"], "side": p["side"], "move": p["move"],
+            "board": p["board"], "closed": p["closed"], "stores": p["stores"],
+        }));
+    }
+    assert_eq!(Some(moves.len() as u64), state["ply"].as_u64(), "{msg}");
+    let mut rounds: Vec<Value> = old_rounds[..rounds_kept].to_vec();
+    rounds.extend(
+        msg["rounds_added"]
+            .as_array()
+            .expect("rounds_added")
+            .iter()
+            .cloned(),
+    );
+    state["moves"] = Value::Array(moves);
+    state["rounds"] = Value::Array(rounds);
+    state
+}
