@@ -125,6 +125,9 @@ async fn resign_ends_every_kind_of_game_and_a_whole_match() {
     r.assert_error(409, "nobody has joined yet: abort the game instead");
     let (id, south, north) = s.online_game_with("walak-pussa", "single", "S").await;
     let mut ws = connect(s.addr, &id).await;
+    // The socket follows the game once its first state is sent: wait for it, or an
+    // update made meanwhile can be missed.
+    next_of(&mut ws, "state").await;
     ok(&s, &id, "resign", json!({"token": north})).await;
     let u = next_of(&mut ws, "update").await;
     assert_eq!(u["ended"], json!({"kind": "resign", "by": "N"}), "{u}");
@@ -269,6 +272,9 @@ async fn draw_offers_are_made_declined_withdrawn_cleared_by_a_move_and_agreed() 
     let s = TestServer::start("end-draw").await;
     let (id, south, north) = s.online_game_with("walak-pussa", "single", "S").await;
     let mut ws = connect(s.addr, &id).await;
+    // The socket follows the game once its first state is sent: wait for it, or an
+    // update made meanwhile can be missed.
+    next_of(&mut ws, "state").await;
     let offers = |st: &Value| st["offers"].clone();
 
     // South offers: everyone sees it; North declines.
@@ -451,6 +457,9 @@ async fn takebacks_are_proposed_declined_and_accepted_across_a_round_boundary() 
 
     // The other accepts: back to just before the ender's round-ending move, in round 1.
     let mut ws = connect(s.addr, &id).await;
+    // The socket follows the game once its first state is sent: wait for it, or an
+    // update made meanwhile can be missed.
+    next_of(&mut ws, "state").await;
     let a = ok(
         &s,
         &id,
