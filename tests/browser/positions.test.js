@@ -26,3 +26,23 @@ test('a single game from a round-2 position is won and scored by the seeds taken
   assert.deepEqual(await thisRound(page), [48, 0]);
   await ctx.close();
 });
+
+test('the Game over dialog of a single game from a later round gives the seeds taken, not the holdings', async () => {
+  const { server, browser } = env;
+  // Round 3 of Raja Pasu played alone: South holds far more, North takes more in the round.
+  const pos = '1,1,2,0,0,2,5/x,x,x,x,x,x,0 65+5 0+17 S 3 raja-pasu';
+  const r = await server.post('/api/games/import', { record: `[Game "raja-pasu"]\n[Mode "single"]\n[Position "${pos}"]\n\n1. C 0-1\n` });
+  assert.equal(r.state.winner, 'N', JSON.stringify(r));
+  assert.deepEqual(r.state.taken, [16, 17]);
+  assert.deepEqual(r.state.stores, [81, 17]);
+  const { page, ctx } = await openAs(browser, server, r.id, null);
+  await settle(page, r.state.ply);
+  await page.waitForSelector('#round-dialog[open] p.big strong');
+  // The winner's score first, in seeds taken (17–16), as the top line and the CLI say; the
+  // holdings (81 and 17) are told as holdings.
+  assert.equal(await page.textContent('#round-dialog p.big strong'), 'North wins 17–16.');
+  assert.match(await page.textContent('#round-dialog p.big'), /Seeds held: South 81, North 17\./);
+  assert.match(await page.textContent('#turn'), /Game over: North wins 17–16/);
+  await closeDialog(page);
+  await ctx.close();
+});

@@ -5,11 +5,14 @@ use std::time::Duration;
 
 use anyhow::bail;
 use pussa_engine::{analyze_report, Limits};
-use pussa_rules::{Event, Game, GameState, Hole, Mode, RoundResult, Setup, Side, Status};
+use pussa_rules::{
+    EndReason, Event, Game, GameState, Hole, Mode, RoundResult, Setup, Side, Status,
+};
 use serde::Serialize;
 
 use crate::cmd_replay::{
-    over_at_once, parse_moves, play_moves, refill_words, round_end_words, start_state, StateJson,
+    holding_words, over_at_once, parse_moves, play_moves, refill_words, result_words,
+    round_end_words, start_state, StateJson,
 };
 
 /// List every legal move of a position with its value for the player to move if that move is
@@ -71,7 +74,7 @@ struct AnalysisJson {
     values: &'static str,
     position: String,
     analysed: Option<String>,
-    round_end: Option<RoundResult>,
+    round_end: Option<RoundEndJson>,
     state: StateJson,
     over: bool,
     depth: u32,
@@ -105,10 +108,58 @@ impl AnalysisJson {
 
 /// The position asked about, before a round over in it is passed.
 struct Asked {
-    /// Its position string: `--position` as given (or the opening), after `--moves`.
+    /// Its position string: `--position` as given (or the opening), after `--moves` (a round
+    /// their last move ended laid out).
     position: String,
     /// The round that is already over in it, if one is.
-    round_end: Option<RoundResult>,
+    round_end: Option<RoundEndJson>,
+}
+
+/// A round's end as the web state's `rounds` write it: a drawn round's winner is `"draw"`.
+#[derive(Clone, Copy, Serialize)]
+struct RoundEndJson {
+    round: u32,
+    reason: EndReason,
+    swept: [u8; 2],
+    taken: [u8; 2],
+    winner: &'static str,
+}
+
+impl RoundEndJson {
+    fn of(r: &RoundResult) -> RoundEndJson {
+        RoundEndJson {
+            round: r.round,
+            reason: r.reason,
+            swept: r.swept,
+            taken: r.taken,
+            winner: match r.winner {
+                Some(Side::South) => "S",
+                Some(Side::North) => "N",
+                None => "draw",
+            },
+        }
+    }
+}
+
+/// A refill among `events` in words: "Round N:", then its lines indented, as `replay` writes it.
+fn refill_lines(game: Game, events: &[Event]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for e in events {
+        if let Event::Refill {
+            round,
+            filled,
+            remainder,
+            closed,
+            starter,
+        } = *e
+        {
+            lines.push(format!("Round {round}:"));
+            for line in refill_words(game, filled, remainder, closed, starter) {
+                lines.push(format!("  {line}"));
+            }
+        }
+    }
+    lines
 }
 
 fn letters(pv: &[Hole]) -> Vec<String> {
@@ -130,33 +181,70 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut g = start_state(game, mode, args.first, args.position.as_deref())?;
     let moves = parse_moves(args.moves.as_deref().unwrap_or(""));
     let start_round = g.round();
-    play_moves(&mut g, start_round, &moves, |_, _, _, _| Ok(()))?;
+    let mut played = 0usize;
+    play_moves(&mut g, start_round, &moves, |_, _, _, _| {
+        played += 1;
+        Ok(())
+    })?;
+    // A round the last move given ended: that move has ended it and, in a match, laid out the
+    // next round (as `replay`, the web and a record have it), so the position asked about is the
+    // next round's start. Told in words as `replay` tells it.
+    let mut ended_by_moves = Vec::new();
+    let mut over_why = None;
+    if played > 0 && g.is_round_over() {
+        over_why = over_at_once(&g);
+        if let Status::RoundOver {
+            result,
+            next_starter,
+        } = g.status()
+        {
+            ended_by_moves.push(round_end_words(game, &result));
+            ended_by_moves.push(holding_words(&g, next_starter));
+            let mut refill = Vec::new();
+            g.next_round_traced(&mut refill);
+            ended_by_moves.extend(refill_lines(game, &refill));
+            over_why = None;
+        }
+    }
     // The position asked about: a position given whose round is already over is ended at once
     // (its board swept), so it is written as given.
-    let position = match (args.position.as_deref(), moves.is_empty()) {
-        (Some(p), true) => p.parse::<Setup>()?.to_string(),
+    let position = match (args.position.as_deref(), played) {
+        (Some(p), 0) => p.parse::<Setup>()?.to_string(),
         _ => Setup::from_state(&g).to_string(),
     };
-    let (over_why, round_end) = match g.status() {
-        Status::Playing => (None, None),
+    // The round over in that position, as reading it back ends it: `position` alone gives the
+    // same answer (after moves that ended the match, the final position read back).
+    let round_end = match start_state(game, mode, None, Some(&position))?.status() {
+        Status::Playing => None,
         Status::RoundOver { result, .. } | Status::Over { result, .. } => {
-            (over_at_once(&g), Some(result))
+            Some(RoundEndJson::of(&result))
         }
     };
     let asked = Asked {
         position,
         round_end,
     };
-    let here = if moves.is_empty() {
-        "in this position"
-    } else {
-        "after the moves given"
-    };
-    // In a match whose round is over, the next round is laid out and analysed (said below).
-    let mut refill = Vec::new();
-    if matches!(g.status(), Status::RoundOver { .. }) {
-        g.next_round_traced(&mut refill);
+    // Why a round over in the position given ended, and the next round's layout analysed.
+    let mut over_here = Vec::new();
+    if played == 0 {
+        over_why = over_at_once(&g);
+        if let Status::RoundOver {
+            result,
+            next_starter,
+        } = g.status()
+        {
+            over_here.push(round_end_words(game, &result));
+            over_here.push(holding_words(&g, next_starter));
+            let mut refill = Vec::new();
+            g.next_round_traced(&mut refill);
+            over_here.extend(refill_lines(game, &refill));
+        }
     }
+    let here = if played == 0 {
+        "the round is already over in this position"
+    } else {
+        "the moves given end the round"
+    };
     let (mode_name, values_name) = match mode {
         Mode::Single => ("single", "round_margin"),
         Mode::Match => ("match", "match_value"),
@@ -171,14 +259,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             return Ok(());
         }
         let what = if mode == Mode::Match { "match" } else { "game" };
-        let result = match g.winner().flatten() {
-            Some(side) => format!("{side} wins"),
-            None => "a draw".to_string(),
-        };
+        let result = result_words(&g);
         match over_why {
             Some(why) => bail!(
-                "the round is already over {here}: {why}, so the {what} is over ({result}): \
-                 there is no move to analyse"
+                "{here}: {why}, so the {what} is over ({result}): there is no move to analyse"
             ),
             None => bail!("the {what} is over ({result}): there is no move to analyse"),
         }
@@ -223,28 +307,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     // A round over in the position asked about: why, and the next round's layout analysed.
-    if let (Some(why), Some(result)) = (&over_why, &asked.round_end) {
+    if let (Some(why), false) = (&over_why, over_here.is_empty()) {
         writeln!(
             out,
-            "(the round is already over {here}: {why}; round {} is laid out and analysed)",
+            "(the round is already over in this position: {why}; round {} is laid out and analysed)",
             g.round()
         )?;
-        writeln!(out, "{}", round_end_words(game, result))?;
-        for e in &refill {
-            if let Event::Refill {
-                round,
-                filled,
-                remainder,
-                closed,
-                starter,
-            } = *e
-            {
-                writeln!(out, "Round {round}:")?;
-                for line in refill_words(game, filled, remainder, closed, starter) {
-                    writeln!(out, "  {line}")?;
-                }
-            }
-        }
+    }
+    // The round's end (in the position given, or by the moves given) as `replay` tells it.
+    for line in over_here.iter().chain(&ended_by_moves) {
+        writeln!(out, "{line}")?;
+    }
+    if !over_here.is_empty() || !ended_by_moves.is_empty() {
         writeln!(out)?;
     }
     let pos = g.position();

@@ -9,8 +9,8 @@ use pussa_rules::{
 };
 
 use crate::cmd_replay::{
-    board, game_of, over_at_once, parse_moves, play_moves, refill_words, round_end_words,
-    start_state,
+    board, game_of, holding_words, over_at_once, parse_moves, play_moves, refill_words,
+    result_words, round_end_words, start_state,
 };
 
 /// Tell a move lap by lap: every lift and where its seeds went, the fours taken on the way,
@@ -287,7 +287,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // The game's history: the moves before the one explained, so that repetition is checked.
     let moves = parse_moves(args.moves.as_deref().unwrap_or(""));
     let start_round = g.round();
-    if let Some(r) = play_moves(&mut g, start_round, &moves, |_, _, _, _| Ok(()))? {
+    let mut played = 0usize;
+    let listed = play_moves(&mut g, start_round, &moves, |_, _, _, _| {
+        played += 1;
+        Ok(())
+    })?;
+    if let Some(r) = listed {
         if r != RecordResult::Unfinished {
             bail!(
                 "--moves ends with the result {r}: no move follows the end of the {}",
@@ -295,12 +300,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     }
-    // Where the round's end was seen: in the position given, or after the moves played.
-    let here = if moves.is_empty() {
-        "in this position"
-    } else {
-        "after the moves given"
-    };
+    let what = if mode == Mode::Match { "match" } else { "game" };
+    // The moves given ended the round with their last move: that move has ended it and, in a
+    // match, laid out the next round (as `replay`, the web trace and a record have it), so
+    // the move explained is the next round's first and its trace is that move's alone.
+    if played > 0 && g.is_round_over() {
+        if let (true, Some(why)) = (g.is_over(), over_at_once(&g)) {
+            bail!(
+                "move {}: the moves given end the round: {why}, so the {what} is over ({})",
+                args.mv,
+                result_words(&g)
+            );
+        }
+        g.next_round();
+    }
     // A position whose round is already over (the project ends it at once) has no move to
     // explain; in a match it goes on with the next round, as in `replay`.
     let over = over_at_once(&g);
@@ -317,51 +330,33 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
             }
         }
-        let over_here = format!("the round is already over {here}: {why}");
-        match g.winner() {
-            Some(winner) => {
-                let what = if mode == Mode::Match { "match" } else { "game" };
-                let result = match winner {
-                    Some(side) => format!("{side} wins"),
-                    None => "a draw".to_string(),
-                };
-                // A match ends when a player cannot fill a hole: say who and why.
-                let held = g.position().stores();
-                let need = g.game().seeds_per_hole();
-                let result = match winner {
-                    Some(side) if mode == Mode::Match && held[side.other().index()] < need => {
-                        let n = held[side.other().index()];
-                        format!(
-                            "{result}: {} holds {n} seed{}, fewer than the {need} one hole needs",
-                            side.other(),
-                            if n == 1 { "" } else { "s" }
-                        )
-                    }
-                    _ => result,
-                };
-                bail!(
-                    "move {}: {over_here}, so the {what} is over ({result})",
-                    args.mv
-                );
-            }
-            None => {
-                if let Status::RoundOver { result, .. } = g.status() {
-                    events.push(Event::RoundEnd {
-                        reason: result.reason,
-                        swept: result.swept,
-                    });
-                    ended = Some(result);
-                }
-                g.next_round_traced(&mut events);
-                if let Err(e) = g.clone().play(args.mv) {
-                    bail!(
-                        "move {}: {over_here}; round {}, laid out next, cannot start with it: {}",
-                        args.mv,
-                        g.round(),
-                        e.reason
-                    );
-                }
-            }
+        let over_here = format!("the round is already over in this position: {why}");
+        if g.is_over() {
+            bail!(
+                "move {}: {over_here}, so the {what} is over ({})",
+                args.mv,
+                result_words(&g)
+            );
+        }
+        if let Status::RoundOver {
+            result,
+            next_starter,
+        } = g.status()
+        {
+            events.push(Event::RoundEnd {
+                reason: result.reason,
+                swept: result.swept,
+            });
+            ended = Some((result, holding_words(&g, next_starter)));
+        }
+        g.next_round_traced(&mut events);
+        if let Err(e) = g.clone().play(args.mv) {
+            bail!(
+                "move {}: {over_here}; round {}, laid out next, cannot start with it: {}",
+                args.mv,
+                g.round(),
+                e.reason
+            );
         }
     }
     let laid_out = over.is_some();
@@ -372,10 +367,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .play_traced(args.mv, &mut events)
         .map_err(|e| anyhow!("move {}: {}", args.mv, e.reason))?;
     // In a match, a round's end goes on with the refill of the next round, as the server's trace.
-    let holding = g.position().stores();
     let next = match g.status() {
-        Status::RoundOver { next_starter, .. } if g.next_round_traced(&mut events) => {
-            Some(next_starter)
+        Status::RoundOver { next_starter, .. } => {
+            let holding = holding_words(&g, next_starter);
+            g.next_round_traced(&mut events).then_some(holding)
         }
         _ => None,
     };
@@ -392,11 +387,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let (true, Some(why)) = (laid_out, &over) {
         writeln!(
             out,
-            "(the round is already over {here}: {why}; round {} is laid out first)",
+            "(the round is already over in this position: {why}; round {} is laid out first)",
             before_round
         )?;
-        if let Some(result) = &ended {
+        if let Some((result, holding)) = &ended {
             writeln!(out, "{}", round_end_words(game, result))?;
+            writeln!(out, "{holding}")?;
         }
         write_refill(&mut out, game, &events[..laid])?;
     }
@@ -415,14 +411,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(r) = report.round_end {
         writeln!(out, "{}", round_end_words(game, &r))?;
     }
-    if let Some(starter) = next {
-        writeln!(
-            out,
-            "Holding: South {}, North {}; {starter} will start round {}.",
-            holding[0],
-            holding[1],
-            g.round()
-        )?;
+    if let Some(holding) = next {
+        writeln!(out, "{holding}")?;
         write_refill(&mut out, game, &events[laid..])?;
     }
     if let Some(w) = g.winner() {

@@ -267,8 +267,12 @@ pub fn play_moves(
         numbering.played(mv, round);
         each(&prefix, mv, &report, g)?;
     }
+    // A trailing marker stands before the move that comes next (the one `explain --move`
+    // explains, or the record's next move): it is checked against the round that move is in.
     if let Some(n) = marker {
-        bail!("round marker R{n} is not followed by a move");
+        numbering
+            .check_marker(g, n)
+            .map_err(|e| anyhow!("{e} (at the end of the moves)"))?;
     }
     if let (Some(r), Some(w)) = (result, g.winner()) {
         let actual = RecordResult::from_winner(w);
@@ -573,6 +577,45 @@ pub fn round_end_words(game: Game, r: &RoundResult) -> String {
     )
 }
 
+/// The line after a match's round end: what each player holds and who starts the next round,
+/// "Holding: South 36, North 20; North will start round 4." `g` is the state whose round is
+/// over (its stores are the holdings), `next_starter` the next round's starter.
+#[must_use]
+pub fn holding_words(g: &GameState, next_starter: Side) -> String {
+    format!(
+        "Holding: {}; {next_starter} will start round {}.",
+        pair(g.position().stores()),
+        g.round() + 1
+    )
+}
+
+/// The result of a game or match that is over, with why a match ended early: "South wins",
+/// "a draw", or "South wins: North holds 5 seeds, fewer than the 7 one hole needs".
+#[must_use]
+pub fn result_words(g: &GameState) -> String {
+    let Some(winner) = g.winner() else {
+        return "not over".to_string();
+    };
+    let result = match winner {
+        Some(side) => format!("{side} wins"),
+        None => "a draw".to_string(),
+    };
+    // A match ends when a player cannot fill a hole: say who and why.
+    let held = g.position().stores();
+    let need = g.game().seeds_per_hole();
+    match winner {
+        Some(side) if g.mode() == Mode::Match && held[side.other().index()] < need => {
+            let n = held[side.other().index()];
+            format!(
+                "{result}: {} holds {n} seed{}, fewer than the {need} one hole needs",
+                side.other(),
+                if n == 1 { "" } else { "s" }
+            )
+        }
+        _ => result,
+    }
+}
+
 /// The last line of a finished game or match. A match is won on the seeds held; a single game on
 /// the seeds taken in its round, which from round 2 on are not the stores (those also hold what
 /// was carried over): the holdings are then told as well.
@@ -650,12 +693,7 @@ impl<W: Write> Text<W> {
                 next_starter,
             } => {
                 writeln!(self.out, "{}", round_end_words(g.game(), &result))?;
-                writeln!(
-                    self.out,
-                    "Holding: {}; {next_starter} will start round {}.",
-                    pair(g.position().stores()),
-                    g.round() + 1
-                )?;
+                writeln!(self.out, "{}", holding_words(g, next_starter))?;
             }
             Status::Over { result, winner } => {
                 writeln!(self.out, "{}", round_end_words(g.game(), &result))?;

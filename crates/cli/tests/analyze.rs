@@ -360,12 +360,13 @@ fn a_position_whose_round_is_over_says_so_before_the_next_round_is_analysed() {
     let text = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
-        lines[..3],
+        lines[..4],
         [
             "(the round is already over in this position: South has no legal move; round 3 is \
              laid out and analysed)",
             "Round 2 is over: South has no legal move; North takes the 6 seeds left on the board. \
              Taken in the round: South 50, North 34; South wins the round.",
+            "Holding: South 60, North 38; North will start round 3.",
             "Round 3:",
         ]
     );
@@ -417,7 +418,7 @@ fn a_position_whose_round_is_over_says_so_before_the_next_round_is_analysed() {
         "A",
     ]);
     assert!(
-        err.contains("the round is already over after the moves given: North has no legal move"),
+        err.contains("the moves given end the round: North has no legal move"),
         "{err}"
     );
 }
@@ -477,4 +478,113 @@ fn a_match_ending_value_is_the_rounds_margin_and_a_match_won_outright_is_exact()
         "{text}"
     );
     assert!(text.contains("bestmove A"), "{text}");
+}
+
+/// The Raja Pasu match moves whose last `B` ends round 1 by repetition (North starts round 2).
+const REPEATS: &str = "G a D g D e G f C g D a A b B c C d D e E f F g G a A b B";
+
+/// After `--moves` whose last move ends a round, that move has laid out the next round (as
+/// `replay` and the web have it): `position` is the next round's start, with no round over in
+/// it, and read back it gives the same answer. It was the swept position, which read back as
+/// another round end (no repetition, no seeds swept) with the other player starting round 2.
+#[test]
+fn the_position_after_moves_that_end_a_round_reads_back_as_the_same_answer() {
+    let from_moves = |moves: &str, extra: &[&str]| {
+        let mut a = vec![
+            "analyze", "--match", "--moves", moves, "--depth", "1", "--json",
+        ];
+        a.extend_from_slice(extra);
+        ok_json(&a)
+    };
+    let v = from_moves(REPEATS, &["--game", "raja-pasu"]);
+    assert_eq!(
+        v["position"],
+        "x,7,7,7,7,7,7/7,7,7,7,7,7,7 6 1 N 2 raja-pasu"
+    );
+    assert_eq!(v["analysed"], v["position"]);
+    assert_eq!(v["round_end"], Value::Null);
+    let pos = v["position"].as_str().unwrap();
+    let back = ok_json(&[
+        "analyze",
+        "--match",
+        "--position",
+        pos,
+        "--depth",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(back, v);
+    // The text tells the round the moves ended as `replay` does, without "already over".
+    let o = pussa(&[
+        "analyze",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        REPEATS,
+        "--depth",
+        "1",
+    ]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "Round 1 is over: the position repeated; each player takes their own row (South 1, \
+             North 1). Taken in the round: South 48, North 50; North wins the round.\n\
+             Holding: South 48, North 50; North will start round 2.\nRound 2:\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("already over"), "{text}");
+    // Moves that end the match: the final position, with the round over in it as read back.
+    let r13 = "7,7,7,7,7,7,7/x,x,x,x,x,7,7 34 1 S 13 raja-pasu";
+    let v = from_moves("A", &["--position", r13]);
+    assert_eq!(v["over"], true);
+    let pos = v["position"].as_str().unwrap();
+    let back = ok_json(&[
+        "analyze",
+        "--match",
+        "--position",
+        pos,
+        "--depth",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(back, v);
+    let swept = &v["round_end"]["swept"];
+    assert_eq!(swept, &serde_json::json!([0, 0]), "{v}");
+}
+
+/// A match that ends because a player cannot fill a hole: analyze gives the reason in
+/// explain's words (it said only "South wins", South being the player who could not move).
+#[test]
+fn analyze_says_why_a_match_ends_in_explains_words() {
+    let pos = "0,0,0,0,0,0,0/x,x,x,x,x,1,1 93 3 S 3 raja-pasu";
+    let why = "the round is already over in this position: South has no legal move, so the match \
+               is over (South wins: North holds 5 seeds, fewer than the 7 one hole needs)";
+    let err = fails(&["analyze", "--match", "--position", pos]);
+    assert_eq!(
+        err.trim(),
+        format!("error: {why}: there is no move to analyse")
+    );
+    let err = fails(&["explain", "--match", "--position", pos, "--move", "f"]);
+    assert_eq!(err.trim(), format!("error: move f: {why}"));
+}
+
+/// A drawn round's winner is `"draw"` in `round_end`, as in the web state's `rounds` (it was null).
+#[test]
+fn a_drawn_round_end_is_written_draw_as_the_web_state_writes_it() {
+    let v = ok_json(&[
+        "analyze",
+        "--match",
+        "--position",
+        "0,0,0,0,0,0,0/1,1,0,0,0,0,0 0+35 0+33 S 2 pasu-pondi",
+        "--depth",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(
+        v["round_end"],
+        serde_json::json!({"round": 2, "reason": {"kind": "one_row"}, "swept": [0, 2],
+            "taken": [35, 35], "winner": "draw"})
+    );
 }

@@ -209,7 +209,7 @@ fn moves_take_a_records_movetext_with_its_round_markers_checked() {
         ),
         (
             "G e R2",
-            "error: round marker R2 is not followed by a move\n",
+            "error: round marker R2, but this move is in round 1 (at the end of the moves)\n",
         ),
     ] {
         let err = fails(&["replay", "--game", "raja-pasu", "--match", "--moves", moves]);
@@ -1009,7 +1009,7 @@ fn explain_takes_the_moves_before_so_a_repetition_ends_the_round() {
         "a",
     ]);
     assert!(
-        err.contains("the round is already over after the moves given: North has no legal move"),
+        err.contains("the moves given end the round: North has no legal move"),
         "{err}"
     );
     let help = ok(&["help", "explain"]);
@@ -1018,4 +1018,156 @@ fn explain_takes_the_moves_before_so_a_repetition_ends_the_round() {
         "{help}"
     );
     assert!(help.contains("--moves"), "{help}");
+}
+
+/// Raja Pasu match movetext whose `15. B` ends round 1 by repetition; North starts round 2.
+const ROUND1_BY_REPETITION: &str =
+    "1. G a 2. D g 3. D e 4. G f 5. C g 6. D a 7. A b 8. B c 9. C d \
+                                    10. D e 11. E f 12. F g 13. G a 14. A b 15. B";
+
+/// `explain --moves` ending with the move that ended a round: that move has ended it and laid
+/// out round 2, so the next move's trace is its own alone, as the web trace of that ply (it
+/// started with the round's `round_end` and `refill` again), and the words do not say the round
+/// is "already over".
+#[test]
+fn explain_after_the_move_that_ended_a_round_explains_the_next_move_alone() {
+    let explain = |extra: &[&str]| {
+        let mut a = vec![
+            "explain",
+            "--game",
+            "raja-pasu",
+            "--match",
+            "--moves",
+            ROUND1_BY_REPETITION,
+            "--move",
+            "b",
+        ];
+        a.extend_from_slice(extra);
+        ok(&a)
+    };
+    let text = explain(&[]);
+    assert!(text.starts_with("Raja Pasu, North plays b:\n"), "{text}");
+    assert!(
+        !text.contains("already over") && !text.contains("Round 1 is over"),
+        "{text}"
+    );
+    let events: Value = serde_json::from_str(&explain(&["--json"])).unwrap();
+    assert_eq!(events[0]["type"], "lift", "{events}");
+    assert!(
+        !events
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["type"] == "round_end" || e["type"] == "refill"),
+        "{events}"
+    );
+    // The same as the move from round 2's layout (no history yet in round 2).
+    let laid = ok(&[
+        "explain",
+        "--match",
+        "--position",
+        "x,7,7,7,7,7,7/7,7,7,7,7,7,7 6 1 N 2 raja-pasu",
+        "--move",
+        "b",
+        "--json",
+    ]);
+    assert_eq!(laid, explain(&["--json"]));
+}
+
+/// Movetext copied up to the first move of a round ends with its marker (`R2 1...`): accepted
+/// by explain, replay and analyze alike, and checked against the round the next move is in, as
+/// a trailing move number is skipped (it was refused: "round marker R2 is not followed by a
+/// move").
+#[test]
+fn a_trailing_round_marker_is_checked_against_the_round_reached() {
+    let plain = ok(&[
+        "explain",
+        "--game",
+        "raja-pasu",
+        "--match",
+        "--moves",
+        ROUND1_BY_REPETITION,
+        "--move",
+        "b",
+    ]);
+    for tail in [" R2 1...", " R2"] {
+        let moves = format!("{ROUND1_BY_REPETITION}{tail}");
+        let m = moves.as_str();
+        let out = ok(&[
+            "explain",
+            "--game",
+            "raja-pasu",
+            "--match",
+            "--moves",
+            m,
+            "--move",
+            "b",
+        ]);
+        assert_eq!(out, plain, "{tail}");
+        let whole = format!("{ROUND1_BY_REPETITION} R2 1... b");
+        let out = ok(&[
+            "replay",
+            "--game",
+            "raja-pasu",
+            "--match",
+            "--moves",
+            m,
+            "--json",
+        ]);
+        let full = ok(&[
+            "replay",
+            "--game",
+            "raja-pasu",
+            "--match",
+            "--moves",
+            &whole,
+            "--json",
+        ]);
+        assert!(full.starts_with(&out), "{tail}");
+        ok(&[
+            "analyze",
+            "--game",
+            "raja-pasu",
+            "--match",
+            "--moves",
+            m,
+            "--depth",
+            "1",
+        ]);
+    }
+    let wrong = format!("{ROUND1_BY_REPETITION} R3");
+    for cmd in [
+        &["explain", "--move", "b"][..],
+        &["replay"],
+        &["analyze", "--depth", "1"],
+    ] {
+        let mut a = vec![cmd[0], "--game", "raja-pasu", "--match", "--moves", &wrong];
+        a.extend_from_slice(&cmd[1..]);
+        assert_eq!(
+            fails(&a),
+            "error: round marker R3, but this move is in round 2 (at the end of the moves)\n",
+            "{a:?}"
+        );
+    }
+}
+
+/// A round already over in the position given is told with replay's holdings line everywhere:
+/// replay, analyze and explain give the same words (analyze and explain left the line out).
+#[test]
+fn a_round_over_in_the_position_is_told_with_the_holdings_everywhere() {
+    let w = "2,1,0,1,0,2,1/x,x,x,x,x,x,3 24+2 0+20 N 3 walak-pussa";
+    let told = "Round 3 is over: North has no legal move (its only move, g, would sow for ever); \
+                South takes the 10 seeds left on the board. Taken in the round: South 12, North \
+                20; North wins the round.\nHolding: South 36, North 20; North will start round \
+                4.\n";
+    let replay = ok(&["replay", "--match", "--position", w]);
+    let analyze = ok(&["analyze", "--match", "--position", w, "--depth", "1"]);
+    let explain = ok(&["explain", "--match", "--position", w, "--move", "f"]);
+    for (name, out) in [
+        ("replay", &replay),
+        ("analyze", &analyze),
+        ("explain", &explain),
+    ] {
+        assert!(out.contains(told), "{name}: {out}");
+    }
 }

@@ -139,10 +139,15 @@ function resultText(s, names) {
     if (s.ended.kind === 'draw_agreed' || s.ended.kind === 'claim_draw' || s.ended.kind === 'round_limit') return end;
     return `${end}: ${winnerText(s.winner, names)}`;
   }
-  // A single game is won by the seeds taken in its round (from a round-2 position the stores
-  // also hold what was carried over); a match by the seeds held.
-  const score = s.mode === 'match' ? s.stores : s.taken || s.stores;
-  return `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} ${scoreText(s.winner, score)}`;
+  return `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} ${scoreText(s.winner, finalScore(s))}`;
+}
+
+/**
+ * The seeds a finished game is scored by: a single game is won by the seeds taken in its round
+ * (from a round-2 position the stores also hold what was carried over); a match by the seeds held.
+ */
+function finalScore(s) {
+  return s.mode === 'match' ? s.stores : s.taken || s.stores;
 }
 
 function winnerText(w, names) {
@@ -2385,7 +2390,7 @@ class GameView {
       body.append(h('p', { class: 'big' }, h('strong', {}, `${text}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
     } else if (over) {
       title = s.mode === 'match' ? 'Match over' : 'Game over';
-      body.append(h('p', { class: 'big' }, h('strong', {}, `${winnerText(s.winner, names)[0].toUpperCase()}${winnerText(s.winner, names).slice(1)} ${scoreText(s.winner, s.stores)}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
+      body.append(h('p', { class: 'big' }, h('strong', {}, `${winnerText(s.winner, names)[0].toUpperCase()}${winnerText(s.winner, names).slice(1)} ${scoreText(s.winner, finalScore(s))}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
     } else if (s.mode === 'match') {
       // The layout as the round's end left it (the move that ended the round carries it), and
       // the starter as the next round's first move shows: the computer may already have moved.
