@@ -160,14 +160,24 @@ function circleText(s) {
 /**
  * How the round after round `r` of the match state `s` was laid out: its number, the stores
  * carried into it, its closed holes and who starts it (the computer may already have moved).
+ * The move that ended round `r` carries the layout. A game started from a position whose round
+ * was already over has no such move: then the layout is the state's own until the next round's
+ * first move, and after it the `refill` at the head of that move's trace (`traceOf(ply)`, the
+ * server's trace of a ply when the page has it). `stores` is null when it cannot be told yet.
  */
-function nextRoundLayout(s, r) {
+function nextRoundLayout(s, r, traceOf = () => null) {
   const moves = s.moves || [];
   const next = r ? r.round + 1 : s.round;
   const endMove = r ? moves.filter((m) => m.round === r.round).pop() : null;
-  const layout = endMove || s;
   const first = moves.find((m) => m.round === next);
-  return { next, stores: layout.stores, closed: layout.closed || [], starter: first ? first.side : s.to_move };
+  const starter = first ? first.side : s.to_move;
+  if (endMove || !first) {
+    const layout = endMove || s;
+    return { next, stores: layout.stores, closed: layout.closed || [], starter };
+  }
+  const refill = (traceOf(first.ply) || []).find((e) => e.type === 'refill' && e.round === next);
+  if (!refill) return { next, stores: null, closed: [], starter, ply: first.ply };
+  return { next, stores: refill.remainder, closed: refill.closed.map((i) => LETTERS[i]), starter: refill.starter || starter };
 }
 
 /** "you", "Computer": a player's name inside a sentence. */
@@ -181,7 +191,7 @@ function midName(n) {
  * you 1, Computer 0. Round 2: holes a and b closed; Computer (North) starts."). '' in a single
  * game (its result is the game's).
  */
-function roundNews(rounds, s, names, interim = false) {
+function roundNews(rounds, s, names, interim = false, traceOf = () => null) {
   if (s.mode !== 'match' || !rounds.length) return '';
   const out = [];
   for (const r of rounds) {
@@ -198,13 +208,14 @@ function roundNews(rounds, s, names, interim = false) {
   }
   out.push(`Rounds won: ${midName(names[0])} ${won[0]}, ${midName(names[1])} ${won[1]}.`);
   if (interim || (!s.match_over && !s.ended)) {
-    const l = nextRoundLayout(s, rounds[rounds.length - 1]);
+    const l = nextRoundLayout(s, rounds[rounds.length - 1], traceOf);
     const holes = l.closed.length
       ? `hole${l.closed.length === 1 ? '' : 's'} ${l.closed.length === 1 ? l.closed[0] : `${l.closed.slice(0, -1).join(', ')} and ${l.closed[l.closed.length - 1]}`} closed`
       : 'no hole closed';
     const i = sideIndex(l.starter);
     const who = names[i] === 'You' ? 'you start' : names[i] === SIDE_NAME[i] ? `${names[i]} starts` : `${names[i]} (${SIDE_NAME[i]}) starts`;
-    out.push(`Round ${l.next}: ${holes}; stores ${midName(names[0])} ${l.stores[0]}, ${midName(names[1])} ${l.stores[1]}; ${who}.`);
+    // The layout not known yet (see nextRoundLayout): only who starts.
+    out.push(l.stores ? `Round ${l.next}: ${holes}; stores ${midName(names[0])} ${l.stores[0]}, ${midName(names[1])} ${l.stores[1]}; ${who}.` : `Round ${l.next}: ${who}.`);
   }
   return out.join(' ');
 }
@@ -858,6 +869,7 @@ class GameView {
     this.viewPly = null; // the earlier ply shown (null: the live position)
     this.hintInfo = null; // the hint of the live position: {key, text, move}
     this.positions = null; // GET …/positions, for replaying an earlier move's animation
+    this.traces = new Map(); // ply → the trace of a move this page was told (an answer's `played`)
     this.busy = false; // waiting for the server or animating
     this.chain = Promise.resolve();
     this.closed = false;
@@ -1087,7 +1099,7 @@ class GameView {
     if (last.round !== s.round - 1) return;
     if ((s.moves || []).some((m) => m.round === s.round && this.mine.has(sideIndex(m.side)))) return;
     this.roundDialog([last], s);
-    this.announce(`${roundNews([last], s, this.names())} ${$('#turn').textContent}`);
+    this.announce(`${roundNews([last], s, this.names(), false, (ply) => this.traceOf(ply))} ${$('#turn').textContent}`);
   }
 
   /**
@@ -1329,7 +1341,7 @@ class GameView {
     this.show(state);
     // One announcement per change for screen readers (the captions during the animation are not
     // read one by one), with what a round's end changed (the dialog's news).
-    const news = roundNews(ended, state, this.names());
+    const news = roundNews(ended, state, this.names(), false, (ply) => this.traceOf(ply));
     if (said) this.announce(`${said}${news ? ` ${news}` : ''} ${$('#turn').textContent}`);
   }
 
@@ -1354,6 +1366,7 @@ class GameView {
     try {
       for (const p of played) {
         if (this.closed) return;
+        if (p.trace) this.traces.set(p.ply, p.trace);
         const before = this.board.model;
         const who = this.names()[sideIndex(p.side)];
         this.renderMoves(state, p.ply);
@@ -1401,7 +1414,7 @@ class GameView {
     // The summary of this round only, as its end left the match: the rest of the answer (which
     // may end the next round, and the match, too) has its own summary once it is shown.
     this.roundDialog(ended, state, true);
-    this.announce(`${summary(p, this.names())} ${roundNews(ended, state, this.names(), true)}`);
+    this.announce(`${summary(p, this.names())} ${roundNews(ended, state, this.names(), true, (ply) => this.traceOf(ply))}`);
     const d = $('#round-dialog');
     await new Promise((resolve) => {
       const timer = setInterval(() => this.closed && done(), 250);
@@ -2349,6 +2362,14 @@ class GameView {
    * the next round, and may end it and the match too): the summary is of those rounds only, with
    * the next round's layout, never the match's result, which the next summary gives.
    */
+  /** The server's trace of move `ply` of this game, if the page was told it; else null. */
+  traceOf(ply) {
+    const known = this.traces.get(ply);
+    if (known) return known;
+    const p = this.positions && this.positions.id === this.id ? (this.positions.moves || [])[ply - 1] : null;
+    return p ? p.trace : null;
+  }
+
   roundDialog(rounds, s, interim = false) {
     const d = $('#round-dialog');
     const body = $('#round-dialog-body');
@@ -2389,11 +2410,24 @@ class GameView {
     } else if (s.mode === 'match') {
       // The layout as the round's end left it (the move that ended the round carries it), and
       // the starter as the next round's first move shows: the computer may already have moved.
-      const { next, stores, closed, starter } = nextRoundLayout(s, r);
-      const layout = { stores };
-      body.append(
-        h('p', {}, `Round ${next} is laid out: South holds ${layout.stores[0]} in store, North ${layout.stores[1]}. ${closed.length ? `Closed holes: ${closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(starter)]} starts.`),
-      );
+      const layoutText = (l) =>
+        `Round ${l.next} is laid out: South holds ${l.stores[0]} in store, North ${l.stores[1]}. ${l.closed.length ? `Closed holes: ${l.closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(l.starter)]} starts.`;
+      const l = nextRoundLayout(s, r, (ply) => this.traceOf(ply));
+      const para = h('p', {}, l.stores ? layoutText(l) : `Round ${l.next}: ${SIDE_NAME[sideIndex(l.starter)]} starts.`);
+      body.append(para);
+      // Started from a position whose round was over, the next round's layout is in the trace of
+      // its first move: read from the server's replay when the page does not have it.
+      if (!l.stores) {
+        api
+          .positions(this.id)
+          .then((pos) => {
+            if (this.closed || game !== this || pos.id !== s.id) return;
+            if (!this.positions || this.positions.ply <= pos.ply) this.positions = pos;
+            const known = nextRoundLayout(s, r, (ply) => pos.moves[ply - 1]?.trace);
+            if (known.stores && para.isConnected) para.textContent = layoutText(known);
+          })
+          .catch(() => {});
+      }
       // The live round starting as an earlier one did (not a round the answer went past).
       if (s.repeats_round && next === s.round && !s.match_over) body.append(h('p', { class: 'circle' }, circleText(s)));
     }

@@ -1,0 +1,56 @@
+// The New game form's "From a position" field and the import form's choice of opponent (QA pass
+// 15, second round): a position is read as the player typed it (its errors name the position,
+// not a record the page built; one whose round is over starts a game already decided, or a
+// match's next round with its layout told right; its game is the one played), and an imported
+// record's computer (either writer's tag), level and seat follow the text pasted.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serverAndBrowser, newPage, gameId, noticeText, assertShowsServer, openAs } from './harness.js';
+
+const env = serverAndBrowser();
+
+/** Walak-pussa, North to move with no seeds: round 1 is over before anyone moves. */
+const OVER = '4,4,4,4,4,4,4/0,0,0,0,0,0,0 14 14 N 1 walak-pussa';
+
+async function home(page, server) {
+  await page.goto(`${server.url}/`);
+  await page.waitForSelector('body[data-ready="1"]');
+}
+
+/** Fills the New game form (`opponent` computer or hotseat) and the position field, and starts. */
+async function startAt(page, server, { game = 'walak-pussa', mode = 'single', opponent = 'computer', level, position }) {
+  await home(page, server);
+  await page.check(`input[name="game"][value="${game}"]`);
+  await page.check(`input[name="mode"][value="${mode}"]`);
+  await page.check(`input[name="opponent"][value="${opponent}"]`);
+  if (level) await page.selectOption('#level', level);
+  if (opponent !== 'hotseat') await page.selectOption('select[name="seat"]', 'S');
+  await page.fill('#start-position', position);
+  await page.click('#start');
+}
+
+const dialogText = (page) => page.evaluate(() => document.querySelector('#round-dialog').textContent.replace(/\s+/g, ' '));
+
+test("a match from a position whose round is over tells round 2's layout, not the stores after the computer's move", async () => {
+  const { server, browser } = env;
+  const { page, ctx } = await newPage(browser, server);
+  await startAt(page, server, { mode: 'match', level: 'novice', position: OVER });
+  const id = await gameId(page);
+  const st = await server.get(`/api/games/${id}`);
+  // North keeps 14: three holes of 4, 2 in store, a b c d closed; North starts and has moved.
+  assert.equal(st.ply, 1);
+  assert.equal(st.moves[0].side, 'N');
+  const layout = /Round 2 is laid out: South holds 14 in store, North 2\. Closed holes: a b c d\. North starts\./;
+  await page.waitForSelector('#round-dialog[open]');
+  assert.match(await dialogText(page), layout);
+  // Opened again (a reload): the page has no trace of the computer's move until it asks.
+  const seat = await page.evaluate((gid) => JSON.parse(localStorage.getItem('pussa.seats'))[gid], id);
+  const again = await openAs(browser, server, id, seat);
+  await again.page.waitForSelector('#round-dialog[open]');
+  await again.page.waitForFunction(() => /Round 2 is laid out/.test(document.querySelector('#round-dialog').textContent));
+  assert.match(await dialogText(again.page), layout);
+  again.page.checkClean();
+  await again.ctx.close();
+  page.checkClean();
+  await ctx.close();
+});
