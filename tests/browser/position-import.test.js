@@ -31,6 +31,68 @@ async function startAt(page, server, { game = 'walak-pussa', mode = 'single', op
 
 const dialogText = (page) => page.evaluate(() => document.querySelector('#round-dialog').textContent.replace(/\s+/g, ' '));
 
+test('a single game from a position whose round is over opens as a game already decided', async () => {
+  const { server, browser } = env;
+  const { page } = await newPage(browser, server);
+  for (const opponent of ['computer', 'hotseat']) {
+    await startAt(page, server, { opponent, level: opponent === 'computer' ? 'novice' : undefined, position: OVER });
+    const id = await gameId(page);
+    const st = await server.get(`/api/games/${id}`);
+    // As `pussa replay --position` reads it: North cannot move, South takes the 28 left, 42 to 14.
+    assert.equal(st.start_position, OVER);
+    assert.equal(st.winner, 'S', opponent);
+    assert.deepEqual(st.stores, [42, 14]);
+    await page.waitForSelector('#round-dialog[open]');
+    assert.equal(await page.textContent('#round-dialog-title'), 'Game over');
+    assert.match(await dialogText(page), /North cannot move/);
+    assert.match(await dialogText(page), /42/);
+    await assertShowsServer(page, server, id, `decided at the start (${opponent})`);
+    await page.locator('#round-dialog button[value="ok"]').click();
+  }
+  page.checkClean();
+  await page.context().close();
+});
+
+test('a bad position is refused naming the position, not a record the player never wrote', async () => {
+  const { server, browser } = env;
+  const { page } = await newPage(browser, server);
+  const cases = [
+    ['hello world', 'position: expected 6 or 7 fields (board, South\'s store, North\'s store, side to move, round, game[, round starter]); found 2'],
+    ['1,19,1,2,3,3,0/2,0,1,0,0,3,19 23 22 S 1 raja-pasu', 'position: seeds add up to 99 (board 54 + stores 45); raja-pasu has 98'],
+    ['1,19,1,2,3,3,0/2,0,1,0,0,3,19 23 21 S 1 raja-pasu junk', "position: round starter 'junk' must be S or N"],
+  ];
+  for (const [position, message] of cases) {
+    await startAt(page, server, { game: 'raja-pasu', level: 'beginner', position });
+    await page.waitForFunction(() => !document.querySelector('#notice').hidden);
+    assert.equal(await noticeText(page), `Cannot start from this position: ${message}`);
+    assert.equal(await page.evaluate(() => location.hash), '');
+  }
+  page.checkClean();
+  await page.context().close();
+});
+
+test("a position of another game than the one ticked is played as the game it names", async () => {
+  const { server, browser } = env;
+  const { page } = await newPage(browser, server);
+  const position = '1,19,1,2,3,3,0/2,0,1,0,0,3,19 23 21 S 1 raja-pasu';
+  await home(page, server);
+  await page.check('input[name="game"][value="walak-pussa"]');
+  await page.check('input[name="opponent"][value="computer"]');
+  await page.fill('#start-position', position);
+  // The string names its game: it is ticked, and the levels are that game's.
+  assert.equal(await page.isChecked('input[name="game"][value="raja-pasu"]'), true);
+  await page.selectOption('#level', 'beginner');
+  await page.click('#start');
+  const id = await gameId(page);
+  const st = await server.get(`/api/games/${id}`);
+  assert.equal(st.game, 'raja-pasu');
+  assert.equal(st.start_position, position);
+  assert.deepEqual(st.opponent, { kind: 'computer', level: 'beginner' });
+  await assertShowsServer(page, server, id, 'the position\'s game');
+  page.checkClean();
+  await page.context().close();
+});
+
 test("a match from a position whose round is over tells round 2's layout, not the stores after the computer's move", async () => {
   const { server, browser } = env;
   const { page, ctx } = await newPage(browser, server);

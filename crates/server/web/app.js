@@ -648,10 +648,10 @@ function recordOpponent(text) {
   return null;
 }
 
-/** A record starting at `position` (a position string), no moves yet: a game from a position. */
-function positionRecord(game, mode, position) {
-  const esc = (v) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
-  return `[Game "${esc(game)}"]\n[Mode "${esc(mode)}"]\n[Position "${esc(position)}"]\n\n*\n`;
+/** The game a position string names (its sixth field), if the server offers it; else null. */
+function positionGame(position) {
+  const name = String(position).trim().split(/\s+/)[5];
+  return name && (meta.games || []).some((g) => g.name === name) ? name : null;
 }
 
 function setupHome() {
@@ -711,11 +711,21 @@ function setupHome() {
     notice(null);
     if (FORM_FIELDS.includes(e.target.name)) storeForm(form);
   });
-  // A start position decides who moves first.
+  // A start position decides who moves first, and its game is the one played (it names it:
+  // the game is ticked, and the levels follow).
   const syncFirst = () => {
     form.first.disabled = !!form.position.value.trim();
   };
-  form.position.addEventListener('input', syncFirst);
+  form.position.addEventListener('input', () => {
+    syncFirst();
+    const named = positionGame(form.position.value);
+    if (named && form.game.value !== named) {
+      form.game.value = named;
+      fillLevels();
+      sync();
+      storeForm(form);
+    }
+  });
   syncFirst();
   sync();
   form.addEventListener('submit', async (e) => {
@@ -730,14 +740,17 @@ function setupHome() {
     };
     storeForm(form);
     const position = form.position.value.trim();
+    // From a position: the server reads it (`position: …` names what is wrong with a bad one),
+    // and the side to move in it moves first. A position whose round is over is a game already
+    // decided (a single game: shown over at once), or a match that goes on with its next round.
+    if (position) {
+      req.position = position;
+      delete req.first;
+    }
     const btn = $('#start');
     btn.disabled = true;
     try {
-      // From a position: a record with no moves yet, imported (the server reads the position
-      // and refuses a bad one, naming the problem); the side to move in it moves first.
-      const r = position
-        ? await api.importRecord(positionRecord(req.game, req.mode, position), req.opponent, req.seat)
-        : await api.create(req);
+      const r = await api.create(req);
       started(r);
     } catch (err) {
       notice(position ? `Cannot start from this position: ${err.message}` : `Cannot start the game: ${err.message}`);
@@ -2169,9 +2182,7 @@ class GameView {
     const opponent = this.kind === 'computer' ? { kind: 'computer', level: onLadder(s.game, s.mode, s.opponent.level) } : { kind: 'hotseat' };
     try {
       // A game started from a position is played again from that position.
-      const r = s.start_position
-        ? await api.importRecord(positionRecord(s.game, s.mode, s.start_position), opponent, seat)
-        : await api.create({ game: s.game, mode: s.mode, first: s.first, opponent, seat });
+      const r = await api.create({ game: s.game, mode: s.mode, opponent, seat, ...(s.start_position ? { position: s.start_position } : { first: s.first }) });
       if (opponent.level && opponent.level !== s.opponent.level) {
         const where = `${(meta.games || []).find((g) => g.name === s.game)?.title || s.game} ${s.mode === 'match' ? 'matches' : 'single games'}`;
         landingNotice = `The level ${s.opponent.level} is no longer offered in ${where}: this game is against ${opponent.level}, the strongest level below it there.`;
