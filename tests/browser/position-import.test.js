@@ -116,3 +116,81 @@ test("a match from a position whose round is over tells round 2's layout, not th
   page.checkClean();
   await ctx.close();
 });
+
+const record = (game, mode, south, north, moves = '*') =>
+  `[Game "${game}"]\n[Mode "${mode}"]\n[South "${south}"]\n[North "${north}"]\n[First "S"]\n[Result "*"]\n\n${moves}\n`;
+
+/** What the import form chose. */
+const importChoice = (page) =>
+  page.evaluate(() => ({
+    opp: document.querySelector('input[name="import-opponent"]:checked').value,
+    level: document.querySelector('#import-level').value,
+    seat: document.querySelector('#import-seat').value,
+    note: document.querySelector('#import-note').textContent,
+  }));
+
+test('the import form says when it cannot keep the level a record names', async () => {
+  const { server, browser } = env;
+  const { page } = await newPage(browser, server);
+  await home(page, server);
+  const note = await page.textContent('#import-note');
+  // Club is not on the Walak-pussa match ladder: the strongest level below it, said so.
+  await page.fill('#import-text', record('walak-pussa', 'match', 'pussa level club', 'player', '1. C *'));
+  let c = await importChoice(page);
+  assert.equal(c.opp, 'computer');
+  assert.equal(c.level, 'novice');
+  assert.equal(c.note, 'The level club is not offered in Walak-pussa matches: the game is against novice, the strongest level below it there.');
+  // A level pussa does not have.
+  await page.fill('#import-text', record('raja-pasu', 'single', 'player', 'pussa level grandmaster', '1. A c *'));
+  c = await importChoice(page);
+  assert.equal(c.opp, 'computer');
+  assert.match(c.note, /^The record names the level 'grandmaster', which pussa does not have: the game is against \S+/);
+  assert.ok(c.note.includes(`against ${c.level} `), c.note);
+  // A level kept: the usual note.
+  await page.fill('#import-text', record('raja-pasu', 'single', 'player', 'pussa level club', '1. A c *'));
+  c = await importChoice(page);
+  assert.equal(c.level, 'club');
+  assert.equal(c.note, note);
+  page.checkClean();
+  await page.context().close();
+});
+
+test('the import form follows each record pasted: one that names no computer goes back to this screen', async () => {
+  const { server, browser } = env;
+  const { page } = await newPage(browser, server);
+  await home(page, server);
+  await page.fill('#import-text', record('raja-pasu', 'single', 'pussa level beginner', 'player', '1. A c *'));
+  assert.deepEqual((({ opp, level, seat }) => ({ opp, level, seat }))(await importChoice(page)), { opp: 'computer', level: 'beginner', seat: 'N' });
+  await page.fill('#import-text', record('raja-pasu', 'single', 'player', 'player', '1. A c *'));
+  assert.equal((await importChoice(page)).opp, 'hotseat');
+  await page.click('#import-form button[type="submit"]');
+  const id = await gameId(page);
+  assert.deepEqual((await server.get(`/api/games/${id}`)).opponent, { kind: 'hotseat' });
+  // The computer chosen by hand stays when the text changes to a record that names none.
+  await home(page, server);
+  await page.check('input[name="import-opponent"][value="computer"]');
+  await page.fill('#import-text', record('raja-pasu', 'single', 'player', 'player', '1. A c *'));
+  assert.equal((await importChoice(page)).opp, 'computer');
+  page.checkClean();
+  await page.context().close();
+});
+
+test("a record saved by the terminal game against the computer (pussa play --save) comes back against it", async () => {
+  const { server, browser } = env;
+  const { page } = await newPage(browser, server);
+  await home(page, server);
+  // As crates/cli writes it (player_name): `North (computer, club)`, the player `South (you)`.
+  await page.fill('#import-text', record('raja-pasu', 'single', 'South (you)', 'North (computer, club)', '1. A c *'));
+  assert.deepEqual((({ opp, level, seat }) => ({ opp, level, seat }))(await importChoice(page)), { opp: 'computer', level: 'club', seat: 'S' });
+  await page.click('#import-form button[type="submit"]');
+  const id = await gameId(page);
+  const st = await server.get(`/api/games/${id}`);
+  assert.deepEqual(st.opponent, { kind: 'computer', level: 'club' });
+  assert.equal(st.seats.S.kind, 'human');
+  // The player's own seat in the other writer's form, `South (computer, beginner)`: North plays.
+  await home(page, server);
+  await page.fill('#import-text', record('raja-pasu', 'single', 'South (computer, beginner)', 'North (you)', '1. A c *'));
+  assert.deepEqual((({ opp, level, seat }) => ({ opp, level, seat }))(await importChoice(page)), { opp: 'computer', level: 'beginner', seat: 'N' });
+  page.checkClean();
+  await page.context().close();
+});

@@ -631,17 +631,22 @@ function storeForm(form) {
 }
 
 /**
- * The level a record's `South`/`North` tag names for pussa (`pussa level club`, as the server
- * writes it), with the player's seat: `{level, seat}`, or null when neither tag names one.
+ * The level a record's `South`/`North` tag names for pussa, with the player's seat: `{level,
+ * seat}`, or null when neither tag names one. Both writers are read: the server's export
+ * (`pussa level club`) and the terminal game's `pussa play --save` (`North (computer, club)`).
  */
 function recordOpponent(text) {
   const tag = (name) => {
     const m = String(text).match(new RegExp(`^\\s*\\[${name}\\s+"((?:[^"\\\\]|\\\\.)*)"\\s*\\]`, 'm'));
     return m ? m[1].replace(/\\(.)/g, '$1') : null;
   };
-  const level = (v) => (v && /^pussa level \S+$/.test(v) ? v.slice('pussa level '.length) : null);
-  const north = level(tag('North'));
-  const south = level(tag('South'));
+  const level = (v, side) => {
+    if (!v) return null;
+    const m = v.match(/^pussa level (\S+)$/) || v.match(new RegExp(`^${side} \\(computer, (\\S+)\\)$`));
+    return m ? m[1] : null;
+  };
+  const north = level(tag('North'), 'North');
+  const south = level(tag('South'), 'South');
   // The computer plays the seat its tag names; the player the other one.
   if (north && !south) return { level: north, seat: 'S' };
   if (south && !north) return { level: south, seat: 'N' };
@@ -767,35 +772,58 @@ function setupHome() {
     $('#import-level-field').hidden = !computer;
     $('#import-seat-field').hidden = !computer;
   };
-  // The levels of the record's game and length (its Game and Mode tags), `pick` chosen.
+  // The levels of the record's game and length (its Game and Mode tags), `pick` chosen; the
+  // record's tags, its game and mode.
+  const recordTags = (text) => ({
+    game: (String(text).match(/^\s*\[Game\s+"([^"]*)"\]/m) || [])[1],
+    mode: (String(text).match(/^\s*\[Mode\s+"([^"]*)"\]/m) || [])[1] || 'single',
+  });
   const fillImportLevels = (text, pick) => {
     const named = recordOpponent(text) || {};
-    const tags = {
-      game: (String(text).match(/^\s*\[Game\s+"([^"]*)"\]/m) || [])[1],
-      mode: (String(text).match(/^\s*\[Mode\s+"([^"]*)"\]/m) || [])[1] || 'single',
-    };
+    const tags = recordTags(text);
     const ladder = tags.game ? ladderOf(tags.game, tags.mode) : null;
     const offered = ladder ? all.filter((l) => ladder.levels.includes(l.name)) : all;
-    const want = pick || named.level || importLevel.value || level.value || meta.default_level;
+    const want = pick || importLevel.value || level.value || meta.default_level;
     const chosen = ladder && want ? onLadder(tags.game, tags.mode, want) : want;
     importLevel.replaceChildren(
       ...offered.map((l) => h('option', { value: l.name, selected: l.name === chosen }, `${l.name}${l.description ? `: ${l.description}` : ''}`)),
     );
   };
-  // A record that names pussa as a player (`[North "pussa level club"]`) is played against it
-  // again, at that level, the player in the other seat.
+  const importNote = $('#import-note');
+  const IMPORT_NOTE = importNote.textContent;
+  // The opponent and seat chosen by hand (not derived from the text pasted): a record that
+  // names no computer then leaves them as they are.
+  let importByHand = false;
+  // A record that names pussa as a player (`[North "pussa level club"]`, or the terminal
+  // game's `[North "North (computer, club)"]`) is played against it again, at that level, the
+  // player in the other seat; a level that cannot be kept is said in the note. A record that
+  // names no computer goes back to this screen, unless the player chose the opponent by hand.
   const fromRecord = () => {
     const text = $('#import-text').value;
     const named = recordOpponent(text);
     if (named) {
       importForm.elements['import-opponent'].value = 'computer';
       $('#import-seat').value = named.seat;
+      importByHand = false;
+    } else if (!importByHand) {
+      importForm.elements['import-opponent'].value = 'hotseat';
     }
-    fillImportLevels(text, named && all.some((l) => l.name === named.level) ? named.level : null);
+    const known = named && all.some((l) => l.name === named.level);
+    fillImportLevels(text, known ? named.level : null);
+    let note = IMPORT_NOTE;
+    if (named && !known) {
+      note = `The record names the level '${named.level}', which pussa does not have: the game is against ${importLevel.value} (change it above).`;
+    } else if (named && importLevel.value !== named.level) {
+      const tags = recordTags(text);
+      const where = `${(meta.games || []).find((g) => g.name === tags.game)?.title || tags.game} ${tags.mode === 'match' ? 'matches' : 'single games'}`;
+      note = `The level ${named.level} is not offered in ${where}: the game is against ${importLevel.value}, the strongest level below it there.`;
+    }
+    importNote.textContent = note;
     syncImport();
   };
   importForm.addEventListener('change', (e) => {
     if (e.target.name === 'import-opponent') syncImport();
+    if (e.target.name === 'import-opponent' || e.target.id === 'import-seat') importByHand = true;
   });
   $('#import-text').addEventListener('input', fromRecord);
   fillImportLevels('', null);
