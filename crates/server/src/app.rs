@@ -343,6 +343,9 @@ pub struct CreateReq {
     pub opponent: Option<OpponentReq>,
     /// The creator's seat, `S` by default.
     pub seat: Option<String>,
+    /// A position string to start from (its side to move moves first), instead of the
+    /// game's opening layout.
+    pub position: Option<String>,
 }
 
 /// The opponent asked for.
@@ -916,7 +919,8 @@ impl App {
     /// `POST /api/games`.
     ///
     /// # Errors
-    /// 400 for an unknown game, mode, side, opponent or level; otherwise as
+    /// 400 for an unknown game, mode, side, opponent or level, a `position` that is not a valid
+    /// position of `game`, or a `first` other than its side to move; otherwise as
     /// [`App::create_game`].
     pub async fn create(self: &Arc<Self>, req: CreateReq) -> Result<Value, ApiError> {
         let game: Game = req
@@ -924,7 +928,34 @@ impl App {
             .parse()
             .map_err(|e| ApiError::bad_request(format!("game: {e}")))?;
         let mode = live::parse_mode(req.mode.as_deref().unwrap_or("single"))?;
-        let first = live::parse_side(req.first.as_deref().unwrap_or("S"), "first")?;
+        // A start position, read as `pussa play --position` reads it: the messages are the
+        // rules crate's (`position: …`). One whose round is already over is a valid start (a
+        // single game then is over at once, a match goes on with its next round).
+        let setup = match req.position.as_deref() {
+            None => None,
+            Some(p) => {
+                let bad = |e: pussa_rules::SetupError| ApiError::bad_request(e.to_string());
+                let setup: pussa_rules::Setup = p.trim().parse().map_err(bad)?;
+                setup.expect_game(game).map_err(bad)?;
+                setup.game_state(mode).map_err(bad)?;
+                Some(setup)
+            }
+        };
+        let first = match (&setup, req.first.as_deref()) {
+            (None, f) => live::parse_side(f.unwrap_or("S"), "first")?,
+            (Some(setup), None) => setup.to_move,
+            (Some(setup), Some(f)) => {
+                let first = live::parse_side(f, "first")?;
+                if first != setup.to_move {
+                    return Err(ApiError::bad_request(format!(
+                        "first: {}, but the position has {} to move",
+                        first.letter(),
+                        setup.to_move.letter()
+                    )));
+                }
+                first
+            }
+        };
         let seat = live::parse_side(req.seat.as_deref().unwrap_or("S"), "seat")?;
         let opponent = match req.opponent {
             None => Opponent::Hotseat,
@@ -936,7 +967,7 @@ impl App {
             first,
             seat,
             opponent,
-            setup: None,
+            setup,
             moves: Vec::new(),
             ended: None,
         })

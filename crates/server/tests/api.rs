@@ -1593,3 +1593,59 @@ async fn a_game_from_a_position_whose_round_is_over_starts_there_and_its_first_t
     check(&a["played"][0]["trace"], "after an undo");
     s.stop().await;
 }
+
+/// `POST /api/games` with a `position` starts the game there, as `pussa play --position` reads
+/// it: the position's side to move first, a bad position refused with the rules' own
+/// `position: …` line (the page's "From a position" showed a hidden record's line and column:
+/// QA pass 15), and a single game whose round is already over decided at once (the page's
+/// record with result `*` was refused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_created_from_a_position_starts_there_and_names_what_is_wrong_with_a_bad_one() {
+    let s = TestServer::start("api-create-position").await;
+    let position = "1,19,1,2,3,3,0/2,0,1,0,0,3,19 23 21 N 1 raja-pasu";
+    let r = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "position": position, "opponent": {"kind": "hotseat"}}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let st = &r.json()["state"];
+    assert_eq!(st["start_position"], json!(position));
+    assert_eq!((&st["first"], &st["to_move"]), (&json!("N"), &json!("N")));
+    assert_eq!(
+        st["board"],
+        json!([1, 19, 1, 2, 3, 3, 0, 2, 0, 1, 0, 0, 3, 19])
+    );
+    // A single game whose round is over: decided, South 42 to 14 (North cannot move).
+    let over = "4,4,4,4,4,4,4/0,0,0,0,0,0,0 14 14 N 1 walak-pussa";
+    let r = s
+        .post(
+            "/api/games",
+            &json!({"game": "walak-pussa", "position": over, "opponent": {"kind": "computer", "level": "novice"}}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let st = &r.json()["state"];
+    assert_eq!(
+        (&st["winner"], &st["stores"]),
+        (&json!("S"), &json!([42, 14]))
+    );
+    assert_eq!((&st["ply"], &st["to_move"]), (&json!(0), &Value::Null));
+    // Refused in the position's terms.
+    for (game, position, first, message) in [
+        ("raja-pasu", "hello world", None, "position: expected 6 or 7 fields (board, South's store, North's store, side to move, round, game[, round starter]); found 2"),
+        ("raja-pasu", "1,19,1,2,3,3,0/2,0,1,0,0,3,19 23 22 S 1 raja-pasu", None, "position: seeds add up to 99 (board 54 + stores 45); raja-pasu has 98"),
+        ("walak-pussa", position, None, "position is for raja-pasu, but the game is walak-pussa"),
+        ("raja-pasu", position, Some("S"), "first: S, but the position has N to move"),
+    ] {
+        let mut body = json!({"game": game, "position": position});
+        if let Some(f) = first {
+            body["first"] = json!(f);
+        }
+        let r = s.post("/api/games", &body).await;
+        assert_eq!(r.status, 400, "{position}: {}", r.body);
+        assert_eq!(r.json()["error"], json!(message), "{position}");
+    }
+    s.stop().await;
+}

@@ -165,14 +165,24 @@ function circleText(s) {
 /**
  * How the round after round `r` of the match state `s` was laid out: its number, the stores
  * carried into it, its closed holes and who starts it (the computer may already have moved).
+ * The move that ended round `r` carries the layout. A game started from a position whose round
+ * was already over has no such move: then the layout is the state's own until the next round's
+ * first move, and after it the `refill` at the head of that move's trace (`traceOf(ply)`, the
+ * server's trace of a ply when the page has it). `stores` is null when it cannot be told yet.
  */
-function nextRoundLayout(s, r) {
+function nextRoundLayout(s, r, traceOf = () => null) {
   const moves = s.moves || [];
   const next = r ? r.round + 1 : s.round;
   const endMove = r ? moves.filter((m) => m.round === r.round).pop() : null;
-  const layout = endMove || s;
   const first = moves.find((m) => m.round === next);
-  return { next, stores: layout.stores, closed: layout.closed || [], starter: first ? first.side : s.to_move };
+  const starter = first ? first.side : s.to_move;
+  if (endMove || !first) {
+    const layout = endMove || s;
+    return { next, stores: layout.stores, closed: layout.closed || [], starter };
+  }
+  const refill = (traceOf(first.ply) || []).find((e) => e.type === 'refill' && e.round === next);
+  if (!refill) return { next, stores: null, closed: [], starter, ply: first.ply };
+  return { next, stores: refill.remainder, closed: refill.closed.map((i) => LETTERS[i]), starter: refill.starter || starter };
 }
 
 /** "you", "Computer": a player's name inside a sentence. */
@@ -186,7 +196,7 @@ function midName(n) {
  * you 1, Computer 0. Round 2: holes a and b closed; Computer (North) starts."). '' in a single
  * game (its result is the game's).
  */
-function roundNews(rounds, s, names, interim = false) {
+function roundNews(rounds, s, names, interim = false, traceOf = () => null) {
   if (s.mode !== 'match' || !rounds.length) return '';
   const out = [];
   for (const r of rounds) {
@@ -203,13 +213,14 @@ function roundNews(rounds, s, names, interim = false) {
   }
   out.push(`Rounds won: ${midName(names[0])} ${won[0]}, ${midName(names[1])} ${won[1]}.`);
   if (interim || (!s.match_over && !s.ended)) {
-    const l = nextRoundLayout(s, rounds[rounds.length - 1]);
+    const l = nextRoundLayout(s, rounds[rounds.length - 1], traceOf);
     const holes = l.closed.length
       ? `hole${l.closed.length === 1 ? '' : 's'} ${l.closed.length === 1 ? l.closed[0] : `${l.closed.slice(0, -1).join(', ')} and ${l.closed[l.closed.length - 1]}`} closed`
       : 'no hole closed';
     const i = sideIndex(l.starter);
     const who = names[i] === 'You' ? 'you start' : names[i] === SIDE_NAME[i] ? `${names[i]} starts` : `${names[i]} (${SIDE_NAME[i]}) starts`;
-    out.push(`Round ${l.next}: ${holes}; stores ${midName(names[0])} ${l.stores[0]}, ${midName(names[1])} ${l.stores[1]}; ${who}.`);
+    // The layout not known yet (see nextRoundLayout): only who starts.
+    out.push(l.stores ? `Round ${l.next}: ${holes}; stores ${midName(names[0])} ${l.stores[0]}, ${midName(names[1])} ${l.stores[1]}; ${who}.` : `Round ${l.next}: ${who}.`);
   }
   return out.join(' ');
 }
@@ -625,27 +636,32 @@ function storeForm(form) {
 }
 
 /**
- * The level a record's `South`/`North` tag names for pussa (`pussa level club`, as the server
- * writes it), with the player's seat: `{level, seat}`, or null when neither tag names one.
+ * The level a record's `South`/`North` tag names for pussa, with the player's seat: `{level,
+ * seat}`, or null when neither tag names one. Both writers are read: the server's export
+ * (`pussa level club`) and the terminal game's `pussa play --save` (`North (computer, club)`).
  */
 function recordOpponent(text) {
   const tag = (name) => {
     const m = String(text).match(new RegExp(`^\\s*\\[${name}\\s+"((?:[^"\\\\]|\\\\.)*)"\\s*\\]`, 'm'));
     return m ? m[1].replace(/\\(.)/g, '$1') : null;
   };
-  const level = (v) => (v && /^pussa level \S+$/.test(v) ? v.slice('pussa level '.length) : null);
-  const north = level(tag('North'));
-  const south = level(tag('South'));
+  const level = (v, side) => {
+    if (!v) return null;
+    const m = v.match(/^pussa level (\S+)$/) || v.match(new RegExp(`^${side} \\(computer, (\\S+)\\)$`));
+    return m ? m[1] : null;
+  };
+  const north = level(tag('North'), 'North');
+  const south = level(tag('South'), 'South');
   // The computer plays the seat its tag names; the player the other one.
   if (north && !south) return { level: north, seat: 'S' };
   if (south && !north) return { level: south, seat: 'N' };
   return null;
 }
 
-/** A record starting at `position` (a position string), no moves yet: a game from a position. */
-function positionRecord(game, mode, position) {
-  const esc = (v) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
-  return `[Game "${esc(game)}"]\n[Mode "${esc(mode)}"]\n[Position "${esc(position)}"]\n\n*\n`;
+/** The game a position string names (its sixth field), if the server offers it; else null. */
+function positionGame(position) {
+  const name = String(position).trim().split(/\s+/)[5];
+  return name && (meta.games || []).some((g) => g.name === name) ? name : null;
 }
 
 function setupHome() {
@@ -705,11 +721,21 @@ function setupHome() {
     notice(null);
     if (FORM_FIELDS.includes(e.target.name)) storeForm(form);
   });
-  // A start position decides who moves first.
+  // A start position decides who moves first, and its game is the one played (it names it:
+  // the game is ticked, and the levels follow).
   const syncFirst = () => {
     form.first.disabled = !!form.position.value.trim();
   };
-  form.position.addEventListener('input', syncFirst);
+  form.position.addEventListener('input', () => {
+    syncFirst();
+    const named = positionGame(form.position.value);
+    if (named && form.game.value !== named) {
+      form.game.value = named;
+      fillLevels();
+      sync();
+      storeForm(form);
+    }
+  });
   syncFirst();
   sync();
   form.addEventListener('submit', async (e) => {
@@ -724,14 +750,17 @@ function setupHome() {
     };
     storeForm(form);
     const position = form.position.value.trim();
+    // From a position: the server reads it (`position: …` names what is wrong with a bad one),
+    // and the side to move in it moves first. A position whose round is over is a game already
+    // decided (a single game: shown over at once), or a match that goes on with its next round.
+    if (position) {
+      req.position = position;
+      delete req.first;
+    }
     const btn = $('#start');
     btn.disabled = true;
     try {
-      // From a position: a record with no moves yet, imported (the server reads the position
-      // and refuses a bad one, naming the problem); the side to move in it moves first.
-      const r = position
-        ? await api.importRecord(positionRecord(req.game, req.mode, position), req.opponent, req.seat)
-        : await api.create(req);
+      const r = await api.create(req);
       started(r);
     } catch (err) {
       notice(position ? `Cannot start from this position: ${err.message}` : `Cannot start the game: ${err.message}`);
@@ -748,35 +777,58 @@ function setupHome() {
     $('#import-level-field').hidden = !computer;
     $('#import-seat-field').hidden = !computer;
   };
-  // The levels of the record's game and length (its Game and Mode tags), `pick` chosen.
+  // The levels of the record's game and length (its Game and Mode tags), `pick` chosen; the
+  // record's tags, its game and mode.
+  const recordTags = (text) => ({
+    game: (String(text).match(/^\s*\[Game\s+"([^"]*)"\]/m) || [])[1],
+    mode: (String(text).match(/^\s*\[Mode\s+"([^"]*)"\]/m) || [])[1] || 'single',
+  });
   const fillImportLevels = (text, pick) => {
     const named = recordOpponent(text) || {};
-    const tags = {
-      game: (String(text).match(/^\s*\[Game\s+"([^"]*)"\]/m) || [])[1],
-      mode: (String(text).match(/^\s*\[Mode\s+"([^"]*)"\]/m) || [])[1] || 'single',
-    };
+    const tags = recordTags(text);
     const ladder = tags.game ? ladderOf(tags.game, tags.mode) : null;
     const offered = ladder ? all.filter((l) => ladder.levels.includes(l.name)) : all;
-    const want = pick || named.level || importLevel.value || level.value || meta.default_level;
+    const want = pick || importLevel.value || level.value || meta.default_level;
     const chosen = ladder && want ? onLadder(tags.game, tags.mode, want) : want;
     importLevel.replaceChildren(
       ...offered.map((l) => h('option', { value: l.name, selected: l.name === chosen }, `${l.name}${l.description ? `: ${l.description}` : ''}`)),
     );
   };
-  // A record that names pussa as a player (`[North "pussa level club"]`) is played against it
-  // again, at that level, the player in the other seat.
+  const importNote = $('#import-note');
+  const IMPORT_NOTE = importNote.textContent;
+  // The opponent and seat chosen by hand (not derived from the text pasted): a record that
+  // names no computer then leaves them as they are.
+  let importByHand = false;
+  // A record that names pussa as a player (`[North "pussa level club"]`, or the terminal
+  // game's `[North "North (computer, club)"]`) is played against it again, at that level, the
+  // player in the other seat; a level that cannot be kept is said in the note. A record that
+  // names no computer goes back to this screen, unless the player chose the opponent by hand.
   const fromRecord = () => {
     const text = $('#import-text').value;
     const named = recordOpponent(text);
     if (named) {
       importForm.elements['import-opponent'].value = 'computer';
       $('#import-seat').value = named.seat;
+      importByHand = false;
+    } else if (!importByHand) {
+      importForm.elements['import-opponent'].value = 'hotseat';
     }
-    fillImportLevels(text, named && all.some((l) => l.name === named.level) ? named.level : null);
+    const known = named && all.some((l) => l.name === named.level);
+    fillImportLevels(text, known ? named.level : null);
+    let note = IMPORT_NOTE;
+    if (named && !known) {
+      note = `The record names the level '${named.level}', which pussa does not have: the game is against ${importLevel.value} (change it above).`;
+    } else if (named && importLevel.value !== named.level) {
+      const tags = recordTags(text);
+      const where = `${(meta.games || []).find((g) => g.name === tags.game)?.title || tags.game} ${tags.mode === 'match' ? 'matches' : 'single games'}`;
+      note = `The level ${named.level} is not offered in ${where}: the game is against ${importLevel.value}, the strongest level below it there.`;
+    }
+    importNote.textContent = note;
     syncImport();
   };
   importForm.addEventListener('change', (e) => {
     if (e.target.name === 'import-opponent') syncImport();
+    if (e.target.name === 'import-opponent' || e.target.id === 'import-seat') importByHand = true;
   });
   $('#import-text').addEventListener('input', fromRecord);
   fillImportLevels('', null);
@@ -863,6 +915,7 @@ class GameView {
     this.viewPly = null; // the earlier ply shown (null: the live position)
     this.hintInfo = null; // the hint of the live position: {key, text, move}
     this.positions = null; // GET …/positions, for replaying an earlier move's animation
+    this.traces = new Map(); // ply → the trace of a move this page was told (an answer's `played`)
     this.busy = false; // waiting for the server or animating
     this.chain = Promise.resolve();
     this.closed = false;
@@ -1092,7 +1145,7 @@ class GameView {
     if (last.round !== s.round - 1) return;
     if ((s.moves || []).some((m) => m.round === s.round && this.mine.has(sideIndex(m.side)))) return;
     this.roundDialog([last], s);
-    this.announce(`${roundNews([last], s, this.names())} ${$('#turn').textContent}`);
+    this.announce(`${roundNews([last], s, this.names(), false, (ply) => this.traceOf(ply))} ${$('#turn').textContent}`);
   }
 
   /**
@@ -1334,7 +1387,7 @@ class GameView {
     this.show(state);
     // One announcement per change for screen readers (the captions during the animation are not
     // read one by one), with what a round's end changed (the dialog's news).
-    const news = roundNews(ended, state, this.names());
+    const news = roundNews(ended, state, this.names(), false, (ply) => this.traceOf(ply));
     if (said) this.announce(`${said}${news ? ` ${news}` : ''} ${$('#turn').textContent}`);
   }
 
@@ -1359,6 +1412,7 @@ class GameView {
     try {
       for (const p of played) {
         if (this.closed) return;
+        if (p.trace) this.traces.set(p.ply, p.trace);
         const before = this.board.model;
         const who = this.names()[sideIndex(p.side)];
         this.renderMoves(state, p.ply);
@@ -1406,7 +1460,7 @@ class GameView {
     // The summary of this round only, as its end left the match: the rest of the answer (which
     // may end the next round, and the match, too) has its own summary once it is shown.
     this.roundDialog(ended, state, true);
-    this.announce(`${summary(p, this.names())} ${roundNews(ended, state, this.names(), true)}`);
+    this.announce(`${summary(p, this.names())} ${roundNews(ended, state, this.names(), true, (ply) => this.traceOf(ply))}`);
     const d = $('#round-dialog');
     await new Promise((resolve) => {
       const timer = setInterval(() => this.closed && done(), 250);
@@ -2161,9 +2215,7 @@ class GameView {
     const opponent = this.kind === 'computer' ? { kind: 'computer', level: onLadder(s.game, s.mode, s.opponent.level) } : { kind: 'hotseat' };
     try {
       // A game started from a position is played again from that position.
-      const r = s.start_position
-        ? await api.importRecord(positionRecord(s.game, s.mode, s.start_position), opponent, seat)
-        : await api.create({ game: s.game, mode: s.mode, first: s.first, opponent, seat });
+      const r = await api.create({ game: s.game, mode: s.mode, opponent, seat, ...(s.start_position ? { position: s.start_position } : { first: s.first }) });
       if (opponent.level && opponent.level !== s.opponent.level) {
         const where = `${(meta.games || []).find((g) => g.name === s.game)?.title || s.game} ${s.mode === 'match' ? 'matches' : 'single games'}`;
         landingNotice = `The level ${s.opponent.level} is no longer offered in ${where}: this game is against ${opponent.level}, the strongest level below it there.`;
@@ -2354,6 +2406,14 @@ class GameView {
    * the next round, and may end it and the match too): the summary is of those rounds only, with
    * the next round's layout, never the match's result, which the next summary gives.
    */
+  /** The server's trace of move `ply` of this game, if the page was told it; else null. */
+  traceOf(ply) {
+    const known = this.traces.get(ply);
+    if (known) return known;
+    const p = this.positions && this.positions.id === this.id ? (this.positions.moves || [])[ply - 1] : null;
+    return p ? p.trace : null;
+  }
+
   roundDialog(rounds, s, interim = false) {
     const d = $('#round-dialog');
     const body = $('#round-dialog-body');
@@ -2394,11 +2454,24 @@ class GameView {
     } else if (s.mode === 'match') {
       // The layout as the round's end left it (the move that ended the round carries it), and
       // the starter as the next round's first move shows: the computer may already have moved.
-      const { next, stores, closed, starter } = nextRoundLayout(s, r);
-      const layout = { stores };
-      body.append(
-        h('p', {}, `Round ${next} is laid out: South holds ${layout.stores[0]} in store, North ${layout.stores[1]}. ${closed.length ? `Closed holes: ${closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(starter)]} starts.`),
-      );
+      const layoutText = (l) =>
+        `Round ${l.next} is laid out: South holds ${l.stores[0]} in store, North ${l.stores[1]}. ${l.closed.length ? `Closed holes: ${l.closed.join(' ')}.` : 'No hole is closed.'} ${SIDE_NAME[sideIndex(l.starter)]} starts.`;
+      const l = nextRoundLayout(s, r, (ply) => this.traceOf(ply));
+      const para = h('p', {}, l.stores ? layoutText(l) : `Round ${l.next}: ${SIDE_NAME[sideIndex(l.starter)]} starts.`);
+      body.append(para);
+      // Started from a position whose round was over, the next round's layout is in the trace of
+      // its first move: read from the server's replay when the page does not have it.
+      if (!l.stores) {
+        api
+          .positions(this.id)
+          .then((pos) => {
+            if (this.closed || game !== this || pos.id !== s.id) return;
+            if (!this.positions || this.positions.ply <= pos.ply) this.positions = pos;
+            const known = nextRoundLayout(s, r, (ply) => pos.moves[ply - 1]?.trace);
+            if (known.stores && para.isConnected) para.textContent = layoutText(known);
+          })
+          .catch(() => {});
+      }
       // The live round starting as an earlier one did (not a round the answer went past).
       if (s.repeats_round && next === s.round && !s.match_over) body.append(h('p', { class: 'circle' }, circleText(s)));
     }
