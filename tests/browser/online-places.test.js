@@ -51,3 +51,59 @@ test("a player's page connects to its game even when strangers hold every watche
   // And North, to move, plays as a player.
   await north.waitForFunction(() => document.querySelectorAll('svg.board .hole.legal').length > 0);
 });
+
+// A seat token the server refuses (a stale or wrong seat in this browser's storage: QA pass 15,
+// review-server second pass, defect 1): the server counts the page as a watcher, so the page
+// must not go on saying "Your move" and offering holes. It says the seat is no longer valid,
+// shows the game as a watcher's and forgets the seat (other games' seats stay).
+test('a page whose stored seat the server refuses says so, watches and forgets the seat', async () => {
+  const { server, browser } = env;
+  const g = await onlineGame(server);
+  const other = await onlineGame(server);
+  const { page, ctx } = await newPage(browser, server);
+  await ctx.addInitScript(
+    ([gid, oid, otherSeat]) => {
+      if (sessionStorage.getItem('seeded')) return;
+      sessionStorage.setItem('seeded', '1');
+      localStorage.setItem(
+        'pussa.seats',
+        JSON.stringify({ [gid]: { token: '0123456789abcdef0123456789abcdef', seats: ['S'] }, [oid]: otherSeat }),
+      );
+    },
+    [g.id, other.id, { token: other.S.token, seats: other.S.seats }],
+  );
+  await page.goto(`${server.url}/#/game/${g.id}`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await page.waitForFunction(() => /no longer valid/.test(document.querySelector('#notice-text')?.textContent || ''), null, {
+    timeout: 15000,
+  });
+  const shown = await page.evaluate(() => ({
+    notice: document.querySelector('#notice').hidden ? '' : document.querySelector('#notice-text').textContent,
+    turn: document.querySelector('#turn').textContent,
+    sub: document.querySelector('#game-sub').textContent,
+    legal: document.querySelectorAll('svg.board .hole.legal').length,
+    seats: JSON.parse(localStorage.getItem('pussa.seats') || '{}'),
+  }));
+  assert.equal(
+    shown.notice,
+    "This browser's seat in this game is no longer valid (the server does not know its token): you are watching this game.",
+  );
+  assert.doesNotMatch(shown.turn, /Your move/);
+  // The server counts South away: nobody is on South's seat.
+  assert.equal(shown.turn, 'South to move, but away: the move waits for them.');
+  assert.match(shown.sub, /watching \(read-only\)/);
+  assert.equal(shown.legal, 0, 'no hole is offered');
+  assert.equal(shown.seats[g.id], undefined, 'the stale seat is forgotten');
+  assert.deepEqual(shown.seats[other.id]?.token, other.S.token, "another game's seat stays");
+  // Clicking a hole plays nothing.
+  await page.locator('svg.board .hole[data-hole="A"]').click();
+  await page.waitForTimeout(300);
+  assert.equal((await server.get(`/api/games/${g.id}`)).ply, 0);
+  // A reload opens the game as a watcher's, without the notice.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]');
+  await page.waitForFunction(() => document.querySelector('#live')?.textContent.trim() === 'live');
+  assert.equal(await page.evaluate(() => document.querySelectorAll('svg.board .hole.legal').length), 0);
+  assert.match(await page.locator('#game-sub').textContent(), /watching \(read-only\)/);
+  page.checkClean();
+});

@@ -266,10 +266,15 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
 
 /// The `PRAGMA application_id` of a pussa database (`puss` in ASCII).
 pub const APPLICATION_ID: i32 = 0x7075_7373;
-/// The schema version this pussa writes (`PRAGMA user_version`; databases made before the
-/// marker have 0 and are upgraded in place). A database with a higher version was written by a
-/// newer pussa and is refused.
-pub const SCHEMA_VERSION: i32 = 1;
+/// The schema version this pussa writes (`PRAGMA user_version`). An older database (0: made
+/// before the marker; 1: before `series` and the `round_limit` ending) is upgraded in place
+/// when opened. A database with a higher version was written by a newer pussa and is refused,
+/// so a change that older builds would misread (a new column they would not fill, a new
+/// `ended` value they would call damaged) raises it.
+///
+/// - 1: the schema marker, with the `rematch`, `ended` and `ended_by` columns.
+/// - 2: the `series` column (a rematch's score so far) and the `round_limit` ending.
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// The columns every pussa `games` table has had since the first release.
 const BASE_COLS: &[&str] = &[

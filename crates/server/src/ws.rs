@@ -376,6 +376,10 @@ pub async fn serve(
                     Err(RecvError::Lagged(_)) => {
                         // Too slow to keep up: send the current state and presence (and the
                         // rematch, if the backlog may have held it) instead of the backlog.
+                        // The backlog is dropped: a fresh receiver gets only what is published
+                        // from now on, and the state is read after it, as on connecting, so
+                        // no update older than the state follows it and none newer is lost.
+                        updates = updates.resubscribe();
                         let mut texts: Vec<Utf8Bytes> = vec![
                             json!({"type": "state", "state": *slot.state()}).to_string().into(),
                             slot.presence().to_string().into(),

@@ -634,3 +634,59 @@ async fn a_rematch_keeps_its_series_without_walking_the_chain() {
     assert_eq!(st["series"], series[3]);
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_1_database_is_upgraded_to_2_so_older_builds_refuse_it() {
+    // Version 2 added the `series` column and the `round_limit` ending, which a pussa of
+    // version 1 would misread (it would call a round-limit draw damaged): such a pussa refuses
+    // any database above 1, so the version written must be 2.
+    assert_eq!(pussa_server::store::SCHEMA_VERSION, 2);
+    let dir = common::temp_dir("store-v1");
+    let s = TestServer::start_in(dir.clone()).await;
+    let c = s
+        .post("/api/games", &json!({"game": "raja-pasu"}))
+        .await
+        .json();
+    let id = c["id"].as_str().unwrap().to_string();
+    s.stop().await;
+    let db = dir.join("pussa.sqlite3");
+    let version = |conn: &Connection| -> i32 {
+        conn.pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap()
+    };
+    let has_series = |conn: &Connection| -> bool {
+        conn.query_row(
+            "SELECT count(*) FROM pragma_table_info('games') WHERE name = 'series'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap()
+            == 1
+    };
+    // Made as version 1 wrote it: no `series` column, user_version 1.
+    {
+        let conn = Connection::open(&db).unwrap();
+        assert_eq!(version(&conn), 2, "a new database is written as version 2");
+        conn.execute_batch("ALTER TABLE games DROP COLUMN series")
+            .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        assert!(!has_series(&conn));
+    }
+    let s = TestServer::start_in(dir.clone()).await;
+    let st = s.get(&format!("/api/games/{id}")).await;
+    assert_eq!(st.status, 200, "{}", st.body);
+    s.stop().await;
+    {
+        let conn = Connection::open(&db).unwrap();
+        assert_eq!(version(&conn), 2, "the version-1 database was upgraded");
+        assert!(has_series(&conn), "the series column was added");
+        // What a pussa reading up to version 1 does with it.
+        conn.pragma_update(None, "user_version", 3).unwrap();
+    }
+    let e = refusal(&dir).await;
+    assert!(
+        e.contains("written by a newer pussa (schema version 3; this pussa reads up to 2): use that version"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "one line: {e}");
+}

@@ -872,3 +872,73 @@ async fn updates_carry_what_changed_and_rebuild_the_state_through_a_long_match()
     assert!(undos_across_rounds > 0, "no undo crossed a round's end");
     s.stop().await;
 }
+
+/// A connection too slow to keep up gets the whole state instead of the updates it missed, and
+/// none of the older updates after it (the channel's backlog of up to 64 used to follow the
+/// state, taking a client that applies each update back dozens of plies: QA pass 15).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_resync_state_no_older_update_follows() {
+    let s = TestServer::start("ws-resync").await;
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "pasu-pondi", "mode": "match", "opponent": {"kind": "hotseat"}}),
+        )
+        .await
+        .json();
+    let id = c["id"].as_str().unwrap().to_string();
+    let token = c["token"].as_str().unwrap().to_string();
+    // A watcher with a small receive buffer that stops reading after the first state.
+    let sock = tokio::net::TcpSocket::new_v4().unwrap();
+    sock.set_recv_buffer_size(2048).unwrap();
+    let stream = sock.connect(s.addr).await.unwrap();
+    let (mut slow, _) = tokio_tungstenite::client_async(
+        format!("ws://{}/api/games/{id}/ws", s.addr),
+        tokio_tungstenite::MaybeTlsStream::Plain(stream),
+    )
+    .await
+    .unwrap();
+    let first = next_of(&mut slow, "state").await;
+    let legal = letters_of(&first["state"]["legal"]);
+    // Move and undo, far more updates than the watcher's buffers and the channel hold.
+    for _ in 0..1500 {
+        for (path, body) in [
+            ("moves", json!({"move": legal[0], "token": token})),
+            ("undo", json!({"token": token})),
+        ] {
+            let r = s.post(&format!("/api/games/{id}/{path}"), &body).await;
+            assert_eq!(r.status, 200, "{}", r.body);
+        }
+    }
+    let now = s.get(&format!("/api/games/{id}")).await.json();
+    // The watcher reads again: the updates its buffers held, then the state instead of the
+    // rest.
+    let mut read = 0;
+    let resync = loop {
+        let m = next(&mut slow).await;
+        if m["type"] == "state" {
+            break m;
+        }
+        assert_eq!(m["type"], "update", "{m}");
+        read += 1;
+        assert!(read < 3000, "no resync: the watcher kept up");
+    };
+    assert_eq!(resync["state"], now);
+    eprintln!("updates read before the resync: {read}");
+    // The next update is the next change, not one from before the state.
+    let r = s
+        .post(
+            &format!("/api/games/{id}/moves"),
+            &json!({"move": legal[1], "token": token}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let u = next(&mut slow).await;
+    assert_eq!(u["type"], "update", "{u}");
+    assert_eq!(
+        u["played"][0]["move"], legal[1],
+        "an update from before the resync state followed it: {u}"
+    );
+    assert_eq!(apply_update(&resync["state"], &u), r.json()["state"]);
+    s.stop().await;
+}

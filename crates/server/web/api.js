@@ -101,12 +101,22 @@ export const seats = {
     all[id] = { token: seat.token, seats: seat.seats, saved: Date.now(), ...(seat.invite ? { invite: seat.invite } : {}) };
     return storage.set(SEATS_KEY, JSON.stringify(all));
   },
+  /** Forgets the seat of game `id` (one the server no longer knows). Never throws. */
+  remove(id) {
+    const all = this.all();
+    if (!(id in all)) return;
+    delete all[id];
+    storage.set(SEATS_KEY, JSON.stringify(all));
+  },
 };
 
 /**
  * A WebSocket to one game that reconnects after a drop. `onMessage` gets each parsed message;
  * `onStatus` gets 'open' | 'closed'. With `token` (a seat this browser holds) every connection
  * is made with `?token=` and starts with a hello, so the other player sees this one present.
+ * Should the server refuse the token (its hello answered `error` 403: the token holds no seat
+ * in the game, a stale seat), the socket forgets it, goes on as a watcher's and tells
+ * `onSeatLost` (with the server's message) once.
  *
  * The page's own heartbeat: a `ping` every `PING_MS`; a connection from which nothing has come
  * for `SILENT_MS` (a network that drops packets without closing anything: Wi-Fi gone, a laptop
@@ -117,14 +127,17 @@ export const seats = {
  * waiting in another tab stays present.
  */
 export const PING_MS = 2000;
+/** The `req` of the page's hello, by which its answer is known. */
+const HELLO_REQ = 'hello';
 export const SILENT_MS = 5000;
 
 export class GameSocket {
-  constructor(id, onMessage, onStatus = () => {}, token = null) {
+  constructor(id, onMessage, onStatus = () => {}, token = null, onSeatLost = () => {}) {
     this.id = id;
     this.token = token;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
+    this.onSeatLost = onSeatLost;
     this.closed = false;
     this.delay = 500;
     this.heard = Date.now();
@@ -170,7 +183,9 @@ export class GameSocket {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
     // A seat's connection carries its token, so the server seats it from the start and always
     // has a place for it, however many watchers there are. Should the token be refused (a
-    // stale seat), the next try goes without it and says hello, as a watcher would.
+    // stale seat), the next try goes without it and says hello: the hello's answer tells
+    // whether the seat is lost (403) or the upgrade failed for another reason (the server
+    // was down).
     const withToken = !!this.token && !this.tokenRefused;
     this.tokenRefused = false;
     const query = withToken ? `?token=${encodeURIComponent(this.token)}` : '';
@@ -181,7 +196,7 @@ export class GameSocket {
     ws.onopen = () => {
       opened = true;
       this.heard = Date.now();
-      if (this.token) ws.send(JSON.stringify({ type: 'hello', token: this.token }));
+      if (this.token) ws.send(JSON.stringify({ type: 'hello', token: this.token, req: HELLO_REQ }));
       this.onStatus('open');
     };
     ws.onmessage = (e) => {
@@ -197,6 +212,12 @@ export class GameSocket {
       if (msg.type === 'pong') {
         clearTimeout(this.nextPing);
         this.nextPing = setTimeout(() => this.heartbeat(), PING_MS);
+        return;
+      }
+      if (msg.type === 'error' && msg.req === HELLO_REQ && msg.status === 403 && this.token) {
+        // The token holds no seat in this game: from now on this is a watcher's connection.
+        this.token = null;
+        this.onSeatLost(msg.message || 'this token holds no seat in the game');
         return;
       }
       this.onMessage(msg);

@@ -1101,7 +1101,29 @@ class GameView {
       (m) => this.onSocket(m),
       (status) => this.onStatus(status),
       this.seat?.token,
+      () => this.seatLost(),
     );
+  }
+
+  /**
+   * The server refused this browser's seat token for the game (a stale or wrong seat: the
+   * database it was taken in is gone, or the token was changed by hand): the server counts
+   * this page as a watcher, so the page says so, stops offering moves and forgets the seat, as
+   * on lichess a page without the player's session is a spectator's view.
+   */
+  seatLost() {
+    if (this.closed || !this.seat) return;
+    seats.remove(this.id);
+    this.seat = null;
+    this.mine = new Set();
+    this.unsent = null;
+    this.connNotice = false;
+    notice("This browser's seat in this game is no longer valid (the server does not know its token): you are watching this game.");
+    const redraw = () => {
+      if (!this.closed && game === this && this.state) this.show(this.state);
+    };
+    if (this.busy) this.chain = this.chain.then(redraw);
+    else redraw();
   }
 
   /**
@@ -2121,6 +2143,7 @@ class GameView {
     this.unsent = null;
     const other = sideIndex(this.state.to_move) ^ 1;
     const computer = this.state.seats?.[SIDE_LETTER[other]]?.kind === 'computer';
+    let lost = false;
     if (computer) $('#turn').textContent = 'The computer is thinking…';
     else if (this.kind === 'online') {
       // The move is on its way: said at once, so a slow network is not mistaken for nothing.
@@ -2148,6 +2171,9 @@ class GameView {
         if (this.socket && this.socket.live) setTimeout(() => this.resend(), 2000);
       } else if (e instanceof ApiError && e.status === 409) {
         await this.refused(letter, ply, e);
+      } else if (e instanceof ApiError && e.status === 403) {
+        // The token holds no seat in this game (the socket may not have been told yet).
+        lost = true;
       } else {
         notice(`Move ${letter} refused: ${e.message}`);
       }
@@ -2161,6 +2187,7 @@ class GameView {
         this.renderActions();
       }
     }
+    if (lost) this.seatLost();
   }
 
   /** A move refused because the game moved on (another window, the friend): said in words. */
