@@ -308,6 +308,13 @@ pub async fn serve(
     if !seats.is_empty() {
         seated.claim(&seats);
     }
+    // Subscribed before the first message, and seen as a change if the server is already
+    // shutting down: a shutdown that came between the upgrade and here still closes the
+    // connection (1001), instead of leaving it open until it idles out.
+    let mut shutdown = app.shutdown.subscribe();
+    if *shutdown.borrow() {
+        shutdown.mark_changed();
+    }
     let mut updates = slot.tx.subscribe();
     // The state is read after subscribing, so no update between the two is missed.
     let hello = json!({"type": "state", "state": *slot.state()}).to_string();
@@ -336,7 +343,6 @@ pub async fn serve(
     let id = slot.state()["id"].as_str().unwrap_or_default().to_string();
     let mut bucket = Bucket::new();
     let mut rejected = 0u32;
-    let mut shutdown = app.shutdown.subscribe();
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
     let mut last_heard = Instant::now();
     let silence = tokio::time::sleep(PRESENCE_SILENCE);
