@@ -793,13 +793,8 @@ async fn a_message_over_64_kib_is_closed_with_1009_and_its_reason_every_time() {
     s.stop().await;
 }
 
-/// Every update carries what changed, not the whole game (each one re-sent the whole game,
-/// 204 KiB a move at ply 1500: QA pass 15): over a long match, with undos across round ends, a
-/// watcher that applies each update to its last state always has the server's state, and the
-/// updates stay small however long the game.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn updates_carry_what_changed_and_rebuild_the_state_through_a_long_match() {
-    let s = TestServer::start("ws-deltas").await;
+/// A Pasu Pondi match on one screen (long, with many round ends): its id and token.
+async fn pasu_pondi_match_on_one_screen(s: &TestServer) -> (String, String) {
     let c = s
         .post(
             "/api/games",
@@ -807,8 +802,20 @@ async fn updates_carry_what_changed_and_rebuild_the_state_through_a_long_match()
         )
         .await
         .json();
-    let id = c["id"].as_str().unwrap().to_string();
-    let token = c["token"].as_str().unwrap().to_string();
+    (
+        c["id"].as_str().unwrap().to_string(),
+        c["token"].as_str().unwrap().to_string(),
+    )
+}
+
+/// Every update carries what changed, not the whole game (each one re-sent the whole game,
+/// 204 KiB a move at ply 1500: QA pass 15): over a long match, with undos across round ends, a
+/// watcher that applies each update to its last state always has the server's state, and the
+/// updates stay small however long the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn updates_carry_what_changed_and_rebuild_the_state_through_a_long_match() {
+    let s = TestServer::start("ws-deltas").await;
+    let (id, token) = pasu_pondi_match_on_one_screen(&s).await;
     let mut watcher = connect(s.addr, &id).await;
     let first = next_of(&mut watcher, "state").await;
     let mut last = first["state"].clone();
@@ -879,15 +886,7 @@ async fn updates_carry_what_changed_and_rebuild_the_state_through_a_long_match()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_resync_state_no_older_update_follows() {
     let s = TestServer::start("ws-resync").await;
-    let c = s
-        .post(
-            "/api/games",
-            &json!({"game": "pasu-pondi", "mode": "match", "opponent": {"kind": "hotseat"}}),
-        )
-        .await
-        .json();
-    let id = c["id"].as_str().unwrap().to_string();
-    let token = c["token"].as_str().unwrap().to_string();
+    let (id, token) = pasu_pondi_match_on_one_screen(&s).await;
     // A watcher with a small receive buffer that stops reading after the first state.
     let sock = tokio::net::TcpSocket::new_v4().unwrap();
     sock.set_recv_buffer_size(2048).unwrap();
