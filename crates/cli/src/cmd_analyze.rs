@@ -18,8 +18,9 @@ use crate::cmd_replay::{
 /// List every legal move of a position with its value for the player to move if that move is
 /// played and both sides then play best: in a single game the round's final seed margin (seeds
 /// already taken in the round included); with --match the match value of docs/engine.md,
-/// "Matches" (the holdings margin expected after the next round, or the round's margin ±200 for
-/// a round that ends the match). Also whether each value is proven (exact), and the line of best play.
+/// "Matches", in holdings (the holdings margin expected after the next round, or the final
+/// holdings margin ±200 for a round that ends the match). Also whether each value is proven
+/// (exact), and the line of best play.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  pussa analyze --game raja-pasu\n  \
     pussa analyze --game walak-pussa --moves \"A d\" --depth 16 --json\n  \
@@ -332,12 +333,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?,
         Mode::Match => writeln!(
             out,
-            "values: match values for {me} (docs/engine.md, \"Matches\"): the holdings margin \
-             {me} can expect after the next round ({me}'s holding minus {you}'s), or, where \
-             the round ends the match, the round's margin ±200 (seeds taken this round by \
-             {me} minus by {you}, +200 for a match won, -200 for one lost). A value \
-             that counts on the next round rests on the engine's estimate of that round, so \
-             only a match won or lost can be exact"
+            "values: match values for {me} (docs/engine.md, \"Matches\"), in holdings \
+             ({me}'s holding minus {you}'s, the seeds kept at the last refill included): the \
+             holdings margin {me} can expect after the next round, or, where the round ends \
+             the match, the final holdings margin ±200 (+200 for a match won, -200 for one \
+             lost). A value that counts on the next round rests on the engine's estimate of \
+             that round, so only a match won or lost can be exact"
         )?,
     }
     if let Some((v, exact)) = analysis.value() {

@@ -423,13 +423,13 @@ fn a_position_whose_round_is_over_says_so_before_the_next_round_is_analysed() {
     );
 }
 
-/// A move that ends the match is worth the round's margin ±200 (docs/engine.md, "Matches"), and
-/// the header says so; a match won with every seed left is proven (exact), for the move and for
-/// the position, as the search, the protocol and the hints say. Raja Pasu, round 3: South's `A`
-/// takes all 63 seeds of the round and wins the match 94 to 4: 63 + 200 = +263 (the holdings
-/// margin would be 90 + 200).
+/// A move that ends the match is worth the final holdings margin ±200 (docs/engine.md,
+/// "Matches"), and the header says so; a match won with every seed left is proven (exact), for
+/// the move and for the position, as the search, the protocol and the hints say. Raja Pasu,
+/// round 3: South's `A` takes all 63 seeds of the round and wins the match 94 to 4: 90 + 200 =
+/// +290.
 #[test]
-fn a_match_ending_value_is_the_rounds_margin_and_a_match_won_outright_is_exact() {
+fn a_match_ending_value_is_the_final_holdings_margin_and_a_match_won_outright_is_exact() {
     let pos = "7,7,7,7,7,7,7/x,x,x,x,x,7,7 31 4 S 3 raja-pasu";
     let args = ["analyze", "--match", "--position", pos, "--depth", "8"];
     let o = pussa(&args);
@@ -437,17 +437,17 @@ fn a_match_ending_value_is_the_rounds_margin_and_a_match_won_outright_is_exact()
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
         text.contains(
-            "or, where the round ends the match, the round's margin ±200 (seeds taken this \
-             round by South minus by North, +200 for a match won, -200 for one lost)"
+            "or, where the round ends the match, the final holdings margin ±200 (+200 for a \
+             match won, -200 for one lost)"
         ),
         "{text}"
     );
     assert!(!text.contains("not the round's margin"), "{text}");
-    assert!(text.contains("position value +263 exact"), "{text}");
+    assert!(text.contains("position value +290 exact"), "{text}");
     let mut json = args.to_vec();
     json.push("--json");
     let m = ok_json(&json);
-    assert_eq!(m["value"], 263);
+    assert_eq!(m["value"], 290);
     assert_eq!(m["value_exact"], true);
     assert_eq!(m["moves"][0]["move"], "A");
     assert_eq!(m["moves"][0]["exact"], true);
@@ -474,7 +474,7 @@ fn a_match_ending_value_is_the_rounds_margin_and_a_match_won_outright_is_exact()
         .rfind(|l| l.starts_with("info depth"))
         .unwrap_or_default();
     assert!(
-        last_info.contains("score seeds 263 exact yes") && last_info.ends_with("pv A"),
+        last_info.contains("score seeds 290 exact yes") && last_info.ends_with("pv A"),
         "{text}"
     );
     assert!(text.contains("bestmove A"), "{text}");
@@ -587,4 +587,42 @@ fn a_drawn_round_end_is_written_draw_as_the_web_state_writes_it() {
         serde_json::json!({"round": 2, "reason": {"kind": "one_row"}, "swept": [0, 2],
             "taken": [35, 35], "winner": "draw"})
     );
+}
+
+/// A match value is in holdings (QA pass 15, review-rules2 #1): the same situation (board,
+/// round, South holding 31 and North 4) written with its stores split differently into seeds
+/// kept at the last refill and seeds taken this round (`C+T`, docs/notation.md) has the same
+/// values, for the move that ends the match (`A`, +290) and for those that count on the next
+/// round, in the table, the JSON and the engine protocol.
+#[test]
+fn match_values_are_the_same_however_the_stores_are_split() {
+    let mut seen: Vec<(String, serde_json::Value, String)> = Vec::new();
+    for stores in ["31 4", "21+10 4", "0+31 0+4", "27+4 0+4"] {
+        let pos = format!("7,7,7,7,7,7,7/x,x,x,x,x,7,7 {stores} S 3 raja-pasu");
+        let args = ["analyze", "--match", "--position", &pos, "--depth", "6"];
+        let m = ok_json(&[&args[..], &["--json"]].concat());
+        let o = pussa(&args);
+        assert!(o.status.success());
+        let text = String::from_utf8(o.stdout).unwrap();
+        let table: String = text
+            .lines()
+            .skip_while(|l| !l.starts_with("position value"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        seen.push((stores.to_string(), m["moves"].clone(), table));
+    }
+    let (_, moves, table) = &seen[0];
+    assert_eq!(moves[0]["move"], "A");
+    assert_eq!(moves[0]["score"], 290);
+    let b = moves
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "B")
+        .unwrap();
+    assert!(b["score"].as_i64().unwrap().abs() < 100, "{b}");
+    for (stores, m, t) in &seen[1..] {
+        assert_eq!(m, moves, "stores {stores}");
+        assert_eq!(t, table, "stores {stores}");
+    }
 }

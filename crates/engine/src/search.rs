@@ -738,9 +738,25 @@ fn max_depth(limits: &Limits) -> u32 {
     }
 }
 
-/// The score offset of the root: seeds taken so far in this round by the side to move minus
-/// by the opponent.
+/// The score offset of the root, added to the search's internal value (a future margin, counted
+/// from the root) to give the reported score. In a single game: the seeds taken so far in this
+/// round by the side to move minus by the opponent, so the score is the round's final margin.
+/// In a match: the whole holdings margin at the root (the stores, what was carried over at the
+/// last refill plus what was taken this round), since a round's end is valued from the stores
+/// at its end ([`crate::matchval::MatchView::adjust`]): the score is then the holdings margin
+/// expected after the next round, or the final holdings margin ±200 where the round ends the
+/// match, whatever the split of the stores (docs/engine.md, "Matches").
 fn root_offset(state: &GameState) -> i32 {
+    let me = state.position().to_move();
+    let t = match state.mode() {
+        pussa_rules::Mode::Single => state.taken_this_round(),
+        pussa_rules::Mode::Match => state.position().stores(),
+    };
+    i32::from(t[me.index()]) - i32::from(t[me.other().index()])
+}
+
+/// The margin of the seeds taken this round at the root (side to move minus opponent).
+fn taken_margin(state: &GameState) -> i32 {
     let t = state.taken_this_round();
     let me = state.position().to_move();
     i32::from(t[me.index()]) - i32::from(t[me.other().index()])
@@ -1003,7 +1019,7 @@ type TrapKey = (bool, Option<std::cmp::Reverse<u32>>, usize, bool, usize);
 fn result_of(state: &GameState, score: i32) -> i32 {
     let pos = state.position();
     let me = pos.to_move();
-    (score + i32::from(pos.store(me)) - i32::from(pos.store(me.other())) - root_offset(state))
+    (score + i32::from(pos.store(me)) - i32::from(pos.store(me.other())) - taken_margin(state))
         .signum()
 }
 
