@@ -325,18 +325,23 @@ pub struct Analysis {
     /// be worth more, so the position's value is proven whatever the other moves' values
     /// (as [`search`] reports it: docs/engine.md, "Matches").
     pub settled: bool,
+    /// Moves neither proven legal nor proven endless within the limits (a sowing whose cycle
+    /// takes longer to prove than the proof's share of the move time or node budget,
+    /// docs/rules.md, "Endless moves"), in board order: not valued and not in `moves`. Empty
+    /// when every candidate was resolved (always so without a move time, node budget or stop).
+    pub unresolved: Vec<Hole>,
 }
 
 impl Analysis {
     /// The position's value for the side to move: the best move's value, and whether it is
-    /// proven (every move's value proven, or [`Analysis::settled`]). `None` when no move is
-    /// expected.
+    /// proven (every move's value proven and no move [`Analysis::unresolved`], or
+    /// [`Analysis::settled`]). `None` when no move is expected.
     #[must_use]
     pub fn value(&self) -> Option<(i32, bool)> {
         let best = self.moves.first()?;
         Some((
             best.score,
-            self.settled || self.moves.iter().all(|m| m.exact),
+            self.settled || (self.unresolved.is_empty() && self.moves.iter().all(|m| m.exact)),
         ))
     }
 }
