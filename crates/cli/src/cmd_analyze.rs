@@ -83,6 +83,7 @@ struct AnalysisJson {
     value: Option<i32>,
     value_exact: bool,
     moves: Vec<MoveJson>,
+    unresolved: Vec<String>,
 }
 
 impl AnalysisJson {
@@ -90,19 +91,34 @@ impl AnalysisJson {
     /// `asked` is the position asked about (given, after the moves), `g` the state analysed.
     fn of(g: &GameState, asked: &Asked, mode: &'static str, values: &'static str) -> AnalysisJson {
         AnalysisJson {
+            state: StateJson::of(g),
+            ..AnalysisJson::of_searched(g, asked, mode, values)
+        }
+    }
+
+    /// [`AnalysisJson::of`] with the state's legal moves left empty, for a caller that fills
+    /// `state` with the moves its search proved legal.
+    fn of_searched(
+        g: &GameState,
+        asked: &Asked,
+        mode: &'static str,
+        values: &'static str,
+    ) -> AnalysisJson {
+        AnalysisJson {
             game: g.game().name(),
             mode,
             values,
             position: asked.position.clone(),
             analysed: (!g.is_over()).then(|| Setup::from_state(g).to_string()),
             round_end: asked.round_end,
-            state: StateJson::of(g),
+            state: StateJson::with_legal(g, Vec::new()),
             over: false,
             depth: 0,
             nodes: 0,
             value: None,
             value_exact: false,
             moves: Vec::new(),
+            unresolved: Vec::new(),
         }
     }
 }
@@ -288,6 +304,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut out = crate::stdout();
     if args.json {
         let value = analysis.value();
+        // The legal moves as the search knew them: the moves it proved legal (a move it left
+        // unresolved is named in `unresolved`), not proven again after its time.
+        let mut legal: Vec<Hole> = values.iter().map(|v| v.mv).collect();
+        legal.sort_by_key(|h| h.index());
         let a = AnalysisJson {
             depth: analysis.depth,
             nodes: analysis.nodes,
@@ -302,7 +322,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     pv: letters(&v.pv),
                 })
                 .collect(),
-            ..AnalysisJson::of(&g, &asked, mode_name, values_name)
+            unresolved: letters(&analysis.unresolved),
+            state: StateJson::with_legal(&g, letters(&legal)),
+            ..AnalysisJson::of_searched(&g, &asked, mode_name, values_name)
         };
         writeln!(out, "{}", serde_json::to_string(&a)?)?;
         return Ok(());
@@ -363,6 +385,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             v.score,
             if v.exact { "exact" } else { "" },
             letters(&v.pv).join(" ")
+        )?;
+    }
+    if !analysis.unresolved.is_empty() {
+        writeln!(
+            out,
+            "unresolved: {} (its sowing was neither seen to end nor proven endless within the \
+             time: not valued, and never played by the engine; docs/rules.md, \"Endless moves\")",
+            letters(&analysis.unresolved).join(" ")
         )?;
     }
     Ok(())

@@ -300,6 +300,7 @@ fn match_values_are_named_as_such_and_the_json_says_its_mode() {
             "position",
             "round_end",
             "state",
+            "unresolved",
             "value",
             "value_exact",
             "values"
@@ -458,17 +459,31 @@ fn a_match_ending_value_is_the_final_holdings_margin_and_a_match_won_outright_is
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    {
-        use std::io::Write;
+    let text = {
+        use std::io::{BufRead, Write};
         let mut stdin = child.stdin.take().unwrap();
         writeln!(
             stdin,
-            "newgame raja-pasu match\nposition fen {pos}\ngo depth 6\nisready\nquit"
+            "newgame raja-pasu match\nposition fen {pos}\ngo depth 6"
         )
         .unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+        stdin.flush().unwrap();
+        // `quit` only once the search has answered (a `quit` read first stops it).
+        let mut text = String::new();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        while out.read_line(&mut line).unwrap() > 0 {
+            let done = line.starts_with("bestmove");
+            text.push_str(&line);
+            line.clear();
+            if done {
+                break;
+            }
+        }
+        writeln!(stdin, "quit").unwrap();
+        text
+    };
+    assert!(child.wait().unwrap().success());
     let last_info = text
         .lines()
         .rfind(|l| l.starts_with("info depth"))
@@ -625,4 +640,43 @@ fn match_values_are_the_same_however_the_stores_are_split() {
         assert_eq!(m, moves, "stores {stores}");
         assert_eq!(t, table, "stores {stores}");
     }
+}
+
+/// `--json` honours `--movetime` where a move takes long to prove endless (QA pass 15,
+/// review-rules2 #3): North's `b` here needs about a second to prove; the JSON lists what the
+/// search knew within its time: `state.legal` the moves proven legal, `unresolved` the move
+/// neither proven legal nor endless, not valued, and the text names it too. Without a time
+/// limit `b` is proven endless: nothing is unresolved.
+#[test]
+fn json_honours_movetime_and_names_a_move_left_unresolved() {
+    let pos = "1,2,6,2,4,3,5/4,2,6,3,4,7,6 1 0 N 1 walak-pussa";
+    let t = std::time::Instant::now();
+    let full = ok_json(&["analyze", "--position", pos, "--depth", "1", "--json"]);
+    let slow = t.elapsed();
+    assert_eq!(full["unresolved"], serde_json::json!([]));
+    assert_eq!(
+        full["state"]["legal"],
+        serde_json::json!(["a", "c", "d", "e", "f", "g"])
+    );
+    let t = std::time::Instant::now();
+    let m = ok_json(&["analyze", "--position", pos, "--movetime", "50", "--json"]);
+    let took = t.elapsed();
+    assert!(
+        took * 3 < slow,
+        "--movetime 50 took {took:?}, the proof {slow:?}"
+    );
+    assert_eq!(m["unresolved"], serde_json::json!(["b"]));
+    assert_eq!(
+        m["state"]["legal"],
+        serde_json::json!(["a", "c", "d", "e", "f", "g"])
+    );
+    assert_eq!(m["moves"].as_array().unwrap().len(), 6);
+    assert_eq!(m["value_exact"], false);
+    let o = pussa(&["analyze", "--position", pos, "--movetime", "50"]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("unresolved: b (its sowing was neither seen to end nor proven endless"),
+        "{text}"
+    );
 }
