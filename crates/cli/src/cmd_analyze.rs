@@ -18,8 +18,9 @@ use crate::cmd_replay::{
 /// List every legal move of a position with its value for the player to move if that move is
 /// played and both sides then play best: in a single game the round's final seed margin (seeds
 /// already taken in the round included); with --match the match value of docs/engine.md,
-/// "Matches" (the holdings margin expected after the next round, or the round's margin ±200 for
-/// a round that ends the match). Also whether each value is proven (exact), and the line of best play.
+/// "Matches", in holdings (the holdings margin expected after the next round, or the final
+/// holdings margin ±200 for a round that ends the match). Also whether each value is proven
+/// (exact), and the line of best play.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  pussa analyze --game raja-pasu\n  \
     pussa analyze --game walak-pussa --moves \"A d\" --depth 16 --json\n  \
@@ -82,6 +83,7 @@ struct AnalysisJson {
     value: Option<i32>,
     value_exact: bool,
     moves: Vec<MoveJson>,
+    unresolved: Vec<String>,
 }
 
 impl AnalysisJson {
@@ -89,19 +91,34 @@ impl AnalysisJson {
     /// `asked` is the position asked about (given, after the moves), `g` the state analysed.
     fn of(g: &GameState, asked: &Asked, mode: &'static str, values: &'static str) -> AnalysisJson {
         AnalysisJson {
+            state: StateJson::of(g),
+            ..AnalysisJson::of_searched(g, asked, mode, values)
+        }
+    }
+
+    /// [`AnalysisJson::of`] with the state's legal moves left empty, for a caller that fills
+    /// `state` with the moves its search proved legal.
+    fn of_searched(
+        g: &GameState,
+        asked: &Asked,
+        mode: &'static str,
+        values: &'static str,
+    ) -> AnalysisJson {
+        AnalysisJson {
             game: g.game().name(),
             mode,
             values,
             position: asked.position.clone(),
             analysed: (!g.is_over()).then(|| Setup::from_state(g).to_string()),
             round_end: asked.round_end,
-            state: StateJson::of(g),
+            state: StateJson::with_legal(g, Vec::new()),
             over: false,
             depth: 0,
             nodes: 0,
             value: None,
             value_exact: false,
             moves: Vec::new(),
+            unresolved: Vec::new(),
         }
     }
 }
@@ -287,6 +304,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut out = crate::stdout();
     if args.json {
         let value = analysis.value();
+        // The legal moves as the search knew them: the moves it proved legal (a move it left
+        // unresolved is named in `unresolved`), not proven again after its time.
+        let mut legal: Vec<Hole> = values.iter().map(|v| v.mv).collect();
+        legal.sort_by_key(|h| h.index());
         let a = AnalysisJson {
             depth: analysis.depth,
             nodes: analysis.nodes,
@@ -301,7 +322,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     pv: letters(&v.pv),
                 })
                 .collect(),
-            ..AnalysisJson::of(&g, &asked, mode_name, values_name)
+            unresolved: letters(&analysis.unresolved),
+            state: StateJson::with_legal(&g, letters(&legal)),
+            ..AnalysisJson::of_searched(&g, &asked, mode_name, values_name)
         };
         writeln!(out, "{}", serde_json::to_string(&a)?)?;
         return Ok(());
@@ -332,12 +355,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?,
         Mode::Match => writeln!(
             out,
-            "values: match values for {me} (docs/engine.md, \"Matches\"): the holdings margin \
-             {me} can expect after the next round ({me}'s holding minus {you}'s), or, where \
-             the round ends the match, the round's margin ±200 (seeds taken this round by \
-             {me} minus by {you}, +200 for a match won, -200 for one lost). A value \
-             that counts on the next round rests on the engine's estimate of that round, so \
-             only a match won or lost can be exact"
+            "values: match values for {me} (docs/engine.md, \"Matches\"), in holdings \
+             ({me}'s holding minus {you}'s, the seeds kept at the last refill included): the \
+             holdings margin {me} can expect after the next round, or, where the round ends \
+             the match, the final holdings margin ±200 (+200 for a match won, -200 for one \
+             lost). A value that counts on the next round rests on the engine's estimate of \
+             that round, so only a match won or lost can be exact"
         )?,
     }
     if let Some((v, exact)) = analysis.value() {
@@ -362,6 +385,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             v.score,
             if v.exact { "exact" } else { "" },
             letters(&v.pv).join(" ")
+        )?;
+    }
+    if !analysis.unresolved.is_empty() {
+        writeln!(
+            out,
+            "unresolved: {} (its sowing was neither seen to end nor proven endless within the \
+             time: not valued, and never played by the engine; docs/rules.md, \"Endless moves\")",
+            letters(&analysis.unresolved).join(" ")
         )?;
     }
     Ok(())

@@ -337,6 +337,14 @@ impl StateJson {
     /// The JSON view of a state.
     #[must_use]
     pub fn of(g: &GameState) -> StateJson {
+        StateJson::with_legal(g, g.legal_moves().map(|h| h.letter().to_string()).collect())
+    }
+
+    /// [`StateJson::of`] with `legal` as the legal moves, as a caller that knows them already
+    /// found them (`analyze`: the moves proven legal within its time; [`GameState::legal_moves`]
+    /// may take seconds to prove a long move endless, docs/rules.md, "Endless moves").
+    #[must_use]
+    pub fn with_legal(g: &GameState, legal: Vec<String>) -> StateJson {
         let pos = g.position();
         let closed = pos.closed_mask();
         StateJson {
@@ -345,7 +353,7 @@ impl StateJson {
             closed: (0..14).filter(|i| closed & (1 << i) != 0).collect(),
             stores: pos.stores(),
             to_move: g.to_move().map(|s| s.letter().to_string()),
-            legal: g.legal_moves().map(|h| h.letter().to_string()).collect(),
+            legal,
             round_over: g.is_round_over(),
             match_over: g.is_over(),
             winner: g.winner().map(side_word),

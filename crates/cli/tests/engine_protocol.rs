@@ -600,3 +600,41 @@ fn movetime_and_stop_are_honoured_where_a_move_takes_long_to_prove_endless() {
     assert!(took < Duration::from_millis(250), "{took:?}: {lines:?}");
     assert!(e.quit().success());
 }
+
+/// Where a move takes long to prove endless (North's `b`, about a second here), the proof gets a
+/// share of the limits and the moves already proven legal are searched (QA pass 15,
+/// review-rules2 #2 and #4): `go movetime` answers a searched move (depth above 0) within its
+/// time, and `go nodes 1` answers at once instead of after the whole proof; `b` is never played.
+#[test]
+fn a_long_proof_leaves_the_search_its_time_and_nodes_bound_it() {
+    let fen = "1,2,6,2,4,3,5/4,2,6,3,4,7,6 1 0 N 1 walak-pussa";
+    let legal = ["a", "c", "d", "e", "f", "g"];
+    let mut e = Engine::start();
+    e.send(&format!("position fen {fen}"));
+    e.send("isready");
+    e.until(|l| l == "readyok");
+    let t = Instant::now();
+    e.send("go nodes 1");
+    let (lines, best) = e.bestmove();
+    let quick = t.elapsed();
+    assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
+    let t = Instant::now();
+    e.send("go depth 1");
+    let (lines, best) = e.bestmove();
+    let slow = t.elapsed();
+    assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
+    assert!(
+        quick * 4 < slow,
+        "nodes 1 took {quick:?}, the proof {slow:?}"
+    );
+    let movetime = (slow.as_millis() / 2).max(100) as u64;
+    let t = Instant::now();
+    e.send(&format!("go movetime {movetime}"));
+    let (lines, best) = e.bestmove();
+    let took = t.elapsed();
+    assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
+    assert!(took < slow, "{took:?}: {lines:?}");
+    let deepest = lines.iter().filter_map(|l| info_depth(l)).max();
+    assert!(deepest.is_some_and(|d| d >= 2), "{lines:?}");
+    assert!(e.quit().success());
+}

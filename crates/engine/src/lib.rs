@@ -6,7 +6,8 @@
 //!
 //! Scores are in seeds, from the point of view of the side to move: the final margin of the
 //! round (seeds taken in this round by the side to move minus by the opponent when the round
-//! ends, with best play), seeds already taken in the round included.
+//! ends, with best play), seeds already taken in the round included; in a match, the match
+//! value in holdings (docs/engine.md, "Matches"; [`SearchResult::score`]).
 //!
 //! # Examples
 //! ```
@@ -197,9 +198,10 @@ pub struct SearchResult {
     /// The best move; `None` iff no move is expected (round over or no legal move).
     pub best: Option<Hole>,
     /// Score in seeds for the side to move: the final margin of the round with best play,
-    /// seeds already taken in the round included; in a match, the match value (the holdings
-    /// margin expected after the next round, or the round's margin ±`params::MATCH_WIN` where
-    /// the round ends the match: docs/engine.md, "Matches").
+    /// seeds already taken in the round included; in a match, the match value, in holdings
+    /// (the holdings margin expected after the next round, or the final holdings margin
+    /// ±`params::MATCH_WIN` where the round ends the match: docs/engine.md, "Matches"), the
+    /// same whatever part of the stores was carried over at the last refill.
     pub score: i32,
     /// The score is proven (the search reached every end of the round under the best move); in
     /// a match also that it counts on no estimate of a later round (every end of the round it
@@ -219,7 +221,8 @@ pub struct SearchResult {
 ///
 /// Score: seeds, from the side to move's point of view: the final margin of the round (seeds
 /// taken in this round by the side to move minus by the opponent at the round's end, with best
-/// play), already-taken seeds included. `exact`: the value is proven (the search reached every
+/// play), already-taken seeds included; in a match, the match value in holdings
+/// ([`SearchResult::score`]). `exact`: the value is proven (the search reached every
 /// end, or exact oracle values), in a match without an estimated later round.
 ///
 /// # Examples
@@ -281,8 +284,8 @@ pub struct MoveValue {
     /// The move.
     pub mv: Hole,
     /// Its value in seeds for the side to move (as [`SearchResult::score`]: in a match, the
-    /// match value of docs/engine.md, "Matches": the round's margin only where the round ends
-    /// the match, and then ±200).
+    /// match value of docs/engine.md, "Matches", in holdings: the final holdings margin ±200
+    /// where the round ends the match).
     pub score: i32,
     /// The value is proven (in a match: and counts on no estimated later round, as
     /// [`SearchResult::exact`]).
@@ -322,18 +325,23 @@ pub struct Analysis {
     /// be worth more, so the position's value is proven whatever the other moves' values
     /// (as [`search`] reports it: docs/engine.md, "Matches").
     pub settled: bool,
+    /// Moves neither proven legal nor proven endless within the limits (a sowing whose cycle
+    /// takes longer to prove than the proof's share of the move time or node budget,
+    /// docs/rules.md, "Endless moves"), in board order: not valued and not in `moves`. Empty
+    /// when every candidate was resolved (always so without a move time, node budget or stop).
+    pub unresolved: Vec<Hole>,
 }
 
 impl Analysis {
     /// The position's value for the side to move: the best move's value, and whether it is
-    /// proven (every move's value proven, or [`Analysis::settled`]). `None` when no move is
-    /// expected.
+    /// proven (every move's value proven and no move [`Analysis::unresolved`], or
+    /// [`Analysis::settled`]). `None` when no move is expected.
     #[must_use]
     pub fn value(&self) -> Option<(i32, bool)> {
         let best = self.moves.first()?;
         Some((
             best.score,
-            self.settled || self.moves.iter().all(|m| m.exact),
+            self.settled || (self.unresolved.is_empty() && self.moves.iter().all(|m| m.exact)),
         ))
     }
 }

@@ -45,6 +45,10 @@ pub const CHECK_EVERY_LAPS: u64 = 1 << 16;
 /// for the fallback whenever the time runs out first.
 pub const ROOT_FIRST_LAPS: u32 = 1 << 16;
 
+/// The root's proof of its long moves (those not over after [`ROOT_FIRST_LAPS`] laps) gets at
+/// most 1/`ROOT_PROOF_SHARE` of a move time; the rest searches the moves known legal.
+pub const ROOT_PROOF_SHARE: u32 = 2;
+
 /// Clock time control (`go wtime … btime …`): the moves still to play assumed when no
 /// `movestogo` is given; each move gets this share of the clock (plus most of the increment),
 /// so a sudden-death clock is never used up (see [`crate::time::clock_movetime`]).

@@ -168,13 +168,51 @@ impl Trace for LapBudget {
     }
 }
 
+/// The receiver of the root's proof of its long moves ([`root_moves`]): interrupted when the
+/// search must stop ([`Clock::must_stop`]), when the proof's share of the move time is spent
+/// (`until`), or when the laps sown by the whole proof reach the node budget (`laps_left`).
+struct ProofHook<'c> {
+    clock: &'c Clock,
+    until: Option<std::time::Instant>,
+    /// Laps the proof may still sow (a node budget), counted from the sowings already done.
+    laps_left: Option<u64>,
+    /// Laps sown by the current sowing when last asked.
+    sown: u32,
+}
+
+impl ProofHook<'_> {
+    /// Starts a new sowing: the laps of the previous one are charged to the budget.
+    fn next_sowing(&mut self) {
+        if let Some(l) = &mut self.laps_left {
+            *l = l.saturating_sub(u64::from(self.sown));
+        }
+        self.sown = 0;
+    }
+}
+
+impl Trace for ProofHook<'_> {
+    const ENABLED: bool = false;
+    const INTERRUPTS: bool = true;
+    #[inline(always)]
+    fn event(&mut self, _: Event) {}
+    fn interrupt(&mut self, laps: u32) -> bool {
+        self.sown = laps;
+        self.clock.must_stop()
+            || self.until.is_some_and(|u| std::time::Instant::now() >= u)
+            || self.laps_left.is_some_and(|l| u64::from(laps) >= l)
+    }
+}
+
 /// The root's legal moves, each sown once ([`root_moves`]).
 struct RootMoves {
     /// The moves proven legal, in board order, with the position after each and its outcome.
     kids: Vec<(Hole, Position, MoveOutcome)>,
-    /// False if the clock stopped the proof before every candidate was known to end or to be
-    /// endless: `kids` may then lack legal moves.
-    complete: bool,
+    /// The candidates whose sowing was neither seen to end nor proven endless within the
+    /// proof's share of the limits, in board order: never searched nor played (each may be
+    /// endless), and named by `analyze`.
+    unresolved: Vec<Hole>,
+    /// Some candidate was long (not over after the first pass): the proof took some time.
+    long: bool,
 }
 
 impl RootMoves {
@@ -199,13 +237,16 @@ impl RootMoves {
 
 /// Sows each candidate of the root once. The first pass sows each at most
 /// [`params::ROOT_FIRST_LAPS`] laps; the moves not over by then (a long cycle, most likely
-/// endless) are sown to their end afterwards, interrupted when the search must stop. So the
-/// moves of ordinary length are known legal however soon the time runs out, a move that takes
-/// seconds to prove endless is proven once per search (not at every iteration), and the
-/// deadline and `stop` are honoured while it is. If the clock stops the proof before any move
-/// is known legal, the sowing goes on until one is (a player to move has one): the answer
-/// must be a legal move.
-fn root_moves(pos: &Position, clock: &Clock) -> RootMoves {
+/// endless) are sown to their end afterwards. So the moves of ordinary length are known legal
+/// however soon the time runs out, and a move that takes seconds to prove endless is proven
+/// once per search (not at every iteration). That proof is bounded by the limits, so that the
+/// moves already known legal are searched: with a move time it gets at most
+/// 1/[`params::ROOT_PROOF_SHARE`] of it, with a node budget of N nodes it sows at most N laps,
+/// and `stop` ends it; with neither (a depth, `infinite`) it runs to its end. A move it leaves
+/// unresolved is never searched nor played (it may be endless). If no move is known legal once
+/// the proof stops, the sowing goes on until one is (a player to move has one): the answer must
+/// be a legal move.
+fn root_moves(pos: &Position, clock: &Clock, limits: &Limits) -> RootMoves {
     let mut kids = Vec::with_capacity(7);
     let mut long = Vec::new();
     for mv in pos.candidates() {
@@ -216,19 +257,31 @@ fn root_moves(pos: &Position, clock: &Clock) -> RootMoves {
             Sowing::Interrupted => long.push(mv),
         }
     }
-    let mut complete = true;
+    let mut hook = ProofHook {
+        clock,
+        until: clock
+            .movetime
+            .map(|t| clock.start + t / params::ROOT_PROOF_SHARE),
+        laps_left: limits.nodes,
+        sown: 0,
+    };
+    let mut unresolved = Vec::new();
     for (i, &mv) in long.iter().enumerate() {
         let mut c = *pos;
-        match c.try_play_unchecked(mv, &mut SowHook(clock)) {
+        hook.next_sowing();
+        match c.try_play_unchecked(mv, &mut hook) {
             Sowing::Ends(out) => kids.push((mv, c, out)),
             Sowing::Endless => {}
             Sowing::Interrupted => {
-                complete = false;
+                unresolved.extend_from_slice(&long[i..]);
                 if kids.is_empty() {
                     // No legal move known yet: one is needed.
                     for &mv in &long[i..] {
                         let mut c = *pos;
-                        if let Some(out) = c.play_unchecked(mv) {
+                        let out = c.play_unchecked(mv);
+                        // Resolved: legal, or proven endless.
+                        unresolved.retain(|&u| u != mv);
+                        if let Some(out) = out {
                             kids.push((mv, c, out));
                             break;
                         }
@@ -239,7 +292,12 @@ fn root_moves(pos: &Position, clock: &Clock) -> RootMoves {
         }
     }
     kids.sort_by_key(|k| k.0.index());
-    RootMoves { kids, complete }
+    unresolved.sort_by_key(|m| m.index());
+    RootMoves {
+        kids,
+        unresolved,
+        long: !long.is_empty(),
+    }
 }
 
 /// One searching thread.
@@ -738,9 +796,25 @@ fn max_depth(limits: &Limits) -> u32 {
     }
 }
 
-/// The score offset of the root: seeds taken so far in this round by the side to move minus
-/// by the opponent.
+/// The score offset of the root, added to the search's internal value (a future margin, counted
+/// from the root) to give the reported score. In a single game: the seeds taken so far in this
+/// round by the side to move minus by the opponent, so the score is the round's final margin.
+/// In a match: the whole holdings margin at the root (the stores, what was carried over at the
+/// last refill plus what was taken this round), since a round's end is valued from the stores
+/// at its end ([`crate::matchval::MatchView::adjust`]): the score is then the holdings margin
+/// expected after the next round, or the final holdings margin ±200 where the round ends the
+/// match, whatever the split of the stores (docs/engine.md, "Matches").
 fn root_offset(state: &GameState) -> i32 {
+    let me = state.position().to_move();
+    let t = match state.mode() {
+        pussa_rules::Mode::Single => state.taken_this_round(),
+        pussa_rules::Mode::Match => state.position().stores(),
+    };
+    i32::from(t[me.index()]) - i32::from(t[me.other().index()])
+}
+
+/// The margin of the seeds taken this round at the root (side to move minus opponent).
+fn taken_margin(state: &GameState) -> i32 {
     let t = state.taken_this_round();
     let me = state.position().to_move();
     i32::from(t[me.index()]) - i32::from(t[me.other().index()])
@@ -858,7 +932,7 @@ pub(crate) fn search(
     on_info: &mut dyn FnMut(&SearchInfo),
 ) -> SearchResult {
     let pos = *state.position();
-    let clock = clock_of(limits);
+    let mut clock = clock_of(limits);
     let stopped = limits
         .stop
         .as_ref()
@@ -866,8 +940,11 @@ pub(crate) fn search(
     let root = if state.is_round_over() {
         None
     } else {
-        Some(root_moves(&pos, &clock))
+        Some(root_moves(&pos, &clock, limits))
     };
+    if root.as_ref().is_some_and(|r| r.long) {
+        clock.iterations_start_now();
+    }
     let Some(root) = root.filter(|r| !r.kids.is_empty()) else {
         return SearchResult {
             best: None,
@@ -879,14 +956,11 @@ pub(crate) fn search(
         };
     };
     // Nothing may be searched (a node budget of 0, or the stop flag already raised): the first
-    // legal move at once, unsearched, valued at the margin so far. The same when the clock ran
-    // out while the root's moves were being proven legal: the fallback move.
-    if limits.nodes == Some(0) || stopped || !root.complete {
-        let best = if limits.nodes == Some(0) || stopped {
-            root.kids.first().map(|k| k.0)
-        } else {
-            root.greedy(&pos)
-        };
+    // legal move at once, unsearched, valued at the margin so far. Moves the root's proof left
+    // unresolved are not searched (the moves known legal are), and the value is then not proven.
+    let resolved = root.unresolved.is_empty();
+    if limits.nodes == Some(0) || stopped {
+        let best = root.kids.first().map(|k| k.0);
         return SearchResult {
             best,
             score: root_offset(state),
@@ -917,7 +991,7 @@ pub(crate) fn search(
             on_info(&SearchInfo {
                 depth,
                 score: offset + to_seeds(it.score),
-                exact: it.proven && !it.est,
+                exact: it.proven && !it.est && resolved,
                 nodes: total,
                 nps,
                 elapsed,
@@ -964,7 +1038,7 @@ pub(crate) fn search(
                 nodes,
                 pv: it.pv,
             };
-            if r.exact && params::SWINDLE {
+            if r.exact && resolved && params::SWINDLE {
                 if let Some((mv, score, pv, used)) = swindle(state, limits, &r, &clock) {
                     r.best = Some(mv);
                     r.score = score;
@@ -973,8 +1047,9 @@ pub(crate) fn search(
                 }
             }
             // The swindle works within the search's valuation (proven there); what is reported
-            // as exact must also count on no estimated later round (a match's next round).
-            r.exact &= !it.est;
+            // as exact must also count on no estimated later round (a match's next round), nor
+            // leave out a move the root's proof left unresolved.
+            r.exact &= !it.est && resolved;
             r
         }
         None => {
@@ -1003,7 +1078,7 @@ type TrapKey = (bool, Option<std::cmp::Reverse<u32>>, usize, bool, usize);
 fn result_of(state: &GameState, score: i32) -> i32 {
     let pos = state.position();
     let me = pos.to_move();
-    (score + i32::from(pos.store(me)) - i32::from(pos.store(me.other())) - root_offset(state))
+    (score + i32::from(pos.store(me)) - i32::from(pos.store(me.other())) - taken_margin(state))
         .signum()
 }
 
@@ -1216,7 +1291,7 @@ pub(crate) fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
 
 /// [`analyze`], with the depth reached and the number of nodes searched.
 pub(crate) fn analyze_report(state: &GameState, limits: &Limits) -> crate::Analysis {
-    let (mut moves, nodes, depth, est) = analyze_counted_depth(state, limits);
+    let (mut moves, nodes, depth, est, unresolved) = analyze_counted_depth(state, limits);
     for m in &mut moves {
         m.exact &= !est.contains(&m.mv);
     }
@@ -1226,28 +1301,34 @@ pub(crate) fn analyze_report(state: &GameState, limits: &Limits) -> crate::Analy
         depth,
         nodes,
         settled,
+        unresolved,
     }
 }
 
 /// [`analyze`], with the number of nodes searched; `exact` there means proven within the
 /// search's valuation (in a match, possibly on an estimated later round), as the swindle needs.
 fn analyze_counted(state: &GameState, limits: &Limits) -> (Vec<MoveValue>, u64) {
-    let (v, n, _, _) = analyze_counted_depth(state, limits);
+    let (v, n, _, _, _) = analyze_counted_depth(state, limits);
     (v, n)
 }
 
-/// [`analyze_counted`], with the last depth completed and the moves whose values count on an
-/// estimated later round ([`Worker::est`]).
-fn analyze_counted_depth(
-    state: &GameState,
-    limits: &Limits,
-) -> (Vec<MoveValue>, u64, u32, Vec<Hole>) {
+/// The moves of [`analyze_counted_depth`]'s answer: values, nodes, the last depth completed,
+/// the moves whose values count on an estimated later round ([`Worker::est`]) and the moves the
+/// root's proof left unresolved ([`root_moves`]).
+type Counted = (Vec<MoveValue>, u64, u32, Vec<Hole>, Vec<Hole>);
+
+/// [`analyze_counted`], with the last depth completed, the moves whose values count on an
+/// estimated later round ([`Worker::est`]) and the moves left unresolved (not valued).
+fn analyze_counted_depth(state: &GameState, limits: &Limits) -> Counted {
     let pos = *state.position();
     if state.is_round_over() {
-        return (Vec::new(), 0, 0, Vec::new());
+        return (Vec::new(), 0, 0, Vec::new(), Vec::new());
     }
-    let clock = clock_of(limits);
-    let root = root_moves(&pos, &clock);
+    let mut clock = clock_of(limits);
+    let root = root_moves(&pos, &clock, limits);
+    if root.long {
+        clock.iterations_start_now();
+    }
     let tt = Tt::new(tt_entries(limits));
     let pvs = PvCache::new();
     let hist = root_history(state);
@@ -1282,8 +1363,8 @@ fn analyze_counted_depth(
     let mut depth = 1;
     let mut reached = 0;
     let mut est = Vec::new();
-    // The clock ran out while the root's moves were being proven legal: their gains only.
-    while depth <= maxd && root.complete {
+    // The moves the root's proof left unresolved are not valued; the others are searched.
+    while depth <= maxd {
         if depth > 1 && !clock.may_start_iteration() {
             break;
         }
@@ -1346,7 +1427,7 @@ fn analyze_counted_depth(
             extend_pv_from_tables(state, oracle, &mut m.pv);
         }
     }
-    (values, w.nodes, reached, est)
+    (values, w.nodes, reached, est, root.unresolved)
 }
 
 /// Whether the best of `moves` (values in seeds, offset included) is a match won with every

@@ -23,6 +23,10 @@ pub struct Clock {
     /// only while less than [`params::ITERATION_START_PERCENT`] percent of the move time is
     /// used.
     pub whole_movetime: bool,
+    /// When the iterations' share of the move time started, and its length: the start and the
+    /// move time, or, after the root's proof of a long move took part of the time
+    /// ([`Clock::iterations_start_now`]), that moment and the time left.
+    iterations: (Instant, Option<Duration>),
 }
 
 impl Clock {
@@ -47,6 +51,7 @@ impl Clock {
             external,
             done: AtomicBool::new(false),
             whole_movetime: false,
+            iterations: (start, movetime),
         }
     }
 
@@ -107,15 +112,24 @@ impl Clock {
         }
     }
 
-    /// True if another iteration may be started: a good share of the move time is left, or,
-    /// with [`Clock::whole_movetime`], the deadline has not passed.
+    /// The iterations of the search start now, with the time left to the deadline as their
+    /// move time for [`Clock::may_start_iteration`]: the root's proof of a long move
+    /// (docs/rules.md, "Endless moves") took the time before.
+    pub fn iterations_start_now(&mut self) {
+        let now = Instant::now();
+        self.iterations = (now, self.deadline.map(|d| d.saturating_duration_since(now)));
+    }
+
+    /// True if another iteration may be started: a good share of the iterations' move time is
+    /// left (the move time, less what the root's proof took), or, with
+    /// [`Clock::whole_movetime`], the deadline has not passed.
     #[must_use]
     pub fn may_start_iteration(&self) -> bool {
-        match self.movetime {
+        match self.iterations.1 {
             None => true,
             Some(_) if self.whole_movetime => self.deadline.is_none_or(|d| Instant::now() < d),
             Some(t) => {
-                let used = self.start.elapsed();
+                let used = self.iterations.0.elapsed();
                 used.as_secs_f64() * 100.0
                     < t.as_secs_f64() * f64::from(params::ITERATION_START_PERCENT)
             }

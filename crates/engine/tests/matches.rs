@@ -10,16 +10,16 @@ use pussa_engine::matchval::round_value;
 use pussa_engine::{analyze, analyze_report, params, Limits};
 use pussa_rules::{Game, GameState, Hole, Mode, Rng, RoundStart, Side, Status};
 
-/// The value of a finished round for `me`, as the search in match mode defines it: the round's
-/// margin, then ± [`params::MATCH_WIN`] if the match is over, else the next round's value for
-/// `me` less the seeds put back on the board at the refill; with `circles`, a next round that
-/// starts as [`params::MATCH_CIRCLE_SEEN`] rounds of `st.round_starts()` already did is a draw
-/// instead (even holdings: less the difference of the seeds the players had left over at this
-/// round's start, as every value here leaves it out).
+/// The value of a finished round for `me`, as the search in match mode defines it: the holdings
+/// margin at the round's end (the stores: what was carried over at the last refill plus what was
+/// taken this round), then ± [`params::MATCH_WIN`] if the match is over, else plus the next
+/// round's value for `me` less the seeds put back on the board at the refill; with `circles`, a
+/// next round that starts as [`params::MATCH_CIRCLE_SEEN`] rounds of `st.round_starts()` already
+/// did is a draw instead (even holdings: 0).
 fn end_value(st: &GameState, me: Side, circles: bool) -> i32 {
     let game = st.game();
-    let taken = st.taken_this_round();
-    let margin = i32::from(taken[me.index()]) - i32::from(taken[me.other().index()]);
+    let held = st.position().stores();
+    let margin = i32::from(held[me.index()]) - i32::from(held[me.other().index()]);
     match st.status() {
         Status::Over { winner, .. } => {
             margin
@@ -31,15 +31,13 @@ fn end_value(st: &GameState, me: Side, circles: bool) -> i32 {
         }
         Status::RoundOver { next_starter, .. } => {
             let sph = i32::from(game.seeds_per_hole());
-            let held = st.position().stores();
             let start = RoundStart {
                 holdings: held,
                 starter: next_starter,
             };
             let times = st.round_starts().iter().filter(|&&r| r == start).count();
             if circles && times >= usize::from(params::MATCH_CIRCLE_SEEN) {
-                let left = |s: Side| i32::from(held[s.index()]) - i32::from(taken[s.index()]);
-                return left(me.other()) - left(me);
+                return 0;
             }
             let filled = held.map(|h| (i32::from(h) / sph).min(7) as u8);
             let v = round_value(game, filled, next_starter);
@@ -308,7 +306,7 @@ fn a_value_that_counts_on_the_next_round_is_not_exact() {
 /// them (the protocol, the hint, the terminal's hint) call it proven, even though the other
 /// moves' values count on the next round's estimate. Raja Pasu, round 3: North holds 4 seeds,
 /// South's `A` ends the round at once (North cannot move) with all 63 seeds of the round to
-/// South, and the match 94 to 4: 63 + 200.
+/// South, and the match 94 to 4: the final holdings margin 90, + 200.
 #[test]
 fn a_match_won_with_every_seed_is_proven_everywhere() {
     let st: GameState = "7,7,7,7,7,7,7/x,x,x,x,x,7,7 31 4 S 3 raja-pasu"
@@ -331,7 +329,7 @@ fn a_match_won_with_every_seed_is_proven_everywhere() {
         );
         assert_eq!(
             (r.best, r.score, r.exact),
-            (Some(a), 263, true),
+            (Some(a), 290, true),
             "depth {depth}"
         );
         // Proven: the deepening stopped at the first iteration.
@@ -345,10 +343,53 @@ fn a_match_won_with_every_seed_is_proven_everywhere() {
         },
     );
     let best = &rep.moves[0];
-    assert_eq!((best.mv, best.score, best.exact), (a, 263, true));
+    assert_eq!((best.mv, best.score, best.exact), (a, 290, true));
     assert!(rep.moves[1..].iter().any(|m| !m.exact));
-    assert_eq!(rep.value(), Some((263, true)));
+    assert_eq!(rep.value(), Some((290, true)));
     // A value short of the ceiling stays as it was: a move whose value counts on the next
     // round is not exact.
     assert!(rep.moves[1..].iter().all(|m| m.score < 200 && !m.exact));
+}
+
+/// A match value is in holdings (QA pass 15, review-rules2 #1): the same situation (board,
+/// round, holdings 31 to 4) read with its stores split differently into carried over and
+/// taken this round (`C+T`) has the same value for every move, in `search` and in `analyze`,
+/// whether the move ends the match or counts on the next round.
+#[test]
+fn match_values_do_not_depend_on_how_the_stores_are_split() {
+    let limits = Limits {
+        depth: Some(6),
+        ..Limits::default()
+    };
+    let mut seen = Vec::new();
+    for stores in ["31 4", "21+10 4", "0+31 0+4", "27+4 0+4"] {
+        let st: GameState = format!("7,7,7,7,7,7,7/x,x,x,x,x,7,7 {stores} S 3 raja-pasu")
+            .parse::<pussa_rules::Setup>()
+            .unwrap()
+            .game_state(Mode::Match)
+            .unwrap();
+        let r = pussa_engine::search(&st, &limits, &mut |_| {});
+        let mut moves: Vec<(Hole, i32)> = analyze(&st, &limits)
+            .iter()
+            .map(|m| (m.mv, m.score))
+            .collect();
+        moves.sort_by_key(|m| m.0.index());
+        seen.push((stores, r.score, moves));
+    }
+    let b: Hole = "B".parse().unwrap();
+    let (_, score, moves) = &seen[0];
+    assert_eq!(*score, 290, "A wins the match 94 to 4: 90 + 200");
+    assert!(
+        moves.iter().any(|&(m, v)| m == b && v < 200),
+        "B counts on the next round: {moves:?}"
+    );
+    for s in &seen[1..] {
+        assert_eq!(
+            (s.1, &s.2),
+            (*score, moves),
+            "stores {} vs {}",
+            s.0,
+            seen[0].0
+        );
+    }
 }

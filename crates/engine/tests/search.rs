@@ -970,6 +970,106 @@ fn a_long_endless_move_is_proven_once_and_the_search_goes_on() {
     assert!(took < slow * 3, "depth 6 took {took:?}, one proof {slow:?}");
 }
 
+/// A move time shorter than the proof of a long move (QA pass 15, review-rules2 #2): the proof
+/// gets a share of the time, then the moves already proven legal are searched (the answer is
+/// a searched move, not the depth-0 greedy fallback); the unresolved move is never played, and
+/// `analyze` names it unresolved instead of dropping it silently, its value then not proven.
+/// Without a time limit (a depth) the move is proven fully, as before: nothing is unresolved.
+#[test]
+fn a_timed_search_shorter_than_the_proof_searches_the_moves_known_legal() {
+    let st = long_endless_state();
+    let slow = proving_b_takes();
+    let b: pussa_rules::Hole = "b".parse().unwrap();
+    // Half the proof's time: the proof gets a quarter of it, and is cut short.
+    let movetime = (slow / 2).max(Duration::from_millis(100));
+    let t = Instant::now();
+    let mut infos = 0;
+    let r = search(
+        &st,
+        &Limits {
+            movetime: Some(movetime),
+            ..Limits::default()
+        },
+        &mut |_| infos += 1,
+    );
+    let took = t.elapsed();
+    assert!(took < slow, "took {took:?}, the proof {slow:?}");
+    let best = r.best.expect("a move");
+    assert_ne!(best, b);
+    assert!(st.clone().play(best).is_ok(), "{best}");
+    assert!(
+        r.depth >= 2 && r.nodes > 0 && infos >= 2,
+        "searched: depth {} nodes {} ({infos} iterations)",
+        r.depth,
+        r.nodes
+    );
+    assert!(!r.exact);
+    let a = pussa_engine::analyze_report(
+        &st,
+        &Limits {
+            movetime: Some(movetime),
+            ..Limits::default()
+        },
+    );
+    assert!(a.depth >= 2, "analyze reached depth {}", a.depth);
+    assert_eq!(a.unresolved, vec![b]);
+    assert!(a.moves.iter().all(|m| m.mv != b));
+    assert_eq!(a.moves.len(), 6);
+    assert_eq!(a.value().map(|v| v.1), Some(false));
+    // No time limit: b is proven endless, nothing is unresolved.
+    let a = pussa_engine::analyze_report(
+        &st,
+        &Limits {
+            depth: Some(2),
+            ..Limits::default()
+        },
+    );
+    assert!(a.unresolved.is_empty());
+    assert_eq!(a.moves.len(), 6);
+}
+
+/// `nodes N` bounds the root's proof of a long move too (QA pass 15, review-rules2 #4): it sows
+/// at most N laps, so `nodes 1` answers at once (not after the whole proof), with a legal move
+/// other than the unresolved one; a larger budget searches the moves known legal.
+#[test]
+fn a_node_budget_bounds_the_roots_proof_of_a_long_move() {
+    let st = long_endless_state();
+    let slow = proving_b_takes();
+    for nodes in [1, 5_000] {
+        let t = Instant::now();
+        let r = search(
+            &st,
+            &Limits {
+                nodes: Some(nodes),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        );
+        let took = t.elapsed();
+        assert!(
+            took * 4 < slow,
+            "nodes {nodes} took {took:?}, proof {slow:?}"
+        );
+        let best = r.best.expect("a move");
+        assert_ne!(best.letter(), 'b');
+        assert!(st.clone().play(best).is_ok(), "{best}");
+        if nodes > 1 {
+            assert!(r.depth >= 1, "nodes {nodes}: depth {}", r.depth);
+        }
+    }
+    let a = pussa_engine::analyze_report(
+        &st,
+        &Limits {
+            nodes: Some(1),
+            ..Limits::default()
+        },
+    );
+    assert_eq!(
+        a.unresolved,
+        vec!["b".parse::<pussa_rules::Hole>().unwrap()]
+    );
+}
+
 /// The principal variation of every completed iteration is at most as long as its depth
 /// (docs/protocol.md, "Search output"), whatever deeper lines the transposition table's
 /// exact entries hold (transpositions within one thread's iterations; the helper threads').

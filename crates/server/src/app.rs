@@ -1044,7 +1044,10 @@ impl App {
         lock(&self.games).insert(id.clone(), Arc::clone(&slot));
         let mut g = slot.game.lock().await;
         let played = self.computer_moves(&slot, &mut g).await?;
-        let state = g.to_json();
+        // The slot's snapshot is this state's JSON (made by `Slot::new`, and again after each
+        // computer move): not made anew, since listing the legal moves can take seconds where a
+        // move takes long to prove endless (docs/rules.md, "Endless moves").
+        let state = (*slot.state()).clone();
         drop(g);
         let seats: Vec<String> = match opponent {
             Opponent::Hotseat => vec!["S".into(), "N".into()],

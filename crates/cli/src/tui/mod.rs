@@ -243,8 +243,8 @@ pub fn reason_text(reason: EndReason) -> String {
 /// The hint in words: the best move and what the engine's value means (docs/engine.md,
 /// "Scores"). In a single game the value is the round's final margin with best play, for the
 /// side to move; in a match it is the margin of the holdings expected after the next round
-/// (a round that ends the match counts its own margin ±200, so a value that large wins or
-/// loses the match).
+/// (a round that ends the match counts the final holdings margin ±200, so a value that large
+/// wins or loses the match).
 /// A value is called the outcome of best play only when it is proven (`exact`); otherwise the
 /// text says it is an estimate at `depth`, not proven, as `pussa analyze` does. In a match
 /// the engine's `exact` already leaves out every value that counts on its estimate of the next
@@ -304,7 +304,7 @@ pub fn hint_text(
             };
             format!(
                 "{mv}: {lead} {what} (match value {score:+}: the holdings margin after the next \
-                 round, or the round's margin ±200 for a match won or lost; {tail})"
+                 round, or the final holdings margin ±200 for a match won or lost; {tail})"
             )
         }
     }
@@ -1305,8 +1305,8 @@ pub fn help_text(app: &App) -> Vec<String> {
          North lifted e, took nothing and handed South a four; R2 marks a round's first move."
             .into(),
         "Hint: in a single game, the round's final margin for the side to move; in a match, \
-         the margin of the holdings expected after the next round (the round's margin ±200 \
-         for a match won or lost). \"proven\" is the outcome of best play from both (in a match, only a match won \
+         the margin of the holdings expected after the next round (the final holdings margin \
+         ±200 for a match won or lost). \"proven\" is the outcome of best play from both (in a match, only a match won \
          or lost: the next round is estimated); otherwise the value is the engine's estimate \
          at the depth it names."
             .into(),
@@ -2265,7 +2265,7 @@ mod tests {
         let t = hint_text(&m, b, 215, true, 9, &[b]);
         assert!(t.contains("South wins the match"), "{t}");
         // A move that wins the match with every seed of the round (63 to 0, the match 94 to
-        // 4) is proven, and its value is the round's margin + 200, as the words say.
+        // 4) is proven, and its value is the final holdings margin + 200, as the words say.
         let won: GameState = "7,7,7,7,7,7,7/x,x,x,x,x,7,7 31 4 S 3 raja-pasu"
             .parse::<pussa_rules::Setup>()
             .unwrap()
@@ -2279,9 +2279,9 @@ mod tests {
         let t = hint_text(&won, r.best.unwrap(), r.score, r.exact, r.depth, &r.pv);
         assert_eq!(
             t,
-            "A: proven: with best play from both, South wins the match (match value +263: the \
-             holdings margin after the next round, or the round's margin ±200 for a match won or \
-             lost; depth 1; line A)"
+            "A: proven: with best play from both, South wins the match (match value +290: the \
+             holdings margin after the next round, or the final holdings margin ±200 for a match \
+             won or lost; depth 1; line A)"
         );
     }
 
