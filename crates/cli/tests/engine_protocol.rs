@@ -581,7 +581,9 @@ fn movetime_and_stop_are_honoured_where_a_move_takes_long_to_prove_endless() {
     let (lines, best) = e.bestmove();
     let took = t.elapsed();
     assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
-    assert!(took < Duration::from_millis(300), "{took:?}: {lines:?}");
+    // Far below the proof (about a second and a half in a debug build), with room for a
+    // loaded machine.
+    assert!(took < Duration::from_millis(1000), "{took:?}: {lines:?}");
     // `time` counts from go.
     let times: Vec<u64> = lines.iter().filter_map(|l| info_time(l)).collect();
     assert!(
@@ -597,7 +599,7 @@ fn movetime_and_stop_are_honoured_where_a_move_takes_long_to_prove_endless() {
     let (lines, best) = e.bestmove();
     let took = t.elapsed();
     assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
-    assert!(took < Duration::from_millis(250), "{took:?}: {lines:?}");
+    assert!(took < Duration::from_millis(1000), "{took:?}: {lines:?}");
     assert!(e.quit().success());
 }
 

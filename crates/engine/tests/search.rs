@@ -905,7 +905,7 @@ fn movetime_and_stop_are_honoured_while_a_long_endless_move_is_proven() {
     let best = r.best.expect("a move");
     assert!(st.clone().play(best).is_ok(), "{best}");
     assert!(
-        took < Duration::from_millis(200) && took * 4 < slow,
+        took * 4 < slow,
         "movetime 10 took {took:?} (proving b endless takes {slow:?})"
     );
     // The same for analyze: the moves proven legal, with their immediate gains.
@@ -941,7 +941,7 @@ fn movetime_and_stop_are_honoured_while_a_long_endless_move_is_proven() {
     assert!(st.clone().play(r.best.unwrap()).is_ok());
     let late = answered.saturating_duration_since(raised);
     assert!(
-        late < Duration::from_millis(100) && late * 4 < slow,
+        late * 4 < slow,
         "stop answered {late:?} late (proof {slow:?})"
     );
 }
