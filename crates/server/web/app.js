@@ -2500,7 +2500,7 @@ class GameView {
           .catch(() => {});
       }
       // The live round starting as an earlier one did (not a round the answer went past).
-      if (s.repeats_round && next === s.round && !s.match_over) body.append(h('p', { class: 'circle' }, circleText(s)));
+      if (s.repeats_round && l.next === s.round && !s.match_over) body.append(h('p', { class: 'circle' }, circleText(s)));
     }
     const again = $('#rematch');
     again.hidden = !(over && this.mine.size && !(this.kind === 'online' && this.waitingForFriend()));
