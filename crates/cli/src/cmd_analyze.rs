@@ -229,12 +229,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (Some(p), 0) => p.parse::<Setup>()?.to_string(),
         _ => Setup::from_state(&g).to_string(),
     };
-    // The round over in that position, as reading it back ends it: `position` alone gives the
-    // same answer (after moves that ended the match, the final position read back).
-    let round_end = match start_state(game, mode, None, Some(&position))?.status() {
-        Status::Playing => None,
-        Status::RoundOver { result, .. } | Status::Over { result, .. } => {
-            Some(RoundEndJson::of(&result))
+    // The round over in that position. After moves, the round end they played (only moves that
+    // ended the game or match leave one: a round they ended is followed by the next round's
+    // layout), as the web state's `rounds` has it; for a position given, as reading it ends it,
+    // so `position` alone gives the same answer.
+    let round_end = if played > 0 {
+        match g.status() {
+            Status::Over { result, .. } => Some(RoundEndJson::of(&result)),
+            Status::Playing | Status::RoundOver { .. } => None,
+        }
+    } else {
+        match start_state(game, mode, None, Some(&position))?.status() {
+            Status::Playing => None,
+            Status::RoundOver { result, .. } | Status::Over { result, .. } => {
+                Some(RoundEndJson::of(&result))
+            }
         }
     };
     let asked = Asked {
