@@ -624,24 +624,41 @@ pub fn result_words(g: &GameState) -> String {
     }
 }
 
+/// Who holds too few seeds to fill one hole of `seeds_per_hole`, the reason a match ends before
+/// its last round: "North holds 5", "South holds 3 and North 4"; `None` when both can fill one.
+#[must_use]
+pub fn short_holding_words(held: [u8; 2], seeds_per_hole: u8) -> Option<String> {
+    let short: Vec<Side> = [Side::South, Side::North]
+        .into_iter()
+        .filter(|s| held[s.index()] < seeds_per_hole)
+        .collect();
+    match short.as_slice() {
+        [] => None,
+        [s] => Some(format!("{s} holds {}", held[s.index()])),
+        _ => Some(format!("South holds {} and North {}", held[0], held[1])),
+    }
+}
+
 /// The last line of a finished game or match. A match is won on the seeds held; a single game on
 /// the seeds taken in its round, which from round 2 on are not the stores (those also hold what
 /// was carried over): the holdings are then told as well.
 fn game_over_words(g: &GameState, result: &RoundResult, winner: Option<Side>) -> String {
     let s = g.position().stores();
     if g.mode() == Mode::Match {
-        let limit = if s.iter().all(|&x| x >= g.game().seeds_per_hole()) {
-            format!(" (round {MAX_ROUND} is the last a match plays)")
-        } else {
-            String::new()
+        let verdict = match winner {
+            Some(w) => format!("{w} wins, {} to {}", s[w.index()], s[w.other().index()]),
+            None => format!("a draw, {} to {}", s[0], s[1]),
         };
-        return match winner {
-            Some(w) => format!(
-                "The match is over: {w} wins, {} to {}{limit}.",
-                s[w.index()],
-                s[w.other().index()]
+        // Why the match ended, in the terminal game's words: a holding too small to fill one
+        // hole, or the last round a match plays.
+        return match short_holding_words(s, g.game().seeds_per_hole()) {
+            Some(who) => format!(
+                "{who}, too few to fill a hole of {} seeds, so the match is over: {verdict}.",
+                g.game().seeds_per_hole()
             ),
-            None => format!("The match is over: a draw, {} to {}{limit}.", s[0], s[1]),
+            None => format!(
+                "The match is over: {verdict} (round {MAX_ROUND} is the last a match plays)."
+            ),
         };
     }
     let t = result.taken;

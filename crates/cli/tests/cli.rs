@@ -244,7 +244,7 @@ fn replay_json_of_a_match_shows_the_round_end_then_the_next_round_with_closed_ho
         assert!(text.contains("Round 1 is over: "), "{text}");
         assert!(text.contains("\nRound 2:\n"), "{text}");
         assert!(text.contains("closed;"), "{text}");
-        assert!(text.contains("The match is over: "), "{text}");
+        assert!(text.contains("the match is over: "), "{text}");
         found = true;
         break;
     }
@@ -1554,5 +1554,24 @@ fn explain_refuses_a_long_endless_move_in_bounded_memory() {
     assert_eq!(
         events[0],
         json!({"type": "lift", "hole": "a", "seeds": 2, "relay": false})
+    );
+}
+
+#[test]
+fn replay_says_why_a_match_ends_on_a_holding_too_small_for_a_hole() {
+    // South cannot move, North takes the last 2 and holds 5, fewer than one Raja Pasu hole's 7:
+    // replay names the reason in the terminal game's sentence.
+    let text = ok(&[
+        "replay",
+        "--match",
+        "--position",
+        "0,0,0,0,0,0,0/x,x,x,x,x,1,1 93 3 S 3 raja-pasu",
+    ]);
+    assert!(
+        text.ends_with(
+            "North holds 5, too few to fill a hole of 7 seeds, so the match is over: South \
+             wins, 93 to 5.\n"
+        ),
+        "{text}"
     );
 }

@@ -139,7 +139,42 @@ function resultText(s, names) {
     if (s.ended.kind === 'draw_agreed' || s.ended.kind === 'claim_draw' || s.ended.kind === 'round_limit') return end;
     return `${end}: ${winnerText(s.winner, names)}`;
   }
-  return `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} ${scoreText(s.winner, finalScore(s))}`;
+  return shortHoldingText(s, names) || `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} ${scoreText(s.winner, finalScore(s))}`;
+}
+
+/**
+ * A match value for the side to move `toMove` in words, as the terminal game's hint gives it:
+ * "South wins the match" / "South loses the match" for a value of ±100 or more (a round that
+ * ends the match counts the final holdings margin ±200), otherwise "South is expected to hold
+ * 29 seeds more than North after the next round".
+ */
+function matchValueWords(toMove, score) {
+  const i = sideIndex(toMove);
+  const side = SIDE_NAME[i] || String(toMove);
+  const other = SIDE_NAME[1 - i] || '';
+  if (score >= 100) return `${side} wins the match`;
+  if (score <= -100) return `${side} loses the match`;
+  if (score === 0) return `${side} and ${other} are expected to hold even after the next round`;
+  const n = Math.abs(score);
+  return `${side} is expected to hold ${n} seed${n === 1 ? '' : 's'} ${score < 0 ? 'fewer' : 'more'} than ${other} after the next round`;
+}
+
+/**
+ * Why a match ended on the board before its last round, in the sentence `pussa replay` and the
+ * terminal game use: "North holds 5, too few to fill a hole of 7 seeds, so the match is over:
+ * South wins, 93 to 5". '' when the match is not over that way (or this is a single game).
+ */
+function shortHoldingText(s, names) {
+  if (s.mode !== 'match' || !s.match_over || s.ended || !s.stores) return '';
+  const sph = SEEDS_PER_HOLE[s.game] || 4;
+  const held = s.stores;
+  const short = [0, 1].filter((i) => held[i] < sph);
+  if (!short.length) return '';
+  const holds = (i) => (names[i] === 'You' ? `You hold ${held[i]}` : `${names[i]} holds ${held[i]}`);
+  const who = short.length === 1 ? holds(short[0]) : `${holds(0)} and ${names[1]} ${held[1]}`;
+  const w = sideIndex(s.winner);
+  const verdict = w < 0 ? `a draw, ${held[0]} to ${held[1]}` : `${winnerText(s.winner, names)}, ${held[w]} to ${held[1 - w]}`;
+  return `${who}, too few to fill a hole of ${sph} seeds, so the match is over: ${verdict}`;
 }
 
 /**
@@ -2309,13 +2344,17 @@ class GameView {
       let text;
       if (typeof r.score === 'number') {
         const v = r.score > 0 ? `+${r.score}` : String(r.score);
-        // In a match the value also counts what the round's end leads to (docs/engine.md): it
-        // is exact only when it no longer rests on an estimate of a later round (the match is
-        // decided), so "proven" means the same in both modes.
+        // In a match the value is the match value (docs/engine.md, "Matches"): the holdings
+        // margin expected after the next round, or the final holdings margin ±200 where the
+        // round ends the match. It is exact only when it no longer rests on an estimate of a
+        // later round (the match is decided), so "proven" means the same in both modes.
         const match = this.state && this.state.mode === 'match';
         const how = r.exact ? 'proven' : r.depth ? `depth ${r.depth}` : 'estimate';
-        const unit = `seed${Math.abs(r.score) === 1 ? '' : 's'}${match ? ' with the next round' : ''}`;
-        text = `Hint: ${r.move}, value ${v} ${unit} (${how})${pv}`;
+        if (match) {
+          text = `Hint: ${r.move}, ${matchValueWords(this.state.to_move, r.score)} (match value ${v}, ${how})${pv}`;
+        } else {
+          text = `Hint: ${r.move}, value ${v} seed${Math.abs(r.score) === 1 ? '' : 's'} (${how})${pv}`;
+        }
       } else {
         text = `Hint: ${r.move}${pv}`;
       }
@@ -2477,7 +2516,7 @@ class GameView {
       body.append(h('p', { class: 'big' }, h('strong', {}, `${text}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
     } else if (over) {
       title = s.mode === 'match' ? 'Match over' : 'Game over';
-      body.append(h('p', { class: 'big' }, h('strong', {}, `${winnerText(s.winner, names)[0].toUpperCase()}${winnerText(s.winner, names).slice(1)} ${scoreText(s.winner, finalScore(s))}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
+      body.append(h('p', { class: 'big' }, h('strong', {}, `${shortHoldingText(s, names) || `${winnerText(s.winner, names)[0].toUpperCase()}${winnerText(s.winner, names).slice(1)} ${scoreText(s.winner, finalScore(s))}`}.`), ` Seeds held: ${names[0]} ${s.stores[0]}, ${names[1]} ${s.stores[1]}.`));
     } else if (s.mode === 'match') {
       // The layout as the round's end left it (the move that ended the round carries it), and
       // the starter as the next round's first move shows: the computer may already have moved.

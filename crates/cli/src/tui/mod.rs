@@ -543,25 +543,16 @@ impl App {
                 if self.state.mode() == Mode::Match {
                     // Why the match ends: a holding too small to fill one hole.
                     let sph = game.seeds_per_hole();
-                    let short: Vec<Side> = [Side::South, Side::North]
-                        .into_iter()
-                        .filter(|s| st[s.index()] < sph)
-                        .collect();
-                    let who = match short.as_slice() {
-                        [s] => format!("{s} holds {}", st[s.index()]),
-                        [] => String::new(),
-                        _ => format!("South holds {} and North {}", st[0], st[1]),
-                    };
-                    if who.is_empty() {
+                    if let Some(who) = crate::cmd_replay::short_holding_words(st, sph) {
+                        text.push_str(&format!(
+                            " {who}, too few to fill a hole of {sph} seeds, so the match is \
+                             over: {verdict}."
+                        ));
+                    } else {
                         text.push_str(&format!(
                             " Round {} is the last a match plays, so the match is over: \
                              {verdict}.",
                             pussa_rules::MAX_ROUND
-                        ));
-                    } else {
-                        text.push_str(&format!(
-                            " {who}, too few to fill a hole of {sph} seeds, so the match is \
-                             over: {verdict}."
                         ));
                     }
                 } else {
