@@ -511,6 +511,19 @@ fn the_position_after_moves_that_end_a_round_reads_back_as_the_same_answer() {
         a.extend_from_slice(extra);
         ok_json(&a)
     };
+    // The answer for the `position` an answer wrote.
+    let read_back = |v: &Value| {
+        let pos = v["position"].as_str().unwrap();
+        ok_json(&[
+            "analyze",
+            "--match",
+            "--position",
+            pos,
+            "--depth",
+            "1",
+            "--json",
+        ])
+    };
     let v = from_moves(REPEATS, &["--game", "raja-pasu"]);
     assert_eq!(
         v["position"],
@@ -518,17 +531,7 @@ fn the_position_after_moves_that_end_a_round_reads_back_as_the_same_answer() {
     );
     assert_eq!(v["analysed"], v["position"]);
     assert_eq!(v["round_end"], Value::Null);
-    let pos = v["position"].as_str().unwrap();
-    let back = ok_json(&[
-        "analyze",
-        "--match",
-        "--position",
-        pos,
-        "--depth",
-        "1",
-        "--json",
-    ]);
-    assert_eq!(back, v);
+    assert_eq!(read_back(&v), v);
     // The text tells the round the moves ended as `replay` does, without "already over".
     let o = pussa(&[
         "analyze",
@@ -562,16 +565,7 @@ fn the_position_after_moves_that_end_a_round_reads_back_as_the_same_answer() {
             "swept": [62, 0], "taken": [63, 0], "winner": "S"}),
         "{v}"
     );
-    let pos = v["position"].as_str().unwrap();
-    let mut back = ok_json(&[
-        "analyze",
-        "--match",
-        "--position",
-        pos,
-        "--depth",
-        "1",
-        "--json",
-    ]);
+    let mut back = read_back(&v);
     assert_eq!(
         back["round_end"]["swept"],
         serde_json::json!([0, 0]),

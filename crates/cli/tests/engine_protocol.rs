@@ -565,24 +565,46 @@ fn info_time(line: &str) -> Option<u64> {
     w.next()?.parse().ok()
 }
 
-#[test]
-fn movetime_and_stop_are_honoured_where_a_move_takes_long_to_prove_endless() {
-    // North's `b` here is endless with a cycle of millions of laps: proving it takes about a
-    // second (docs/rules.md, "Endless moves"); it used to be proven before the clock started
-    // and again at every iteration, with the deadline and stop unheard meanwhile.
-    let fen = "1,2,6,2,4,3,5/4,2,6,3,4,7,6 1 0 N 1 walak-pussa";
-    let legal = ["a", "c", "d", "e", "f", "g"];
+/// A Walak-pussa position whose North move `b` is endless with a cycle of millions of laps:
+/// proving it takes about a second and a half in a debug build (docs/rules.md, "Endless moves").
+const SLOW_PROOF: &str = "1,2,6,2,4,3,5/4,2,6,3,4,7,6 1 0 N 1 walak-pussa";
+
+/// An engine set at [`SLOW_PROOF`].
+fn at_slow_proof() -> Engine {
     let mut e = Engine::start();
-    e.send(&format!("position fen {fen}"));
+    e.send(&format!("position fen {SLOW_PROOF}"));
     e.send("isready");
     e.until(|l| l == "readyok");
-    let t = Instant::now();
-    e.send("go movetime 20");
+    e
+}
+
+/// Sends `go` (or, with `before`, that command first and `stop` after it): the lines, the best
+/// move (checked to be one of [`SLOW_PROOF`]'s legal moves, never the endless `b`) and the time
+/// from the last command sent to `bestmove`.
+fn timed(e: &mut Engine, go: &str, before: Option<Duration>) -> (Vec<String>, String, Duration) {
+    let mut t = Instant::now();
+    e.send(go);
+    if let Some(wait) = before {
+        std::thread::sleep(wait);
+        t = Instant::now();
+        e.send("stop");
+    }
     let (lines, best) = e.bestmove();
     let took = t.elapsed();
-    assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
-    // Far below the proof (about a second and a half in a debug build), with room for a
-    // loaded machine.
+    assert!(
+        ["a", "c", "d", "e", "f", "g"].contains(&best.as_str()),
+        "{best}: {lines:?}"
+    );
+    (lines, best, took)
+}
+
+#[test]
+fn movetime_and_stop_are_honoured_where_a_move_takes_long_to_prove_endless() {
+    // `b` used to be proven before the clock started and again at every iteration, with the
+    // deadline and stop unheard meanwhile.
+    let mut e = at_slow_proof();
+    let (lines, _, took) = timed(&mut e, "go movetime 20", None);
+    // Far below the proof, with room for a loaded machine.
     assert!(took < Duration::from_millis(1000), "{took:?}: {lines:?}");
     // `time` counts from go.
     let times: Vec<u64> = lines.iter().filter_map(|l| info_time(l)).collect();
@@ -592,49 +614,26 @@ fn movetime_and_stop_are_honoured_where_a_move_takes_long_to_prove_endless() {
     );
     assert!(times.last().is_some_and(|&ms| ms >= 20), "{lines:?}");
     // `stop` during the proof.
-    e.send("go infinite");
-    std::thread::sleep(Duration::from_millis(50));
-    let t = Instant::now();
-    e.send("stop");
-    let (lines, best) = e.bestmove();
-    let took = t.elapsed();
-    assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
+    let (lines, _, took) = timed(&mut e, "go infinite", Some(Duration::from_millis(50)));
     assert!(took < Duration::from_millis(1000), "{took:?}: {lines:?}");
     assert!(e.quit().success());
 }
 
-/// Where a move takes long to prove endless (North's `b`, about a second here), the proof gets a
-/// share of the limits and the moves already proven legal are searched (QA pass 15,
-/// review-rules2 #2 and #4): `go movetime` answers a searched move (depth above 0) within its
-/// time, and `go nodes 1` answers at once instead of after the whole proof; `b` is never played.
+/// Where a move takes long to prove endless, the proof gets a share of the limits and the moves
+/// already proven legal are searched (QA pass 15, review-rules2 #2 and #4): `go movetime`
+/// answers a searched move (depth above 0) within its time, and `go nodes 1` answers at once
+/// instead of after the whole proof; `b` is never played.
 #[test]
 fn a_long_proof_leaves_the_search_its_time_and_nodes_bound_it() {
-    let fen = "1,2,6,2,4,3,5/4,2,6,3,4,7,6 1 0 N 1 walak-pussa";
-    let legal = ["a", "c", "d", "e", "f", "g"];
-    let mut e = Engine::start();
-    e.send(&format!("position fen {fen}"));
-    e.send("isready");
-    e.until(|l| l == "readyok");
-    let t = Instant::now();
-    e.send("go nodes 1");
-    let (lines, best) = e.bestmove();
-    let quick = t.elapsed();
-    assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
-    let t = Instant::now();
-    e.send("go depth 1");
-    let (lines, best) = e.bestmove();
-    let slow = t.elapsed();
-    assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
+    let mut e = at_slow_proof();
+    let (_, _, quick) = timed(&mut e, "go nodes 1", None);
+    let (_, _, slow) = timed(&mut e, "go depth 1", None);
     assert!(
         quick * 4 < slow,
         "nodes 1 took {quick:?}, the proof {slow:?}"
     );
     let movetime = (slow.as_millis() / 2).max(100) as u64;
-    let t = Instant::now();
-    e.send(&format!("go movetime {movetime}"));
-    let (lines, best) = e.bestmove();
-    let took = t.elapsed();
-    assert!(legal.contains(&best.as_str()), "{best}: {lines:?}");
+    let (lines, _, took) = timed(&mut e, &format!("go movetime {movetime}"), None);
     assert!(took < slow, "{took:?}: {lines:?}");
     let deepest = lines.iter().filter_map(|l| info_depth(l)).max();
     assert!(deepest.is_some_and(|d| d >= 2), "{lines:?}");
