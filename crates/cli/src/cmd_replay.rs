@@ -597,8 +597,9 @@ pub fn holding_words(g: &GameState, next_starter: Side) -> String {
     )
 }
 
-/// The result of a game or match that is over, with why a match ended early: "South wins",
-/// "a draw", or "South wins: North holds 5 seeds, fewer than the 7 one hole needs".
+/// The result of a game or match that is over, with why a match ended early, in the words of
+/// `replay`'s last line: "South wins", "a draw", or "South wins: North holds 5, too few to fill
+/// a hole of 7 seeds".
 #[must_use]
 pub fn result_words(g: &GameState) -> String {
     let Some(winner) = g.winner() else {
@@ -609,16 +610,10 @@ pub fn result_words(g: &GameState) -> String {
         None => "a draw".to_string(),
     };
     // A match ends when a player cannot fill a hole: say who and why.
-    let held = g.position().stores();
     let need = g.game().seeds_per_hole();
-    match winner {
-        Some(side) if g.mode() == Mode::Match && held[side.other().index()] < need => {
-            let n = held[side.other().index()];
-            format!(
-                "{result}: {} holds {n} seed{}, fewer than the {need} one hole needs",
-                side.other(),
-                if n == 1 { "" } else { "s" }
-            )
+    match short_holding_words(g.position().stores(), need) {
+        Some(who) if g.mode() == Mode::Match => {
+            format!("{result}: {who}, too few to fill a hole of {need} seeds")
         }
         _ => result,
     }

@@ -576,12 +576,13 @@ fn the_position_after_moves_that_end_a_round_reads_back_as_the_same_answer() {
 }
 
 /// A match that ends because a player cannot fill a hole: analyze gives the reason in
-/// explain's words (it said only "South wins", South being the player who could not move).
+/// explain's words (it said only "South wins", South being the player who could not move), and
+/// both in `replay`'s.
 #[test]
 fn analyze_says_why_a_match_ends_in_explains_words() {
     let pos = "0,0,0,0,0,0,0/x,x,x,x,x,1,1 93 3 S 3 raja-pasu";
     let why = "the round is already over in this position: South has no legal move, so the match \
-               is over (South wins: North holds 5 seeds, fewer than the 7 one hole needs)";
+               is over (South wins: North holds 5, too few to fill a hole of 7 seeds)";
     let err = fails(&["analyze", "--match", "--position", pos]);
     assert_eq!(
         err.trim(),
@@ -589,6 +590,16 @@ fn analyze_says_why_a_match_ends_in_explains_words() {
     );
     let err = fails(&["explain", "--match", "--position", pos, "--move", "f"]);
     assert_eq!(err.trim(), format!("error: move f: {why}"));
+    // The same reason in the same words as `replay`'s last line (QA pass 15: two wordings).
+    let o = pussa(&["replay", "--match", "--position", pos]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.trim_end().ends_with(
+            "North holds 5, too few to fill a hole of 7 seeds, so the match is over: South \
+             wins, 93 to 5."
+        ),
+        "{text}"
+    );
 }
 
 /// A drawn round's winner is `"draw"` in `round_end`, as in the web state's `rounds` (it was null).

@@ -828,7 +828,7 @@ fn explain_says_why_a_match_ends_in_the_position() {
     let err = fails(&["explain", "--position", p, "--match", "--move", "a"]);
     assert!(
         err.contains(
-            "so the match is over (South wins: North holds 3 seeds, fewer than the 7 one hole needs)"
+            "so the match is over (South wins: North holds 3, too few to fill a hole of 7 seeds)"
         ),
         "{err}"
     );
