@@ -5,13 +5,11 @@ use std::time::Duration;
 
 use anyhow::bail;
 use pussa_engine::{analyze_report, Limits};
-use pussa_rules::{
-    EndReason, Event, Game, GameState, Hole, Mode, RoundResult, Setup, Side, Status,
-};
+use pussa_rules::{EndReason, Game, GameState, Hole, Mode, RoundResult, Setup, Side, Status};
 use serde::Serialize;
 
 use crate::cmd_replay::{
-    holding_words, over_at_once, parse_moves, play_moves, refill_words, result_words,
+    holding_words, over_at_once, parse_moves, play_moves, refill_lines, result_words,
     round_end_words, start_state, StateJson,
 };
 
@@ -158,24 +156,25 @@ impl RoundEndJson {
     }
 }
 
-/// A refill among `events` in words: "Round N:", then its lines indented, as `replay` writes it.
-fn refill_lines(game: Game, events: &[Event]) -> Vec<String> {
-    let mut lines = Vec::new();
-    for e in events {
-        if let Event::Refill {
-            round,
-            filled,
-            remainder,
-            closed,
-            starter,
-        } = *e
-        {
-            lines.push(format!("Round {round}:"));
-            for line in refill_words(game, filled, remainder, closed, starter) {
-                lines.push(format!("  {line}"));
-            }
-        }
-    }
+/// A round over in `g` that the match goes on from: told as `replay` tells it (its end, the
+/// holdings, the next round's layout), with `g` moved on to the next round. Nothing (and `g`
+/// unchanged) when the round is not over or the game is.
+fn next_round_told(g: &mut GameState) -> Vec<String> {
+    let Status::RoundOver {
+        result,
+        next_starter,
+    } = g.status()
+    else {
+        return Vec::new();
+    };
+    let game = g.game();
+    let mut lines = vec![
+        round_end_words(game, &result),
+        holding_words(g, next_starter),
+    ];
+    let mut refill = Vec::new();
+    g.next_round_traced(&mut refill);
+    lines.extend(refill_lines(game, &refill));
     lines
 }
 
@@ -210,16 +209,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut over_why = None;
     if played > 0 && g.is_round_over() {
         over_why = over_at_once(&g);
-        if let Status::RoundOver {
-            result,
-            next_starter,
-        } = g.status()
-        {
-            ended_by_moves.push(round_end_words(game, &result));
-            ended_by_moves.push(holding_words(&g, next_starter));
-            let mut refill = Vec::new();
-            g.next_round_traced(&mut refill);
-            ended_by_moves.extend(refill_lines(game, &refill));
+        ended_by_moves = next_round_told(&mut g);
+        if !ended_by_moves.is_empty() {
             over_why = None;
         }
     }
@@ -254,17 +245,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut over_here = Vec::new();
     if played == 0 {
         over_why = over_at_once(&g);
-        if let Status::RoundOver {
-            result,
-            next_starter,
-        } = g.status()
-        {
-            over_here.push(round_end_words(game, &result));
-            over_here.push(holding_words(&g, next_starter));
-            let mut refill = Vec::new();
-            g.next_round_traced(&mut refill);
-            over_here.extend(refill_lines(game, &refill));
-        }
+        over_here = next_round_told(&mut g);
     }
     let here = if played == 0 {
         "the round is already over in this position"

@@ -9,7 +9,7 @@ use pussa_rules::{
 };
 
 use crate::cmd_replay::{
-    board, game_of, holding_words, over_at_once, parse_moves, play_moves, refill_words,
+    board, game_of, holding_words, over_at_once, parse_moves, play_moves, refill_lines,
     result_words, round_end_words, start_state,
 };
 
@@ -431,18 +431,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// Writes the refill among `events`, if there is one: "Round N:" and its words, indented.
 fn write_refill(out: &mut impl Write, game: Game, events: &[Event]) -> std::io::Result<()> {
-    if let Some(Event::Refill {
-        round,
-        filled,
-        remainder,
-        closed,
-        starter,
-    }) = events.iter().find(|e| matches!(e, Event::Refill { .. }))
-    {
-        writeln!(out, "Round {round}:")?;
-        for line in refill_words(game, *filled, *remainder, *closed, *starter) {
-            writeln!(out, "  {line}")?;
-        }
+    for line in refill_lines(game, events) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }

@@ -797,21 +797,37 @@ impl<W: Write> Show for Text<W> {
     }
 
     fn next_round(&mut self, refill: Option<&Event>, g: &GameState) -> anyhow::Result<()> {
-        if let Some(Event::Refill {
+        let lines = refill_lines(
+            g.game(),
+            refill.map(std::slice::from_ref).unwrap_or_default(),
+        );
+        if !lines.is_empty() {
+            writeln!(self.out, "\n{}", lines.join("\n"))?;
+        }
+        self.state(g)
+    }
+}
+
+/// A refill among `events` in words: "Round N:", then its lines indented, as `replay`, `explain` and
+/// `analyze` write it.
+pub fn refill_lines(game: Game, events: &[Event]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for e in events {
+        if let Event::Refill {
             round,
             filled,
             remainder,
             closed,
             starter,
-        }) = refill
+        } = *e
         {
-            writeln!(self.out, "\nRound {round}:")?;
-            for line in refill_words(g.game(), *filled, *remainder, *closed, *starter) {
-                writeln!(self.out, "  {line}")?;
+            lines.push(format!("Round {round}:"));
+            for line in refill_words(game, filled, remainder, closed, starter) {
+                lines.push(format!("  {line}"));
             }
         }
-        self.state(g)
     }
+    lines
 }
 
 /// A refill in words: one line for each player (holes filled, closed, left in store), then the

@@ -5,7 +5,7 @@ mod common;
 
 use common::{letters, TestServer};
 use rusqlite::Connection;
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// Why the server refused to start on the database in `dir`.
 async fn refusal(dir: &std::path::Path) -> String {
@@ -185,13 +185,10 @@ async fn games_that_cannot_be_continued_are_refused_and_flagged_not_replayed() {
     assert_eq!(ply, 0, "no move was stored in the computer game");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stored_field_of_the_wrong_type_flags_its_game_and_blocks_nothing_else() {
-    let dir = common::temp_dir("store-types");
-    let s = TestServer::start_in(dir.clone()).await;
-    // Seven same-screen games, each with one move stored.
+/// `n` same-screen Walak-pussa games, each with one move stored: their ids and tokens.
+async fn games_with_one_move(s: &TestServer, n: usize) -> Vec<(String, Value)> {
     let mut games = Vec::new();
-    for _ in 0..7 {
+    for _ in 0..n {
         let c = s
             .post("/api/games", &json!({"game": "walak-pussa"}))
             .await
@@ -207,6 +204,15 @@ async fn a_stored_field_of_the_wrong_type_flags_its_game_and_blocks_nothing_else
         assert_eq!(r.status, 200, "{}", r.body);
         games.push((id, token));
     }
+    games
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_field_of_the_wrong_type_flags_its_game_and_blocks_nothing_else() {
+    let dir = common::temp_dir("store-types");
+    let s = TestServer::start_in(dir.clone()).await;
+    // Seven same-screen games, each with one move stored.
+    let games = games_with_one_move(&s, 7).await;
     s.stop().await;
     // SQLite keeps a value of another type in any column when it cannot convert it.
     let damage = [
@@ -436,23 +442,11 @@ async fn a_long_series_counts_every_game() {
 async fn a_stored_value_the_rules_do_not_know_names_its_column_once() {
     let dir = common::temp_dir("store-values");
     let s = TestServer::start_in(dir.clone()).await;
-    let mut games = Vec::new();
-    for _ in 0..6 {
-        let c = s
-            .post("/api/games", &json!({"game": "walak-pussa"}))
-            .await
-            .json();
-        let (id, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
-        let mv = letters(&c["state"]["legal"])[0].clone();
-        let r = s
-            .post(
-                &format!("/api/games/{id}/moves"),
-                &json!({"move": mv, "token": token}),
-            )
-            .await;
-        assert_eq!(r.status, 200, "{}", r.body);
-        games.push(id);
-    }
+    let games: Vec<String> = games_with_one_move(&s, 6)
+        .await
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
     s.stop().await;
     let damage = [
         (
