@@ -205,16 +205,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     config.check_engines().map_err(anyhow::Error::msg)?;
     // Each file is then a valid file of no games yet (the JSON says `"finished": false`),
     // swapped in whole, so a run stopped before its first game ends leaves no empty or half
-    // file behind.
-    let live = Live::start(
-        &config,
-        Outputs {
-            pgn: args.pgn.clone(),
-            results: args.results.clone(),
-            plot: args.plot.clone(),
-        },
-    )?;
-    *lock_live() = Some(live);
+    // file behind. The signals are heard from before the files are written, and the run is
+    // held locked while they are (the handler waits for it), so a signal as soon as a file
+    // shows never kills the process unheard (exit without the summary) or sees no run.
+    stop_on_signals();
+    {
+        let mut slot = lock_live();
+        *slot = Some(Live::start(
+            &config,
+            Outputs {
+                pgn: args.pgn.clone(),
+                results: args.results.clone(),
+                plot: args.plot.clone(),
+            },
+        )?);
+    }
     use std::io::IsTerminal as _;
     let bar = if args.quiet || !std::io::stderr().is_terminal() {
         indicatif::ProgressBar::hidden()
@@ -233,7 +238,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let plain = !args.quiet && !std::io::stderr().is_terminal();
     let started = Instant::now();
     let last_line = std::sync::Mutex::new(started);
-    stop_on_signals();
     let warned = std::sync::atomic::AtomicBool::new(false);
     let report = tournament::run(&config, &|g, so_far| {
         let wdl = &so_far.wdl;
