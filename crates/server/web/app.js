@@ -5,6 +5,7 @@ import { api, seats, sideIndex, GameSocket, SIDE_NAME, SIDE_LETTER, ApiError } f
 import { Board, Animator, LETTERS, SEEDS_PER_HOLE, holeIndex, reasonText, cloneModel } from './board.js';
 import { markdown } from './markdown.js';
 import { storage } from './storage.js';
+import { sounds } from './sound.js';
 
 const $ = (sel) => document.querySelector(sel);
 const VIEWS = ['home', 'game', 'games', 'rules', 'help'];
@@ -964,6 +965,7 @@ class GameView {
       },
     });
     this.animator = new Animator(this.board, $('#caption'));
+    this.animator.sound = sounds;
     this.animator.speed = storedSpeed() || defaultSpeed();
     $('#speed').value = this.animator.speed;
     const near = this.mine.size === 1 ? [...this.mine][0] : 0;
@@ -1435,6 +1437,7 @@ class GameView {
       // Kept so the last move(s) can be watched again.
       this.replayable = { before: cloneModel(this.board.model), played, state };
       if (this.animator.speed !== 'off' || this.holdsForSummary(played)) await this.animatePlayed(state, played);
+      else sounds.playMove(played.flatMap((p) => p.trace || []));
     }
     let said = '';
     if (undone) said = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
@@ -2584,6 +2587,10 @@ function setupGameControls() {
     }
   });
   $('#skip').addEventListener('click', () => game && game.animator.skip());
+  // Sound: on unless turned off in this browser; the audio starts at the first key or tap.
+  $('#sound').checked = sounds.on;
+  $('#sound').addEventListener('change', (e) => sounds.setOn(e.target.checked));
+  for (const type of ['pointerdown', 'keydown']) document.addEventListener(type, () => sounds.unlock(), { capture: true });
   $('#rematch').addEventListener('click', () => {
     $('#round-dialog').close();
     if (game) game.rematch();

@@ -456,6 +456,8 @@ export class Animator {
     this.names = SIDES;
     // Called after each event with the event and the board model drawn (the scoreboard follows).
     this.onStep = null;
+    // The sounds (sound.js) played with the events, or null for none.
+    this.sound = null;
   }
 
   skip() {
@@ -494,6 +496,8 @@ export class Animator {
     // A skip asked for during an earlier move of the same answer still holds (the caller ends
     // it with `endSkip` once the whole answer is shown).
     if (this.speed === 'off') this.skipping = true;
+    // A move not animated still sounds once.
+    if (this.skipping) this.sound?.playMove(events);
     this.running = true;
     const idx = (l) => holeIndex(l);
     let hand = 0;
@@ -506,6 +510,7 @@ export class Animator {
         const sp = SPEEDS[this.speed] || SPEEDS.normal;
         const text = caption(ev, mover, this.names);
         if (text) this.say(text);
+        this.sound?.play(ev.type);
         switch (ev.type) {
           case 'lift': {
             const i = idx(ev.hole);
