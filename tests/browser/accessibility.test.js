@@ -241,7 +241,7 @@ test('screen readers: "Your store", numbered moves, the player to move in words,
   assert.equal(await page.getAttribute('svg.board [data-store="South"]', 'aria-label'), 'Your store (South), 0 seeds');
   assert.equal(await page.getAttribute('svg.board [data-store="North"]', 'aria-label'), "Computer's store (North), 0 seeds");
   assert.equal(await page.textContent('#scoreboard tr.to-move .sr-only'), ' (to move)');
-  const marker = await page.evaluate(() => getComputedStyle(document.querySelector('#scoreboard tr.to-move td'), '::before').content);
+  const marker = await page.evaluate(() => getComputedStyle(document.querySelector('#scoreboard tr.to-move .who'), '::before').content);
   assert.match(marker, /\/ ""$/, 'the ▶ has no spoken text');
   assert.equal(await page.getAttribute('#live', 'aria-hidden'), 'true');
   await page.click('svg.board .hole.legal');

@@ -173,7 +173,7 @@ test('the scoreboard shows the position looked at, and the banner over the turn 
     page.evaluate(() =>
       ['S', 'N'].map((s) => {
         const tds = document.querySelectorAll(`#scoreboard tr[data-side="${s}"] td`);
-        return [1, 2, 3].map((k) => Number(tds[k].textContent));
+        return [0, 1, 2].map((k) => Number(tds[k].textContent));
       }),
     );
   const live = await table();

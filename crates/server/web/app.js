@@ -1066,6 +1066,7 @@ class GameView {
     if (this.dialogLater) {
       this.dialogLater = false;
       if (!$('#round-dialog').open) $('#round-dialog').showModal();
+      $('#round-dialog').scrollTop = 0;
     }
     if (moveFocus) this.placeFocus();
   }
@@ -1873,10 +1874,12 @@ class GameView {
         'tr',
         { class: !moving && view.toMove && sideIndex(view.toMove) === i ? 'to-move' : '', 'data-side': SIDE_LETTER[i] },
         h(
-          'td',
-          { class: 'who' },
-          h('span', { class: `dot ${i ? 'n' : 's'}`, 'aria-hidden': 'true' }),
-          `${names[i]}`,
+          // The player's name heads the row: a screen reader names whose number each cell is.
+          'th',
+          { class: 'who', scope: 'row' },
+          // The side's dot stays on the line of the name's first word.
+          h('span', { class: 'lead' }, h('span', { class: `dot ${i ? 'n' : 's'}`, 'aria-hidden': 'true' }), names[i].split(' ')[0]),
+          names[i].split(' ').slice(1).map((w) => ` ${w}`).join(''),
           // The ▶ drawn before the player to move is words for screen readers.
           !moving && view.toMove && sideIndex(view.toMove) === i ? h('span', { class: 'sr-only' }, ' (to move)') : '',
           this.away(i) ? h('span', { class: 'away', title: 'No page of theirs is open on this game' }, ' away') : '',
@@ -2556,6 +2559,8 @@ class GameView {
       return;
     }
     if (!d.open) d.showModal();
+    // A summary taller than the screen opens at its heading (Continue stays in sight below).
+    d.scrollTop = 0;
   }
 }
 
@@ -2597,6 +2602,10 @@ function setupGameControls() {
   });
   $('#again').addEventListener('click', () => game && game.rematch());
   $('#notice-close').addEventListener('click', () => notice(null));
+  // Esc dismisses the message too, on every page (a dialog open takes its own Esc first).
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && !$('#notice').hidden && !document.querySelector('dialog[open]')) notice(null);
+  });
   $('#flip').addEventListener('click', () => game && game.flip());
   $('#replay').addEventListener('click', () => game && game.replay());
   $('#turn-board').checked = storage.get('pussa.turnBoard') === '1';
@@ -2894,7 +2903,9 @@ async function showRules(g, section) {
     if (a.dataset.game === g) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
-  document.title = `pussa: rules of ${TITLES[g] || g}`;
+  // A game pussa does not have is not named in the title as if its rules were here: the
+  // server's answer decides (a 404 is "rules not found").
+  document.title = TITLES[g] ? `pussa: rules of ${TITLES[g]}` : 'pussa: rules';
   const art = $('#rules-body');
   const scrollTo = () => {
     const target = section && document.getElementById(`rules-${section}`);
@@ -2961,14 +2972,46 @@ async function showRules(g, section) {
   } catch (e) {
     art.textContent = '';
     lastRules = null;
+    document.title = e.status === 404 ? 'pussa: rules not found' : 'pussa: cannot load the rules';
+    if (game) game.updateTitle();
     notice(`Cannot load the rules: ${e.message}`);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The game page's parts in the order they are shown, so Tab goes down the page as the eye does:
+ * on a phone (one column, or held sideways) the actions sit right under the board and caption,
+ * and the keys and glossary at the foot, after the moves; on a wider screen the actions go back
+ * to the side column, under the scoreboard.
+ */
+function orderGameForLayout() {
+  const phone = matchMedia('(max-width: 860px), (orientation: landscape) and (max-height: 520px)');
+  const place = () => {
+    const focused = document.activeElement;
+    const actions = $('#view-game .actions');
+    const foot = [$('#keys-player'), $('#keys-watcher'), $('#view-game .glossary')];
+    if (phone.matches) {
+      if (actions.previousElementSibling !== $('#announce')) $('#announce').after(actions);
+      $('#view-game .moves').after(...foot);
+    } else {
+      $('#view-game .score').after(actions);
+      $('#view-game .anim-controls').after(...foot);
+    }
+    // A part moved with the focus in it keeps the focus.
+    if (focused && focused !== document.activeElement && focused.isConnected) focused.focus({ preventScroll: true });
+  };
+  place();
+  phone.addEventListener('change', place);
+}
+
 async function main() {
   setupGameControls();
+  orderGameForLayout();
+  // The notice floats just under the header, whose height changes as its links wrap.
+  const header = $('header.top');
+  new ResizeObserver(() => document.documentElement.style.setProperty('--header-h', `${header.offsetHeight}px`)).observe(header);
   $('#games-filter').addEventListener('change', showGames);
   // The caption is hidden from screen readers only while the live region says the same.
   new MutationObserver(() => {
