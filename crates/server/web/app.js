@@ -1249,10 +1249,30 @@ class GameView {
    * hidden from them meanwhile, so browse mode does not read it twice.
    */
   announce(text) {
-    $('#announce').textContent = text;
+    this.say(text);
     const cap = $('#caption');
     cap.dataset.said = cap.textContent;
     cap.setAttribute('aria-hidden', 'true');
+  }
+
+  /**
+   * Tells screen readers `text` through the polite live region, the caption left as it is: a
+   * key taken ("You play A.") before the answer is shown, a claim becoming possible. The same
+   * words twice in a row (a key refused again) are a change too, so they are read again.
+   */
+  say(text) {
+    const live = $('#announce');
+    live.textContent = live.textContent === text ? `${text}\u00a0` : text;
+  }
+
+  /**
+   * What became of a key, click or request the board does not show: the reason a key is
+   * refused ("E is empty.", "It is not your move: …"), a takeback proposed. It goes on the
+   * caption and is said to screen readers, which do not read the caption as it changes.
+   */
+  tell(text) {
+    $('#caption').textContent = text;
+    this.announce(text);
   }
 
   /** The live connection opened ('open') or was lost ('closed'). */
@@ -1287,8 +1307,15 @@ class GameView {
       if (this.state && this.mine.size && this.kind === 'online' && !this.state.match_over && before) {
         // Screen readers are told when the friend leaves or comes back, as when they join.
         for (const i of [0, 1]) {
-          if (this.mine.has(i) || before[SIDE_LETTER[i]] === m.present[SIDE_LETTER[i]]) continue;
-          const seat = this.state.seats?.[SIDE_LETTER[i]];
+          const side = SIDE_LETTER[i];
+          // A friend who just took their seat is told by "Your friend has joined the game";
+          // their page connects a moment after the join, and that gap is no leaving.
+          if (this.joining?.has(side)) {
+            if (m.present[side]) this.joining.delete(side);
+            continue;
+          }
+          if (this.mine.has(i) || before[side] === m.present[side]) continue;
+          const seat = this.state.seats?.[side];
           if (!seat?.taken) continue;
           $('#announce').textContent = m.present[SIDE_LETTER[i]]
             ? 'Your friend is back on the game page.'
@@ -1337,6 +1364,7 @@ class GameView {
       if (m.joined && this.mine.size) notice('Your friend has joined the game.', 'info');
       // Who joined has the game open (their presence may come a moment later).
       if (m.joined && this.present) this.present = { ...this.present, [m.joined]: true };
+      if (m.joined) (this.joining ||= new Set()).add(m.joined);
       // Online, the friend's move is shown at once: the animation running (your own move's)
       // ends now rather than keeping theirs waiting behind it.
       if (this.kind === 'online' && this.animator.running) this.animator.skip();
@@ -1433,6 +1461,8 @@ class GameView {
     }
     const animate = !undone && played && played.length && played[0].ply === this.shownPly + 1;
     this.replayable = null;
+    // The moves up to a round's end told with its summary (summaryFirst), not told again.
+    this.toldThrough = null;
     if (animate) {
       // Kept so the last move(s) can be watched again.
       this.replayable = { before: cloneModel(this.board.model), played, state };
@@ -1448,7 +1478,9 @@ class GameView {
     // One announcement per change for screen readers (the captions during the animation are not
     // read one by one), with what a round's end changed (the dialog's news).
     const news = roundNews(ended, state, this.names(), false, (ply) => this.traceOf(ply));
-    if (said) this.announce(`${said}${news ? ` ${news}` : ''} ${$('#turn').textContent}`);
+    const told = this.toldThrough;
+    const heard = told === null || undone ? said : played.filter((p) => p.ply > told).map((p) => summary(p, this.names())).join(' ');
+    if (said) this.announce(`${heard ? `${heard} ` : ''}${news ? `${news} ` : ''}${$('#turn').textContent}`);
   }
 
   /**
@@ -1507,10 +1539,11 @@ class GameView {
     if (!ended.length) return;
     this.shownRounds = Math.max(this.shownRounds, (state.rounds || []).findIndex((r) => r.round === p.round) + 1);
     // The caption tells the answer up to the round's end (the rest is told once shown).
-    $('#caption').textContent = played
+    const upToEnd = played
       .slice(0, played.indexOf(p) + 1)
       .map((m) => summary(m, this.names()))
       .join(' ');
+    $('#caption').textContent = upToEnd;
     // A key typed during the animation belonged to the round that ended.
     if (this.queuedKey !== undefined && this.queuedKey !== null) {
       this.queuedKey = null;
@@ -1520,7 +1553,10 @@ class GameView {
     // The summary of this round only, as its end left the match: the rest of the answer (which
     // may end the next round, and the match, too) has its own summary once it is shown.
     this.roundDialog(ended, state, true);
-    this.announce(`${summary(p, this.names())} ${roundNews(ended, state, this.names(), true, (ply) => this.traceOf(ply))}`);
+    // Screen readers hear the answer up to the round's end once (the player's own move too),
+    // and the moves after it once they are shown.
+    this.announce(`${upToEnd} ${roundNews(ended, state, this.names(), true, (ply) => this.traceOf(ply))}`);
+    this.toldThrough = p.ply;
     const d = $('#round-dialog');
     await new Promise((resolve) => {
       const timer = setInterval(() => this.closed && done(), 250);
@@ -2089,7 +2125,11 @@ class GameView {
         ? 'Your friend has left the game. Claim the win, call it a draw, or wait for them.'
         : `Your friend has left the game: you may claim it in ${left} s.`;
       if (!ready) this.claimTimer = setTimeout(() => !this.closed && this.state && this.renderOnline(), 1000);
-    }
+      // The bar is no live region (its seconds tick): screen readers hear the friend leave
+      // (onSocket) and, once, that the game may be claimed.
+      if (ready && !this.claimSaid) this.say($('#claim-text').textContent);
+      this.claimSaid = ready;
+    } else this.claimSaid = false;
     // Read in front of the game (the rules, the help): its bar tells the offers and the claim.
     this.renderBehind();
   }
@@ -2182,6 +2222,10 @@ class GameView {
     const other = sideIndex(this.state.to_move) ^ 1;
     const computer = this.state.seats?.[SIDE_LETTER[other]]?.kind === 'computer';
     let lost = false;
+    // Screen readers hear the move taken at once, as the turn line shows it: the answer is told
+    // once it is shown, which at the default speed is seconds later.
+    const who = this.names()[sideIndex(this.state.to_move)];
+    this.say(`${who === 'You' ? 'You play' : `${who} plays`} ${letter}.${computer ? ' The computer is thinking…' : ''}`);
     if (computer) $('#turn').textContent = 'The computer is thinking…';
     else if (this.kind === 'online') {
       // The move is on its way: said at once, so a slow network is not mistaken for nothing.
@@ -2408,11 +2452,11 @@ class GameView {
    */
   key(k) {
     if (this.viewing()) {
-      $('#caption').textContent = 'You are viewing an earlier position: press End to return to the game.';
+      this.tell('You are viewing an earlier position: press End to return to the game.');
       return true;
     }
     if (this.mine.size === 0 && this.state && !this.state.match_over) {
-      $('#caption').textContent = 'You are watching this game: only its players move.';
+      this.tell('You are watching this game: only its players move.');
       return true;
     }
     if (!this.state || this.state.match_over || this.state.ended) return false;
@@ -2422,20 +2466,20 @@ class GameView {
       // Typed during the animation: it ends now, and the key is played once the position is
       // shown (or refused with the reason).
       this.queuedKey = k;
-      $('#caption').textContent = 'Finishing the animation…';
+      this.tell('Finishing the animation…');
       this.animator.skip();
       return true;
     }
     if (this.sending) {
-      $('#caption').textContent = `Your move ${this.sending} is on its way.`;
+      this.tell(`Your move ${this.sending} is on its way.`);
       return true;
     }
     if (this.busy) return false;
     if (!this.myTurn()) {
       const s = this.state;
       const i = sideIndex(s.to_move);
-      if (this.waitingForFriend()) $('#caption').textContent = 'Not yet: the game starts when your friend joins.';
-      else if (i >= 0) $('#caption').textContent = `It is not your move: ${this.names()[i]} (${SIDE_NAME[i]}) to move.`;
+      if (this.waitingForFriend()) this.tell('Not yet: the game starts when your friend joins.');
+      else if (i >= 0) this.tell(`It is not your move: ${this.names()[i]} (${SIDE_NAME[i]}) to move.`);
       return true;
     }
     const side = sideIndex(this.state.to_move);
@@ -2451,7 +2495,7 @@ class GameView {
           : this.state.board[i] === 0
             ? `${letter} is empty`
             : `${letter} cannot be played now`;
-      $('#caption').textContent = `${why}.`;
+      this.tell(`${why}.`);
       return true;
     }
     this.board.focusHole(letter);
@@ -2736,14 +2780,14 @@ function setupGameControls() {
         // Online, U proposes a takeback (the friend accepts or declines).
         if (!$('#offer-takeback').hidden && !$('#offer-takeback').disabled) {
           game.takeback(true);
-          $('#caption').textContent = 'Takeback proposed: your friend accepts or declines it.';
-        } else $('#caption').textContent = 'No takeback to propose now: you have not moved yet.';
+          game.tell('Takeback proposed: your friend accepts or declines it.');
+        } else game.tell('No takeback to propose now: you have not moved yet.');
       }
     } else if (e.key === 'r' || e.key === 'R') {
       game.replay();
     } else if (e.key === 'h' || e.key === 'H') {
       if (!$('#hint').hidden) game.hint();
-      else if (game.kind === 'online' && game.mine.size) $('#caption').textContent = 'Hints are not offered in online games.';
+      else if (game.kind === 'online' && game.mine.size) game.tell('Hints are not offered in online games.');
     }
   });
 }
