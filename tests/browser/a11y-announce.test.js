@@ -1,6 +1,8 @@
-// What screen readers hear (QA pass 16, a11y): a move taken said at once, refusals said, each
-// move of an answer that ends a round said once, the claim countdown not live, no "friend has
-// left" as the friend joins.
+// What screen readers hear and where the keyboard focus goes (QA pass 16, a11y): a move taken
+// said at once, refusals said, each move of an answer that ends a round said once, the claim
+// countdown not live, no "friend has left" as the friend joins, and the focus kept in the game
+// when the control that had it goes (stepping through the moves, the friend joining, an offer
+// answered).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser, startServer, newPage, settle, onlineGame, openAs, apiMove, startFromForm } from './harness.js';
@@ -16,6 +18,23 @@ async function recordSaid(page) {
   });
 }
 const said = (page) => page.evaluate(() => window.__said);
+
+/** What has the focus: "hole X", "mv N", "TAG#id", or "body". */
+function focused(page) {
+  return page.evaluate(() => {
+    const a = document.activeElement;
+    if (!a || a === document.body) return 'body';
+    if (a.dataset && a.dataset.hole) return `hole ${a.dataset.hole}`;
+    if (a.classList.contains('mv')) return `mv ${a.dataset.ply}`;
+    return `${a.tagName}#${a.id}`;
+  });
+}
+
+/** Waits until the focus is no longer on the page itself (a focus fix-up may come a task later). */
+async function focusSettled(page) {
+  await page.waitForFunction(() => document.activeElement && document.activeElement !== document.body, null, { timeout: 3000 }).catch(() => {});
+  return focused(page);
+}
 
 /** A game created through the API, opened in a page holding `seats`. */
 async function openCreated(browser, server, created, seats, opts = {}) {
@@ -92,6 +111,41 @@ test('an answer that ends a round and opens the next: each move said once, the o
   await page.context().close();
 });
 
+test('stepping through the moves keeps the focus: on the move, the step button, then a playable hole', async () => {
+  const { server, browser } = env;
+  const created = await server.post('/api/games', { game: 'raja-pasu', mode: 'single', seat: 'S', opponent: { kind: 'computer', level: 'beginner' } });
+  const { page } = await openCreated(browser, server, created, ['S']);
+  await settle(page, 0);
+  await page.keyboard.press('Tab');
+  await page.focus('svg.board .hole.legal');
+  await page.keyboard.press('Enter');
+  await settle(page, 2);
+  assert.match(await focusSettled(page), /^hole [A-G]$/);
+  // ←, from a hole (holes do not respond in an earlier position): the move shown.
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await focusSettled(page), 'mv 1');
+  // Enter on a move of the list (the list is drawn again): that move keeps the focus.
+  await page.keyboard.press('Enter');
+  assert.equal(await focusSettled(page), 'mv 1');
+  // The live position's move (the list drawn again, live): a playable hole, as End does.
+  await page.focus('#move-list .mv[data-ply="2"]');
+  await page.keyboard.press('Enter');
+  assert.match(await focusSettled(page), /^hole [A-G]$/);
+  // "Back to the game" (hidden once used): a playable hole.
+  await page.keyboard.press('ArrowLeft');
+  await page.focus('#hist-live');
+  await page.keyboard.press('Enter');
+  assert.match(await focusSettled(page), /^hole [A-G]$/);
+  // "Previous move" until the start (it is disabled there): the step forward.
+  await page.focus('#hist-prev');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.body.dataset.view), '0');
+  assert.equal(await focusSettled(page), 'BUTTON#hist-next');
+  page.checkClean();
+  await page.context().close();
+});
+
 /**
  * An online game whose friend has not joined, opened by its creator (South, keyboard) on the
  * invite's Copy button; then the friend takes the seat through the invite link in a browser of
@@ -131,6 +185,46 @@ test('online: the friend joining is not said as the friend leaving (their page c
   page.checkClean();
   await page.context().close();
   await friend.context().close();
+});
+
+test("online: the friend joining moves the focus from the invite's Copy button to a playable hole", async () => {
+  const { server, browser } = env;
+  const { page, friend } = await friendJoins(browser, server, async (p) => {
+    assert.equal(await focusSettled(p), 'BUTTON#copy-invite');
+  });
+  assert.match(await focusSettled(page), /^hole [A-G]$/, 'South to move: a playable hole');
+  page.checkClean();
+  await page.context().close();
+  await friend.context().close();
+});
+
+test('online: answering the friend\'s draw offer or takeback with the keyboard keeps the focus in the game', async () => {
+  const { server, browser } = env;
+  const g = await onlineGame(server);
+  const { page } = await openAs(browser, server, g.id, g.S);
+  await settle(page, 0);
+  await page.keyboard.press('Tab');
+  // The friend offers a draw; South declines it from the keyboard.
+  await server.post(`/api/games/${g.id}/draw`, { token: g.N.token, offer: true });
+  await page.waitForSelector('#offer-bar:not([hidden])');
+  await page.focus('#offer-decline');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#offer-bar', { state: 'hidden' });
+  assert.match(await focusSettled(page), /^hole [A-G]$/, 'South to move: a playable hole');
+  // South moves, North replies, South moves; North proposes a takeback, South accepts it.
+  await apiMove(server, g);
+  await apiMove(server, g);
+  const st = await apiMove(server, g);
+  await settle(page, st.ply);
+  await server.post(`/api/games/${g.id}/takeback`, { token: g.N.token, offer: true, expected_ply: st.ply });
+  await page.waitForSelector('#offer-bar:not([hidden])');
+  await page.focus('#offer-accept');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#offer-bar', { state: 'hidden' });
+  await page.waitForFunction(() => /Friend .*to move/.test(document.querySelector('#turn').textContent));
+  assert.equal(await focusSettled(page), 'P#turn', "the friend's move: the turn line");
+  page.checkClean();
+  await page.context().close();
 });
 
 test('the claim countdown is not a live region; the claim becoming possible is said once', { timeout: 60000 }, async () => {

@@ -1630,6 +1630,10 @@ class GameView {
    * state's move list; the live ply returns to the game. The board does not respond meanwhile.
    */
   viewAt(ply) {
+    this.guardFocus(() => this.drawAt(ply));
+  }
+
+  drawAt(ply) {
     const s = this.state;
     if (!s || this.closed || this.animator.running) return;
     const moves = s.moves || [];
@@ -1722,8 +1726,54 @@ class GameView {
     return this.chain;
   }
 
-  /** Draws a state exactly as the server sent it. */
+  /** Draws a state exactly as the server sent it (the focus kept in the game: `keepPlace`). */
   show(s) {
+    this.guardFocus(() => this.drawState(s));
+  }
+
+  /**
+   * Runs `draw` (a change of what the game page shows) and keeps a keyboard player's place
+   * when the control that had the focus goes meanwhile: see `keepPlace`. Nested draws are
+   * checked once, at the end of the outermost.
+   */
+  guardFocus(draw) {
+    if (this.guarding) return draw();
+    const a = document.activeElement;
+    const mark = a && a !== document.body && $('#view-game').contains(a) ? { el: a, ply: a.classList.contains('mv') ? a.dataset.ply : null } : null;
+    this.guarding = true;
+    try {
+      return draw();
+    } finally {
+      this.guarding = false;
+      if (mark) this.keepPlace(mark);
+    }
+  }
+
+  /**
+   * The focus was on `mark.el` in the game, and that control has gone (hidden, disabled,
+   * rebuilt, a hole no longer playable): an offer answered, the invite once the friend joined,
+   * a step through the moves. It goes to the same move in the rebuilt move list; else, while an
+   * earlier position is shown, to the move shown (or the step forward, at the start); else to a
+   * playable hole; else to the turn line. It never falls to the page, where a screen reader
+   * starts again from the top.
+   */
+  keepPlace(mark) {
+    if (this.closed || game !== this || $('#view-game').hidden || $('#round-dialog').open) return;
+    const el = mark.el;
+    // A hole of the live board is `updateLegal`'s (the board turning leaves the focus alone).
+    if (el instanceof SVGElement && !this.viewing()) return;
+    const a = document.activeElement;
+    const gone =
+      !el.isConnected || el.disabled || !el.checkVisibility() || (el instanceof SVGElement && !el.hasAttribute('tabindex'));
+    if (!(a === null || a === document.body || (a === el && gone))) return;
+    let target = mark.ply !== null ? $(`#move-list .mv[data-ply="${mark.ply}"]`) : null;
+    if (!target && this.viewing()) target = $('#move-list .mv.cur') || (!$('#hist-next').disabled ? $('#hist-next') : null);
+    if (!target && this.myTurn() && !this.busy && !this.viewing()) target = this.board.svg.querySelector('.hole.legal');
+    if (target) target.focus({ preventScroll: true });
+    else focusHeading($('#turn'));
+  }
+
+  drawState(s) {
     // A view closed meanwhile (the player went on to the rematch) never paints over the next.
     if (this.closed || game !== this) return;
     this.viewPly = null;
@@ -2007,6 +2057,10 @@ class GameView {
   }
 
   renderActions() {
+    this.guardFocus(() => this.drawActions());
+  }
+
+  drawActions() {
     const s = this.state;
     const canTakeBack = this.mine.size > 0 && (this.kind === 'computer' || this.kind === 'hotseat');
     $('#undo').hidden = !canTakeBack;
