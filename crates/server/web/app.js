@@ -1250,10 +1250,30 @@ class GameView {
    * hidden from them meanwhile, so browse mode does not read it twice.
    */
   announce(text) {
-    $('#announce').textContent = text;
+    this.say(text);
     const cap = $('#caption');
     cap.dataset.said = cap.textContent;
     cap.setAttribute('aria-hidden', 'true');
+  }
+
+  /**
+   * Tells screen readers `text` through the polite live region, the caption left as it is: a
+   * key taken ("You play A.") before the answer is shown, a claim becoming possible. The same
+   * words twice in a row (a key refused again) are a change too, so they are read again.
+   */
+  say(text) {
+    const live = $('#announce');
+    live.textContent = live.textContent === text ? `${text}\u00a0` : text;
+  }
+
+  /**
+   * What became of a key, click or request the board does not show: the reason a key is
+   * refused ("E is empty.", "It is not your move: …"), a takeback proposed. It goes on the
+   * caption and is said to screen readers, which do not read the caption as it changes.
+   */
+  tell(text) {
+    $('#caption').textContent = text;
+    this.announce(text);
   }
 
   /** The live connection opened ('open') or was lost ('closed'). */
@@ -1288,8 +1308,15 @@ class GameView {
       if (this.state && this.mine.size && this.kind === 'online' && !this.state.match_over && before) {
         // Screen readers are told when the friend leaves or comes back, as when they join.
         for (const i of [0, 1]) {
-          if (this.mine.has(i) || before[SIDE_LETTER[i]] === m.present[SIDE_LETTER[i]]) continue;
-          const seat = this.state.seats?.[SIDE_LETTER[i]];
+          const side = SIDE_LETTER[i];
+          // A friend who just took their seat is told by "Your friend has joined the game";
+          // their page connects a moment after the join, and that gap is no leaving.
+          if (this.joining?.has(side)) {
+            if (m.present[side]) this.joining.delete(side);
+            continue;
+          }
+          if (this.mine.has(i) || before[side] === m.present[side]) continue;
+          const seat = this.state.seats?.[side];
           if (!seat?.taken) continue;
           $('#announce').textContent = m.present[SIDE_LETTER[i]]
             ? 'Your friend is back on the game page.'
@@ -1338,6 +1365,7 @@ class GameView {
       if (m.joined && this.mine.size) notice('Your friend has joined the game.', 'info');
       // Who joined has the game open (their presence may come a moment later).
       if (m.joined && this.present) this.present = { ...this.present, [m.joined]: true };
+      if (m.joined) (this.joining ||= new Set()).add(m.joined);
       // Online, the friend's move is shown at once: the animation running (your own move's)
       // ends now rather than keeping theirs waiting behind it.
       if (this.kind === 'online' && this.animator.running) this.animator.skip();
@@ -1434,6 +1462,8 @@ class GameView {
     }
     const animate = !undone && played && played.length && played[0].ply === this.shownPly + 1;
     this.replayable = null;
+    // The moves up to a round's end told with its summary (summaryFirst), not told again.
+    this.toldThrough = null;
     if (animate) {
       // Kept so the last move(s) can be watched again.
       this.replayable = { before: cloneModel(this.board.model), played, state };
@@ -1449,7 +1479,9 @@ class GameView {
     // One announcement per change for screen readers (the captions during the animation are not
     // read one by one), with what a round's end changed (the dialog's news).
     const news = roundNews(ended, state, this.names(), false, (ply) => this.traceOf(ply));
-    if (said) this.announce(`${said}${news ? ` ${news}` : ''} ${$('#turn').textContent}`);
+    const told = this.toldThrough;
+    const heard = told === null || undone ? said : played.filter((p) => p.ply > told).map((p) => summary(p, this.names())).join(' ');
+    if (said) this.announce(`${heard ? `${heard} ` : ''}${news ? `${news} ` : ''}${$('#turn').textContent}`);
   }
 
   /**
@@ -1508,10 +1540,11 @@ class GameView {
     if (!ended.length) return;
     this.shownRounds = Math.max(this.shownRounds, (state.rounds || []).findIndex((r) => r.round === p.round) + 1);
     // The caption tells the answer up to the round's end (the rest is told once shown).
-    $('#caption').textContent = played
+    const upToEnd = played
       .slice(0, played.indexOf(p) + 1)
       .map((m) => summary(m, this.names()))
       .join(' ');
+    $('#caption').textContent = upToEnd;
     // A key typed during the animation belonged to the round that ended.
     if (this.queuedKey !== undefined && this.queuedKey !== null) {
       this.queuedKey = null;
@@ -1521,7 +1554,10 @@ class GameView {
     // The summary of this round only, as its end left the match: the rest of the answer (which
     // may end the next round, and the match, too) has its own summary once it is shown.
     this.roundDialog(ended, state, true);
-    this.announce(`${summary(p, this.names())} ${roundNews(ended, state, this.names(), true, (ply) => this.traceOf(ply))}`);
+    // Screen readers hear the answer up to the round's end once (the player's own move too),
+    // and the moves after it once they are shown.
+    this.announce(`${upToEnd} ${roundNews(ended, state, this.names(), true, (ply) => this.traceOf(ply))}`);
+    this.toldThrough = p.ply;
     const d = $('#round-dialog');
     await new Promise((resolve) => {
       const timer = setInterval(() => this.closed && done(), 250);
@@ -1595,6 +1631,10 @@ class GameView {
    * state's move list; the live ply returns to the game. The board does not respond meanwhile.
    */
   viewAt(ply) {
+    this.guardFocus(() => this.drawAt(ply));
+  }
+
+  drawAt(ply) {
     const s = this.state;
     if (!s || this.closed || this.animator.running) return;
     const moves = s.moves || [];
@@ -1687,8 +1727,54 @@ class GameView {
     return this.chain;
   }
 
-  /** Draws a state exactly as the server sent it. */
+  /** Draws a state exactly as the server sent it (the focus kept in the game: `keepPlace`). */
   show(s) {
+    this.guardFocus(() => this.drawState(s));
+  }
+
+  /**
+   * Runs `draw` (a change of what the game page shows) and keeps a keyboard player's place
+   * when the control that had the focus goes meanwhile: see `keepPlace`. Nested draws are
+   * checked once, at the end of the outermost.
+   */
+  guardFocus(draw) {
+    if (this.guarding) return draw();
+    const a = document.activeElement;
+    const mark = a && a !== document.body && $('#view-game').contains(a) ? { el: a, ply: a.classList.contains('mv') ? a.dataset.ply : null } : null;
+    this.guarding = true;
+    try {
+      return draw();
+    } finally {
+      this.guarding = false;
+      if (mark) this.keepPlace(mark);
+    }
+  }
+
+  /**
+   * The focus was on `mark.el` in the game, and that control has gone (hidden, disabled,
+   * rebuilt, a hole no longer playable): an offer answered, the invite once the friend joined,
+   * a step through the moves. It goes to the same move in the rebuilt move list; else, while an
+   * earlier position is shown, to the move shown (or the step forward, at the start); else to a
+   * playable hole; else to the turn line. It never falls to the page, where a screen reader
+   * starts again from the top.
+   */
+  keepPlace(mark) {
+    if (this.closed || game !== this || $('#view-game').hidden || $('#round-dialog').open) return;
+    const el = mark.el;
+    // A hole of the live board is `updateLegal`'s (the board turning leaves the focus alone).
+    if (el instanceof SVGElement && !this.viewing()) return;
+    const a = document.activeElement;
+    const gone =
+      !el.isConnected || el.disabled || !el.checkVisibility() || (el instanceof SVGElement && !el.hasAttribute('tabindex'));
+    if (!(a === null || a === document.body || (a === el && gone))) return;
+    let target = mark.ply !== null ? $(`#move-list .mv[data-ply="${mark.ply}"]`) : null;
+    if (!target && this.viewing()) target = $('#move-list .mv.cur') || (!$('#hist-next').disabled ? $('#hist-next') : null);
+    if (!target && this.myTurn() && !this.busy && !this.viewing()) target = this.board.svg.querySelector('.hole.legal');
+    if (target) target.focus({ preventScroll: true });
+    else focusHeading($('#turn'));
+  }
+
+  drawState(s) {
     // A view closed meanwhile (the player went on to the rematch) never paints over the next.
     if (this.closed || game !== this) return;
     this.viewPly = null;
@@ -1974,6 +2060,10 @@ class GameView {
   }
 
   renderActions() {
+    this.guardFocus(() => this.drawActions());
+  }
+
+  drawActions() {
     const s = this.state;
     const canTakeBack = this.mine.size > 0 && (this.kind === 'computer' || this.kind === 'hotseat');
     $('#undo').hidden = !canTakeBack;
@@ -2092,7 +2182,11 @@ class GameView {
         ? 'Your friend has left the game. Claim the win, call it a draw, or wait for them.'
         : `Your friend has left the game: you may claim it in ${left} s.`;
       if (!ready) this.claimTimer = setTimeout(() => !this.closed && this.state && this.renderOnline(), 1000);
-    }
+      // The bar is no live region (its seconds tick): screen readers hear the friend leave
+      // (onSocket) and, once, that the game may be claimed.
+      if (ready && !this.claimSaid) this.say($('#claim-text').textContent);
+      this.claimSaid = ready;
+    } else this.claimSaid = false;
     // Read in front of the game (the rules, the help): its bar tells the offers and the claim.
     this.renderBehind();
   }
@@ -2185,6 +2279,10 @@ class GameView {
     const other = sideIndex(this.state.to_move) ^ 1;
     const computer = this.state.seats?.[SIDE_LETTER[other]]?.kind === 'computer';
     let lost = false;
+    // Screen readers hear the move taken at once, as the turn line shows it: the answer is told
+    // once it is shown, which at the default speed is seconds later.
+    const who = this.names()[sideIndex(this.state.to_move)];
+    this.say(`${who === 'You' ? 'You play' : `${who} plays`} ${letter}.${computer ? ' The computer is thinking…' : ''}`);
     if (computer) $('#turn').textContent = 'The computer is thinking…';
     else if (this.kind === 'online') {
       // The move is on its way: said at once, so a slow network is not mistaken for nothing.
@@ -2411,11 +2509,11 @@ class GameView {
    */
   key(k) {
     if (this.viewing()) {
-      $('#caption').textContent = 'You are viewing an earlier position: press End to return to the game.';
+      this.tell('You are viewing an earlier position: press End to return to the game.');
       return true;
     }
     if (this.mine.size === 0 && this.state && !this.state.match_over) {
-      $('#caption').textContent = 'You are watching this game: only its players move.';
+      this.tell('You are watching this game: only its players move.');
       return true;
     }
     if (!this.state || this.state.match_over || this.state.ended) return false;
@@ -2425,20 +2523,20 @@ class GameView {
       // Typed during the animation: it ends now, and the key is played once the position is
       // shown (or refused with the reason).
       this.queuedKey = k;
-      $('#caption').textContent = 'Finishing the animation…';
+      this.tell('Finishing the animation…');
       this.animator.skip();
       return true;
     }
     if (this.sending) {
-      $('#caption').textContent = `Your move ${this.sending} is on its way.`;
+      this.tell(`Your move ${this.sending} is on its way.`);
       return true;
     }
     if (this.busy) return false;
     if (!this.myTurn()) {
       const s = this.state;
       const i = sideIndex(s.to_move);
-      if (this.waitingForFriend()) $('#caption').textContent = 'Not yet: the game starts when your friend joins.';
-      else if (i >= 0) $('#caption').textContent = `It is not your move: ${this.names()[i]} (${SIDE_NAME[i]}) to move.`;
+      if (this.waitingForFriend()) this.tell('Not yet: the game starts when your friend joins.');
+      else if (i >= 0) this.tell(`It is not your move: ${this.names()[i]} (${SIDE_NAME[i]}) to move.`);
       return true;
     }
     const side = sideIndex(this.state.to_move);
@@ -2454,7 +2552,7 @@ class GameView {
           : this.state.board[i] === 0
             ? `${letter} is empty`
             : `${letter} cannot be played now`;
-      $('#caption').textContent = `${why}.`;
+      this.tell(`${why}.`);
       return true;
     }
     this.board.focusHole(letter);
@@ -2745,14 +2843,14 @@ function setupGameControls() {
         // Online, U proposes a takeback (the friend accepts or declines).
         if (!$('#offer-takeback').hidden && !$('#offer-takeback').disabled) {
           game.takeback(true);
-          $('#caption').textContent = 'Takeback proposed: your friend accepts or declines it.';
-        } else $('#caption').textContent = 'No takeback to propose now: you have not moved yet.';
+          game.tell('Takeback proposed: your friend accepts or declines it.');
+        } else game.tell('No takeback to propose now: you have not moved yet.');
       }
     } else if (e.key === 'r' || e.key === 'R') {
       game.replay();
     } else if (e.key === 'h' || e.key === 'H') {
       if (!$('#hint').hidden) game.hint();
-      else if (game.kind === 'online' && game.mine.size) $('#caption').textContent = 'Hints are not offered in online games.';
+      else if (game.kind === 'online' && game.mine.size) game.tell('Hints are not offered in online games.');
     }
   });
 }
