@@ -3059,6 +3059,7 @@ async function showRules(g, section) {
     };
     fold('endless-moves', 'Moves that would sow for ever are not legal: how pussa finds them');
     fold('decisions-and-why', 'For the curious: where the sources differ, and why pussa decides as it does');
+    fold('sources', 'For the curious: the sources of these rules');
     fold('notation', 'For the curious: how moves, positions and records are written');
     // In-page links add a history entry (#/rules/GAME/SECTION), so Back returns to where the
     // player was reading.
