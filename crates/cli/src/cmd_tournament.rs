@@ -243,7 +243,36 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let last_line = std::sync::Mutex::new(started);
     let warned = std::sync::atomic::AtomicBool::new(false);
+    // Each external engine's first time overrun is told at once, not only in the summary.
+    let overran = [false, false].map(std::sync::atomic::AtomicBool::new);
     let report = tournament::run(&config, &|g, so_far| {
+        for (seat, t) in g.engine_time.iter().enumerate() {
+            let player = if seat == 0 {
+                g.south_player
+            } else {
+                1 - g.south_player
+            };
+            if let (Some(t), Some(allowed)) = (t, config.limits.engine_movetime()) {
+                if t.overruns > 0
+                    && !overran[player].swap(true, std::sync::atomic::Ordering::Relaxed)
+                {
+                    bar.suspend(|| {
+                        errln!(
+                            "warning: player {} {} answered later than its move time ({} ms, + \
+                             {} ms margin) in game {} (longest {} ms): it is not stopped before \
+                             the answer timeout, so it plays with more time than it is given; \
+                             the summary and the results count these overruns",
+                            player + 1,
+                            config.player_name(player),
+                            allowed.as_millis(),
+                            tournament::TIME_MARGIN.as_millis(),
+                            g.index + 1,
+                            t.longest_ms
+                        );
+                    });
+                }
+            }
+        }
         let wdl = &so_far.wdl;
         let (elo, _, _) = wdl.elo_interval();
         let line = format!(
@@ -1243,7 +1272,7 @@ fn moves_text(moves: &[pussa_rules::Hole]) -> String {
 }
 
 /// The first line of the CSV results.
-const CSV_HEADER: &str = "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending\n";
+const CSV_HEADER: &str = "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns\n";
 
 /// One CSV row a game.
 fn csv(config: &Config, report: &Report) -> String {
@@ -1273,8 +1302,14 @@ fn csv_row(config: &Config, players: &[String; 2], g: &GameResult) -> String {
         Some(false) => "0",
         None => "0.5",
     };
+    // An external engine's answers later than its move time; empty for a built-in player.
+    let overruns = |seat: usize| {
+        g.engine_time[seat]
+            .map(|t| t.overruns.to_string())
+            .unwrap_or_default()
+    };
     format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         g.index + 1,
         csv_field(south),
         csv_field(north),
@@ -1292,7 +1327,9 @@ fn csv_row(config: &Config, players: &[String; 2], g: &GameResult) -> String {
         g.exact.map(|v| v.to_string()).unwrap_or_default(),
         g.first_mover,
         first_mover_score,
-        g.ending().name()
+        g.ending().name(),
+        overruns(0),
+        overruns(1)
     )
 }
 

@@ -170,6 +170,13 @@ fn an_engines_time_overruns_are_reported() {
         json.to_str().unwrap(),
     ]);
     assert!(ok, "{err}");
+    // Told on stderr at once, for the first overrun.
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("warning: player 1 engine:\"sh ")
+            && err.contains("answered later than its move time (20 ms, + 10 ms margin) in game 1"),
+        "{err}"
+    );
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let t = &v["engine_time"][0];
     let moves = t["moves"].as_u64().unwrap();
@@ -193,6 +200,47 @@ fn an_engines_time_overruns_are_reported() {
         })
         .sum();
     assert_eq!(per_game, moves);
+    // The CSV has each game's overruns by seat, empty for the built-in player.
+    let csv = tmp("late.csv");
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        &engine,
+        "random",
+        "-n",
+        "2",
+        "-q",
+        "--concurrency",
+        "1",
+        "--movetime",
+        "20",
+        "--engine-timeout",
+        "5000",
+        "--force",
+        "--results",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .ends_with(",ending,south_overruns,north_overruns"),
+        "{text}"
+    );
+    for (i, row) in lines.enumerate() {
+        let mut last = row.rsplit(',');
+        let (north, south) = (last.next().unwrap(), last.next().unwrap());
+        // Game 1: the engine sits South; game 2: North.
+        let (engine, builtin) = if i == 0 {
+            (south, north)
+        } else {
+            (north, south)
+        };
+        assert!(engine.parse::<u32>().unwrap() > 0, "{row}");
+        assert_eq!(builtin, "", "{row}");
+    }
     assert!(
         out.lines().any(|l| l.starts_with("time: player 1 engine:\"sh ")
             && l.contains(&format!(
