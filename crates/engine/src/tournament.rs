@@ -1421,7 +1421,10 @@ impl ExternalEngine {
 
 impl Drop for ExternalEngine {
     fn drop(&mut self) {
-        let _ = self.send("quit", "nothing");
+        // Written directly: an engine that cannot take it is killed below, not described.
+        if let Some(stdin) = self.stdin.as_mut() {
+            let _ = writeln!(stdin, "quit").and_then(|()| stdin.flush());
+        }
         self.stdin = None;
         let pid = self.child.id();
         let deadline = Instant::now() + Duration::from_millis(300);
