@@ -23,7 +23,7 @@ use pussa_rules::{Game, Mode, Side};
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Players: level:<name> (a built-in level), search (full search under the \
-    per-move limits; with none of --movetime, --depth, --nodes: 100 ms a move), nodes:<n> (the search with its own budget of n nodes a move, as the levels club to master use), mcts (Monte Carlo tree search under the per-move limits, 100 ms a move without), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
+    per-move limits; with none of --movetime, --depth, --nodes: 100 ms a move), nodes:<n> (the search with its own budget of n nodes a move, as the levels club to master use), mcts (Monte Carlo tree search under --nodes playouts and --movetime, 100 ms a move with no limit; it has no depth: with only --depth, 10000 playouts a move), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
     external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\"; it gets the per-move limits in go, go movetime 100 without).\n\n\
     --sprt: fishtest's GSPRT on the complete pairs (pentanomial, logistic Elo), checked when a pair completes; the run ends on complete pairs.\n\n\
     Endgame tables: add +tables to a searching player (search, nodes:<n>, or a level from club up), e.g. \
@@ -64,9 +64,10 @@ pub struct Args {
     #[arg(long, conflicts_with = "balanced_openings")]
     pub exact_openings: bool,
     /// Where the endgame tables of `+tables` players and of --exact-openings are
-    /// (`<DIR>/<game>/<seeds>.pegtb`).
-    #[arg(long, value_name = "DIR", default_value = "data/egtb")]
-    pub egtb: PathBuf,
+    /// (`<DIR>/<game>/<seeds>.pegtb`; default data/egtb). Given when neither uses the tables,
+    /// it is warned about (and a missing directory with it).
+    #[arg(long, value_name = "DIR")]
+    pub egtb: Option<PathBuf>,
     /// Seed for openings, levels and random players.
     #[arg(long, default_value_t = 1, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
     pub seed: u64,
@@ -75,19 +76,21 @@ pub struct Args {
     /// 1 to 86400000 (a day).
     #[arg(long, value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
     pub movetime: Option<u64>,
-    /// Search depth per move (search, mcts and engine players): 1 to 1000, the most the engine
+    /// Search depth per move (search and engine players; mcts has no depth, and with only
+    /// --depth it plays 10000 playouts a move, with a warning): 1 to 1000, the most the engine
     /// protocol accepts (an engine would refuse every `go` above it and forfeit).
     #[arg(long, value_parser = crate::numarg::ranged::<u32>(1, 1000))]
     pub depth: Option<u32>,
-    /// Nodes per move (search, mcts and engine players).
+    /// Nodes per move (search and engine players; playouts for mcts).
     #[arg(long, value_parser = crate::numarg::ranged::<u64>(1, u64::MAX))]
     pub nodes: Option<u64>,
     /// Games played at once, 1 to 256 (default: every core, at most 256).
     #[arg(long, value_parser = crate::numarg::ranged::<usize>(1, MAX_CONCURRENCY as u64))]
     pub concurrency: Option<usize>,
-    /// Stop early when this SPRT is decided: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05). The
+    /// Stop early when this SPRT is decided: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05, or
+    /// -3,1,0.05,0.05 for a non-regression test: a value may start with a minus sign). The
     /// GSPRT as fishtest computes it: pentanomial over the complete pairs, logistic Elo.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_name = "ELO0,ELO1,ALPHA,BETA")]
     pub sprt: Option<String>,
     /// How long an external engine may take to answer during a game, in milliseconds
     /// (default: 3 × movetime + 1000, or 10000); it must be above --movetime. At most
@@ -145,7 +148,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let (oracles, exact_openings) = tables_for(
         game,
-        &args.egtb,
+        args.egtb
+            .as_deref()
+            .unwrap_or(std::path::Path::new(DEFAULT_EGTB)),
         [t1, t2],
         [&args.player1, &args.player2],
         args.exact_openings,
@@ -226,12 +231,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         let b = indicatif::ProgressBar::new(u64::from(config.games));
         b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:30}] {pos}/{len} games  {msg}",
-            )
-            .map_err(|e| anyhow::anyhow!("progress bar: {e}"))?
-            .progress_chars("=> "),
+            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}")
+                .map_err(|e| anyhow::anyhow!("progress bar: {e}"))?
+                .progress_chars("=> "),
         );
+        b.set_message(format!("0/{} games", config.games));
         b
     };
     // Without a terminal (nohup, CI, a log file): a plain line now and then instead of the bar.
@@ -239,7 +243,36 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let last_line = std::sync::Mutex::new(started);
     let warned = std::sync::atomic::AtomicBool::new(false);
+    // Each external engine's first time overrun is told at once, not only in the summary.
+    let overran = [false, false].map(std::sync::atomic::AtomicBool::new);
     let report = tournament::run(&config, &|g, so_far| {
+        for (seat, t) in g.engine_time.iter().enumerate() {
+            let player = if seat == 0 {
+                g.south_player
+            } else {
+                1 - g.south_player
+            };
+            if let (Some(t), Some(allowed)) = (t, config.limits.engine_movetime()) {
+                if t.overruns > 0
+                    && !overran[player].swap(true, std::sync::atomic::Ordering::Relaxed)
+                {
+                    bar.suspend(|| {
+                        errln!(
+                            "warning: player {} {} answered later than its move time ({} ms, + \
+                             {} ms margin) in game {} (longest {} ms): it is not stopped before \
+                             the answer timeout, so it plays with more time than it is given; \
+                             the summary and the results count these overruns",
+                            player + 1,
+                            config.player_name(player),
+                            allowed.as_millis(),
+                            tournament::TIME_MARGIN.as_millis(),
+                            g.index + 1,
+                            t.longest_ms
+                        );
+                    });
+                }
+            }
+        }
         let wdl = &so_far.wdl;
         let (elo, _, _) = wdl.elo_interval();
         let line = format!(
@@ -250,9 +283,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             wdl.score(),
             fmt_elo(elo)
         );
-        // The message first, then the count, so that the bar never shows a game counted
-        // without its result.
-        bar.set_message(line.clone());
+        // The count of games finished is in the message with their results, so that the two
+        // are drawn together: the bar draws its position and its message at different
+        // moments (each redraw is rate-limited), and a count drawn on its own showed a result
+        // before its game was counted.
+        bar.set_message(format!(
+            "{}/{} games  {line}",
+            so_far.finished, config.games
+        ));
         bar.set_position(u64::from(so_far.finished));
         if plain {
             let mut last = last_line
@@ -300,6 +338,14 @@ const MAX_MS: u64 = 86_400_000;
 /// The most games `--concurrency` plays at once.
 const MAX_CONCURRENCY: usize = 256;
 
+/// The default of `--egtb`.
+const DEFAULT_EGTB: &str = "data/egtb";
+
+/// How many pairs' random openings the start-up check of short openings looks at, at most
+/// (the first ones): the check costs the same whatever `--games` is, so a long run meant to
+/// stop by its SPRT starts at once.
+const OPENINGS_CHECKED: u32 = 1000;
+
 /// The default of `--max-rounds`.
 const DEFAULT_MAX_ROUNDS: u32 = 100;
 
@@ -333,14 +379,49 @@ fn warnings(args: &Args, config: &Config) -> Vec<String> {
             }
         }
     }
+    if args.depth.is_some() && config.players.contains(&PlayerSpec::Mcts) {
+        let budget = if args.nodes.is_some() || args.movetime.is_some() {
+            "it plays to --nodes (playouts) and --movetime alone".to_string()
+        } else {
+            format!(
+                "with neither --nodes nor --movetime it plays {} playouts a move",
+                pussa_engine::mcts::DEFAULT_PLAYOUTS
+            )
+        };
+        w.push(format!(
+            "--depth does not limit mcts (UCT has no search depth): {budget}"
+        ));
+    }
     if args.max_rounds.is_some() && !args.match_mode {
         w.push(
             "--max-rounds applies to matches only (--match); single games have one round".into(),
         );
     }
+    if let Some(dir) = &args.egtb {
+        if config.oracles.iter().all(Option::is_none) && config.exact_openings.is_none() {
+            let missing = if dir.is_dir() {
+                String::new()
+            } else {
+                format!(" (and {} is not a directory)", dir.display())
+            };
+            w.push(format!(
+                "--egtb applies to neither player: only a searching player with +tables \
+                 (e.g. level:max+tables) and --exact-openings use the endgame tables{missing}"
+            ));
+        }
+    }
+    if args.balanced_openings.is_some() && config.random_opening == 0 {
+        w.push(
+            "--balanced-openings has no effect with --random-opening 0: every game starts \
+             from the start position, with no random opening to keep or refuse"
+                .into(),
+        );
+    }
     if config.balanced_openings.is_none() && config.exact_openings.is_none() {
         let pairs = config.games.div_ceil(2);
-        let short = (0..pairs)
+        // The first pairs only: the check must not cost more with a larger --games.
+        let checked = pairs.min(OPENINGS_CHECKED);
+        let short = (0..checked)
             .filter(|&p| {
                 (tournament::opening(
                     config.game,
@@ -354,9 +435,14 @@ fn warnings(args: &Args, config: &Config) -> Vec<String> {
             })
             .count();
         // A rare short round is noise; one pair in ten means the opening is as long as a game.
-        if short > 0 && short * 10 >= pairs as usize {
+        if short > 0 && short * 10 >= checked as usize {
+            let of = if checked < pairs {
+                format!("{short} of the first {checked} pairs")
+            } else {
+                format!("{short} of {pairs} pairs")
+            };
             w.push(format!(
-                "--random-opening {}: in {short} of {pairs} pairs the random moves reach the \
+                "--random-opening {}: in {of} the random moves reach the \
                  end of the round before that (they stop one move short of it), so random \
                  moves decide those games; use fewer random plies",
                 config.random_opening
@@ -747,9 +833,31 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
         "plies": report.plies(),
         "rounds": report.rounds(),
         "endings": report.endings(),
+        "engine_time": engine_time_json(config, report),
         "length_histogram": report.length_histogram(),
         "games": games,
     }))?)
+}
+
+/// How long each external engine took to answer: for each player, `null` for a built-in
+/// one, else its moves, its overruns (answers later than `movetime_ms` plus `margin_ms`), its
+/// longest answer and all its answers together, in milliseconds.
+fn engine_time_json(config: &Config, report: &Report) -> serde_json::Value {
+    let allowed = config.limits.engine_movetime();
+    let players: Vec<serde_json::Value> = report
+        .engine_time()
+        .iter()
+        .map(|t| match t {
+            Some(t) => {
+                let mut v = serde_json::to_value(t).unwrap_or_default();
+                v["movetime_ms"] = serde_json::json!(allowed.map(|a| a.as_millis() as u64));
+                v["margin_ms"] = serde_json::json!(tournament::TIME_MARGIN.as_millis() as u64);
+                v
+            }
+            None => serde_json::Value::Null,
+        })
+        .collect();
+    serde_json::json!(players)
 }
 
 /// A player's or seat's results with the score and its 95% Wilson interval.
@@ -844,8 +952,10 @@ fn mode_name(mode: Mode) -> &'static str {
     }
 }
 
+/// `x` if it is finite, with a negative zero made `0.0` (an even score gives an Elo of `-0.0`,
+/// which JSON readers show as `-0`; the summary says `+0.0`).
 fn finite(x: f64) -> Option<f64> {
-    x.is_finite().then_some(x)
+    x.is_finite().then_some(x + 0.0)
 }
 
 fn fmt_elo(x: f64) -> String {
@@ -1005,6 +1115,7 @@ fn summary(config: &Config, report: &Report, stopped_by: Option<&str>) -> String
             sprt.elo0, sprt.elo1
         );
     }
+    time_overruns(&mut s, config, report);
     for g in &report.games {
         if let Termination::Forfeit { loser, reason } = &g.termination {
             let who = if (*loser == Side::South) == (g.south_player == 0) {
@@ -1028,6 +1139,34 @@ fn summary(config: &Config, report: &Report, stopped_by: Option<&str>) -> String
         }
     }
     s
+}
+
+/// The summary's line for each external engine that took longer than its move time (plus
+/// [`tournament::TIME_MARGIN`]) to answer: such an engine is not stopped before the answer
+/// timeout, so it played with more time than it was given (cutechess-cli would have
+/// forfeited it on time).
+fn time_overruns(s: &mut String, config: &Config, report: &Report) {
+    let Some(allowed) = config.limits.engine_movetime() else {
+        return;
+    };
+    for (i, t) in report.engine_time().iter().enumerate() {
+        let Some(t) = t.filter(|t| t.overruns > 0) else {
+            continue;
+        };
+        let _ = writeln!(
+            s,
+            "time: player {} {} answered later than its move time ({} ms, + {} ms margin) on \
+             {} of {} moves: longest {} ms, mean {:.0} ms",
+            i + 1,
+            report.players[i],
+            allowed.as_millis(),
+            tournament::TIME_MARGIN.as_millis(),
+            t.overruns,
+            t.moves,
+            t.longest_ms,
+            t.mean_ms()
+        );
+    }
 }
 
 /// A score with its 95% interval and the results behind it: `0.625 [0.491, 0.759] (+14 =2 -8)`.
@@ -1058,9 +1197,10 @@ fn seats_and_lengths(s: &mut String, config: &Config, report: &Report) {
     if forfeits > 0 {
         let _ = writeln!(
             s,
-            "seats and lengths: the {} game{} played out (the {forfeits} forfeits left out)",
+            "seats and lengths: the {} game{} played out (the {forfeits} forfeit{} left out)",
             f.games(),
-            if f.games() == 1 { "" } else { "s" }
+            if f.games() == 1 { "" } else { "s" },
+            if forfeits == 1 { "" } else { "s" }
         );
     }
     if f.games() == 0 {
@@ -1132,7 +1272,7 @@ fn moves_text(moves: &[pussa_rules::Hole]) -> String {
 }
 
 /// The first line of the CSV results.
-const CSV_HEADER: &str = "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending\n";
+const CSV_HEADER: &str = "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns\n";
 
 /// One CSV row a game.
 fn csv(config: &Config, report: &Report) -> String {
@@ -1162,8 +1302,14 @@ fn csv_row(config: &Config, players: &[String; 2], g: &GameResult) -> String {
         Some(false) => "0",
         None => "0.5",
     };
+    // An external engine's answers later than its move time; empty for a built-in player.
+    let overruns = |seat: usize| {
+        g.engine_time[seat]
+            .map(|t| t.overruns.to_string())
+            .unwrap_or_default()
+    };
     format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         g.index + 1,
         csv_field(south),
         csv_field(north),
@@ -1181,7 +1327,9 @@ fn csv_row(config: &Config, players: &[String; 2], g: &GameResult) -> String {
         g.exact.map(|v| v.to_string()).unwrap_or_default(),
         g.first_mover,
         first_mover_score,
-        g.ending().name()
+        g.ending().name(),
+        overruns(0),
+        overruns(1)
     )
 }
 
@@ -1268,6 +1416,7 @@ mod tests {
             exact: None,
             first_mover: Side::South,
             end: None,
+            engine_time: [None, None],
         }
     }
 
@@ -1312,5 +1461,34 @@ mod tests {
         let v = json(&c, vec![game(0, None), game(1, None)], true);
         assert_eq!(v["elo"], 0.0);
         assert!(v["elo_low"].is_null() && v["elo_high"].is_null(), "{v}");
+    }
+
+    /// One forfeit is "the 1 forfeit", as one game is "the 1 game" (it said "the 1 forfeits").
+    #[test]
+    fn one_forfeit_is_named_in_the_singular() {
+        let c = config(4, None);
+        let mut games = vec![
+            game(0, Some(Side::South)),
+            game(1, Some(Side::North)),
+            game(2, None),
+            game(3, Some(Side::North)),
+        ];
+        games[1].termination = Termination::Forfeit {
+            loser: Side::South,
+            reason: "engine timed out".into(),
+        };
+        let report = Report::of_games(&c, games.clone(), None);
+        let text = summary(&c, &report, None);
+        assert!(
+            text.contains("seats and lengths: the 3 games played out (the 1 forfeit left out)"),
+            "{text}"
+        );
+        games[3].termination = games[1].termination.clone();
+        let report = Report::of_games(&c, games, None);
+        let text = summary(&c, &report, None);
+        assert!(
+            text.contains("seats and lengths: the 2 games played out (the 2 forfeits left out)"),
+            "{text}"
+        );
     }
 }

@@ -74,8 +74,12 @@ fn terminal_of(pos: &Position, hist: &[u128], is_root: bool) -> Option<i32> {
     None
 }
 
-/// Runs UCT on `state` for `limits.nodes` playouts (default 10,000) or `limits.movetime`,
-/// whichever comes first, or until `limits.stop` is raised. Deterministic for a given seed
+/// How many playouts [`search`] runs without `limits.nodes` and `limits.movetime`.
+pub const DEFAULT_PLAYOUTS: u64 = 10_000;
+
+/// Runs UCT on `state` for `limits.nodes` playouts (default [`DEFAULT_PLAYOUTS`], 10,000) or
+/// `limits.movetime`, whichever comes first, or until `limits.stop` is raised. `limits.depth`
+/// is not used: UCT has no search depth. Deterministic for a given seed
 /// without a move time. The best move is the most visited; `score` is its mean reward scaled to
 /// −100..100 (0 = a draw expected), not seeds; `exact` is false; `nodes` counts playouts.
 ///
@@ -109,7 +113,7 @@ pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
     let budget = limits.nodes.unwrap_or(if limits.movetime.is_some() {
         u64::MAX
     } else {
-        10_000
+        DEFAULT_PLAYOUTS
     });
     let mut rng = Rng::new(limits.seed ^ 0x6d63_7473);
     let mut scratch = PlayoutScratch::default();

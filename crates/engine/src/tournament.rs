@@ -920,6 +920,17 @@ impl MoveLimits {
         self.depth.is_none() && self.nodes.is_none() && self.movetime.is_none()
     }
 
+    /// The time an external engine is given a move in `go` ([`MoveLimits::go_command`]):
+    /// `movetime`, 100 ms when no limit is set, none with only a depth or nodes.
+    #[must_use]
+    pub fn engine_movetime(&self) -> Option<Duration> {
+        if self.is_empty() {
+            Some(Duration::from_millis(100))
+        } else {
+            self.movetime
+        }
+    }
+
     /// The limits for a built-in `search` or `mcts` player: these, or 100 ms when none is set;
     /// one thread.
     #[must_use]
@@ -1044,6 +1055,14 @@ pub struct ExternalEngine {
     skipped: Option<String>,
     /// The name the engine gave in `id name`, if any.
     pub name: Option<String>,
+}
+
+/// Why no line came from an engine ([`ExternalEngine::next_line`]).
+enum Wait {
+    /// It broke: the message says how.
+    Failed(String),
+    /// The deadline passed first.
+    TimedOut,
 }
 
 /// How many of an engine's last stderr lines a forfeit's reason quotes.
@@ -1173,7 +1192,7 @@ impl ExternalEngine {
 
     /// `pussa` → `pussaok`, then `newgame` and `isready` → `readyok`.
     fn handshake(&mut self, game: Game, mode: Mode) -> Result<(), String> {
-        self.send("pussa")?;
+        self.send("pussa", "pussaok")?;
         let deadline = self.deadline();
         loop {
             let line = self.recv("pussaok", deadline)?;
@@ -1190,7 +1209,7 @@ impl ExternalEngine {
             Mode::Single => "single",
             Mode::Match => "match",
         };
-        self.send(&format!("newgame {} {mode_word}", game.name()))?;
+        self.send(&format!("newgame {} {mode_word}", game.name()), "readyok")?;
         self.sync()
     }
 
@@ -1234,75 +1253,98 @@ impl ExternalEngine {
         }
     }
 
-    fn send(&mut self, line: &str) -> Result<(), String> {
+    /// Sends `line`, after which the engine's answer `waiting_for` is awaited. An engine that
+    /// cannot be written to any more (it exited, or closed its input) is described as [`recv`]
+    /// would describe it while waiting for that answer: whether the write or the read notices
+    /// first that an engine has exited is a race, and the message must not depend on it.
+    ///
+    /// [`recv`]: ExternalEngine::recv
+    fn send(&mut self, line: &str, waiting_for: &str) -> Result<(), String> {
         let stdin = self.stdin.as_mut().ok_or("engine input closed")?;
         match writeln!(stdin, "{line}").and_then(|()| stdin.flush()) {
             Ok(()) => Ok(()),
-            Err(e) => Err(self.gone(&e.to_string())),
+            Err(e) => Err(self.gone(&e.to_string(), waiting_for)),
         }
     }
 
-    /// Describes an engine that stopped reading its input: its exit status and last words.
-    fn gone(&mut self, io_error: &str) -> String {
-        let mut said = Vec::new();
-        while let Ok(l) = self.lines.recv_timeout(Duration::from_millis(50)) {
-            if let Some(l) = l.filter(|l| !l.trim().is_empty()) {
-                said.push(l);
+    /// Describes an engine that stopped reading its input while `waiting_for` was to come:
+    /// what it wrote before is read as [`recv`] reads it (an error it reported, the last line
+    /// that is not the protocol's), and then, as its output closes, its exit status; an engine
+    /// still running with its output open a second later stopped reading its input.
+    ///
+    /// [`recv`]: ExternalEngine::recv
+    fn gone(&mut self, io_error: &str, waiting_for: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        loop {
+            match self.next_line(waiting_for, deadline) {
+                Ok(line) => self.skip(line),
+                Err(Wait::Failed(msg)) => return msg,
+                Err(Wait::TimedOut) => {
+                    return format!(
+                        "engine stopped reading its input ({io_error}) while we waited for \
+                         '{waiting_for}'{}",
+                        self.last_line()
+                    )
+                }
             }
         }
-        let status = self.child.try_wait().ok().flatten();
-        let mut msg = match status {
-            Some(st) => format!("engine exited ({st})"),
-            None => format!("engine stopped reading its input ({io_error})"),
-        };
-        if let Some(last) = said.last() {
-            msg.push_str(&format!(" after saying '{}'", clip(last)));
+    }
+
+    /// ` (its last line was '…')` with the last line skipped while waiting, or nothing.
+    fn last_line(&self) -> String {
+        match &self.skipped {
+            Some(l) => format!(" (its last line was '{}')", clip(l)),
+            None => String::new(),
         }
-        msg
     }
 
     /// The next line before `deadline`. Error lines (`info string error: …`) are reported.
     fn recv(&mut self, waiting_for: &str, deadline: Instant) -> Result<String, String> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(left) {
-            Ok(None) => Err(format!(
-                "engine printed a line longer than {} bytes while we waited for '{waiting_for}'",
-                protocol::MAX_LINE
-            )),
-            Ok(Some(line)) => match line.strip_prefix("info string error:") {
-                Some(err) => Err(format!("engine reported an error: {}", clip(err.trim()))),
-                None => Ok(line),
-            },
-            Err(RecvTimeoutError::Timeout) => Err(format!(
+        self.next_line(waiting_for, deadline).map_err(|w| match w {
+            Wait::Failed(msg) => msg,
+            Wait::TimedOut => format!(
                 "engine timed out: no '{waiting_for}' within {} ms{}",
                 self.timeout.as_millis(),
-                match &self.skipped {
-                    Some(l) => format!(" (its last line was '{}')", clip(l)),
-                    None => String::new(),
-                }
-            )),
+                self.last_line()
+            ),
+        })
+    }
+
+    /// [`recv`](ExternalEngine::recv), with a timeout told apart from the other failures.
+    fn next_line(&mut self, waiting_for: &str, deadline: Instant) -> Result<String, Wait> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(left) {
+            Ok(None) => Err(Wait::Failed(format!(
+                "engine printed a line longer than {} bytes while we waited for '{waiting_for}'",
+                protocol::MAX_LINE
+            ))),
+            Ok(Some(line)) => match line.strip_prefix("info string error:") {
+                Some(err) => Err(Wait::Failed(format!(
+                    "engine reported an error: {}",
+                    clip(err.trim())
+                ))),
+                None => Ok(line),
+            },
+            Err(RecvTimeoutError::Timeout) => Err(Wait::TimedOut),
             Err(RecvTimeoutError::Disconnected) => {
                 // The output closed: give the process a moment to be reaped for its status.
                 let mut status = None;
-                for _ in 0..20 {
+                for _ in 0..40 {
                     status = self.child.try_wait().ok().flatten();
                     if status.is_some() {
                         break;
                     }
                     std::thread::sleep(Duration::from_millis(5));
                 }
-                let said = match &self.skipped {
-                    Some(l) => format!(" (its last line was '{}')", clip(l)),
-                    None => String::new(),
-                };
-                Err(match status {
+                let said = self.last_line();
+                Err(Wait::Failed(match status {
                     Some(st) => {
                         format!("engine exited ({st}) while we waited for '{waiting_for}'{said}")
                     }
                     None => format!(
                         "engine closed its output while we waited for '{waiting_for}'{said}"
                     ),
-                })
+                }))
             }
         }
     }
@@ -1313,7 +1355,7 @@ impl ExternalEngine {
 
     /// `isready` → `readyok`, skipping other lines.
     fn sync(&mut self) -> Result<(), String> {
-        self.send("isready")?;
+        self.send("isready", "readyok")?;
         let deadline = self.deadline();
         loop {
             let line = self.recv("readyok", deadline)?;
@@ -1354,8 +1396,8 @@ impl ExternalEngine {
                 pos.push(m.letter());
             }
         }
-        self.send(&pos)?;
-        self.send(go_command)?;
+        self.send(&pos, "bestmove")?;
+        self.send(go_command, "bestmove")?;
         let deadline = self.deadline();
         loop {
             let line = self.recv("bestmove", deadline)?;
@@ -1379,7 +1421,10 @@ impl ExternalEngine {
 
 impl Drop for ExternalEngine {
     fn drop(&mut self) {
-        let _ = self.send("quit");
+        // Written directly: an engine that cannot take it is killed below, not described.
+        if let Some(stdin) = self.stdin.as_mut() {
+            let _ = writeln!(stdin, "quit").and_then(|()| stdin.flush());
+        }
         self.stdin = None;
         let pid = self.child.id();
         let deadline = Instant::now() + Duration::from_millis(300);
@@ -1448,6 +1493,59 @@ enum Player {
 // Games
 // ---------------------------------------------------------------------------------------------
 
+/// How much later than its move time an external engine's answer may come before it counts
+/// as an overrun ([`EngineTime::overruns`]): room for the pipes and the switch between
+/// processes, as the `timemargin` of cutechess-cli.
+pub const TIME_MARGIN: Duration = Duration::from_millis(10);
+
+/// How long an external engine took to answer `go` (from the position sent to its
+/// `bestmove`), over the moves it played in a game or a whole tournament. An engine that takes
+/// longer than its move time is not stopped (only past the answer timeout does it forfeit),
+/// so these numbers tell whether it played with more time than it was given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct EngineTime {
+    /// Moves it answered.
+    pub moves: u32,
+    /// Answers that came later than the move time ([`MoveLimits::engine_movetime`]) plus
+    /// [`TIME_MARGIN`]; 0 without a move time (only a depth or nodes).
+    pub overruns: u32,
+    /// Its longest answer, in milliseconds.
+    pub longest_ms: u64,
+    /// All its answers together, in milliseconds.
+    pub total_ms: u64,
+}
+
+impl EngineTime {
+    /// Counts one answer that took `took`, against the move time `allowed`.
+    pub fn add(&mut self, took: Duration, allowed: Option<Duration>) {
+        let ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+        self.moves += 1;
+        self.longest_ms = self.longest_ms.max(ms);
+        self.total_ms = self.total_ms.saturating_add(ms);
+        if allowed.is_some_and(|a| took > a + TIME_MARGIN) {
+            self.overruns += 1;
+        }
+    }
+
+    /// Adds `other`'s moves to these.
+    pub fn merge(&mut self, other: &EngineTime) {
+        self.moves += other.moves;
+        self.overruns += other.overruns;
+        self.longest_ms = self.longest_ms.max(other.longest_ms);
+        self.total_ms = self.total_ms.saturating_add(other.total_ms);
+    }
+
+    /// The mean answer in milliseconds; 0 with no moves.
+    #[must_use]
+    pub fn mean_ms(&self) -> f64 {
+        if self.moves == 0 {
+            0.0
+        } else {
+            self.total_ms as f64 / f64::from(self.moves)
+        }
+    }
+}
+
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -1496,6 +1594,15 @@ pub struct GameResult {
     /// How the last round ended by the rules; `None` after a forfeit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<EndReason>,
+    /// For each seat (South, North) played by an external engine, how long it took to answer
+    /// ([`EngineTime`]); `None` for a built-in player. Left out of the JSON when neither seat
+    /// is an engine.
+    #[serde(skip_serializing_if = "no_engine_time")]
+    pub engine_time: [Option<EngineTime>; 2],
+}
+
+fn no_engine_time(t: &[Option<EngineTime>; 2]) -> bool {
+    t.iter().all(Option::is_none)
 }
 
 impl GameResult {
@@ -1966,6 +2073,11 @@ fn play_game_from(
         moves.push(mv);
     }
     let go = config.limits.go_command();
+    let allowed = config.limits.engine_movetime();
+    // An engine's seat has its times even if it never answered (a forfeit at its first move).
+    let mut engine_time: [Option<EngineTime>; 2] = [Side::South, Side::North].map(|side| {
+        matches!(config.players[seat_player(side)], PlayerSpec::Engine(_)).then(EngineTime::default)
+    });
     let mut termination = Termination::Normal;
     let mut forfeit_winner = None;
     loop {
@@ -2007,7 +2119,16 @@ fn play_game_from(
             Player::Random => Ok(random_move(&state, &mut rng)),
             Player::Greedy => Ok(greedy_move(&state, &mut rng)),
             Player::Engine(Err(e)) => Err(e.clone()),
-            Player::Engine(Ok(engine)) => engine.best_move(Side::South, &moves, &go),
+            Player::Engine(Ok(engine)) => {
+                let asked = Instant::now();
+                let answer = engine.best_move(Side::South, &moves, &go);
+                if answer.is_ok() {
+                    engine_time[side.index()]
+                        .get_or_insert_with(EngineTime::default)
+                        .add(asked.elapsed(), allowed);
+                }
+                answer
+            }
         };
         let played = match choice {
             Ok(Some(mv)) => state
@@ -2052,6 +2173,7 @@ fn play_game_from(
         exact,
         first_mover: FIRST_MOVER,
         end,
+        engine_time,
     }
 }
 
@@ -2125,6 +2247,28 @@ impl Report {
             .map(|g| g.rounds)
             .collect();
         Spread::of(&v)
+    }
+
+    /// For each player (first, second) that is an external engine, how long it took to
+    /// answer over every game ([`GameResult::engine_time`]); `None` for a built-in player.
+    #[must_use]
+    pub fn engine_time(&self) -> [Option<EngineTime>; 2] {
+        let mut total: [Option<EngineTime>; 2] = [None, None];
+        for g in &self.games {
+            for (seat, t) in g.engine_time.iter().enumerate() {
+                if let Some(t) = t {
+                    let player = if seat == 0 {
+                        g.south_player
+                    } else {
+                        1 - g.south_player
+                    };
+                    total[player]
+                        .get_or_insert_with(EngineTime::default)
+                        .merge(t);
+                }
+            }
+        }
+        total
     }
 
     /// The games counted by how they ended.
@@ -2574,6 +2718,7 @@ mod tests {
                 exact,
                 first_mover: Side::South,
                 end: None,
+                engine_time: [None, None],
             };
         let normal = Termination::Normal;
         // Exact 0, South ended +2: North gave seeds away.
@@ -2645,6 +2790,7 @@ mod tests {
             exact: None,
             first_mover: Side::South,
             end,
+            engine_time: [None, None],
         }
     }
 
@@ -2884,6 +3030,7 @@ mod tests {
             exact: None,
             first_mover: Side::South,
             end: None,
+            engine_time: [None, None],
         };
         // Pair 0: South wins both (1 point for the first player); pair 1: the first player wins
         // both (2); pair 2: a draw and a first-player loss (½); game 6 has no partner.

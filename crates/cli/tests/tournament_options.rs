@@ -1,0 +1,458 @@
+//! `pussa tournament`'s options and what it reports about them, through the binary: SPRT bounds
+//! written as fishtest writes them, options that apply to no player, the progress bar, an
+//! external engine's time use and start-up failures, and the JSON's values at the edges.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+mod common;
+
+use common::pussa;
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    common::tmp_in("tournament-options", name)
+}
+
+/// A non-regression SPRT has a negative elo0 (fishtest's `-3,1`): `--sprt -3,1,0.05,0.05`
+/// takes the word after the option as its value (clap read it as an unknown option `-3`, and
+/// its tip `-- -3` failed too).
+#[test]
+fn sprt_takes_a_negative_elo0() {
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "level:club",
+        "level:casual",
+        "-n",
+        "4",
+        "-q",
+        "--sprt",
+        "-3,1,0.05,0.05",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("sprt elo0 -3 elo1 1: llr "), "{out}");
+    // A value that is not one is still a one-line error naming it.
+    let (ok, _, err) = pussa(&["tournament", "random", "greedy", "--sprt", "-3,1"]);
+    assert!(!ok);
+    assert!(
+        err.starts_with("error: sprt '-3,1': expected elo0,elo1,alpha,beta")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+}
+
+/// `--depth` does not limit UCT: a run with an `mcts` player says so and names the budget it
+/// plays instead (it played a hidden 10,000 playouts a move, whatever the depth, unwarned).
+#[test]
+fn depth_with_an_mcts_player_is_warned_about_with_its_real_budget() {
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "mcts",
+        "greedy",
+        "-n",
+        "2",
+        "-q",
+        "--depth",
+        "3",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "warning: --depth does not limit mcts (UCT has no search depth): with neither --nodes \
+         nor --movetime it plays 10000 playouts a move"
+    );
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "search",
+        "mcts",
+        "-n",
+        "2",
+        "-q",
+        "--depth",
+        "2",
+        "--nodes",
+        "300",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("--depth does not limit mcts (UCT has no search depth): it plays to --nodes"),
+        "{err}"
+    );
+    // A depth for the search alone is no news.
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "search",
+        "greedy",
+        "-n",
+        "2",
+        "-q",
+        "--depth",
+        "2",
+    ]);
+    assert!(ok && err.is_empty(), "{err}");
+}
+
+/// On a terminal the bar's count of games finished and its +W =D -L are drawn together, so
+/// they always agree (the count was drawn apart from the results and lagged one game behind).
+#[test]
+fn the_progress_bar_counts_a_game_with_its_result() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no `script` to give the run a terminal: skipped");
+        return;
+    }
+    let cmd = format!(
+        "{} tournament random greedy -n 12 --concurrency 1",
+        env!("CARGO_BIN_EXE_pussa")
+    );
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("script runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut states = 0;
+    for (at, _) in text.match_indices(" games  +") {
+        // `N/12 games  +W =D -L`
+        let before = &text[..at];
+        let count = before.rsplit(' ').next().unwrap();
+        let finished: u32 = count.strip_suffix("/12").unwrap().parse().unwrap();
+        let words: Vec<&str> = text[at + " games  ".len()..]
+            .split_whitespace()
+            .take(3)
+            .collect();
+        let n = |w: &str, mark: char| -> u32 { w.strip_prefix(mark).unwrap().parse().unwrap() };
+        let results = n(words[0], '+') + n(words[1], '=') + n(words[2], '-');
+        assert_eq!(results, finished, "{count} games  {words:?}");
+        states += 1;
+    }
+    assert!(states > 0, "no bar drawn: {text}");
+}
+
+/// A protocol engine in `sh`: `pussa engine` behind a filter that holds every `go` back
+/// `delay` seconds, so each answer comes that much late.
+fn late_engine(name: &str, delay: &str) -> String {
+    let path = tmp(name);
+    std::fs::write(
+        &path,
+        format!(
+            "while IFS= read -r l; do case \"$l\" in go*) sleep {delay};; esac; printf '%s\\n' \"$l\"; done | {} engine\n",
+            env!("CARGO_BIN_EXE_pussa")
+        ),
+    )
+    .unwrap();
+    format!("engine:sh {}", path.display())
+}
+
+/// An external engine that takes far longer than its move time is not stopped before the
+/// answer timeout; the summary and the JSON results now say it overran (nothing did, so an
+/// engine could play at twelve times its time unnoticed).
+#[test]
+fn an_engines_time_overruns_are_reported() {
+    let json = tmp("late.json");
+    let engine = late_engine("late.sh", "0.15");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        &engine,
+        "random",
+        "-n",
+        "2",
+        "-q",
+        "--concurrency",
+        "1",
+        "--movetime",
+        "20",
+        "--engine-timeout",
+        "5000",
+        "--force",
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    // Told on stderr at once, for the first overrun.
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("warning: player 1 engine:\"sh ")
+            && err.contains("answered later than its move time (20 ms, + 10 ms margin) in game 1"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let t = &v["engine_time"][0];
+    let moves = t["moves"].as_u64().unwrap();
+    assert!(moves > 0, "{v}");
+    assert_eq!(t["overruns"], moves, "every answer came 150 ms late: {t}");
+    assert!(t["longest_ms"].as_u64().unwrap() >= 150, "{t}");
+    assert_eq!(
+        (t["movetime_ms"].as_u64(), t["margin_ms"].as_u64()),
+        (Some(20), Some(10))
+    );
+    assert!(v["engine_time"][1].is_null(), "random is no engine: {v}");
+    // Each game has its seat's times, and they add up to the player's.
+    let per_game: u64 = v["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            let seat = if g["south_player"] == 0 { 0 } else { 1 };
+            assert!(g["engine_time"][1 - seat].is_null(), "{g}");
+            g["engine_time"][seat]["overruns"].as_u64().unwrap()
+        })
+        .sum();
+    assert_eq!(per_game, moves);
+    // The CSV has each game's overruns by seat, empty for the built-in player.
+    let csv = tmp("late.csv");
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        &engine,
+        "random",
+        "-n",
+        "2",
+        "-q",
+        "--concurrency",
+        "1",
+        "--movetime",
+        "20",
+        "--engine-timeout",
+        "5000",
+        "--force",
+        "--results",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .ends_with(",ending,south_overruns,north_overruns"),
+        "{text}"
+    );
+    for (i, row) in lines.enumerate() {
+        let mut last = row.rsplit(',');
+        let (north, south) = (last.next().unwrap(), last.next().unwrap());
+        // Game 1: the engine sits South; game 2: North.
+        let (engine, builtin) = if i == 0 {
+            (south, north)
+        } else {
+            (north, south)
+        };
+        assert!(engine.parse::<u32>().unwrap() > 0, "{row}");
+        assert_eq!(builtin, "", "{row}");
+    }
+    assert!(
+        out.lines().any(|l| l.starts_with("time: player 1 engine:\"sh ")
+            && l.contains(&format!(
+                "answered later than its move time (20 ms, + 10 ms margin) on {moves} of {moves} moves: longest "
+            ))),
+        "{out}"
+    );
+    // Without a move time (a depth only) there is nothing to overrun: no line, no overruns.
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        &engine,
+        "random",
+        "-n",
+        "2",
+        "-q",
+        "--concurrency",
+        "1",
+        "--depth",
+        "1",
+        "--force",
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(!out.contains("time: "), "{out}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["engine_time"][0]["overruns"], 0, "{v}");
+    assert!(v["engine_time"][0]["movetime_ms"].is_null(), "{v}");
+}
+
+/// A run meant to stop by its SPRT may ask for billions of games: it starts at once (the
+/// start-up check of the random openings made every pair's opening first, minutes for
+/// `-n 40000000` and most of an hour for `-n 4000000000`).
+#[test]
+fn a_huge_games_count_starts_at_once() {
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args([
+            "tournament",
+            "random",
+            "random",
+            "-n",
+            "4000000000",
+            "--concurrency",
+            "1",
+            "-q",
+            "--sprt",
+            "0,5,0.05,0.05",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let limit = Duration::from_secs(120);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still not done after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("H0 accepted"), "{text}");
+}
+
+/// Options that apply to no player are warned about like the per-move limits: `--egtb` when
+/// nothing uses the tables (with a missing directory named), `--balanced-openings` without a
+/// random opening. Both were accepted without a word.
+#[test]
+fn unused_tables_and_balanced_openings_are_warned_about() {
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "greedy",
+        "random",
+        "--game",
+        "raja-pasu",
+        "-n",
+        "2",
+        "-q",
+        "--egtb",
+        "/no/such/dir",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "warning: --egtb applies to neither player: only a searching player with +tables \
+         (e.g. level:max+tables) and --exact-openings use the endgame tables (and /no/such/dir \
+         is not a directory)"
+    );
+    // Used, a missing directory is an error.
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "search+tables",
+        "random",
+        "-n",
+        "2",
+        "-q",
+        "--egtb",
+        "/no/such/dir",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.starts_with(
+            "error: 'search+tables': no endgame tables of walak-pussa under /no/such/dir"
+        ) && err.lines().count() == 1,
+        "{err}"
+    );
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "greedy",
+        "random",
+        "-n",
+        "2",
+        "-q",
+        "--random-opening",
+        "0",
+        "--balanced-openings",
+        "1000",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "warning: --balanced-openings has no effect with --random-opening 0: every game starts \
+         from the start position, with no random opening to keep or refuse"
+    );
+    // The default directory, not given, is no news.
+    let (ok, _, err) = pussa(&["tournament", "greedy", "random", "-n", "2", "-q"]);
+    assert!(ok && err.is_empty(), "{err}");
+}
+
+/// An even score's Elo is `0.0` in the JSON, as the summary's `+0.0` (it was `-0.0`).
+#[test]
+fn an_even_score_has_elo_zero_not_minus_zero() {
+    let json = tmp("even.json");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "greedy",
+        "random",
+        "--game",
+        "raja-pasu",
+        "-n",
+        "2",
+        "-q",
+        "--force",
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("elo +0.0"), "{out}");
+    let text = std::fs::read_to_string(&json).unwrap();
+    assert!(text.contains("\"elo\": 0.0,"), "{text}");
+    assert!(!text.contains("-0.0"), "{text}");
+}
+
+/// At a score of 0 or 1 the Elo is infinite: `elo` (and `elo_pairs` when every pair was won
+/// or lost) is `null`, as docs/engine.md says, and `score` tells which way.
+#[test]
+fn an_infinite_elo_is_null_beside_its_score() {
+    let json = tmp("all.json");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "random",
+        "greedy",
+        "-n",
+        "4",
+        "-q",
+        "--force",
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("elo -inf"), "{out}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["score"], 0.0);
+    assert!(v["elo"].is_null() && v["elo_pairs"].is_null(), "{v}");
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/engine.md"))
+            .unwrap();
+    assert!(
+        docs.contains("`elo`, `elo_pairs`: `null` with no games (no complete pair), or when the score is 0 or 1"),
+        "docs/engine.md does not say what a null elo means"
+    );
+}
+
+/// An engine that exits at start-up is refused with one message, whichever of writing to it
+/// and reading from it notices first (it was one of two wordings at random), and it is the
+/// README's.
+#[test]
+fn an_engine_that_exits_at_start_up_gets_one_message() {
+    let want = "error: player 2 engine:sh -c \"echo garbage\": engine exited (exit status: 0) \
+                while we waited for 'pussaok' (its last line was 'garbage')";
+    for _ in 0..8 {
+        let (ok, out, err) = pussa(&[
+            "tournament",
+            "level:expert",
+            "engine:sh -c \"echo garbage\"",
+            "--games",
+            "4",
+        ]);
+        assert!(!ok && out.is_empty(), "{out}");
+        assert_eq!(err.trim_end(), want);
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("`{want}`")),
+        "README quotes another message"
+    );
+}
