@@ -986,73 +986,75 @@ fn read_record_file(path: &Path) -> anyhow::Result<String> {
     })
 }
 
-/// The byte offset in `record` of the first text after its result token (`1-0`, `*`, …) that
-/// is not blank, if any: the text that ends a file of records, since it cannot start one.
-/// Tags (lines starting with `[`) and comments `{…}` are skipped; a record whose moves never
-/// reach a result has none.
-fn text_after_result(record: &str) -> Option<usize> {
-    let mut at = 0;
-    // The tags.
-    for line in record.split_inclusive('\n') {
-        if !line.trim_start().starts_with('[') && !line.trim().is_empty() {
-            break;
-        }
-        at += line.len();
+/// The records of a file, each with its byte offset in `text`. A record starts with its tags:
+/// the first record at the start of the file, each later one at the first tag line (a line
+/// starting with `[`) after the previous record's result, or after its moves if it has no
+/// result token. So any tag may come before `[Game …]`, as PGN writes `[Event …]` first.
+/// Reading stops at the first text that cannot start a record: text after a record's result
+/// that is not a tag (a move, a comment) belongs to that record (an error of it) and ends the
+/// file. Returns the records and the line (from 1) where reading stopped, if it stopped before
+/// the end.
+fn records_of(text: &str) -> (Vec<(usize, &str)>, Option<usize>) {
+    #[derive(PartialEq)]
+    enum Part {
+        Tags,
+        Moves,
+        AfterResult,
     }
-    let mut rest = &record[at..];
-    let mut found = false;
-    loop {
-        let trimmed = rest.trim_start();
-        at += rest.len() - trimmed.len();
-        rest = trimmed;
-        let first = rest.chars().next()?;
-        if found {
-            return Some(at);
+    let mut starts: Vec<usize> = vec![0];
+    let mut part = Part::Tags;
+    let mut stopped = None;
+    let mut at = text
+        .strip_prefix('\u{feff}')
+        .map_or(0, |_| '\u{feff}'.len_utf8());
+    while let Some(first) = text[at..].chars().next() {
+        if first.is_whitespace() {
+            at += first.len_utf8();
+            continue;
         }
-        let end = if first == '{' {
-            rest.find('}').map_or(rest.len(), |e| e + 1)
+        let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+        let at_line_start = text[line_start..at].trim().is_empty();
+        let end = if first == '[' && at_line_start {
+            // A tag line: in the tags of this record, or the start of the next one.
+            if part != Part::Tags {
+                starts.push(line_start);
+                part = Part::Tags;
+            }
+            text[at..].find('\n').map_or(text.len(), |e| at + e)
+        } else if part == Part::AfterResult {
+            stopped = Some(1 + text[..at].matches('\n').count());
+            break;
+        } else if first == '{' {
+            text[at..].find('}').map_or(text.len(), |e| at + e + 1)
         } else {
-            let end = rest
+            let end = text[at..]
                 .find(|c: char| c.is_whitespace() || c == '{' || c == '}')
-                .unwrap_or(rest.len())
-                .max(first.len_utf8());
-            found = RecordResult::from_token(&rest[..end]).is_some();
+                .map_or(text.len(), |e| at + e)
+                .max(at + first.len_utf8());
+            part = if RecordResult::from_token(&text[at..end]).is_some() {
+                Part::AfterResult
+            } else {
+                Part::Moves
+            };
             end
         };
-        at += end;
-        rest = &rest[end..];
+        at = end;
     }
-}
-
-/// The records of a file: each starts at a `[Game …]` line, with its byte offset in `text`.
-/// Reading stops at the first text that cannot start a record: text after a record's result
-/// belongs to that record (an error of it) and ends the file. Returns the records and the line
-/// (from 1) where reading stopped, if it stopped before the end.
-fn records_of(text: &str) -> (Vec<(usize, &str)>, Option<usize>) {
-    let mut starts: Vec<usize> = Vec::new();
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with("[Game ") {
-            starts.push(at);
-        }
-        at += line.len();
-    }
-    let mut records = Vec::new();
-    for (i, &s) in starts.iter().enumerate() {
-        let record = &text[s..starts.get(i + 1).copied().unwrap_or(text.len())];
-        records.push((s, record));
-        if let Some(junk) = text_after_result(record) {
-            let line = 1 + text[..s + junk].matches('\n').count();
-            if i + 1 < starts.len() {
-                return (records, Some(line));
-            }
-        }
-    }
-    (records, None)
+    let records = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            (
+                s,
+                &text[s..starts.get(i + 1).copied().unwrap_or(text.len())],
+            )
+        })
+        .collect();
+    (records, stopped)
 }
 
 /// Game `n` of a file of records: the record tagged `[Number "n"]`, or else the `n`th record
-/// (records start at a `[Game …]` line), with its byte offset in `text`, among the records
+/// (a record starts at its first tag), with its byte offset in `text`, among the records
 /// before the first text that cannot start one.
 ///
 /// # Errors
@@ -1097,7 +1099,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let rec = Record::parse(&text)
             .map_err(|e| e.with_line_offset(lines_before))
             .with_context(|| {
-                let several = args.game_number.is_none() && text.matches("\n[Game ").count() > 0;
+                let several = args.game_number.is_none() && records_of(&text).0.len() > 1;
                 format!(
                     "record {}{}",
                     path.display(),

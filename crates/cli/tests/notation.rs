@@ -725,6 +725,51 @@ fn reading_a_file_of_records_stops_at_text_after_a_result() {
     ]);
 }
 
+/// A record starts at its first tag, whichever it is: in a file of records written with
+/// `[Event …]` first (PGN's order), each game is read with `--game-number`, and a record
+/// without a result token ends where the next one's tags begin.
+#[test]
+fn a_file_of_records_with_a_tag_before_game_is_read_one_game_at_a_time() {
+    let rec = scratch(
+        "event-first.pgn",
+        "[Event \"club night\"]\n[Game \"walak-pussa\"]\n[Result \"*\"]\n\n1. A *\n\n\
+         [Event \"club night\"]\n[Game \"walak-pussa\"]\n[Result \"*\"]\n\n1. B *\n\n\
+         [Event \"club night\"]\n[Game \"raja-pasu\"]\n\n1. G\n\n\
+         [Event \"club night\"]\n[Game \"walak-pussa\"]\n\n1. C *\n",
+    );
+    let path = rec.to_str().unwrap();
+    let read = |n: &str| {
+        json_lines(&ok(&[
+            "replay",
+            "--record",
+            path,
+            "--game-number",
+            n,
+            "--json",
+        ]))
+    };
+    let played = |game: &str, mv: &str| {
+        json_lines(&ok(&["replay", "--game", game, "--moves", mv, "--json"]))
+    };
+    assert_eq!(read("1"), played("walak-pussa", "A"));
+    assert_eq!(read("2"), played("walak-pussa", "B"));
+    assert_eq!(read("3"), played("raja-pasu", "G"));
+    assert_eq!(read("4"), played("walak-pussa", "C"));
+    // A game the file does not hold.
+    let err = fails(&["replay", "--record", path, "--game-number", "5"]);
+    assert_eq!(err, format!("error: record {path}: no game number 5\n"));
+    // Read whole, the file names the second game and gives advice that fits it.
+    let err = fails(&["replay", "--record", path]);
+    assert_eq!(
+        err,
+        format!(
+            "error: record {path} (pick one game with --game-number N): line 7, column 1: a \
+             second game starts here: a record holds one game (to read one game of a file of \
+             several, split the file before the tags that follow each result)\n"
+        )
+    );
+}
+
 #[test]
 fn a_round_over_at_the_start_numbers_the_next_rounds_moves_with_their_marker() {
     let rec = scratch(
