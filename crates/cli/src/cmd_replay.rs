@@ -40,7 +40,9 @@ use serde::Serialize;
 pub struct Args {
     /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6 (default: the game the
     /// `--position` string names).
-    #[arg(long, required_unless_present_any = ["record", "position"])]
+    // Not required with --game-number either: that needs --record, and clap's usage for it
+    // should name --record alone.
+    #[arg(long, required_unless_present_any = ["record", "position", "game_number"])]
     pub game: Option<Game>,
     /// Play a match of several rounds instead of a single game.
     #[arg(long = "match", conflicts_with = "record")]
@@ -1148,6 +1150,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let given = rec.setup().and_then(|s| s.position().ok());
         (rec.start_state().clone(), given, moves)
     } else {
+        if args.game_number.is_some() {
+            // clap lets this through when --record conflicts with another option given.
+            bail!("--game-number needs --record: it picks game N of a file of records");
+        }
         let game = game_of(args.game, args.position.as_deref())?;
         let mode = if args.match_mode {
             Mode::Match

@@ -725,6 +725,26 @@ fn reading_a_file_of_records_stops_at_text_after_a_result() {
     ]);
 }
 
+/// `--game-number` without `--record`: the usage names `--record`, the one option missing, and
+/// not `--game`, which a record does not need.
+#[test]
+fn game_number_without_record_asks_for_record_alone() {
+    let o = pussa(&["replay", "--game-number", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("  --record <RECORD>\n"), "{err}");
+    assert!(!err.contains("--game <GAME>"), "{err}");
+    assert!(
+        err.contains("Usage: pussa replay --record <RECORD> --game-number <N>\n"),
+        "{err}"
+    );
+    let err = fails(&["replay", "--game-number", "2", "--moves", "A"]);
+    assert_eq!(
+        err,
+        "error: --game-number needs --record: it picks game N of a file of records\n"
+    );
+}
+
 /// A record starts at its first tag, whichever it is: in a file of records written with
 /// `[Event …]` first (PGN's order), each game is read with `--game-number`, and a record
 /// without a result token ends where the next one's tags begin.
