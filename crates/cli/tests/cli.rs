@@ -993,7 +993,12 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
             r,
         ],
         vec!["replay", "--game", "raja-pasu", "--moves", "A b"],
+        vec!["replay", "--game", "raja-pasu", "--moves", "A b", "--json"],
         vec!["perft", "--game", "raja-pasu", "--depth", "2"],
+        // Its JSON is written by serde_json, whose error wraps the closed pipe's.
+        vec!["explain", "--game", "walak-pussa", "--move", "A", "--json"],
+        vec!["explain", "--game", "raja-pasu", "--move", "G"],
+        vec!["levels", "--json"],
     ];
     for args in &runs {
         let o = closed_stdout(args);
