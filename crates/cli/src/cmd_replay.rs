@@ -361,6 +361,20 @@ impl StateJson {
             winner: g.winner().map(side_word),
         }
     }
+
+    /// This state ended by a result decided without the moves finishing the game (a
+    /// resignation, a result after `--moves`): over, with no more moves in the round either
+    /// (one meaning of `round_over`, the server's state's as well), won by `winner` (`None`: a
+    /// draw).
+    #[must_use]
+    pub fn decided(mut self, winner: Option<Side>) -> StateJson {
+        self.to_move = None;
+        self.legal.clear();
+        self.round_over = true;
+        self.match_over = true;
+        self.winner = Some(side_word(winner));
+        self
+    }
 }
 
 impl StateJson {
@@ -494,14 +508,8 @@ impl<W: Write> Show for Json<W> {
         self.line(g)
     }
     fn finish(&mut self, decided: Option<&Decided>, _: &GameState) -> anyhow::Result<()> {
-        if let (Some(d), Some(line)) = (decided, self.pending.as_mut()) {
-            // Over: no more moves in the round either (one meaning of `round_over`, the
-            // server's state's as well).
-            line.to_move = None;
-            line.legal.clear();
-            line.round_over = true;
-            line.match_over = true;
-            line.winner = Some(side_word(d.winner));
+        if let Some(d) = decided {
+            self.pending = self.pending.take().map(|line| line.decided(d.winner));
         }
         self.flush()
     }
