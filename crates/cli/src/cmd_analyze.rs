@@ -221,7 +221,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // next round's start. Told in words as `replay` tells it.
     let mut ended_by_moves = Vec::new();
     let mut over_why = None;
-    if played > 0 && g.is_round_over() {
+    // A decided result after them ends the match with that round: no next round.
+    if played > 0 && g.is_round_over() && decided.is_none() {
         over_why = over_at_once(&g);
         ended_by_moves = next_round_told(&mut g);
         if !ended_by_moves.is_empty() {
@@ -241,6 +242,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let round_end = if played > 0 {
         match g.status() {
             Status::Over { result, .. } => Some(RoundEndJson::of(&result)),
+            // The round the match ends with, by a decided result after the moves.
+            Status::RoundOver { result, .. } if decided.is_some() => {
+                Some(RoundEndJson::of(&result))
+            }
             Status::Playing | Status::RoundOver { .. } => None,
         }
     } else {

@@ -450,6 +450,8 @@ trait Show {
     /// (a separate step) the round's end in `g`.
     fn start_over(&mut self, given: &Position, why: &str, g: &GameState) -> anyhow::Result<()>;
     /// Move `n` of the list (from 1), numbered `number` as records write it (`3...`, `R2 1.`).
+    /// `ends`: the move ends a round of a match, and the match with it, by the result that
+    /// follows (a match stopped at its round limit, a resignation): no next round follows.
     fn moved(
         &mut self,
         n: usize,
@@ -457,6 +459,7 @@ trait Show {
         mv: Hole,
         r: &MoveReport,
         g: &GameState,
+        ends: bool,
     ) -> anyhow::Result<()>;
     fn next_round(&mut self, refill: Option<&Event>, g: &GameState) -> anyhow::Result<()>;
     /// After the last move: the record's decided result, if the moves left the game unfinished.
@@ -501,6 +504,7 @@ impl<W: Write> Show for Json<W> {
         _: Hole,
         _: &MoveReport,
         g: &GameState,
+        _: bool,
     ) -> anyhow::Result<()> {
         self.line(g)
     }
@@ -785,6 +789,7 @@ impl<W: Write> Show for Text<W> {
         mv: Hole,
         r: &MoveReport,
         g: &GameState,
+        ends: bool,
     ) -> anyhow::Result<()> {
         let t = r.outcome.taken;
         let took = match (t[0], t[1]) {
@@ -803,7 +808,16 @@ impl<W: Write> Show for Text<W> {
         if let Some(Some(c)) = self.comments.get(n - 1) {
             writeln!(self.out, "{{{c}}}")?;
         }
-        self.state(g)
+        match g.status() {
+            // The match ends with this round: what each holds, no next round.
+            Status::RoundOver { result, .. } if ends => {
+                writeln!(self.out, "{}", board(g))?;
+                writeln!(self.out, "{}", round_end_words(g.game(), &result))?;
+                writeln!(self.out, "Holding: {}.", pair(g.position().stores()))?;
+                Ok(())
+            }
+            _ => self.state(g),
+        }
     }
 
     fn next_round(&mut self, refill: Option<&Event>, g: &GameState) -> anyhow::Result<()> {
@@ -903,10 +917,24 @@ fn replay(
     // that was over there and is laid out now is a later round (`R2 1.`).
     let start_round = g.round();
     advance(&mut g, show)?;
+    // A decided result after the last move (the record's, or one ending the list) ends the
+    // game there: when that move ends a round of a match (a match stopped at its round limit,
+    // as `pussa tournament` writes it, or a resignation between rounds), the match ends with
+    // that round and the next is not laid out.
+    let last = moves
+        .iter()
+        .filter(|t| matches!(t, MoveToken::Move(_)))
+        .count();
+    let decided_at_end = decided.is_some()
+        || matches!(moves.last(), Some(MoveToken::Result(r)) if *r != RecordResult::Unfinished);
     let mut n = 0;
     let played = play_moves(&mut g, start_round, moves, |number, mv, report, g| {
         n += 1;
-        show.moved(n, number, mv, report, g)?;
+        let ends = decided_at_end && n == last && matches!(g.status(), Status::RoundOver { .. });
+        show.moved(n, number, mv, report, g, ends)?;
+        if ends {
+            return Ok(());
+        }
         advance(g, show)
     });
     let listed = match played {
