@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::bail;
 use pussa_engine::{analyze_report, Limits};
+use pussa_rules::record::RecordResult;
 use pussa_rules::{EndReason, Game, GameState, Hole, Mode, RoundResult, Setup, Side, Status};
 use serde::Serialize;
 
@@ -37,7 +38,8 @@ pub struct Args {
     /// Start from this position string (see `pussa rules`).
     #[arg(long)]
     pub position: Option<String>,
-    /// Moves played from the start before analysing, separated by spaces or commas.
+    /// Moves played from the start before analysing, separated by spaces or commas, taken as
+    /// `replay` takes them: a decided result at the end (`1-0`, a resignation) ends the game.
     #[arg(long, allow_hyphen_values = true)]
     pub moves: Option<String>,
     /// Search this many plies deep (default 12, less if every value is proven sooner).
@@ -198,16 +200,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let moves = parse_moves(args.moves.as_deref().unwrap_or(""));
     let start_round = g.round();
     let mut played = 0usize;
-    play_moves(&mut g, start_round, &moves, |_, _, _, _| {
+    let listed = play_moves(&mut g, start_round, &moves, |_, _, _, _| {
         played += 1;
         Ok(())
     })?;
+    // A decided result after moves that leave the game unfinished (a resignation) ends it, as
+    // in `replay` and `explain`: its winner (`None`: a draw) and token.
+    let decided = listed
+        .filter(|r| *r != RecordResult::Unfinished && !g.is_over())
+        .map(|r| {
+            let winner = match r {
+                RecordResult::SouthWins => Some(Side::South),
+                RecordResult::NorthWins => Some(Side::North),
+                _ => None,
+            };
+            (winner, r.token())
+        });
     // A round the last move given ended: that move has ended it and, in a match, laid out the
     // next round (as `replay`, the web and a record have it), so the position asked about is the
     // next round's start. Told in words as `replay` tells it.
     let mut ended_by_moves = Vec::new();
     let mut over_why = None;
-    if played > 0 && g.is_round_over() {
+    // A decided result after them ends the match with that round: no next round.
+    if played > 0 && g.is_round_over() && decided.is_none() {
         over_why = over_at_once(&g);
         ended_by_moves = next_round_told(&mut g);
         if !ended_by_moves.is_empty() {
@@ -227,6 +242,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let round_end = if played > 0 {
         match g.status() {
             Status::Over { result, .. } => Some(RoundEndJson::of(&result)),
+            // The round the match ends with, by a decided result after the moves.
+            Status::RoundOver { result, .. } if decided.is_some() => {
+                Some(RoundEndJson::of(&result))
+            }
             Status::Playing | Status::RoundOver { .. } => None,
         }
     } else {
@@ -256,6 +275,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Mode::Single => ("single", "round_margin"),
         Mode::Match => ("match", "match_value"),
     };
+    if let Some((winner, token)) = decided {
+        if args.json {
+            let a = AnalysisJson {
+                over: true,
+                analysed: None,
+                state: StateJson::of(&g).decided(winner),
+                ..AnalysisJson::of(&g, &asked, mode_name, values_name)
+            };
+            writeln!(crate::stdout(), "{}", serde_json::to_string(&a)?)?;
+            return Ok(());
+        }
+        let what = if mode == Mode::Match { "match" } else { "game" };
+        let verdict = winner.map_or("a draw".to_string(), |w| format!("{w} wins"));
+        bail!(
+            "the {what} is over ({verdict}: the result given after the moves, {token}): there is \
+             no move to analyse"
+        );
+    }
     if g.is_over() {
         if args.json {
             let a = AnalysisJson {

@@ -63,7 +63,8 @@ pub enum Sub {
         closed_dir: Option<PathBuf>,
     },
     /// Play a match with every round perfect for seeds, and solve the match states by
-    /// backward induction on the rounds' exact margins.
+    /// backward induction on the rounds' exact margins. Both read the tables, open board and
+    /// closed patterns (`egtb build` and `egtb build --closed all`), whatever the seeds a hole.
     Match {
         /// The game.
         #[arg(long)]
@@ -93,7 +94,8 @@ pub enum Sub {
         seeds_per_hole: Option<u8>,
         /// Also solve every match state exactly: each round searched to its end with the
         /// repetition history, stopping at the tables (open and closed-hole) where they decide;
-        /// 1 seed a hole is searched without tables. Compares with the margins' verdicts.
+        /// with 1 seed a hole these exact values are searched without tables (the match and
+        /// the margins before them still need the tables). Compares with the margins' verdicts.
         #[arg(long)]
         exhaustive: bool,
     },

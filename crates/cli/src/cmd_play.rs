@@ -442,9 +442,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     result
 }
 
-/// A flag raised by SIGTERM or SIGHUP (a `kill`, a closed terminal window), so that the game
-/// ends as after `q` and the terminal is given back as it was, rather than the process dying
-/// with the game's screen still up. Should the game not notice within two seconds, the
+/// A flag raised by SIGTERM, SIGHUP, SIGINT or SIGQUIT (a `kill`, a closed terminal window, a
+/// `kill -INT` or `timeout -s INT`, a wrapper passing on Ctrl-C: in raw mode Ctrl-C itself is a
+/// key), so that the game ends as after `q`, its record written, and the terminal is given back
+/// as it was, rather than the process dying with the game's screen still up. Should the game not notice within two seconds, the
 /// terminal is restored and the process ends from the signal's thread.
 fn stop_on_signals() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
@@ -462,14 +463,18 @@ fn stop_on_signals() -> Arc<AtomicBool> {
                 Ok::<_, std::io::Error>((
                     signal(SignalKind::terminate())?,
                     signal(SignalKind::hangup())?,
+                    signal(SignalKind::interrupt())?,
+                    signal(SignalKind::quit())?,
                 ))
             });
-            if let Ok((mut term, mut hup)) = signals {
+            if let Ok((mut term, mut hup, mut int, mut quit)) = signals {
                 std::thread::spawn(move || {
                     runtime.block_on(async {
                         tokio::select! {
                             _ = term.recv() => {}
                             _ = hup.recv() => {}
+                            _ = int.recv() => {}
+                            _ = quit.recv() => {}
                         }
                     });
                     flag.store(true, Ordering::Release);

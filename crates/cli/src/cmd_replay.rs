@@ -40,7 +40,9 @@ use serde::Serialize;
 pub struct Args {
     /// The game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6 (default: the game the
     /// `--position` string names).
-    #[arg(long, required_unless_present_any = ["record", "position"])]
+    // Not required with --game-number either: that needs --record, and clap's usage for it
+    // should name --record alone.
+    #[arg(long, required_unless_present_any = ["record", "position", "game_number"])]
     pub game: Option<Game>,
     /// Play a match of several rounds instead of a single game.
     #[arg(long = "match", conflicts_with = "record")]
@@ -359,6 +361,20 @@ impl StateJson {
             winner: g.winner().map(side_word),
         }
     }
+
+    /// This state ended by a result decided without the moves finishing the game (a
+    /// resignation, a result after `--moves`): over, with no more moves in the round either
+    /// (one meaning of `round_over`, the server's state's as well), won by `winner` (`None`: a
+    /// draw).
+    #[must_use]
+    pub fn decided(mut self, winner: Option<Side>) -> StateJson {
+        self.to_move = None;
+        self.legal.clear();
+        self.round_over = true;
+        self.match_over = true;
+        self.winner = Some(side_word(winner));
+        self
+    }
 }
 
 impl StateJson {
@@ -434,6 +450,8 @@ trait Show {
     /// (a separate step) the round's end in `g`.
     fn start_over(&mut self, given: &Position, why: &str, g: &GameState) -> anyhow::Result<()>;
     /// Move `n` of the list (from 1), numbered `number` as records write it (`3...`, `R2 1.`).
+    /// `ends`: the move ends a round of a match, and the match with it, by the result that
+    /// follows (a match stopped at its round limit, a resignation): no next round follows.
     fn moved(
         &mut self,
         n: usize,
@@ -441,6 +459,7 @@ trait Show {
         mv: Hole,
         r: &MoveReport,
         g: &GameState,
+        ends: bool,
     ) -> anyhow::Result<()>;
     fn next_round(&mut self, refill: Option<&Event>, g: &GameState) -> anyhow::Result<()>;
     /// After the last move: the record's decided result, if the moves left the game unfinished.
@@ -485,6 +504,7 @@ impl<W: Write> Show for Json<W> {
         _: Hole,
         _: &MoveReport,
         g: &GameState,
+        _: bool,
     ) -> anyhow::Result<()> {
         self.line(g)
     }
@@ -492,14 +512,8 @@ impl<W: Write> Show for Json<W> {
         self.line(g)
     }
     fn finish(&mut self, decided: Option<&Decided>, _: &GameState) -> anyhow::Result<()> {
-        if let (Some(d), Some(line)) = (decided, self.pending.as_mut()) {
-            // Over: no more moves in the round either (one meaning of `round_over`, the
-            // server's state's as well).
-            line.to_move = None;
-            line.legal.clear();
-            line.round_over = true;
-            line.match_over = true;
-            line.winner = Some(side_word(d.winner));
+        if let Some(d) = decided {
+            self.pending = self.pending.take().map(|line| line.decided(d.winner));
         }
         self.flush()
     }
@@ -775,6 +789,7 @@ impl<W: Write> Show for Text<W> {
         mv: Hole,
         r: &MoveReport,
         g: &GameState,
+        ends: bool,
     ) -> anyhow::Result<()> {
         let t = r.outcome.taken;
         let took = match (t[0], t[1]) {
@@ -793,7 +808,16 @@ impl<W: Write> Show for Text<W> {
         if let Some(Some(c)) = self.comments.get(n - 1) {
             writeln!(self.out, "{{{c}}}")?;
         }
-        self.state(g)
+        match g.status() {
+            // The match ends with this round: what each holds, no next round.
+            Status::RoundOver { result, .. } if ends => {
+                writeln!(self.out, "{}", board(g))?;
+                writeln!(self.out, "{}", round_end_words(g.game(), &result))?;
+                writeln!(self.out, "Holding: {}.", pair(g.position().stores()))?;
+                Ok(())
+            }
+            _ => self.state(g),
+        }
     }
 
     fn next_round(&mut self, refill: Option<&Event>, g: &GameState) -> anyhow::Result<()> {
@@ -893,10 +917,24 @@ fn replay(
     // that was over there and is laid out now is a later round (`R2 1.`).
     let start_round = g.round();
     advance(&mut g, show)?;
+    // A decided result after the last move (the record's, or one ending the list) ends the
+    // game there: when that move ends a round of a match (a match stopped at its round limit,
+    // as `pussa tournament` writes it, or a resignation between rounds), the match ends with
+    // that round and the next is not laid out.
+    let last = moves
+        .iter()
+        .filter(|t| matches!(t, MoveToken::Move(_)))
+        .count();
+    let decided_at_end = decided.is_some()
+        || matches!(moves.last(), Some(MoveToken::Result(r)) if *r != RecordResult::Unfinished);
     let mut n = 0;
     let played = play_moves(&mut g, start_round, moves, |number, mv, report, g| {
         n += 1;
-        show.moved(n, number, mv, report, g)?;
+        let ends = decided_at_end && n == last && matches!(g.status(), Status::RoundOver { .. });
+        show.moved(n, number, mv, report, g, ends)?;
+        if ends {
+            return Ok(());
+        }
         advance(g, show)
     });
     let listed = match played {
@@ -986,73 +1024,75 @@ fn read_record_file(path: &Path) -> anyhow::Result<String> {
     })
 }
 
-/// The byte offset in `record` of the first text after its result token (`1-0`, `*`, …) that
-/// is not blank, if any: the text that ends a file of records, since it cannot start one.
-/// Tags (lines starting with `[`) and comments `{…}` are skipped; a record whose moves never
-/// reach a result has none.
-fn text_after_result(record: &str) -> Option<usize> {
-    let mut at = 0;
-    // The tags.
-    for line in record.split_inclusive('\n') {
-        if !line.trim_start().starts_with('[') && !line.trim().is_empty() {
-            break;
-        }
-        at += line.len();
+/// The records of a file, each with its byte offset in `text`. A record starts with its tags:
+/// the first record at the start of the file, each later one at the first tag line (a line
+/// starting with `[`) after the previous record's result, or after its moves if it has no
+/// result token. So any tag may come before `[Game …]`, as PGN writes `[Event …]` first.
+/// Reading stops at the first text that cannot start a record: text after a record's result
+/// that is not a tag (a move, a comment) belongs to that record (an error of it) and ends the
+/// file. Returns the records and the line (from 1) where reading stopped, if it stopped before
+/// the end.
+fn records_of(text: &str) -> (Vec<(usize, &str)>, Option<usize>) {
+    #[derive(PartialEq)]
+    enum Part {
+        Tags,
+        Moves,
+        AfterResult,
     }
-    let mut rest = &record[at..];
-    let mut found = false;
-    loop {
-        let trimmed = rest.trim_start();
-        at += rest.len() - trimmed.len();
-        rest = trimmed;
-        let first = rest.chars().next()?;
-        if found {
-            return Some(at);
+    let mut starts: Vec<usize> = vec![0];
+    let mut part = Part::Tags;
+    let mut stopped = None;
+    let mut at = text
+        .strip_prefix('\u{feff}')
+        .map_or(0, |_| '\u{feff}'.len_utf8());
+    while let Some(first) = text[at..].chars().next() {
+        if first.is_whitespace() {
+            at += first.len_utf8();
+            continue;
         }
-        let end = if first == '{' {
-            rest.find('}').map_or(rest.len(), |e| e + 1)
+        let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+        let at_line_start = text[line_start..at].trim().is_empty();
+        let end = if first == '[' && at_line_start {
+            // A tag line: in the tags of this record, or the start of the next one.
+            if part != Part::Tags {
+                starts.push(line_start);
+                part = Part::Tags;
+            }
+            text[at..].find('\n').map_or(text.len(), |e| at + e)
+        } else if part == Part::AfterResult {
+            stopped = Some(1 + text[..at].matches('\n').count());
+            break;
+        } else if first == '{' {
+            text[at..].find('}').map_or(text.len(), |e| at + e + 1)
         } else {
-            let end = rest
+            let end = text[at..]
                 .find(|c: char| c.is_whitespace() || c == '{' || c == '}')
-                .unwrap_or(rest.len())
-                .max(first.len_utf8());
-            found = RecordResult::from_token(&rest[..end]).is_some();
+                .map_or(text.len(), |e| at + e)
+                .max(at + first.len_utf8());
+            part = if RecordResult::from_token(&text[at..end]).is_some() {
+                Part::AfterResult
+            } else {
+                Part::Moves
+            };
             end
         };
-        at += end;
-        rest = &rest[end..];
+        at = end;
     }
-}
-
-/// The records of a file: each starts at a `[Game …]` line, with its byte offset in `text`.
-/// Reading stops at the first text that cannot start a record: text after a record's result
-/// belongs to that record (an error of it) and ends the file. Returns the records and the line
-/// (from 1) where reading stopped, if it stopped before the end.
-fn records_of(text: &str) -> (Vec<(usize, &str)>, Option<usize>) {
-    let mut starts: Vec<usize> = Vec::new();
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with("[Game ") {
-            starts.push(at);
-        }
-        at += line.len();
-    }
-    let mut records = Vec::new();
-    for (i, &s) in starts.iter().enumerate() {
-        let record = &text[s..starts.get(i + 1).copied().unwrap_or(text.len())];
-        records.push((s, record));
-        if let Some(junk) = text_after_result(record) {
-            let line = 1 + text[..s + junk].matches('\n').count();
-            if i + 1 < starts.len() {
-                return (records, Some(line));
-            }
-        }
-    }
-    (records, None)
+    let records = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            (
+                s,
+                &text[s..starts.get(i + 1).copied().unwrap_or(text.len())],
+            )
+        })
+        .collect();
+    (records, stopped)
 }
 
 /// Game `n` of a file of records: the record tagged `[Number "n"]`, or else the `n`th record
-/// (records start at a `[Game …]` line), with its byte offset in `text`, among the records
+/// (a record starts at its first tag), with its byte offset in `text`, among the records
 /// before the first text that cannot start one.
 ///
 /// # Errors
@@ -1097,7 +1137,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let rec = Record::parse(&text)
             .map_err(|e| e.with_line_offset(lines_before))
             .with_context(|| {
-                let several = args.game_number.is_none() && text.matches("\n[Game ").count() > 0;
+                let several = args.game_number.is_none() && records_of(&text).0.len() > 1;
                 format!(
                     "record {}{}",
                     path.display(),
@@ -1146,6 +1186,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let given = rec.setup().and_then(|s| s.position().ok());
         (rec.start_state().clone(), given, moves)
     } else {
+        if args.game_number.is_some() {
+            // clap lets this through when --record conflicts with another option given.
+            bail!("--game-number needs --record: it picks game N of a file of records");
+        }
         let game = game_of(args.game, args.position.as_deref())?;
         let mode = if args.match_mode {
             Mode::Match

@@ -184,9 +184,15 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // A closed pipe (`pussa ... | head`) is not an error worth reporting.
+            // Output written through serde_json (`--json`) fails with its error, which keeps
+            // the write's kind.
             let broken_pipe = e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+                let kind = c.downcast_ref::<std::io::Error>().map(std::io::Error::kind);
+                let kind = kind.or_else(|| {
+                    c.downcast_ref::<serde_json::Error>()
+                        .and_then(serde_json::Error::io_error_kind)
+                });
+                kind == Some(std::io::ErrorKind::BrokenPipe)
             });
             if broken_pipe {
                 return ExitCode::SUCCESS;

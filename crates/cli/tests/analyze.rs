@@ -327,6 +327,71 @@ fn a_finished_game_answers_in_json_that_it_is_over() {
     assert_eq!(v["depth"], 0);
 }
 
+/// A decided result after `--moves` (a resignation) ends the game, as `replay` and `explain`
+/// take it: `--json` answers that it is over, with the result's winner and replay's last state;
+/// the text is an error that names the result.
+#[test]
+fn a_decided_result_after_the_moves_ends_the_game_as_replay_has_it() {
+    for (result, winner, words) in [
+        ("1-0", "S", "South wins"),
+        ("0-1", "N", "North wins"),
+        ("1/2-1/2", "draw", "a draw"),
+    ] {
+        let moves = format!("C e {result}");
+        let v = ok_json(&[
+            "analyze",
+            "--game",
+            "walak-pussa",
+            "--moves",
+            &moves,
+            "--depth",
+            "4",
+            "--json",
+        ]);
+        assert_eq!(v["over"], true, "{result}");
+        assert_eq!(v["value"], Value::Null);
+        assert_eq!(v["analysed"], Value::Null);
+        assert_eq!(v["moves"].as_array().unwrap().len(), 0);
+        assert_eq!(v["depth"], 0);
+        assert_eq!(v["state"]["winner"], winner);
+        assert_eq!(v["state"]["match_over"], true);
+        // The same state as replay's last line.
+        let o = pussa(&[
+            "replay",
+            "--game",
+            "walak-pussa",
+            "--moves",
+            &moves,
+            "--json",
+        ]);
+        assert!(o.status.success());
+        let last: Value =
+            serde_json::from_str(String::from_utf8(o.stdout).unwrap().lines().last().unwrap())
+                .unwrap();
+        assert_eq!(v["state"], last, "{result}");
+        let err = fails(&["analyze", "--game", "walak-pussa", "--moves", &moves]);
+        assert_eq!(
+            err,
+            format!(
+                "error: the game is over ({words}: the result given after the moves, \
+                 {result}): there is no move to analyse\n"
+            )
+        );
+    }
+    // An unfinished result leaves the game to analyse.
+    let v = ok_json(&[
+        "analyze",
+        "--game",
+        "walak-pussa",
+        "--moves",
+        "C e *",
+        "--depth",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(v["over"], false);
+}
+
 #[test]
 fn the_game_comes_from_the_position_when_game_is_absent() {
     let pos = "0,1,0,2,0,0,0/1,0,0,0,1,0,2 63 0 S 1 pasu-pondi";

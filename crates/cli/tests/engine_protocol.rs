@@ -191,6 +191,49 @@ fn go_movetime_then_stop() {
     assert!(e.quit().success());
 }
 
+/// A `go` sent right after `stop`, before the stopped search's `bestmove` (a manager that
+/// pipelines them), waits for that search and is then searched: two `bestmove`s, in order, and
+/// no error. The same for `setoption name EGTBPath`. Without `stop`, a second `go` is still
+/// refused.
+#[test]
+fn go_right_after_stop_is_searched_once_the_stopped_search_has_answered() {
+    let mut e = Engine::start();
+    e.send("newgame raja-pasu");
+    e.send("position startpos");
+    for _ in 0..3 {
+        e.send("go infinite");
+        e.send("go depth 2");
+        let refused = e.until(|l| l.starts_with("info string error"));
+        assert_eq!(
+            refused.last().unwrap(),
+            "info string error: go: a search is already running; send stop first"
+        );
+        // In one write, as a pipelining manager sends them.
+        e.send("stop\ngo depth 3");
+        let (first, _) = e.bestmove();
+        let (second, best) = e.bestmove();
+        assert!(
+            !first.iter().chain(&second).any(|l| l.contains("error")),
+            "{first:?} {second:?}"
+        );
+        assert!(
+            second.iter().any(|l| l.starts_with("info depth 3 ")),
+            "{second:?}"
+        );
+        assert!(best.len() == 1, "{best}");
+        e.send("go infinite");
+        e.send("stop\nsetoption name EGTBPath value none\nisready");
+        let (stopped, _) = e.bestmove();
+        assert!(!stopped.iter().any(|l| l.contains("error")), "{stopped:?}");
+        let tables = e.until(|l| l == "readyok");
+        assert_eq!(
+            tables,
+            ["info string EGTBPath: no endgame tables", "readyok"]
+        );
+    }
+    assert!(e.quit().success());
+}
+
 #[test]
 fn errors_keep_the_engine_alive() {
     let mut e = Engine::start();

@@ -725,6 +725,163 @@ fn reading_a_file_of_records_stops_at_text_after_a_result() {
     ]);
 }
 
+/// Game 1 of `pussa tournament --game walak-pussa --match level:beginner level:novice
+/// --max-rounds 3 --pgn`: drawn at the round limit, its last move ending round 3. The
+/// tournament's final position: `x,x,x,x,0,0,0/0,0,0,0,0,0,0 3+8 13+32 S 3 walak-pussa`.
+const ROUND_LIMIT_RECORD: &str = "[Game \"walak-pussa\"]\n[Mode \"match\"]\n\
+    [South \"level:beginner\"]\n[North \"level:novice\"]\n[First \"S\"]\n[Result \"1/2-1/2\"]\n\
+    [Event \"pussa tournament\"]\n[Number \"1\"]\n[Termination \"drawn at the round limit (3)\"]\n\n\
+    1. C e 2. F a {end of the random opening} 3. G e 4. D c 5. G a 6. E c 7. G a 8.\n\
+    F a 9. G e\nR2 1. D d 2. E d 3. D f 4. D f 5. D d 6. F f 7. E a 8. G a 9. F e 10. G f\n\
+    R3 1. G b 2. E f 3. E f 4. G c 5. G b 1/2-1/2\n";
+
+/// A match drawn at its round limit ends, in `replay`, with the round the tournament played
+/// last: no round after it is laid out, the last state is that round's end (the holdings the
+/// tournament wrote), over and drawn. The same for `--moves` ending in a decided result after
+/// a move that ends a round.
+#[test]
+fn a_match_stopped_at_its_round_limit_replays_to_that_rounds_end() {
+    let rec = scratch("round-limit.pgn", ROUND_LIMIT_RECORD);
+    let path = rec.to_str().unwrap();
+    let states = json_lines(&ok(&["replay", "--record", path, "--json"]));
+    assert!(
+        states.iter().all(|s| s["round"].as_u64() <= Some(3)),
+        "{states:?}"
+    );
+    let last = states.last().unwrap();
+    assert_eq!(last["round"], 3);
+    assert_eq!(last["board"], serde_json::json!([0u8; 14].to_vec()));
+    assert_eq!(last["closed"], serde_json::json!([0, 1, 2, 3]));
+    assert_eq!(last["stores"], serde_json::json!([11, 45]));
+    assert_eq!(last["to_move"], Value::Null);
+    assert_eq!(last["match_over"], true);
+    assert_eq!(last["winner"], "draw");
+    // Only the last state is over.
+    assert!(states[..states.len() - 1]
+        .iter()
+        .all(|s| s["match_over"] == false));
+    let text = ok(&["replay", "--record", path]);
+    assert!(
+        !text.contains("Round 4") && !text.contains("round 4"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "Taken in the round: South 8, North 32; North wins the round.\nHolding: South 11, \
+             North 45.\nThe match is over: a draw (drawn at the round limit (3)).\n"
+        ),
+        "{text}"
+    );
+    // The same moves given with --moves and the result.
+    let moves = "C e F a G e D c G a E c G a F a G e R2 D d E d D f D f D d F f E a G a F e G f \
+                 R3 G b E f E f G c G b";
+    let given = json_lines(&ok(&[
+        "replay",
+        "--game",
+        "walak-pussa",
+        "--match",
+        "--moves",
+        &format!("{moves} 1/2-1/2"),
+        "--json",
+    ]));
+    assert_eq!(given, states);
+    // Unfinished, the match goes on: round 4 is laid out.
+    let open = json_lines(&ok(&[
+        "replay",
+        "--game",
+        "walak-pussa",
+        "--match",
+        "--moves",
+        moves,
+        "--json",
+    ]));
+    assert_eq!(open.last().unwrap()["round"], 4);
+    assert_eq!(open.last().unwrap()["match_over"], false);
+    // analyze: over, at the round's end, the tournament's final position.
+    let out = ok(&[
+        "analyze",
+        "--game",
+        "walak-pussa",
+        "--match",
+        "--moves",
+        &format!("{moves} 1/2-1/2"),
+        "--json",
+    ]);
+    let a: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(a["over"], true);
+    assert_eq!(
+        a["position"],
+        "x,x,x,x,0,0,0/0,0,0,0,0,0,0 3+8 13+32 S 3 walak-pussa"
+    );
+    assert_eq!(a["round_end"]["round"], 3);
+    assert_eq!(a["state"], *last);
+}
+
+/// `--game-number` without `--record`: the usage names `--record`, the one option missing, and
+/// not `--game`, which a record does not need.
+#[test]
+fn game_number_without_record_asks_for_record_alone() {
+    let o = pussa(&["replay", "--game-number", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("  --record <RECORD>\n"), "{err}");
+    assert!(!err.contains("--game <GAME>"), "{err}");
+    assert!(
+        err.contains("Usage: pussa replay --record <RECORD> --game-number <N>\n"),
+        "{err}"
+    );
+    let err = fails(&["replay", "--game-number", "2", "--moves", "A"]);
+    assert_eq!(
+        err,
+        "error: --game-number needs --record: it picks game N of a file of records\n"
+    );
+}
+
+/// A record starts at its first tag, whichever it is: in a file of records written with
+/// `[Event …]` first (PGN's order), each game is read with `--game-number`, and a record
+/// without a result token ends where the next one's tags begin.
+#[test]
+fn a_file_of_records_with_a_tag_before_game_is_read_one_game_at_a_time() {
+    let rec = scratch(
+        "event-first.pgn",
+        "[Event \"club night\"]\n[Game \"walak-pussa\"]\n[Result \"*\"]\n\n1. A *\n\n\
+         [Event \"club night\"]\n[Game \"walak-pussa\"]\n[Result \"*\"]\n\n1. B *\n\n\
+         [Event \"club night\"]\n[Game \"raja-pasu\"]\n\n1. G\n\n\
+         [Event \"club night\"]\n[Game \"walak-pussa\"]\n\n1. C *\n",
+    );
+    let path = rec.to_str().unwrap();
+    let read = |n: &str| {
+        json_lines(&ok(&[
+            "replay",
+            "--record",
+            path,
+            "--game-number",
+            n,
+            "--json",
+        ]))
+    };
+    let played = |game: &str, mv: &str| {
+        json_lines(&ok(&["replay", "--game", game, "--moves", mv, "--json"]))
+    };
+    assert_eq!(read("1"), played("walak-pussa", "A"));
+    assert_eq!(read("2"), played("walak-pussa", "B"));
+    assert_eq!(read("3"), played("raja-pasu", "G"));
+    assert_eq!(read("4"), played("walak-pussa", "C"));
+    // A game the file does not hold.
+    let err = fails(&["replay", "--record", path, "--game-number", "5"]);
+    assert_eq!(err, format!("error: record {path}: no game number 5\n"));
+    // Read whole, the file names the second game and gives advice that fits it.
+    let err = fails(&["replay", "--record", path]);
+    assert_eq!(
+        err,
+        format!(
+            "error: record {path} (pick one game with --game-number N): line 7, column 1: a \
+             second game starts here: a record holds one game (to read one game of a file of \
+             several, split the file before the tags that follow each result)\n"
+        )
+    );
+}
+
 #[test]
 fn a_round_over_at_the_start_numbers_the_next_rounds_moves_with_their_marker() {
     let rec = scratch(

@@ -200,6 +200,52 @@ fn a_kill_gives_the_terminal_back() {
     assert!(!s.contains("your move") && !s.contains(" board "), "{s}");
 }
 
+/// SIGINT and SIGQUIT from outside (`kill -INT`, `timeout -s INT`, a wrapper passing on
+/// Ctrl-C; in raw mode Ctrl-C itself is a key) end the game as SIGTERM does: the `--save` record
+/// is written, the terminal is given back in its own mode (not raw) and the exit status is 0.
+#[test]
+fn sigint_and_sigquit_save_the_record_and_give_the_terminal_back() {
+    for sig in ["INT", "QUIT"] {
+        let Some(t) = tmux(&format!("pussa-test-{}", sig.to_lowercase())) else {
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("pussa-play-{sig}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let pid_file = dir.join("pid");
+        let file = dir.join("g.txt");
+        let cmd = format!(
+            "echo BEFORE-THE-GAME; sh -c 'echo $$ > {}; exec {} play --game walak-pussa --hotseat --delay 0 --save {}'; echo EXIT=$?; stty -a | tr ' ;' '\\n\\n' | grep -x -- '-*icanon'; sleep 60",
+            pid_file.display(),
+            pussa(),
+            file.display()
+        );
+        t.start(100, 30, &cmd);
+        t.wait_for("the first prompt", |s| s.contains("your move"));
+        t.keys(&["A"]);
+        t.wait_for("North's turn", |s| s.contains("North: your move"));
+        let pid = std::fs::read_to_string(&pid_file).expect("the game's pid");
+        assert!(Command::new("kill")
+            .args([&format!("-{sig}"), pid.trim()])
+            .status()
+            .expect("kill")
+            .success());
+        let s = t.wait_for("the exit", |s| s.contains("EXIT="));
+        assert!(s.contains("EXIT=0"), "SIG{sig}: {s}");
+        assert!(s.contains("BEFORE-THE-GAME"), "SIG{sig}: {s}");
+        assert!(!s.contains("your move"), "SIG{sig}: {s}");
+        // The terminal is back in canonical mode, not left raw.
+        let s = t.wait_for("stty's answer", |s| s.contains("icanon"));
+        assert!(
+            s.lines().any(|l| l.trim() == "icanon"),
+            "SIG{sig}: the terminal is left raw: {s}"
+        );
+        let text = std::fs::read_to_string(&file).expect("the record is saved");
+        assert!(text.contains("1. A"), "SIG{sig}: {text}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
 fn pussa() -> &'static str {
     env!("CARGO_BIN_EXE_pussa")
 }

@@ -799,9 +799,29 @@ fn egtb_missing_layers_name_the_seed_counts_there() {
         "100",
         "--seeds-per-hole",
         "1",
+        "--states",
+        "--exhaustive",
     ]);
     let e = one_line_error(ok, &err);
     assert!(e.contains("closed holes"), "{e}");
+    // Also with 1 seed a hole and --exhaustive, whose exact values alone are searched without
+    // tables: the error says the command needs them, and so does its help.
+    assert!(
+        e.starts_with(
+            "error: egtb match needs the open board's and the closed patterns' tables, whatever \
+             --seeds-per-hole (with 1 seed a hole only --exhaustive's exact values are searched \
+             without them): "
+        ),
+        "{e}"
+    );
+    let (ok, help, _) = pussa(&["help", "egtb", "match"]);
+    assert!(ok);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("Both read the tables, open board and closed patterns")
+            && help.contains("the match and the margins before them still need the tables"),
+        "{help}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -594,6 +594,25 @@ impl<W: Write + Send + 'static> Engine<W> {
             .is_some_and(|r| !r.done.load(Ordering::SeqCst))
     }
 
+    /// True while a search runs that has not been sent `stop`: a command that must wait for
+    /// the search's end is refused then. A search already sent `stop` is waited for here
+    /// (it writes its `bestmove` first, at once), as UCI engines wait for the previous search
+    /// before a `go` that follows `stop` without waiting for its `bestmove`.
+    fn searching_unstopped(&mut self) -> bool {
+        if !self.searching() {
+            return false;
+        }
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|r| r.stop.load(Ordering::SeqCst))
+        {
+            self.wait();
+            return false;
+        }
+        true
+    }
+
     /// Stops the running search (if any) and waits for its `bestmove`.
     pub fn finish(&mut self) {
         if let Some(r) = self.running.take() {
@@ -655,7 +674,7 @@ impl<W: Write + Send + 'static> Engine<W> {
             }
             "stop" => {
                 if let Some(r) = &self.running {
-                    r.stop.store(true, Ordering::Relaxed);
+                    r.stop.store(true, Ordering::SeqCst);
                 }
             }
             "d" | "show" => self.show(),
@@ -776,7 +795,7 @@ impl<W: Write + Send + 'static> Engine<W> {
     /// `setoption name EGTBPath value <dir>`: opens every game's tables under `dir` (or drops
     /// them with `<empty>` / `none`). On any error the tables in use stay as they were.
     fn set_egtb_path(&mut self, value: &str) -> Result<(), String> {
-        if self.searching() {
+        if self.searching_unstopped() {
             return Err(
                 "setoption: EGTBPath cannot change while a search runs; send stop first".into(),
             );
@@ -920,7 +939,7 @@ impl<W: Write + Send + 'static> Engine<W> {
         // The time (movetime, a clock's share, `info … time`) counts from here.
         let started = std::time::Instant::now();
         let mut g = GoLimits::parse(words)?;
-        if self.searching() {
+        if self.searching_unstopped() {
             return Err("go: a search is already running; send stop first".into());
         }
         // Reap a finished search thread.

@@ -1091,8 +1091,9 @@ impl Parser {
             if result_token.is_some() {
                 if ch == '[' {
                     return self.err(
-                        "a second game starts here: a record holds one game (a tournament's \
-                         records file holds several: split it at the blank line before each '[Game')",
+                        "a second game starts here: a record holds one game (to read one game of \
+                         a file of several, split the file before the tags that follow each \
+                         result)",
                     );
                 }
                 return self.err("nothing may follow the result");

@@ -67,6 +67,10 @@ pub enum SetupError {
     /// Wrong number of space-separated fields.
     #[error("position: expected 6 or 7 fields (board, South's store, North's store, side to move, round, game[, round starter]); found {0}")]
     FieldCount(usize),
+    /// A space inside the board (`4,4,4,4,4,4,4/ 4,4,4,4,4,4,4`), which splits it into
+    /// several fields: the board as written, spaces and all.
+    #[error("position: the board '{0}' has a space in it: write the board without spaces, two rows of 7 holes split by '/' (4,4,4,4,4,4,4/4,4,4,4,4,4,4)")]
+    BoardSpace(String),
     /// The board field is not two rows separated by `/`.
     #[error("position: the board must be two rows separated by '/' (South A-G, then North a-g)")]
     Rows,
@@ -499,6 +503,27 @@ fn seed_count(text: &str) -> Result<u32, Option<String>> {
     Ok(digits.parse().unwrap_or(0))
 }
 
+/// The board of position string `s` as written, if a space cuts it: its first field ends with
+/// `/` or `,`, or the next one starts with either (`4,4,4,4,4,4,4/ 4,4,4,4,4,4,4`, `4,4, 4…`).
+/// The text runs from the board's start to the end of the last field joined to it.
+fn board_cut_by_space(s: &str) -> Option<&str> {
+    let s = s.trim_start();
+    let joins = |c: char| c == '/' || c == ',';
+    let mut end = s.find(char::is_whitespace)?;
+    let mut cut = false;
+    loop {
+        let rest = s[end..].trim_start();
+        let next_start = s.len() - rest.len();
+        let joined = s[..end].ends_with(joins) || rest.starts_with(joins);
+        if !joined || rest.is_empty() {
+            break;
+        }
+        cut = true;
+        end = next_start + rest.find(char::is_whitespace).unwrap_or(rest.len());
+    }
+    cut.then(|| &s[..end])
+}
+
 fn number(field: &'static str, text: &str) -> Result<u32, SetupError> {
     if text.is_empty() || text.len() > 9 || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(SetupError::Number {
@@ -526,26 +551,32 @@ impl FromStr for Setup {
     /// a string parses, and [`Setup::position`] and [`Setup::game_state`] refuse it.
     fn from_str(s: &str) -> Result<Setup, SetupError> {
         let fields: Vec<&str> = s.split_whitespace().collect();
+        // A space inside the board moves every later field: say so before counting fields or
+        // reading the game from the wrong one.
+        if let Some(board) = board_cut_by_space(s) {
+            return Err(SetupError::BoardSpace(board.to_string()));
+        }
         if !(6..=7).contains(&fields.len()) {
             return Err(SetupError::FieldCount(fields.len()));
         }
-        let game: Game = fields[5].parse()?;
-        let total = game.total_seeds();
+        // The board's shape first, which needs no game.
         let rows: Vec<&str> = fields[0].split('/').collect();
         if rows.len() != 2 {
             return Err(SetupError::Rows);
         }
+        let rows: Vec<Vec<&str>> = rows.iter().map(|r| r.split(',').collect()).collect();
+        for side in Side::BOTH {
+            let found = rows[side.index()].len();
+            if found != 7 {
+                return Err(SetupError::RowLength { side, found });
+            }
+        }
+        let game: Game = fields[5].parse()?;
+        let total = game.total_seeds();
         let mut board = [0u8; 14];
         let mut closed = 0u16;
         for side in Side::BOTH {
-            let cells: Vec<&str> = rows[side.index()].split(',').collect();
-            if cells.len() != 7 {
-                return Err(SetupError::RowLength {
-                    side,
-                    found: cells.len(),
-                });
-            }
-            for (k, cell) in cells.iter().enumerate() {
+            for (k, cell) in rows[side.index()].iter().enumerate() {
                 let hole = Hole::of_side(side, k);
                 if cell.eq_ignore_ascii_case("x") {
                     closed |= 1 << hole.index();

@@ -192,3 +192,50 @@ fn a_match_ends_drawn_at_the_last_round_so_its_position_reads_back() {
     let back: Setup = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
     assert!(back.game_state(Mode::Match).unwrap().is_over(), "{text}");
 }
+
+/// A space inside the board splits it into two fields and moves every later field: the error
+/// names the board and the space, not the field the game is then read from (`unknown game
+/// '1'`), nor a count of fields.
+#[test]
+fn a_space_inside_the_board_is_named_as_such() {
+    for (text, board) in [
+        (
+            "4,4,4,4,4,4,4/ 4,4,4,4,4,4,4 0 0 S 1 walak-pussa",
+            "4,4,4,4,4,4,4/ 4,4,4,4,4,4,4",
+        ),
+        (
+            "4,4,4,4,4,4,4 /4,4,4,4,4,4,4 0 0 S 1 walak-pussa",
+            "4,4,4,4,4,4,4 /4,4,4,4,4,4,4",
+        ),
+        (
+            "4,4,4, 4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa N",
+            "4,4,4, 4,4,4,4/4,4,4,4,4,4,4",
+        ),
+        (
+            "  4, 4,4,4,4,4,4/4,4,4,4 ,4,4,4 0 0 S 1 walak-pussa",
+            "4, 4,4,4,4,4,4/4,4,4,4 ,4,4,4",
+        ),
+    ] {
+        let e = text.parse::<Setup>().unwrap_err();
+        assert_eq!(e, SetupError::BoardSpace(board.to_string()), "{text}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "position: the board '{board}' has a space in it: write the board without \
+                 spaces, two rows of 7 holes split by '/' (4,4,4,4,4,4,4/4,4,4,4,4,4,4)"
+            )
+        );
+    }
+    // A row of the wrong length is named before the game field is read.
+    assert_eq!(
+        "4,4,4,4,4,4,4/4,4,4,4,4,4 0 0 S 1 walak-pussa N".parse::<Setup>(),
+        Err(SetupError::RowLength {
+            side: Side::North,
+            found: 6
+        })
+    );
+    // Spaces between the fields are still free.
+    assert!("4,4,4,4,4,4,4/4,4,4,4,4,4,4   0 0 S 1 walak-pussa"
+        .parse::<Setup>()
+        .is_ok());
+}
