@@ -3,10 +3,10 @@
 # (Debian's Chromium driven by playwright-core). Safe to run on a fresh machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-echo "== tmux for the terminal-play tests (crates/cli/tests/play_tmux.rs)"
-if ! command -v tmux >/dev/null; then
+echo "== tmux and script for the terminal tests (crates/cli/tests/play_tmux.rs, tournament_options.rs)"
+if ! command -v tmux >/dev/null || ! command -v script >/dev/null; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update && $SUDO apt-get install -y tmux
+  $SUDO apt-get update && $SUDO apt-get install -y tmux bsdutils
 fi
 echo "== cargo test --workspace"
 cargo test --workspace

@@ -97,10 +97,7 @@ fn depth_with_an_mcts_player_is_warned_about_with_its_real_budget() {
 /// they always agree (the count was drawn apart from the results and lagged one game behind).
 #[test]
 fn the_progress_bar_counts_a_game_with_its_result() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("no `script` to give the run a terminal: skipped");
-        return;
-    }
+    // `script` (util-linux) gives the run a terminal; scripts/test.sh installs it.
     let cmd = format!(
         "{} tournament random greedy -n 12 --concurrency 1",
         env!("CARGO_BIN_EXE_pussa")
