@@ -210,9 +210,9 @@ pub fn run_match(
         .collect();
     let max_seeds = crate::cmd_egtb::cap_max_seeds(game, &wanted, max_seeds);
     let tables = MatchTables::open(game, dir, closed_dir, max_seeds).with_context(|| {
-        "egtb match needs the open board's and the closed patterns' tables, whatever \
-         --seeds-per-hole (with 1 seed a hole only --exhaustive's exact values are searched \
-         without them)"
+        "egtb match needs the open board's tables and the closed patterns' (`pussa egtb build \
+         ... --closed all` builds them all), whatever --seeds-per-hole (with 1 seed a hole only \
+         --exhaustive's exact values are searched without them)"
     })?;
     outln!(
         "{game}: tables 0..={} seeds (open board and closed patterns) opened in {:.2} s",

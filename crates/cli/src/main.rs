@@ -197,8 +197,30 @@ fn main() -> ExitCode {
             if broken_pipe {
                 return ExitCode::SUCCESS;
             }
-            errln!("error: {e:#}");
+            errln!("error: {}", error_line(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error's chain on one line, `context: cause: …` as `{:#}` writes it, except that a cause
+/// that starts with the name of the option its context just gave says it once: `--position:
+/// the board …`, not `--position: position: the board …`.
+fn error_line(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    let mut option: Option<String> = None;
+    for (i, c) in e.chain().enumerate() {
+        let text = c.to_string();
+        let said = option
+            .as_deref()
+            .and_then(|name| text.strip_prefix(name))
+            .and_then(|rest| rest.strip_prefix(": "))
+            .unwrap_or(&text);
+        if i > 0 {
+            out.push_str(": ");
+        }
+        out.push_str(said);
+        option = text.strip_prefix("--").map(str::to_string);
+    }
+    out
 }

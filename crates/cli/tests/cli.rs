@@ -488,11 +488,12 @@ fn malformed_positions_are_refused_with_what_is_wrong() {
 }
 
 /// An unknown game inside `--position` is told once by every command that reads a position
-/// (the game's error used to be printed again as the position error's cause).
+/// (the game's error used to be printed again as the position error's cause), and the option
+/// is named once: not `--position: position: …`.
 #[test]
 fn an_unknown_game_in_a_position_is_told_once() {
     let pos = "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 chess";
-    let want = "error: --position: position: unknown game 'chess': expected one of walak-pussa, \
+    let want = "error: --position: unknown game 'chess': expected one of walak-pussa, \
                 raja-pasu, pasu-pondi, pasu-pondi-6\n";
     let dir = std::env::temp_dir().to_string_lossy().into_owned();
     let runs: [&[&str]; 5] = [

@@ -808,9 +808,9 @@ fn egtb_missing_layers_name_the_seed_counts_there() {
     // tables: the error says the command needs them, and so does its help.
     assert!(
         e.starts_with(
-            "error: egtb match needs the open board's and the closed patterns' tables, whatever \
-             --seeds-per-hole (with 1 seed a hole only --exhaustive's exact values are searched \
-             without them): "
+            "error: egtb match needs the open board's tables and the closed patterns' (`pussa \
+             egtb build ... --closed all` builds them all), whatever --seeds-per-hole (with 1 \
+             seed a hole only --exhaustive's exact values are searched without them): "
         ),
         "{e}"
     );
@@ -1047,7 +1047,7 @@ fn egtb_probe_names_a_missing_layer_below_the_top() {
     assert_eq!(
         e,
         format!(
-            "error: {d}/raja-pasu/3.pegtb is missing: the tables of raja-pasu under {d} go up to 6 seeds, but not 3 (`pussa egtb build` builds the missing layers again)"
+            "error: {d}/raja-pasu/3.pegtb is missing: the tables of raja-pasu under {d} go up to 6 seeds, but not 3 (`pussa egtb build --game raja-pasu --max-seeds 6 --dir {d}` builds the missing layers again)"
         )
     );
     // A position with closed holes: the advice names the closed-hole tables and the command
@@ -1057,7 +1057,7 @@ fn egtb_probe_names_a_missing_layer_below_the_top() {
     assert_eq!(
         e,
         format!(
-            "error: 5 seeds on the board with closed holes (3, 0) (their tables are built by `pussa egtb build --game raja-pasu --closed 3-0 --max-seeds 5 --dir {d}`; --closed-dir DIR says where they are): {d}/raja-pasu/c3-0/0.pegtb is missing: there are no tables of raja-pasu with closed holes (3, 0) under {d} (build them with `pussa egtb build --closed 3-0`)"
+            "error: 5 seeds on the board with closed holes (3, 0) (their tables are built by `pussa egtb build --game raja-pasu --closed 3-0 --max-seeds 5 --dir {d}`; --closed-dir DIR says where they are): {d}/raja-pasu/c3-0/0.pegtb is missing: there are no tables of raja-pasu with closed holes (3, 0) under {d} (build them with `pussa egtb build --game raja-pasu --max-seeds 14 --dir {d} --closed 3-0`)"
         )
     );
     // A position below the gap is still probed.
@@ -1555,5 +1555,51 @@ fn analyze_uses_the_closed_hole_tables_and_refuses_damaged_ones() {
     let (ok, _, err) = pussa(&["analyze", "--egtb", d, "--position", pos, "--depth", "1"]);
     let e = one_line_error(ok, &err);
     assert!(e.contains("c3-0/4.pegtb: payload checksum mismatch"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The "build them with" hint of a missing table is a whole command (game, seeds, the
+/// directory given): pasted as it is, it builds the tables, and the command that asked for them
+/// then runs. A closed pattern's hint names the pattern as `--closed` takes it.
+#[test]
+fn a_missing_tables_hint_is_a_command_that_builds_them() {
+    let dir = empty_dir("hint-runs");
+    let d = dir.to_str().unwrap();
+    let pos = "0,1,0,2,0,0,0/1,0,0,0,1,0,0 93 0 S 1 raja-pasu";
+    let (ok, _, err) = probe_raja(d, pos);
+    let e = one_line_error(ok, &err);
+    let hint = e
+        .split("build them with `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("no hint: {e}"));
+    assert_eq!(
+        hint,
+        format!("pussa egtb build --game raja-pasu --max-seeds 14 --dir {d}")
+    );
+    let words: Vec<&str> = hint.split_whitespace().collect();
+    assert_eq!(words[0], "pussa");
+    let (ok, _, err) = pussa(&words[1..]);
+    assert!(ok, "the hint ran: {err}");
+    let (ok, out, err) = probe_raja(d, pos);
+    assert!(ok && out.contains("exact"), "{out}{err}");
+    // A closed pattern: its tables are missing under the same directory.
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "probe",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        d,
+        "--position",
+        "x,x,x,1,0,0,2/0,1,0,0,0,0,1 45 48 S 2 raja-pasu",
+    ]);
+    let e = one_line_error(ok, &err);
+    assert!(
+        e.contains(&format!(
+            "pussa egtb build --game raja-pasu --max-seeds 14 --dir {d} --closed 3-0`"
+        )),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -420,15 +420,13 @@ impl Tables {
             refuse_gap(dir, game, pattern, k)?;
         }
         if layers.is_empty() {
+            let build = build_command(dir, game, pattern, max.unwrap_or(SUGGESTED_SEEDS));
             return Err(FormatError::Invalid {
                 path: pattern_path(dir, game, pattern, 0),
                 reason: if pattern.is_open() {
-                    format!("no tables for {game} (build them with `pussa egtb build`)")
+                    format!("no tables for {game} (build them with `{build}`)")
                 } else {
-                    format!(
-                        "no tables for {game} with closed holes {pattern} (build them with \
-                         `pussa egtb build --closed`)"
-                    )
+                    format!("no tables for {game} with closed holes {pattern} (build them with `{build}`)")
                 },
             });
         }
@@ -955,6 +953,23 @@ pub(crate) fn refuse_gap(
     Ok(())
 }
 
+/// The seed count a "build them with" hint suggests when nothing says how many are wanted: a
+/// few seconds of building on two cores.
+const SUGGESTED_SEEDS: usize = 14;
+
+/// The command that builds the tables of `game` and `pattern` under `dir` up to `seeds` seeds,
+/// as it can be pasted: closed patterns (with their mirrors) are built with `--closed a-b`.
+fn build_command(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> String {
+    let mut cmd = format!(
+        "pussa egtb build --game {game} --max-seeds {seeds} --dir {}",
+        dir.display()
+    );
+    if !pattern.is_open() {
+        cmd.push_str(&format!(" --closed {}", &pattern.dir_name()[1..]));
+    }
+    cmd
+}
+
 /// Why a table file of `game` and `pattern` with `seeds` seeds is missing, in terms of the
 /// files the directory has: "the tables of raja-pasu under t go up to 4 seeds".
 fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> String {
@@ -963,15 +978,9 @@ fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> Str
     } else {
         format!("tables of {game} with closed holes {pattern}")
     };
-    // The command that builds them: closed patterns (with their mirrors) are built with
-    // `--closed a-b`.
-    let build = if pattern.is_open() {
-        "pussa egtb build".to_string()
-    } else {
-        format!("pussa egtb build --closed {}", &pattern.dir_name()[1..])
-    };
     let found = table_files(dir, game, pattern);
     let Some(&top) = found.last() else {
+        let build = build_command(dir, game, pattern, seeds.max(SUGGESTED_SEEDS));
         if !dir.is_dir() {
             return format!(
                 "there is no directory {} (a directory of tables, built with `{build}`)",
@@ -991,6 +1000,7 @@ fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> Str
     if seeds > top {
         upto
     } else {
+        let build = build_command(dir, game, pattern, top);
         let gaps: Vec<String> = (0..top)
             .filter(|k| found.binary_search(k).is_err())
             .map(|k| k.to_string())

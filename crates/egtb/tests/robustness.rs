@@ -212,8 +212,10 @@ fn a_gap_below_the_largest_file_is_refused_by_every_opener() {
     std::fs::remove_file(&three).unwrap();
     let want = format!(
         "{} is missing: the tables of raja-pasu under {} go up to 4 seeds, but not 3 \
-         (`pussa egtb build` builds the missing layers again)",
+         (`pussa egtb build --game raja-pasu --max-seeds 4 --dir {}` builds the missing layers \
+         again)",
         three.display(),
+        dir.display(),
         dir.display()
     );
     assert_eq!(open_err(&dir, game, None), want);
