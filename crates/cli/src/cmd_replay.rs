@@ -68,7 +68,7 @@ pub struct Args {
     pub record: Option<PathBuf>,
     /// With --record, a file of several records (as `pussa tournament --pgn` writes): replay
     /// game N, the record tagged [Number "N"], or else the Nth record in the file.
-    #[arg(long, value_name = "N", requires = "record", value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
+    #[arg(long, value_name = "N", requires = "record", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
     pub game_number: Option<u32>,
     /// Print one JSON object per state instead of boards.
     #[arg(long)]

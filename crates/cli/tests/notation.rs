@@ -516,6 +516,61 @@ fn numbers_too_large_for_an_option_name_the_real_problem() {
     }
 }
 
+/// A negative number for a numeric option is named as out of its range, with the option, as
+/// `play --seed -1` always was: clap took `-1` for an unknown flag (`unexpected argument '-1'
+/// found`), which named neither.
+#[test]
+fn negative_numbers_name_the_option_and_its_range() {
+    let rec = scratch("negative.txt", "[Game \"walak-pussa\"]\n\n1. A *\n");
+    let rec = rec.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["tournament", "greedy", "random", "--seed", "-1"],
+            "'-1' for '--seed <SEED>': -1 is not in 0..=18446744073709551615",
+        ),
+        (
+            &["tournament", "greedy", "random", "--games", "-5"],
+            "'-5' for '--games <GAMES>': -5 is not in 1..=4294967295",
+        ),
+        (
+            &["tournament", "greedy", "random", "--movetime", "-20"],
+            "'-20' for '--movetime <MOVETIME>': -20 is not in 1..=86400000",
+        ),
+        (
+            &["bench", "--seed", "-1"],
+            "'-1' for '--seed <SEED>': -1 is not in 0..=18446744073709551615",
+        ),
+        (
+            &["analyze", "--game", "raja-pasu", "--depth", "-3"],
+            "'-3' for '--depth <DEPTH>': -3 is not in 1..=96",
+        ),
+        (
+            &["perft", "--game", "raja-pasu", "--depth", "-1"],
+            "'-1' for '--depth <DEPTH>': -1 is not in 0..=64",
+        ),
+        (
+            &["replay", "--record", rec, "--game-number", "-2"],
+            "'-2' for '--game-number <N>': -2 is not in 1..=4294967295",
+        ),
+        (
+            &["egtb", "verify", "--samples", "-1"],
+            "'-1' for '--samples <SAMPLES>': -1 is not in 0..=18446744073709551615",
+        ),
+        (
+            &["serve", "--claim-after", "-5"],
+            "'-5' for '--claim-after <SECONDS>': -5 is not in 1..=86400",
+        ),
+    ];
+    for (args, want) in cases {
+        assert_eq!(usage_error(args), format!("error: invalid value {want}"));
+    }
+    // A flag after a numeric option is still a missing value, not a number.
+    assert_eq!(
+        usage_error(&["tournament", "greedy", "random", "--games", "-q"]),
+        "error: a value is required for '--games <GAMES>' but none was supplied"
+    );
+}
+
 #[test]
 fn explain_json_from_a_position_whose_round_is_over_starts_with_the_round_end_and_refill() {
     let pos = "0,0,0,0,0,0,0/0,0,0,1,0,0,0 40 57 S 1 raja-pasu";

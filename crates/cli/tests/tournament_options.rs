@@ -42,6 +42,66 @@ fn sprt_takes_a_negative_elo0() {
     );
 }
 
+/// `--sprt` with its value forgotten is clap's "a value is required" like every other option:
+/// the next option (`--games`, `-q`) is not taken as the value (it was, and the error blamed the
+/// next word, `unexpected argument '100'`). `--sprt -- -3,…`, clap's usual advice for a value
+/// with a minus sign, gets a message that names the forms that work, never a tip that loops.
+#[test]
+fn sprt_without_its_value_says_so_and_names_the_forms_that_work() {
+    for rest in [&["--games", "100"][..], &["-q"][..], &[][..]] {
+        let mut args = vec![
+            "tournament",
+            "greedy",
+            "random",
+            "--game",
+            "raja-pasu",
+            "--sprt",
+        ];
+        args.extend_from_slice(rest);
+        let o = Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{rest:?}: {err}");
+        assert_eq!(
+            err.lines().next(),
+            Some("error: a value is required for '--sprt <ELO0,ELO1,ALPHA,BETA>' but none was supplied"),
+            "{rest:?}: {err}"
+        );
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args([
+            "tournament",
+            "greedy",
+            "random",
+            "--sprt",
+            "--",
+            "-3,1,0.05,0.05",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err,
+        "error: a value is required for '--sprt' right after it, not after '--' (which ends the \
+         options, so the value would be read as a player): write --sprt -3,1,0.05,0.05 or \
+         --sprt=-3,1,0.05,0.05\n"
+    );
+    // Both forms named there work, and so does a value starting with a point.
+    for sprt in [
+        &["--sprt=-3,1,0.05,0.05"][..],
+        &["--sprt", "-.5,1,0.05,0.05"][..],
+    ] {
+        let mut args = vec!["tournament", "random", "greedy", "-n", "2", "-q"];
+        args.extend_from_slice(sprt);
+        let (ok, out, err) = pussa(&args);
+        assert!(ok, "{sprt:?}: {err}");
+        assert!(out.contains("sprt elo0 -"), "{out}");
+    }
+}
+
 /// `--depth` does not limit UCT: a run with an `mcts` player says so and names the budget it
 /// plays instead (it played a hidden 10,000 playouts a move, whatever the depth, unwarned).
 #[test]
