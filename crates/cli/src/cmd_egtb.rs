@@ -43,7 +43,8 @@ pub enum Sub {
         #[arg(long)]
         quiet: bool,
         /// Build closed-hole patterns instead of the open board: `all` (the match patterns
-        /// (c, 0) and (0, c), c = 1..6) or a list like `2-0,3-1` (each with its mirror).
+        /// (c, 0) and (0, c), c = 1..6) or a list like `2-0,3-0` (each with its mirror; no
+        /// game closes holes in both rows, so `3-1` is refused).
         #[arg(long)]
         closed: Option<String>,
     },
