@@ -252,7 +252,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let concurrency = args.concurrency.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_CONCURRENCY))
     });
-    let config = Config {
+    let mut config = Config {
         game,
         mode: if args.match_mode {
             Mode::Match
@@ -276,6 +276,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         oracles,
         balanced_openings: args.balanced_openings,
         exact_openings,
+        on_overrun: None,
     };
     for w in warnings(&args, &config) {
         errln!("warning: {w}");
@@ -323,36 +324,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let last_line = std::sync::Mutex::new(started);
     let warned = std::sync::atomic::AtomicBool::new(false);
-    // Each external engine's first time overrun is told at once, not only in the summary.
-    let overran = [false, false].map(std::sync::atomic::AtomicBool::new);
-    let report = tournament::run(&config, &|g, so_far| {
-        for (seat, t) in g.engine_time.iter().enumerate() {
-            let player = if seat == 0 {
-                g.south_player
-            } else {
-                1 - g.south_player
-            };
-            if let (Some(t), Some(allowed)) = (t, config.limits.engine_movetime()) {
-                if t.overruns > 0
-                    && !overran[player].swap(true, std::sync::atomic::Ordering::Relaxed)
-                {
-                    bar.suspend(|| {
-                        errln!(
-                            "warning: player {} {} answered later than its move time ({} ms, + \
-                             {} ms margin) in game {} (longest {} ms): it is not stopped before \
-                             the answer timeout, so it plays with more time than it is given; \
-                             the summary and the results count these overruns",
-                            player + 1,
-                            config.player_name(player),
-                            allowed.as_millis(),
-                            tournament::TIME_MARGIN.as_millis(),
-                            g.index + 1,
-                            t.longest_ms
-                        );
-                    });
-                }
+    // Each external engine's first time overrun is told as it happens (not when its game
+    // ends), not only in the summary.
+    if let Some(allowed) = config.limits.engine_movetime() {
+        let overran = Arc::new([false, false].map(std::sync::atomic::AtomicBool::new));
+        let names = [config.player_name(0), config.player_name(1)];
+        let bar = bar.clone();
+        config.on_overrun = Some(Arc::new(move |o: &tournament::Overrun| {
+            if overran[o.player].swap(true, std::sync::atomic::Ordering::Relaxed) {
+                return;
             }
-        }
+            bar.suspend(|| {
+                errln!(
+                    "warning: player {} {} answered later than its move time ({} ms, + {} ms \
+                     margin) in game {} (move {}: {} ms): it is not stopped before the answer \
+                     timeout, so it plays with more time than it is given; the summary and the \
+                     results count these overruns",
+                    o.player + 1,
+                    names[o.player],
+                    allowed.as_millis(),
+                    tournament::TIME_MARGIN.as_millis(),
+                    o.game + 1,
+                    o.ply,
+                    fmt_ms(o.took_us)
+                );
+            });
+        }));
+    }
+    let report = tournament::run(&config, &|g, so_far| {
         let wdl = &so_far.wdl;
         let (elo, _, _) = wdl.elo_interval();
         let line = format!(
@@ -921,20 +920,23 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
 
 /// How long each external engine took to answer: for each player, `null` for a built-in
 /// one, else its moves, its overruns (answers later than `movetime_ms` plus `margin_ms`), its
-/// longest answer and all its answers together, in milliseconds.
+/// longest answer and all its answers together, in milliseconds to the microsecond. An engine
+/// has its object (0 moves) from the start, before any of its games has finished.
 fn engine_time_json(config: &Config, report: &Report) -> serde_json::Value {
     let allowed = config.limits.engine_movetime();
     let players: Vec<serde_json::Value> = report
         .engine_time()
         .iter()
-        .map(|t| match t {
-            Some(t) => {
+        .zip(&config.players)
+        .map(|(t, spec)| match (t, spec) {
+            (Some(_), _) | (None, PlayerSpec::Engine(_)) => {
+                let t = t.unwrap_or_default();
                 let mut v = serde_json::to_value(t).unwrap_or_default();
                 v["movetime_ms"] = serde_json::json!(allowed.map(|a| a.as_millis() as u64));
                 v["margin_ms"] = serde_json::json!(tournament::TIME_MARGIN.as_millis() as u64);
                 v
             }
-            None => serde_json::Value::Null,
+            (None, _) => serde_json::Value::Null,
         })
         .collect();
     serde_json::json!(players)
@@ -1236,17 +1238,24 @@ fn time_overruns(s: &mut String, config: &Config, report: &Report) {
         let _ = writeln!(
             s,
             "time: player {} {} answered later than its move time ({} ms, + {} ms margin) on \
-             {} of {} moves: longest {} ms, mean {:.0} ms",
+             {} of {} moves: longest {} ms, mean {:.1} ms",
             i + 1,
             report.players[i],
             allowed.as_millis(),
             tournament::TIME_MARGIN.as_millis(),
             t.overruns,
             t.moves,
-            t.longest_ms,
+            fmt_ms(t.longest_us),
             t.mean_ms()
         );
     }
+}
+
+/// A duration of `us` microseconds in milliseconds, to the microsecond without trailing zeros
+/// (`30.004`, `150.2`, `12`): an answer counted as an overrun never reads as the limit itself.
+fn fmt_ms(us: u64) -> String {
+    let s = format!("{}.{:03}", us / 1000, us % 1000);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A score with its 95% interval and the results behind it: `0.625 [0.491, 0.759] (+14 =2 -8)`.
@@ -1479,6 +1488,7 @@ mod tests {
             oracles: [None, None],
             balanced_openings: None,
             exact_openings: None,
+            on_overrun: None,
         }
     }
 
