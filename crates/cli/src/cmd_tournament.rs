@@ -897,6 +897,7 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
         "sprt_model": report.sprt.map(|_| SPRT_MODEL),
         "llr": report.llr,
         "sprt_games": report.sprt_games,
+        "sprt_pairs": report.sprt_pairs.map(|p| p.0),
         "stopped_early": finished && report.stopped_early,
         "pairs": report.pairs.0,
         // No pair finished yet (one game so far): no value rather than a made-up 0; no

@@ -2256,11 +2256,15 @@ pub struct Report {
     /// The SPRT's verdict, if one was asked for: the bound first crossed, or
     /// [`SprtDecision::Continue`] if none was.
     pub sprt: Option<SprtDecision>,
-    /// The log-likelihood ratio when a bound was crossed, or after the last game.
+    /// The log-likelihood ratio when a bound was crossed (of [`Report::sprt_pairs`]), or else
+    /// of [`Report::pairs`].
     pub llr: Option<f64>,
     /// Games counted when a bound was crossed (games already running still finish and count
-    /// in [`Report::wdl`]).
+    /// in [`Report::wdl`] and [`Report::pairs`]).
     pub sprt_games: Option<u32>,
+    /// The complete pairs when a bound was crossed, those [`Report::llr`] is computed on
+    /// (`sprt_games / 2` pairs; [`Report::pairs`] also has the pairs that were under way).
+    pub sprt_pairs: Option<Pentanomial>,
     /// True when the SPRT stopped the run before all games were played.
     pub stopped_early: bool,
 }
@@ -2373,6 +2377,8 @@ pub struct SprtVerdict {
     pub llr: f64,
     /// Games counted then (twice the complete pairs).
     pub games: u32,
+    /// The complete pairs then, on which `llr` is computed.
+    pub pairs: Pentanomial,
 }
 
 /// The results counted while games finish, in any order.
@@ -2493,6 +2499,7 @@ pub fn run(
                                 decision,
                                 llr: sprt.llr(&d.pairs),
                                 games: 2 * d.pairs.pairs(),
+                                pairs: d.pairs,
                             });
                             stop.store(true, Ordering::SeqCst);
                         }
@@ -2551,6 +2558,7 @@ impl Report {
                 .sprt
                 .map(|s| verdict.map_or(s.llr(&pairs), |v| v.llr)),
             sprt_games: verdict.map(|v| v.games),
+            sprt_pairs: verdict.map(|v| v.pairs),
             stopped_early,
         }
     }
@@ -2863,6 +2871,7 @@ mod tests {
             sprt: None,
             llr: None,
             sprt_games: None,
+            sprt_pairs: None,
             stopped_early: false,
         };
         assert_eq!(report.below_exact(), Some(([1, 1], 3)));
