@@ -1582,6 +1582,9 @@ impl EngineTime {
     }
 }
 
+/// What [`Config::on_overrun`] calls with each overrun.
+pub type OverrunHook = Arc<dyn Fn(&Overrun) + Send + Sync>;
+
 /// An external engine's answer that came later than its move time plus [`TIME_MARGIN`],
 /// told to [`Config::on_overrun`] as it happens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1784,7 +1787,7 @@ pub struct Config {
     /// Called (from the game's worker thread) each time an external engine answers later than
     /// its move time plus [`TIME_MARGIN`], as it happens, not when its game ends: a caller
     /// that warns about overruns warns at the first one.
-    pub on_overrun: Option<Arc<dyn Fn(&Overrun) + Send + Sync>>,
+    pub on_overrun: Option<OverrunHook>,
 }
 
 impl fmt::Debug for Config {
