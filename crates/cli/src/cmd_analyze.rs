@@ -43,10 +43,10 @@ pub struct Args {
     #[arg(long, allow_hyphen_values = true)]
     pub moves: Option<String>,
     /// Search this many plies deep (default 12, less if every value is proven sooner).
-    #[arg(long, value_parser = crate::numarg::ranged::<u32>(1, 96), conflicts_with = "movetime")]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(1, 96), conflicts_with = "movetime")]
     pub depth: Option<u32>,
     /// Search for this many milliseconds instead of to a fixed depth.
-    #[arg(long, value_parser = crate::numarg::ranged::<u64>(1, 3_600_000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(1, 3_600_000))]
     pub movetime: Option<u64>,
     /// Print one JSON object instead of a table.
     #[arg(long)]

@@ -20,10 +20,10 @@ pub struct Args {
     #[arg(long, default_value_t = 2.0, allow_negative_numbers = true, value_parser = seconds)]
     pub seconds: f64,
     /// Threads playing at once (default: every core).
-    #[arg(long, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
     pub threads: Option<usize>,
     /// Seed of the random moves; thread `t` uses seed + t.
-    #[arg(long, default_value_t = 1, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
     pub seed: u64,
     /// Measure the search instead: a fixed set of positions, each searched to a fixed depth on
     /// one thread; prints nodes and nodes per second, and the total node count (the search's

@@ -27,7 +27,7 @@ pub enum Sub {
         /// The largest number of seeds on the board. The builder's limit depends on the game and
         /// the closed holes (24 seeds for the open board of every game); a larger number is
         /// refused before any work, with the limit.
-        #[arg(long, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
+        #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
         max_seeds: u32,
         /// Where the tables live.
         #[arg(long, default_value = "data/egtb")]
@@ -37,13 +37,14 @@ pub enum Sub {
         rebuild: bool,
         /// Node budget of the history search per position (a position past it is left not
         /// determined, with a warning; a later build builds such a layer again).
-        #[arg(long, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX), default_value_t = 1 << 22)]
+        #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX), default_value_t = 1 << 22)]
         budget: u64,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
         /// Build closed-hole patterns instead of the open board: `all` (the match patterns
-        /// (c, 0) and (0, c), c = 1..6) or a list like `2-0,3-1` (each with its mirror).
+        /// (c, 0) and (0, c), c = 1..6) or a list like `2-0,3-0` (each with its mirror; no
+        /// game closes holes in both rows, so `3-1` is refused).
         #[arg(long)]
         closed: Option<String>,
     },
@@ -76,12 +77,12 @@ pub enum Sub {
         #[arg(long)]
         closed_dir: Option<PathBuf>,
         /// Give up a round after this many nodes.
-        #[arg(long, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX), default_value_t = 2_000_000_000)]
+        #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX), default_value_t = 2_000_000_000)]
         nodes: u64,
         /// Use the tables up to this many seeds only (default: all there are; a number above
         /// the largest layer of the open board or of a closed pattern uses all there are of
         /// each, and says so).
-        #[arg(long, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
+        #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
         max_seeds: Option<usize>,
         /// Also solve every match state (South's holding, starter).
         #[arg(long)]
@@ -90,7 +91,7 @@ pub enum Sub {
         #[arg(long, default_value = "S")]
         first: Side,
         /// Seeds per hole of a reduced (or enlarged) match (default: the game's own).
-        #[arg(long, value_parser = crate::numarg::ranged::<u8>(1, 7))]
+        #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u8>(1, 7))]
         seeds_per_hole: Option<u8>,
         /// Also solve every match state exactly: each round searched to its end with the
         /// repetition history, stopping at the tables (open and closed-hole) where they decide;
@@ -105,7 +106,7 @@ pub enum Sub {
         #[arg(long, required_unless_present = "position")]
         game: Option<Game>,
         /// Seeds per hole of a reduced game (default: the game's own start).
-        #[arg(long, value_parser = crate::numarg::ranged::<u8>(1, 7))]
+        #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u8>(1, 7))]
         seeds_per_hole: Option<u8>,
         /// Start from this position string instead.
         #[arg(long, conflicts_with = "seeds_per_hole")]
@@ -114,11 +115,11 @@ pub enum Sub {
         #[arg(long, default_value = "data/egtb")]
         dir: PathBuf,
         /// Give up after this many nodes.
-        #[arg(long, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX), default_value_t = 200_000_000)]
+        #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX), default_value_t = 200_000_000)]
         nodes: u64,
         /// Use the tables up to this many seeds only (default: all there are; a number above
         /// the largest layer there uses all there are, and says so).
-        #[arg(long, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
+        #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
         max_seeds: Option<usize>,
     },
     /// Check every table file (header, size, checksum, values possible) and re-compute sample
@@ -132,7 +133,7 @@ pub enum Sub {
         dir: PathBuf,
         /// Positions re-computed per layer, spread evenly over it (every position of a layer
         /// that has fewer; 0: none, only the files are checked).
-        #[arg(long, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX), default_value_t = 2000)]
+        #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX), default_value_t = 2000)]
         samples: u64,
         /// Verify the closed-hole tables under --dir instead of the open board's.
         #[arg(long)]

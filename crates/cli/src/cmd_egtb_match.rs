@@ -44,6 +44,14 @@ fn parse_patterns(list: &str) -> anyhow::Result<Vec<Pattern>> {
         if a > 6 || b > 6 || a + b == 0 {
             bail!("--closed: `{item}`: 0 to 6 holes a row, not both 0 (the open board is built without --closed)");
         }
+        // A player closes holes only when short of seeds, and the two cannot both be: no
+        // position has closed holes in both rows, so no command could read these tables.
+        if a > 0 && b > 0 {
+            bail!(
+                "--closed: `{item}`: both rows closed, which no game reaches (only the player \
+                 short of seeds closes holes); the match patterns are c-0 and 0-c, c = 1..6"
+            );
+        }
         out.push(Pattern::new(a, b));
     }
     Ok(out)
@@ -389,10 +397,10 @@ mod tests {
     fn closed_pattern_lists_are_parsed_and_bad_ones_named() {
         assert_eq!(parse_patterns("all").unwrap(), match_patterns());
         assert_eq!(
-            parse_patterns("2-0, 3-1").unwrap(),
-            vec![Pattern::new(2, 0), Pattern::new(3, 1)]
+            parse_patterns("2-0, 0-3").unwrap(),
+            vec![Pattern::new(2, 0), Pattern::new(0, 3)]
         );
-        for bad in ["0-0", "7-0", "2", "a-1", "2-0,"] {
+        for bad in ["0-0", "7-0", "2", "a-1", "2-0,", "3-1", "2-0,6-6"] {
             let e = parse_patterns(bad).unwrap_err();
             assert!(format!("{e:#}").contains("--closed"), "{bad}: {e:#}");
         }

@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(long)]
     pub position: Option<String>,
     /// The deepest length counted.
-    #[arg(long, value_parser = crate::numarg::ranged::<u32>(0, 64))]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(0, 64))]
     pub depth: u32,
     /// Also print the count below each first move at the deepest length.
     #[arg(long)]

@@ -68,7 +68,7 @@ pub struct Args {
     pub record: Option<PathBuf>,
     /// With --record, a file of several records (as `pussa tournament --pgn` writes): replay
     /// game N, the record tagged [Number "N"], or else the Nth record in the file.
-    #[arg(long, value_name = "N", requires = "record", value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
+    #[arg(long, value_name = "N", requires = "record", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
     pub game_number: Option<u32>,
     /// Print one JSON object per state instead of boards.
     #[arg(long)]
@@ -1032,6 +1032,10 @@ fn read_record_file(path: &Path) -> anyhow::Result<String> {
 /// that is not a tag (a move, a comment) belongs to that record (an error of it) and ends the
 /// file. Returns the records and the line (from 1) where reading stopped, if it stopped before
 /// the end.
+///
+/// A byte-order mark at the start of the file is part of the first line's start, so a tag after
+/// it is at the start of its line. One pass, linear in the text: whether a token is at the start
+/// of its line is kept while scanning, never looked for backwards.
 fn records_of(text: &str) -> (Vec<(usize, &str)>, Option<usize>) {
     #[derive(PartialEq)]
     enum Part {
@@ -1045,13 +1049,21 @@ fn records_of(text: &str) -> (Vec<(usize, &str)>, Option<usize>) {
     let mut at = text
         .strip_prefix('\u{feff}')
         .map_or(0, |_| '\u{feff}'.len_utf8());
+    // The byte offset where the current line starts, and whether only whitespace (or the
+    // byte-order mark) came before `at` on it.
+    let mut line_start = 0;
+    let mut at_line_start = true;
+    let mut line = 1;
     while let Some(first) = text[at..].chars().next() {
         if first.is_whitespace() {
             at += first.len_utf8();
+            if first == '\n' {
+                line += 1;
+                line_start = at;
+                at_line_start = true;
+            }
             continue;
         }
-        let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
-        let at_line_start = text[line_start..at].trim().is_empty();
         let end = if first == '[' && at_line_start {
             // A tag line: in the tags of this record, or the start of the next one.
             if part != Part::Tags {
@@ -1060,7 +1072,7 @@ fn records_of(text: &str) -> (Vec<(usize, &str)>, Option<usize>) {
             }
             text[at..].find('\n').map_or(text.len(), |e| at + e)
         } else if part == Part::AfterResult {
-            stopped = Some(1 + text[..at].matches('\n').count());
+            stopped = Some(line);
             break;
         } else if first == '{' {
             text[at..].find('}').map_or(text.len(), |e| at + e + 1)
@@ -1076,6 +1088,13 @@ fn records_of(text: &str) -> (Vec<(usize, &str)>, Option<usize>) {
             };
             end
         };
+        // A comment may span lines: count them, and keep where the last one starts.
+        let token = &text[at..end];
+        if let Some(n) = token.rfind('\n') {
+            line += token.matches('\n').count();
+            line_start = at + n + 1;
+        }
+        at_line_start = false;
         at = end;
     }
     let records = starts

@@ -29,11 +29,11 @@ pub struct Args {
     pub egtb: Option<String>,
     /// Seconds a player's friend must be away from an online game before the player may claim
     /// the win or a draw [default: 60].
-    #[arg(long, value_name = "SECONDS", value_parser = crate::numarg::ranged::<u64>(1, 86_400))]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(1, 86_400))]
     pub claim_after: Option<u64>,
     /// Games one client (IP address) may create a minute (new games, imports and rematches),
     /// in a burst of as many; more are answered 429 with Retry-After. 0: no limit [default: 120].
-    #[arg(long, value_name = "N", value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
     pub new_games_per_minute: Option<u32>,
 }
 

@@ -5,6 +5,7 @@
 
 mod plot;
 
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -45,15 +46,15 @@ pub struct Args {
     #[arg(long = "match")]
     pub match_mode: bool,
     /// Number of games (played in pairs with the seats swapped).
-    #[arg(long, short = 'n', default_value_t = 20, value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
+    #[arg(long, short = 'n', default_value_t = 20, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
     pub games: u32,
     /// Random plies at the start of each pair of games.
-    #[arg(long, default_value_t = 4, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
+    #[arg(long, default_value_t = 4, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
     pub random_opening: u32,
     /// Keep only random openings that a search of this many nodes finds within 3 seeds of even
     /// (all --random-opening plies played; after 200 tries the most even one). Without it any
     /// random opening is played, often one that gives away a dozen seeds.
-    #[arg(long, value_name = "NODES", value_parser = crate::numarg::ranged::<u64>(1, 1_000_000_000))]
+    #[arg(long, value_name = "NODES", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(1, 1_000_000_000))]
     pub balanced_openings: Option<u64>,
     /// Keep only random openings that are exact draws, solved with the endgame tables under
     /// --egtb, a different one for every pair while 200 tries find one (all --random-opening
@@ -69,43 +70,43 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub egtb: Option<PathBuf>,
     /// Seed for openings, levels and random players.
-    #[arg(long, default_value_t = 1, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX))]
     pub seed: u64,
     /// Time per move in milliseconds (search, mcts and engine players; a warning if neither
     /// player is one). With none of --movetime, --depth, --nodes they get 100 ms a move.
     /// 1 to 86400000 (a day).
-    #[arg(long, value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
     pub movetime: Option<u64>,
     /// Search depth per move (search and engine players; mcts has no depth, and with only
     /// --depth it plays 10000 playouts a move, with a warning): 1 to 1000, the most the engine
     /// protocol accepts (an engine would refuse every `go` above it and forfeit).
-    #[arg(long, value_parser = crate::numarg::ranged::<u32>(1, 1000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(1, 1000))]
     pub depth: Option<u32>,
     /// Nodes per move (search and engine players; playouts for mcts).
-    #[arg(long, value_parser = crate::numarg::ranged::<u64>(1, u64::MAX))]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(1, u64::MAX))]
     pub nodes: Option<u64>,
     /// Games played at once, 1 to 256 (default: every core, at most 256).
-    #[arg(long, value_parser = crate::numarg::ranged::<usize>(1, MAX_CONCURRENCY as u64))]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(1, MAX_CONCURRENCY as u64))]
     pub concurrency: Option<usize>,
     /// Stop early when this SPRT is decided: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05, or
     /// -3,1,0.05,0.05 for a non-regression test: a value may start with a minus sign). The
     /// GSPRT as fishtest computes it: pentanomial over the complete pairs, logistic Elo.
-    #[arg(long, allow_hyphen_values = true, value_name = "ELO0,ELO1,ALPHA,BETA")]
+    #[arg(long, value_name = "ELO0,ELO1,ALPHA,BETA")]
     pub sprt: Option<String>,
     /// How long an external engine may take to answer during a game, in milliseconds
     /// (default: 3 × movetime + 1000, or 10000); it must be above --movetime. At most
     /// 86400000 (a day).
-    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
     pub engine_timeout: Option<u64>,
     /// How long an external engine may take to start, in milliseconds: from its launch to
     /// `pussaok`, and from `newgame` to `readyok` (default: 30000, or the answer timeout if
     /// longer). Every engine is started once before the first game, and a run whose engine
     /// cannot start is refused. At most 86400000 (a day).
-    #[arg(long, value_name = "MS", value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(1, MAX_MS))]
     pub engine_start_timeout: Option<u64>,
     /// A match still going after this many rounds is scored a draw (matches only; default
     /// 100).
-    #[arg(long, value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(1, u32::MAX.into()))]
     pub max_rounds: Option<u32>,
     /// Write the games as game records to this file, each appended as it finishes (in the
     /// order games finish); at the end the file is rewritten in game order. An existing file
@@ -131,6 +132,85 @@ pub struct Args {
     /// No progress bar (and, when stderr is not a terminal, no progress lines).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// The command line with `--sprt -3,1,0.05,0.05` joined into `--sprt=-3,1,0.05,0.05`, so that
+/// clap takes a value with a minus sign, which its own test for negative numbers does not (the
+/// commas), while a missing value still gets clap's "a value is required for '--sprt'": the
+/// next word is joined only when it starts with a minus sign and then a digit or a point, never
+/// when it is an option (`--games`, `-q`). Nothing after a `--` that ends the options is
+/// touched.
+///
+/// # Errors
+/// `--sprt --`: clap's usual advice for a value with a minus sign, `-- -3`, ends the options,
+/// so the value would be read as a player; the message gives the forms that work.
+pub fn join_negative_sprt(
+    args: impl IntoIterator<Item = OsString>,
+) -> Result<Vec<OsString>, String> {
+    let mut out: Vec<OsString> = Vec::new();
+    let mut args = args.into_iter().peekable();
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            out.push(arg);
+            out.extend(args);
+            break;
+        }
+        let negative = |v: &OsString| {
+            v.to_str()
+                .and_then(|v| v.strip_prefix('-'))
+                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit() || c == '.'))
+        };
+        if arg == "--sprt" && args.peek().is_some_and(|v| v == "--") {
+            return Err(
+                "a value is required for '--sprt' right after it, not after '--' \
+                        (which ends the options, so the value would be read as a player): \
+                        write --sprt -3,1,0.05,0.05 or --sprt=-3,1,0.05,0.05"
+                    .to_string(),
+            );
+        }
+        if arg == "--sprt" && args.peek().is_some_and(negative) {
+            let mut joined = OsString::from("--sprt=");
+            joined.push(args.next().unwrap_or_default());
+            out.push(joined);
+        } else {
+            out.push(arg);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod sprt_args_tests {
+    use super::join_negative_sprt;
+    use std::ffi::OsString;
+
+    fn join(args: &[&str]) -> Result<Vec<String>, String> {
+        join_negative_sprt(args.iter().map(OsString::from))
+            .map(|v| v.into_iter().map(|a| a.into_string().unwrap()).collect())
+    }
+
+    #[test]
+    fn only_a_value_with_a_minus_sign_is_joined_to_sprt() {
+        assert_eq!(
+            join(&["t", "--sprt", "-3,1,0.05,0.05", "-q"]).unwrap(),
+            ["t", "--sprt=-3,1,0.05,0.05", "-q"]
+        );
+        assert_eq!(
+            join(&["t", "--sprt", "-.5,1,0.05,0.05"]).unwrap(),
+            ["t", "--sprt=-.5,1,0.05,0.05"]
+        );
+        for kept in [
+            &["t", "--sprt", "--games", "100"][..],
+            &["t", "--sprt", "-q"][..],
+            &["t", "--sprt", "0,10,0.05,0.05"][..],
+            &["t", "--", "--sprt", "-3"][..],
+        ] {
+            assert_eq!(join(kept).unwrap(), kept);
+        }
+        assert!(join(&["t", "--sprt", "--", "-3,1,0.05,0.05"])
+            .unwrap_err()
+            .contains("--sprt=-3,1,0.05,0.05"));
+    }
 }
 
 /// Runs the tournament and prints the summary.
@@ -172,7 +252,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let concurrency = args.concurrency.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_CONCURRENCY))
     });
-    let config = Config {
+    let mut config = Config {
         game,
         mode: if args.match_mode {
             Mode::Match
@@ -196,6 +276,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         oracles,
         balanced_openings: args.balanced_openings,
         exact_openings,
+        on_overrun: None,
     };
     for w in warnings(&args, &config) {
         errln!("warning: {w}");
@@ -243,36 +324,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let last_line = std::sync::Mutex::new(started);
     let warned = std::sync::atomic::AtomicBool::new(false);
-    // Each external engine's first time overrun is told at once, not only in the summary.
-    let overran = [false, false].map(std::sync::atomic::AtomicBool::new);
-    let report = tournament::run(&config, &|g, so_far| {
-        for (seat, t) in g.engine_time.iter().enumerate() {
-            let player = if seat == 0 {
-                g.south_player
-            } else {
-                1 - g.south_player
-            };
-            if let (Some(t), Some(allowed)) = (t, config.limits.engine_movetime()) {
-                if t.overruns > 0
-                    && !overran[player].swap(true, std::sync::atomic::Ordering::Relaxed)
-                {
-                    bar.suspend(|| {
-                        errln!(
-                            "warning: player {} {} answered later than its move time ({} ms, + \
-                             {} ms margin) in game {} (longest {} ms): it is not stopped before \
-                             the answer timeout, so it plays with more time than it is given; \
-                             the summary and the results count these overruns",
-                            player + 1,
-                            config.player_name(player),
-                            allowed.as_millis(),
-                            tournament::TIME_MARGIN.as_millis(),
-                            g.index + 1,
-                            t.longest_ms
-                        );
-                    });
-                }
+    // Each external engine's first time overrun is told as it happens (not when its game
+    // ends), not only in the summary.
+    if let Some(allowed) = config.limits.engine_movetime() {
+        let overran = Arc::new([false, false].map(std::sync::atomic::AtomicBool::new));
+        let names = [config.player_name(0), config.player_name(1)];
+        let bar = bar.clone();
+        config.on_overrun = Some(Arc::new(move |o: &tournament::Overrun| {
+            if overran[o.player].swap(true, std::sync::atomic::Ordering::Relaxed) {
+                return;
             }
-        }
+            bar.suspend(|| {
+                errln!(
+                    "warning: player {} {} answered later than its move time ({} ms, + {} ms \
+                     margin) in game {} (move {}: {} ms): it is not stopped before the answer \
+                     timeout, so it plays with more time than it is given; the summary and the \
+                     results count these overruns",
+                    o.player + 1,
+                    names[o.player],
+                    allowed.as_millis(),
+                    tournament::TIME_MARGIN.as_millis(),
+                    o.game + 1,
+                    o.ply,
+                    fmt_ms(o.took_us)
+                );
+            });
+        }));
+    }
+    let report = tournament::run(&config, &|g, so_far| {
         let wdl = &so_far.wdl;
         let (elo, _, _) = wdl.elo_interval();
         let line = format!(
@@ -818,6 +897,7 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
         "sprt_model": report.sprt.map(|_| SPRT_MODEL),
         "llr": report.llr,
         "sprt_games": report.sprt_games,
+        "sprt_pairs": report.sprt_pairs.map(|p| p.0),
         "stopped_early": finished && report.stopped_early,
         "pairs": report.pairs.0,
         // No pair finished yet (one game so far): no value rather than a made-up 0; no
@@ -841,20 +921,23 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
 
 /// How long each external engine took to answer: for each player, `null` for a built-in
 /// one, else its moves, its overruns (answers later than `movetime_ms` plus `margin_ms`), its
-/// longest answer and all its answers together, in milliseconds.
+/// longest answer and all its answers together, in milliseconds to the microsecond. An engine
+/// has its object (0 moves) from the start, before any of its games has finished.
 fn engine_time_json(config: &Config, report: &Report) -> serde_json::Value {
     let allowed = config.limits.engine_movetime();
     let players: Vec<serde_json::Value> = report
         .engine_time()
         .iter()
-        .map(|t| match t {
-            Some(t) => {
+        .zip(&config.players)
+        .map(|(t, spec)| match (t, spec) {
+            (Some(_), _) | (None, PlayerSpec::Engine(_)) => {
+                let t = t.unwrap_or_default();
                 let mut v = serde_json::to_value(t).unwrap_or_default();
                 v["movetime_ms"] = serde_json::json!(allowed.map(|a| a.as_millis() as u64));
                 v["margin_ms"] = serde_json::json!(tournament::TIME_MARGIN.as_millis() as u64);
                 v
             }
-            None => serde_json::Value::Null,
+            (None, _) => serde_json::Value::Null,
         })
         .collect();
     serde_json::json!(players)
@@ -1156,17 +1239,24 @@ fn time_overruns(s: &mut String, config: &Config, report: &Report) {
         let _ = writeln!(
             s,
             "time: player {} {} answered later than its move time ({} ms, + {} ms margin) on \
-             {} of {} moves: longest {} ms, mean {:.0} ms",
+             {} of {} moves: longest {} ms, mean {:.1} ms",
             i + 1,
             report.players[i],
             allowed.as_millis(),
             tournament::TIME_MARGIN.as_millis(),
             t.overruns,
             t.moves,
-            t.longest_ms,
+            fmt_ms(t.longest_us),
             t.mean_ms()
         );
     }
+}
+
+/// A duration of `us` microseconds in milliseconds, to the microsecond without trailing zeros
+/// (`30.004`, `150.2`, `12`): an answer counted as an overrun never reads as the limit itself.
+fn fmt_ms(us: u64) -> String {
+    let s = format!("{}.{:03}", us / 1000, us % 1000);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A score with its 95% interval and the results behind it: `0.625 [0.491, 0.759] (+14 =2 -8)`.
@@ -1399,6 +1489,7 @@ mod tests {
             oracles: [None, None],
             balanced_openings: None,
             exact_openings: None,
+            on_overrun: None,
         }
     }
 

@@ -152,7 +152,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let argv = match cmd_tournament::join_negative_sprt(std::env::args_os()) {
+        Ok(argv) => argv,
+        Err(message) => {
+            errln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         // Usage errors: on stderr, with clap's exit code 2.
         Err(e) if e.use_stderr() => e.exit(),

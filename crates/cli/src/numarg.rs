@@ -5,7 +5,9 @@
 /// A clap value parser for a whole number from `lo` to `hi`. A run of digits out of range, of
 /// any length, is "N is not in LO..=HI" (as clap says of the numbers it can read), or, above
 /// `hi` when `hi` is the type's largest value, "N is too large (at most HI)"; anything else is
-/// "'x' is not a whole number".
+/// "'x' is not a whole number". A negative number is named as out of range ("-1 is not in
+/// 0..=64"): every option that uses this parser lets clap pass it a leading minus sign
+/// (`allow_negative_numbers`), rather than take `-1` for an unknown flag.
 ///
 /// # Panics
 /// If `lo` or `hi` does not fit `T`.
@@ -15,6 +17,16 @@ where
 {
     assert!(T::try_from(lo).is_ok() && T::try_from(hi).is_ok());
     move |text: &str| {
+        if let Some(digits) = text.strip_prefix('-') {
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                if digits.bytes().any(|b| b != b'0') {
+                    let shown = digits.trim_start_matches('0');
+                    return Err(format!("-{shown} is not in {lo}..={hi}"));
+                }
+                // -0 is 0.
+                return ranged::<T>(lo, hi)("0");
+            }
+        }
         let digits = text.trim_start_matches('+');
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(format!("'{}' is not a whole number", text.escape_debug()));
@@ -76,7 +88,15 @@ mod tests {
         );
         assert_eq!(depth("x1"), Err("'x1' is not a whole number".to_string()));
         assert_eq!(depth(""), Err("'' is not a whole number".to_string()));
-        assert_eq!(depth("-1"), Err("'-1' is not a whole number".to_string()));
+        assert_eq!(depth("-1"), Err("-1 is not in 0..=64".to_string()));
+        assert_eq!(depth("-007"), Err("-7 is not in 0..=64".to_string()));
+        assert_eq!(depth("-0"), Ok(0));
+        assert_eq!(depth("-"), Err("'-' is not a whole number".to_string()));
+        assert_eq!(depth("-x"), Err("'-x' is not a whole number".to_string()));
+        assert_eq!(
+            ranged::<u64>(0, u64::MAX)("-99999999999999999999"),
+            Err("-99999999999999999999 is not in 0..=18446744073709551615".to_string())
+        );
         let n = ranged::<u32>(1, u32::MAX.into());
         assert_eq!(
             n("99999999999999999999"),

@@ -516,6 +516,61 @@ fn numbers_too_large_for_an_option_name_the_real_problem() {
     }
 }
 
+/// A negative number for a numeric option is named as out of its range, with the option, as
+/// `play --seed -1` always was: clap took `-1` for an unknown flag (`unexpected argument '-1'
+/// found`), which named neither.
+#[test]
+fn negative_numbers_name_the_option_and_its_range() {
+    let rec = scratch("negative.txt", "[Game \"walak-pussa\"]\n\n1. A *\n");
+    let rec = rec.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["tournament", "greedy", "random", "--seed", "-1"],
+            "'-1' for '--seed <SEED>': -1 is not in 0..=18446744073709551615",
+        ),
+        (
+            &["tournament", "greedy", "random", "--games", "-5"],
+            "'-5' for '--games <GAMES>': -5 is not in 1..=4294967295",
+        ),
+        (
+            &["tournament", "greedy", "random", "--movetime", "-20"],
+            "'-20' for '--movetime <MOVETIME>': -20 is not in 1..=86400000",
+        ),
+        (
+            &["bench", "--seed", "-1"],
+            "'-1' for '--seed <SEED>': -1 is not in 0..=18446744073709551615",
+        ),
+        (
+            &["analyze", "--game", "raja-pasu", "--depth", "-3"],
+            "'-3' for '--depth <DEPTH>': -3 is not in 1..=96",
+        ),
+        (
+            &["perft", "--game", "raja-pasu", "--depth", "-1"],
+            "'-1' for '--depth <DEPTH>': -1 is not in 0..=64",
+        ),
+        (
+            &["replay", "--record", rec, "--game-number", "-2"],
+            "'-2' for '--game-number <N>': -2 is not in 1..=4294967295",
+        ),
+        (
+            &["egtb", "verify", "--samples", "-1"],
+            "'-1' for '--samples <SAMPLES>': -1 is not in 0..=18446744073709551615",
+        ),
+        (
+            &["serve", "--claim-after", "-5"],
+            "'-5' for '--claim-after <SECONDS>': -5 is not in 1..=86400",
+        ),
+    ];
+    for (args, want) in cases {
+        assert_eq!(usage_error(args), format!("error: invalid value {want}"));
+    }
+    // A flag after a numeric option is still a missing value, not a number.
+    assert_eq!(
+        usage_error(&["tournament", "greedy", "random", "--games", "-q"]),
+        "error: a value is required for '--games <GAMES>' but none was supplied"
+    );
+}
+
 #[test]
 fn explain_json_from_a_position_whose_round_is_over_starts_with_the_round_end_and_refill() {
     let pos = "0,0,0,0,0,0,0/0,0,0,1,0,0,0 40 57 S 1 raja-pasu";
@@ -880,6 +935,87 @@ fn a_file_of_records_with_a_tag_before_game_is_read_one_game_at_a_time() {
              several, split the file before the tags that follow each result)\n"
         )
     );
+}
+
+/// A file of records that starts with a UTF-8 byte-order mark (as Windows editors write it) is
+/// split as the same file without it: `--game-number N` gives game N or says there is none, and
+/// a single record with the mark gets no hint about files of several games.
+#[test]
+fn a_byte_order_mark_does_not_shift_the_games_of_a_file_of_records() {
+    let games = "[Game \"walak-pussa\"]\n[Result \"*\"]\n\n1. A *\n\n\
+                 [Game \"walak-pussa\"]\n[Result \"*\"]\n\n1. B *\n";
+    let numbered = "[Game \"walak-pussa\"]\n[Number \"1\"]\n[Result \"*\"]\n\n1. C *\n\n\
+                    [Game \"walak-pussa\"]\n[Number \"2\"]\n[Result \"*\"]\n\n1. D *\n";
+    let played = |mv: &str| {
+        json_lines(&ok(&[
+            "replay",
+            "--game",
+            "walak-pussa",
+            "--moves",
+            mv,
+            "--json",
+        ]))
+    };
+    for (name, text, moves) in [
+        ("bom-two.pgn", games, ["A", "B"]),
+        ("bom-numbered.pgn", numbered, ["C", "D"]),
+    ] {
+        let rec = scratch(name, &format!("\u{feff}{text}"));
+        let path = rec.to_str().unwrap();
+        for (n, mv) in ["1", "2"].into_iter().zip(moves) {
+            let got = json_lines(&ok(&[
+                "replay",
+                "--record",
+                path,
+                "--game-number",
+                n,
+                "--json",
+            ]));
+            assert_eq!(got, played(mv), "{name}: game {n}");
+        }
+        let err = fails(&["replay", "--record", path, "--game-number", "3"]);
+        assert_eq!(err, format!("error: record {path}: no game number 3\n"));
+    }
+    let rec = scratch(
+        "bom-bad.pgn",
+        "\u{feff}[Game \"walak-pussa\"]\n[Result \"*\"]\n\n1. A A *\n",
+    );
+    let path = rec.to_str().unwrap();
+    let err = fails(&["replay", "--record", path]);
+    assert!(
+        err.starts_with(&format!("error: record {path}: line 4, column 6: ")),
+        "{err}"
+    );
+}
+
+/// Splitting a file into records is linear in its length: a record whose moves are all on one
+/// line of 2 MB (a lichess-style export) is refused at its bad move at once, with or without
+/// `--game-number` (it took minutes when each token looked back to the start of its line).
+#[test]
+fn a_record_on_one_long_line_is_read_in_linear_time() {
+    let text = format!(
+        "[Game \"raja-pasu\"]\n[Mode \"match\"]\n[Result \"*\"]\n\n{} *\n",
+        vec!["1. A"; 400_000].join(" ")
+    );
+    let rec = scratch("one-long-line.pgn", &text);
+    let path = rec.to_str().unwrap();
+    for extra in [&[][..], &["--game-number", "1"][..]] {
+        let started = std::time::Instant::now();
+        let mut args = vec!["replay", "--record", path];
+        args.extend_from_slice(extra);
+        let err = fails(&args);
+        let took = started.elapsed();
+        assert!(
+            err.starts_with(&format!(
+                "error: record {path}: line 5, column 9: move 1... A: "
+            )),
+            "{err}"
+        );
+        assert!(
+            took < std::time::Duration::from_secs(20),
+            "{extra:?}: {took:?}"
+        );
+    }
 }
 
 #[test]

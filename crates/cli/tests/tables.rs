@@ -1179,6 +1179,38 @@ fn egtb_build_refuses_layers_past_32_bit_ranks_at_once() {
     assert!(!dir.exists(), "something was written");
 }
 
+/// `egtb build --closed` refuses a pattern with closed holes in both rows, which no position
+/// has (only the player short of seeds closes holes), so no command could probe its tables: it
+/// was built, at length, and every probe of such a position was refused.
+#[test]
+fn closed_patterns_with_both_rows_closed_are_refused() {
+    let dir = empty_dir("closed-both");
+    let out = dir.join("tables");
+    for (list, item) in [("3-1", "3-1"), ("2-0,6-6", "6-6"), ("1-1", "1-1")] {
+        let (ok, _, err) = pussa(&[
+            "egtb",
+            "build",
+            "--game",
+            "raja-pasu",
+            "--max-seeds",
+            "4",
+            "--closed",
+            list,
+            "--dir",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert_eq!(
+            one_line_error(ok, &err),
+            format!(
+                "error: --closed: `{item}`: both rows closed, which no game reaches (only the \
+                 player short of seeds closes holes); the match patterns are c-0 and 0-c, c = 1..6"
+            )
+        );
+        assert!(!out.exists(), "{list}: something was written");
+    }
+}
+
 /// `egtb build` into a directory whose game another build is writing is refused at once with
 /// one line naming it (two builds used to race, and one failed with "0.pegtb: No such file or
 /// directory").

@@ -467,6 +467,26 @@ fn sprt_stops_a_lopsided_run_early_on_complete_pairs() {
         assert_eq!(v["sprt"], "accept_h1");
         assert_eq!(v["sprt_games"].as_u64().unwrap() % 2, 0);
         assert!(v["sprt_model"].as_str().unwrap().contains("pentanomial"));
+        // `llr` is the ratio of `sprt_pairs`, the pairs when the bound was crossed, which
+        // count `sprt_games`; `pairs` may hold more (pairs under way then, with concurrency).
+        let counts = |key: &str| -> [u32; 5] {
+            let list: Vec<u32> = v[key]
+                .as_array()
+                .unwrap_or_else(|| panic!("{key}: {v}"))
+                .iter()
+                .map(|p| u32::try_from(p.as_u64().unwrap()).unwrap())
+                .collect();
+            list.try_into().unwrap()
+        };
+        let (at, all) = (counts("sprt_pairs"), counts("pairs"));
+        assert_eq!(
+            2 * u64::from(at.iter().sum::<u32>()),
+            v["sprt_games"].as_u64().unwrap()
+        );
+        assert!(at.iter().zip(all).all(|(a, b)| *a <= b), "{v}");
+        let sprt = pussa_engine::tournament::Sprt::parse("0,100,0.05,0.05").unwrap();
+        let llr = sprt.llr(&pussa_engine::tournament::Pentanomial(at));
+        assert!((v["llr"].as_f64().unwrap() - llr).abs() < 1e-9, "{v}");
     }
     // Every pair 1-1 (the seat decides every game): strong evidence of equal strength, which
     // the game-by-game model could not see.

@@ -15,6 +15,118 @@ fn tmp(name: &str) -> std::path::PathBuf {
     common::tmp_in("tournament-options", name)
 }
 
+/// The warning about an engine's time comes at its first overrun, while its game goes on, not
+/// when the game ends (it came with the game's end, so a long match told it only at the end).
+#[test]
+fn an_overrun_is_warned_about_as_it_happens() {
+    use std::io::{BufRead, BufReader};
+    let engine = late_engine("late-warn.sh", "0.1");
+    let json = tmp("late-warn.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args([
+            "tournament",
+            &engine,
+            "random",
+            "-n",
+            "1",
+            "-q",
+            "--random-opening",
+            "0",
+            "--movetime",
+            "20",
+            "--engine-timeout",
+            "5000",
+            "--force",
+            "--results",
+            json.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let warned = Instant::now();
+    assert!(
+        line.starts_with("warning: player 1 engine:\"sh ")
+            && line.contains(
+                "answered later than its move time (20 ms, + 10 ms margin) in game 1 (move 1: "
+            ),
+        "{line}"
+    );
+    let status = child.wait().unwrap();
+    let after = warned.elapsed();
+    assert!(status.success());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let moves = v["engine_time"][0]["moves"].as_u64().unwrap();
+    // Every answer after the first was still to come, each held 100 ms.
+    assert!(moves >= 5, "{v}");
+    assert!(
+        after >= Duration::from_millis(100 * (moves - 2)),
+        "warned {after:?} before the end of a game of {moves} late answers"
+    );
+}
+
+/// An external engine's `engine_time` is an object (0 moves, its move time and margin) from the
+/// start, before any of its games has finished; `null` is for a built-in player only.
+#[test]
+fn an_engines_time_is_an_object_before_its_first_game_ends() {
+    let engine = late_engine("late-null.sh", "0.3");
+    let json = tmp("late-null.json");
+    let _ = std::fs::remove_file(&json);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args([
+            "tournament",
+            &engine,
+            "random",
+            "-n",
+            "2",
+            "-q",
+            "--movetime",
+            "20",
+            "--engine-timeout",
+            "5000",
+            "--results",
+            json.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let v: Value = loop {
+        if let Some(v) = std::fs::read_to_string(&json)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        {
+            break v;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no results file"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(v["finished"], false, "{v}");
+    assert_eq!(v["games"].as_array().map(Vec::len), Some(0), "{v}");
+    let t = &v["engine_time"][0];
+    assert_eq!(
+        (
+            t["moves"].as_u64(),
+            t["overruns"].as_u64(),
+            t["total_ms"].as_f64(),
+            t["movetime_ms"].as_u64(),
+            t["margin_ms"].as_u64()
+        ),
+        (Some(0), Some(0), Some(0.0), Some(20), Some(10)),
+        "{v}"
+    );
+    assert!(v["engine_time"][1].is_null(), "random is no engine: {v}");
+}
+
 /// A non-regression SPRT has a negative elo0 (fishtest's `-3,1`): `--sprt -3,1,0.05,0.05`
 /// takes the word after the option as its value (clap read it as an unknown option `-3`, and
 /// its tip `-- -3` failed too).
@@ -40,6 +152,66 @@ fn sprt_takes_a_negative_elo0() {
             && err.lines().count() == 1,
         "{err}"
     );
+}
+
+/// `--sprt` with its value forgotten is clap's "a value is required" like every other option:
+/// the next option (`--games`, `-q`) is not taken as the value (it was, and the error blamed the
+/// next word, `unexpected argument '100'`). `--sprt -- -3,…`, clap's usual advice for a value
+/// with a minus sign, gets a message that names the forms that work, never a tip that loops.
+#[test]
+fn sprt_without_its_value_says_so_and_names_the_forms_that_work() {
+    for rest in [&["--games", "100"][..], &["-q"][..], &[][..]] {
+        let mut args = vec![
+            "tournament",
+            "greedy",
+            "random",
+            "--game",
+            "raja-pasu",
+            "--sprt",
+        ];
+        args.extend_from_slice(rest);
+        let o = Command::new(env!("CARGO_BIN_EXE_pussa"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{rest:?}: {err}");
+        assert_eq!(
+            err.lines().next(),
+            Some("error: a value is required for '--sprt <ELO0,ELO1,ALPHA,BETA>' but none was supplied"),
+            "{rest:?}: {err}"
+        );
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args([
+            "tournament",
+            "greedy",
+            "random",
+            "--sprt",
+            "--",
+            "-3,1,0.05,0.05",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err,
+        "error: a value is required for '--sprt' right after it, not after '--' (which ends the \
+         options, so the value would be read as a player): write --sprt -3,1,0.05,0.05 or \
+         --sprt=-3,1,0.05,0.05\n"
+    );
+    // Both forms named there work, and so does a value starting with a point.
+    for sprt in [
+        &["--sprt=-3,1,0.05,0.05"][..],
+        &["--sprt", "-.5,1,0.05,0.05"][..],
+    ] {
+        let mut args = vec!["tournament", "random", "greedy", "-n", "2", "-q"];
+        args.extend_from_slice(sprt);
+        let (ok, out, err) = pussa(&args);
+        assert!(ok, "{sprt:?}: {err}");
+        assert!(out.contains("sprt elo0 -"), "{out}");
+    }
 }
 
 /// `--depth` does not limit UCT: a run with an `mcts` player says so and names the budget it
@@ -179,7 +351,11 @@ fn an_engines_time_overruns_are_reported() {
     let moves = t["moves"].as_u64().unwrap();
     assert!(moves > 0, "{v}");
     assert_eq!(t["overruns"], moves, "every answer came 150 ms late: {t}");
-    assert!(t["longest_ms"].as_u64().unwrap() >= 150, "{t}");
+    assert!(t["longest_ms"].as_f64().unwrap() >= 150.0, "{t}");
+    // To the microsecond: the total is each answer's time added before rounding, so it is at
+    // least the 150 ms each answer was held, and the mean in the summary agrees with it.
+    let total = t["total_ms"].as_f64().unwrap();
+    assert!(total >= 150.0 * moves as f64, "{t}");
     assert_eq!(
         (t["movetime_ms"].as_u64(), t["margin_ms"].as_u64()),
         (Some(20), Some(10))

@@ -1502,27 +1502,51 @@ pub const TIME_MARGIN: Duration = Duration::from_millis(10);
 /// `bestmove`), over the moves it played in a game or a whole tournament. An engine that takes
 /// longer than its move time is not stopped (only past the answer timeout does it forfeit),
 /// so these numbers tell whether it played with more time than it was given.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+///
+/// Each answer is kept to the microsecond before answers are added, so totals and means have
+/// no downward bias (whole milliseconds lost half a millisecond an answer), and an overrun is
+/// decided on that same microsecond value, so the longest answer of an engine that overran is
+/// always above the move time plus the margin. Serialized in milliseconds with microsecond
+/// fractions: `moves`, `overruns`, `longest_ms`, `total_ms`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EngineTime {
     /// Moves it answered.
     pub moves: u32,
     /// Answers that came later than the move time ([`MoveLimits::engine_movetime`]) plus
     /// [`TIME_MARGIN`]; 0 without a move time (only a depth or nodes).
     pub overruns: u32,
-    /// Its longest answer, in milliseconds.
-    pub longest_ms: u64,
-    /// All its answers together, in milliseconds.
-    pub total_ms: u64,
+    /// Its longest answer, in microseconds.
+    pub longest_us: u64,
+    /// All its answers together, in microseconds.
+    pub total_us: u64,
+}
+
+impl Serialize for EngineTime {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut s = serializer.serialize_struct("EngineTime", 4)?;
+        s.serialize_field("moves", &self.moves)?;
+        s.serialize_field("overruns", &self.overruns)?;
+        s.serialize_field("longest_ms", &self.longest_ms())?;
+        s.serialize_field("total_ms", &self.total_ms())?;
+        s.end()
+    }
+}
+
+/// Whether an answer of `us` microseconds came later than `allowed` plus [`TIME_MARGIN`].
+#[must_use]
+pub fn is_overrun(us: u64, allowed: Option<Duration>) -> bool {
+    allowed.is_some_and(|a| u128::from(us) > (a + TIME_MARGIN).as_micros())
 }
 
 impl EngineTime {
     /// Counts one answer that took `took`, against the move time `allowed`.
     pub fn add(&mut self, took: Duration, allowed: Option<Duration>) {
-        let ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+        let us = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
         self.moves += 1;
-        self.longest_ms = self.longest_ms.max(ms);
-        self.total_ms = self.total_ms.saturating_add(ms);
-        if allowed.is_some_and(|a| took > a + TIME_MARGIN) {
+        self.longest_us = self.longest_us.max(us);
+        self.total_us = self.total_us.saturating_add(us);
+        if is_overrun(us, allowed) {
             self.overruns += 1;
         }
     }
@@ -1531,8 +1555,20 @@ impl EngineTime {
     pub fn merge(&mut self, other: &EngineTime) {
         self.moves += other.moves;
         self.overruns += other.overruns;
-        self.longest_ms = self.longest_ms.max(other.longest_ms);
-        self.total_ms = self.total_ms.saturating_add(other.total_ms);
+        self.longest_us = self.longest_us.max(other.longest_us);
+        self.total_us = self.total_us.saturating_add(other.total_us);
+    }
+
+    /// Its longest answer in milliseconds (to the microsecond).
+    #[must_use]
+    pub fn longest_ms(&self) -> f64 {
+        self.longest_us as f64 / 1000.0
+    }
+
+    /// All its answers together in milliseconds (to the microsecond).
+    #[must_use]
+    pub fn total_ms(&self) -> f64 {
+        self.total_us as f64 / 1000.0
     }
 
     /// The mean answer in milliseconds; 0 with no moves.
@@ -1541,9 +1577,26 @@ impl EngineTime {
         if self.moves == 0 {
             0.0
         } else {
-            self.total_ms as f64 / f64::from(self.moves)
+            self.total_ms() / f64::from(self.moves)
         }
     }
+}
+
+/// What [`Config::on_overrun`] calls with each overrun.
+pub type OverrunHook = Arc<dyn Fn(&Overrun) + Send + Sync>;
+
+/// An external engine's answer that came later than its move time plus [`TIME_MARGIN`],
+/// told to [`Config::on_overrun`] as it happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Overrun {
+    /// The game (from 0).
+    pub game: u32,
+    /// The player (0 first, 1 second).
+    pub player: usize,
+    /// The move of the game it answered (from 1, the random opening included).
+    pub ply: usize,
+    /// How long it took, in microseconds (as [`EngineTime`] counts it).
+    pub took_us: u64,
 }
 
 /// How a game ended.
@@ -1731,6 +1784,10 @@ pub struct Config {
     /// opening ([`GameResult::exact`]), and [`Report::below_exact`] counts who played below it.
     /// Single games only (a match's value is not one round's).
     pub exact_openings: Option<Arc<dyn ExactOracle>>,
+    /// Called (from the game's worker thread) each time an external engine answers later than
+    /// its move time plus [`TIME_MARGIN`], as it happens, not when its game ends: a caller
+    /// that warns about overruns warns at the first one.
+    pub on_overrun: Option<OverrunHook>,
 }
 
 impl fmt::Debug for Config {
@@ -1754,6 +1811,7 @@ impl fmt::Debug for Config {
             )
             .field("balanced_openings", &self.balanced_openings)
             .field("exact_openings", &self.exact_openings.is_some())
+            .field("on_overrun", &self.on_overrun.is_some())
             .finish()
     }
 }
@@ -2123,9 +2181,19 @@ fn play_game_from(
                 let asked = Instant::now();
                 let answer = engine.best_move(Side::South, &moves, &go);
                 if answer.is_ok() {
+                    let took = asked.elapsed();
                     engine_time[side.index()]
                         .get_or_insert_with(EngineTime::default)
-                        .add(asked.elapsed(), allowed);
+                        .add(took, allowed);
+                    let took_us = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+                    if let (true, Some(tell)) = (is_overrun(took_us, allowed), &config.on_overrun) {
+                        tell(&Overrun {
+                            game: index,
+                            player: seat_player(side),
+                            ply: moves.len() + 1,
+                            took_us,
+                        });
+                    }
                 }
                 answer
             }
@@ -2191,11 +2259,15 @@ pub struct Report {
     /// The SPRT's verdict, if one was asked for: the bound first crossed, or
     /// [`SprtDecision::Continue`] if none was.
     pub sprt: Option<SprtDecision>,
-    /// The log-likelihood ratio when a bound was crossed, or after the last game.
+    /// The log-likelihood ratio when a bound was crossed (of [`Report::sprt_pairs`]), or else
+    /// of [`Report::pairs`].
     pub llr: Option<f64>,
     /// Games counted when a bound was crossed (games already running still finish and count
-    /// in [`Report::wdl`]).
+    /// in [`Report::wdl`] and [`Report::pairs`]).
     pub sprt_games: Option<u32>,
+    /// The complete pairs when a bound was crossed, those [`Report::llr`] is computed on
+    /// (`sprt_games / 2` pairs; [`Report::pairs`] also has the pairs that were under way).
+    pub sprt_pairs: Option<Pentanomial>,
     /// True when the SPRT stopped the run before all games were played.
     pub stopped_early: bool,
 }
@@ -2308,6 +2380,8 @@ pub struct SprtVerdict {
     pub llr: f64,
     /// Games counted then (twice the complete pairs).
     pub games: u32,
+    /// The complete pairs then, on which `llr` is computed.
+    pub pairs: Pentanomial,
 }
 
 /// The results counted while games finish, in any order.
@@ -2428,6 +2502,7 @@ pub fn run(
                                 decision,
                                 llr: sprt.llr(&d.pairs),
                                 games: 2 * d.pairs.pairs(),
+                                pairs: d.pairs,
                             });
                             stop.store(true, Ordering::SeqCst);
                         }
@@ -2486,6 +2561,7 @@ impl Report {
                 .sprt
                 .map(|s| verdict.map_or(s.llr(&pairs), |v| v.llr)),
             sprt_games: verdict.map(|v| v.games),
+            sprt_pairs: verdict.map(|v| v.pairs),
             stopped_early,
         }
     }
@@ -2504,6 +2580,40 @@ mod tests {
         assert_eq!(escape_untrusted("plain 'words' – ok"), "plain 'words' – ok");
         // Cut at 60 characters first, then escaped.
         assert_eq!(clip(&"\x1b".repeat(70)), format!("{}…", "\\x1b".repeat(60)));
+    }
+
+    /// Answers are kept to the microsecond: ten answers of 0.7 ms add up to 7 ms (whole
+    /// milliseconds made them 0), and an overrun's longest answer is above the limit.
+    #[test]
+    fn engine_time_keeps_microseconds_and_agrees_with_its_overruns() {
+        let mut t = EngineTime::default();
+        for _ in 0..10 {
+            t.add(Duration::from_micros(700), Some(Duration::from_millis(20)));
+        }
+        assert_eq!(
+            (t.moves, t.overruns, t.total_us, t.longest_us),
+            (10, 0, 7000, 700)
+        );
+        assert!(close(t.total_ms(), 7.0, 1e-9) && close(t.mean_ms(), 0.7, 1e-9));
+        // 30 ms and a fraction of a microsecond is not over 20 + 10 ms, to the microsecond.
+        t.add(
+            Duration::from_nanos(30_000_400),
+            Some(Duration::from_millis(20)),
+        );
+        assert_eq!((t.overruns, t.longest_us), (0, 30_000));
+        t.add(
+            Duration::from_micros(30_004),
+            Some(Duration::from_millis(20)),
+        );
+        assert_eq!(t.overruns, 1);
+        assert!(t.longest_ms() > 30.0);
+        let v = serde_json::to_value(t).unwrap();
+        assert_eq!(v["longest_ms"], 30.004);
+        assert_eq!(v["total_ms"], 67.004);
+        assert_eq!(
+            (v["moves"].as_u64(), v["overruns"].as_u64()),
+            (Some(12), Some(1))
+        );
     }
 
     fn close(a: f64, b: f64, eps: f64) -> bool {
@@ -2764,6 +2874,7 @@ mod tests {
             sprt: None,
             llr: None,
             sprt_games: None,
+            sprt_pairs: None,
             stopped_early: false,
         };
         assert_eq!(report.below_exact(), Some(([1, 1], 3)));
@@ -2956,6 +3067,7 @@ mod tests {
             oracles: [None, None],
             balanced_openings: None,
             exact_openings: None,
+            on_overrun: None,
         };
         let report = Report::of_games(&config, games, None);
         let p = report.plies().unwrap();
@@ -3247,6 +3359,7 @@ mod tests {
             oracles: [None, None],
             balanced_openings: None,
             exact_openings: None,
+            on_overrun: None,
         };
         for i in 0..2 {
             let g = play_game(&config, i);
@@ -3279,6 +3392,7 @@ mod tests {
             oracles: [None, None],
             balanced_openings: None,
             exact_openings: None,
+            on_overrun: None,
         };
         let seen = Mutex::new(Vec::new());
         let report = run(&config, &|g, so_far| {
@@ -3314,6 +3428,7 @@ mod tests {
                 oracles: [None, None],
                 balanced_openings: None,
                 exact_openings: None,
+                on_overrun: None,
             };
             let checked = Mutex::new(Vec::new());
             let report = run(&config, &|_, so_far| {

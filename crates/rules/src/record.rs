@@ -573,7 +573,8 @@ impl Record {
     /// # Errors
     /// [`RecordError::Syntax`] with the line and column of the first problem in the text (a
     /// malformed tag, an unknown token, a missing or misplaced round marker, a result that
-    /// contradicts the moves), or [`RecordError::Move`] for a move that cannot be played.
+    /// contradicts the moves, checked before a `Result` tag that contradicts the result token),
+    /// or [`RecordError::Move`] for a move that cannot be played.
     /// Never panics, whatever the input.
     ///
     /// # Examples
@@ -1221,29 +1222,39 @@ impl Parser {
         if let Some((n, l, c)) = marker {
             return Parser::err_at(l, c, format!("round marker R{n} is not followed by a move"));
         }
-        let result = match (tag_result, result_token) {
-            (Some((t, ..)), Some((r, l, c))) if t != r => {
-                return Parser::err_at(
-                    l,
-                    c,
-                    format!("the moves end with {r}, but tag Result says {t}"),
-                )
-            }
-            (_, Some(r)) => Some(r),
-            (Some(t), None) => Some(t),
-            (None, None) => None,
+        // The result is checked against the moves first: a token that contradicts them is
+        // named as such, whatever the tag says; only then is the tag checked against the token.
+        let contradicts_moves = |(r, l, c): (RecordResult, usize, usize)| match rec.state.winner() {
+            Some(w) if RecordResult::from_winner(w) != r => Parser::err_at(
+                l,
+                c,
+                format!(
+                    "result {r}, but the moves end the game with {}",
+                    RecordResult::from_winner(w)
+                ),
+            ),
+            _ => Ok(()),
         };
-        if let Some((r, l, c)) = result {
-            if let Some(w) = rec.state.winner() {
-                let actual = RecordResult::from_winner(w);
-                if actual != r {
+        let result = match (tag_result, result_token) {
+            (tag, Some(token)) => {
+                contradicts_moves(token)?;
+                let (r, l, c) = token;
+                if let Some((t, ..)) = tag.filter(|&(t, ..)| t != r) {
                     return Parser::err_at(
                         l,
                         c,
-                        format!("result {r}, but the moves end the game with {actual}"),
+                        format!("the result token is {r}, but tag Result says {t}"),
                     );
                 }
+                Some(r)
             }
+            (Some(t), None) => {
+                contradicts_moves(t)?;
+                Some(t.0)
+            }
+            (None, None) => None,
+        };
+        if let Some(r) = result {
             rec.result = r;
         }
         rec.sync_result();

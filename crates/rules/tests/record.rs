@@ -300,7 +300,19 @@ fn the_result_must_agree_with_the_moves_and_the_tag() {
     let text = rec.to_string();
     let bad_token = text.replace(&format!(" {actual}\n"), &format!(" {wrong}\n"));
     let (_, _, msg) = syntax_error(&bad_token);
-    assert!(msg.contains("Result"), "{msg}");
+    assert_eq!(
+        msg,
+        format!("result {wrong}, but the moves end the game with {actual}")
+    );
+    let bad_tag = text.replace(
+        &format!("[Result \"{actual}\"]"),
+        &format!("[Result \"{wrong}\"]"),
+    );
+    let (_, _, msg) = syntax_error(&bad_tag);
+    assert_eq!(
+        msg,
+        format!("the result token is {actual}, but tag Result says {wrong}")
+    );
     let both_wrong = bad_token.replace(
         &format!("[Result \"{actual}\"]"),
         &format!("[Result \"{wrong}\"]"),
@@ -316,6 +328,45 @@ fn the_result_must_agree_with_the_moves_and_the_tag() {
     let text = short.to_string();
     assert!(text.ends_with(" 1-0\n"), "{text}");
     assert_eq!(Record::parse(&text).unwrap(), short);
+}
+
+/// A result token that contradicts the moves is named as such, whatever the `Result` tag says:
+/// the moves are checked first, so a tag of `*` does not turn it into a false "the moves end
+/// with 0-1", and a tag that agrees with the wrong token gets the same message.
+#[test]
+fn a_result_token_against_the_moves_is_named_before_the_tag() {
+    // These moves end the game with 1-0 (South 74-24).
+    let moves = "1. C d 2. D c 3. F e 4. D b 5. C a 6. D";
+    let rec = Record::parse(&format!("[Game \"raja-pasu\"]\n\n{moves} *\n"));
+    assert!(
+        rec.is_err(),
+        "the moves end the game, so * contradicts them"
+    );
+    for tag in ["*", "0-1", "1-0", "1/2-1/2"] {
+        let text = format!("[Game \"raja-pasu\"]\n[Result \"{tag}\"]\n\n{moves} 0-1\n");
+        assert_eq!(
+            syntax_error(&text),
+            (
+                4,
+                41,
+                "result 0-1, but the moves end the game with 1-0".to_string()
+            ),
+            "tag {tag}"
+        );
+    }
+    // The right token with a wrong tag names the tag.
+    let text = format!("[Game \"raja-pasu\"]\n[Result \"*\"]\n\n{moves} 1-0\n");
+    assert_eq!(
+        syntax_error(&text),
+        (
+            4,
+            41,
+            "the result token is 1-0, but tag Result says *".to_string()
+        )
+    );
+    // A decided token of an unfinished game (a resignation) against a different tag.
+    let (_, _, msg) = syntax_error("[Game \"walak-pussa\"]\n[Result \"1-0\"]\n1. A 0-1");
+    assert_eq!(msg, "the result token is 0-1, but tag Result says 1-0");
 }
 
 #[test]

@@ -164,8 +164,14 @@ fn histogram(s: &mut String, bins: &[LengthBin]) {
     let k = bins.len().max(1) as f64;
     let slot = (x1 - x0) / k;
     let width1 = bins.first().is_some_and(|b| b.from == b.to);
-    // Label every bin while they fit, else every other one.
-    let every = if bins.len() > 12 { 2 } else { 1 };
+    // Every bar's left edge is labelled (and the last bar's right edge), so that each bar
+    // reads from its left label to the next, as the caption says; many bars get a smaller
+    // font (20 bars leave 27 px a label).
+    let label_font = if bins.len() > 12 {
+        r#" font-size="10""#
+    } else {
+        ""
+    };
     for (i, b) in bins.iter().enumerate() {
         let x = x0 + slot * i as f64;
         let mut y = y1;
@@ -203,24 +209,22 @@ fn histogram(s: &mut String, bins: &[LengthBin]) {
             );
         }
         s.push_str("</g>\n");
-        if i % every == 0 {
-            let (lx, label) = if width1 {
-                (x + slot / 2.0, b.from)
-            } else {
-                (x, b.from)
-            };
-            let _ = writeln!(
-                s,
-                r#"<text x="{lx:.1}" y="{:.1}" text-anchor="middle">{label}</text>"#,
-                y1 + 16.0
-            );
-        }
-    }
-    // The right edge of the last bar, when the labels' rhythm reaches it.
-    if let (Some(last), false) = (bins.last(), width1 || bins.len() % every != 0) {
+        let (lx, label) = if width1 {
+            (x + slot / 2.0, b.from)
+        } else {
+            (x, b.from)
+        };
         let _ = writeln!(
             s,
-            r#"<text x="{x1:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            r#"<text class="length-label" x="{lx:.1}" y="{:.1}" text-anchor="middle"{label_font}>{label}</text>"#,
+            y1 + 16.0
+        );
+    }
+    // The right edge of the last bar.
+    if let (Some(last), false) = (bins.last(), width1) {
+        let _ = writeln!(
+            s,
+            r#"<text class="length-label" x="{x1:.1}" y="{:.1}" text-anchor="middle"{label_font}>{}</text>"#,
             y1 + 16.0,
             last.to + 1
         );
@@ -229,10 +233,13 @@ fn histogram(s: &mut String, bins: &[LengthBin]) {
         s,
         r##"<line x1="{x0}" y1="{y1}" x2="{x1}" y2="{y1}" stroke="#000000"/><line x1="{x0}" y1="{y0}" x2="{x0}" y2="{y1}" stroke="#000000"/>"##
     );
-    let axis = if width1 {
-        "plies a game (the random opening included)"
-    } else {
-        "plies a game (the random opening included); a bar counts from its left label to the next"
+    let axis = match bins.first() {
+        Some(b) if !width1 => format!(
+            "plies a game (the random opening included); a bar counts {} lengths, from its left \
+             label up to the next",
+            b.to - b.from + 1
+        ),
+        _ => "plies a game (the random opening included)".to_string(),
     };
     let _ = writeln!(
         s,
@@ -352,5 +359,37 @@ mod tests {
         assert_eq!(nice_step(400, 6), 100);
         assert_eq!(short("abcdef", 4), "abc…");
         assert_eq!(short("abc", 4), "abc");
+    }
+
+    /// With more than 12 bars every bar's left edge is still labelled (only every other one
+    /// was, 10 30 50 … under bars of 10, while the caption said a bar counts from its left
+    /// label to the next), and the caption gives the bar's width.
+    #[test]
+    fn every_bar_has_its_left_label_and_the_caption_its_width() {
+        let bins: Vec<LengthBin> = (1..=14)
+            .map(|i| LengthBin {
+                from: 10 * i,
+                to: 10 * i + 9,
+                first_mover_wins: i,
+                draws: 0,
+                second_mover_wins: 1,
+            })
+            .collect();
+        let mut s = String::new();
+        histogram(&mut s, &bins);
+        let labels: Vec<u32> = s
+            .lines()
+            .filter(|l| l.contains(r#"class="length-label""#))
+            .map(|l| {
+                let text = l.split('>').nth(1).unwrap();
+                text.split('<').next().unwrap().parse().unwrap()
+            })
+            .collect();
+        let edges: Vec<u32> = (1..=15).map(|i| 10 * i).collect();
+        assert_eq!(labels, edges);
+        assert!(
+            s.contains("a bar counts 10 lengths, from its left label up to the next"),
+            "{s}"
+        );
     }
 }
