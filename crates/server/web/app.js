@@ -1468,7 +1468,7 @@ class GameView {
       // Kept so the last move(s) can be watched again.
       this.replayable = { before: cloneModel(this.board.model), played, state };
       if (this.animator.speed !== 'off' || this.holdsForSummary(played)) await this.animatePlayed(state, played);
-      else sounds.playMove(played.flatMap((p) => p.trace || []));
+      else sounds.playMoves(played.map((p) => p.trace || []));
     }
     let said = '';
     if (undone) said = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
