@@ -54,6 +54,48 @@ function notice(text, kind = 'error') {
   if (kind === 'info') noticeTimer = setTimeout(() => (n.hidden = true), 12000);
 }
 
+/**
+ * Shows `text` as the error of form field `input`, under the field (never over it): the field is
+ * marked invalid, described by the error (before its own note) and takes the focus, as an
+ * accessible form does (WCAG 3.3.1). The error goes when the field is edited or the form is
+ * sent again (`fieldError(input, null)`).
+ */
+function fieldError(input, text) {
+  const errId = `${input.id}-error`;
+  let err = document.getElementById(errId);
+  const described = (input.getAttribute('aria-describedby') || '').split(/\s+/).filter((d) => d && d !== errId);
+  if (!text) {
+    if (err) err.remove();
+    input.removeAttribute('aria-invalid');
+    if (described.length) input.setAttribute('aria-describedby', described.join(' '));
+    else input.removeAttribute('aria-describedby');
+    return;
+  }
+  notice(null);
+  if (!err) {
+    err = h('p', { id: errId, class: 'field-error' });
+    input.after(err);
+    input.addEventListener('input', () => fieldError(input, null), { once: true });
+  }
+  err.textContent = text;
+  input.setAttribute('aria-invalid', 'true');
+  input.setAttribute('aria-describedby', [errId, ...described].join(' '));
+  input.focus();
+}
+
+/**
+ * Turns button `btn` off (or on) while what it started is under way, without taking the focus
+ * from it: `aria-disabled`, not `disabled` (a disabled button drops the focus to the page's
+ * body). Its click handler checks `isOff`.
+ */
+function setOff(btn, off) {
+  if (off) btn.setAttribute('aria-disabled', 'true');
+  else btn.removeAttribute('aria-disabled');
+}
+
+/** Whether button `btn` is turned off by `setOff`. */
+const isOff = (btn) => btn.getAttribute('aria-disabled') === 'true';
+
 /** `text` cut to `max` characters (an id or address quoted in a message). */
 function shorten(text, max = 60) {
   const t = String(text);
@@ -793,15 +835,20 @@ function setupHome() {
       req.position = position;
       delete req.first;
     }
+    // Start keeps the focus while the server answers (a refused position hands it to the field).
     const btn = $('#start');
-    btn.disabled = true;
+    if (isOff(btn)) return;
+    fieldError(form.position, null);
+    setOff(btn, true);
     try {
       const r = await api.create(req);
       started(r);
     } catch (err) {
-      notice(position ? `Cannot start from this position: ${err.message}` : `Cannot start the game: ${err.message}`);
+      // A refused position: the error under the field, which takes the focus to be corrected.
+      if (position && err.status >= 400 && err.status < 500) fieldError(form.position, `Cannot start from this position: ${err.message}`);
+      else notice(position ? `Cannot start from this position: ${err.message}` : `Cannot start the game: ${err.message}`);
     } finally {
-      btn.disabled = false;
+      setOff(btn, false);
     }
   });
 
@@ -881,9 +928,10 @@ function setupHome() {
     e.preventDefault();
     const text = $('#import-text').value;
     if (!text.trim()) {
-      notice('Paste a record or choose a file first.');
+      fieldError($('#import-text'), 'Paste a record or choose a file first.');
       return;
     }
+    fieldError($('#import-text'), null);
     const computer = importForm.elements['import-opponent'].value === 'computer';
     const opponent = computer ? { kind: 'computer', level: importLevel.value } : { kind: 'hotseat' };
     try {
@@ -908,7 +956,11 @@ function setupHome() {
 async function openTyped(input) {
   const text = input.value;
   const id = idFromInput(text);
-  if (!id) return;
+  if (!id) {
+    fieldError(input, 'Type or paste a game id or link first.');
+    return;
+  }
+  fieldError(input, null);
   const hash = `#/game/${encodeURIComponent(id)}`;
   // A pasted invite link takes the free seat, exactly as opening the link does.
   const invite = (text.match(/[?&]invite=([^&#\s]+)/) || [])[1];
@@ -950,6 +1002,7 @@ class GameView {
     this.shownRounds = 0;
     this.viewPly = null; // the earlier ply shown (null: the live position)
     this.hintInfo = null; // the hint of the live position: {key, text, move}
+    this.hintPending = false; // a hint asked for and not yet answered
     this.positions = null; // GET …/positions, for replaying an earlier move's animation
     this.traces = new Map(); // ply → the trace of a move this page was told (an answer's `played`)
     this.busy = false; // waiting for the server or animating
@@ -2089,7 +2142,7 @@ class GameView {
     // to do before you have moved.
     const mineMoved = this.kind !== 'computer' || (s.moves || []).some((m) => this.mine.has(sideIndex(m.side)));
     $('#undo').disabled = this.busy || s.ply === 0 || !mineMoved;
-    $('#hint').disabled = this.busy || !this.myTurn() || this.viewing();
+    setOff($('#hint'), this.busy || this.hintPending || !this.myTurn() || this.viewing());
     $('#replay').disabled = this.viewing()
       ? this.busy || !this.viewPly
       : this.busy || !this.replayable || this.replayable.state.ply !== s.ply;
@@ -2431,13 +2484,15 @@ class GameView {
   }
 
   async hint() {
-    if (this.busy || !this.myTurn() || this.viewing()) return;
+    if (this.busy || this.hintPending || !this.myTurn() || this.viewing()) return;
     // The hint belongs to the live position it was asked in: kept (and shown again, with its
     // mark, on coming back from an earlier position) until that position changes.
     const key = positionKey(this.state);
     this.hintInfo = { key, text: 'Thinking…', move: null };
     this.renderHint();
-    $('#hint').disabled = true;
+    // Hint is turned off while the engine thinks, and keeps the focus (setOff).
+    this.hintPending = true;
+    setOff($('#hint'), true);
     // The position moved on while the engine thought (a move, an undo): the hint is for a
     // position that is gone (show() has dropped it already).
     const stale = () => !this.state || positionKey(this.state) !== key || this.hintInfo?.key !== key;
@@ -2470,7 +2525,8 @@ class GameView {
         this.renderHint();
       }
     } finally {
-      $('#hint').disabled = this.busy || !this.myTurn() || this.viewing();
+      this.hintPending = false;
+      setOff($('#hint'), this.busy || !this.myTurn() || this.viewing());
     }
   }
 
@@ -2599,7 +2655,8 @@ class GameView {
         h(
           'table',
           {},
-          h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, 'Swept at the end'), h('th', {}, single ? 'Taken in the game' : 'Taken in the round'))),
+          // Every column named and scoped, as the Scoreboard's (no blank header for a screen reader).
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Player'), h('th', { scope: 'col' }, 'Swept at the end'), h('th', { scope: 'col' }, single ? 'Taken in the game' : 'Taken in the round'))),
           h(
             'tbody',
             {},
@@ -2728,7 +2785,7 @@ function setupGameControls() {
     e.stopPropagation();
     game.viewAt(Number(mv.dataset.ply));
   });
-  $('#hint').addEventListener('click', () => game && game.hint());
+  $('#hint').addEventListener('click', () => game && !isOff($('#hint')) && game.hint());
   $('#copy-watch').addEventListener('click', async () => {
     if (!game) return;
     const url = `${location.origin}/?game=${encodeURIComponent(game.id)}`;
