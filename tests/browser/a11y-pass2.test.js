@@ -181,3 +181,59 @@ test('the round summary\'s table names every column header and scopes them', asy
   page.checkClean();
   await ctx.close();
 });
+
+test('a rules section link moves the focus to its section, and Back returns to the scroll and the link followed', async () => {
+  const { server, browser } = env;
+  const { page, ctx } = await newPage(browser, server, { viewport: { width: 1280, height: 800 } });
+  await page.goto(`${server.url}/#/rules/walak-pussa`);
+  await page.waitForSelector('#rules-body[data-game="walak-pussa"]');
+  const where = () =>
+    page.evaluate(() => {
+      const a = document.activeElement;
+      return { url: location.hash, y: Math.round(scrollY), tag: a.tagName.toLowerCase(), id: a.id, href: a.getAttribute('href'), text: a.textContent.trim().slice(0, 40) };
+    });
+  for (const mode of ['keyboard', 'mouse']) {
+    // Reading far down: the decisions, opened, and their link to the sources.
+    const sum = page.locator('#rules-body summary', { hasText: 'where the sources differ' });
+    if (!(await sum.evaluate((s) => s.parentElement.open))) await sum.click();
+    const link = page.locator('#rules-body details[open] a[href="#/rules/walak-pussa/sources"]').first();
+    await link.scrollIntoViewIfNeeded();
+    const before = await page.evaluate(() => Math.round(scrollY));
+    assert.ok(before > 500, `${mode}: reading far down (${before})`);
+    if (mode === 'keyboard') {
+      await link.focus();
+      await page.keyboard.press('Enter');
+    } else await link.click();
+    await page.waitForFunction(() => location.hash === '#/rules/walak-pussa/sources');
+    await page.waitForFunction(() => document.activeElement.id === 'rules-sources');
+    const at = await where();
+    const head = await page.evaluate(() => document.querySelector('#rules-sources').getBoundingClientRect().top);
+    assert.ok(head >= 0 && head < 100, `${mode}: the section's heading is at the top (${head})`);
+    assert.equal(at.id, 'rules-sources', `${mode}: the focus on the section's heading`);
+    // The next Tab goes on from the section, not back up to the link.
+    await page.keyboard.press('Tab');
+    const next = await page.evaluate(() => document.activeElement.getBoundingClientRect().top + scrollY);
+    const sectionY = await page.evaluate(() => document.querySelector('#rules-sources').getBoundingClientRect().top + scrollY);
+    assert.ok(next >= sectionY, `${mode}: Tab goes on from the section (${next} >= ${sectionY})`);
+    // Back: where the player was reading, the focus on the link followed.
+    await page.goBack();
+    await page.waitForFunction(() => location.hash === '#/rules/walak-pussa');
+    await page.waitForFunction(() => document.activeElement.tagName === 'A');
+    const back = await where();
+    assert.ok(Math.abs(back.y - before) <= 2, `${mode}: Back returns to scrollY ${before} (${back.y})`);
+    assert.equal(back.href, '#/rules/walak-pussa/sources', `${mode}: the focus on the link followed (${back.tag} ${back.text})`);
+    const inView = await link.evaluate((a) => {
+      const r = a.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight;
+    });
+    assert.ok(inView, `${mode}: the link is in sight`);
+  }
+  // A page opened (not a section link) still starts at its top, on its heading.
+  await page.click('#rules-tabs a[data-game="raja-pasu"]');
+  await page.waitForSelector('#rules-body[data-game="raja-pasu"]');
+  const fresh = await where();
+  assert.equal(fresh.y, 0);
+  assert.equal(fresh.tag, 'h1');
+  page.checkClean();
+  await ctx.close();
+});

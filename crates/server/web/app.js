@@ -588,8 +588,13 @@ function route() {
     if (a.dataset.nav === view) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
+  // Back (or Forward) to a rules page left by one of its section links: where the player was
+  // reading (the scroll, and the focus on the link followed), kept in that history entry.
+  const rulesGame = parts[1] || 'walak-pussa';
+  const st = history.state;
+  const restore = view === 'rules' && st && st.rulesGame === rulesGame && typeof st.rulesY === 'number' ? st : null;
   // A rules page's section (#/rules/GAME/SECTION) scrolls there once the text is in.
-  if (!(view === 'rules' && parts[2] && lastRules === parts[1])) window.scrollTo(0, 0);
+  if (!(view === 'rules' && (parts[2] || restore) && lastRules === rulesGame)) window.scrollTo(0, 0);
   // The rules and the help reached from a game (its own links, or any way while it is open)
   // show in front of it: the game stays open behind them, its connection too, so an online
   // player reading them is not "away" and the friend cannot claim the game meanwhile (as on
@@ -613,10 +618,11 @@ function route() {
   }
   if (view === 'game') openGame(parts[1], moveFocus);
   // A new page takes the focus: its heading (the game page places it once the game is shown).
-  // A rules section link scrolls to its section instead.
-  else if (moveFocus && !(view === 'rules' && parts[2])) focusHeading($(`#view-${view} h1`));
+  // A rules section link scrolls to its section and focuses its heading instead; Back to
+  // where the link was followed focuses the link again.
+  else if (moveFocus && !(view === 'rules' && (parts[2] || restore))) focusHeading($(`#view-${view} h1`));
   if (view === 'games') showGames();
-  if (view === 'rules') showRules(parts[1] || 'walak-pussa', parts[2]);
+  if (view === 'rules') showRules(rulesGame, parts[2], { restore, focus: moveFocus });
   if (view === 'help') document.title = 'pussa: how to play online';
   if (game) game.renderBehind();
   else $('#game-behind').hidden = true;
@@ -3053,7 +3059,27 @@ function boardDiagram(seeds, dir) {
 
 let lastRules = null;
 
-async function showRules(g, section) {
+/**
+ * A rules page's section links keep, in the history entry they leave, where the player was
+ * reading (the scroll and which link): Back returns there (`showRules`'s `restore`).
+ */
+function setupRulesLinks() {
+  $('#rules-body').addEventListener('click', (e) => {
+    const a = e.target.closest('a[data-anchor]');
+    const g = $('#rules-body').dataset.game;
+    if (!a || !g || e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    const rulesLink = [...$('#rules-body').querySelectorAll('a[data-anchor]')].indexOf(a);
+    history.replaceState({ ...(history.state || {}), rulesGame: g, rulesY: window.scrollY, rulesLink }, '');
+  });
+}
+
+/**
+ * Shows the rules of game `g`, at `section` (a heading's id without `rules-`) if given: its
+ * heading takes the focus (with `focus`: not on a page load), as an in-page anchor moves the
+ * reading and Tab start there. `restore` (a history entry's state, `rulesY` and `rulesLink`)
+ * puts the page back where a section link was followed: that scroll, the focus on that link.
+ */
+async function showRules(g, section, { restore = null, focus = false } = {}) {
   for (const a of document.querySelectorAll('#rules-tabs a')) {
     if (a.dataset.game === g) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
@@ -3063,12 +3089,25 @@ async function showRules(g, section) {
   document.title = TITLES[g] ? `pussa: rules of ${TITLES[g]}` : 'pussa: rules';
   const art = $('#rules-body');
   const scrollTo = () => {
+    if (restore) {
+      const link = art.querySelectorAll('a[data-anchor]')[restore.rulesLink];
+      // A link in a folded part opens it again.
+      const fold = link && link.closest('details');
+      if (fold) fold.open = true;
+      window.scrollTo(0, restore.rulesY);
+      if (link && focus) link.focus({ preventScroll: true });
+      return;
+    }
     const target = section && document.getElementById(`rules-${section}`);
     if (target) {
       // A section in a folded part opens it.
       const fold = target.closest('details');
       if (fold) fold.open = true;
       target.scrollIntoView({ block: 'start' });
+      if (focus) {
+        target.setAttribute('tabindex', '-1');
+        target.focus({ preventScroll: true });
+      }
     }
   };
   if (lastRules === g && art.dataset.game === g) {
@@ -3164,6 +3203,7 @@ function orderGameForLayout() {
 
 async function main() {
   setupGameControls();
+  setupRulesLinks();
   orderGameForLayout();
   // The notice floats just under the header, whose height changes as its links wrap.
   const header = $('header.top');
