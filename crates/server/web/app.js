@@ -2796,7 +2796,9 @@ function setupGameControls() {
     if (!game) return;
     const url = `${location.origin}/?game=${encodeURIComponent(game.id)}`;
     const ok = await copyText(url, null);
-    notice(ok ? `Watch link copied: ${url}` : `Watch link: ${url}`, 'info');
+    // Copied, a short line (it fits the title's place on a phone held sideways); else the link
+    // itself, to copy by hand.
+    notice(ok ? 'Watch link copied.' : `Watch link: ${url}`, 'info');
   });
   $('#copy-invite').addEventListener('click', async () => {
     const url = $('#invite-url').value;
@@ -3208,6 +3210,11 @@ async function main() {
   // The notice floats just under the header, whose height changes as its links wrap.
   const header = $('header.top');
   new ResizeObserver(() => document.documentElement.style.setProperty('--header-h', `${header.offsetHeight}px`)).observe(header);
+  // The game's title row, whose place a message takes on a phone held sideways.
+  const gameHead = $('#view-game .game-head');
+  new ResizeObserver(() => {
+    if (gameHead.offsetWidth) document.documentElement.style.setProperty('--game-head-w', `${gameHead.offsetWidth}px`);
+  }).observe(gameHead);
   $('#games-filter').addEventListener('change', showGames);
   // The caption is hidden from screen readers only while the live region says the same.
   new MutationObserver(() => {
