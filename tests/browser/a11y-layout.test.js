@@ -1,5 +1,6 @@
 // The page's layout for phones, zoom and display preferences, as QA pass 16 (a11y) found it (its
-// items in brackets): the scoreboard inside its card held sideways and at 200 % zoom [1], the
+// items in brackets; "2:" for the second pass): the scoreboard inside its card held sideways and
+// at 200 % zoom [1], and the board keeping its size there [2:1], the
 // floating notice on phones [8], saved games as cards held sideways [11], the Tab order on a
 // phone [12], the hint's mark in forced colours [13], the round summary opening at its heading
 // [14], the scoreboard's name and row headers [15]; and an unknown game's rules page titled as
@@ -34,7 +35,7 @@ const SIDEWAYS = [
   ['desktop 200% zoom', { width: 640, height: 400 }, false],
 ];
 
-test('held sideways and at 200 % zoom the scoreboard stays in its card, names whole, and the page does not scroll sideways', async () => {
+test('held sideways and at 200 % zoom the board fills the page in sight, holes 44 px or more, the scoreboard under it in its card, names whole, no sideways scrolling', async () => {
   const { server, browser } = env;
   for (const [name, viewport, mobile] of SIDEWAYS) {
     const { page, ctx } = await newPage(browser, server, { viewport, mobile });
@@ -53,9 +54,26 @@ test('held sideways and at 200 % zoom the scoreboard stays in its card, names wh
         r.selectNodeContents(n);
         return { text: n.textContent, boxes: r.getClientRects().length };
       });
-      return { innerWidth, scrollWidth: document.documentElement.scrollWidth, inner, tableRight: table.right, wordsWhole, sideBySide: getComputedStyle(document.querySelector('.game')).display };
+      const board = document.querySelector('svg.board').getBoundingClientRect();
+      const holes = [...document.querySelectorAll('svg.board .hole .pit')].map((p) => p.getBoundingClientRect());
+      const labels = [...document.querySelectorAll('svg.board .hole .label')].map((l) => l.getBoundingClientRect().height);
+      const page = document.querySelector('main').getBoundingClientRect();
+      const cs2 = getComputedStyle(document.querySelector('main'));
+      const pageWidth = page.width - parseFloat(cs2.paddingLeft) - parseFloat(cs2.paddingRight);
+      return {
+        innerWidth, scrollWidth: document.documentElement.scrollWidth, inner, tableRight: table.right, wordsWhole,
+        board: [board.top + scrollY, board.bottom + scrollY, board.width], pageWidth, innerHeight,
+        hole: Math.min(...holes.map((b) => Math.min(b.width, b.height))), label: Math.min(...labels),
+        scoreUnder: card.getBoundingClientRect().top >= board.bottom,
+      };
     });
-    assert.equal(m.sideBySide, 'grid', `${name}: the board beside the controls`);
+    // The board as wide as the page (or as the screen's height allows), its holes full-size
+    // controls and all of it in sight; the scoreboard under it.
+    assert.ok(m.hole >= 44, `${name}: the holes are ${m.hole} px`);
+    assert.ok(m.label >= 12, `${name}: the holes' letters are ${m.label} px high`);
+    assert.ok(m.board[1] <= m.innerHeight + 0.5, `${name}: the whole board is in sight (bottom ${m.board[1]} of ${m.innerHeight})`);
+    assert.ok(m.board[2] >= m.pageWidth - 1 || m.board[1] >= m.innerHeight - 24, `${name}: the board (${m.board[2]} px wide, bottom ${m.board[1]}) fills neither the page's width (${m.pageWidth}) nor the screen's height`);
+    assert.ok(m.scoreUnder, `${name}: the scoreboard under the board`);
     assert.equal(m.innerWidth, viewport.width, `${name}: the page is not zoomed out to fit`);
     assert.ok(m.scrollWidth <= m.innerWidth, `${name}: no sideways scrolling (${m.scrollWidth} > ${m.innerWidth})`);
     assert.ok(m.tableRight <= m.inner + 0.5, `${name}: the table (right ${m.tableRight}) stays inside its card (${m.inner})`);
@@ -249,4 +267,26 @@ test('an unknown game\'s rules page is titled "rules not found", a known one by 
   assert.equal(await page.title(), 'pussa: rules of Raja Pasu');
   page.checkClean();
   await ctx.close();
+});
+
+test('zooming in never makes the board smaller: a 1280×800 window from 100 % to 200 %', async () => {
+  const { server, browser } = env;
+  let last = 0;
+  for (const zoom of [1, 1.25, 1.5, 1.75, 2]) {
+    const viewport = { width: Math.round(1280 / zoom), height: Math.round(800 / zoom) };
+    const { page, ctx } = await newPage(browser, server, { viewport, scale: zoom });
+    await startGame(page, server);
+    const m = await page.evaluate(() => {
+      const b = document.querySelector('svg.board').getBoundingClientRect();
+      const label = document.querySelector('svg.board .hole[data-hole="A"] .label').getBoundingClientRect();
+      return { device: b.width * devicePixelRatio, label: label.height * devicePixelRatio };
+    });
+    // (Within 1 %: the page's padding grows with the zoom too.)
+    assert.ok(m.device >= last * 0.99, `at ${zoom * 100} % the board is ${Math.round(m.device)} device px, smaller than ${Math.round(last)}`);
+    assert.ok(m.label >= 18, `at ${zoom * 100} % the holes' letters are ${Math.round(m.label)} device px`);
+    if (zoom === 2) await page.screenshot({ path: join(SHOTS, 'a11y-zoom-200.png') });
+    last = m.device;
+    page.checkClean();
+    await ctx.close();
+  }
 });

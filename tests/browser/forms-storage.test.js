@@ -116,8 +116,8 @@ test('the New game form starts a game from a position string', async () => {
   await home(page, server);
   await page.fill('#start-position', '1,2,3 S 1 raja-pasu');
   await page.click('#start');
-  await page.waitForFunction(() => !document.querySelector('#notice').hidden);
-  assert.match(await noticeText(page), /^Cannot start from this position: .*position/);
+  await page.waitForSelector('#start-position-error');
+  assert.match(await page.textContent('#start-position-error'), /^Cannot start from this position: .*position/);
   assert.equal(await page.evaluate(() => location.hash), '');
   page.checkClean();
   await page.context().close();

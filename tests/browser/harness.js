@@ -141,18 +141,19 @@ export function launchBrowser() {
 
 /**
  * A new page whose animation speed starts at `speed` ('off' | 'fast' | 'normal' | 'slow'; null:
- * none stored, the page's own default). `media` adds the context's emulated media
+ * none stored, the page's own default), `scale` device pixels a CSS pixel (a zoomed page: 1280×800
+ * at 200 % is a 640×400 viewport at scale 2). `media` adds the context's emulated media
  * (`{ reducedMotion, colorScheme, forcedColors }`). Fails the test on any page error and on any
  * request to another host.
  */
-export async function newPage(browser, server, { speed = 'off', viewport, mobile = false, context, media = {} } = {}) {
+export async function newPage(browser, server, { speed = 'off', viewport, mobile = false, scale = 1, context, media = {} } = {}) {
   const ctx =
     context ||
     (await browser.newContext({
       viewport: viewport || { width: 1280, height: 860 },
       isMobile: mobile,
       hasTouch: mobile,
-      deviceScaleFactor: 1,
+      deviceScaleFactor: scale,
       ...media,
     }));
   if (process.env.PUSSA_WEB_DIR && !context) {

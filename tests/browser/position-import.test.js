@@ -5,7 +5,7 @@
 // record's computer (either writer's tag), level and seat follow the text pasted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, newPage, gameId, noticeText, assertShowsServer, openAs } from './harness.js';
+import { serverAndBrowser, newPage, gameId, assertShowsServer, openAs } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -63,8 +63,9 @@ test('a bad position is refused naming the position, not a record the player nev
   ];
   for (const [position, message] of cases) {
     await startAt(page, server, { game: 'raja-pasu', level: 'beginner', position });
-    await page.waitForFunction(() => !document.querySelector('#notice').hidden);
-    assert.equal(await noticeText(page), `Cannot start from this position: ${message}`);
+    // The error sits under the field it is about (a11y-pass2.test.js).
+    await page.waitForSelector('#start-position-error');
+    assert.equal(await page.textContent('#start-position-error'), `Cannot start from this position: ${message}`);
     assert.equal(await page.evaluate(() => location.hash), '');
   }
   page.checkClean();

@@ -103,3 +103,56 @@ test('without animation a move sounds once; turned off, nothing sounds, and the 
   page.checkClean();
   await page.context().close();
 });
+
+test('without animation the player\'s move and the computer\'s reply each sound, one after the other', async () => {
+  const { server, browser } = env;
+  const created = await server.post('/api/games', { game: 'walak-pussa', mode: 'single', seat: 'S', first: 'S', opponent: { kind: 'computer', level: 'beginner' } });
+  // Under reduced motion the page's own default speed is "no animation".
+  const { page, ctx } = await newPage(browser, server, { speed: null, media: { reducedMotion: 'reduce' } });
+  // Every tone with the time it is to start, from the moment it was asked for (s).
+  await ctx.addInitScript(() => {
+    window.__timed = [];
+    const Real = window.AudioContext;
+    window.AudioContext = class extends Real {
+      createOscillator() {
+        const o = super.createOscillator();
+        const start = o.start.bind(o);
+        o.start = (t) => {
+          window.__timed.push([o.frequency.value, t - this.currentTime]);
+          return start(t);
+        };
+        return o;
+      }
+    };
+  });
+  await ctx.addInitScript(
+    ([gid, tok]) => localStorage.setItem('pussa.seats', JSON.stringify({ [gid]: { token: tok, seats: ['S'] } })),
+    [created.id, created.token],
+  );
+  await page.goto(`${server.url}/#/game/${created.id}`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await settle(page, 0);
+  assert.equal(await page.inputValue('#speed'), 'off', 'reduced motion: no animation');
+  for (let ply = 2; ply <= 6; ply += 2) {
+    await page.evaluate(() => (window.__timed = []));
+    const legal = (await server.get(`/api/games/${created.id}`)).legal;
+    await page.click(`svg.board .hole[data-hole="${legal[0]}"]`);
+    await settle(page, ply);
+    const st = await server.get(`/api/games/${created.id}`);
+    if (st.status !== 'ongoing' && st.ply < ply) break;
+    const positions = await server.get(`/api/games/${created.id}/positions`);
+    const [mine, reply] = positions.moves.slice(ply - 2, ply).map((m) => m.trace);
+    const timed = await page.evaluate(() => window.__timed.slice());
+    const ticks = timed.filter(([f]) => f === MOVE).map(([, t]) => t);
+    assert.equal(ticks.length, 2, `one move sound for each of the two moves: ${JSON.stringify(timed)}`);
+    assert.ok(ticks[1] - ticks[0] >= 0.2, `the reply's sound comes after the move's, heard apart (${ticks})`);
+    const took = (tr) => tr.some((e) => e.type === 'capture' || e.type === 'four');
+    const chimes = timed.filter(([f]) => f === CAPTURE).map(([, t]) => t);
+    assert.equal(chimes.length, Number(took(mine)) + Number(took(reply)), `a chime for each move that took seeds: ${JSON.stringify(timed)}`);
+    // Each chime belongs to its move: the move's own comes before the reply's tick.
+    if (took(mine)) assert.ok(chimes[0] < ticks[1], 'the move\'s chime before the reply\'s tick');
+    if (took(reply)) assert.ok(chimes[chimes.length - 1] > ticks[1], 'the reply\'s chime after its tick');
+  }
+  page.checkClean();
+  await ctx.close();
+});

@@ -54,6 +54,48 @@ function notice(text, kind = 'error') {
   if (kind === 'info') noticeTimer = setTimeout(() => (n.hidden = true), 12000);
 }
 
+/**
+ * Shows `text` as the error of form field `input`, under the field (never over it): the field is
+ * marked invalid, described by the error (before its own note) and takes the focus, as an
+ * accessible form does (WCAG 3.3.1). The error goes when the field is edited or the form is
+ * sent again (`fieldError(input, null)`).
+ */
+function fieldError(input, text) {
+  const errId = `${input.id}-error`;
+  let err = document.getElementById(errId);
+  const described = (input.getAttribute('aria-describedby') || '').split(/\s+/).filter((d) => d && d !== errId);
+  if (!text) {
+    if (err) err.remove();
+    input.removeAttribute('aria-invalid');
+    if (described.length) input.setAttribute('aria-describedby', described.join(' '));
+    else input.removeAttribute('aria-describedby');
+    return;
+  }
+  notice(null);
+  if (!err) {
+    err = h('p', { id: errId, class: 'field-error' });
+    input.after(err);
+    input.addEventListener('input', () => fieldError(input, null), { once: true });
+  }
+  err.textContent = text;
+  input.setAttribute('aria-invalid', 'true');
+  input.setAttribute('aria-describedby', [errId, ...described].join(' '));
+  input.focus();
+}
+
+/**
+ * Turns button `btn` off (or on) while what it started is under way, without taking the focus
+ * from it: `aria-disabled`, not `disabled` (a disabled button drops the focus to the page's
+ * body). Its click handler checks `isOff`.
+ */
+function setOff(btn, off) {
+  if (off) btn.setAttribute('aria-disabled', 'true');
+  else btn.removeAttribute('aria-disabled');
+}
+
+/** Whether button `btn` is turned off by `setOff`. */
+const isOff = (btn) => btn.getAttribute('aria-disabled') === 'true';
+
 /** `text` cut to `max` characters (an id or address quoted in a message). */
 function shorten(text, max = 60) {
   const t = String(text);
@@ -546,8 +588,13 @@ function route() {
     if (a.dataset.nav === view) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
+  // Back (or Forward) to a rules page left by one of its section links: where the player was
+  // reading (the scroll, and the focus on the link followed), kept in that history entry.
+  const rulesGame = parts[1] || 'walak-pussa';
+  const st = history.state;
+  const restore = view === 'rules' && st && st.rulesGame === rulesGame && typeof st.rulesY === 'number' ? st : null;
   // A rules page's section (#/rules/GAME/SECTION) scrolls there once the text is in.
-  if (!(view === 'rules' && parts[2] && lastRules === parts[1])) window.scrollTo(0, 0);
+  if (!(view === 'rules' && (parts[2] || restore) && lastRules === rulesGame)) window.scrollTo(0, 0);
   // The rules and the help reached from a game (its own links, or any way while it is open)
   // show in front of it: the game stays open behind them, its connection too, so an online
   // player reading them is not "away" and the friend cannot claim the game meanwhile (as on
@@ -571,10 +618,11 @@ function route() {
   }
   if (view === 'game') openGame(parts[1], moveFocus);
   // A new page takes the focus: its heading (the game page places it once the game is shown).
-  // A rules section link scrolls to its section instead.
-  else if (moveFocus && !(view === 'rules' && parts[2])) focusHeading($(`#view-${view} h1`));
+  // A rules section link scrolls to its section and focuses its heading instead; Back to
+  // where the link was followed focuses the link again.
+  else if (moveFocus && !(view === 'rules' && (parts[2] || restore))) focusHeading($(`#view-${view} h1`));
   if (view === 'games') showGames();
-  if (view === 'rules') showRules(parts[1] || 'walak-pussa', parts[2]);
+  if (view === 'rules') showRules(rulesGame, parts[2], { restore, focus: moveFocus });
   if (view === 'help') document.title = 'pussa: how to play online';
   if (game) game.renderBehind();
   else $('#game-behind').hidden = true;
@@ -793,15 +841,20 @@ function setupHome() {
       req.position = position;
       delete req.first;
     }
+    // Start keeps the focus while the server answers (a refused position hands it to the field).
     const btn = $('#start');
-    btn.disabled = true;
+    if (isOff(btn)) return;
+    fieldError(form.position, null);
+    setOff(btn, true);
     try {
       const r = await api.create(req);
       started(r);
     } catch (err) {
-      notice(position ? `Cannot start from this position: ${err.message}` : `Cannot start the game: ${err.message}`);
+      // A refused position: the error under the field, which takes the focus to be corrected.
+      if (position && err.status >= 400 && err.status < 500) fieldError(form.position, `Cannot start from this position: ${err.message}`);
+      else notice(position ? `Cannot start from this position: ${err.message}` : `Cannot start the game: ${err.message}`);
     } finally {
-      btn.disabled = false;
+      setOff(btn, false);
     }
   });
 
@@ -881,9 +934,10 @@ function setupHome() {
     e.preventDefault();
     const text = $('#import-text').value;
     if (!text.trim()) {
-      notice('Paste a record or choose a file first.');
+      fieldError($('#import-text'), 'Paste a record or choose a file first.');
       return;
     }
+    fieldError($('#import-text'), null);
     const computer = importForm.elements['import-opponent'].value === 'computer';
     const opponent = computer ? { kind: 'computer', level: importLevel.value } : { kind: 'hotseat' };
     try {
@@ -908,7 +962,11 @@ function setupHome() {
 async function openTyped(input) {
   const text = input.value;
   const id = idFromInput(text);
-  if (!id) return;
+  if (!id) {
+    fieldError(input, 'Type or paste a game id or link first.');
+    return;
+  }
+  fieldError(input, null);
   const hash = `#/game/${encodeURIComponent(id)}`;
   // A pasted invite link takes the free seat, exactly as opening the link does.
   const invite = (text.match(/[?&]invite=([^&#\s]+)/) || [])[1];
@@ -950,6 +1008,7 @@ class GameView {
     this.shownRounds = 0;
     this.viewPly = null; // the earlier ply shown (null: the live position)
     this.hintInfo = null; // the hint of the live position: {key, text, move}
+    this.hintPending = false; // a hint asked for and not yet answered
     this.positions = null; // GET …/positions, for replaying an earlier move's animation
     this.traces = new Map(); // ply → the trace of a move this page was told (an answer's `played`)
     this.busy = false; // waiting for the server or animating
@@ -1468,7 +1527,7 @@ class GameView {
       // Kept so the last move(s) can be watched again.
       this.replayable = { before: cloneModel(this.board.model), played, state };
       if (this.animator.speed !== 'off' || this.holdsForSummary(played)) await this.animatePlayed(state, played);
-      else sounds.playMove(played.flatMap((p) => p.trace || []));
+      else sounds.playMoves(played.map((p) => p.trace || []));
     }
     let said = '';
     if (undone) said = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
@@ -2089,7 +2148,7 @@ class GameView {
     // to do before you have moved.
     const mineMoved = this.kind !== 'computer' || (s.moves || []).some((m) => this.mine.has(sideIndex(m.side)));
     $('#undo').disabled = this.busy || s.ply === 0 || !mineMoved;
-    $('#hint').disabled = this.busy || !this.myTurn() || this.viewing();
+    setOff($('#hint'), this.busy || this.hintPending || !this.myTurn() || this.viewing());
     $('#replay').disabled = this.viewing()
       ? this.busy || !this.viewPly
       : this.busy || !this.replayable || this.replayable.state.ply !== s.ply;
@@ -2431,13 +2490,15 @@ class GameView {
   }
 
   async hint() {
-    if (this.busy || !this.myTurn() || this.viewing()) return;
+    if (this.busy || this.hintPending || !this.myTurn() || this.viewing()) return;
     // The hint belongs to the live position it was asked in: kept (and shown again, with its
     // mark, on coming back from an earlier position) until that position changes.
     const key = positionKey(this.state);
     this.hintInfo = { key, text: 'Thinking…', move: null };
     this.renderHint();
-    $('#hint').disabled = true;
+    // Hint is turned off while the engine thinks, and keeps the focus (setOff).
+    this.hintPending = true;
+    setOff($('#hint'), true);
     // The position moved on while the engine thought (a move, an undo): the hint is for a
     // position that is gone (show() has dropped it already).
     const stale = () => !this.state || positionKey(this.state) !== key || this.hintInfo?.key !== key;
@@ -2470,7 +2531,8 @@ class GameView {
         this.renderHint();
       }
     } finally {
-      $('#hint').disabled = this.busy || !this.myTurn() || this.viewing();
+      this.hintPending = false;
+      setOff($('#hint'), this.busy || !this.myTurn() || this.viewing());
     }
   }
 
@@ -2599,7 +2661,8 @@ class GameView {
         h(
           'table',
           {},
-          h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, 'Swept at the end'), h('th', {}, single ? 'Taken in the game' : 'Taken in the round'))),
+          // Every column named and scoped, as the Scoreboard's (no blank header for a screen reader).
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Player'), h('th', { scope: 'col' }, 'Swept at the end'), h('th', { scope: 'col' }, single ? 'Taken in the game' : 'Taken in the round'))),
           h(
             'tbody',
             {},
@@ -2728,12 +2791,14 @@ function setupGameControls() {
     e.stopPropagation();
     game.viewAt(Number(mv.dataset.ply));
   });
-  $('#hint').addEventListener('click', () => game && game.hint());
+  $('#hint').addEventListener('click', () => game && !isOff($('#hint')) && game.hint());
   $('#copy-watch').addEventListener('click', async () => {
     if (!game) return;
     const url = `${location.origin}/?game=${encodeURIComponent(game.id)}`;
     const ok = await copyText(url, null);
-    notice(ok ? `Watch link copied: ${url}` : `Watch link: ${url}`, 'info');
+    // Copied, a short line (it fits the title's place on a phone held sideways); else the link
+    // itself, to copy by hand.
+    notice(ok ? 'Watch link copied.' : `Watch link: ${url}`, 'info');
   });
   $('#copy-invite').addEventListener('click', async () => {
     const url = $('#invite-url').value;
@@ -2996,7 +3061,27 @@ function boardDiagram(seeds, dir) {
 
 let lastRules = null;
 
-async function showRules(g, section) {
+/**
+ * A rules page's section links keep, in the history entry they leave, where the player was
+ * reading (the scroll and which link): Back returns there (`showRules`'s `restore`).
+ */
+function setupRulesLinks() {
+  $('#rules-body').addEventListener('click', (e) => {
+    const a = e.target.closest('a[data-anchor]');
+    const g = $('#rules-body').dataset.game;
+    if (!a || !g || e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    const rulesLink = [...$('#rules-body').querySelectorAll('a[data-anchor]')].indexOf(a);
+    history.replaceState({ ...(history.state || {}), rulesGame: g, rulesY: window.scrollY, rulesLink }, '');
+  });
+}
+
+/**
+ * Shows the rules of game `g`, at `section` (a heading's id without `rules-`) if given: its
+ * heading takes the focus (with `focus`: not on a page load), as an in-page anchor moves the
+ * reading and Tab start there. `restore` (a history entry's state, `rulesY` and `rulesLink`)
+ * puts the page back where a section link was followed: that scroll, the focus on that link.
+ */
+async function showRules(g, section, { restore = null, focus = false } = {}) {
   for (const a of document.querySelectorAll('#rules-tabs a')) {
     if (a.dataset.game === g) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
@@ -3006,12 +3091,25 @@ async function showRules(g, section) {
   document.title = TITLES[g] ? `pussa: rules of ${TITLES[g]}` : 'pussa: rules';
   const art = $('#rules-body');
   const scrollTo = () => {
+    if (restore) {
+      const link = art.querySelectorAll('a[data-anchor]')[restore.rulesLink];
+      // A link in a folded part opens it again.
+      const fold = link && link.closest('details');
+      if (fold) fold.open = true;
+      window.scrollTo(0, restore.rulesY);
+      if (link && focus) link.focus({ preventScroll: true });
+      return;
+    }
     const target = section && document.getElementById(`rules-${section}`);
     if (target) {
       // A section in a folded part opens it.
       const fold = target.closest('details');
       if (fold) fold.open = true;
       target.scrollIntoView({ block: 'start' });
+      if (focus) {
+        target.setAttribute('tabindex', '-1');
+        target.focus({ preventScroll: true });
+      }
     }
   };
   if (lastRules === g && art.dataset.game === g) {
@@ -3107,10 +3205,16 @@ function orderGameForLayout() {
 
 async function main() {
   setupGameControls();
+  setupRulesLinks();
   orderGameForLayout();
   // The notice floats just under the header, whose height changes as its links wrap.
   const header = $('header.top');
   new ResizeObserver(() => document.documentElement.style.setProperty('--header-h', `${header.offsetHeight}px`)).observe(header);
+  // The game's title row, whose place a message takes on a phone held sideways.
+  const gameHead = $('#view-game .game-head');
+  new ResizeObserver(() => {
+    if (gameHead.offsetWidth) document.documentElement.style.setProperty('--game-head-w', `${gameHead.offsetWidth}px`);
+  }).observe(gameHead);
   $('#games-filter').addEventListener('change', showGames);
   // The caption is hidden from screen readers only while the live region says the same.
   new MutationObserver(() => {

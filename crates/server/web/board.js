@@ -159,8 +159,9 @@ export class Board {
     this.handText = el('text', { class: 'hand-count', y: 9 }, hand);
     this.hand = hand;
     this.host.replaceChildren(svg);
-    // Phones get the compact geometry; it follows the window's width.
-    this.narrow = window.matchMedia('(max-width: 600px)');
+    // Upright phones get the compact geometry (held sideways, the wide one fills the width);
+    // it follows the window's shape.
+    this.narrow = window.matchMedia('(max-width: 600px) and (orientation: portrait)');
     this.narrow.addEventListener('change', () => this.layout());
     this.layout();
   }

@@ -2,7 +2,8 @@
 // A light tick for every seed dropped, a knock when a hole is lifted, a chime when seeds are
 // taken (a capture or a four), a falling pair of notes when a round ends and three rising ones
 // when the match does. With no animation, each move gets one tick (and the chime of its
-// captures), as a move's sound in lichess.
+// captures), as a move's sound in lichess: the player's move and the computer's reply shown
+// together sound one after the other, spaced so that both are heard.
 //
 // Browsers let a page play sound only after the player touched it: the audio starts at the first
 // key or tap (`unlock`). The choice (on, the default, or off) is kept in this browser.
@@ -95,15 +96,39 @@ export class Sounds {
   }
 
   /**
-   * The sound of a whole move shown without animation: one tick, then a chime if it took seeds,
-   * and the round's or match's end if it ended one.
+   * The sound of a whole move shown without animation, `after` seconds from now: one tick, then
+   * a chime if it took seeds, and the round's or match's end if it ended one. Returns how long
+   * it lasts (s), so that the next move's sound can follow it.
    */
-  playMove(events) {
-    this.play('move');
+  playMove(events, after = 0) {
+    this.play('move', after);
+    let span = toneSpan('move');
     const kinds = new Set((events || []).map((e) => e.type));
     const last = ['match_end', 'round_end', 'capture', 'four'].find((k) => kinds.has(k));
-    if (last) this.play(last, 0.08);
+    if (last) {
+      this.play(last, after + 0.08);
+      span = Math.max(span, 0.08 + toneSpan(last));
+    }
+    return span;
   }
+
+  /**
+   * The sounds of several moves shown at once without animation (the player's move and the
+   * computer's reply): one sound a move, each after the last has ended and a short pause, so
+   * that each move is heard. `traces` holds each move's trace events.
+   */
+  playMoves(traces) {
+    let at = 0;
+    for (const events of traces) at += this.playMove(events, at) + MOVE_GAP;
+  }
+}
+
+/** The pause (s) between the sounds of two moves shown at once. */
+export const MOVE_GAP = 0.18;
+
+/** How long the sound of `kind` lasts (s): its last tone's end. */
+function toneSpan(kind) {
+  return Math.max(...TONES[kind].map(([, length, , , delay]) => delay + length));
 }
 
 /** The page's one set of sounds. */
