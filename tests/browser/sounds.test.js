@@ -156,3 +156,16 @@ test('without animation the player\'s move and the computer\'s reply each sound,
   page.checkClean();
   await ctx.close();
 });
+
+test('the help page tells the sounds, how to turn them off, and the board-turning box', async () => {
+  const { server, browser } = env;
+  const { page } = await newPage(browser, server);
+  await page.goto(`${server.url}/#/help`);
+  await page.waitForSelector('body[data-ready="1"]');
+  const help = await page.locator('#view-help').innerText();
+  assert.match(help, /Sound: a tick for each seed dropped/);
+  assert.match(help, /the Sound box by Speed turns them off/);
+  assert.match(help, /Turn the board to the player to move/);
+  page.checkClean();
+  await page.context().close();
+});
