@@ -182,12 +182,29 @@ impl Slot {
         Some(p.absent_since[side.index()].map_or(Duration::ZERO, |t| t.elapsed()))
     }
 
-    /// A WebSocket connection opened (a watcher until it says hello): every connection of the
-    /// game is told the new count of watchers.
-    pub fn connect(&self) {
+    /// A WebSocket connection opened: a watcher until it says hello (`sides` empty), or a
+    /// player's holding `sides` from the start (it connected with `?token=`). Counted in one
+    /// step, so that every connection of the game is told one presence: the new count of
+    /// watchers, or the seat now present; none for a player's second tab, which changes
+    /// neither.
+    pub fn connect(&self, sides: &[Side]) {
         let mut p = lock(&self.present);
         p.conns += 1;
-        self.publish(&self.presence_of(&p));
+        let mut any = sides.is_empty();
+        if !sides.is_empty() {
+            p.seated += 1;
+        }
+        for side in sides {
+            let i = side.index();
+            p.open[i] += 1;
+            if p.open[i] == 1 {
+                p.absent_since[i] = None;
+                any |= !self.computer[i];
+            }
+        }
+        if any {
+            self.publish(&self.presence_of(&p));
+        }
     }
 
     /// A connection said hello for `sides` (`first`: its first hello with a seat, so it stops

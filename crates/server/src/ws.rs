@@ -145,9 +145,9 @@ impl Drop for SocketGuard {
     }
 }
 
-/// A connection of the game: a watcher until it says hello with a seat's token; the seats it
-/// said hello for stop being present through it when it ends. Counted from its creation (the
-/// connection is one more watcher) until it is released or dropped.
+/// A connection of the game: a watcher until it says hello with a seat's token (or a player's
+/// from the start, when it connected with `?token=`); the seats it holds stop being present
+/// through it when it ends. Counted from its creation until it is released or dropped.
 struct Seated {
     slot: Arc<Slot>,
     seats: [bool; 2],
@@ -160,11 +160,16 @@ struct Seated {
 }
 
 impl Seated {
-    fn new(slot: Arc<Slot>, place: SocketGuard) -> Seated {
-        slot.connect();
+    /// A new connection, holding `sides` from the start (`?token=`) or none (a watcher).
+    fn new(slot: Arc<Slot>, place: SocketGuard, sides: &[Side]) -> Seated {
+        slot.connect(sides);
+        let mut seats = [false, false];
+        for side in sides {
+            seats[side.index()] = true;
+        }
         Seated {
             slot,
-            seats: [false, false],
+            seats,
             open: true,
             quiet: false,
             spoke: Instant::now(),
@@ -302,12 +307,10 @@ pub async fn serve(
         .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     let _open = Open(&app);
     let (mut sink, mut stream) = socket.split();
-    // One more watcher: told to the others before this connection subscribes (it gets the
-    // count in its own presence below).
-    let mut seated = Seated::new(Arc::clone(&slot), place);
-    if !seats.is_empty() {
-        seated.claim(&seats);
-    }
+    // One more watcher, or (with the upgrade's token) its seats present from the start: told
+    // to the others in one presence before this connection subscribes (it gets the counts in
+    // its own presence below).
+    let mut seated = Seated::new(Arc::clone(&slot), place, &seats);
     // Subscribed before the first message, and seen as a change if the server is already
     // shutting down: a shutdown that came between the upgrade and here still closes the
     // connection (1001), instead of leaving it open until it idles out.

@@ -941,3 +941,62 @@ async fn after_a_resync_state_no_older_update_follows() {
     assert_eq!(apply_update(&resync["state"], &u), r.json()["state"]);
     s.stop().await;
 }
+
+/// Connects to a game's socket with `?token=` (the connection holds the seat from the start).
+async fn connect_with_token(s: &TestServer, id: &str, token: &str) -> Ws {
+    let (ws, _) =
+        tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws?token={token}", s.addr))
+            .await
+            .expect("websocket connects");
+    ws
+}
+
+/// The presence messages that come within `wait` (other messages skipped).
+async fn presences_within(ws: &mut Ws, wait: std::time::Duration) -> Vec<Value> {
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(wait, async {
+        loop {
+            match recv(ws).await {
+                Ok(v) if v["type"] == "presence" => out.push(v),
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    })
+    .await;
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_connecting_with_its_token_is_never_counted_as_a_watcher() {
+    let s = TestServer::start("ws-token-presence").await;
+    let (id, south, north) = online_game(&s).await;
+    let mut host = connect_with_token(&s, &id, &south).await;
+    assert_eq!(next_of(&mut host, "presence").await["present"]["S"], true);
+    let quiet = std::time::Duration::from_millis(300);
+    presences_within(&mut host, quiet).await;
+
+    // The guest connects with its token: one presence, its seat present, no watcher.
+    let guest = connect_with_token(&s, &id, &north).await;
+    let seen = presences_within(&mut host, quiet).await;
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0]["present"], json!({"S": true, "N": true}));
+    assert_eq!(seen[0]["watchers"], 0);
+    assert_eq!(seen[0]["away_ms"], json!({}));
+
+    // A second tab of the guest changes nobody's presence: no message at all.
+    let tab = connect_with_token(&s, &id, &north).await;
+    let seen = presences_within(&mut host, quiet).await;
+    assert!(seen.is_empty(), "{seen:?}");
+    close(tab).await;
+    close(guest).await;
+    wait_present(&mut host, &json!({"S": true, "N": false})).await;
+
+    // The guest coming back: present again at once, never a watcher.
+    let _guest = connect_with_token(&s, &id, &north).await;
+    let seen = presences_within(&mut host, quiet).await;
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0]["present"], json!({"S": true, "N": true}));
+    assert_eq!(seen[0]["watchers"], 0);
+    s.stop().await;
+}
