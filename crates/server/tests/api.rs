@@ -1673,3 +1673,25 @@ async fn a_game_created_from_a_position_starts_there_and_names_what_is_wrong_wit
     }
     s.stop().await;
 }
+
+/// `closed` lists a row's closed holes in board order (A..G / a..g), whichever end the game
+/// closes from: Pasu Pondi closes g first, and its state still says `["f", "g"]` (docs/api.md,
+/// the state object).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closed_holes_are_listed_in_board_order_in_pasu_pondi_too() {
+    let s = TestServer::start("api-closed-order").await;
+    let position = "5,5,5,5,5,5,5/5,5,5,5,5,x,x 7 3 S 2 pasu-pondi";
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "pasu-pondi", "mode": "match", "position": position}),
+        )
+        .await;
+    assert_eq!(c.status, 201, "{}", c.body);
+    let c = c.json();
+    assert_eq!(c["state"]["closed"], json!(["f", "g"]));
+    let id = c["id"].as_str().unwrap();
+    let p = s.get(&format!("/api/games/{id}/positions")).await.json();
+    assert_eq!(p["start"]["closed"], json!(["f", "g"]));
+    s.stop().await;
+}
