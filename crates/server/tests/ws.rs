@@ -1000,3 +1000,31 @@ async fn a_player_connecting_with_its_token_is_never_counted_as_a_watcher() {
     assert_eq!(seen[0]["watchers"], 0);
     s.stop().await;
 }
+
+/// RFC 6455, section 4.2.2: a handshake with a version the server does not speak gets `426
+/// Upgrade Required` and `Sec-WebSocket-Version` naming the version it does (13), so that a
+/// library negotiating the version can read it; one without a version is 400 with that header.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unsupported_websocket_version_is_426_with_the_version_spoken() {
+    let s = TestServer::start("ws-version").await;
+    let (id, _, _) = online_game(&s).await;
+    let handshake = |version: Option<&str>| {
+        let mut req = format!(
+            "GET /api/games/{id}/ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, close\r\n\
+             Upgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        );
+        if let Some(v) = version {
+            req.push_str(&format!("Sec-WebSocket-Version: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        req
+    };
+    let r = common::raw(s.addr, handshake(Some("8")).as_bytes()).await;
+    assert_eq!(r.status, 426, "{}", r.body);
+    assert_eq!(r.header("sec-websocket-version"), Some("13"));
+    r.assert_error(426, "WebSocket version '8' is not supported: this server speaks version 13");
+    let r = common::raw(s.addr, handshake(None).as_bytes()).await;
+    assert_eq!(r.header("sec-websocket-version"), Some("13"));
+    r.assert_error(400, "needs the header Sec-WebSocket-Version: 13");
+    s.stop().await;
+}
