@@ -419,14 +419,16 @@ pub async fn import(
 /// Most games `GET /api/games` lists at once (`limit`).
 pub const MAX_LIST: u32 = 200;
 
-/// `GET /api/games?finished=true|false&limit=N` (50 games without `limit`, at most
-/// [`MAX_LIST`]).
+/// `GET /api/games?finished=true|false&limit=N&before=ID` (50 games without `limit`, at most
+/// [`MAX_LIST`]; `before`: the games after that one, newest first, the `next` of the
+/// previous page).
 ///
 /// # Errors
 /// 400 for an unknown query parameter, one given twice, a `finished` other than true or false,
-/// a `limit` that is not a whole number 0-200; 500 for a database error.
+/// a `limit` that is not a whole number 0-200, a `before` that names no game; 500 for a
+/// database error.
 pub async fn list(State(app): AppState, uri: axum::http::Uri) -> Result<Json<Value>, ApiError> {
-    let q = crate::error::query(uri.query(), &["finished", "limit"])?;
+    let q = crate::error::query(uri.query(), &["finished", "limit", "before"])?;
     let quoted = |v: &str| crate::util::cut(v, crate::util::QUOTE_MAX).into_owned();
     let finished = match q.get("finished").map(String::as_str) {
         None => None,
@@ -452,7 +454,7 @@ pub async fn list(State(app): AppState, uri: axum::http::Uri) -> Result<Json<Val
                 ))
             })?,
     };
-    Ok(Json(app.list(finished, limit)?))
+    Ok(Json(app.list(finished, limit, q.get("before").map(String::as_str))?))
 }
 
 /// `GET /api/games/{id}/ws` (`?token=SEAT_TOKEN`: the connection holds that seat from the

@@ -1655,12 +1655,33 @@ impl App {
         result
     }
 
-    /// `GET /api/games`.
+    /// `GET /api/games`: at most `limit` games newest first, after the game `before` if given;
+    /// `next` is the id to pass as `before` for the following page (`null` once the list is
+    /// at its end).
     ///
     /// # Errors
-    /// On a database error.
-    pub fn list(&self, finished: Option<bool>, limit: u32) -> Result<Value, ApiError> {
-        let rows = lock(&self.store).list(finished, limit.min(200))?;
+    /// 400 when `before` names no stored game; 500 on a database error.
+    pub fn list(
+        &self,
+        finished: Option<bool>,
+        limit: u32,
+        before: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        let limit = limit.min(crate::api::MAX_LIST);
+        // One more than asked: whether a next page exists.
+        let Some(mut rows) = lock(&self.store).list(finished, limit + 1, before)? else {
+            return Err(ApiError::bad_request(format!(
+                "before: no game '{}' (pass the next of the previous page)",
+                crate::util::cut(before.unwrap_or_default(), crate::util::QUOTE_MAX)
+            )));
+        };
+        let more = rows.len() > limit as usize;
+        rows.truncate(limit as usize);
+        let next = if more {
+            rows.last().map(|r| r.id.clone())
+        } else {
+            None
+        };
         let damaged = lock(&self.damaged);
         let games: Vec<Value> = rows
             .into_iter()
@@ -1678,7 +1699,7 @@ impl App {
                 })
             })
             .collect();
-        Ok(json!({ "games": games }))
+        Ok(json!({ "games": games, "next": next }))
     }
 
     /// `GET /api/games/{id}/positions`: the position before the first move, then every move

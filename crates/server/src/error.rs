@@ -366,7 +366,7 @@ fn query_rejection(rej: &QueryRejection) -> ApiError {
 /// A query string read strictly: each parameter's value by name, for the names in `allowed`.
 ///
 /// # Errors
-/// 400 `unknown query parameter 'finishd': expected finished or limit` for a name not in
+/// 400 `unknown query parameter 'finishd': expected finished, limit or before` for a name not in
 /// `allowed` (a misspelt parameter must not be ignored), `query parameter 'token' given twice`.
 pub fn query(
     raw: Option<&str>,

@@ -1369,7 +1369,7 @@ async fn errors_name_the_problem_and_query_strings_are_read_strictly() {
     // Query strings: unknown or doubled parameters and bad values are refused.
     s.get("/api/games?finishd=true").await.assert_error(
         400,
-        "unknown query parameter 'finishd': expected finished or limit",
+        "unknown query parameter 'finishd': expected finished, limit or before",
     );
     s.get("/api/games?limt=5")
         .await
@@ -1693,5 +1693,55 @@ async fn closed_holes_are_listed_in_board_order_in_pasu_pondi_too() {
     let id = c["id"].as_str().unwrap();
     let p = s.get(&format!("/api/games/{id}/positions")).await.json();
     assert_eq!(p["start"]["closed"], json!(["f", "g"]));
+    s.stop().await;
+}
+
+/// `GET /api/games` pages with `before=<the previous page's next>`: walking the pages reaches
+/// every stored game exactly once, newest first, with `finished` applied on every page; the
+/// last page's `next` is null, and a `before` that names no game is refused by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_game_list_pages_through_every_game_with_before() {
+    let s = TestServer::start("api-list-pages").await;
+    let mut made = Vec::new();
+    for _ in 0..7 {
+        let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await;
+        assert_eq!(c.status, 201, "{}", c.body);
+        made.push(c.json()["id"].as_str().unwrap().to_string());
+    }
+    made.reverse(); // newest first
+    let mut seen = Vec::new();
+    let mut url = "/api/games?limit=3&finished=false".to_string();
+    loop {
+        let page = s.get(&url).await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        let page = page.json();
+        let games = page["games"].as_array().unwrap();
+        assert!(games.len() <= 3);
+        seen.extend(games.iter().map(|g| g["id"].as_str().unwrap().to_string()));
+        match page["next"].as_str() {
+            Some(next) => {
+                assert_eq!(next, seen.last().unwrap());
+                url = format!("/api/games?limit=3&finished=false&before={next}");
+            }
+            None => break,
+        }
+    }
+    assert_eq!(seen, made);
+    // A full last page says no more.
+    let all = s.get("/api/games?limit=7").await.json();
+    assert_eq!(all["games"].as_array().unwrap().len(), 7);
+    assert_eq!(all["next"], Value::Null);
+    // The finished filter holds on later pages too: none of these games is over.
+    let done = s
+        .get(&format!("/api/games?finished=true&before={}", made[0]))
+        .await
+        .json();
+    assert_eq!(done["games"], json!([]));
+    s.get("/api/games?before=nosuchgame")
+        .await
+        .assert_error(400, "before: no game 'nosuchgame'");
+    s.get(&format!("/api/games?before={}&before={}", made[0], made[1]))
+        .await
+        .assert_error(400, "query parameter 'before' given twice");
     s.stop().await;
 }
