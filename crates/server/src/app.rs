@@ -51,8 +51,12 @@ pub struct Slot {
 /// A game's connections, counted under one lock so that the presence messages come in order.
 #[derive(Debug)]
 struct Presence {
-    /// WebSocket connections that said hello for each seat, `[South, North]`.
+    /// WebSocket connections that said hello for each seat, `[South, North]` (those gone
+    /// quiet not counted).
     open: [usize; 2],
+    /// Connections that said hello for each seat but have been silent for
+    /// [`crate::ws::PRESENCE_SILENCE`]: open, yet not making the seat present.
+    quiet: [usize; 2],
     /// Open WebSocket connections of the game (players and watchers).
     conns: usize,
     /// Those of them that said hello with a seat's token.
@@ -76,6 +80,7 @@ impl Slot {
             computer: Side::BOTH.map(|s| game.is_computer(s)),
             present: Mutex::new(Presence {
                 open: [0, 0],
+                quiet: [0, 0],
                 conns: 0,
                 seated: 0,
                 absent_since: [Some(now), Some(now)],
@@ -212,6 +217,20 @@ impl Slot {
     /// or changes the count of watchers.
     pub fn arrive(&self, sides: &[Side], first: bool) {
         let mut p = lock(&self.present);
+        self.arrive_locked(&mut p, sides, first);
+    }
+
+    /// A connection that had gone quiet ([`Slot::go_quiet`]) for `sides` spoke again: it makes
+    /// them present again, as [`Slot::arrive`].
+    pub fn wake(&self, sides: &[Side]) {
+        let mut p = lock(&self.present);
+        for side in sides {
+            p.quiet[side.index()] = p.quiet[side.index()].saturating_sub(1);
+        }
+        self.arrive_locked(&mut p, sides, false);
+    }
+
+    fn arrive_locked(&self, p: &mut Presence, sides: &[Side], first: bool) {
         let mut any = first;
         if first {
             p.seated += 1;
@@ -226,21 +245,29 @@ impl Slot {
         }
         // Published under the lock, so that the messages come in the order of the counts.
         if any {
-            self.publish(&self.presence_of(&p));
+            self.publish(&self.presence_of(p));
         }
     }
 
     /// A connection closed, that had said hello for `sides` (none: a watcher); every connection
     /// of the game is told when that was a seat's last or a watcher. `seated`: the connection
-    /// had said hello with a seat's token (its `sides` may be empty when it had gone quiet:
-    /// see [`Slot::go_quiet`]).
-    pub fn leave(&self, sides: &[Side], seated: bool) {
+    /// had said hello with a seat's token; `quiet`: it had gone quiet (see [`Slot::go_quiet`]),
+    /// so its `sides` were no longer present through it.
+    pub fn leave(&self, sides: &[Side], seated: bool, quiet: bool) {
         let mut p = lock(&self.present);
         p.conns = p.conns.saturating_sub(1);
         let any = !seated;
         if seated {
             p.seated = p.seated.saturating_sub(1);
         }
+        let sides = if quiet {
+            for side in sides {
+                p.quiet[side.index()] = p.quiet[side.index()].saturating_sub(1);
+            }
+            &[][..]
+        } else {
+            sides
+        };
         self.absent(&mut p, sides, Instant::now(), any);
     }
 
@@ -250,7 +277,22 @@ impl Slot {
     /// from) when it was their last. It is present again with [`Slot::arrive`] once it speaks.
     pub fn go_quiet(&self, sides: &[Side], since: Instant) {
         let mut p = lock(&self.present);
+        for side in sides {
+            p.quiet[side.index()] += 1;
+        }
         self.absent(&mut p, sides, since, false);
+    }
+
+    /// How long `side`'s connections have been silent, when it is absent only because they
+    /// are: none is present, yet one that said hello for it is open and has gone quiet
+    /// ([`Slot::go_quiet`]). `None` while the seat is present or has no connection open.
+    pub fn silent_for(&self, side: Side) -> Option<Duration> {
+        let p = lock(&self.present);
+        let i = side.index();
+        if p.open[i] > 0 || p.quiet[i] == 0 {
+            return None;
+        }
+        Some(p.absent_since[i].map_or(Duration::ZERO, |t| t.elapsed()))
     }
 
     /// Takes one connection from each of `sides`; every connection of the game is told when
@@ -1550,20 +1592,32 @@ impl App {
 
     /// `POST /api/games/{id}/claim`: the win (`draw` false) or a draw, when the other seat of
     /// an online game has been away for the claim time, has moved at least once (else the
-    /// game can only be aborted), and the claimant is connected (said hello on a WebSocket).
+    /// game can only be aborted), and the claimant is here: as [`crate::ws::PRESENCE_SILENCE`]
+    /// says, a connection that said hello with its token is open and has spoken in the last 7 s.
     ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 not online, not joined, over, the
-    /// claimant not connected, the friend present, not away long enough or not moved yet; 500
+    /// claimant not here (not connected, or its connections silent), the friend present, not away long enough or not moved yet; 500
     /// as [`App::slot`], or a database error.
     pub async fn claim(&self, id: &str, token: &str, draw: bool) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
         let me = online_seat(&g, token, "a claim")?;
         if slot.away(me).is_some() {
-            return Err(ApiError::conflict(
-                "you are not connected to the game: only a player who is here may claim it",
-            ));
+            // Here is as Presence says: an open connection that said hello with the token and
+            // has sent something in the last 7 s.
+            return Err(ApiError::conflict(match slot.silent_for(me) {
+                Some(silent) => format!(
+                    "your connection to the game has been silent for {} s: a player is here \
+                     while its connection sends something at least every {} s (a ping); send \
+                     one, then claim",
+                    silent.as_secs(),
+                    crate::ws::PRESENCE_SILENCE.as_secs()
+                ),
+                None => "you are not connected to the game: only a player who is here may \
+                         claim it (open its WebSocket with your token)"
+                    .to_string(),
+            }));
         }
         let Some(away) = slot.away(me.other()) else {
             return Err(ApiError::conflict("your friend is here"));

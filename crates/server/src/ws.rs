@@ -199,8 +199,7 @@ impl Seated {
             .filter(|s| std::mem::replace(&mut self.seats[s.index()], false))
             .collect();
         // A quiet connection's seats were already given up.
-        let held = if self.quiet { Vec::new() } else { held };
-        self.slot.leave(&held, seated);
+        self.slot.leave(&held, seated, self.quiet);
     }
 
     /// The seats it makes present (none when quiet).
@@ -225,7 +224,7 @@ impl Seated {
         self.spoke = Instant::now();
         if std::mem::replace(&mut self.quiet, false) {
             let held = self.present_seats();
-            self.slot.arrive(&held, false);
+            self.slot.wake(&held);
         }
     }
 }
