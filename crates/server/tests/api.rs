@@ -1745,3 +1745,51 @@ async fn the_game_list_pages_through_every_game_with_before() {
         .assert_error(400, "query parameter 'before' given twice");
     s.stop().await;
 }
+
+/// An error answered to a request whose body arrives after its head (as most clients send a
+/// larger body) keeps the keep-alive connection usable: the server reads the body before it
+/// answers, so the next request on the same connection is answered too, and nothing says the
+/// connection closes (it did close, silently: QA pass 16).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_answered_before_the_body_arrived_keeps_the_connection() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let s = TestServer::start("api-keepalive").await;
+    let game = r#"{"game": "raja-pasu"}"#;
+    let mv = r#"{"move": "A", "token": "x"}"#;
+    let cases = [
+        ("POST", "/api/games", "text/plain", game, 415),
+        ("POST", "/api/games/nosuchgame/moves", "application/json", mv, 404),
+        ("POST", "/api/nosuchendpoint", "application/json", game, 404),
+        ("POST", "/api/meta", "application/json", game, 405),
+        ("POST", "/index.html", "application/json", game, 405),
+    ];
+    for (method, path, ctype, body, status) in cases {
+        let mut c = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: {ctype}\r\n\
+             Content-Length: {}\r\n\r\n",
+            body.len()
+        );
+        c.write_all(head.as_bytes()).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        c.write_all(body.as_bytes()).await.unwrap();
+        c.write_all(b"GET /api/meta HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let mut got = Vec::new();
+        tokio::time::timeout(std::time::Duration::from_secs(10), c.read_to_end(&mut got))
+            .await
+            .expect("answers within 10 s")
+            .expect("read");
+        let got = String::from_utf8_lossy(&got);
+        let answers: Vec<&str> = got.split("HTTP/1.1 ").skip(1).collect();
+        assert_eq!(answers.len(), 2, "{method} {path}: {got}");
+        assert!(answers[0].starts_with(&status.to_string()), "{method} {path}: {got}");
+        assert!(
+            !answers[0].to_ascii_lowercase().contains("connection: close"),
+            "{method} {path}: {got}"
+        );
+        assert!(answers[1].starts_with("200"), "{method} {path}: {got}");
+    }
+    s.stop().await;
+}
