@@ -178,7 +178,9 @@ pub async fn play(
     Path(id): Path<String>,
     Json(req): Json<MoveReq>,
 ) -> Result<Json<Value>, ApiError> {
-    let (state, played) = app.play(&id, &req.token, &req.mv, req.expected_ply).await?;
+    let (state, played) = app
+        .play(&id, &req.token, &req.mv, req.expected_ply, None)
+        .await?;
     let played: Vec<Value> = played.iter().map(live::Played::to_json).collect();
     Ok(Json(json!({"state": state, "played": played})))
 }
@@ -454,7 +456,11 @@ pub async fn list(State(app): AppState, uri: axum::http::Uri) -> Result<Json<Val
                 ))
             })?,
     };
-    Ok(Json(app.list(finished, limit, q.get("before").map(String::as_str))?))
+    Ok(Json(app.list(
+        finished,
+        limit,
+        q.get("before").map(String::as_str),
+    )?))
 }
 
 /// `GET /api/games/{id}/ws` (`?token=SEAT_TOKEN`: the connection holds that seat from the
@@ -524,8 +530,10 @@ fn upgrade_refused(rej: &WebSocketUpgradeRejection, headers: &axum::http::Header
             ),
         };
         let mut resp = err.into_response();
-        resp.headers_mut()
-            .insert(header::SEC_WEBSOCKET_VERSION, HeaderValue::from_static("13"));
+        resp.headers_mut().insert(
+            header::SEC_WEBSOCKET_VERSION,
+            HeaderValue::from_static("13"),
+        );
         return resp;
     }
     ApiError::new(

@@ -1287,8 +1287,11 @@ impl App {
     }
 
     /// Plays a move for the holder of `token`, then the computer's replies; stores each move
-    /// before answering and pushes the update to every watcher. Runs to the end even if the
-    /// caller goes away: the computer replies to a stored move whatever the client does.
+    /// before answering. Every connection of the game gets the move in an update as soon as it
+    /// is stored, then the computer's replies in an update of their own once they are stored;
+    /// `stored`, if given, is sent the move's ply as soon as it is stored (the WebSocket `ack`
+    /// does not wait for the computer). Runs to the end even if the caller goes away: the
+    /// computer replies to a stored move whatever the client does.
     ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 an online game whose friend has not
@@ -1301,10 +1304,13 @@ impl App {
         token: &str,
         mv: &str,
         expected_ply: Option<u64>,
+        stored: Option<tokio::sync::oneshot::Sender<usize>>,
     ) -> Result<(Value, Vec<Played>), ApiError> {
         let (id, token, mv) = (id.to_owned(), token.to_owned(), mv.to_owned());
-        self.detached(move |app| async move { app.play_now(&id, &token, &mv, expected_ply).await })
-            .await
+        self.detached(move |app| async move {
+            app.play_now(&id, &token, &mv, expected_ply, stored).await
+        })
+        .await
     }
 
     async fn play_now(
@@ -1313,6 +1319,7 @@ impl App {
         token: &str,
         mv: &str,
         expected_ply: Option<u64>,
+        stored: Option<tokio::sync::oneshot::Sender<usize>>,
     ) -> Result<(Value, Vec<Played>), ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
@@ -1343,17 +1350,26 @@ impl App {
             .play_traced(hole, "human")
             .map_err(|e| ApiError::unprocessable(e.to_string()))?;
         self.commit(&slot, &mut g, next, std::slice::from_ref(&played))?;
-        let mut all = vec![played];
-        let computer = self.computer_moves(&slot, &mut g).await;
-        // The human move is stored whatever happens to the computer's reply.
-        if let Ok(more) = &computer {
-            all.extend(more.iter().cloned());
+        // The move is told as soon as it is stored, before the computer thinks: to every
+        // connection (an update), and to the WebSocket that sent it (its ack).
+        slot.publish_update(json!({
+            "type": "update", "state": *slot.state(),
+            "played": played_json(std::slice::from_ref(&played)),
+        }));
+        if let Some(stored) = stored {
+            let _ = stored.send(played.rec.ply);
         }
-        let state = slot.state().as_ref().clone();
-        // One update for the request: your move and the computer's replies, in order.
-        slot.publish_update(json!({"type": "update", "state": state, "played": played_json(&all)}));
-        computer?;
-        Ok((state, all))
+        let mut all = vec![played];
+        // The human move is stored whatever happens to the computer's reply.
+        let more = self.computer_moves(&slot, &mut g).await?;
+        if !more.is_empty() {
+            // The replies in an update of their own, once stored.
+            slot.publish_update(json!({
+                "type": "update", "state": *slot.state(), "played": played_json(&more),
+            }));
+        }
+        all.extend(more);
+        Ok((slot.state().as_ref().clone(), all))
     }
 
     /// Takes back moves (see docs/api.md). With `expected_ply`, only from that ply: a second

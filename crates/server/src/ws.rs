@@ -578,12 +578,20 @@ async fn handle(app: &Arc<App>, id: &str, text: &str, seated: &mut Seated) -> St
                     &msg.req,
                 );
             };
-            match app.play(id, token, mv, msg.expected_ply).await {
-                Ok((_, played)) => {
-                    json!({"type": "ack", "req": msg.req, "ply": played.first().map(|p| p.rec.ply)})
-                        .to_string()
-                }
-                Err(e) => error_msg(&e, &msg.req),
+            // Acknowledged once the move is stored: the computer's reply (if any) comes after
+            // as an update of its own, however long it thinks. The play goes on if this stops
+            // waiting (it runs on a task of its own: see `App::play`).
+            let (stored_tx, stored_rx) = tokio::sync::oneshot::channel();
+            let play = app.play(id, token, mv, msg.expected_ply, Some(stored_tx));
+            tokio::pin!(play);
+            let ack = |ply: usize| json!({"type": "ack", "req": msg.req, "ply": ply}).to_string();
+            tokio::select! {
+                biased;
+                Ok(ply) = stored_rx => ack(ply),
+                r = &mut play => match r {
+                    Ok((_, played)) => ack(played.first().map_or(0, |p| p.rec.ply)),
+                    Err(e) => error_msg(&e, &msg.req),
+                },
             }
         }
         other => error_msg(

@@ -1758,7 +1758,13 @@ async fn an_error_answered_before_the_body_arrived_keeps_the_connection() {
     let mv = r#"{"move": "A", "token": "x"}"#;
     let cases = [
         ("POST", "/api/games", "text/plain", game, 415),
-        ("POST", "/api/games/nosuchgame/moves", "application/json", mv, 404),
+        (
+            "POST",
+            "/api/games/nosuchgame/moves",
+            "application/json",
+            mv,
+            404,
+        ),
         ("POST", "/api/nosuchendpoint", "application/json", game, 404),
         ("POST", "/api/meta", "application/json", game, 405),
         ("POST", "/index.html", "application/json", game, 405),
@@ -1784,9 +1790,14 @@ async fn an_error_answered_before_the_body_arrived_keeps_the_connection() {
         let got = String::from_utf8_lossy(&got);
         let answers: Vec<&str> = got.split("HTTP/1.1 ").skip(1).collect();
         assert_eq!(answers.len(), 2, "{method} {path}: {got}");
-        assert!(answers[0].starts_with(&status.to_string()), "{method} {path}: {got}");
         assert!(
-            !answers[0].to_ascii_lowercase().contains("connection: close"),
+            answers[0].starts_with(&status.to_string()),
+            "{method} {path}: {got}"
+        );
+        assert!(
+            !answers[0]
+                .to_ascii_lowercase()
+                .contains("connection: close"),
             "{method} {path}: {got}"
         );
         assert!(answers[1].starts_with("200"), "{method} {path}: {got}");
