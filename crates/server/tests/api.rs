@@ -1804,3 +1804,34 @@ async fn an_error_answered_before_the_body_arrived_keeps_the_connection() {
     }
     s.stop().await;
 }
+
+/// A chunked body over the limit (no `Content-Length` to refuse it from the head) is answered
+/// 413 once that much has arrived, and the answer says the connection closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chunked_body_over_the_limit_is_413_with_connection_close() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let s = TestServer::start("api-chunked-413").await;
+    let c = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let (mut rd, mut wr) = c.into_split();
+    let writer = tokio::spawn(async move {
+        let head = "POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+                    Transfer-Encoding: chunked\r\n\r\n";
+        wr.write_all(head.as_bytes()).await?;
+        let chunk = format!("{:x}\r\n{}\r\n", 16 * 1024, " ".repeat(16 * 1024));
+        for _ in 0..20 {
+            wr.write_all(chunk.as_bytes()).await?;
+        }
+        wr.write_all(b"0\r\n\r\n").await
+    });
+    let mut got = Vec::new();
+    tokio::time::timeout(std::time::Duration::from_secs(10), rd.read_to_end(&mut got))
+        .await
+        .expect("answers within 10 s")
+        .ok();
+    let _ = writer.await;
+    let got = String::from_utf8_lossy(&got).to_ascii_lowercase();
+    assert!(got.starts_with("http/1.1 413"), "{got}");
+    assert!(got.contains("connection: close"), "{got}");
+    assert!(got.contains("request body too large"), "{got}");
+    s.stop().await;
+}
