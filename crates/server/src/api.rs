@@ -178,7 +178,9 @@ pub async fn play(
     Path(id): Path<String>,
     Json(req): Json<MoveReq>,
 ) -> Result<Json<Value>, ApiError> {
-    let (state, played) = app.play(&id, &req.token, &req.mv, req.expected_ply).await?;
+    let (state, played) = app
+        .play(&id, &req.token, &req.mv, req.expected_ply, None)
+        .await?;
     let played: Vec<Value> = played.iter().map(live::Played::to_json).collect();
     Ok(Json(json!({"state": state, "played": played})))
 }
@@ -419,14 +421,16 @@ pub async fn import(
 /// Most games `GET /api/games` lists at once (`limit`).
 pub const MAX_LIST: u32 = 200;
 
-/// `GET /api/games?finished=true|false&limit=N` (50 games without `limit`, at most
-/// [`MAX_LIST`]).
+/// `GET /api/games?finished=true|false&limit=N&before=ID` (50 games without `limit`, at most
+/// [`MAX_LIST`]; `before`: the games after that one, newest first, the `next` of the
+/// previous page).
 ///
 /// # Errors
 /// 400 for an unknown query parameter, one given twice, a `finished` other than true or false,
-/// a `limit` that is not a whole number 0-200; 500 for a database error.
+/// a `limit` that is not a whole number 0-200, a `before` that names no game; 500 for a
+/// database error.
 pub async fn list(State(app): AppState, uri: axum::http::Uri) -> Result<Json<Value>, ApiError> {
-    let q = crate::error::query(uri.query(), &["finished", "limit"])?;
+    let q = crate::error::query(uri.query(), &["finished", "limit", "before"])?;
     let quoted = |v: &str| crate::util::cut(v, crate::util::QUOTE_MAX).into_owned();
     let finished = match q.get("finished").map(String::as_str) {
         None => None,
@@ -452,7 +456,11 @@ pub async fn list(State(app): AppState, uri: axum::http::Uri) -> Result<Json<Val
                 ))
             })?,
     };
-    Ok(Json(app.list(finished, limit)?))
+    Ok(Json(app.list(
+        finished,
+        limit,
+        q.get("before").map(String::as_str),
+    )?))
 }
 
 /// `GET /api/games/{id}/ws` (`?token=SEAT_TOKEN`: the connection holds that seat from the
@@ -463,11 +471,13 @@ pub async fn list(State(app): AppState, uri: axum::http::Uri) -> Result<Json<Val
 /// loading it); 400 for an unknown query parameter; 403 for a token that holds no seat; 429
 /// when the seat already has [`ws::MAX_SOCKETS_PER_SEAT`] connections, or (without a token)
 /// when the game already has [`ws::MAX_WATCHERS`] watchers; the upgrade's own status (400, 405 or 426) when the
-/// request is not a WebSocket upgrade.
+/// request is not a WebSocket upgrade, and 426 with `Sec-WebSocket-Version: 13` for a WebSocket
+/// version other than 13 (400 with that header when the version is missing).
 pub async fn websocket(
     State(app): AppState,
     Path(id): Path<String>,
     uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let q = crate::error::query(uri.query(), &["token"])?;
@@ -486,16 +496,51 @@ pub async fn websocket(
     };
     // A place now; the guard in ws::serve gives it back when the connection ends.
     let guard = ws::SocketGuard::admit(std::sync::Arc::clone(&slot), seats.first().copied(), &id)?;
-    let upgrade = upgrade.map_err(|rej| {
-        ApiError::new(
-            rej.status(),
-            format!("a WebSocket upgrade is expected here: {}", rej.body_text()),
-        )
-    })?;
+    let upgrade = match upgrade {
+        Ok(upgrade) => upgrade,
+        Err(rej) => return Ok(upgrade_refused(&rej, &headers)),
+    };
     Ok(upgrade
         .max_message_size(ws::MAX_FRAME)
         .max_frame_size(ws::MAX_FRAME)
         .on_upgrade(move |socket| ws::serve(socket, app, slot, guard, seats)))
+}
+
+/// The answer to a request for a game's socket that is not a WebSocket upgrade this server
+/// takes. A version other than 13 is `426 Upgrade Required` with `Sec-WebSocket-Version: 13`
+/// (RFC 6455, section 4.2.2: the client's library reads the header to retry with a version the
+/// server speaks); a missing version is a malformed handshake, 400 with the same header; the
+/// other rejections keep axum's status (400, 405, 426) with the API's JSON body.
+fn upgrade_refused(rej: &WebSocketUpgradeRejection, headers: &axum::http::HeaderMap) -> Response {
+    if let WebSocketUpgradeRejection::InvalidWebSocketVersionHeader(_) = rej {
+        let err = match headers.get(header::SEC_WEBSOCKET_VERSION) {
+            Some(v) => ApiError::new(
+                StatusCode::UPGRADE_REQUIRED,
+                format!(
+                    "WebSocket version '{}' is not supported: this server speaks version 13 \
+                     (Sec-WebSocket-Version: 13)",
+                    crate::util::cut(
+                        &String::from_utf8_lossy(v.as_bytes()),
+                        crate::util::QUOTE_MAX
+                    )
+                ),
+            ),
+            None => ApiError::bad_request(
+                "a WebSocket upgrade needs the header Sec-WebSocket-Version: 13",
+            ),
+        };
+        let mut resp = err.into_response();
+        resp.headers_mut().insert(
+            header::SEC_WEBSOCKET_VERSION,
+            HeaderValue::from_static("13"),
+        );
+        return resp;
+    }
+    ApiError::new(
+        rej.status(),
+        format!("a WebSocket upgrade is expected here: {}", rej.body_text()),
+    )
+    .into_response()
 }
 
 /// Any other path under `/api/` (the path named as the client sent it, `/api` included).

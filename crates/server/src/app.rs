@@ -51,8 +51,12 @@ pub struct Slot {
 /// A game's connections, counted under one lock so that the presence messages come in order.
 #[derive(Debug)]
 struct Presence {
-    /// WebSocket connections that said hello for each seat, `[South, North]`.
+    /// WebSocket connections that said hello for each seat, `[South, North]` (those gone
+    /// quiet not counted).
     open: [usize; 2],
+    /// Connections that said hello for each seat but have been silent for
+    /// [`crate::ws::PRESENCE_SILENCE`]: open, yet not making the seat present.
+    quiet: [usize; 2],
     /// Open WebSocket connections of the game (players and watchers).
     conns: usize,
     /// Those of them that said hello with a seat's token.
@@ -76,6 +80,7 @@ impl Slot {
             computer: Side::BOTH.map(|s| game.is_computer(s)),
             present: Mutex::new(Presence {
                 open: [0, 0],
+                quiet: [0, 0],
                 conns: 0,
                 seated: 0,
                 absent_since: [Some(now), Some(now)],
@@ -182,12 +187,29 @@ impl Slot {
         Some(p.absent_since[side.index()].map_or(Duration::ZERO, |t| t.elapsed()))
     }
 
-    /// A WebSocket connection opened (a watcher until it says hello): every connection of the
-    /// game is told the new count of watchers.
-    pub fn connect(&self) {
+    /// A WebSocket connection opened: a watcher until it says hello (`sides` empty), or a
+    /// player's holding `sides` from the start (it connected with `?token=`). Counted in one
+    /// step, so that every connection of the game is told one presence: the new count of
+    /// watchers, or the seat now present; none for a player's second tab, which changes
+    /// neither.
+    pub fn connect(&self, sides: &[Side]) {
         let mut p = lock(&self.present);
         p.conns += 1;
-        self.publish(&self.presence_of(&p));
+        let mut any = sides.is_empty();
+        if !sides.is_empty() {
+            p.seated += 1;
+        }
+        for side in sides {
+            let i = side.index();
+            p.open[i] += 1;
+            if p.open[i] == 1 {
+                p.absent_since[i] = None;
+                any |= !self.computer[i];
+            }
+        }
+        if any {
+            self.publish(&self.presence_of(&p));
+        }
     }
 
     /// A connection said hello for `sides` (`first`: its first hello with a seat, so it stops
@@ -195,6 +217,20 @@ impl Slot {
     /// or changes the count of watchers.
     pub fn arrive(&self, sides: &[Side], first: bool) {
         let mut p = lock(&self.present);
+        self.arrive_locked(&mut p, sides, first);
+    }
+
+    /// A connection that had gone quiet ([`Slot::go_quiet`]) for `sides` spoke again: it makes
+    /// them present again, as [`Slot::arrive`].
+    pub fn wake(&self, sides: &[Side]) {
+        let mut p = lock(&self.present);
+        for side in sides {
+            p.quiet[side.index()] = p.quiet[side.index()].saturating_sub(1);
+        }
+        self.arrive_locked(&mut p, sides, false);
+    }
+
+    fn arrive_locked(&self, p: &mut Presence, sides: &[Side], first: bool) {
         let mut any = first;
         if first {
             p.seated += 1;
@@ -209,21 +245,29 @@ impl Slot {
         }
         // Published under the lock, so that the messages come in the order of the counts.
         if any {
-            self.publish(&self.presence_of(&p));
+            self.publish(&self.presence_of(p));
         }
     }
 
     /// A connection closed, that had said hello for `sides` (none: a watcher); every connection
     /// of the game is told when that was a seat's last or a watcher. `seated`: the connection
-    /// had said hello with a seat's token (its `sides` may be empty when it had gone quiet:
-    /// see [`Slot::go_quiet`]).
-    pub fn leave(&self, sides: &[Side], seated: bool) {
+    /// had said hello with a seat's token; `quiet`: it had gone quiet (see [`Slot::go_quiet`]),
+    /// so its `sides` were no longer present through it.
+    pub fn leave(&self, sides: &[Side], seated: bool, quiet: bool) {
         let mut p = lock(&self.present);
         p.conns = p.conns.saturating_sub(1);
         let any = !seated;
         if seated {
             p.seated = p.seated.saturating_sub(1);
         }
+        let sides = if quiet {
+            for side in sides {
+                p.quiet[side.index()] = p.quiet[side.index()].saturating_sub(1);
+            }
+            &[][..]
+        } else {
+            sides
+        };
         self.absent(&mut p, sides, Instant::now(), any);
     }
 
@@ -233,7 +277,22 @@ impl Slot {
     /// from) when it was their last. It is present again with [`Slot::arrive`] once it speaks.
     pub fn go_quiet(&self, sides: &[Side], since: Instant) {
         let mut p = lock(&self.present);
+        for side in sides {
+            p.quiet[side.index()] += 1;
+        }
         self.absent(&mut p, sides, since, false);
+    }
+
+    /// How long `side`'s connections have been silent, when it is absent only because they
+    /// are: none is present, yet one that said hello for it is open and has gone quiet
+    /// ([`Slot::go_quiet`]). `None` while the seat is present or has no connection open.
+    pub fn silent_for(&self, side: Side) -> Option<Duration> {
+        let p = lock(&self.present);
+        let i = side.index();
+        if p.open[i] > 0 || p.quiet[i] == 0 {
+            return None;
+        }
+        Some(p.absent_since[i].map_or(Duration::ZERO, |t| t.elapsed()))
     }
 
     /// Takes one connection from each of `sides`; every connection of the game is told when
@@ -1228,8 +1287,11 @@ impl App {
     }
 
     /// Plays a move for the holder of `token`, then the computer's replies; stores each move
-    /// before answering and pushes the update to every watcher. Runs to the end even if the
-    /// caller goes away: the computer replies to a stored move whatever the client does.
+    /// before answering. Every connection of the game gets the move in an update as soon as it
+    /// is stored, then the computer's replies in an update of their own once they are stored;
+    /// `stored`, if given, is sent the move's ply as soon as it is stored (the WebSocket `ack`
+    /// does not wait for the computer). Runs to the end even if the caller goes away: the
+    /// computer replies to a stored move whatever the client does.
     ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 an online game whose friend has not
@@ -1242,10 +1304,13 @@ impl App {
         token: &str,
         mv: &str,
         expected_ply: Option<u64>,
+        stored: Option<tokio::sync::oneshot::Sender<usize>>,
     ) -> Result<(Value, Vec<Played>), ApiError> {
         let (id, token, mv) = (id.to_owned(), token.to_owned(), mv.to_owned());
-        self.detached(move |app| async move { app.play_now(&id, &token, &mv, expected_ply).await })
-            .await
+        self.detached(move |app| async move {
+            app.play_now(&id, &token, &mv, expected_ply, stored).await
+        })
+        .await
     }
 
     async fn play_now(
@@ -1254,6 +1319,7 @@ impl App {
         token: &str,
         mv: &str,
         expected_ply: Option<u64>,
+        stored: Option<tokio::sync::oneshot::Sender<usize>>,
     ) -> Result<(Value, Vec<Played>), ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
@@ -1284,17 +1350,26 @@ impl App {
             .play_traced(hole, "human")
             .map_err(|e| ApiError::unprocessable(e.to_string()))?;
         self.commit(&slot, &mut g, next, std::slice::from_ref(&played))?;
-        let mut all = vec![played];
-        let computer = self.computer_moves(&slot, &mut g).await;
-        // The human move is stored whatever happens to the computer's reply.
-        if let Ok(more) = &computer {
-            all.extend(more.iter().cloned());
+        // The move is told as soon as it is stored, before the computer thinks: to every
+        // connection (an update), and to the WebSocket that sent it (its ack).
+        slot.publish_update(json!({
+            "type": "update", "state": *slot.state(),
+            "played": played_json(std::slice::from_ref(&played)),
+        }));
+        if let Some(stored) = stored {
+            let _ = stored.send(played.rec.ply);
         }
-        let state = slot.state().as_ref().clone();
-        // One update for the request: your move and the computer's replies, in order.
-        slot.publish_update(json!({"type": "update", "state": state, "played": played_json(&all)}));
-        computer?;
-        Ok((state, all))
+        let mut all = vec![played];
+        // The human move is stored whatever happens to the computer's reply.
+        let more = self.computer_moves(&slot, &mut g).await?;
+        if !more.is_empty() {
+            // The replies in an update of their own, once stored.
+            slot.publish_update(json!({
+                "type": "update", "state": *slot.state(), "played": played_json(&more),
+            }));
+        }
+        all.extend(more);
+        Ok((slot.state().as_ref().clone(), all))
     }
 
     /// Takes back moves (see docs/api.md). With `expected_ply`, only from that ply: a second
@@ -1533,20 +1608,32 @@ impl App {
 
     /// `POST /api/games/{id}/claim`: the win (`draw` false) or a draw, when the other seat of
     /// an online game has been away for the claim time, has moved at least once (else the
-    /// game can only be aborted), and the claimant is connected (said hello on a WebSocket).
+    /// game can only be aborted), and the claimant is here: as [`crate::ws::PRESENCE_SILENCE`]
+    /// says, a connection that said hello with its token is open and has spoken in the last 7 s.
     ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 not online, not joined, over, the
-    /// claimant not connected, the friend present, not away long enough or not moved yet; 500
+    /// claimant not here (not connected, or its connections silent), the friend present, not away long enough or not moved yet; 500
     /// as [`App::slot`], or a database error.
     pub async fn claim(&self, id: &str, token: &str, draw: bool) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
         let me = online_seat(&g, token, "a claim")?;
         if slot.away(me).is_some() {
-            return Err(ApiError::conflict(
-                "you are not connected to the game: only a player who is here may claim it",
-            ));
+            // Here is as Presence says: an open connection that said hello with the token and
+            // has sent something in the last 7 s.
+            return Err(ApiError::conflict(match slot.silent_for(me) {
+                Some(silent) => format!(
+                    "your connection to the game has been silent for {} s: a player is here \
+                     while its connection sends something at least every {} s (a ping); send \
+                     one, then claim",
+                    silent.as_secs(),
+                    crate::ws::PRESENCE_SILENCE.as_secs()
+                ),
+                None => "you are not connected to the game: only a player who is here may \
+                         claim it (open its WebSocket with your token)"
+                    .to_string(),
+            }));
         }
         let Some(away) = slot.away(me.other()) else {
             return Err(ApiError::conflict("your friend is here"));
@@ -1638,12 +1725,33 @@ impl App {
         result
     }
 
-    /// `GET /api/games`.
+    /// `GET /api/games`: at most `limit` games newest first, after the game `before` if given;
+    /// `next` is the id to pass as `before` for the following page (`null` once the list is
+    /// at its end).
     ///
     /// # Errors
-    /// On a database error.
-    pub fn list(&self, finished: Option<bool>, limit: u32) -> Result<Value, ApiError> {
-        let rows = lock(&self.store).list(finished, limit.min(200))?;
+    /// 400 when `before` names no stored game; 500 on a database error.
+    pub fn list(
+        &self,
+        finished: Option<bool>,
+        limit: u32,
+        before: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        let limit = limit.min(crate::api::MAX_LIST);
+        // One more than asked: whether a next page exists.
+        let Some(mut rows) = lock(&self.store).list(finished, limit + 1, before)? else {
+            return Err(ApiError::bad_request(format!(
+                "before: no game '{}' (pass the next of the previous page)",
+                crate::util::cut(before.unwrap_or_default(), crate::util::QUOTE_MAX)
+            )));
+        };
+        let more = rows.len() > limit as usize;
+        rows.truncate(limit as usize);
+        let next = if more {
+            rows.last().map(|r| r.id.clone())
+        } else {
+            None
+        };
         let damaged = lock(&self.damaged);
         let games: Vec<Value> = rows
             .into_iter()
@@ -1661,7 +1769,7 @@ impl App {
                 })
             })
             .collect();
-        Ok(json!({ "games": games }))
+        Ok(json!({ "games": games, "next": next }))
     }
 
     /// `GET /api/games/{id}/positions`: the position before the first move, then every move

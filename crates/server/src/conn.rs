@@ -85,13 +85,30 @@ pub async fn serve(
                 );
                 return resp;
             }
-            let req = req.map(|b| {
-                if b.is_end_stream() {
-                    b
-                } else {
-                    Body::new(TimedBody::new(b, body_timeout))
+            // The body is read whole (within the limit and the time) before any answer, so
+            // that an error answered early (415, 404, 405, …) leaves no unread body behind:
+            // hyper would then have to close the connection without saying so, and a
+            // keep-alive client would send its next request (a move, perhaps) into a dead
+            // socket, never knowing whether it was played. A body that cannot be read whole
+            // is answered with `Connection: close`: what is left of it cannot be told from a
+            // next request.
+            let req = if req.body().is_end_stream() {
+                req
+            } else {
+                let (parts, body) = req.into_parts();
+                let timed = Body::new(TimedBody::new(body, body_timeout));
+                match axum::body::to_bytes(timed, crate::MAX_BODY).await {
+                    Ok(bytes) => Request::from_parts(parts, Body::from(bytes)),
+                    Err(e) => {
+                        let mut resp = crate::error::body_error(&e).into_response();
+                        resp.headers_mut().insert(
+                            axum::http::header::CONNECTION,
+                            axum::http::HeaderValue::from_static("close"),
+                        );
+                        return resp;
+                    }
                 }
-            });
+            };
             next.run(req).await
         },
     ));

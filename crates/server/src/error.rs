@@ -257,7 +257,7 @@ fn json_rejection(rej: &JsonRejection) -> ApiError {
             "the request body must be JSON with Content-Type: application/json".to_string()
         }
         _ if status == StatusCode::PAYLOAD_TOO_LARGE => return body_too_large(),
-        JsonRejection::BytesRejection(_) => return body_read_error(rej),
+        JsonRejection::BytesRejection(_) => return body_error(rej),
         other => other.body_text(),
     };
     // axum answers 422 for well-formed JSON of the wrong shape; for this API, 422 means an
@@ -271,11 +271,30 @@ fn json_rejection(rej: &JsonRejection) -> ApiError {
 }
 
 /// A body that could not be read, said in the API's words rather than the framework's
-/// (`Failed to buffer the request body: error reading a body from connection`). HTTP/1.1's
-/// body decoder fails with `InvalidInput`/`InvalidData` only on chunked encoding, and with
-/// `UnexpectedEof` when the connection ends before the body does.
-fn body_read_error(rej: &JsonRejection) -> ApiError {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(rej);
+/// (`Failed to buffer the request body: error reading a body from connection`): `408 request
+/// too slow: …` for one that did not arrive in time ([`crate::conn::BodyTimeout`]), `413` for
+/// one over [`crate::MAX_BODY`], else 400. HTTP/1.1's body decoder fails with
+/// `InvalidInput`/`InvalidData` only on chunked encoding, and with `UnexpectedEof` when the
+/// connection ends before the body does.
+pub fn body_error(error: &(dyn std::error::Error + 'static)) -> ApiError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = source {
+        if let Some(timeout) = e.downcast_ref::<crate::conn::BodyTimeout>() {
+            return ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("request too slow: {timeout}"),
+            );
+        }
+        if e.is::<http_body_util::LengthLimitError>() {
+            return body_too_large();
+        }
+        source = e.source();
+    }
+    body_read_error(error)
+}
+
+fn body_read_error(error: &(dyn std::error::Error + 'static)) -> ApiError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(e) = source {
         if let Some(io) = e.downcast_ref::<std::io::Error>() {
             let message = match io.kind() {
@@ -366,7 +385,7 @@ fn query_rejection(rej: &QueryRejection) -> ApiError {
 /// A query string read strictly: each parameter's value by name, for the names in `allowed`.
 ///
 /// # Errors
-/// 400 `unknown query parameter 'finishd': expected finished or limit` for a name not in
+/// 400 `unknown query parameter 'finishd': expected finished, limit or before` for a name not in
 /// `allowed` (a misspelt parameter must not be ignored), `query parameter 'token' given twice`.
 pub fn query(
     raw: Option<&str>,

@@ -684,21 +684,59 @@ impl Store {
         rows.collect()
     }
 
-    /// Games newest first; `finished` filters on whether they are over.
+    /// At most `limit` games, newest first (by creation, then by the order they were stored);
+    /// `finished` filters on whether they are over; `before` (a game's id) starts the list
+    /// after that game, so that a client can walk every game page by page. `Ok(None)` when
+    /// `before` names no stored game.
     ///
     /// # Errors
     /// On a database error.
-    pub fn list(&self, finished: Option<bool>, limit: u32) -> rusqlite::Result<Vec<GameRow>> {
-        let filter = match finished {
-            None => "",
-            Some(true) => "WHERE finished IS NOT NULL",
-            Some(false) => "WHERE finished IS NULL",
+    pub fn list(
+        &self,
+        finished: Option<bool>,
+        limit: u32,
+        before: Option<&str>,
+    ) -> rusqlite::Result<Option<Vec<GameRow>>> {
+        let mut filters: Vec<&str> = Vec::new();
+        match finished {
+            None => {}
+            Some(true) => filters.push("finished IS NOT NULL"),
+            Some(false) => filters.push("finished IS NULL"),
+        }
+        let cursor = match before {
+            None => (i64::MAX, i64::MAX),
+            Some(id) => {
+                let found = self
+                    .conn
+                    .query_row(
+                        "SELECT created, rowid FROM games WHERE id = ?1",
+                        [id],
+                        |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)),
+                    )
+                    .optional()?;
+                let Some(found) = found else {
+                    return Ok(None);
+                };
+                filters.push("(created < ?2 OR (created = ?2 AND rowid < ?3))");
+                found
+            }
+        };
+        let filter = if filters.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", filters.join(" AND "))
         };
         let mut st = self.conn.prepare(&format!(
             "SELECT {GAME_COLS} FROM games {filter} ORDER BY created DESC, rowid DESC LIMIT ?1"
         ))?;
-        let rows = st.query_map([limit], game_row)?;
-        rows.collect()
+        let rows = if before.is_some() {
+            st.query_map(params![limit, cursor.0, cursor.1], game_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?
+        } else {
+            st.query_map(params![limit], game_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?
+        };
+        Ok(Some(rows))
     }
 }
 

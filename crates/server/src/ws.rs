@@ -145,9 +145,9 @@ impl Drop for SocketGuard {
     }
 }
 
-/// A connection of the game: a watcher until it says hello with a seat's token; the seats it
-/// said hello for stop being present through it when it ends. Counted from its creation (the
-/// connection is one more watcher) until it is released or dropped.
+/// A connection of the game: a watcher until it says hello with a seat's token (or a player's
+/// from the start, when it connected with `?token=`); the seats it holds stop being present
+/// through it when it ends. Counted from its creation until it is released or dropped.
 struct Seated {
     slot: Arc<Slot>,
     seats: [bool; 2],
@@ -160,11 +160,16 @@ struct Seated {
 }
 
 impl Seated {
-    fn new(slot: Arc<Slot>, place: SocketGuard) -> Seated {
-        slot.connect();
+    /// A new connection, holding `sides` from the start (`?token=`) or none (a watcher).
+    fn new(slot: Arc<Slot>, place: SocketGuard, sides: &[Side]) -> Seated {
+        slot.connect(sides);
+        let mut seats = [false, false];
+        for side in sides {
+            seats[side.index()] = true;
+        }
         Seated {
             slot,
-            seats: [false, false],
+            seats,
             open: true,
             quiet: false,
             spoke: Instant::now(),
@@ -194,8 +199,7 @@ impl Seated {
             .filter(|s| std::mem::replace(&mut self.seats[s.index()], false))
             .collect();
         // A quiet connection's seats were already given up.
-        let held = if self.quiet { Vec::new() } else { held };
-        self.slot.leave(&held, seated);
+        self.slot.leave(&held, seated, self.quiet);
     }
 
     /// The seats it makes present (none when quiet).
@@ -220,7 +224,7 @@ impl Seated {
         self.spoke = Instant::now();
         if std::mem::replace(&mut self.quiet, false) {
             let held = self.present_seats();
-            self.slot.arrive(&held, false);
+            self.slot.wake(&held);
         }
     }
 }
@@ -302,12 +306,10 @@ pub async fn serve(
         .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     let _open = Open(&app);
     let (mut sink, mut stream) = socket.split();
-    // One more watcher: told to the others before this connection subscribes (it gets the
-    // count in its own presence below).
-    let mut seated = Seated::new(Arc::clone(&slot), place);
-    if !seats.is_empty() {
-        seated.claim(&seats);
-    }
+    // One more watcher, or (with the upgrade's token) its seats present from the start: told
+    // to the others in one presence before this connection subscribes (it gets the counts in
+    // its own presence below).
+    let mut seated = Seated::new(Arc::clone(&slot), place, &seats);
     // Subscribed before the first message, and seen as a change if the server is already
     // shutting down: a shutdown that came between the upgrade and here still closes the
     // connection (1001), instead of leaving it open until it idles out.
@@ -576,12 +578,20 @@ async fn handle(app: &Arc<App>, id: &str, text: &str, seated: &mut Seated) -> St
                     &msg.req,
                 );
             };
-            match app.play(id, token, mv, msg.expected_ply).await {
-                Ok((_, played)) => {
-                    json!({"type": "ack", "req": msg.req, "ply": played.first().map(|p| p.rec.ply)})
-                        .to_string()
-                }
-                Err(e) => error_msg(&e, &msg.req),
+            // Acknowledged once the move is stored: the computer's reply (if any) comes after
+            // as an update of its own, however long it thinks. The play goes on if this stops
+            // waiting (it runs on a task of its own: see `App::play`).
+            let (stored_tx, stored_rx) = tokio::sync::oneshot::channel();
+            let play = app.play(id, token, mv, msg.expected_ply, Some(stored_tx));
+            tokio::pin!(play);
+            let ack = |ply: usize| json!({"type": "ack", "req": msg.req, "ply": ply}).to_string();
+            tokio::select! {
+                biased;
+                Ok(ply) = stored_rx => ack(ply),
+                r = &mut play => match r {
+                    Ok((_, played)) => ack(played.first().map_or(0, |p| p.rec.ply)),
+                    Err(e) => error_msg(&e, &msg.req),
+                },
             }
         }
         other => error_msg(

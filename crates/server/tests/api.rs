@@ -1369,7 +1369,7 @@ async fn errors_name_the_problem_and_query_strings_are_read_strictly() {
     // Query strings: unknown or doubled parameters and bad values are refused.
     s.get("/api/games?finishd=true").await.assert_error(
         400,
-        "unknown query parameter 'finishd': expected finished or limit",
+        "unknown query parameter 'finishd': expected finished, limit or before",
     );
     s.get("/api/games?limt=5")
         .await
@@ -1671,5 +1671,167 @@ async fn a_game_created_from_a_position_starts_there_and_names_what_is_wrong_wit
         assert_eq!(r.status, 400, "{position}: {}", r.body);
         assert_eq!(r.json()["error"], json!(message), "{position}");
     }
+    s.stop().await;
+}
+
+/// `closed` lists a row's closed holes in board order (A..G / a..g), whichever end the game
+/// closes from: Pasu Pondi closes g first, and its state still says `["f", "g"]` (docs/api.md,
+/// the state object).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closed_holes_are_listed_in_board_order_in_pasu_pondi_too() {
+    let s = TestServer::start("api-closed-order").await;
+    let position = "5,5,5,5,5,5,5/5,5,5,5,5,x,x 7 3 S 2 pasu-pondi";
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "pasu-pondi", "mode": "match", "position": position}),
+        )
+        .await;
+    assert_eq!(c.status, 201, "{}", c.body);
+    let c = c.json();
+    assert_eq!(c["state"]["closed"], json!(["f", "g"]));
+    let id = c["id"].as_str().unwrap();
+    let p = s.get(&format!("/api/games/{id}/positions")).await.json();
+    assert_eq!(p["start"]["closed"], json!(["f", "g"]));
+    s.stop().await;
+}
+
+/// `GET /api/games` pages with `before=<the previous page's next>`: walking the pages reaches
+/// every stored game exactly once, newest first, with `finished` applied on every page; the
+/// last page's `next` is null, and a `before` that names no game is refused by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_game_list_pages_through_every_game_with_before() {
+    let s = TestServer::start("api-list-pages").await;
+    let mut made = Vec::new();
+    for _ in 0..7 {
+        let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await;
+        assert_eq!(c.status, 201, "{}", c.body);
+        made.push(c.json()["id"].as_str().unwrap().to_string());
+    }
+    made.reverse(); // newest first
+    let mut seen = Vec::new();
+    let mut url = "/api/games?limit=3&finished=false".to_string();
+    loop {
+        let page = s.get(&url).await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        let page = page.json();
+        let games = page["games"].as_array().unwrap();
+        assert!(games.len() <= 3);
+        seen.extend(games.iter().map(|g| g["id"].as_str().unwrap().to_string()));
+        match page["next"].as_str() {
+            Some(next) => {
+                assert_eq!(next, seen.last().unwrap());
+                url = format!("/api/games?limit=3&finished=false&before={next}");
+            }
+            None => break,
+        }
+    }
+    assert_eq!(seen, made);
+    // A full last page says no more.
+    let all = s.get("/api/games?limit=7").await.json();
+    assert_eq!(all["games"].as_array().unwrap().len(), 7);
+    assert_eq!(all["next"], Value::Null);
+    // The finished filter holds on later pages too: none of these games is over.
+    let done = s
+        .get(&format!("/api/games?finished=true&before={}", made[0]))
+        .await
+        .json();
+    assert_eq!(done["games"], json!([]));
+    s.get("/api/games?before=nosuchgame")
+        .await
+        .assert_error(400, "before: no game 'nosuchgame'");
+    s.get(&format!("/api/games?before={}&before={}", made[0], made[1]))
+        .await
+        .assert_error(400, "query parameter 'before' given twice");
+    s.stop().await;
+}
+
+/// An error answered to a request whose body arrives after its head (as most clients send a
+/// larger body) keeps the keep-alive connection usable: the server reads the body before it
+/// answers, so the next request on the same connection is answered too, and nothing says the
+/// connection closes (it did close, silently: QA pass 16).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_answered_before_the_body_arrived_keeps_the_connection() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let s = TestServer::start("api-keepalive").await;
+    let game = r#"{"game": "raja-pasu"}"#;
+    let mv = r#"{"move": "A", "token": "x"}"#;
+    let cases = [
+        ("POST", "/api/games", "text/plain", game, 415),
+        (
+            "POST",
+            "/api/games/nosuchgame/moves",
+            "application/json",
+            mv,
+            404,
+        ),
+        ("POST", "/api/nosuchendpoint", "application/json", game, 404),
+        ("POST", "/api/meta", "application/json", game, 405),
+        ("POST", "/index.html", "application/json", game, 405),
+    ];
+    for (method, path, ctype, body, status) in cases {
+        let mut c = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: {ctype}\r\n\
+             Content-Length: {}\r\n\r\n",
+            body.len()
+        );
+        c.write_all(head.as_bytes()).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        c.write_all(body.as_bytes()).await.unwrap();
+        c.write_all(b"GET /api/meta HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let mut got = Vec::new();
+        tokio::time::timeout(std::time::Duration::from_secs(10), c.read_to_end(&mut got))
+            .await
+            .expect("answers within 10 s")
+            .expect("read");
+        let got = String::from_utf8_lossy(&got);
+        let answers: Vec<&str> = got.split("HTTP/1.1 ").skip(1).collect();
+        assert_eq!(answers.len(), 2, "{method} {path}: {got}");
+        assert!(
+            answers[0].starts_with(&status.to_string()),
+            "{method} {path}: {got}"
+        );
+        assert!(
+            !answers[0]
+                .to_ascii_lowercase()
+                .contains("connection: close"),
+            "{method} {path}: {got}"
+        );
+        assert!(answers[1].starts_with("200"), "{method} {path}: {got}");
+    }
+    s.stop().await;
+}
+
+/// A chunked body over the limit (no `Content-Length` to refuse it from the head) is answered
+/// 413 once that much has arrived, and the answer says the connection closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chunked_body_over_the_limit_is_413_with_connection_close() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let s = TestServer::start("api-chunked-413").await;
+    let c = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let (mut rd, mut wr) = c.into_split();
+    let writer = tokio::spawn(async move {
+        let head = "POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+                    Transfer-Encoding: chunked\r\n\r\n";
+        wr.write_all(head.as_bytes()).await?;
+        let chunk = format!("{:x}\r\n{}\r\n", 16 * 1024, " ".repeat(16 * 1024));
+        for _ in 0..20 {
+            wr.write_all(chunk.as_bytes()).await?;
+        }
+        wr.write_all(b"0\r\n\r\n").await
+    });
+    let mut got = Vec::new();
+    tokio::time::timeout(std::time::Duration::from_secs(10), rd.read_to_end(&mut got))
+        .await
+        .expect("answers within 10 s")
+        .ok();
+    let _ = writer.await;
+    let got = String::from_utf8_lossy(&got).to_ascii_lowercase();
+    assert!(got.starts_with("http/1.1 413"), "{got}");
+    assert!(got.contains("connection: close"), "{got}");
+    assert!(got.contains("request body too large"), "{got}");
     s.stop().await;
 }

@@ -923,3 +923,41 @@ async fn a_match_drawn_at_the_round_limit_imports_and_exports_with_that_ending()
     assert_eq!(st["ended"], json!({"kind": "draw_agreed"}));
     s.stop().await;
 }
+
+/// A claimant whose connection is open but silent is not here (Presence: a connection must
+/// speak every 7 s), and the refusal says so and what to do, not "not connected"; once it
+/// sends a ping, the claim is taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claimant_whose_open_socket_is_silent_is_told_to_ping() {
+    use pussa_server::ws::PRESENCE_SILENCE;
+    let s = TestServer::start_with_claim_after(
+        common::temp_dir("end-claim-silent"),
+        Duration::from_millis(500),
+    )
+    .await;
+    let (id, south, north) = s.online_game_with("raja-pasu", "single", "S").await;
+    play_first(&s, &id, &south).await;
+    play_first(&s, &id, &north).await;
+    let (mut ws_s, _) = tokio_tungstenite::connect_async(format!(
+        "ws://{}/api/games/{id}/ws?token={south}",
+        s.addr
+    ))
+    .await
+    .expect("a seat's token connects");
+    next_of(&mut ws_s, "state").await;
+    // South says nothing for longer than the presence silence.
+    tokio::time::sleep(PRESENCE_SILENCE + Duration::from_millis(600)).await;
+    post(&s, &id, "claim", json!({"token": south, "result": "win"}))
+        .await
+        .assert_error(
+            409,
+            "your connection to the game has been silent for 7 s: a player is here while its \
+             connection sends something at least every 7 s (a ping); send one, then claim",
+        );
+    send(&mut ws_s, &json!({"type": "ping"})).await;
+    next_of(&mut ws_s, "pong").await;
+    let st = ok(&s, &id, "claim", json!({"token": south, "result": "win"})).await["state"].clone();
+    assert_eq!(st["ended"], json!({"kind": "claim_win", "by": "S"}));
+    drop(ws_s);
+    s.stop().await;
+}

@@ -354,7 +354,7 @@ async fn watchers_cannot_lock_the_players_out_of_their_game() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn watchers_of_a_computer_game_see_the_move_and_the_reply_together() {
+async fn watchers_of_a_computer_game_see_the_move_then_the_reply() {
     let s = TestServer::start("ws-computer").await;
     let c = s
         .post(
@@ -375,10 +375,61 @@ async fn watchers_of_a_computer_game_see_the_move_and_the_reply_together() {
         .await
         .json();
     assert_eq!(r["played"].as_array().unwrap().len(), 2);
+    // The move as soon as it is stored, then the reply in an update of its own.
     let u = next_of(&mut watcher, "update").await;
-    assert_eq!(u["played"], r["played"]);
-    assert_eq!(apply_update(&before, &u), r["state"]);
+    assert_eq!(u["played"], json!([r["played"][0]]));
+    assert_eq!(u["state"]["ply"], 1);
+    let mid = apply_update(&before, &u);
+    let u = next_of(&mut watcher, "update").await;
+    assert_eq!(u["played"], json!([r["played"][1]]));
+    assert_eq!(apply_update(&mid, &u), r["state"]);
     assert_eq!(u["state"]["ply"], 2);
+    s.stop().await;
+}
+
+/// Against the computer, a WebSocket move's `ack` comes once the move is stored, not with the
+/// computer's reply: the ack, then the move's own update (the computer to move), then the
+/// reply's update.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_against_the_computer_is_acked_before_the_reply() {
+    let s = TestServer::start("ws-computer-ack").await;
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "mode": "match", "opponent": {"kind": "computer", "level": "max"}}),
+        )
+        .await
+        .json();
+    let (id, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+    let mut ws = connect(s.addr, &id).await;
+    let mut state = next_of(&mut ws, "state").await["state"].clone();
+    for (i, mv) in ["D", "B"].into_iter().enumerate() {
+        let legal = letters_of(&state["legal"]);
+        let mv = if legal.iter().any(|l| l == mv) {
+            mv.to_string()
+        } else {
+            legal[0].clone()
+        };
+        let ply = state["ply"].as_u64().unwrap() + 1;
+        send(
+            &mut ws,
+            &json!({"type": "move", "move": mv, "token": token, "req": i}),
+        )
+        .await;
+        let ack = next(&mut ws).await;
+        assert_eq!(ack, json!({"type": "ack", "req": i, "ply": ply}));
+        let u = next(&mut ws).await;
+        assert_eq!(u["type"], "update", "{u}");
+        assert_eq!(u["played"].as_array().unwrap().len(), 1, "{u}");
+        assert_eq!(u["played"][0]["move"], mv.as_str());
+        assert_eq!(u["state"]["to_move"], "N", "the computer is to move: {u}");
+        state = apply_update(&state, &u);
+        let u = next(&mut ws).await;
+        assert_eq!(u["type"], "update", "{u}");
+        assert_eq!(u["played"][0]["side"], "N", "{u}");
+        state = apply_update(&state, &u);
+        assert_eq!(state["to_move"], "S");
+    }
     s.stop().await;
 }
 
@@ -939,5 +990,97 @@ async fn after_a_resync_state_no_older_update_follows() {
         "an update from before the resync state followed it: {u}"
     );
     assert_eq!(apply_update(&resync["state"], &u), r.json()["state"]);
+    s.stop().await;
+}
+
+/// Connects to a game's socket with `?token=` (the connection holds the seat from the start).
+async fn connect_with_token(s: &TestServer, id: &str, token: &str) -> Ws {
+    let (ws, _) = tokio_tungstenite::connect_async(format!(
+        "ws://{}/api/games/{id}/ws?token={token}",
+        s.addr
+    ))
+    .await
+    .expect("websocket connects");
+    ws
+}
+
+/// The presence messages that come within `wait` (other messages skipped).
+async fn presences_within(ws: &mut Ws, wait: std::time::Duration) -> Vec<Value> {
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(wait, async {
+        loop {
+            match recv(ws).await {
+                Ok(v) if v["type"] == "presence" => out.push(v),
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    })
+    .await;
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_connecting_with_its_token_is_never_counted_as_a_watcher() {
+    let s = TestServer::start("ws-token-presence").await;
+    let (id, south, north) = online_game(&s).await;
+    let mut host = connect_with_token(&s, &id, &south).await;
+    assert_eq!(next_of(&mut host, "presence").await["present"]["S"], true);
+    let quiet = std::time::Duration::from_millis(300);
+    presences_within(&mut host, quiet).await;
+
+    // The guest connects with its token: one presence, its seat present, no watcher.
+    let guest = connect_with_token(&s, &id, &north).await;
+    let seen = presences_within(&mut host, quiet).await;
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0]["present"], json!({"S": true, "N": true}));
+    assert_eq!(seen[0]["watchers"], 0);
+    assert_eq!(seen[0]["away_ms"], json!({}));
+
+    // A second tab of the guest changes nobody's presence: no message at all.
+    let tab = connect_with_token(&s, &id, &north).await;
+    let seen = presences_within(&mut host, quiet).await;
+    assert!(seen.is_empty(), "{seen:?}");
+    close(tab).await;
+    close(guest).await;
+    wait_present(&mut host, &json!({"S": true, "N": false})).await;
+
+    // The guest coming back: present again at once, never a watcher.
+    let _guest = connect_with_token(&s, &id, &north).await;
+    let seen = presences_within(&mut host, quiet).await;
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0]["present"], json!({"S": true, "N": true}));
+    assert_eq!(seen[0]["watchers"], 0);
+    s.stop().await;
+}
+
+/// RFC 6455, section 4.2.2: a handshake with a version the server does not speak gets `426
+/// Upgrade Required` and `Sec-WebSocket-Version` naming the version it does (13), so that a
+/// library negotiating the version can read it; one without a version is 400 with that header.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unsupported_websocket_version_is_426_with_the_version_spoken() {
+    let s = TestServer::start("ws-version").await;
+    let (id, _, _) = online_game(&s).await;
+    let handshake = |version: Option<&str>| {
+        let mut req = format!(
+            "GET /api/games/{id}/ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, close\r\n\
+             Upgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        );
+        if let Some(v) = version {
+            req.push_str(&format!("Sec-WebSocket-Version: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        req
+    };
+    let r = common::raw(s.addr, handshake(Some("8")).as_bytes()).await;
+    assert_eq!(r.status, 426, "{}", r.body);
+    assert_eq!(r.header("sec-websocket-version"), Some("13"));
+    r.assert_error(
+        426,
+        "WebSocket version '8' is not supported: this server speaks version 13",
+    );
+    let r = common::raw(s.addr, handshake(None).as_bytes()).await;
+    assert_eq!(r.header("sec-websocket-version"), Some("13"));
+    r.assert_error(400, "needs the header Sec-WebSocket-Version: 13");
     s.stop().await;
 }

@@ -1404,6 +1404,12 @@ class GameView {
       m = { ...m, state };
     }
     if (m.state) this.latest = m.state;
+    // Against the computer the socket brings your move as soon as it is stored, then the
+    // reply: while the move's own answer (both of them) is awaited, it tells them together.
+    if (m.type === 'update' && this.awaitingReply) {
+      this.heldUpdate = true;
+      return;
+    }
     if (m.type === 'state' && m.state) {
       this.offersSeen = m.state.offers || null;
       this.chain = this.chain.then(() => {
@@ -2349,8 +2355,12 @@ class GameView {
       this.board.mark(holeIndex(letter), 'pending');
       this.renderTurn();
     }
+    // The updates of this move and the computer's reply wait for the answer (see onSocket).
+    this.awaitingReply = computer;
+    this.heldUpdate = false;
     try {
       const r = await api.move(this.id, letter, this.seat.token, ply);
+      this.awaitingReply = false;
       this.sending = null;
       // The live update may have shown the move already (while it was still "sending").
       if (!this.closed && this.state && !this.busy) {
@@ -2359,6 +2369,7 @@ class GameView {
       }
       await this.enqueue(r.state, r.played);
     } catch (e) {
+      this.awaitingReply = false;
       this.sending = null;
       if (!this.closed && this.state) this.board.clearMarks('pending');
       if (e instanceof ApiError && e.status === 0 && this.kind === 'online') {
@@ -2379,12 +2390,19 @@ class GameView {
       // thinking).
       if (!this.closed && this.state) this.renderTurn();
     } finally {
+      this.awaitingReply = false;
       if (this.busy && !this.animator.running) {
         this.setBusy(false);
         this.updateLegal();
         this.renderActions();
       }
     }
+    // Updates held while the answer was awaited, and the answer lost: the socket's last
+    // state is shown (the move may have been stored all the same).
+    if (this.heldUpdate && !this.closed && this.latest && this.latest.ply > this.shownPly) {
+      this.onSocket({ type: 'state', state: this.latest });
+    }
+    this.heldUpdate = false;
     if (lost) this.seatLost();
   }
 
