@@ -208,7 +208,8 @@ test('a rules section link moves the focus to its section, and Back returns to t
     await page.waitForFunction(() => document.activeElement.id === 'rules-sources');
     const at = await where();
     const head = await page.evaluate(() => document.querySelector('#rules-sources').getBoundingClientRect().top);
-    assert.ok(head >= 0 && head < 100, `${mode}: the section's heading is at the top (${head})`);
+    // (Within a pixel: a folded section opened for the link can leave the heading a fraction above.)
+    assert.ok(head > -1 && head < 100, `${mode}: the section's heading is at the top (${head})`);
     assert.equal(at.id, 'rules-sources', `${mode}: the focus on the section's heading`);
     // The next Tab goes on from the section, not back up to the link.
     await page.keyboard.press('Tab');
