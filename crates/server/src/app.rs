@@ -1103,6 +1103,13 @@ impl App {
         lock(&self.games).insert(id.clone(), Arc::clone(&slot));
         let mut g = slot.game.lock().await;
         let played = self.computer_moves(&slot, &mut g).await?;
+        if !played.is_empty() {
+            // Told as every other move is, though no connection can have the game's id yet: the
+            // updates that follow keep these moves (`moves_kept`), which the answer carries.
+            slot.publish_update(json!({
+                "type": "update", "state": *slot.state(), "played": played_json(&played),
+            }));
+        }
         // The slot's snapshot is this state's JSON (made by `Slot::new`, and again after each
         // computer move): not made anew, since listing the legal moves can take seconds where a
         // move takes long to prove endless (docs/rules.md, "Endless moves").

@@ -1084,3 +1084,50 @@ async fn an_unsupported_websocket_version_is_426_with_the_version_spoken() {
     r.assert_error(400, "needs the header Sec-WebSocket-Version: 13");
     s.stop().await;
 }
+
+/// A game whose computer moves as it is made (the computer first, or to move after an
+/// import): the first update after it keeps the computer's moves (`moves_kept` counts them),
+/// so a client that rebuilds the state from the updates has every move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computers_moves_made_with_the_game_are_kept_by_the_next_update() {
+    let s = TestServer::start("ws-computer-opens").await;
+    let made = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "seat": "N", "opponent": {"kind": "computer", "level": "casual"}}),
+        )
+        .await
+        .json();
+    let record = "[Game \"raja-pasu\"]\n[Result \"*\"]\n\n1. D *\n";
+    let imported = s
+        .post(
+            "/api/games/import",
+            &json!({"record": record, "seat": "S", "opponent": {"kind": "computer", "level": "casual"}}),
+        )
+        .await
+        .json();
+    for (c, opened) in [(made, 1), (imported, 2)] {
+        let (id, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+        assert_eq!(
+            c["state"]["ply"], opened,
+            "the computer moved with the game: {c}"
+        );
+        let mut ws = connect_with_token(&s, &id, token.as_str().unwrap()).await;
+        let state = next_of(&mut ws, "state").await["state"].clone();
+        let mv = letters_of(&state["legal"])[0].clone();
+        s.post(
+            &format!("/api/games/{id}/moves"),
+            &json!({"move": mv, "token": token}),
+        )
+        .await;
+        let u = next_of(&mut ws, "update").await;
+        assert_eq!(u["moves_kept"], opened, "{u}");
+        let rebuilt = apply_update(&state, &u);
+        let now = s.get(&format!("/api/games/{id}")).await.json();
+        assert_eq!(
+            rebuilt["moves"].as_array().unwrap()[..=opened as usize],
+            now["moves"].as_array().unwrap()[..=opened as usize]
+        );
+    }
+    s.stop().await;
+}
