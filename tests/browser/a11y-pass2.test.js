@@ -152,6 +152,14 @@ test('"Open a game by id" with an empty field says what to do, under the field',
     await page.waitForSelector('#import-text-error');
     assert.equal(await page.textContent('#import-text-error'), 'Paste a record or choose a file first.');
     assert.equal(await focused(page), 'textarea#import-text');
+    // And a record the server refuses: its error under the field too, the field marked and focused.
+    await page.fill('#import-text', '[Game "walak-pussa"]\n\n1. Z *\n');
+    await page.click('#import-form button[type="submit"]');
+    await page.waitForFunction(() => /^Cannot import the record: /.test(document.querySelector('#import-text-error')?.textContent || ''));
+    assert.equal(await page.getAttribute('#import-text', 'aria-invalid'), 'true');
+    assert.match(await page.getAttribute('#import-text', 'aria-describedby'), /^import-text-error\b/);
+    assert.equal(await focused(page), 'textarea#import-text');
+    assert.equal(await page.isVisible('#notice'), false, 'not in the floating notice');
     page.checkClean();
     await ctx.close();
   }

@@ -945,7 +945,9 @@ function setupHome() {
       $('#import-text').value = '';
       started(r, true);
     } catch (err) {
-      notice(`Cannot import the record: ${err.message}`);
+      // A refused record: the error under the field, which takes the focus to be corrected.
+      if (err.status >= 400 && err.status < 500) fieldError($('#import-text'), `Cannot import the record: ${err.message}`);
+      else notice(`Cannot import the record: ${err.message}`);
     }
   });
   $('#open-form').addEventListener('submit', (e) => {
