@@ -195,20 +195,11 @@ impl Slot {
     pub fn connect(&self, sides: &[Side]) {
         let mut p = lock(&self.present);
         p.conns += 1;
-        let mut any = sides.is_empty();
-        if !sides.is_empty() {
-            p.seated += 1;
-        }
-        for side in sides {
-            let i = side.index();
-            p.open[i] += 1;
-            if p.open[i] == 1 {
-                p.absent_since[i] = None;
-                any |= !self.computer[i];
-            }
-        }
-        if any {
+        if sides.is_empty() {
             self.publish(&self.presence_of(&p));
+        } else {
+            // Seated at once: the count of watchers does not change.
+            self.arrive_locked(&mut p, sides, true, false);
         }
     }
 
@@ -217,7 +208,7 @@ impl Slot {
     /// or changes the count of watchers.
     pub fn arrive(&self, sides: &[Side], first: bool) {
         let mut p = lock(&self.present);
-        self.arrive_locked(&mut p, sides, first);
+        self.arrive_locked(&mut p, sides, first, first);
     }
 
     /// A connection that had gone quiet ([`Slot::go_quiet`]) for `sides` spoke again: it makes
@@ -227,12 +218,21 @@ impl Slot {
         for side in sides {
             p.quiet[side.index()] = p.quiet[side.index()].saturating_sub(1);
         }
-        self.arrive_locked(&mut p, sides, false);
+        self.arrive_locked(&mut p, sides, false, false);
     }
 
-    fn arrive_locked(&self, p: &mut Presence, sides: &[Side], first: bool) {
-        let mut any = first;
-        if first {
+    /// Counts `sides` present for one connection (`seated`: the connection now holds a seat),
+    /// and tells every connection of the game when a seat became present or, with
+    /// `watchers_changed`, the count of watchers changed.
+    fn arrive_locked(
+        &self,
+        p: &mut Presence,
+        sides: &[Side],
+        seated: bool,
+        watchers_changed: bool,
+    ) {
+        let mut any = watchers_changed;
+        if seated {
             p.seated += 1;
         }
         for side in sides {
