@@ -299,6 +299,28 @@ fn the_progress_bar_counts_a_game_with_its_result() {
     assert!(states > 0, "no bar drawn: {text}");
 }
 
+/// Two games of `engine` against random at 20 ms a move (and 5 s before an answer is given
+/// up), results written to `results`.
+fn late_run(engine: &str, results: &std::path::Path) -> (bool, String, String) {
+    pussa(&[
+        "tournament",
+        engine,
+        "random",
+        "-n",
+        "2",
+        "-q",
+        "--concurrency",
+        "1",
+        "--movetime",
+        "20",
+        "--engine-timeout",
+        "5000",
+        "--force",
+        "--results",
+        results.to_str().unwrap(),
+    ])
+}
+
 /// A protocol engine in `sh`: `pussa engine` behind a filter that holds every `go` back
 /// `delay` seconds, so each answer comes that much late.
 fn late_engine(name: &str, delay: &str) -> String {
@@ -321,23 +343,7 @@ fn late_engine(name: &str, delay: &str) -> String {
 fn an_engines_time_overruns_are_reported() {
     let json = tmp("late.json");
     let engine = late_engine("late.sh", "0.15");
-    let (ok, out, err) = pussa(&[
-        "tournament",
-        &engine,
-        "random",
-        "-n",
-        "2",
-        "-q",
-        "--concurrency",
-        "1",
-        "--movetime",
-        "20",
-        "--engine-timeout",
-        "5000",
-        "--force",
-        "--results",
-        json.to_str().unwrap(),
-    ]);
+    let (ok, out, err) = late_run(&engine, &json);
     assert!(ok, "{err}");
     // Told on stderr at once, for the first overrun.
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -375,23 +381,7 @@ fn an_engines_time_overruns_are_reported() {
     assert_eq!(per_game, moves);
     // The CSV has each game's overruns by seat, empty for the built-in player.
     let csv = tmp("late.csv");
-    let (ok, _, err) = pussa(&[
-        "tournament",
-        &engine,
-        "random",
-        "-n",
-        "2",
-        "-q",
-        "--concurrency",
-        "1",
-        "--movetime",
-        "20",
-        "--engine-timeout",
-        "5000",
-        "--force",
-        "--results",
-        csv.to_str().unwrap(),
-    ]);
+    let (ok, _, err) = late_run(&engine, &csv);
     assert!(ok, "{err}");
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
