@@ -40,7 +40,7 @@ test('export a record, import it back, find both in the saved games', async () =
   assert.deepEqual(st2.moves.map((m) => m.move), st.moves.map((m) => m.move));
   assert.deepEqual(st2.board, st.board);
 
-  // A broken record is refused with the server's message.
+  // A broken record is refused with the server's message, under the field.
   await page.goto(`${server.url}/`);
   await page.waitForSelector('body[data-ready="1"]');
   // The start page lists the games in progress this browser plays in.
@@ -48,8 +48,8 @@ test('export a record, import it back, find both in the saved games', async () =
   await page.waitForSelector(`#continue-list a[href="#/game/${id2}"]`);
   await page.fill('#import-text', 'this is not a record');
   await page.click('#import-form button[type="submit"]');
-  await page.waitForSelector('#notice:not([hidden])');
-  assert.match(await page.textContent('#notice'), /Cannot import/);
+  await page.waitForSelector('#import-text-error');
+  assert.match(await page.textContent('#import-text-error'), /^Cannot import the record: record: /);
 
   // Saved games list both, and opens them.
   await page.goto(`${server.url}/#/games`);
