@@ -29,6 +29,8 @@ function keepSeat(id, seat) {
   if (seats.put(id, seat)) return;
   landingNotice = landingNotice ? `${landingNotice} ${SEAT_NOT_KEPT}` : SEAT_NOT_KEPT;
 }
+/** Local storage: the game whose rematch this browser asked for last (see `askedHere`). */
+const REMATCH_ASKED = 'pussa.rematchAsked';
 let keyboardUser = false; // the last interaction was a key, not a pointer // a message from the landing (invite) step, shown once routed
 
 // ---------------------------------------------------------------------------------------------
@@ -409,6 +411,25 @@ function scoreAt(s, ply) {
 /** What identifies the position of state `s` (a hint is for one position only). */
 function positionKey(s) {
   return `${s.id} ${s.position || s.ply}`;
+}
+
+/** How many of the first moves states `a` and `b` of one game share (at most `upto`). */
+function commonMoves(a, b, upto = Infinity) {
+  const x = a.moves || [];
+  const y = b.moves || [];
+  const n = Math.min(x.length, y.length, upto);
+  let k = 0;
+  while (k < n && x[k].move === y[k].move && x[k].side === y[k].side && x[k].round === y[k].round) k++;
+  return k;
+}
+
+/**
+ * Whether states `a` and `b` are the same game at the same point: the same position and the
+ * same moves to it (not only as many).
+ */
+function sameMoves(a, b) {
+  const n = (a.moves || []).length;
+  return a.id === b.id && a.ply === b.ply && (a.position || '') === (b.position || '') && n === (b.moves || []).length && commonMoves(a, b) === n;
 }
 
 /** Whether the played move `p` ended a round (its trace has the round's end). */
@@ -937,9 +958,13 @@ function setupHome() {
       fieldError($('#import-text'), 'Paste a record or choose a file first.');
       return;
     }
+    // One press, one game (as Start): the button is off while the server answers.
+    const btn = importForm.querySelector('button[type="submit"]');
+    if (isOff(btn)) return;
     fieldError($('#import-text'), null);
     const computer = importForm.elements['import-opponent'].value === 'computer';
     const opponent = computer ? { kind: 'computer', level: importLevel.value } : { kind: 'hotseat' };
+    setOff(btn, true);
     try {
       const r = await api.importRecord(text, opponent, computer ? $('#import-seat').value : 'S');
       $('#import-text').value = '';
@@ -948,6 +973,8 @@ function setupHome() {
       // A refused record: the error under the field, which takes the focus to be corrected.
       if (err.status >= 400 && err.status < 500) fieldError($('#import-text'), `Cannot import the record: ${err.message}`);
       else notice(`Cannot import the record: ${err.message}`);
+    } finally {
+      setOff(btn, false);
     }
   });
   $('#open-form').addEventListener('submit', (e) => {
@@ -1041,6 +1068,23 @@ class GameView {
     this.animator.skip();
     // The game's round or result dialog goes with it (Back, a link, another game opened).
     dismissDialog();
+    // So does a "Resign this game?" left open: it belongs to this game's Resign.
+    $('#resign-confirm').hidden = true;
+    // The board's listeners go too (nothing keeps the old board alive).
+    this.board.destroy();
+  }
+
+  /**
+   * Whether this view was closed or replaced (another game opened): what it is still told
+   * (a move's answer, a hint, a refusal) is not drawn, since the page shows another game.
+   */
+  gone() {
+    return this.closed || game !== this;
+  }
+
+  /** A notice about this game, unless the page has gone on to another (see `gone`). */
+  note(text, kind) {
+    if (!this.gone()) notice(text, kind);
   }
 
   get kind() {
@@ -1063,6 +1107,9 @@ class GameView {
   setBusy(b) {
     this.busy = b;
     this.board.busy = b;
+    // A view closed meanwhile (an answer that came after another game was opened) never
+    // paints over the game shown: the page's controls are the next game's.
+    if (this.closed) return;
     document.body.dataset.busy = b ? '1' : '0';
     $('#skip').disabled = !this.animator.running;
     if (this.state) this.renderActions();
@@ -1311,6 +1358,7 @@ class GameView {
    * hidden from them meanwhile, so browse mode does not read it twice.
    */
   announce(text) {
+    if (this.gone()) return;
     this.say(text);
     const cap = $('#caption');
     cap.dataset.said = cap.textContent;
@@ -1323,6 +1371,7 @@ class GameView {
    * words twice in a row (a key refused again) are a change too, so they are read again.
    */
   say(text) {
+    if (this.gone()) return;
     const live = $('#announce');
     live.textContent = live.textContent === text ? `${text}\u00a0` : text;
   }
@@ -1333,6 +1382,7 @@ class GameView {
    * caption and is said to screen readers, which do not read the caption as it changes.
    */
   tell(text) {
+    if (this.gone()) return;
     $('#caption').textContent = text;
     this.announce(text);
   }
@@ -1415,14 +1465,20 @@ class GameView {
     if (m.type === 'state' && m.state) {
       this.offersSeen = m.state.offers || null;
       this.chain = this.chain.then(() => {
+        // The game changed unless the position, the moves, the end and the offers are all the
+        // same: the ply count alone may have come back to the same number (moves taken back
+        // and others played meanwhile, from another window).
         const changed = !this.state || m.state.ply !== this.shownPly || !!m.state.ended !== !!this.state.ended ||
-          JSON.stringify(m.state.offers || null) !== JSON.stringify(this.state.offers || null);
+          JSON.stringify(m.state.offers || null) !== JSON.stringify(this.state.offers || null) ||
+          !sameMoves(m.state, this.state);
         if (changed && !this.busy) {
-          const missed = this.state && m.state.id === this.state.id ? m.state.ply - this.shownPly : 0;
+          // The moves both have in common; those after it were taken back, the rest missed.
+          const common = this.state && m.state.id === this.state.id ? commonMoves(m.state, this.state, this.shownPly) : m.state.ply;
+          const undone = this.state && m.state.id === this.state.id ? Math.max(0, this.shownPly - common) : 0;
           this.show(m.state);
           // A resync after a lost connection: say what was missed (the caption still told an
           // older move).
-          if (missed > 0) this.tellMissed(m.state, missed);
+          if (m.state.ply - common > 0 || undone > 0) this.tellMissed(m.state, m.state.ply - common, undone);
         }
       });
     } else if (m.type === 'update' && m.state) {
@@ -1474,20 +1530,24 @@ class GameView {
     }
   }
 
-  /** The caption and the screen reader tell the `missed` latest moves of `s`. */
-  tellMissed(s, missed) {
-    const moves = (s.moves || []).slice(-missed);
-    if (!moves.length) return;
+  /**
+   * The caption and the screen reader tell the `missed` latest moves of `s`, after the
+   * `undone` moves shown before that were taken back meanwhile.
+   */
+  tellMissed(s, missed, undone = 0) {
+    const moves = missed > 0 ? (s.moves || []).slice(-missed) : [];
+    if (!moves.length && !undone) return;
     const names = this.names();
     const said = moves
       .map((m) => (m.trace ? summary(m, names) : `${names[sideIndex(m.side)]} played ${m.move}.`))
       .join(' ');
-    const text = `While the connection was down: ${said}`;
+    const back = undone ? `${undone} move${undone === 1 ? ' was' : 's were'} taken back.` : '';
+    const text = `While the connection was down: ${[back, said].filter(Boolean).join(' ')}`;
     $('#caption').textContent = text;
     this.announce(`${text} ${$('#turn').textContent}`);
     // The hole just played flashes once.
     const last = moves[moves.length - 1];
-    const g = this.board.svg.querySelector(`.hole[data-hole="${last.move}"]`);
+    const g = last && this.board.svg.querySelector(`.hole[data-hole="${last.move}"]`);
     if (g) {
       g.classList.remove('missed');
       void g.getBoundingClientRect();
@@ -1936,6 +1996,7 @@ class GameView {
   }
 
   renderTurn() {
+    if (this.gone()) return;
     this.updateTitle();
     const s = this.state;
     const names = this.names();
@@ -2127,6 +2188,7 @@ class GameView {
   }
 
   renderActions() {
+    if (this.gone()) return;
     this.guardFocus(() => this.drawActions());
   }
 
@@ -2141,7 +2203,9 @@ class GameView {
     const online = this.kind === 'online' && this.mine.size > 0;
     // Online, a game nobody joined before it was aborted has no rematch (the server refuses one).
     $('#again').hidden = !(s.match_over && (canTakeBack || (online && !this.waitingForFriend())));
-    $('#again').textContent = online ? (rematchId ? 'Join the rematch' : 'Rematch') : 'Play again';
+    $('#again').textContent = this.againLabel();
+    // The result dialog's button names the same action.
+    $('#rematch').textContent = this.againLabel();
     $('#again').disabled = this.busy;
     const watch = $('#watch-rematch');
     watch.hidden = !(rematchId && this.mine.size === 0);
@@ -2303,11 +2367,12 @@ class GameView {
     try {
       const r = await call();
       if (r && r.state) await this.enqueue(r.state, null, r.undone);
+      return r || {};
     } catch (e) {
       // "stale …: the game is at ply 15, not 14; reload the state": the page has the new state
       // already; say it in a player's words.
       const msg = /^stale/.test(e.message) ? 'the game moved on meanwhile (a move was played); try again if you still want to' : e.message;
-      notice(`Cannot ${what}: ${msg}`);
+      this.note(`Cannot ${what}: ${msg}`);
       if (this.state) this.renderActions();
     }
   }
@@ -2329,6 +2394,35 @@ class GameView {
   takeback(offer) {
     if (this.kind !== 'online') return;
     return this.request(offer ? 'propose a takeback' : 'answer the takeback', () => api.takeback(this.id, this.seat.token, offer, this.state?.ply));
+  }
+
+  /**
+   * U online: does what the takeback button shows, and says what the server did. It proposes a
+   * takeback, or withdraws one's own proposal ("Cancel the takeback"); it never accepts the
+   * friend's proposal silently: with one standing, the focus goes to its Accept button and the
+   * player is asked.
+   */
+  async takebackKey() {
+    const s = this.state;
+    if (!s || this.busy || this.sending) return;
+    const me = SIDE_LETTER[[...this.mine][0]];
+    const standing = s.offers?.takeback || null;
+    if (standing && standing !== me) {
+      const bar = ['#offer-bar', '#offer-bar2'].map((b) => $(b)).find((b) => !b.hidden && b.dataset.offer === 'takeback');
+      if (bar) bar.querySelector('button').focus();
+      this.tell(`${this.takebackText(standing)} Accept or decline it (U does not answer it).`);
+      return;
+    }
+    const btn = $('#offer-takeback');
+    if (btn.hidden || btn.disabled) {
+      this.tell('No takeback to propose now: you have not moved yet.');
+      return;
+    }
+    const withdraw = standing === me;
+    const r = await this.takeback(!withdraw);
+    if (!r || this.gone()) return;
+    if (r.undone) this.tell(`Your friend had proposed a takeback meanwhile: it is accepted. Took back ${r.undone} move${r.undone === 1 ? '' : 's'}.`);
+    else this.tell(withdraw ? 'Takeback proposal withdrawn.' : 'Takeback proposed: your friend accepts or declines it.');
   }
 
   claim(result) {
@@ -2378,15 +2472,17 @@ class GameView {
         // No answer: the move is kept and sent again once the connection is back.
         this.unsent = { letter, ply };
         this.connNotice = true;
-        notice(`Move ${letter} not sent yet: ${e.message}. It is sent again when the connection is back.`);
+        this.note(`Move ${letter} not sent yet: ${e.message}. It is sent again when the connection is back.`);
         if (this.socket && this.socket.live) setTimeout(() => this.resend(), 2000);
-      } else if (e instanceof ApiError && e.status === 409) {
+      } else if (e instanceof ApiError && (e.status === 409 || e.status === 422)) {
+        // Refused because the game moved on, or as illegal on the server's position: the board
+        // shown was behind; the server's state is loaded and shown.
         await this.refused(letter, ply, e);
       } else if (e instanceof ApiError && e.status === 403) {
         // The token holds no seat in this game (the socket may not have been told yet).
         lost = true;
       } else {
-        notice(`Move ${letter} refused: ${e.message}`);
+        this.note(`Move ${letter} refused: ${e.message}`);
       }
       // The move did not happen: the turn line says so again ("Your move", not the computer
       // thinking).
@@ -2416,11 +2512,14 @@ class GameView {
     } catch {
       /* keep the shown state */
     }
-    if (!st || this.closed) {
+    if (this.closed || game !== this) return;
+    if (!st) {
       notice(`Move ${letter} refused: ${e.message}`);
       return;
     }
     const then = (st.moves || [])[ply];
+    // The game changed without moving on (moves taken back and others played meanwhile).
+    const changed = this.state && !sameMoves(st, this.state);
     this.show(st);
     if (then && st.ply > ply) {
       const mine = this.mine.has(sideIndex(then.side));
@@ -2431,6 +2530,8 @@ class GameView {
           : `${letter} was not played: ${this.names()[sideIndex(then.side)]} played ${then.move} first.`,
         'info',
       );
+    } else if (changed) {
+      notice(`${letter} was not played: the game changed meanwhile (in another window); the board now shows it as it is.`, 'info');
     } else {
       notice(`Move ${letter} refused: ${e.message}`);
     }
@@ -2452,8 +2553,23 @@ class GameView {
     this.play(u.letter);
   }
 
-  /** Starts a new game with this game's settings (computer or same screen). */
+  /**
+   * Starts a new game with this game's settings (computer or same screen). One press, one
+   * game: a second press (a double click) while the first is answered does nothing.
+   */
   async rematch() {
+    if (this.starting) return;
+    this.starting = true;
+    for (const b of ['#again', '#rematch']) setOff($(b), true);
+    try {
+      await this.startAgain();
+    } finally {
+      this.starting = false;
+      for (const b of ['#again', '#rematch']) setOff($(b), false);
+    }
+  }
+
+  async startAgain() {
     const s = this.state;
     if (this.kind === 'online') return this.onlineRematch();
     const seat = this.mine.size === 1 ? SIDE_LETTER[[...this.mine][0]] : 'S';
@@ -2467,7 +2583,7 @@ class GameView {
       }
       started(r);
     } catch (e) {
-      notice(`Cannot start a new game: ${e.message}`);
+      this.note(`Cannot start a new game: ${e.message}`);
     }
   }
 
@@ -2477,14 +2593,42 @@ class GameView {
    */
   async onlineRematch() {
     if (!this.seat) return;
+    // A rematch this browser holds a seat in already (started in another tab): it opens.
+    const held = this.rematchId || this.state?.rematch;
+    if (held && seats.get(held)) {
+      location.hash = `#/game/${encodeURIComponent(held)}`;
+      return;
+    }
+    // Marked before asking: this player's other tabs, told of the rematch before this one has
+    // its answer, know the ask was theirs.
+    storage.set(REMATCH_ASKED, this.id);
+    this.asking = true;
     try {
       const r = await api.rematch(this.id, this.seat.token);
       keepSeat(r.id, { token: r.token, seats: r.seats || [r.seat] });
+      // Asked here: nothing to tell this page about it (it goes on to the rematch).
+      this.rematchId = r.id;
+      this.rematchTold = r.id;
       pending = { id: r.id, state: r.state, played: [] };
       location.hash = `#/game/${encodeURIComponent(r.id)}`;
     } catch (e) {
-      notice(`Cannot start the rematch: ${e.message}`);
+      storage.set(REMATCH_ASKED, '');
+      this.note(`Cannot start the rematch: ${e.message}`);
+    } finally {
+      this.asking = false;
     }
+  }
+
+  /**
+   * What "Play again" (and the result dialog's button) does here: "Play again" (computer, one
+   * screen); online "Rematch", "Join the rematch" once the friend started it, or "Open the
+   * rematch" once this browser holds a seat in it (started from another tab of this player).
+   */
+  againLabel() {
+    if (this.kind !== 'online') return 'Play again';
+    const id = this.rematchId || this.state?.rematch || null;
+    if (!id) return 'Rematch';
+    return this.askedHere(id) ? 'Open the rematch' : 'Join the rematch';
   }
 
   /** The rematch of this online game exists (`id`): players are offered to join, watchers to watch. */
@@ -2492,7 +2636,26 @@ class GameView {
     if (!id || this.rematchId === id) return;
     this.rematchId = id;
     if (this.state) this.renderActions();
-    if (this.mine.size) notice('Your friend asks for a rematch, sides swapped: press “Join the rematch”.', 'info');
+    // This page asked for it (its answer on the way): nothing to tell.
+    if (!this.mine.size || this.asking || this.rematchTold === id) return;
+    // Who asked: this player's other tab (or window) marked the ask before sending it (its seat
+    // in the rematch is kept once the server has answered, which may be after this message).
+    if (this.askedHere(id)) this.note('You started the rematch (in another tab), sides swapped: press “Open the rematch” to play it.', 'info');
+    else this.note('Your friend asks for a rematch, sides swapped: press “Join the rematch”.', 'info');
+  }
+
+  /** Whether this browser asked for the rematch `id` of this game (in any of its tabs). */
+  askedHere(id) {
+    return !!seats.get(id) || storage.get(REMATCH_ASKED) === this.id;
+  }
+
+  /**
+   * This browser's seats changed in another tab (`storage` event): a rematch started there is
+   * this player's own, and the buttons say so ("Open the rematch").
+   */
+  seatsChanged() {
+    if (this.gone() || !this.state) return;
+    this.renderActions();
   }
 
   async undo() {
@@ -2503,9 +2666,19 @@ class GameView {
       const r = await api.undo(this.id, this.seat.token, this.state?.ply);
       await this.enqueue(r.state, null, r.undone || 1);
     } catch (e) {
-      notice(`Cannot undo: ${e.message}`);
       this.setBusy(false);
       this.updateLegal();
+      if (this.gone()) return;
+      if (e instanceof ApiError && e.status === 409 && /^stale/.test(e.message)) {
+        // "stale undo: the game is at ply 2, not 1; reload the state": this page was behind (a
+        // move played from another window while its connection was down). Said in a player's
+        // words, as the other requests say it, and the game is shown as it is now (the moves
+        // missed told in the caption, as after a reconnection).
+        this.note('Cannot undo: the game moved on meanwhile (a move was played); it is shown as it is now: undo again if you still want to.');
+        await this.resync();
+        return;
+      }
+      this.note(`Cannot undo: ${e.message}`);
     }
   }
 
@@ -2521,7 +2694,8 @@ class GameView {
     setOff($('#hint'), true);
     // The position moved on while the engine thought (a move, an undo): the hint is for a
     // position that is gone (show() has dropped it already).
-    const stale = () => !this.state || positionKey(this.state) !== key || this.hintInfo?.key !== key;
+    // A game left meanwhile (another one opened) is stale too: its hint never shows on the next.
+    const stale = () => this.gone() || !this.state || positionKey(this.state) !== key || this.hintInfo?.key !== key;
     try {
       const r = await api.hint(this.id, this.seat.token);
       if (stale()) return;
@@ -2552,7 +2726,7 @@ class GameView {
       }
     } finally {
       this.hintPending = false;
-      setOff($('#hint'), this.busy || !this.myTurn() || this.viewing());
+      if (!this.gone()) setOff($('#hint'), this.busy || !this.myTurn() || this.viewing());
     }
   }
 
@@ -2563,6 +2737,7 @@ class GameView {
    * dropped.
    */
   renderHint() {
+    if (this.gone()) return;
     const out = $('#hint-text');
     const hi = this.hintInfo;
     this.board.clearMarks('hint');
@@ -2730,7 +2905,7 @@ class GameView {
     }
     const again = $('#rematch');
     again.hidden = !(over && this.mine.size && !(this.kind === 'online' && this.waitingForFriend()));
-    again.textContent = this.kind === 'online' ? (this.rematchId || s.rematch ? 'Join the rematch' : 'Rematch') : 'Play again';
+    again.textContent = this.againLabel();
     // The game goes on after a round; after the last one the button only closes the dialog.
     $('#round-dialog-ok').textContent = over ? 'Close' : 'Continue';
     $('#round-dialog-title').textContent = title;
@@ -2779,9 +2954,13 @@ function setupGameControls() {
   for (const type of ['pointerdown', 'keydown']) document.addEventListener(type, () => sounds.unlock(), { capture: true });
   $('#rematch').addEventListener('click', () => {
     $('#round-dialog').close();
-    if (game) game.rematch();
+    if (game && !isOff($('#rematch'))) game.rematch();
   });
-  $('#again').addEventListener('click', () => game && game.rematch());
+  $('#again').addEventListener('click', () => game && !isOff($('#again')) && game.rematch());
+  // Another tab of this browser took a seat (a rematch it started): the game shown may be told.
+  window.addEventListener('storage', (e) => {
+    if (game && (e.key === 'pussa.seats' || e.key === null)) game.seatsChanged();
+  });
   $('#notice-close').addEventListener('click', () => notice(null));
   // Esc dismisses the message too, on every page (a dialog open takes its own Esc first).
   document.addEventListener('keydown', (e) => {
@@ -2924,13 +3103,7 @@ function setupGameControls() {
       if (game.key(k)) e.preventDefault();
     } else if (e.key === 'u' || e.key === 'U') {
       if (!$('#undo').hidden) game.undo();
-      else if (game.kind === 'online' && game.mine.size && game.state && !game.state.match_over) {
-        // Online, U proposes a takeback (the friend accepts or declines).
-        if (!$('#offer-takeback').hidden && !$('#offer-takeback').disabled) {
-          game.takeback(true);
-          game.tell('Takeback proposed: your friend accepts or declines it.');
-        } else game.tell('No takeback to propose now: you have not moved yet.');
-      }
+      else if (game.kind === 'online' && game.mine.size && game.state && !game.state.match_over) game.takebackKey();
     } else if (e.key === 'r' || e.key === 'R') {
       game.replay();
     } else if (e.key === 'h' || e.key === 'H') {

@@ -162,8 +162,17 @@ export class Board {
     // Upright phones get the compact geometry (held sideways, the wide one fills the width);
     // it follows the window's shape.
     this.narrow = window.matchMedia('(max-width: 600px) and (orientation: portrait)');
-    this.narrow.addEventListener('change', () => this.layout());
+    this.onNarrow = () => this.layout();
+    this.narrow.addEventListener('change', this.onNarrow);
     this.layout();
+  }
+
+  /**
+   * Lets the board go (its game view closed): the listener on the window's shape is removed, so
+   * an old board is neither kept alive nor laid out again on a resize.
+   */
+  destroy() {
+    this.narrow.removeEventListener('change', this.onNarrow);
   }
 
   /** Places holes and stores for the current point of view. */
