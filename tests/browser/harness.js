@@ -43,12 +43,14 @@ function freePort() {
 /**
  * A running `pussa serve`: `url`, `port`, `data`, `get(path)`, `post(path, body)`,
  * `stop({ keep })`. `port` and `data` start it again where an earlier one was stopped with
- * `keep: true` (its games and address kept).
+ * `keep: true` (its games and address kept). `newGamesPerMinute` is `--new-games-per-minute`
+ * (0: a test that makes hundreds of games at once).
  */
-export async function startServer({ port: wanted, data: kept, claimAfter } = {}) {
+export async function startServer({ port: wanted, data: kept, claimAfter, newGamesPerMinute } = {}) {
   const port = wanted || (await freePort());
   const data = kept || mkdtempSync(join(tmpdir(), 'pussa-browser-'));
   const extra = claimAfter ? ['--claim-after', String(claimAfter)] : [];
+  if (newGamesPerMinute !== undefined) extra.push('--new-games-per-minute', String(newGamesPerMinute));
   const proc = spawn(pussaBinary(), ['serve', '--addr', `127.0.0.1:${port}`, '--data', data, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },

@@ -37,30 +37,42 @@ async function call(method, path, body, timeoutMs = 0) {
 }
 
 export const api = {
-  meta: () => call('GET', '/api/meta'),
-  rules: (game) => call('GET', `/api/rules/${encodeURIComponent(game)}`),
-  create: (req) => call('POST', '/api/games', req),
-  join: (id, invite) => call('POST', `/api/games/${encodeURIComponent(id)}/join`, { invite }),
-  state: (id) => call('GET', `/api/games/${encodeURIComponent(id)}`),
+  meta: () => call('GET', 'api/meta'),
+  rules: (game) => call('GET', `api/rules/${encodeURIComponent(game)}`),
+  create: (req) => call('POST', 'api/games', req),
+  join: (id, invite) => call('POST', `api/games/${encodeURIComponent(id)}/join`, { invite }),
+  state: (id) => call('GET', `api/games/${encodeURIComponent(id)}`),
   move: (id, move, token, expectedPly) =>
-    call('POST', `/api/games/${encodeURIComponent(id)}/moves`, { move, token, expected_ply: expectedPly }, MOVE_TIMEOUT_MS),
+    call('POST', `api/games/${encodeURIComponent(id)}/moves`, { move, token, expected_ply: expectedPly }, MOVE_TIMEOUT_MS),
   undo: (id, token, expectedPly) =>
-    call('POST', `/api/games/${encodeURIComponent(id)}/undo`, { token, expected_ply: expectedPly }),
+    call('POST', `api/games/${encodeURIComponent(id)}/undo`, { token, expected_ply: expectedPly }),
   hint: (id, token) =>
-    call('GET', `/api/games/${encodeURIComponent(id)}/hint?token=${encodeURIComponent(token)}`),
-  resign: (id, token) => call('POST', `/api/games/${encodeURIComponent(id)}/resign`, { token }),
-  abort: (id, token) => call('POST', `/api/games/${encodeURIComponent(id)}/abort`, { token }),
-  draw: (id, token, offer) => call('POST', `/api/games/${encodeURIComponent(id)}/draw`, { token, offer }),
+    call('GET', `api/games/${encodeURIComponent(id)}/hint?token=${encodeURIComponent(token)}`),
+  resign: (id, token) => call('POST', `api/games/${encodeURIComponent(id)}/resign`, { token }),
+  abort: (id, token) => call('POST', `api/games/${encodeURIComponent(id)}/abort`, { token }),
+  draw: (id, token, offer) => call('POST', `api/games/${encodeURIComponent(id)}/draw`, { token, offer }),
   takeback: (id, token, offer, expectedPly) =>
-    call('POST', `/api/games/${encodeURIComponent(id)}/takeback`, { token, offer, expected_ply: expectedPly }),
-  claim: (id, token, result) => call('POST', `/api/games/${encodeURIComponent(id)}/claim`, { token, result }),
-  rematch: (id, token) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, { token }),
-  importRecord: (record, opponent, seat) => call('POST', '/api/games/import', { record, opponent, seat }),
-  list: (finished, limit = 50) =>
-    call('GET', `/api/games?limit=${limit}${finished === undefined ? '' : `&finished=${finished}`}`),
-  positions: (id) => call('GET', `/api/games/${encodeURIComponent(id)}/positions`),
-  recordUrl: (id) => `/api/games/${encodeURIComponent(id)}/record`,
+    call('POST', `api/games/${encodeURIComponent(id)}/takeback`, { token, offer, expected_ply: expectedPly }),
+  claim: (id, token, result) => call('POST', `api/games/${encodeURIComponent(id)}/claim`, { token, result }),
+  rematch: (id, token) => call('POST', `api/games/${encodeURIComponent(id)}/rematch`, { token }),
+  importRecord: (record, opponent, seat) => call('POST', 'api/games/import', { record, opponent, seat }),
+  list: (finished, limit = 50, before = null) =>
+    call(
+      'GET',
+      `api/games?limit=${limit}${finished === undefined ? '' : `&finished=${finished}`}${before ? `&before=${encodeURIComponent(before)}` : ''}`,
+    ),
+  positions: (id) => call('GET', `api/games/${encodeURIComponent(id)}/positions`),
+  recordUrl: (id) => `api/games/${encodeURIComponent(id)}/record`,
 };
+
+/**
+ * The address of the page itself with `search` (`?game=ID`, `?game=ID&invite=T`), for the links
+ * the page gives out: relative to where the page is served, so that behind a proxy that maps a
+ * path prefix (`/pussa/`) to the server the links keep the prefix.
+ */
+export function pageLink(search) {
+  return new URL(`./${search}`, location.href).href;
+}
 
 /** Side letters to indices: "S"/"South" → 0, "N"/"North" → 1, anything else → -1. */
 export function sideIndex(s) {
@@ -79,15 +91,28 @@ const SEATS_KEY = 'pussa.seats';
  * storage refuses (site data blocked, quota full) is kept in memory for as long as the page.
  */
 export const seats = {
+  /**
+   * Every seat held, by game id. A stored value that is not a plain object (an old or foreign
+   * value, a hand edit) counts as none, and the next seat kept overwrites it; an entry of the
+   * wrong shape (no token, sides not a list) is left out.
+   */
   all() {
+    let kept;
     try {
-      return JSON.parse(storage.get(SEATS_KEY) || '{}') || {};
+      kept = JSON.parse(storage.get(SEATS_KEY) || '{}');
     } catch {
       return {};
     }
+    if (!kept || typeof kept !== 'object' || Array.isArray(kept)) return {};
+    const all = {};
+    for (const [id, seat] of Object.entries(kept)) {
+      if (seat && typeof seat === 'object' && typeof seat.token === 'string' && Array.isArray(seat.seats)) all[id] = seat;
+    }
+    return all;
   },
   get(id) {
-    return this.all()[id] || null;
+    const all = this.all();
+    return Object.hasOwn(all, id) ? all[id] : null;
   },
   /**
    * Keeps `seat` for game `id`: true when stored for good, false when the browser's storage
@@ -100,6 +125,13 @@ export const seats = {
     // the same link again is recognised as theirs.
     all[id] = { token: seat.token, seats: seat.seats, saved: Date.now(), ...(seat.invite ? { invite: seat.invite } : {}) };
     return storage.set(SEATS_KEY, JSON.stringify(all));
+  },
+  /** Marks the seat of game `id` as one of a game that is over (not asked for again). */
+  markOver(id) {
+    const all = this.all();
+    if (!Object.hasOwn(all, id)) return;
+    all[id].over = true;
+    storage.set(SEATS_KEY, JSON.stringify(all));
   },
   /** Forgets the seat of game `id` (one the server no longer knows). Never throws. */
   remove(id) {
@@ -180,7 +212,7 @@ export class GameSocket {
 
   connect() {
     if (this.closed) return;
-    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+
     // A seat's connection carries its token, so the server seats it from the start and always
     // has a place for it, however many watchers there are. Should the token be refused (a
     // stale seat), the next try goes without it and says hello: the hello's answer tells
@@ -189,7 +221,12 @@ export class GameSocket {
     const withToken = !!this.token && !this.tokenRefused;
     this.tokenRefused = false;
     const query = withToken ? `?token=${encodeURIComponent(this.token)}` : '';
-    const ws = new WebSocket(`${proto}//${location.host}/api/games/${encodeURIComponent(this.id)}/ws${query}`);
+    // Relative to the page, as every URL the page uses: a page served under a path prefix
+    // (`https://club.example.org/pussa/`, behind a proxy) connects under that prefix too.
+    const url = new URL(`api/games/${encodeURIComponent(this.id)}/ws${query}`, location.href);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    url.hash = '';
+    const ws = new WebSocket(url.href);
     let opened = false;
     this.ws = ws;
     this.heard = Date.now();

@@ -1,7 +1,7 @@
 // The page: routing between views, the new-game form, the game view (board, animation, move
 // list, scoreboard, undo, hint, export, invite), saved games and the rules pages.
 
-import { api, seats, sideIndex, GameSocket, SIDE_NAME, SIDE_LETTER, ApiError } from './api.js';
+import { api, seats, sideIndex, GameSocket, SIDE_NAME, SIDE_LETTER, ApiError, pageLink } from './api.js';
 import { Board, Animator, LETTERS, SEEDS_PER_HOLE, holeIndex, reasonText, cloneModel } from './board.js';
 import { markdown } from './markdown.js';
 import { storage } from './storage.js';
@@ -519,9 +519,13 @@ function moveNumber(s, ply) {
   return null;
 }
 
-/** The animation speed chosen in this browser, or null (none yet). */
+/**
+ * The animation speed chosen in this browser, or null (none yet, or a value the Speed box does
+ * not offer: an old or hand-edited one, which then gives way to the default).
+ */
 function storedSpeed() {
-  return storage.get('pussa.speed');
+  const s = storage.get('pussa.speed');
+  return s && [...$('#speed').options].some((o) => o.value === s) ? s : null;
 }
 
 /**
@@ -637,7 +641,7 @@ function route() {
     document.title = 'pussa: play';
     showContinue();
   }
-  if (view === 'game') openGame(parts[1], moveFocus);
+  if (view === 'game') openGame(parts[1], moveFocus, /^\d+$/.test(parts[2] || '') ? Number(parts[2]) : null);
   // A new page takes the focus: its heading (the game page places it once the game is shown).
   // A rules section link scrolls to its section and focuses its heading instead; Back to
   // where the link was followed focuses the link again.
@@ -649,13 +653,25 @@ function route() {
   else $('#game-behind').hidden = true;
 }
 
+/**
+ * Keeps the address on the game's position shown, without a new history entry: `#/game/ID`
+ * for the live position, `#/game/ID/PLY` for the position after move PLY looked at (a reload,
+ * a bookmark or a copied address opens the game at that move, as `#/game/ID/PLY` does).
+ */
+function gameAddress(id, ply = null) {
+  const here = `#/game/${encodeURIComponent(id)}${ply === null ? '' : `/${ply}`}`;
+  if (location.hash === here || !/^#\/game\//.test(location.hash)) return;
+  history.replaceState(history.state, '', here);
+  routed = here;
+}
+
 // An invite link (/?game=ID&invite=T) or a watch link (/?game=ID) lands here first.
 async function landing() {
   const q = new URLSearchParams(location.search);
   const id = q.get('game');
   if (!id) return;
   const invite = q.get('invite');
-  history.replaceState(null, '', `/#/game/${encodeURIComponent(id)}`);
+  history.replaceState(null, '', `${location.pathname}#/game/${encodeURIComponent(id)}`);
   if (!invite) return;
   // This browser already plays in this game (its creator opened the invite link, say): keep
   // its seat and leave the invite for the friend it is meant for.
@@ -1017,7 +1033,9 @@ async function openTyped(input) {
 function started(r, imported = false) {
   keepSeat(r.id, { token: r.token, seats: r.seats || [r.seat] });
   if (r.invite && r.invite.url) {
-    const url = new URL(r.invite.url, location.origin).href;
+    // The server's link is `/?game=…&invite=…`: its query on the page's own address, which
+    // keeps a proxy's path prefix.
+    const url = pageLink(new URL(r.invite.url, location.href).search);
     storage.set(`pussa.invite.${r.id}`, url);
   }
   pending = { id: r.id, state: r.state, played: imported ? [] : r.played || [], fresh: !imported };
@@ -1215,7 +1233,11 @@ class GameView {
         this.show(st);
         this.resumeRound(st);
         this.explainLast(st);
+        // A link to a move (`#/game/ID/PLY`) opens at that move (the live ply or beyond: the
+        // game as it is now).
+        if (this.linkPly !== null && this.linkPly !== undefined) this.drawAt(this.linkPly);
       }
+      this.linkPly = null;
       if (this.retrying) {
         this.retrying = false;
         notice('The server answers again.', 'info');
@@ -1747,6 +1769,7 @@ class GameView {
   /** Forgets the earlier position shown (the caller draws the live one). */
   leavePast() {
     this.viewPly = null;
+    gameAddress(this.id);
     $('#history-banner').hidden = true;
     document.body.classList.remove('viewing-past');
     delete document.body.dataset.view;
@@ -1804,6 +1827,8 @@ class GameView {
     $('#history-banner').hidden = false;
     document.body.classList.add('viewing-past');
     document.body.dataset.view = String(target);
+    // The address names the move looked at (a reload or a shared link shows it again).
+    gameAddress(this.id, target);
     this.renderMoves(s, Infinity, target);
     this.renderScore(scoreAt(s, target));
     this.renderActions();
@@ -1915,8 +1940,7 @@ class GameView {
     this.shownRounds = (s.rounds || []).length;
     // The address always names the game on screen (a reload, a bookmark or a copied address
     // opens this game).
-    const here = `#/game/${encodeURIComponent(s.id)}`;
-    if (s.id === this.id && location.hash !== here && /^#\/game\//.test(location.hash)) history.replaceState(null, '', here);
+    if (s.id === this.id) gameAddress(s.id);
     if (this.pendingOffer && !(s.offers && s.offers[this.pendingOffer])) this.pendingOffer = null;
     this.setHeader(s);
     // Short names on the board's stores (the scoreboard has the long ones).
@@ -2001,10 +2025,13 @@ class GameView {
     const s = this.state;
     const names = this.names();
     const t = $('#turn');
-    t.classList.remove('pending', 'offline');
+    t.classList.remove('pending', 'offline', 'result');
     t.title = '';
     if (s.match_over || s.round_over || !s.to_move || s.ended) {
+      // A result is never cut (style.css): the winner and the score end the sentence.
+      t.classList.add('result');
       t.textContent = `${resultText(s, names)}.`;
+      t.title = t.textContent;
       return;
     }
     const i = sideIndex(s.to_move);
@@ -2920,9 +2947,11 @@ class GameView {
   }
 }
 
-async function openGame(id, moveFocus = false) {
+async function openGame(id, moveFocus = false, ply = null) {
   if (game && game.id === id && game.state) {
-    // Back from the rules or help read in front of it: the game was kept open.
+    // Back from the rules or help read in front of it: the game was kept open. An address
+    // naming a move (`#/game/ID/PLY`, typed or Back to it) shows that move.
+    if (ply !== null) game.viewAt(ply);
     game.resume(moveFocus);
     return;
   }
@@ -2930,6 +2959,7 @@ async function openGame(id, moveFocus = false) {
   if (game) game.close();
   game = new GameView(id);
   game.takeFocus = moveFocus;
+  game.linkPly = ply;
   const initial = pending;
   pending = null;
   $('#caption').textContent = '';
@@ -2993,7 +3023,7 @@ function setupGameControls() {
   $('#hint').addEventListener('click', () => game && !isOff($('#hint')) && game.hint());
   $('#copy-watch').addEventListener('click', async () => {
     if (!game) return;
-    const url = `${location.origin}/?game=${encodeURIComponent(game.id)}`;
+    const url = pageLink(`?game=${encodeURIComponent(game.id)}`);
     const ok = await copyText(url, null);
     // Copied, a short line (it fits the title's place on a phone held sideways); else the link
     // itself, to copy by hand.
@@ -3098,6 +3128,9 @@ function setupGameControls() {
       else game.step(steps[e.key]);
       return;
     }
+    // Only a fresh press acts: the auto-repeat of a held key (a keydown every few ms after half
+    // a second) never plays another move, for either player, nor undoes or replays again.
+    if (e.repeat && e.key.length === 1) return;
     const k = 'abcdefg'.indexOf(e.key.toLowerCase());
     if (e.key.length === 1 && k >= 0) {
       if (game.key(k)) e.preventDefault();
@@ -3113,13 +3146,31 @@ function setupGameControls() {
   });
 }
 
-/** The games in progress this browser holds a seat in, on the start page. */
+/** How many games "Continue your games" lists at most (the seats taken last first). */
+const CONTINUE_MAX = 8;
+
+/**
+ * The games in progress this browser holds a seat in, on the start page. Each is asked for by
+ * its id (the server's list holds everybody's games, so this browser's could be far down it),
+ * a few at a time, the seat taken last first, until the list is full. A game found over is
+ * marked so in the seat and not asked for again; one the server no longer knows is forgotten.
+ */
 async function showContinue() {
-  const mine = seats.all();
-  if (!Object.keys(mine).length) return;
+  const mine = Object.entries(seats.all())
+    .filter(([, seat]) => !seat.over)
+    .sort((a, b) => (b[1].saved || 0) - (a[1].saved || 0));
+  if (!mine.length) return;
   try {
-    const r = await api.list(false, 200);
-    const list = (r.games || []).filter((g) => mine[g.id]).slice(0, 8);
+    const list = [];
+    for (let i = 0; i < mine.length && list.length < CONTINUE_MAX; i += 4) {
+      const got = await Promise.all(mine.slice(i, i + 4).map(([id]) => api.state(id).catch((e) => ({ id, error: e }))));
+      for (const g of got) {
+        if (g.error) {
+          if (g.error.status === 404) seats.remove(g.id);
+        } else if (g.match_over) seats.markOver(g.id);
+        else if (list.length < CONTINUE_MAX) list.push(g);
+      }
+    }
     const ul = $('#continue-list');
     ul.replaceChildren(
       ...list.map((g) => {
@@ -3142,14 +3193,30 @@ async function showContinue() {
 // ---------------------------------------------------------------------------------------------
 // Saved games
 
-async function showGames() {
+/** Saved games listed a page at a time; "Older games" asks for the page after the last shown. */
+const GAMES_PAGE = 100;
+let gamesNext = null; // the `next` of the last page shown (null: the list's end)
+let gamesAsked = 0; // which request's answer is drawn (a newer one wins)
+
+async function showGames(more = false) {
   document.title = 'pussa: saved games';
   const body = $('#games-table tbody');
   const filter = $('#games-filter').value;
-  body.replaceChildren(h('tr', {}, h('td', { colspan: 6 }, 'Loading…')));
+  const asked = ++gamesAsked;
+  const before = more === true ? gamesNext : null;
+  if (before) {
+    setOff($('#games-more'), true);
+  } else {
+    body.replaceChildren(h('tr', {}, h('td', { colspan: 6 }, 'Loading…')));
+    $('#games-more').hidden = true;
+  }
   try {
-    const r = await api.list(filter === '' ? undefined : filter, 100);
-    body.replaceChildren();
+    const r = await api.list(filter === '' ? undefined : filter, GAMES_PAGE, before);
+    if (asked !== gamesAsked) return;
+    if (!before) body.replaceChildren();
+    gamesNext = r.next || null;
+    $('#games-more').hidden = !gamesNext;
+    setOff($('#games-more'), false);
     const mineAll = seats.all();
     for (const g of r.games || []) {
       const mine = mineAll[g.id];
@@ -3182,9 +3249,11 @@ async function showGames() {
         ),
       );
     }
-    $('#games-empty').hidden = (r.games || []).length > 0;
+    $('#games-empty').hidden = body.children.length > 0;
   } catch (e) {
-    body.replaceChildren();
+    if (asked !== gamesAsked) return;
+    setOff($('#games-more'), false);
+    if (!before) body.replaceChildren();
     notice(`Cannot list the games: ${e.message}`);
   }
 }
@@ -3408,7 +3477,8 @@ async function main() {
   new ResizeObserver(() => {
     if (gameHead.offsetWidth) document.documentElement.style.setProperty('--game-head-w', `${gameHead.offsetWidth}px`);
   }).observe(gameHead);
-  $('#games-filter').addEventListener('change', showGames);
+  $('#games-filter').addEventListener('change', () => showGames());
+  $('#games-more').addEventListener('click', () => !isOff($('#games-more')) && showGames(true));
   // The caption is hidden from screen readers only while the live region says the same.
   new MutationObserver(() => {
     const cap = $('#caption');
