@@ -203,7 +203,8 @@ fn a_killed_server_restarts_with_every_acknowledged_move() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("another pussa serve is using it"), "{err}");
+    assert!(err.contains("another pussa serve (pid "), "{err}");
+    assert!(err.contains("is using it"), "{err}");
     let st = json_ok(s.addr, "GET", &format!("/api/games/{id}"), None);
     let stored: Vec<(u64, String)> = st["moves"]
         .as_array()

@@ -21,6 +21,19 @@ use crate::{assets, engine, live, record, ws};
 
 type AppState = State<Arc<App>>;
 
+/// `GET /api/health` (and `HEAD`): `200 {"status": "ok", …}` when the database accepts a write,
+/// for a proxy's health check or uptime monitoring. See [`App::health`].
+///
+/// # Errors
+/// 503 when the database does not accept a write (the message says why).
+pub async fn health(State(app): AppState) -> Result<Json<Value>, ApiError> {
+    let app = Arc::clone(&app);
+    let v = tokio::task::spawn_blocking(move || app.health())
+        .await
+        .map_err(|e| ApiError::internal(format!("the health check failed: {e}")))??;
+    Ok(Json(v))
+}
+
 /// `GET /api/meta`.
 pub async fn meta() -> Json<Value> {
     let games: Vec<Value> = pussa_rules::Game::ALL
@@ -172,7 +185,9 @@ pub struct MoveReq {
 /// friend has not joined yet, a stale `expected_ply`, a game that is over, or a move out of
 /// turn; 400 for a move that is not a
 /// hole letter; 422 for an illegal move (the message gives the reason); 500 if the move cannot
-/// be stored, or the computer's reply fails (the player's move is kept). See [`App::play`].
+/// be stored (nothing is played then). A stored move is answered `200` even when the
+/// computer's reply cannot be made or stored: the server tries the reply again and sends it in
+/// an update. See [`App::play`].
 pub async fn play(
     State(app): AppState,
     Path(id): Path<String>,
@@ -388,7 +403,8 @@ pub struct ImportReq {
 /// 400 for a record that does not read (the message gives the line and column, and for a
 /// move the reason it is illegal), an unknown seat, or an unknown opponent kind or level, or a
 /// level not offered in the record's game and mode; 429 when the client's address has created
-/// its games for the minute; 500 if the game cannot be stored or the computer's reply fails.
+/// its games for the minute; 500 if the game cannot be stored (a computer move that cannot be
+/// stored is tried again, as after a move).
 /// See [`App::create_game`].
 pub async fn import(
     State(app): AppState,

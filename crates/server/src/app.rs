@@ -23,6 +23,9 @@ pub struct Slot {
     /// Updates (JSON text) for every connection watching this game.
     pub tx: broadcast::Sender<Arc<str>>,
     hint_busy: AtomicBool,
+    /// Whether a task is trying again a computer move that could not be made or stored
+    /// (after [`COMPUTER_RETRY_FIRST`], then longer): one at a time per game.
+    computer_retry: AtomicBool,
     /// The WebSocket connection places in use (see [`crate::ws::SocketGuard`]).
     pub places: Mutex<crate::ws::Places>,
     /// The state JSON after the last change, readable while a move is being made (the computer
@@ -91,6 +94,7 @@ impl Slot {
             game: tokio::sync::Mutex::new(game),
             tx,
             hint_busy: AtomicBool::new(false),
+            computer_retry: AtomicBool::new(false),
             places: Mutex::new(crate::ws::Places::default()),
         })
     }
@@ -365,6 +369,8 @@ pub struct App {
     restored: usize,
     /// WebSocket connections being served (see [`App::sockets_open`]).
     pub(crate) sockets_open: std::sync::atomic::AtomicUsize,
+    /// When the server opened its database.
+    started: Instant,
 }
 
 /// A client's allowance of new games: a token bucket refilled continuously.
@@ -380,6 +386,14 @@ pub const DEFAULT_NEW_GAMES_PER_MINUTE: u32 = 120;
 /// How long a game nobody asks for stays in memory unless set otherwise (it is loaded again
 /// from the database when asked for).
 pub const DEFAULT_EVICT_AFTER: Duration = Duration::from_secs(600);
+
+/// How long the server waits before trying again a computer move it could not make or store
+/// (a full disk, a database locked by another program); the wait doubles after each failure,
+/// up to [`COMPUTER_RETRY_MAX`].
+pub const COMPUTER_RETRY_FIRST: Duration = Duration::from_secs(1);
+
+/// The longest wait between two tries of a computer move (see [`COMPUTER_RETRY_FIRST`]).
+pub const COMPUTER_RETRY_MAX: Duration = Duration::from_secs(60);
 
 /// How long a player's friend must be away before the player may claim the game.
 pub const DEFAULT_CLAIM_AFTER: Duration = Duration::from_secs(60);
@@ -497,6 +511,23 @@ fn load(
         Err(why) => return Ok(Err(row.unreadable.clone().unwrap_or(why))),
     };
     Ok(rebuild(store, row, &moves))
+}
+
+/// A game whose stored data SQLite finds damaged (`database disk image is malformed`: a page
+/// of the file overwritten or lost) cannot be continued, as one whose moves do not replay; other
+/// database errors (I/O, a full disk) stay errors.
+fn unreadable_as_damaged(
+    loaded: Result<Result<LiveGame, String>, rusqlite::Error>,
+) -> Result<Result<LiveGame, String>, rusqlite::Error> {
+    match loaded {
+        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt) => {
+            Ok(Err(format!(
+                "its stored data cannot be read: {}",
+                crate::store::sqlite_words(&e)
+            )))
+        }
+        other => other,
+    }
 }
 
 /// [`load`] once the moves have read.
@@ -654,15 +685,17 @@ impl App {
     /// Opens the store and rebuilds every unfinished game from its moves.
     ///
     /// # Errors
-    /// When the database cannot be opened or read. A stored game whose moves no longer replay is
-    /// logged and skipped (it stays in the file untouched).
-    pub fn open(store: Store) -> anyhow::Result<Arc<App>> {
+    /// When the list of unfinished games cannot be read. A stored game whose moves no longer
+    /// replay, or cannot be read at all (a damaged page of the file: SQLite's `database disk
+    /// image is malformed`), is logged and flagged (see [`App::damaged`]); it stays in the file
+    /// untouched and the other games are served.
+    pub fn open(store: Store) -> rusqlite::Result<Arc<App>> {
         let mut games = HashMap::new();
         let mut damaged = HashMap::new();
         let claim_after_ms = Arc::new(AtomicU64::new(DEFAULT_CLAIM_AFTER.as_millis() as u64));
         let mut restored = 0;
         for row in store.unfinished()? {
-            match load(&store, &row, store.moves(&row.id))? {
+            match unreadable_as_damaged(load(&store, &row, store.moves(&row.id)))? {
                 // Every game is checked; only those the computer must move in now stay in
                 // memory (the others are loaded when asked for).
                 Ok(g) => {
@@ -691,6 +724,7 @@ impl App {
             creations: Mutex::new(HashMap::new()),
             restored,
             sockets_open: std::sync::atomic::AtomicUsize::new(0),
+            started: Instant::now(),
         });
         Ok(app)
     }
@@ -823,15 +857,39 @@ impl App {
             let app = Arc::clone(self);
             tokio::spawn(async move {
                 let mut g = slot.game.lock().await;
-                match app.computer_moves(&slot, &mut g).await {
-                    Ok(played) if !played.is_empty() => slot.publish_update(json!({
+                let played = app.computer_reply(&slot, &mut g).await;
+                if !played.is_empty() {
+                    slot.publish_update(json!({
                         "type": "update", "state": *slot.state(), "played": played_json(&played)
-                    })),
-                    Ok(_) => {}
-                    Err(e) => tracing::error!("computer move in game {}: {e}", g.meta.id),
+                    }));
                 }
             });
         }
+    }
+
+    /// `GET /api/health`: whether the server can serve, checked by a write to the database
+    /// ([`Store::check_write`]), with what it holds now.
+    ///
+    /// # Errors
+    /// 503 `the database does not accept a write: …` (a full disk, a database locked by another
+    /// program, an I/O error), logged.
+    pub fn health(&self) -> Result<Value, ApiError> {
+        if let Err(e) = lock(&self.store).check_write() {
+            let why = crate::store::sqlite_words(&e);
+            tracing::error!("health check: the database does not accept a write: {why}");
+            return Err(ApiError::unavailable(format!(
+                "the database does not accept a write: {why}"
+            )));
+        }
+        Ok(json!({
+            "status": "ok",
+            "version": env!("CARGO_PKG_VERSION"),
+            "database": "ok",
+            "uptime_s": self.started.elapsed().as_secs(),
+            "games_in_memory": self.games_in_memory(),
+            "damaged_games": lock(&self.damaged).len(),
+            "websockets": self.sockets_open(),
+        }))
     }
 
     /// The stored games that cannot be continued, with the reason (see [`App::slot`]).
@@ -869,7 +927,7 @@ impl App {
         let Some(row) = store.game(id)? else {
             return Err(ApiError::not_found(format!("no game with id '{id}'")));
         };
-        let g = match load(&store, &row, store.moves(id))? {
+        let g = match unreadable_as_damaged(load(&store, &row, store.moves(id)))? {
             Ok(g) => g,
             Err(why) => {
                 tracing::error!("game {id} cannot be continued: {why}");
@@ -924,9 +982,95 @@ impl App {
         Ok(())
     }
 
-    /// Lets the computer move while it is to move; each move is stored before the next.
-    async fn computer_moves(&self, slot: &Slot, g: &mut LiveGame) -> Result<Vec<Played>, ApiError> {
+    /// Lets the computer move while it is to move; each move is stored before the next. A move
+    /// that cannot be made or stored (a full disk) is logged, naming the game, and tried again
+    /// later by a task of its own (after [`COMPUTER_RETRY_FIRST`], then longer), as a move that was due when the
+    /// server stopped is at start: the game never waits for ever with the computer to move.
+    /// Answers the moves stored (the caller publishes them).
+    async fn computer_reply(self: &Arc<Self>, slot: &Arc<Slot>, g: &mut LiveGame) -> Vec<Played> {
+        let (played, result) = self.computer_moves(slot, g).await;
+        if let Err(e) = result {
+            tracing::error!(
+                "game {}: the computer's move at ply {} is not stored ({}); trying again in {} s",
+                g.meta.id,
+                g.moves.len() + 1,
+                e.message,
+                COMPUTER_RETRY_FIRST.as_secs()
+            );
+            self.retry_computer(Arc::clone(slot));
+        }
+        played
+    }
+
+    /// Tries the computer's due move again, after [`COMPUTER_RETRY_FIRST`], then waiting twice
+    /// as long after each failure (at most [`COMPUTER_RETRY_MAX`]), until it is stored, the
+    /// computer is no longer to move, or the server shuts down. One task per game; the caller
+    /// holds the game's lock, so the task starts after the failure it follows.
+    fn retry_computer(self: &Arc<Self>, slot: Arc<Slot>) {
+        if slot.computer_retry.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let app = Arc::clone(self);
+        let mut stop = self.shutdown.subscribe();
+        tokio::spawn(async move {
+            let mut wait = COMPUTER_RETRY_FIRST;
+            loop {
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    _ = stop.wait_for(|down| *down) => return,
+                }
+                let mut g = slot.game.lock().await;
+                let (played, result) = app.computer_moves(&slot, &mut g).await;
+                if !played.is_empty() {
+                    slot.publish_update(json!({
+                        "type": "update", "state": *slot.state(), "played": played_json(&played)
+                    }));
+                }
+                match result {
+                    Ok(()) => {
+                        if !played.is_empty() {
+                            tracing::info!(
+                                "game {}: the computer's move is stored at last",
+                                g.meta.id
+                            );
+                        }
+                        slot.computer_retry.store(false, Ordering::Release);
+                        return;
+                    }
+                    Err(e) => {
+                        wait = (wait * 2).min(COMPUTER_RETRY_MAX);
+                        tracing::error!(
+                            "game {}: the computer's move at ply {} is still not stored ({}); \
+                             trying again in {} s",
+                            g.meta.id,
+                            g.moves.len() + 1,
+                            e.message,
+                            wait.as_secs()
+                        );
+                    }
+                }
+            }
+        });
+    }
+
+    /// Lets the computer move while it is to move; each move is stored before the next. Answers
+    /// the moves stored, and the error that stopped it, if any.
+    async fn computer_moves(
+        &self,
+        slot: &Slot,
+        g: &mut LiveGame,
+    ) -> (Vec<Played>, Result<(), ApiError>) {
         let mut out = Vec::new();
+        let result = self.computer_moves_into(slot, g, &mut out).await;
+        (out, result)
+    }
+
+    async fn computer_moves_into(
+        &self,
+        slot: &Slot,
+        g: &mut LiveGame,
+        out: &mut Vec<Played>,
+    ) -> Result<(), ApiError> {
         while let Some(side) = g.to_move() {
             if !g.is_computer(side) {
                 break;
@@ -956,7 +1100,7 @@ impl App {
             self.commit(slot, g, next, std::slice::from_ref(&played))?;
             out.push(played);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Runs `op` on a task of its own and waits for it. A request whose client goes away is
@@ -1039,13 +1183,14 @@ impl App {
     ///
     /// # Errors
     /// 400 for a `setup` that is not a valid position or a move of `moves` that is illegal;
-    /// 500 if the game cannot be stored, or the computer's moves fail.
+    /// 500 if the game cannot be stored. Once it is, it is answered: a computer move that
+    /// cannot be made or stored is tried again (after [`COMPUTER_RETRY_FIRST`], then longer).
     pub async fn create_game(self: &Arc<Self>, new: NewGame) -> Result<Value, ApiError> {
         self.detached(move |app| async move { app.create_game_now(new).await })
             .await
     }
 
-    async fn create_game_now(&self, new: NewGame) -> Result<Value, ApiError> {
+    async fn create_game_now(self: &Arc<Self>, new: NewGame) -> Result<Value, ApiError> {
         let NewGame {
             game,
             mode,
@@ -1102,7 +1247,9 @@ impl App {
         let slot = Slot::new(g, &self.claim_after_ms);
         lock(&self.games).insert(id.clone(), Arc::clone(&slot));
         let mut g = slot.game.lock().await;
-        let played = self.computer_moves(&slot, &mut g).await?;
+        // The game is stored: it is answered whatever happens to the computer's moves (one that
+        // fails is tried again, and comes in an update).
+        let played = self.computer_reply(&slot, &mut g).await;
         if !played.is_empty() {
             // Told as every other move is, though no connection can have the game's id yet: the
             // updates that follow keep these moves (`moves_kept`), which the answer carries.
@@ -1303,8 +1450,10 @@ impl App {
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 an online game whose friend has not
     /// joined yet, stale `expected_ply`, game over, not this seat's turn; 400 malformed move;
-    /// 422 an illegal move; 500 as [`App::slot`], or when a move cannot be stored or the
-    /// computer's reply fails (a stored move is kept).
+    /// 422 an illegal move; 500 as [`App::slot`], or when the move cannot be stored (nothing
+    /// is played then). Once the move is stored it is answered, with the computer's replies
+    /// that were stored: one that cannot be made or stored is tried again
+    /// (after [`COMPUTER_RETRY_FIRST`], then longer) and comes in an update.
     pub async fn play(
         self: &Arc<Self>,
         id: &str,
@@ -1321,7 +1470,7 @@ impl App {
     }
 
     async fn play_now(
-        &self,
+        self: &Arc<Self>,
         id: &str,
         token: &str,
         mv: &str,
@@ -1367,8 +1516,9 @@ impl App {
             let _ = stored.send(played.rec.ply);
         }
         let mut all = vec![played];
-        // The human move is stored whatever happens to the computer's reply.
-        let more = self.computer_moves(&slot, &mut g).await?;
+        // The human move is stored and answered whatever happens to the computer's reply (one
+        // that fails is tried again, and comes in an update).
+        let more = self.computer_reply(&slot, &mut g).await;
         if !more.is_empty() {
             // The replies in an update of their own, once stored.
             slot.publish_update(json!({

@@ -53,6 +53,10 @@ impl ApiError {
     pub fn too_many(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::TOO_MANY_REQUESTS, message)
     }
+    /// 503.
+    pub fn unavailable(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message)
+    }
     /// 500, logged.
     pub fn internal(message: impl std::fmt::Display) -> ApiError {
         tracing::error!("internal error: {message}");
@@ -87,7 +91,7 @@ impl IntoResponse for ApiError {
 
 impl From<rusqlite::Error> for ApiError {
     fn from(e: rusqlite::Error) -> ApiError {
-        ApiError::internal(format!("database: {e}"))
+        ApiError::internal(format!("database: {}", crate::store::sqlite_words(&e)))
     }
 }
 

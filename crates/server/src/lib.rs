@@ -7,8 +7,10 @@
 //! - The rules decide every move ([`pussa_rules::GameState::play_traced`]); the computer plays
 //!   with [`pussa_engine::choose_move_with_oracle`]; hints come from [`pussa_engine::search`];
 //!   both use the game's endgame tables when the server has them ([`Server::use_tables`]).
-//! - Storage: one SQLite file (WAL); each move is committed before it is acknowledged, and every
-//!   unfinished game is rebuilt from its moves when the server starts.
+//! - Storage: one SQLite file (WAL, readable and backed up online by other programs; a lock file
+//!   keeps a second server out: [`store::lock_path`]); each move is committed before it is
+//!   acknowledged, and every unfinished game is rebuilt from its moves when the server starts.
+//! - `GET /api/health` checks that the database accepts a write ([`app::App::health`]).
 //!
 //! # Examples
 //! ```no_run
@@ -70,6 +72,7 @@ pub struct Server {
 pub fn router(app: Arc<app::App>) -> Router {
     let api = Router::new()
         .route("/meta", get(api::meta))
+        .route("/health", get(api::health))
         .route("/rules/{game}", get(api::rules))
         .route("/games", get(api::list).post(api::create))
         .route("/games/import", post(api::import))
@@ -166,8 +169,10 @@ impl Server {
     /// Opens (or creates) the database, rebuilds the unfinished games and binds the address.
     ///
     /// # Errors
-    /// When the database cannot be opened (a file that is read-only or not ours, another server
-    /// using it, not a database) or the address cannot be bound.
+    /// When the database cannot be opened (a file that is read-only or not ours, a directory
+    /// that is not writable, another server using it, another program holding SQLite's write
+    /// lock, not a database, damaged beyond its games) or the address cannot be bound; the
+    /// message names the file.
     pub async fn bind(config: &Config) -> anyhow::Result<Server> {
         if let Some(dir) = config.db.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
@@ -176,21 +181,33 @@ impl Server {
         check_writable(&config.db)?;
         let store = match store::Store::open(&config.db) {
             Ok(store) => store,
+            // Another pussa serve is named by the lock file (a refusal); SQLite's own lock
+            // held this long is another program's.
             Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {
                 anyhow::bail!(
-                    "cannot open the database {}: another pussa serve is using it",
+                    "cannot open the database {}: it is locked by another program (one holding \
+                     a write transaction open, such as the sqlite3 shell): close it first",
                     config.db.display()
                 )
             }
             Err(store::OpenError::Refused(why)) => {
                 anyhow::bail!("cannot open the database {}: {why}", config.db.display())
             }
-            Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("cannot open the database {}", config.db.display()))
+            Err(store::OpenError::Sqlite(e)) => {
+                anyhow::bail!(
+                    "cannot open the database {}: {}",
+                    config.db.display(),
+                    store::sqlite_words(&e)
+                )
             }
         };
-        let app = app::App::open(store)?;
+        let app = app::App::open(store).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot read the database {}: {}",
+                config.db.display(),
+                store::sqlite_words(&e)
+            )
+        })?;
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .with_context(|| format!("cannot listen on {}", config.addr))?;

@@ -68,6 +68,112 @@ pub struct MoveRow {
 /// The database.
 pub struct Store {
     conn: Connection,
+    /// The lock file next to the database, locked while the store is open (see
+    /// [`lock_path`]).
+    _lock: std::fs::File,
+}
+
+/// The lock file of the database at `db`: `<db>.lock` (`pussa.sqlite3.lock`). A server holds
+/// an advisory lock on it (`flock`) for as long as it has the database open, so that a second
+/// server on the same file is refused, while other programs (the `sqlite3` shell's `.backup`,
+/// `VACUUM INTO`, any reader) still use the database as any WAL database. The file holds the
+/// process id of the server that locked it last; it is left in place when the server stops.
+#[must_use]
+pub fn lock_path(db: &Path) -> std::path::PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".lock");
+    std::path::PathBuf::from(name)
+}
+
+/// How long opening a database waits for another server to let go of its lock file.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Takes the lock file of the database at `path` (see [`lock_path`]); answers the file and
+/// whether it was made now. Refused, naming the problem, when another pussa serve holds it (for
+/// longer than [`LOCK_WAIT`]) or the file cannot be made (a directory that is not writable,
+/// with the OS's reason).
+fn take_lock(path: &Path) -> Result<(std::fs::File, bool), OpenError> {
+    use std::io::{Read as _, Seek as _, Write as _};
+    let lock = lock_path(path);
+    let existed = lock.exists();
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock)
+        .map_err(|e| {
+            let dir = path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            OpenError::Refused(match e.kind() {
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                    if !existed =>
+                {
+                    format!(
+                        "its directory {} is not writable (the server makes its lock file and \
+                         SQLite's -wal and -shm files there): {e}",
+                        dir.display()
+                    )
+                }
+                _ => format!("cannot open its lock file {}: {e}", lock.display()),
+            })
+        })?;
+    // A server that is stopping (a restart) lets go within moments: wait for it a little, as
+    // SQLite waits for its own locks.
+    let t0 = std::time::Instant::now();
+    let mut locked = try_lock_exclusive(&file)?;
+    while !locked && t0.elapsed() < LOCK_WAIT {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        locked = try_lock_exclusive(&file)?;
+    }
+    if !locked {
+        let mut pid = String::new();
+        let _ = file.read_to_string(&mut pid);
+        let pid = pid.trim();
+        let by = if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            String::new()
+        } else {
+            format!(" (pid {pid})")
+        };
+        return Err(OpenError::Refused(format!(
+            "another pussa serve{by} is using it (it holds {})",
+            lock.display()
+        )));
+    }
+    // Who holds it, for the message above and for the admin; a failure here changes nothing.
+    let _ = file
+        .set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| writeln!(file, "{}", std::process::id()));
+    Ok((file, !existed))
+}
+
+/// Takes an exclusive advisory lock on `file` without waiting: `Ok(false)` when another open
+/// file (of this process or another) holds it. The OS drops it when the file is closed, and
+/// when the process ends, even by `kill -9`.
+#[cfg(unix)]
+fn try_lock_exclusive(file: &std::fs::File) -> Result<bool, OpenError> {
+    use std::os::unix::io::AsRawFd as _;
+    // SAFETY: flock on a file descriptor this function borrows for the call's duration.
+    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if r == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    if e.kind() == std::io::ErrorKind::WouldBlock {
+        return Ok(false);
+    }
+    Err(OpenError::Refused(format!(
+        "cannot lock its lock file: {e}"
+    )))
+}
+
+/// Elsewhere no advisory lock is taken (SQLite's own locks still keep writers apart).
+#[cfg(not(unix))]
+fn try_lock_exclusive(_file: &std::fs::File) -> Result<bool, OpenError> {
+    Ok(true)
 }
 
 const SCHEMA: &str = "
@@ -100,6 +206,10 @@ CREATE TABLE IF NOT EXISTS moves (
     created  INTEGER NOT NULL,
     PRIMARY KEY (game_id, ply)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS health (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    checked  INTEGER NOT NULL
+);
 ";
 
 const GAME_COLS: &str = "id, game, mode, first, opponent, level, creator_seat, token_s, token_n, \
@@ -331,6 +441,18 @@ impl OpenError {
     }
 }
 
+/// SQLite's error in one line, as an admin reads it: a damaged file (`database disk image is
+/// malformed`) says what to do about it.
+#[must_use]
+pub fn sqlite_words(e: &rusqlite::Error) -> String {
+    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt) {
+        return "database disk image is malformed (part of the file is damaged: restore it from \
+                a backup, or save what still reads with sqlite3's .recover)"
+            .to_string();
+    }
+    e.to_string()
+}
+
 /// The first 16 bytes of every SQLite database file.
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
@@ -466,12 +588,25 @@ impl Store {
     /// server holds it, a damaged database). Nothing is written to (or next to) a refused file.
     pub fn open(path: &Path) -> Result<Store, OpenError> {
         check_file(path)?;
-        let conn = Connection::open(path)?;
-        conn.busy_timeout(std::time::Duration::from_secs(1))?;
         // One server per file: the games live in its memory too, so a second server on the same
-        // file would diverge. The exclusive lock is taken by the first write below and held
-        // until the process ends (the OS drops it even after kill -9).
-        conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+        // file would diverge. The lock file keeps it out; SQLite's own locks stay the normal
+        // ones, so that readers and backups (`sqlite3 .backup`, `VACUUM INTO`) work alongside.
+        let (lock, made) = take_lock(path)?;
+        let opened = Store::open_locked(path);
+        if opened.is_err() && made {
+            // Nothing is left next to a file that is refused (the lock is still held here).
+            let _ = std::fs::remove_file(lock_path(path));
+        }
+        let conn = opened?;
+        Ok(Store { conn, _lock: lock })
+    }
+
+    fn open_locked(path: &Path) -> Result<Connection, OpenError> {
+        let conn = Connection::open(path)?;
+        // Readers and backups never block a write in WAL mode; another program's write
+        // transaction does, for a second at most, and then the write fails (`database is
+        // locked`).
+        conn.busy_timeout(std::time::Duration::from_secs(1))?;
         check_identity(&conn)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         // WAL + NORMAL: a commit survives the process being killed (kill -9); only a power
@@ -483,7 +618,22 @@ impl Store {
         conn.pragma_update(None, "application_id", APPLICATION_ID)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         conn.execute_batch("BEGIN IMMEDIATE; COMMIT;")?;
-        Ok(Store { conn })
+        Ok(conn)
+    }
+
+    /// Writes the time of this check to the one row of the `health` table, in a transaction of
+    /// its own, as a move would be written: whether the database accepts a write now
+    /// (`GET /api/health`).
+    ///
+    /// # Errors
+    /// The write's error (`database or disk is full`, `database is locked`, an I/O error).
+    pub fn check_write(&mut self) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT INTO health (id, checked) VALUES (1, ?1) \
+             ON CONFLICT (id) DO UPDATE SET checked = excluded.checked",
+            [crate::util::now_unix()],
+        )?;
+        Ok(())
     }
 
     /// Stores a new game.
@@ -805,7 +955,10 @@ mod tests {
         assert_eq!(s.unfinished().unwrap().len(), 1);
         // A second server on the same file is refused while the first holds it.
         let err = Store::open(&path).err().expect("the file is locked");
-        assert!(err.to_string().contains("locked"), "{err}");
+        assert!(
+            err.to_string().contains("another pussa serve (pid "),
+            "{err}"
+        );
         drop(s);
         // Reopening sees the same data.
         let s = Store::open(&path).unwrap();

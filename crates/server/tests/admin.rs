@@ -1,0 +1,326 @@
+//! The server as an admin runs it: backups and readers alongside a running server, the lock
+//! that keeps a second server out, other programs' locks, a damaged page, a directory that is
+//! not writable, the health check, and a computer move that cannot be stored. A real server on a
+//! loopback port.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{letters, TestServer};
+use rusqlite::Connection;
+use serde_json::{json, Value};
+
+/// Why the server refused to start on the database `db`.
+async fn refusal(db: std::path::PathBuf) -> String {
+    let config = pussa_server::Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        db: db.clone(),
+    };
+    match pussa_server::Server::bind(&config).await {
+        Ok(_) => panic!("the server opened {}", db.display()),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+/// A same-screen game of `game` in `mode` with `n` moves played (fewer if it ends): its id.
+async fn hotseat_game(s: &TestServer, game: &str, mode: &str, n: usize) -> String {
+    let c = s
+        .post("/api/games", &json!({"game": game, "mode": mode}))
+        .await
+        .json();
+    let (id, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+    let mut state = c["state"].clone();
+    for i in 0..n {
+        if state["to_move"].is_null() {
+            break;
+        }
+        let legal = letters(&state["legal"]);
+        let mv = &legal[i % legal.len()];
+        let r = s
+            .post(
+                &format!("/api/games/{id}/moves"),
+                &json!({"move": mv, "token": token}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        state = r.json()["state"].clone();
+    }
+    id
+}
+
+fn count(conn: &Connection, sql: &str) -> i64 {
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_servers_database_can_be_read_and_backed_up_but_not_served_twice() {
+    let dir = common::temp_dir("admin-backup");
+    let db = dir.join("pussa.sqlite3");
+    let s = TestServer::start_in(dir.clone()).await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        ids.push(hotseat_game(&s, "raja-pasu", "match", 5).await);
+    }
+    // The games are in the -wal file: only a reader of the WAL database sees them.
+    let reader = Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .expect("a reader opens the database of a running server");
+    assert_eq!(count(&reader, "SELECT count(*) FROM games"), 3);
+    assert_eq!(count(&reader, "SELECT count(*) FROM moves"), 15);
+    // An online backup (`VACUUM INTO`, as `sqlite3 .backup` reads) while the server runs.
+    let backup = dir.join("backup.sqlite3");
+    reader
+        .execute("VACUUM INTO ?1", [backup.to_str().unwrap()])
+        .expect("VACUUM INTO works against the running server");
+    drop(reader);
+    // The server still writes after the backup; the backup holds everything acknowledged.
+    let more = hotseat_game(&s, "raja-pasu", "match", 2).await;
+    let copy = Connection::open(&backup).unwrap();
+    assert_eq!(count(&copy, "SELECT count(*) FROM games"), 3);
+    assert_eq!(count(&copy, "SELECT count(*) FROM moves"), 15);
+    let check: String = copy
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    drop(copy);
+    // A second server on the same file is still refused, naming the server that holds it.
+    let e = refusal(db.clone()).await;
+    assert!(
+        e.contains(&format!(
+            "another pussa serve (pid {}) is using it",
+            std::process::id()
+        )),
+        "{e}"
+    );
+    assert!(e.contains("pussa.sqlite3.lock"), "{e}");
+    assert_eq!(s.get(&format!("/api/games/{more}")).await.status, 200);
+    s.stop().await;
+    // Once it has stopped, the next server opens the file (the lock file stays in place).
+    assert!(dir.join("pussa.sqlite3.lock").exists());
+    let s = TestServer::start_in(dir.clone()).await;
+    assert_eq!(s.get(&format!("/api/games/{}", ids[0])).await.status, 200);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_programs_write_lock_is_not_blamed_on_another_server() {
+    let dir = common::temp_dir("admin-otherlock");
+    let db = dir.join("pussa.sqlite3");
+    let s = TestServer::start_in(dir.clone()).await;
+    hotseat_game(&s, "raja-pasu", "single", 1).await;
+    s.stop().await;
+    // The sqlite3 shell (or a DB browser) holding a write transaction open.
+    let other = Connection::open(&db).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let e = refusal(db.clone()).await;
+    assert!(e.contains("locked by another program"), "{e}");
+    assert!(!e.contains("pussa serve"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+    other.execute_batch("COMMIT").unwrap();
+    // A reader (an open read transaction) keeps nobody out.
+    other
+        .execute_batch("BEGIN; SELECT count(*) FROM games;")
+        .unwrap();
+    let s = TestServer::start_in(dir.clone()).await;
+    hotseat_game(&s, "raja-pasu", "single", 1).await;
+    s.stop().await;
+    other.execute_batch("COMMIT").unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_database_in_a_directory_that_is_not_writable_names_the_reason() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let base = common::temp_dir("admin-rodir");
+    let ro = base.join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Root writes anywhere the permission bits say no: sysfs refuses new files even to root.
+    let dir = if std::fs::File::create(ro.join("probe")).is_err() {
+        ro.clone()
+    } else {
+        std::path::PathBuf::from("/sys/fs")
+    };
+    if std::fs::File::create(dir.join("probe")).is_ok() {
+        eprintln!("no directory refuses a new file here: skipped");
+        return;
+    }
+    let db = dir.join("new.sqlite3");
+    let e = refusal(db.clone()).await;
+    assert!(
+        e.starts_with(&format!(
+            "cannot open the database {}: its directory {} is not writable",
+            db.display(),
+            dir.display()
+        )),
+        "{e}"
+    );
+    assert!(e.contains("(os error"), "the OS's reason: {e}");
+    assert!(!e.contains("unable to open database file"), "{e}");
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// The pages of the b-tree whose root is `root` that are leaves, in key order (the file is
+/// read as it is: no WAL).
+fn leaves(file: &[u8], page_size: usize, root: usize) -> Vec<usize> {
+    let page = &file[(root - 1) * page_size..root * page_size];
+    let head = if root == 1 { 100 } else { 0 };
+    match page[head] {
+        // Interior (index or table) page: the cells' left children, then the right-most child.
+        0x02 | 0x05 => {
+            let cells = u16::from_be_bytes([page[head + 3], page[head + 4]]) as usize;
+            let mut out = Vec::new();
+            for i in 0..cells {
+                let at = head + 12 + 2 * i;
+                let cell = u16::from_be_bytes([page[at], page[at + 1]]) as usize;
+                let child = u32::from_be_bytes(page[cell..cell + 4].try_into().unwrap());
+                out.extend(leaves(file, page_size, child as usize));
+            }
+            let right = u32::from_be_bytes(page[head + 8..head + 12].try_into().unwrap());
+            out.extend(leaves(file, page_size, right as usize));
+            out
+        }
+        _ => vec![root],
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_page_of_moves_flags_its_games_and_the_server_starts() {
+    let dir = common::temp_dir("admin-page");
+    let db = dir.join("pussa.sqlite3");
+    let s = TestServer::start_in(dir.clone()).await;
+    // Enough unfinished games and moves for the moves table to span several pages.
+    let mut ids = Vec::new();
+    for _ in 0..16 {
+        ids.push(hotseat_game(&s, "raja-pasu", "match", 24).await);
+    }
+    s.stop().await;
+    let conn = Connection::open(&db).unwrap();
+    let unfinished = count(&conn, "SELECT count(*) FROM games WHERE finished IS NULL");
+    assert!(unfinished >= 2, "{unfinished} unfinished games");
+    let root: i64 = conn
+        .query_row(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'moves'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    // The unfinished game stored last in key order: its moves end on the last leaf.
+    let (last, first): (String, String) = conn
+        .query_row(
+            "SELECT max(id), min(id) FROM games WHERE finished IS NULL",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
+    drop(conn);
+    let mut file = std::fs::read(&db).unwrap();
+    let page_size = u16::from_be_bytes([file[16], file[17]]) as usize;
+    let pages = leaves(&file, page_size, root as usize);
+    assert!(pages.len() >= 2, "the moves fill {} page(s)", pages.len());
+    // Its header overwritten, as by a bad disk block.
+    let damaged = *pages.last().unwrap();
+    file[(damaged - 1) * page_size..(damaged - 1) * page_size + 16].fill(0x42);
+    std::fs::write(&db, &file).unwrap();
+
+    let s = TestServer::start_in(dir.clone()).await;
+    // The game on the damaged page cannot be continued, and says why.
+    s.get(&format!("/api/games/{last}")).await.assert_error(
+        409,
+        "its stored data cannot be read: database disk image is malformed",
+    );
+    let list = s.get("/api/games?limit=100").await.json();
+    let flagged = list["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == last.as_str())
+        .unwrap()["damaged"]
+        .clone();
+    assert!(flagged.as_str().unwrap().contains("malformed"), "{flagged}");
+    // Another game, whose moves are on a sound page, goes on.
+    let st = s.get(&format!("/api/games/{first}")).await;
+    assert_eq!(st.status, 200, "{}", st.body);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_health_check_fails_while_the_database_does_not_accept_a_write() {
+    let dir = common::temp_dir("admin-health");
+    let s = TestServer::start_in(dir.clone()).await;
+    let ok = s.get("/api/health").await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    let v = ok.json();
+    assert_eq!(v["status"], "ok");
+    assert_eq!(v["database"], "ok");
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    // Another program holds the write lock: nothing could be stored, and the check says so
+    // (`/api/meta` would still answer 200).
+    let other = Connection::open(dir.join("pussa.sqlite3")).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    s.get("/api/health").await.assert_error(
+        503,
+        "the database does not accept a write: database is locked",
+    );
+    assert_eq!(s.get("/api/meta").await.status, 200);
+    other.execute_batch("COMMIT").unwrap();
+    assert_eq!(s.get("/api/health").await.status, 200);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_computer_reply_that_cannot_be_stored_is_answered_as_stored_and_tried_again() {
+    let dir = common::temp_dir("admin-retry");
+    let s = TestServer::start_in(dir.clone()).await;
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": {"kind": "computer", "level": "beginner"}}),
+        )
+        .await
+        .json();
+    let (id, token) = (c["id"].as_str().unwrap().to_string(), c["token"].clone());
+    // The computer's reply (ply 2) cannot be stored, as on a full disk.
+    let other = Connection::open(dir.join("pussa.sqlite3")).unwrap();
+    other
+        .execute_batch(
+            "CREATE TRIGGER full BEFORE INSERT ON moves WHEN NEW.ply = 2 \
+             BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;",
+        )
+        .unwrap();
+    let mv = letters(&c["state"]["legal"])[0].clone();
+    let r = s
+        .post(
+            &format!("/api/games/{id}/moves"),
+            &json!({"move": mv, "token": token}),
+        )
+        .await;
+    // The player's move is stored: it is answered as stored, not as a failure.
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    assert_eq!(v["played"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(
+        (v["state"]["ply"].clone(), v["state"]["to_move"].clone()),
+        (json!(1), json!("N"))
+    );
+    // Space again: the computer's move is tried again without a restart.
+    other.execute_batch("DROP TRIGGER full").unwrap();
+    let t0 = Instant::now();
+    let st: Value = loop {
+        let st = s.get(&format!("/api/games/{id}")).await.json();
+        if st["ply"] == 2 || t0.elapsed() > Duration::from_secs(15) {
+            break st;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(st["ply"], 2, "the computer replied once it could: {st}");
+    assert_eq!(st["to_move"], "S");
+    let stored = count(
+        &other,
+        &format!("SELECT count(*) FROM moves WHERE game_id = '{id}'"),
+    );
+    assert_eq!(stored, 2);
+    drop(other);
+    s.stop().await;
+}
