@@ -365,6 +365,9 @@ pub struct App {
     restored: usize,
     /// WebSocket connections being served (see [`App::sockets_open`]).
     pub(crate) sockets_open: std::sync::atomic::AtomicUsize,
+    /// WebSocket connections admitted, in all and by client, and their caps (see
+    /// [`crate::ws::ClientPlace`]).
+    pub(crate) connections: Mutex<crate::ws::Connections>,
 }
 
 /// A client's allowance of new games: a token bucket refilled continuously.
@@ -691,6 +694,7 @@ impl App {
             creations: Mutex::new(HashMap::new()),
             restored,
             sockets_open: std::sync::atomic::AtomicUsize::new(0),
+            connections: Mutex::new(crate::ws::Connections::default()),
         });
         Ok(app)
     }
@@ -708,7 +712,8 @@ impl App {
         self.new_games_per_minute.store(n, Ordering::Relaxed);
     }
 
-    /// Takes one new game from the allowance of the client at `ip` (none known: allowed).
+    /// Takes one new game from the allowance of the client at `ip` (none known: allowed); an
+    /// IPv6 client is counted by its /64 ([`crate::client::key`]).
     ///
     /// # Errors
     /// 429 `too many new games from your address: …`, with the seconds until the next one is
@@ -718,6 +723,8 @@ impl App {
         let Some(ip) = ip.filter(|_| per_minute > 0) else {
             return Ok(());
         };
+        // An IPv6 client by its /64 (one host can use any address in it).
+        let ip = crate::client::key(ip);
         let cap = f64::from(per_minute);
         let rate = cap / 60.0;
         let now = Instant::now();
