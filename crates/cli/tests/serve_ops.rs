@@ -224,3 +224,44 @@ fn the_soft_open_files_limit_is_raised_to_the_hard_one() {
         "{log}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn an_error_is_logged_with_the_request_it_happened_in() {
+    let dir = temp("errspan");
+    let err = dir.join("err");
+    // Files may not grow past 100 KiB (SIGXFSZ ignored: writes fail with EFBIG), so the
+    // database's writes fail: every new game is a 500, logged as an error. At the default
+    // level: errors only.
+    let s = serve(
+        "127.0.0.1:0",
+        &dir,
+        &err,
+        "trap '' XFSZ; ulimit -f 100;",
+        &[],
+        1,
+    );
+    let (status, body) = http(
+        s.addr,
+        "POST",
+        "/api/games",
+        Some(&json!({"game": "raja-pasu", "opponent": {"kind": "hotseat"}})),
+    );
+    if status != 500 {
+        eprintln!("skipped: the file size limit did not make the write fail ({status} {body})");
+        return;
+    }
+    let log = wait_for(&err, "internal error");
+    let line = log
+        .lines()
+        .find(|l| l.contains("internal error"))
+        .unwrap_or_else(|| panic!("no error logged:\n{log}"));
+    assert!(
+        line.contains(" ERROR request{method=POST path=/api/games client=127.0.0.1}: "),
+        "{line}"
+    );
+    assert!(
+        !log.contains(" INFO "),
+        "info lines at the default level:\n{log}"
+    );
+}

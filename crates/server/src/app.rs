@@ -977,7 +977,8 @@ impl App {
         Fut: std::future::Future<Output = Result<T, ApiError>> + Send + 'static,
         T: Send + 'static,
     {
-        tokio::spawn(op(Arc::clone(self)))
+        // In the request's span: what it logs names the request (method, path, client).
+        tokio::spawn(tracing::Instrument::in_current_span(op(Arc::clone(self))))
             .await
             .map_err(|e| ApiError::internal(format!("the game's task failed: {e}")))?
     }

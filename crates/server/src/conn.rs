@@ -168,7 +168,8 @@ pub async fn serve(
                 let method = req.method().clone();
                 // The path only: a query may hold a seat's token, which is never logged.
                 let path = crate::util::cut(req.uri().path(), 200).into_owned();
-                let span = tracing::info_span!("request", %method, %path, client = %from);
+                // At the level of errors, so that it is there whenever an error is logged.
+                let span = tracing::error_span!("request", %method, %path, client = %from);
                 let t0 = std::time::Instant::now();
                 let resp = tracing::Instrument::instrument(next.run(req), span).await;
                 tracing::info!(
