@@ -35,6 +35,25 @@ pub struct Args {
     /// in a burst of as many; more are answered 429 with Retry-After. 0: no limit [default: 120].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
     pub new_games_per_minute: Option<u32>,
+    /// Reverse proxies to trust (comma-separated addresses or networks: `127.0.0.1`,
+    /// `10.0.0.0/8`, `::1`): a request from one of them counts, for the per-client limits and
+    /// in the log, as coming from the client address the proxy forwards in --proxy-header.
+    /// Without it every client is its TCP peer, and forwarded headers are never read
+    /// [env: PUSSA_TRUST_PROXY].
+    #[arg(long, value_name = "ADDR[/BITS],…", value_delimiter = ',', value_parser = parse_net)]
+    pub trust_proxy: Option<Vec<pussa_server::client::Net>>,
+    /// The header the trusted proxies name the client in: x-forwarded-for, forwarded
+    /// (RFC 7239) or x-real-ip [default: x-forwarded-for].
+    #[arg(long, value_name = "HEADER", requires = "trust_proxy", value_parser = parse_proxy_header)]
+    pub proxy_header: Option<pussa_server::client::ProxyHeader>,
+}
+
+fn parse_net(text: &str) -> Result<pussa_server::client::Net, String> {
+    text.parse()
+}
+
+fn parse_proxy_header(text: &str) -> Result<pussa_server::client::ProxyHeader, String> {
+    text.parse()
 }
 
 /// The tables directory `--egtb` asks for: `none` → none; a directory → it (an error if it
@@ -168,6 +187,97 @@ fn check_db_dir(db: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Raises the soft limit on open files (`RLIMIT_NOFILE`) to the hard limit, as servers do:
+/// every connection is a file descriptor, and the usual soft limit (1024) is below what the
+/// connection caps allow. Answers the limit now in force (`None` where there is none to read)
+/// and the soft limit before.
+#[cfg(unix)]
+#[allow(clippy::useless_conversion)] // rlim_t is u64 on most systems, not all.
+fn raise_open_files() -> Option<(u64, u64)> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given, which lives for the call.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut lim) } != 0 {
+        return None;
+    }
+    let before = u64::from(lim.rlim_cur);
+    if lim.rlim_cur < lim.rlim_max {
+        let mut raised = libc::rlimit {
+            rlim_cur: lim.rlim_max,
+            rlim_max: lim.rlim_max,
+        };
+        // SAFETY: as above; setrlimit only reads the struct.
+        let mut ok = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raw const raised) } == 0;
+        if !ok && lim.rlim_max > 65_536 {
+            // macOS refuses more than OPEN_MAX whatever the hard limit says.
+            raised.rlim_cur = 65_536.max(lim.rlim_cur);
+            // SAFETY: as above.
+            ok = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raw const raised) } == 0;
+        }
+        if ok {
+            return Some((u64::from(raised.rlim_cur), before));
+        }
+    }
+    Some((before, before))
+}
+
+#[cfg(not(unix))]
+fn raise_open_files() -> Option<(u64, u64)> {
+    None
+}
+
+/// Log lines in colour only on a terminal, and never with `NO_COLOR` set (not empty).
+fn log_in_colour() -> bool {
+    use std::io::IsTerminal as _;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// The lines that say where to open the page: the address itself, or for an address that
+/// means every interface (`0.0.0.0`, `[::]`, which no browser can open) the loopback one,
+/// then the line that says it listens on all interfaces with this machine's address as others
+/// reach it (when there is a route out to find it by).
+fn open_lines(addr: SocketAddr) -> Vec<String> {
+    if !addr.ip().is_unspecified() {
+        return vec![format!("pussa: open http://{addr}/")];
+    }
+    let port = addr.port();
+    let (local, probe): (std::net::IpAddr, SocketAddr) = if addr.is_ipv4() {
+        (
+            std::net::Ipv4Addr::LOCALHOST.into(),
+            "192.0.2.1:9".parse().expect("an address"),
+        )
+    } else {
+        (
+            std::net::Ipv6Addr::LOCALHOST.into(),
+            "[2001:db8::1]:9".parse().expect("an address"),
+        )
+    };
+    let mut lines = vec![format!(
+        "pussa: open http://{}/",
+        SocketAddr::new(local, port)
+    )];
+    // The address this machine would send from (no packet is sent: a UDP connect only picks
+    // the route).
+    let outward = std::net::UdpSocket::bind(SocketAddr::new(addr.ip(), 0))
+        .and_then(|s| s.connect(probe).and_then(|()| s.local_addr()))
+        .ok()
+        .map(|a| a.ip())
+        .filter(|ip| !ip.is_unspecified() && !ip.is_loopback());
+    lines.push(match outward {
+        Some(ip) => format!(
+            "pussa: listening on all interfaces ({addr}); from other machines open http://{}/",
+            SocketAddr::new(ip, port)
+        ),
+        None => format!(
+            "pussa: listening on all interfaces ({addr}); from other machines open \
+             http://THIS-MACHINE:{port}/"
+        ),
+    });
+    lines
+}
+
 fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
     let addr = match args.addr {
         Some(a) => a,
@@ -210,20 +320,56 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let egtb = egtb_dir(args.egtb.as_deref())?;
     let claim_after = args.claim_after.map(std::time::Duration::from_secs);
     let new_games = args.new_games_per_minute;
+    let proxies = match (args.trust_proxy.clone(), std::env::var("PUSSA_TRUST_PROXY")) {
+        (Some(nets), _) => Some(nets),
+        (None, Ok(s)) if !s.trim().is_empty() => Some(
+            pussa_server::client::Proxies::parse_list(&s)
+                .map_err(|e| anyhow::anyhow!("PUSSA_TRUST_PROXY '{}': {e}", s.escape_debug()))?,
+        ),
+        _ => None,
+    }
+    .map(|nets| pussa_server::client::Proxies::trust(nets, args.proxy_header.unwrap_or_default()));
     let config = resolve(args)?;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
+        .with_ansi(log_in_colour())
         .with_writer(std::io::stderr)
         .try_init();
+    let open_files = raise_open_files();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async move {
-        let server = pussa_server::Server::bind(&config).await?;
+        let mut server = pussa_server::Server::bind(&config).await?;
+        if let Some((limit, before)) = open_files {
+            server.set_limits(pussa_server::conn::Limits::for_open_files(limit));
+            let l = server.limits();
+            tracing::info!(
+                "open files: limit {limit}{}; at most {} HTTP connections, {} WebSockets ({} \
+                 from one client)",
+                if limit > before {
+                    format!(" (raised from {before})")
+                } else {
+                    String::new()
+                },
+                l.max_connections,
+                l.max_websockets,
+                l.max_websockets_per_client
+            );
+        }
+        if let Some(p) = proxies {
+            let nets: Vec<String> = p.nets().iter().map(ToString::to_string).collect();
+            tracing::info!(
+                "trusting the proxies {} for the client address ({})",
+                nets.join(", "),
+                p.header().name()
+            );
+            server.set_proxies(p);
+        }
         if let Some(after) = claim_after {
             server.set_claim_after(after);
         }
@@ -244,7 +390,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         let addr = server.local_addr();
         let games = server.unfinished_games();
-        outln!("pussa: open http://{addr}/")?;
+        for line in open_lines(addr) {
+            outln!("{line}")?;
+        }
+        tracing::info!("listening on {addr}, games in {}", config.db.display());
         if games > 0 {
             outln!(
                 "pussa: {games} unfinished game(s) found sound in {}",

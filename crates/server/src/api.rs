@@ -92,7 +92,8 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(app.create(req).await?)))
 }
 
-/// The client's address, when the server knows it (served by [`crate::conn::serve`]).
+/// The client's address, when the server knows it (served by [`crate::conn::serve`]): the TCP
+/// peer's, or the one a trusted proxy forwards ([`crate::client::Proxies::client`]).
 pub struct Peer(pub Option<std::net::IpAddr>);
 
 impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
@@ -101,12 +102,13 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
         parts: &mut axum::http::request::Parts,
         _state: &S,
     ) -> Result<Peer, std::convert::Infallible> {
-        Ok(Peer(
+        let client = parts.extensions.get::<crate::client::ClientAddr>();
+        Ok(Peer(client.map(|c| c.0).or_else(|| {
             parts
                 .extensions
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|c| c.0.ip()),
-        ))
+                .map(|c| c.0.ip())
+        })))
     }
 }
 
@@ -486,11 +488,14 @@ pub async fn list(State(app): AppState, uri: axum::http::Uri) -> Result<Json<Val
 /// 404 for an unknown game (409 for one that cannot be continued, 500 for a database error
 /// loading it); 400 for an unknown query parameter; 403 for a token that holds no seat; 429
 /// when the seat already has [`ws::MAX_SOCKETS_PER_SEAT`] connections, or (without a token)
-/// when the game already has [`ws::MAX_WATCHERS`] watchers; the upgrade's own status (400, 405 or 426) when the
+/// when the game already has [`ws::MAX_WATCHERS`] watchers, or when the client already has
+/// [`crate::conn::Limits::max_websockets_per_client`] connections open; 503 when the server
+/// has all its WebSocket connections open ([`ws::ClientPlace::admit`]); the upgrade's own status (400, 405 or 426) when the
 /// request is not a WebSocket upgrade, and 426 with `Sec-WebSocket-Version: 13` for a WebSocket
 /// version other than 13 (400 with that header when the version is missing).
 pub async fn websocket(
     State(app): AppState,
+    Peer(peer): Peer,
     Path(id): Path<String>,
     uri: axum::http::Uri,
     headers: axum::http::HeaderMap,
@@ -510,7 +515,9 @@ pub async fn websocket(
         }
         None => Vec::new(),
     };
-    // A place now; the guard in ws::serve gives it back when the connection ends.
+    // Places now, within the server's and the client's caps and the game's; the guards in
+    // ws::serve give them back when the connection ends.
+    let client = ws::ClientPlace::admit(&app, peer, !seats.is_empty())?;
     let guard = ws::SocketGuard::admit(std::sync::Arc::clone(&slot), seats.first().copied(), &id)?;
     let upgrade = match upgrade {
         Ok(upgrade) => upgrade,
@@ -519,7 +526,7 @@ pub async fn websocket(
     Ok(upgrade
         .max_message_size(ws::MAX_FRAME)
         .max_frame_size(ws::MAX_FRAME)
-        .on_upgrade(move |socket| ws::serve(socket, app, slot, guard, seats)))
+        .on_upgrade(move |socket| ws::serve(socket, app, slot, client, guard, seats)))
 }
 
 /// The answer to a request for a game's socket that is not a WebSocket upgrade this server

@@ -371,6 +371,9 @@ pub struct App {
     pub(crate) sockets_open: std::sync::atomic::AtomicUsize,
     /// When the server opened its database.
     started: Instant,
+    /// WebSocket connections admitted, in all and by client, and their caps (see
+    /// [`crate::ws::ClientPlace`]).
+    pub(crate) connections: Mutex<crate::ws::Connections>,
 }
 
 /// A client's allowance of new games: a token bucket refilled continuously.
@@ -725,6 +728,7 @@ impl App {
             restored,
             sockets_open: std::sync::atomic::AtomicUsize::new(0),
             started: Instant::now(),
+            connections: Mutex::new(crate::ws::Connections::default()),
         });
         Ok(app)
     }
@@ -742,7 +746,8 @@ impl App {
         self.new_games_per_minute.store(n, Ordering::Relaxed);
     }
 
-    /// Takes one new game from the allowance of the client at `ip` (none known: allowed).
+    /// Takes one new game from the allowance of the client at `ip` (none known: allowed); an
+    /// IPv6 client is counted by its /64 ([`crate::client::key`]).
     ///
     /// # Errors
     /// 429 `too many new games from your address: …`, with the seconds until the next one is
@@ -752,6 +757,8 @@ impl App {
         let Some(ip) = ip.filter(|_| per_minute > 0) else {
             return Ok(());
         };
+        // An IPv6 client by its /64 (one host can use any address in it).
+        let ip = crate::client::key(ip);
         let cap = f64::from(per_minute);
         let rate = cap / 60.0;
         let now = Instant::now();
@@ -1114,7 +1121,8 @@ impl App {
         Fut: std::future::Future<Output = Result<T, ApiError>> + Send + 'static,
         T: Send + 'static,
     {
-        tokio::spawn(op(Arc::clone(self)))
+        // In the request's span: what it logs names the request (method, path, client).
+        tokio::spawn(tracing::Instrument::in_current_span(op(Arc::clone(self))))
             .await
             .map_err(|e| ApiError::internal(format!("the game's task failed: {e}")))?
     }

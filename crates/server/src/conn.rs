@@ -30,9 +30,17 @@ pub struct Limits {
     /// error and its connection closed.
     pub body_read_timeout: Duration,
     /// HTTP connections served at once; while that many are open, new ones wait in the
-    /// listener's backlog. WebSocket connections stop counting once upgraded (a game takes at
-    /// most [`crate::ws::MAX_WATCHERS`] watchers and its players' own).
+    /// listener's backlog. WebSocket connections stop counting here once upgraded: they count
+    /// against [`Limits::max_websockets`].
     pub max_connections: usize,
+    /// WebSocket connections open at once, over every game. Past seven eighths of it, a
+    /// connection without a seat's token (a watcher) is refused (`503`): the last eighth is
+    /// kept for the players' own connections. At the cap, every upgrade is refused.
+    pub max_websockets: usize,
+    /// WebSocket connections one client may have open at once, over every game (`429` past
+    /// it). A client is its address ([`crate::client::key`]: an IPv6 one by its /64), or the
+    /// address a trusted proxy forwards ([`crate::Server::set_proxies`]).
+    pub max_websockets_per_client: usize,
 }
 
 impl Default for Limits {
@@ -41,6 +49,34 @@ impl Default for Limits {
             header_read_timeout: Duration::from_secs(20),
             body_read_timeout: Duration::from_secs(30),
             max_connections: 4096,
+            max_websockets: 8192,
+            max_websockets_per_client: 256,
+        }
+    }
+}
+
+/// File descriptors kept aside from the connections' share in [`Limits::for_open_files`]: the
+/// listener, the database and its journal, the endgame tables, the runtime's own.
+pub const RESERVED_FILES: u64 = 64;
+
+impl Limits {
+    /// The default limits, lowered so that the connections fit in `open_files` file
+    /// descriptors (the process's `RLIMIT_NOFILE`): out of what [`RESERVED_FILES`] leaves,
+    /// at most a quarter for HTTP connections and half for WebSockets (a quarter stays for
+    /// the sockets still closing and the rest). A server out of descriptors can accept no
+    /// one, not even to load the page.
+    #[must_use]
+    pub fn for_open_files(open_files: u64) -> Limits {
+        let d = Limits::default();
+        let budget =
+            usize::try_from(open_files.saturating_sub(RESERVED_FILES)).unwrap_or(usize::MAX);
+        let max_connections = d.max_connections.min(budget / 4).max(1);
+        let max_websockets = d.max_websockets.min(budget / 2).max(1);
+        Limits {
+            max_connections,
+            max_websockets,
+            max_websockets_per_client: d.max_websockets_per_client.min(max_websockets / 2).max(1),
+            ..d
         }
     }
 }
@@ -63,6 +99,7 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     limits: Limits,
+    proxies: crate::client::Proxies,
     closing: tokio::sync::watch::Sender<bool>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
@@ -112,6 +149,39 @@ pub async fn serve(
             next.run(req).await
         },
     ));
+    // Outermost: the client's address, a span that names the request in every line logged
+    // while it is served, and one access line when it is answered.
+    let proxies = Arc::new(proxies);
+    let router = router.layer(axum::middleware::from_fn(
+        move |mut req: Request, next: axum::middleware::Next| {
+            let proxies = Arc::clone(&proxies);
+            async move {
+                let peer = req
+                    .extensions()
+                    .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                    .map(|c| c.0.ip());
+                let client = peer.map(|p| proxies.client(p, req.headers()));
+                if let Some(c) = client {
+                    req.extensions_mut().insert(crate::client::ClientAddr(c));
+                }
+                let from = client_text(client, peer);
+                let method = req.method().clone();
+                // The path only: a query may hold a seat's token, which is never logged.
+                let path = crate::util::cut(req.uri().path(), 200).into_owned();
+                // At the level of errors, so that it is there whenever an error is logged.
+                let span = tracing::error_span!("request", %method, %path, client = %from);
+                let t0 = std::time::Instant::now();
+                let resp = tracing::Instrument::instrument(next.run(req), span).await;
+                tracing::info!(
+                    target: "pussa_server::access",
+                    "{from} \"{method} {path}\" {} {:.1} ms",
+                    resp.status().as_u16(),
+                    t0.elapsed().as_secs_f64() * 1000.0
+                );
+                resp
+            }
+        },
+    ));
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -139,7 +209,15 @@ pub async fn serve(
                     if !is_connection_error(&e) {
                         // Out of file descriptors, typically: wait for some to be given back
                         // rather than spin.
-                        tracing::error!("accept error: {e}");
+                        if matches!(e.raw_os_error(), Some(23 | 24)) {
+                            tracing::error!(
+                                "accept error: {e}: out of file descriptors, no new connection \
+                                 can be served (raise the limit, `ulimit -n` or systemd's \
+                                 LimitNOFILE, or lower the connection caps)"
+                            );
+                        } else {
+                            tracing::error!("accept error: {e}");
+                        }
                         tokio::select! {
                             () = tokio::time::sleep(Duration::from_secs(1)) => {}
                             () = &mut shutdown => break,
@@ -182,7 +260,7 @@ pub async fn serve(
             };
             if let Err(e) = result {
                 // A client that went away or sent a broken or too slow request: its problem.
-                tracing::debug!("connection closed: {e}");
+                tracing::debug!("connection from {peer} closed: {e}");
             }
         });
     }
@@ -293,6 +371,16 @@ impl tokio::io::AsyncWrite for Lingering {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         self.inner().poll_shutdown(cx)
+    }
+}
+
+/// How a client reads in the log: its address, and the peer's when a proxy forwarded it
+/// (`203.0.113.5 via 127.0.0.1`).
+fn client_text(client: Option<std::net::IpAddr>, peer: Option<std::net::IpAddr>) -> String {
+    match (client, peer) {
+        (Some(c), Some(p)) if c != p.to_canonical() => format!("{c} via {p}"),
+        (Some(c), _) => c.to_string(),
+        (None, _) => "-".to_string(),
     }
 }
 

@@ -39,6 +39,7 @@ use axum::Router;
 pub mod api;
 pub mod app;
 pub mod assets;
+pub mod client;
 pub mod conn;
 pub mod engine;
 pub mod error;
@@ -65,6 +66,7 @@ pub struct Server {
     listener: tokio::net::TcpListener,
     app: Arc<app::App>,
     limits: conn::Limits,
+    proxies: client::Proxies,
     evict_after: std::time::Duration,
 }
 
@@ -215,6 +217,7 @@ impl Server {
             listener,
             app,
             limits: conn::Limits::default(),
+            proxies: client::Proxies::default(),
             evict_after: app::DEFAULT_EVICT_AFTER,
         })
     }
@@ -259,10 +262,25 @@ impl Server {
         self.app.verify_tables()
     }
 
-    /// Replaces the time limits on slow clients and the cap on open connections
-    /// ([`conn::Limits::default`] until then). Call before [`Server::run`].
+    /// Replaces the time limits on slow clients and the caps on open connections
+    /// ([`conn::Limits::default`] until then; [`conn::Limits::for_open_files`] fits them in a
+    /// file-descriptor limit). Call before [`Server::run`].
     pub fn set_limits(&mut self, limits: conn::Limits) {
         self.limits = limits;
+    }
+
+    /// The limits the server will run with.
+    #[must_use]
+    pub fn limits(&self) -> conn::Limits {
+        self.limits
+    }
+
+    /// Trusts the reverse proxies `proxies` names: a request from one of them is counted
+    /// against the allowance and caps of the client address it forwards (see
+    /// [`client::Proxies::client`]), and logged with it. None until set: every client is its
+    /// TCP peer. Call before [`Server::run`].
+    pub fn set_proxies(&mut self, proxies: client::Proxies) {
+        self.proxies = proxies;
     }
 
     /// How long a player's friend must be away from an online game before the player may claim
@@ -330,6 +348,7 @@ impl Server {
                 }
             })
         };
+        lock_connections_caps(&self.app, self.limits);
         let router = router(Arc::clone(&self.app));
         // Setting `shutdown` also closes the WebSocket connections, which would otherwise hold
         // the graceful shutdown open.
@@ -337,6 +356,7 @@ impl Server {
             self.listener,
             router,
             self.limits,
+            self.proxies,
             self.app.shutdown.clone(),
             shutdown,
         )
@@ -351,4 +371,12 @@ impl Server {
         result?;
         Ok(())
     }
+}
+
+/// Gives the app the caps on WebSocket connections of `limits`.
+fn lock_connections_caps(app: &app::App, limits: conn::Limits) {
+    app.connections
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .set_caps(limits.max_websockets, limits.max_websockets_per_client);
 }

@@ -45,6 +45,126 @@ pub const MAX_WATCHERS: usize = 100;
 /// Connections one seat may have at once (tabs of the same player).
 pub const MAX_SOCKETS_PER_SEAT: usize = 16;
 
+/// The WebSocket connections admitted over every game, in all and by client, and their caps
+/// ([`crate::conn::Limits::max_websockets`], [`crate::conn::Limits::max_websockets_per_client`];
+/// set by [`crate::Server::run`]).
+#[derive(Debug)]
+pub struct Connections {
+    total: usize,
+    by_client: std::collections::HashMap<std::net::IpAddr, usize>,
+    max: usize,
+    max_per_client: usize,
+}
+
+impl Default for Connections {
+    fn default() -> Connections {
+        let limits = crate::conn::Limits::default();
+        Connections {
+            total: 0,
+            by_client: std::collections::HashMap::new(),
+            max: limits.max_websockets,
+            max_per_client: limits.max_websockets_per_client,
+        }
+    }
+}
+
+impl Connections {
+    /// Sets the caps (`max` in all, `max_per_client` for one client), at least 1 each.
+    pub fn set_caps(&mut self, max: usize, max_per_client: usize) {
+        self.max = max.max(1);
+        self.max_per_client = max_per_client.max(1);
+    }
+
+    /// Connections admitted now.
+    #[must_use]
+    pub fn total(&self) -> usize {
+        self.total
+    }
+}
+
+fn lock_connections(app: &App) -> std::sync::MutexGuard<'_, Connections> {
+    app.connections
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Holds a WebSocket connection's place in the server's cap and its client's; gives them back
+/// when dropped.
+pub struct ClientPlace {
+    app: Arc<App>,
+    /// The client's key ([`crate::client::key`]).
+    client: Option<std::net::IpAddr>,
+    /// The client's address, for the log.
+    addr: Option<std::net::IpAddr>,
+}
+
+impl ClientPlace {
+    /// Takes a place for a new WebSocket connection from `client` (its address; counted by
+    /// [`crate::client::key`]), `seated` when it carries a seat's token.
+    ///
+    /// # Errors
+    /// 429 `too many WebSocket connections from your address: …` when the client has its
+    /// share open; 503 `the server has too many WebSocket connections open: …` (with
+    /// `Retry-After`) when the server has its cap open, or seven eighths of it and the
+    /// connection is a watcher's: the last eighth is kept for the players.
+    pub fn admit(
+        app: &Arc<App>,
+        client: Option<std::net::IpAddr>,
+        seated: bool,
+    ) -> Result<ClientPlace, ApiError> {
+        let addr = client;
+        let client = client.map(crate::client::key);
+        let mut c = lock_connections(app);
+        let open_to_all = c.max - c.max / 8;
+        if c.total >= c.max || (!seated && c.total >= open_to_all) {
+            let mut e = ApiError::new(
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "the server has too many WebSocket connections open ({} of {}; the last \
+                     {} are kept for players): try again later",
+                    c.total,
+                    c.max,
+                    c.max - open_to_all
+                ),
+            );
+            e.retry_after = Some(10);
+            return Err(e);
+        }
+        if let Some(ip) = client {
+            let max = c.max_per_client;
+            let mine = c.by_client.entry(ip).or_insert(0);
+            if *mine >= max {
+                return Err(ApiError::too_many(format!(
+                    "too many WebSocket connections from your address: at most {max} at once, \
+                     over every game; close some"
+                )));
+            }
+            *mine += 1;
+        }
+        c.total += 1;
+        Ok(ClientPlace {
+            app: Arc::clone(app),
+            client,
+            addr,
+        })
+    }
+}
+
+impl Drop for ClientPlace {
+    fn drop(&mut self) {
+        let mut c = lock_connections(&self.app);
+        c.total -= 1;
+        if let Some(ip) = self.client {
+            if let Some(n) = c.by_client.get_mut(&ip) {
+                *n -= 1;
+                if *n == 0 {
+                    c.by_client.remove(&ip);
+                }
+            }
+        }
+    }
+}
+
 /// A game's connection places in use.
 #[derive(Debug, Default)]
 pub struct Places {
@@ -284,15 +404,54 @@ struct ClientMsg {
 }
 
 /// Serves one connection until either side closes it. `seats`: those the upgrade's token
-/// holds (the connection is seated as by a hello); `place`: its place in the game
-/// ([`SocketGuard::admit`]).
+/// holds (the connection is seated as by a hello); `client`: its place in the server's and
+/// its client's caps ([`ClientPlace::admit`]); `place`: its place in the game
+/// ([`SocketGuard::admit`]). Its opening and its end are logged (`info`), with the game and
+/// the client's address.
 pub async fn serve(
     socket: WebSocket,
     app: Arc<App>,
     slot: Arc<Slot>,
+    client: ClientPlace,
     place: SocketGuard,
     seats: Vec<Side>,
 ) {
+    // Logged when it ends, however it ends.
+    struct Logged {
+        id: String,
+        client: ClientPlace,
+        since: Instant,
+    }
+    impl Drop for Logged {
+        fn drop(&mut self) {
+            tracing::info!(
+                "game {}: WebSocket from {} closed after {:.1} s",
+                self.id,
+                self.client
+                    .addr
+                    .map_or_else(|| "-".to_string(), |a| a.to_string()),
+                self.since.elapsed().as_secs_f64()
+            );
+        }
+    }
+    let id = slot.state()["id"].as_str().unwrap_or_default().to_string();
+    tracing::info!(
+        "game {id}: WebSocket from {} opened ({}; {} open)",
+        client
+            .addr
+            .map_or_else(|| "-".to_string(), |a| a.to_string()),
+        match seats.as_slice() {
+            [] => "a watcher".to_string(),
+            [side] => format!("{side}'s seat"),
+            _ => "both seats".to_string(),
+        },
+        lock_connections(&app).total()
+    );
+    let _logged = Logged {
+        id: id.clone(),
+        client,
+        since: Instant::now(),
+    };
     // Counted until the closing handshake ends, so that a shutdown waits for it.
     struct Open<'a>(&'a App);
     impl Drop for Open<'_> {
@@ -342,7 +501,6 @@ pub async fn serve(
             return;
         }
     }
-    let id = slot.state()["id"].as_str().unwrap_or_default().to_string();
     let mut bucket = Bucket::new();
     let mut rejected = 0u32;
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);

@@ -1,0 +1,267 @@
+//! `pussa serve` as an administrator runs it: the start-up lines, the log (one line per
+//! request at `RUST_LOG=info`, no colour codes in a file, never a seat's token) and the open
+//! files limit.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+struct Served {
+    child: Child,
+    /// The address of the "open" line.
+    addr: SocketAddr,
+    /// Every start-up line on stdout before the server ran.
+    lines: Vec<String>,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn temp(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pussa-serve-ops-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Starts `sh -c '<prefix> exec pussa serve --addr ADDR --data DIR --egtb none'` with its
+/// stderr in `err` and `env` set; reads stdout up to the "open" line (and the one after it,
+/// when `lines` > 1).
+fn serve(
+    addr: &str,
+    dir: &Path,
+    err: &Path,
+    prefix: &str,
+    env: &[(&str, &str)],
+    lines: usize,
+) -> Served {
+    let script = format!("{prefix} exec \"$0\" serve --addr {addr} --data \"$1\" --egtb none");
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_pussa"))
+        .arg(dir)
+        .env_remove("RUST_LOG")
+        .env_remove("NO_COLOR")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(err).unwrap());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn pussa serve");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut got = Vec::new();
+    while got.len() < lines {
+        let mut line = String::new();
+        out.read_line(&mut line).expect("read a start-up line");
+        assert!(!line.is_empty(), "stdout ended after {got:?}");
+        got.push(line.trim_end().to_string());
+    }
+    let url = got[0]
+        .strip_prefix("pussa: open http://")
+        .unwrap_or_else(|| panic!("unexpected first line {:?}", got[0]));
+    let addr: SocketAddr = url
+        .trim_end_matches('/')
+        .parse()
+        .expect("an address to open");
+    std::thread::spawn(move || {
+        let mut sink = String::new();
+        let _ = out.read_to_string(&mut sink);
+    });
+    Served {
+        child,
+        addr,
+        lines: got,
+    }
+}
+
+fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut buf = String::new();
+    s.read_to_string(&mut buf).expect("read answer");
+    let (head, body) = buf.split_once("\r\n\r\n").expect("header end");
+    (
+        head.split(' ').nth(1).unwrap().parse().unwrap(),
+        body.to_string(),
+    )
+}
+
+/// Waits until `path` holds `needle`; its text.
+fn wait_for(path: &Path, needle: &str) -> String {
+    let t0 = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if text.contains(needle) || t0.elapsed() > Duration::from_secs(10) {
+            return text;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn listening_on_all_interfaces_prints_an_address_a_browser_can_open() {
+    let dir = temp("any");
+    let s = serve("0.0.0.0:0", &dir, &dir.join("err"), "", &[], 2);
+    assert!(s.addr.ip().is_loopback(), "{:?}", s.lines);
+    assert_ne!(s.addr.port(), 0);
+    assert!(
+        s.lines[1].starts_with(&format!(
+            "pussa: listening on all interfaces (0.0.0.0:{}); from other machines open http://",
+            s.addr.port()
+        )),
+        "{:?}",
+        s.lines
+    );
+    assert!(
+        !s.lines.iter().any(|l| l.contains("http://0.0.0.0")),
+        "{:?}",
+        s.lines
+    );
+    // The address printed serves the page.
+    assert_eq!(http(s.addr, "GET", "/", None).0, 200);
+}
+
+#[test]
+fn the_info_log_has_a_line_per_request_without_colour_or_tokens() {
+    let dir = temp("log");
+    let err = dir.join("err");
+    let s = serve("127.0.0.1:0", &dir, &err, "", &[("RUST_LOG", "info")], 1);
+    assert_eq!(s.lines, [format!("pussa: open http://{}/", s.addr)]);
+    let (status, body) = http(
+        s.addr,
+        "POST",
+        "/api/games",
+        Some(&json!({"game": "raja-pasu", "opponent": {"kind": "hotseat"}})),
+    );
+    assert_eq!(status, 201, "{body}");
+    let game: Value = serde_json::from_str(&body).unwrap();
+    let id = game["id"].as_str().unwrap();
+    let token = game["token"].as_str().unwrap();
+    assert_eq!(
+        http(
+            s.addr,
+            "GET",
+            &format!("/api/games/{id}/hint?token={token}"),
+            None
+        )
+        .0,
+        200
+    );
+    assert_eq!(http(s.addr, "GET", "/api/nothing", None).0, 404);
+    let log = wait_for(&err, "/api/nothing");
+    for line in [
+        "pussa_server::access: 127.0.0.1 \"POST /api/games\" 201 ".to_string(),
+        format!("pussa_server::access: 127.0.0.1 \"GET /api/games/{id}/hint\" 200 "),
+        "pussa_server::access: 127.0.0.1 \"GET /api/nothing\" 404 ".to_string(),
+        format!("listening on {}", s.addr),
+    ] {
+        assert!(log.contains(&line), "no {line:?} in the log:\n{log}");
+    }
+    assert!(log.lines().all(|l| l.contains(" INFO ")), "{log}");
+    assert!(
+        !log.contains('\u{1b}'),
+        "colour codes in a log file:\n{log}"
+    );
+    assert!(!log.contains(token), "a seat's token in the log:\n{log}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_soft_open_files_limit_is_raised_to_the_hard_one() {
+    let dir = temp("nofile");
+    let err = dir.join("err");
+    let hard: u64 = {
+        let out = Command::new("sh")
+            .args(["-c", "ulimit -H -n"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .unwrap_or(0)
+    };
+    if hard <= 256 {
+        eprintln!("skipped: the hard limit on open files is {hard}");
+        return;
+    }
+    let s = serve(
+        "127.0.0.1:0",
+        &dir,
+        &err,
+        "ulimit -S -n 256;",
+        &[("RUST_LOG", "info")],
+        1,
+    );
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", s.child.id())).unwrap();
+    let row = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    let numbers: Vec<u64> = row
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(numbers, [hard, hard], "{row}");
+    let log = wait_for(&err, "open files");
+    assert!(
+        log.contains(&format!("open files: limit {hard} (raised from 256)")),
+        "{log}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn an_error_is_logged_with_the_request_it_happened_in() {
+    let dir = temp("errspan");
+    let err = dir.join("err");
+    // Files may not grow past 100 KiB (SIGXFSZ ignored: writes fail with EFBIG), so the
+    // database's writes fail: every new game is a 500, logged as an error. At the default
+    // level: errors only.
+    let s = serve(
+        "127.0.0.1:0",
+        &dir,
+        &err,
+        "trap '' XFSZ; ulimit -f 100;",
+        &[],
+        1,
+    );
+    let (status, body) = http(
+        s.addr,
+        "POST",
+        "/api/games",
+        Some(&json!({"game": "raja-pasu", "opponent": {"kind": "hotseat"}})),
+    );
+    if status != 500 {
+        eprintln!("skipped: the file size limit did not make the write fail ({status} {body})");
+        return;
+    }
+    let log = wait_for(&err, "internal error");
+    let line = log
+        .lines()
+        .find(|l| l.contains("internal error"))
+        .unwrap_or_else(|| panic!("no error logged:\n{log}"));
+    assert!(
+        line.contains(" ERROR request{method=POST path=/api/games client=127.0.0.1}: "),
+        "{line}"
+    );
+    assert!(
+        !log.contains(" INFO "),
+        "info lines at the default level:\n{log}"
+    );
+}
