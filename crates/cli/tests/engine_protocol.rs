@@ -682,3 +682,33 @@ fn a_long_proof_leaves_the_search_its_time_and_nodes_bound_it() {
     assert!(deepest.is_some_and(|d| d >= 2), "{lines:?}");
     assert!(e.quit().success());
 }
+
+/// `infinite` ignores the clock (QA pass 17, review-engine #6): a GUI's analysis `go infinite`
+/// with only the other side's clock, or both, is searched until `stop`, not refused because the
+/// mover's time is missing.
+#[test]
+fn go_infinite_with_a_clock_is_not_refused() {
+    let mut e = Engine::start();
+    e.send("newgame raja-pasu single");
+    e.send("position startpos");
+    for go in [
+        "go infinite btime 60000",
+        "go infinite wtime 1 btime 60000 winc 5",
+    ] {
+        e.send(go);
+        std::thread::sleep(Duration::from_millis(100));
+        e.send("stop");
+        let (lines, best) = e.bestmove();
+        assert!(
+            !lines.iter().any(|l| l.contains("error")),
+            "{go}: {lines:?}"
+        );
+        assert!(("A"..="G").contains(&best.as_str()), "{go}: {best}");
+        // An infinite search: it was searching (not answering at once from a 1 ms clock).
+        assert!(
+            lines.iter().any(|l| l.starts_with("info depth")),
+            "{lines:?}"
+        );
+    }
+    assert!(e.quit().success());
+}

@@ -983,9 +983,11 @@ impl<W: Write + Send + 'static> Engine<W> {
         };
         // A clock gives the move time (the smaller, with a movetime also given), searched with
         // the levels' time management; movetime alone is searched whole, as UCI's.
+        // `infinite` ignores the clock: it is not read, so a clock without the side to move's
+        // time (or with only the other side's) is no error then.
         let clock = match state.to_move() {
-            Some(side) => g.clock_movetime(side)?,
-            None => None,
+            Some(side) if !g.infinite => g.clock_movetime(side)?,
+            _ => None,
         };
         // A movetime within the clock's time is searched whole, as UCI's movetime; the clock's
         // own time (alone, or the smaller) with the levels' rule.
