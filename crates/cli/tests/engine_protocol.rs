@@ -712,3 +712,49 @@ fn go_infinite_with_a_clock_is_not_refused() {
     }
     assert!(e.quit().success());
 }
+
+/// QA pass 17, review-engine #3: with `Level` beginner, novice or casual, `stop` went unheard
+/// (their choice took no stop flag and proved every move to its end): `bestmove` came seconds
+/// later. It now comes at once, as for the searching levels, and is never the endless `b`.
+#[test]
+fn stop_is_honoured_at_every_level_where_a_move_takes_long_to_prove_endless() {
+    let mut e = at_slow_proof();
+    let (_, _, slow) = timed(&mut e, "go depth 1", None);
+    for level in ["beginner", "novice", "casual", "club", "max"] {
+        e.send(&format!("setoption name Level value {level}"));
+        let (lines, _, took) = timed(&mut e, "go infinite", Some(Duration::from_millis(50)));
+        assert!(
+            took * 2 < slow,
+            "{level}: {took:?}, the proof {slow:?}: {lines:?}"
+        );
+    }
+    assert!(e.quit().success());
+}
+
+/// QA pass 17, review-engine #4: `d` proved every move to its end on the command thread, so
+/// `isready` and `stop` sent after it waited seconds. Its proof is bounded now: it answers at
+/// once, lists the moves proven legal and names the one left open (`b`, endless).
+#[test]
+fn d_during_a_search_does_not_hold_isready_and_stop() {
+    let mut e = at_slow_proof();
+    let (_, _, slow) = timed(&mut e, "go depth 1", None);
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(50));
+    let t = Instant::now();
+    e.send("d");
+    e.send("isready");
+    let lines = e.until(|l| l == "readyok");
+    let took = t.elapsed();
+    assert!(took * 2 < slow, "{took:?}, the proof {slow:?}: {lines:?}");
+    assert!(lines.iter().any(|l| l == "legal a c d e f g"), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("unresolved b (not proven legal or endless within")),
+        "{lines:?}"
+    );
+    e.send("stop");
+    let (lines, best) = e.bestmove();
+    assert_ne!(best, "b", "{lines:?}");
+    assert!(e.quit().success());
+}

@@ -50,7 +50,7 @@ use std::time::Duration;
 use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side, Status};
 
 use crate::{
-    choose_move_with_oracle, params, search, ExactOracle, Level, Limits, SearchInfo, SearchResult,
+    choose_move_with_stop, params, search, ExactOracle, Level, Limits, SearchInfo, SearchResult,
 };
 
 /// Opens the endgame tables of a game in a directory, for `setoption name EGTBPath`: `Ok(None)`
@@ -1075,7 +1075,14 @@ impl<W: Write + Send + 'static> Engine<W> {
                                 final_info(&r);
                                 r.best
                             }
-                            None => choose_move_with_oracle(&state, level, seed, oracle),
+                            // beginner, novice, casual: stop ends their analysis too.
+                            None => choose_move_with_stop(
+                                &state,
+                                level,
+                                seed,
+                                oracle,
+                                limits.stop.clone(),
+                            ),
                         },
                         None => {
                             let r = search(&state, &limits, &mut on_info);
@@ -1140,15 +1147,37 @@ impl<W: Write + Send + 'static> Engine<W> {
             self.send(&l);
         }
         self.send(&format!("fen {}", Setup::from_state(&self.state)));
-        let moves = self.state.legal_moves();
+        // Not `legal_moves()`, which proves every move to its end: a move whose cycle takes
+        // seconds to prove endless would hold the command loop (and `isready`, `stop`) that
+        // long. The proof is bounded as the softmax levels' is; a move it leaves open is named.
+        let proven = crate::prove_moves(
+            &self.state,
+            &Limits {
+                nodes: Some(params::PROOF_LAPS),
+                ..Limits::default()
+            },
+        );
+        let list = |moves: &mut dyn Iterator<Item = Hole>| {
+            moves
+                .map(|h| h.letter().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         self.send(&format!(
             "legal {}",
-            if moves.is_empty() {
+            if proven.legal.is_empty() {
                 "none".to_string()
             } else {
-                moves.to_string()
+                list(&mut proven.legal.iter().map(|&(mv, _)| mv))
             }
         ));
+        if !proven.unresolved.is_empty() {
+            self.send(&format!(
+                "unresolved {} (not proven legal or endless within {} laps: docs/rules.md, \"Endless moves\")",
+                list(&mut proven.unresolved.iter().copied()),
+                params::PROOF_LAPS
+            ));
+        }
     }
 }
 

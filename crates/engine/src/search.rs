@@ -246,7 +246,14 @@ impl RootMoves {
 /// unresolved is never searched nor played (it may be endless). If no move is known legal once
 /// the proof stops, the sowing goes on until one is (a player to move has one): the answer must
 /// be a legal move.
-fn root_moves(pos: &Position, clock: &Clock, limits: &Limits) -> RootMoves {
+///
+/// `proof_laps` bounds the proof where `limits` has no node budget (the softmax levels).
+fn root_moves(
+    pos: &Position,
+    clock: &Clock,
+    limits: &Limits,
+    proof_laps: Option<u64>,
+) -> RootMoves {
     let mut kids = Vec::with_capacity(7);
     let mut long = Vec::new();
     for mv in pos.candidates() {
@@ -262,7 +269,7 @@ fn root_moves(pos: &Position, clock: &Clock, limits: &Limits) -> RootMoves {
         until: clock
             .movetime
             .map(|t| clock.start + t / params::ROOT_PROOF_SHARE),
-        laps_left: limits.nodes,
+        laps_left: limits.nodes.or(proof_laps),
         sown: 0,
     };
     let mut unresolved = Vec::new();
@@ -297,6 +304,24 @@ fn root_moves(pos: &Position, clock: &Clock, limits: &Limits) -> RootMoves {
         kids,
         unresolved,
         long: !long.is_empty(),
+    }
+}
+
+/// The moves of `state` proven legal within `limits` (each with its outcome, in board order) and
+/// those left unresolved, by the root's proof ([`root_moves`], bounded by `proof_laps` too).
+pub(crate) fn prove_root(
+    state: &GameState,
+    limits: &Limits,
+    proof_laps: Option<u64>,
+) -> crate::ProvenMoves {
+    if state.is_round_over() {
+        return crate::ProvenMoves::default();
+    }
+    let clock = clock_of(limits);
+    let r = root_moves(state.position(), &clock, limits, proof_laps);
+    crate::ProvenMoves {
+        legal: r.kids.into_iter().map(|(mv, _, out)| (mv, out)).collect(),
+        unresolved: r.unresolved,
     }
 }
 
@@ -940,7 +965,7 @@ pub(crate) fn search(
     let root = if state.is_round_over() {
         None
     } else {
-        Some(root_moves(&pos, &clock, limits))
+        Some(root_moves(&pos, &clock, limits, None))
     };
     if root.as_ref().is_some_and(|r| r.long) {
         clock.iterations_start_now();
@@ -1320,12 +1345,32 @@ type Counted = (Vec<MoveValue>, u64, u32, Vec<Hole>, Vec<Hole>);
 /// [`analyze_counted`], with the last depth completed, the moves whose values count on an
 /// estimated later round ([`Worker::est`]) and the moves left unresolved (not valued).
 fn analyze_counted_depth(state: &GameState, limits: &Limits) -> Counted {
+    analyze_counted_proof(state, limits, None)
+}
+
+/// [`analyze`] with the root's proof of its long moves bounded to `proof_laps` laps where
+/// `limits` has no node budget ([`root_moves`]): the softmax levels' analysis, whose depth
+/// limit alone would prove every move to its end.
+pub(crate) fn analyze_bounded(
+    state: &GameState,
+    limits: &Limits,
+    proof_laps: u64,
+) -> Vec<MoveValue> {
+    let (mut moves, _, _, est, _) = analyze_counted_proof(state, limits, Some(proof_laps));
+    for m in &mut moves {
+        m.exact &= !est.contains(&m.mv);
+    }
+    moves
+}
+
+/// [`analyze_counted_depth`], the root's proof bounded by `proof_laps` ([`root_moves`]).
+fn analyze_counted_proof(state: &GameState, limits: &Limits, proof_laps: Option<u64>) -> Counted {
     let pos = *state.position();
     if state.is_round_over() {
         return (Vec::new(), 0, 0, Vec::new(), Vec::new());
     }
     let mut clock = clock_of(limits);
-    let root = root_moves(&pos, &clock, limits);
+    let root = root_moves(&pos, &clock, limits, proof_laps);
     if root.long {
         clock.iterations_start_now();
     }
