@@ -682,3 +682,79 @@ fn a_long_proof_leaves_the_search_its_time_and_nodes_bound_it() {
     assert!(deepest.is_some_and(|d| d >= 2), "{lines:?}");
     assert!(e.quit().success());
 }
+
+/// `infinite` ignores the clock (QA pass 17, review-engine #6): a GUI's analysis `go infinite`
+/// with only the other side's clock, or both, is searched until `stop`, not refused because the
+/// mover's time is missing.
+#[test]
+fn go_infinite_with_a_clock_is_not_refused() {
+    let mut e = Engine::start();
+    e.send("newgame raja-pasu single");
+    e.send("position startpos");
+    for go in [
+        "go infinite btime 60000",
+        "go infinite wtime 1 btime 60000 winc 5",
+    ] {
+        e.send(go);
+        std::thread::sleep(Duration::from_millis(100));
+        e.send("stop");
+        let (lines, best) = e.bestmove();
+        assert!(
+            !lines.iter().any(|l| l.contains("error")),
+            "{go}: {lines:?}"
+        );
+        assert!(("A"..="G").contains(&best.as_str()), "{go}: {best}");
+        // An infinite search: it was searching (not answering at once from a 1 ms clock).
+        assert!(
+            lines.iter().any(|l| l.starts_with("info depth")),
+            "{lines:?}"
+        );
+    }
+    assert!(e.quit().success());
+}
+
+/// QA pass 17, review-engine #3: with `Level` beginner, novice or casual, `stop` went unheard
+/// (their choice took no stop flag and proved every move to its end): `bestmove` came seconds
+/// later. It now comes at once, as for the searching levels, and is never the endless `b`.
+#[test]
+fn stop_is_honoured_at_every_level_where_a_move_takes_long_to_prove_endless() {
+    let mut e = at_slow_proof();
+    let (_, _, slow) = timed(&mut e, "go depth 1", None);
+    for level in ["beginner", "novice", "casual", "club", "max"] {
+        e.send(&format!("setoption name Level value {level}"));
+        let (lines, _, took) = timed(&mut e, "go infinite", Some(Duration::from_millis(50)));
+        assert!(
+            took * 2 < slow,
+            "{level}: {took:?}, the proof {slow:?}: {lines:?}"
+        );
+    }
+    assert!(e.quit().success());
+}
+
+/// QA pass 17, review-engine #4: `d` proved every move to its end on the command thread, so
+/// `isready` and `stop` sent after it waited seconds. Its proof is bounded now: it answers at
+/// once, lists the moves proven legal and names the one left open (`b`, endless).
+#[test]
+fn d_during_a_search_does_not_hold_isready_and_stop() {
+    let mut e = at_slow_proof();
+    let (_, _, slow) = timed(&mut e, "go depth 1", None);
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(50));
+    let t = Instant::now();
+    e.send("d");
+    e.send("isready");
+    let lines = e.until(|l| l == "readyok");
+    let took = t.elapsed();
+    assert!(took * 2 < slow, "{took:?}, the proof {slow:?}: {lines:?}");
+    assert!(lines.iter().any(|l| l == "legal a c d e f g"), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("unresolved b (not proven legal or endless within")),
+        "{lines:?}"
+    );
+    e.send("stop");
+    let (lines, best) = e.bestmove();
+    assert_ne!(best, "b", "{lines:?}");
+    assert!(e.quit().success());
+}

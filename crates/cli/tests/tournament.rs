@@ -1243,3 +1243,42 @@ fn outputs_write_through_links_and_never_replace_them() {
     }
     assert!(!dir.join("new.pgn").exists());
 }
+
+/// QA pass 17, review-engine #1: the manager sent the whole match before every move
+/// (`position startpos … moves <every move>`, 2 bytes a ply), and past about 32,750 plies the
+/// line went over the protocol's 64 KiB limit: the engine skipped it with an error and forfeited
+/// every long match. Two equal players' Walak-pussa match never ends (about 20 plies a round);
+/// at 1,700 rounds it is now drawn at the round limit, not forfeited.
+#[test]
+fn a_long_match_with_an_external_engine_is_not_forfeited_on_the_line_length() {
+    let engine = format!("engine:\"{} engine\"", env!("CARGO_BIN_EXE_pussa"));
+    let json = tmp("long-match.json");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        &engine,
+        "search",
+        "--match",
+        "--game",
+        "walak-pussa",
+        "--max-rounds",
+        "1700",
+        "--games",
+        "1",
+        "--nodes",
+        "300",
+        "--quiet",
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains(" forfeit 0"), "{out}");
+    assert!(out.contains("round limit 1"), "{out}");
+    // Long enough that the whole match's moves would not have fitted in a line.
+    let plies: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("plies a game: mean "))
+        .and_then(|l| l.split(['.', ' ']).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(plies * 2 > 65_536, "{plies} plies: {out}");
+}

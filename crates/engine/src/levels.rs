@@ -11,13 +11,14 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
 use pussa_rules::{Game, GameState, Hole, Mode, Rng};
 
 use crate::params;
-use crate::{analyze, search, ExactOracle, Limits};
+use crate::{search, ExactOracle, Limits};
 
 /// A playing level, weakest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -312,39 +313,75 @@ pub fn choose_move_with_oracle(
     seed: u64,
     oracle: Option<Arc<dyn ExactOracle>>,
 ) -> Option<Hole> {
-    let legal = state.legal_moves();
-    if legal.is_empty() {
+    choose_move_with_stop(state, level, seed, oracle, None)
+}
+
+/// [`choose_move_with_oracle`], ending early when another thread raises `stop` (the engine
+/// protocol's `stop`): the move is then chosen from what was found so far (a searching level's
+/// best move so far; a softmax level's values of its last completed depth, or the moves'
+/// immediate gains).
+///
+/// Every level keeps its own bounds, also where a move's sowing is very long (docs/rules.md,
+/// "Endless moves"): the legal moves are proven within the level's limits (the searching levels'
+/// node budget or move time, the softmax levels' [`params::level::SOFT_PROOF_LAPS`]), as the search
+/// does, never by an unbounded [`GameState::legal_moves`]; a move left unproven is not played.
+#[must_use]
+pub fn choose_move_with_stop(
+    state: &GameState,
+    level: Level,
+    seed: u64,
+    oracle: Option<Arc<dyn ExactOracle>>,
+    stop: Option<Arc<AtomicBool>>,
+) -> Option<Hole> {
+    if state.is_round_over() {
         return None;
     }
     if let Some(limits) = level.limits(state.game(), state.mode(), seed) {
-        return search(state, &Limits { oracle, ..limits }, &mut |_| {}).best;
+        return search(
+            state,
+            &Limits {
+                oracle,
+                stop,
+                ..limits
+            },
+            &mut |_| {},
+        )
+        .best;
     }
     let i = level as usize;
     let mut rng =
         Rng::new(seed ^ state.position().round_hash().rotate_left(11) ^ u64::from(state.round()));
-    let values = analyze(
-        state,
-        &Limits {
-            depth: Some(params::level::SOFT_DEPTH[i]),
-            ..Limits::default()
-        },
-    );
+    // A depth limit alone would prove every move to its end: the proof gets its own bound.
+    let limits = Limits {
+        depth: Some(params::level::SOFT_DEPTH[i]),
+        stop,
+        ..Limits::default()
+    };
+    let laps = params::level::SOFT_PROOF_LAPS;
     if rng.unit() < params::level::SOFT_BLUNDER[i] {
         // A careless move: a random one, preferring a move that visibly captures right away.
-        let mut capturing = Vec::new();
-        for mv in legal {
-            let mut p = *state.position();
-            let me = p.to_move().index();
-            if p.play_unchecked(mv).is_some_and(|o| o.taken[me] > 0) {
-                capturing.push(mv);
-            }
-        }
+        let proven = crate::search::prove_root(state, &limits, Some(laps));
+        let me = state.position().to_move().index();
+        let legal: Vec<Hole> = proven.legal.iter().map(|&(mv, _)| mv).collect();
+        let capturing: Vec<Hole> = proven
+            .legal
+            .iter()
+            .filter(|(_, out)| out.taken[me] > 0)
+            .map(|&(mv, _)| mv)
+            .collect();
         let pool: Vec<Hole> = if capturing.is_empty() || rng.unit() < 0.3 {
-            legal.collect()
+            legal
         } else {
             capturing
         };
+        if pool.is_empty() {
+            return None;
+        }
         return Some(pool[rng.below(pool.len() as u32) as usize]);
+    }
+    let values = crate::search::analyze_bounded(state, &limits, laps);
+    if values.is_empty() {
+        return None;
     }
     Some(softmax_pick(
         &values,

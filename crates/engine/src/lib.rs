@@ -25,7 +25,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pussa_rules::{GameState, Hole, Position};
+use pussa_rules::{GameState, Hole, MoveOutcome, Position};
 
 /// `s` for a message: its first `max` characters and an ellipsis if it is longer.
 pub(crate) fn clip(s: &str, max: usize) -> String {
@@ -50,7 +50,10 @@ pub mod tournament;
 pub mod tt;
 
 pub use arena::{play_game, GameRecord, Player};
-pub use levels::{choose_move, choose_move_with_oracle, Level, NotOfferedError, ParseLevelError};
+pub use levels::{
+    choose_move, choose_move_with_oracle, choose_move_with_stop, Level, NotOfferedError,
+    ParseLevelError,
+};
 
 /// Exact values from elsewhere (endgame databases): the hook through which `pussa-egtb` plugs
 /// its tables into the search, by [`Limits::oracle`].
@@ -309,6 +312,38 @@ pub struct MoveValue {
 #[must_use]
 pub fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
     search::analyze(state, limits)
+}
+
+/// The legal moves of a state as far as a bounded proof finds them ([`prove_moves`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProvenMoves {
+    /// The moves proven legal, in board order, each with its outcome.
+    pub legal: Vec<(Hole, MoveOutcome)>,
+    /// The candidates neither proven legal nor proven endless within the limits (a sowing whose
+    /// cycle takes longer to prove than the limits allow, docs/rules.md, "Endless moves"), in
+    /// board order. Always empty without a move time, node budget or stop.
+    pub unresolved: Vec<Hole>,
+}
+
+/// The legal moves of `state`, proven as the search's root proves them: each candidate is sown
+/// [`params::ROOT_FIRST_LAPS`] laps, and the longer ones are then proven within `limits` (half
+/// of a move time, as many laps as a node budget, until `stop`; without these, to their end, as
+/// [`GameState::legal_moves`] does). A move left unresolved is neither legal nor endless as far
+/// as the proof went. If no move is proven legal when the proof stops, the sowing goes on until
+/// one is (a player to move has one). Empty when no move is expected.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::{prove_moves, Limits};
+/// use pussa_rules::{Game, GameState, Mode, Side};
+/// let state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+/// let p = prove_moves(&state, &Limits { nodes: Some(1000), ..Limits::default() });
+/// assert_eq!(p.legal.len(), 7);
+/// assert!(p.unresolved.is_empty());
+/// ```
+#[must_use]
+pub fn prove_moves(state: &GameState, limits: &Limits) -> ProvenMoves {
+    search::prove_root(state, limits, None)
 }
 
 /// What [`analyze_report`] found: every legal move's value and how far the search went.

@@ -45,6 +45,12 @@ pub const CHECK_EVERY_LAPS: u64 = 1 << 16;
 /// for the fallback whenever the time runs out first.
 pub const ROOT_FIRST_LAPS: u32 = 1 << 16;
 
+/// The laps a bounded proof of the legal moves sows in all beyond the first
+/// [`ROOT_FIRST_LAPS`] of each move, where no move time or node budget bounds it: the softmax
+/// levels ([`level::SOFT_PROOF_LAPS`]) and the protocol's `d`
+/// ([`crate::prove_moves`]). About 15 ms in a release build.
+pub const PROOF_LAPS: u64 = 1 << 20;
+
 /// The root's proof of its long moves (those not over after [`ROOT_FIRST_LAPS`] laps) gets at
 /// most 1/`ROOT_PROOF_SHARE` of a move time; the rest searches the moves known legal.
 pub const ROOT_PROOF_SHARE: u32 = 2;
@@ -119,6 +125,11 @@ pub mod level {
     /// Chance of a blunder (a random move, preferring a visible capture) of Beginner, Novice,
     /// Casual.
     pub const SOFT_BLUNDER: [f64; 3] = [0.3, 0.15, 0.03];
+    /// The laps the softmax levels' proof of their legal moves may sow beyond the first
+    /// [`super::ROOT_FIRST_LAPS`] of each move: a move whose sowing is very long (docs/rules.md,
+    /// "Endless moves") costs them at most that (about 15 ms in a release build), not seconds;
+    /// a move not proven legal or endless within it is never played, as in the search.
+    pub const SOFT_PROOF_LAPS: u64 = super::PROOF_LAPS;
     use pussa_rules::{Game, Mode};
 
     /// Node budgets of the searching levels Club, Expert, Master, except in Pasu Pondi matches.

@@ -9,7 +9,7 @@
 //! setoption name Threads value 2         (also Seed, Level, EGTBPath when tables can be loaded)
 //! newgame raja-pasu match                (game, then single | match; default single)
 //! position startpos [first S|N] [moves A d C …]
-//! position fen <position string> [moves …]
+//! position fen <position string> [starts 28,28,S*2 …] [moves …]   (starts: earlier rounds')
 //! go depth N | nodes N | movetime MS | infinite   → info … lines, then bestmove X | bestmove none
 //! go wtime MS btime MS [winc MS binc MS] [movestogo N]   (a game clock; South's is wtime)
 //! stop                                   → the running search ends and says bestmove
@@ -47,10 +47,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side, Status};
+use pussa_rules::{Game, GameState, Hole, Mode, RoundStart, Setup, Side, Status};
 
 use crate::{
-    choose_move_with_oracle, params, search, ExactOracle, Level, Limits, SearchInfo, SearchResult,
+    choose_move_with_stop, params, search, ExactOracle, Level, Limits, SearchInfo, SearchResult,
 };
 
 /// Opens the endgame tables of a game in a directory, for `setoption name EGTBPath`: `Ok(None)`
@@ -333,7 +333,10 @@ pub fn run_with_tables<R: BufRead, W: Write + Send + 'static>(
 }
 
 /// The longest line the protocol reads, in bytes, either way: the engine from its input, a
-/// tournament from an external engine (a `position` with a whole match of moves is far shorter).
+/// tournament from an external engine. A tournament's `position` line ([`PositionCommand`])
+/// holds the current round's start, the distinct starts of the earlier rounds (a few hundred at
+/// most) and the current round's moves, so it stays far shorter however many rounds a match
+/// plays; `position startpos moves …` with a whole long match of moves may not fit.
 pub const MAX_LINE: usize = 64 * 1024;
 
 /// What [`read_line_capped`] read.
@@ -493,6 +496,155 @@ fn whole_number(text: &str) -> Result<u64, NumberError> {
         return Err(NumberError::NotWhole);
     }
     digits.parse().map_err(|_| NumberError::TooLarge)
+}
+
+/// Reads the words after `starts` in `position fen … starts …`: the starts of a match's rounds
+/// before the position's, each `<South's holdings>,<North's holdings>,<starter S|N>`, optionally
+/// followed by `*<count>` for that many rounds started so (`28,28,S*3`), in any order.
+fn parse_starts(words: &[&str]) -> Result<Vec<RoundStart>, String> {
+    let mut starts = Vec::new();
+    for &w in words {
+        let bad = || {
+            format!(
+                "position: starts: '{}' is not a round's start <South's holdings>,<North's holdings>,<S|N>[*<count>] (e.g. 28,28,S*2)",
+                crate::clip(w, 40)
+            )
+        };
+        let (start, count) = match w.split_once('*') {
+            Some((st, n)) => (
+                st,
+                n.parse::<u32>().ok().filter(|&n| n >= 1).ok_or_else(bad)?,
+            ),
+            None => (w, 1),
+        };
+        let parts: Vec<&str> = start.split(',').collect();
+        let [south, north, starter] = parts[..] else {
+            return Err(bad());
+        };
+        let south: u8 = south.parse().map_err(|_| bad())?;
+        let north: u8 = north.parse().map_err(|_| bad())?;
+        let starter = Side::parse(starter).map_err(|_| bad())?;
+        // A match ends after round MAX_ROUND: no more earlier starts than that.
+        if starts.len() + count as usize > pussa_rules::MAX_ROUND as usize {
+            return Err(format!(
+                "position: starts: more than {} rounds",
+                pussa_rules::MAX_ROUND
+            ));
+        }
+        let one = RoundStart {
+            holdings: [south, north],
+            starter,
+        };
+        starts.extend(std::iter::repeat_n(one, count as usize));
+    }
+    Ok(starts)
+}
+
+/// The `position` command a manager sends before each `go` of a game or match played from the
+/// start, kept up to date move by move: the line stays short however long the match.
+///
+/// In round 1 (and in a single game) it is `position startpos first S|N moves <the moves>`. From
+/// round 2 of a match on it is `position fen <this round's start> starts <the earlier rounds'
+/// starts> moves <this round's moves>`: the engine's state is then the one the whole match's
+/// moves give, up to the order of [`GameState::round_starts`] (each distinct start once, with
+/// its count), which no search reads (it counts how often each start was seen). The moves of
+/// earlier rounds are not sent: a round's play depends on them only through its start.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::protocol::PositionCommand;
+/// use pussa_rules::{Game, GameState, Hole, Mode, Side};
+/// let mut state = GameState::new(Game::WalakPussa, Mode::Match, Side::South);
+/// let mut cmd = PositionCommand::new(Side::South);
+/// for m in "A f B e E d C b A g G g F e F b D g A f C e D c E d F f G a".split_whitespace() {
+///     if state.next_round() {
+///         cmd.new_round(&state);
+///     }
+///     let mv: Hole = m.parse()?;
+///     state.play(mv)?;
+///     cmd.played(mv);
+/// }
+/// if state.next_round() {
+///     cmd.new_round(&state);
+/// }
+/// assert_eq!(state.round(), 2);
+/// assert!(cmd.line().starts_with("position fen "), "{}", cmd.line());
+/// assert!(cmd.line().contains(" starts 28,28,S"), "{}", cmd.line());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct PositionCommand {
+    first: Side,
+    /// This round's start as a position string, from round 2 on.
+    round_start: Option<String>,
+    /// The earlier rounds' starts, each with how many rounds started so, in the order first
+    /// seen.
+    earlier: Vec<(RoundStart, u32)>,
+    /// The moves since this round's start (every move in round 1).
+    moves: Vec<Hole>,
+}
+
+impl PositionCommand {
+    /// A game or match from the start position, `first` to move.
+    #[must_use]
+    pub fn new(first: Side) -> PositionCommand {
+        PositionCommand {
+            first,
+            round_start: None,
+            earlier: Vec::new(),
+            moves: Vec::new(),
+        }
+    }
+
+    /// `mv` was played.
+    pub fn played(&mut self, mv: Hole) {
+        self.moves.push(mv);
+    }
+
+    /// `state` has just laid out a new round ([`GameState::next_round`] returned true).
+    pub fn new_round(&mut self, state: &GameState) {
+        if let [.., before, _] = state.round_starts() {
+            match self.earlier.iter_mut().find(|(s, _)| s == before) {
+                Some((_, n)) => *n += 1,
+                None => self.earlier.push((*before, 1)),
+            }
+        }
+        self.round_start = Some(Setup::from_state(state).to_string());
+        self.moves.clear();
+    }
+
+    /// The `position` line.
+    #[must_use]
+    pub fn line(&self) -> String {
+        use std::fmt::Write as _;
+        let mut line = match &self.round_start {
+            None => format!("position startpos first {}", self.first.letter()),
+            Some(fen) => {
+                let mut l = format!("position fen {fen} starts");
+                for (s, n) in &self.earlier {
+                    let _ = write!(
+                        l,
+                        " {},{},{}",
+                        s.holdings[0],
+                        s.holdings[1],
+                        s.starter.letter()
+                    );
+                    if *n > 1 {
+                        let _ = write!(l, "*{n}");
+                    }
+                }
+                l
+            }
+        };
+        if !self.moves.is_empty() {
+            line.push_str(" moves");
+            for m in &self.moves {
+                line.push(' ');
+                line.push(m.letter());
+            }
+        }
+        line
+    }
 }
 
 /// Applies `moves` to `state`, laying out the next round of a match when a round is over and a
@@ -892,6 +1044,11 @@ impl<W: Write + Send + 'static> Engine<W> {
             Some(i) => (&words[..i], &words[i + 1..]),
             None => (words, &[][..]),
         };
+        let spos = head.iter().position(|w| w.eq_ignore_ascii_case("starts"));
+        let (head, starts) = match spos {
+            Some(i) => (&head[..i], Some(&head[i + 1..])),
+            None => (head, None),
+        };
         let mut state = match head.first().map(|w| w.to_ascii_lowercase()).as_deref() {
             Some("startpos") => {
                 let first = match &head[1..] {
@@ -917,6 +1074,21 @@ impl<W: Write + Send + 'static> Engine<W> {
             }
             None => return Err("position: expected 'startpos' or 'fen <position string>'".into()),
         };
+        if let Some(starts) = starts {
+            if head
+                .first()
+                .is_some_and(|w| w.eq_ignore_ascii_case("startpos"))
+            {
+                return Err(
+                    "position: 'starts' follows a position string (startpos is round 1: no earlier round)"
+                        .into(),
+                );
+            }
+            let earlier = parse_starts(starts)?;
+            state
+                .set_earlier_round_starts(earlier)
+                .map_err(|e| format!("position: starts: {e}"))?;
+        }
         apply_moves(&mut state, moves.iter().copied()).map_err(|e| format!("position: {e}"))?;
         self.game = state.game();
         self.state = state;
@@ -983,9 +1155,11 @@ impl<W: Write + Send + 'static> Engine<W> {
         };
         // A clock gives the move time (the smaller, with a movetime also given), searched with
         // the levels' time management; movetime alone is searched whole, as UCI's.
+        // `infinite` ignores the clock: it is not read, so a clock without the side to move's
+        // time (or with only the other side's) is no error then.
         let clock = match state.to_move() {
-            Some(side) => g.clock_movetime(side)?,
-            None => None,
+            Some(side) if !g.infinite => g.clock_movetime(side)?,
+            _ => None,
         };
         // A movetime within the clock's time is searched whole, as UCI's movetime; the clock's
         // own time (alone, or the smaller) with the levels' rule.
@@ -1073,7 +1247,14 @@ impl<W: Write + Send + 'static> Engine<W> {
                                 final_info(&r);
                                 r.best
                             }
-                            None => choose_move_with_oracle(&state, level, seed, oracle),
+                            // beginner, novice, casual: stop ends their analysis too.
+                            None => choose_move_with_stop(
+                                &state,
+                                level,
+                                seed,
+                                oracle,
+                                limits.stop.clone(),
+                            ),
                         },
                         None => {
                             let r = search(&state, &limits, &mut on_info);
@@ -1138,15 +1319,37 @@ impl<W: Write + Send + 'static> Engine<W> {
             self.send(&l);
         }
         self.send(&format!("fen {}", Setup::from_state(&self.state)));
-        let moves = self.state.legal_moves();
+        // Not `legal_moves()`, which proves every move to its end: a move whose cycle takes
+        // seconds to prove endless would hold the command loop (and `isready`, `stop`) that
+        // long. The proof is bounded as the softmax levels' is; a move it leaves open is named.
+        let proven = crate::prove_moves(
+            &self.state,
+            &Limits {
+                nodes: Some(params::PROOF_LAPS),
+                ..Limits::default()
+            },
+        );
+        let list = |moves: &mut dyn Iterator<Item = Hole>| {
+            moves
+                .map(|h| h.letter().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         self.send(&format!(
             "legal {}",
-            if moves.is_empty() {
+            if proven.legal.is_empty() {
                 "none".to_string()
             } else {
-                moves.to_string()
+                list(&mut proven.legal.iter().map(|&(mv, _)| mv))
             }
         ));
+        if !proven.unresolved.is_empty() {
+            self.send(&format!(
+                "unresolved {} (not proven legal or endless within {} laps: docs/rules.md, \"Endless moves\")",
+                list(&mut proven.unresolved.iter().copied()),
+                params::PROOF_LAPS
+            ));
+        }
     }
 }
 
@@ -1178,7 +1381,7 @@ const HELP: [&str; 10] = [
     "setoption name <Threads|Seed|Level|EGTBPath> value <v> (EGTBPath: a directory of endgame tables, or <empty>)",
     "newgame <walak-pussa|raja-pasu|pasu-pondi|pasu-pondi-6> [single|match]",
     "position startpos [first S|N] [moves <m> ...]",
-    "position fen <position string> [moves <m> ...]",
+    "position fen <position string> [starts <S holdings>,<N holdings>,<S|N>[*<count>] ...] [moves <m> ...]",
     "go [depth N] [nodes N] [movetime MS] [infinite] [wtime MS btime MS [winc MS binc MS] [movestogo N]]",
     "stop: end the search, answer bestmove",
     "d | show: print the board",
@@ -1279,6 +1482,112 @@ mod tests {
         e.handle_line("go depth 2");
         e.wait();
         assert!(out.take().last().unwrap().starts_with("bestmove "));
+    }
+
+    /// QA pass 17, review-engine #1: a manager sent the whole match before every move, 2 bytes
+    /// a ply, and past about 32,750 plies the line went over MAX_LINE: the engine forfeited on
+    /// the line length. The manager's line (PositionCommand) is the current round's start, the
+    /// earlier rounds' starts and this round's moves: short however long the match, and the
+    /// engine's state from it is the whole match's (up to the order of the earlier starts), so
+    /// its search gives the same answers.
+    #[test]
+    fn a_long_matchs_position_line_stays_short_and_gives_the_same_state() {
+        for game in [Game::WalakPussa, Game::RajaPasu] {
+            let mut full = GameState::new(game, Mode::Match, Side::South);
+            let mut cmd = PositionCommand::new(Side::South);
+            let (mut e, out) = engine();
+            e.handle_line(&format!("newgame {} match", game.name()));
+            let mut longest = 0;
+            let mut plies = 0;
+            let mut checked = 0;
+            while full.round() < 400 && !full.is_over() {
+                if full.next_round() {
+                    cmd.new_round(&full);
+                }
+                let Some(mv) = crate::arena::greedy(&full) else {
+                    break;
+                };
+                let line = cmd.line();
+                longest = longest.max(line.len());
+                // Every round's first move, and now and then in a round.
+                if cmd.moves.is_empty() || plies % 97 == 0 {
+                    e.handle_line(&line);
+                    assert!(out.take().is_empty(), "{line}");
+                    let got = e.state();
+                    assert_eq!(Setup::from_state(got), Setup::from_state(&full), "{line}");
+                    assert_eq!(got.history(), full.history(), "{line}");
+                    assert_eq!(got.status(), full.status(), "{line}");
+                    let sorted = |g: &GameState| {
+                        let mut v = g.round_starts().to_vec();
+                        v.sort_by_key(|s| (s.holdings, s.starter.index()));
+                        v
+                    };
+                    assert_eq!(sorted(got), sorted(&full), "{line}");
+                    assert_eq!(got.round_starts().last(), full.round_starts().last());
+                    if checked % 5 == 0 {
+                        let limits = Limits {
+                            depth: Some(4),
+                            ..Limits::default()
+                        };
+                        let a = search(got, &limits, &mut |_| {});
+                        let b = search(&full, &limits, &mut |_| {});
+                        assert_eq!(a, b, "{line}");
+                    }
+                    checked += 1;
+                }
+                full.play(mv).unwrap();
+                cmd.played(mv);
+                plies += 1;
+            }
+            assert!(full.round() >= 100, "{game:?}: {} rounds", full.round());
+            // Far inside the line limit, whatever the number of rounds.
+            assert!(longest < 4096, "{game:?}: {longest} bytes");
+            // The whole match's moves would not have been.
+            assert!(plies * 2 > 4096, "{game:?}: {plies} plies");
+        }
+    }
+
+    #[test]
+    fn starts_are_checked_with_one_error_line() {
+        let (mut e, out) = engine();
+        e.handle_line("newgame walak-pussa match");
+        let before = e.state().clone();
+        for (cmd, needle) in [
+            (
+                "position startpos starts 28,28,S",
+                "'starts' follows a position string",
+            ),
+            (
+                "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 2 walak-pussa starts 28,28,S*2",
+                "starts: round_starts: 2 earlier starts for round 2",
+            ),
+            (
+                "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 2 walak-pussa starts 28,27,S",
+                "do not add up to the 56 seeds",
+            ),
+            (
+                "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 2 walak-pussa starts 28,28,X",
+                "'28,28,X' is not a round's start",
+            ),
+            (
+                "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 2 walak-pussa starts 28,28,S*0",
+                "'28,28,S*0' is not a round's start",
+            ),
+        ] {
+            e.handle_line(cmd);
+            let lines = out.take();
+            assert_eq!(lines.len(), 1, "{cmd}: {lines:?}");
+            assert!(
+                lines[0].starts_with("info string error: position: ") && lines[0].contains(needle),
+                "{cmd}: {lines:?}"
+            );
+            assert_eq!(e.state(), &before);
+        }
+        e.handle_line("newgame walak-pussa single");
+        e.handle_line(
+            "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 2 walak-pussa starts 28,28,S",
+        );
+        assert!(out.take()[0].contains("a single game has no round starts"));
     }
 
     #[test]

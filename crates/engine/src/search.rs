@@ -246,7 +246,14 @@ impl RootMoves {
 /// unresolved is never searched nor played (it may be endless). If no move is known legal once
 /// the proof stops, the sowing goes on until one is (a player to move has one): the answer must
 /// be a legal move.
-fn root_moves(pos: &Position, clock: &Clock, limits: &Limits) -> RootMoves {
+///
+/// `proof_laps` bounds the proof where `limits` has no node budget (the softmax levels).
+fn root_moves(
+    pos: &Position,
+    clock: &Clock,
+    limits: &Limits,
+    proof_laps: Option<u64>,
+) -> RootMoves {
     let mut kids = Vec::with_capacity(7);
     let mut long = Vec::new();
     for mv in pos.candidates() {
@@ -262,7 +269,7 @@ fn root_moves(pos: &Position, clock: &Clock, limits: &Limits) -> RootMoves {
         until: clock
             .movetime
             .map(|t| clock.start + t / params::ROOT_PROOF_SHARE),
-        laps_left: limits.nodes,
+        laps_left: limits.nodes.or(proof_laps),
         sown: 0,
     };
     let mut unresolved = Vec::new();
@@ -300,6 +307,83 @@ fn root_moves(pos: &Position, clock: &Clock, limits: &Limits) -> RootMoves {
     }
 }
 
+/// The moves of `state` proven legal within `limits` (each with its outcome, in board order) and
+/// those left unresolved, by the root's proof ([`root_moves`], bounded by `proof_laps` too).
+pub(crate) fn prove_root(
+    state: &GameState,
+    limits: &Limits,
+    proof_laps: Option<u64>,
+) -> crate::ProvenMoves {
+    if state.is_round_over() {
+        return crate::ProvenMoves::default();
+    }
+    let clock = clock_of(limits);
+    let r = root_moves(state.position(), &clock, limits, proof_laps);
+    crate::ProvenMoves {
+        legal: r.kids.into_iter().map(|(mv, _, out)| (mv, out)).collect(),
+        unresolved: r.unresolved,
+    }
+}
+
+/// The nodes of a search on several threads (Lazy SMP): the count of all of them, for the
+/// `info` lines, and the node budget they share, claimed in small batches so that all threads
+/// together search at most the budget (`go nodes N` counts every thread's nodes, as Stockfish
+/// does).
+pub(crate) struct SharedNodes {
+    /// Nodes searched by all threads, as each last added its own (every
+    /// [`params::CHECK_EVERY`] nodes, at each claim and at its end).
+    searched: std::sync::atomic::AtomicU64,
+    /// Nodes of the budget handed out so far (at most `limit`).
+    granted: std::sync::atomic::AtomicU64,
+    /// The node budget (`u64::MAX`: none).
+    limit: u64,
+    /// The threads sharing it.
+    threads: u64,
+}
+
+impl SharedNodes {
+    fn new(limit: Option<u64>, threads: usize) -> SharedNodes {
+        SharedNodes {
+            searched: std::sync::atomic::AtomicU64::new(0),
+            granted: std::sync::atomic::AtomicU64::new(0),
+            limit: limit.unwrap_or(u64::MAX),
+            threads: threads.max(1) as u64,
+        }
+    }
+
+    /// The first allowance of a thread: none with a budget (it claims its nodes as it goes),
+    /// everything without one.
+    fn first_limit(&self) -> u64 {
+        if self.limit == u64::MAX {
+            u64::MAX
+        } else {
+            0
+        }
+    }
+
+    /// Hands out the next batch of the budget: an eighth of what is left per thread, between 1
+    /// and [`params::CHECK_EVERY`] nodes; 0 once the budget is spent.
+    fn claim(&self) -> u64 {
+        let mut granted = self.granted.load(Ordering::Relaxed);
+        loop {
+            let left = self.limit.saturating_sub(granted);
+            if left == 0 {
+                return 0;
+            }
+            let k = (left / (8 * self.threads)).clamp(1, params::CHECK_EVERY);
+            match self.granted.compare_exchange_weak(
+                granted,
+                granted + k,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return k,
+                Err(now) => granted = now,
+            }
+        }
+    }
+}
+
 /// One searching thread.
 pub(crate) struct Worker<'a> {
     tt: &'a Tt,
@@ -308,7 +392,13 @@ pub(crate) struct Worker<'a> {
     oracle: Option<&'a dyn ExactOracle>,
     /// In a match, how the end of a round is valued ([`crate::matchval`]).
     view: Option<MatchView>,
+    /// The nodes this thread may search: the node budget with one thread; with several and a
+    /// budget, what it has claimed from the shared budget so far ([`SharedNodes`]).
     node_limit: u64,
+    /// The threads' shared node count and budget (Lazy SMP; `None` with one thread).
+    shared: Option<&'a SharedNodes>,
+    /// The nodes of this thread already added to [`SharedNodes::searched`].
+    flushed: u64,
     /// Repetition keys on the path (root history first); `path[base..]` are those since seeds
     /// last left the board.
     path: Vec<u128>,
@@ -356,6 +446,8 @@ impl<'a> Worker<'a> {
             oracle,
             view,
             node_limit,
+            shared: None,
+            flushed: 0,
             path: Vec::with_capacity(256),
             base: 0,
             set_hash: 0,
@@ -380,12 +472,38 @@ impl<'a> Worker<'a> {
 
     #[inline]
     fn check_stop(&mut self) {
-        if self.nodes >= self.node_limit
-            || (self.nodes & (params::CHECK_EVERY - 1) == 0
-                && self.clock.must_stop_after(self.nodes))
-        {
+        if self.nodes >= self.node_limit && !self.claim_nodes() {
             self.stopped = true;
+        } else if self.nodes & (params::CHECK_EVERY - 1) == 0 {
+            self.flush_nodes();
+            if self.clock.must_stop_after(self.nodes) {
+                self.stopped = true;
+            }
         }
+    }
+
+    /// Adds this thread's nodes not yet counted to the threads' shared count (several threads).
+    fn flush_nodes(&mut self) {
+        if let Some(s) = self.shared {
+            s.searched
+                .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+            self.flushed = self.nodes;
+        }
+    }
+
+    /// With several threads and a node budget: claims more nodes of the shared budget for this
+    /// thread (false when it is spent). With one thread the budget is `node_limit` itself.
+    fn claim_nodes(&mut self) -> bool {
+        let Some(s) = self.shared else { return false };
+        let more = s.claim();
+        if more == 0 {
+            // The node that asked is not searched: all threads together count the budget
+            // handed out, never more.
+            self.nodes -= 1;
+        }
+        self.flush_nodes();
+        self.node_limit = self.node_limit.saturating_add(more);
+        more > 0
     }
 
     /// Plays `mv` (a candidate) on `c`: its outcome, or `None` if it is endless or if the
@@ -940,7 +1058,7 @@ pub(crate) fn search(
     let root = if state.is_round_over() {
         None
     } else {
-        Some(root_moves(&pos, &clock, limits))
+        Some(root_moves(&pos, &clock, limits, None))
     };
     if root.as_ref().is_some_and(|r| r.long) {
         clock.iterations_start_now();
@@ -978,15 +1096,23 @@ pub(crate) fn search(
     let maxd = max_depth(limits);
     let oracle = limits.oracle.as_deref();
     let threads = crate::effective_threads(limits.threads);
-    let helper_nodes = std::sync::atomic::AtomicU64::new(0);
+    // With several threads, every thread's nodes count: the budget is shared, and the `info`
+    // lines count them all. One thread keeps its own count (the same nodes as ever).
+    let shared = (threads > 1).then(|| SharedNodes::new(limits.nodes, threads));
     let view = MatchView::of(state);
 
     let mut run_main = || {
-        let mut w = Worker::new(&tt, &pvs, &clock, oracle, view, node_limit, &hist);
+        let limit = shared.as_ref().map_or(node_limit, SharedNodes::first_limit);
+        let mut w = Worker::new(&tt, &pvs, &clock, oracle, view, limit, &hist);
+        w.shared = shared.as_ref();
         w.root_moves = root.legal();
         let mut report = |depth: u32, it: &Iteration, nodes: u64| {
             let elapsed = clock.elapsed();
-            let total = nodes + helper_nodes.load(Ordering::Relaxed);
+            // The other threads' nodes, as they last added them (a batch behind at most).
+            let total = match &shared {
+                Some(s) => s.searched.load(Ordering::Relaxed).max(nodes),
+                None => nodes,
+            };
             let nps = (total as f64 / elapsed.as_secs_f64().max(1e-9)) as u64;
             on_info(&SearchInfo {
                 depth,
@@ -1000,6 +1126,7 @@ pub(crate) fn search(
         };
         let r = iterate(&mut w, &pos, maxd, 1, &mut report);
         clock.done.store(true, Ordering::Relaxed);
+        w.flush_nodes();
         (r, w.nodes)
     };
 
@@ -1008,11 +1135,12 @@ pub(crate) fn search(
     } else {
         std::thread::scope(|s| {
             for t in 1..threads {
-                let (tt, pvs, clock, hist, helper_nodes) =
-                    (&tt, &pvs, &clock, &hist, &helper_nodes);
+                let (tt, pvs, clock, hist, shared) = (&tt, &pvs, &clock, &hist, shared.as_ref());
                 let legal = root.legal();
                 s.spawn(move || {
-                    let mut w = Worker::new(tt, pvs, clock, oracle, view, u64::MAX, hist);
+                    let limit = shared.map_or(u64::MAX, SharedNodes::first_limit);
+                    let mut w = Worker::new(tt, pvs, clock, oracle, view, limit, hist);
+                    w.shared = shared;
                     w.root_moves = legal;
                     // Perturb the helpers' move ordering so they explore different trees.
                     for (i, h) in w.history[0].iter_mut().enumerate() {
@@ -1021,13 +1149,15 @@ pub(crate) fn search(
                     w.history[1] = w.history[0];
                     let mut nop = |_: u32, _: &Iteration, _: u64| {};
                     iterate(&mut w, &pos, maxd, 1 + (t as u32 % 2), &mut nop);
-                    helper_nodes.fetch_add(w.nodes, Ordering::Relaxed);
+                    w.flush_nodes();
                 });
             }
             run_main()
         })
     };
-    let nodes = main_nodes + helper_nodes.load(Ordering::Relaxed);
+    let nodes = shared
+        .as_ref()
+        .map_or(main_nodes, |s| s.searched.load(Ordering::Relaxed));
     match result {
         Some((depth, it)) => {
             let mut r = SearchResult {
@@ -1320,12 +1450,32 @@ type Counted = (Vec<MoveValue>, u64, u32, Vec<Hole>, Vec<Hole>);
 /// [`analyze_counted`], with the last depth completed, the moves whose values count on an
 /// estimated later round ([`Worker::est`]) and the moves left unresolved (not valued).
 fn analyze_counted_depth(state: &GameState, limits: &Limits) -> Counted {
+    analyze_counted_proof(state, limits, None)
+}
+
+/// [`analyze`] with the root's proof of its long moves bounded to `proof_laps` laps where
+/// `limits` has no node budget ([`root_moves`]): the softmax levels' analysis, whose depth
+/// limit alone would prove every move to its end.
+pub(crate) fn analyze_bounded(
+    state: &GameState,
+    limits: &Limits,
+    proof_laps: u64,
+) -> Vec<MoveValue> {
+    let (mut moves, _, _, est, _) = analyze_counted_proof(state, limits, Some(proof_laps));
+    for m in &mut moves {
+        m.exact &= !est.contains(&m.mv);
+    }
+    moves
+}
+
+/// [`analyze_counted_depth`], the root's proof bounded by `proof_laps` ([`root_moves`]).
+fn analyze_counted_proof(state: &GameState, limits: &Limits, proof_laps: Option<u64>) -> Counted {
     let pos = *state.position();
     if state.is_round_over() {
         return (Vec::new(), 0, 0, Vec::new(), Vec::new());
     }
     let mut clock = clock_of(limits);
-    let root = root_moves(&pos, &clock, limits);
+    let root = root_moves(&pos, &clock, limits, proof_laps);
     if root.long {
         clock.iterations_start_now();
     }

@@ -1366,37 +1366,24 @@ impl ExternalEngine {
         }
     }
 
-    /// Sends the game so far (`position startpos first S moves …`) and `go_command`, and returns
-    /// the engine's `bestmove` (`None` for `bestmove none`), skipping other lines.
+    /// Sends the game so far (`position`, the line of
+    /// [`crate::protocol::PositionCommand::line`]) and `go_command`, and returns the engine's
+    /// `bestmove` (`None` for `bestmove none`), skipping other lines.
     ///
     /// # Errors
     /// The engine broke: exited, timed out, reported an error or named something that is not
     /// a move (with its last stderr lines).
-    pub fn best_move(
-        &mut self,
-        first: Side,
-        moves: &[Hole],
-        go_command: &str,
-    ) -> Result<Option<Hole>, String> {
-        self.best_move_inner(first, moves, go_command)
+    pub fn best_move(&mut self, position: &str, go_command: &str) -> Result<Option<Hole>, String> {
+        self.best_move_inner(position, go_command)
             .map_err(|m| self.with_stderr(m))
     }
 
     fn best_move_inner(
         &mut self,
-        first: Side,
-        moves: &[Hole],
+        position: &str,
         go_command: &str,
     ) -> Result<Option<Hole>, String> {
-        let mut pos = format!("position startpos first {}", first.letter());
-        if !moves.is_empty() {
-            pos.push_str(" moves");
-            for m in moves {
-                pos.push(' ');
-                pos.push(m.letter());
-            }
-        }
-        self.send(&pos, "bestmove")?;
+        self.send(position, "bestmove")?;
         self.send(go_command, "bestmove")?;
         let deadline = self.deadline();
         loop {
@@ -2126,9 +2113,13 @@ fn play_game_from(
         Rng::new(config.seed ^ u64::from(index).wrapping_mul(0xa076_1d64_78bd_642f) ^ 0x5eed);
     let mut state = GameState::new(config.game, config.mode, FIRST_MOVER);
     let mut moves: Vec<Hole> = Vec::new();
+    // What an engine is sent before each go: short however long the match (the current
+    // round's start, the earlier rounds' starts and this round's moves).
+    let mut position = crate::protocol::PositionCommand::new(FIRST_MOVER);
     for &mv in &opening {
         let _ = state.play(mv);
         moves.push(mv);
+        position.played(mv);
     }
     let go = config.limits.go_command();
     let allowed = config.limits.engine_movetime();
@@ -2144,7 +2135,9 @@ fn play_game_from(
                 termination = Termination::RoundLimit;
                 break;
             }
-            state.next_round();
+            if state.next_round() {
+                position.new_round(&state);
+            }
         }
         let Some(side) = state.to_move() else { break };
         let move_seed = rng.next_u64();
@@ -2179,7 +2172,7 @@ fn play_game_from(
             Player::Engine(Err(e)) => Err(e.clone()),
             Player::Engine(Ok(engine)) => {
                 let asked = Instant::now();
-                let answer = engine.best_move(Side::South, &moves, &go);
+                let answer = engine.best_move(&position.line(), &go);
                 if answer.is_ok() {
                     let took = asked.elapsed();
                     engine_time[side.index()]
@@ -2207,7 +2200,10 @@ fn play_game_from(
             Err(e) => Err(e),
         };
         match played {
-            Ok(mv) => moves.push(mv),
+            Ok(mv) => {
+                moves.push(mv);
+                position.played(mv);
+            }
             Err(reason) => {
                 termination = Termination::Forfeit {
                     loser: side,

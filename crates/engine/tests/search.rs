@@ -1113,3 +1113,46 @@ fn an_iterations_pv_is_never_longer_than_its_depth() {
         &bad[..bad.len().min(5)]
     );
 }
+
+/// QA pass 17, review-engine #5: with several threads a node budget is the budget of all of
+/// them (the helpers used to search without one, so `nodes 1` searched a thousand nodes and
+/// `nodes 1000` went 15 plies deep), and the reported nodes count every thread's.
+#[test]
+fn a_node_budget_is_shared_by_every_thread() {
+    let mut state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+    state.play("G".parse().unwrap()).unwrap();
+    for budget in [1u64, 100, 1000, 20_000] {
+        for threads in [2, 4] {
+            let mut infos = Vec::new();
+            let r = search(
+                &state,
+                &Limits {
+                    nodes: Some(budget),
+                    threads,
+                    ..Limits::default()
+                },
+                &mut |i| infos.push(i.nodes),
+            );
+            assert!(
+                r.nodes <= budget,
+                "{threads} threads, nodes {budget}: searched {}",
+                r.nodes
+            );
+            assert!(
+                infos.iter().all(|&n| n <= budget),
+                "{threads} threads, nodes {budget}: {infos:?}"
+            );
+            assert!(state.legal_moves().contains(r.best.unwrap()));
+        }
+    }
+    // One thread: exactly as before, the budget searched whole.
+    let r = search(
+        &state,
+        &Limits {
+            nodes: Some(1000),
+            ..Limits::default()
+        },
+        &mut |_| {},
+    );
+    assert_eq!(r.nodes, 1000);
+}

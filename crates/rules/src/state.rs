@@ -544,6 +544,83 @@ impl GameState {
         Some(result)
     }
 
+    /// Sets the starts of the match's rounds before this one ([`GameState::round_starts`] becomes
+    /// `earlier` followed by this round's start), for a state set up from a position string in a
+    /// later round of a match, which knows no earlier round: the engine protocol's `position fen
+    /// … starts …`. A search values a round's end that would start a round as two earlier ones
+    /// did as a circle's draw, so it needs them (docs/engine.md, "Matches").
+    ///
+    /// # Errors
+    /// A single game; more starts than rounds before this one; holdings that do not add up to
+    /// the game's seeds.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side};
+    /// // Walak-pussa played perfectly for seeds: round 3 starts as round 2 did (docs/solved.md).
+    /// let mut g = GameState::new(Game::WalakPussa, Mode::Match, Side::South);
+    /// let moves = "A f B e E d C b A g G g F e F b D g A f C e D c E d F f G a \
+    ///              e E f G d E b F b D b E";
+    /// for m in moves.split_whitespace() {
+    ///     g.next_round();
+    ///     g.play(m.parse::<Hole>()?)?;
+    /// }
+    /// g.next_round();
+    /// // Set up from its position string, round 3 knows no earlier round; given them, it is
+    /// // the match's state again.
+    /// let mut set_up = Setup::from_state(&g).game_state(Mode::Match)?;
+    /// assert!(set_up.round_starts().is_empty());
+    /// let (_, earlier) = g.round_starts().split_last().unwrap();
+    /// set_up.set_earlier_round_starts(earlier.to_vec())?;
+    /// assert_eq!(set_up.round_starts(), g.round_starts());
+    /// assert_eq!(set_up.repeats_round(), Some(2));
+    /// assert!(set_up.set_earlier_round_starts(vec![earlier[0]; 3]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_earlier_round_starts(&mut self, mut earlier: Vec<RoundStart>) -> Result<(), String> {
+        if earlier.len() >= self.round as usize {
+            return Err(format!(
+                "round_starts: {} earlier starts for round {}",
+                earlier.len(),
+                self.round
+            ));
+        }
+        earlier.push(RoundStart {
+            holdings: self.round_start_holdings(),
+            starter: self.starter,
+        });
+        self.check_round_starts(&earlier)?;
+        self.round_starts = earlier;
+        Ok(())
+    }
+
+    /// Checks `starts` as this state's [`GameState::round_starts`]: a match, at most one start a
+    /// round, every start's holdings adding up to the game's seeds.
+    fn check_round_starts(&self, starts: &[RoundStart]) -> Result<(), String> {
+        if self.mode == Mode::Single {
+            return Err("round_starts: a single game has no round starts".into());
+        }
+        if starts.len() > self.round as usize {
+            return Err(format!(
+                "round_starts: {} starts for {} rounds",
+                starts.len(),
+                self.round
+            ));
+        }
+        let total = self.game().total_seeds();
+        if let Some(bad) = starts
+            .iter()
+            .find(|s| u32::from(s.holdings[0]) + u32::from(s.holdings[1]) != u32::from(total))
+        {
+            return Err(format!(
+                "round_starts: holdings {:?} do not add up to the {total} seeds of {}",
+                bad.holdings,
+                self.game()
+            ));
+        }
+        Ok(())
+    }
+
     /// What each player held when this round was laid out, `[South, North]`: the seeds kept in
     /// store at the refill plus those it put in the player's open holes (as
     /// [`RoundStart::holdings`] records them).
@@ -770,30 +847,10 @@ impl GameState {
             g.history = keys;
         }
         if !r.round_starts.is_empty() {
-            if g.mode == Mode::Single {
-                return Err("round_starts: a single game has no round starts".into());
-            }
-            if r.round_starts.len() > g.round as usize {
-                return Err(format!(
-                    "round_starts: {} starts for {} rounds",
-                    r.round_starts.len(),
-                    g.round
-                ));
-            }
-            let total = g.game().total_seeds();
-            if let Some(bad) = r
-                .round_starts
-                .iter()
-                .find(|s| u32::from(s.holdings[0]) + u32::from(s.holdings[1]) != u32::from(total))
-            {
-                return Err(format!(
-                    "round_starts: holdings {:?} do not add up to the {total} seeds of {}",
-                    bad.holdings,
-                    g.game()
-                ));
-            }
+            g.check_round_starts(&r.round_starts)?;
+            let last = r.round_starts.last().copied();
             // The last start is this round's: its starter and holdings are the position's.
-            if let Some(last) = r.round_starts.last() {
+            if let Some(last) = last {
                 if last.starter != g.starter {
                     return Err(format!(
                         "round_starts: the last start (starter {}) is not this round's (starter {})",
