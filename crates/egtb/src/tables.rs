@@ -985,7 +985,7 @@ impl Tables {
 /// At most this many positions reachable by non-capturing moves from an unflagged entry are
 /// gathered to prove it exact for every history ([`Tables::verify_layer`]); an entry that
 /// reaches more is counted in [`VerifyReport::history_unchecked`].
-pub const HISTORY_LIMIT: usize = 1 << 16;
+pub const HISTORY_LIMIT: usize = 1 << 14;
 
 /// How many histories (ways back to the position) are tried to show that an unflagged entry
 /// whose bounds do not meet changes its value.
