@@ -620,8 +620,8 @@ impl Problems {
                     }
                     if r.history_unchecked > 0 {
                         line += &format!(
-                            "; {} without the history flag not checked for every history (each \
-                             reaches more than {} positions)",
+                            "; {} without the history flag not checked for every history (not \
+                             proven locally, each reaching more than {} positions)",
                             plural(r.history_unchecked, "sample", "samples"),
                             pussa_egtb::HISTORY_LIMIT
                         );
@@ -723,8 +723,8 @@ fn describe_mismatch(m: &pussa_egtb::Mismatch) -> String {
 pub(crate) fn verified(what: &str, samples: u64, problems: &Problems) -> anyhow::Result<()> {
     let unchecked = if problems.history_unchecked > 0 {
         format!(
-            " ({} without the history flag not checked for every history: each reaches more \
-             than {} positions)",
+            " ({} without the history flag not checked for every history: not proven locally, \
+             each reaching more than {} positions)",
             plural(problems.history_unchecked, "sample", "samples"),
             pussa_egtb::HISTORY_LIMIT
         )

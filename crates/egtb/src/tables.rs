@@ -128,8 +128,9 @@ pub struct VerifyReport {
     /// re-computation meets a position that is not.
     pub unresolved: u64,
     /// Sampled positions without the history flag whose value was re-computed and agrees but
-    /// which reach more than [`HISTORY_LIMIT`] positions by non-capturing moves, so that
-    /// their being exact for every history was not checked (counted in `checked`).
+    /// which the local bound iteration does not prove and which reach more than
+    /// [`HISTORY_LIMIT`] positions by non-capturing moves, so that their being exact for every
+    /// history was not checked (counted in `checked`).
     pub history_unchecked: u64,
 }
 
@@ -682,12 +683,15 @@ impl Tables {
     /// ranks; all if `samples` is at least the layer's size, none if 0) from the other entries
     /// and compares them with the stored values. An entry without the history flag claims to
     /// be exact for every history of the round: it is proven so by the builder's bound
-    /// iteration, run again over every position of the layer the entry can reach by
-    /// non-capturing moves (re-computed from the smaller layers), which must meet at the
-    /// stored value; if they do not, the ways back to the position (the histories that can
-    /// precede it) are tried to find one that changes the value ([`HistoryFault`]). An entry
-    /// that reaches more than [`HISTORY_LIMIT`] positions is counted in
-    /// [`VerifyReport::history_unchecked`] instead. Entries not
+    /// iteration, whose bounds must meet at the stored value. First locally, over the entry
+    /// and the flagged positions it reaches through flagged positions (the other unflagged
+    /// positions at their stored values, each checked in turn when sampled); if that does not
+    /// meet, over every position of the layer the entry can reach by non-capturing moves
+    /// (re-computed from the smaller layers). Bounds that do not meet are a mismatch: the ways
+    /// back to the position (the histories that can precede it) are tried to find one that
+    /// changes the value ([`HistoryFault`]). An entry not proven locally that reaches more
+    /// than [`HISTORY_LIMIT`] positions is counted in [`VerifyReport::history_unchecked`]
+    /// instead (a mismatch if a history among the local positions changes its value). Entries not
     /// determined, and those whose re-computation meets one, are counted apart
     /// ([`VerifyReport::unresolved`]), not as mismatches.
     #[must_use]
