@@ -554,6 +554,9 @@ pub(crate) struct Problems {
     pub mismatches: u64,
     /// Positions stored as not determined in the layers re-computed (a small `--budget`).
     pub undetermined: u64,
+    /// Samples without the history flag not proven exact for every history (they reach more
+    /// than `HISTORY_LIMIT` positions).
+    pub history_unchecked: u64,
     /// The first problem found, as a message naming the file.
     pub first: Option<String>,
 }
@@ -615,6 +618,14 @@ impl Problems {
                             plural(r.unresolved, "sample", "samples")
                         );
                     }
+                    if r.history_unchecked > 0 {
+                        line += &format!(
+                            "; {} without the history flag not checked for every history (not \
+                             proven locally, each reaching more than {} positions)",
+                            plural(r.history_unchecked, "sample", "samples"),
+                            pussa_egtb::HISTORY_LIMIT
+                        );
+                    }
                     outln!("{line}")?;
                 }
                 for m in &r.examples {
@@ -632,6 +643,7 @@ impl Problems {
                 }
                 self.mismatches += r.mismatches;
                 self.undetermined += r.undetermined;
+                self.history_unchecked += r.history_unchecked;
             }
         }
         if good == 0 {
@@ -678,33 +690,57 @@ impl Problems {
 /// string, the stored and the re-computed values.
 fn describe_mismatch(m: &pussa_egtb::Mismatch) -> String {
     let pos = pussa_rules::Setup::from_position(&m.position, 1);
-    match m.history {
+    let claim = format!(
+        "{pos}: stored {:+} without the history flag (exact for any history), but",
+        m.stored
+    );
+    match &m.history {
         None => format!(
             "{pos}: stored {:+}{}, re-computed {:+}",
             m.stored,
             if m.flagged { " (history flag)" } else { "" },
             m.recomputed
         ),
-        Some(mv) => format!(
-            "{pos}: stored {:+} without the history flag (exact for any history), but {:+} \
-             when {mv} repeats an earlier position of the round",
-            m.stored, m.recomputed
+        Some(pussa_egtb::HistoryFault::Line { from, line }) => {
+            let moves: Vec<String> = line.iter().map(ToString::to_string).collect();
+            format!(
+                "{claim} {:+} when the round came to it from {} by {} ({})",
+                m.recomputed,
+                pussa_rules::Setup::from_position(from, 1),
+                moves.join(" "),
+                plural(line.len() as u64, "move", "moves")
+            )
+        }
+        Some(pussa_egtb::HistoryFault::Bounds { lo, hi, reachable }) => format!(
+            "{claim} its bounds over the {} it can reach do not meet ({lo:+} to {hi:+}): \
+             the history flag is missing",
+            plural(*reachable, "position", "positions")
         ),
     }
 }
 
 /// The last line of a `verify` that found nothing wrong.
 pub(crate) fn verified(what: &str, samples: u64, problems: &Problems) -> anyhow::Result<()> {
+    let unchecked = if problems.history_unchecked > 0 {
+        format!(
+            " ({} without the history flag not checked for every history: not proven locally, \
+             each reaching more than {} positions)",
+            plural(problems.history_unchecked, "sample", "samples"),
+            pussa_egtb::HISTORY_LIMIT
+        )
+    } else {
+        String::new()
+    };
     if samples == 0 {
         outln!("{what}: files checked; no positions re-computed (--samples 0)")?;
     } else if problems.undetermined > 0 {
         outln!(
             "{what} verified, but {} not determined (built with a small --budget: `pussa egtb \
-             build` builds those layers again)",
+             build` builds those layers again){unchecked}",
             plural(problems.undetermined, "position is", "positions are")
         )?;
     } else {
-        outln!("{what} verified")?;
+        outln!("{what} verified{unchecked}")?;
     }
     Ok(())
 }

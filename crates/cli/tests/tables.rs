@@ -1331,8 +1331,9 @@ fn egtb_verify_checks_the_history_flag_and_names_the_positions() {
         out.contains("  3 seeds: 560 of 560 positions re-computed, 1 mismatch\n")
             && out.contains(
                 "    1,0,0,1,0,0,0/1,0,0,0,0,0,0 48 47 S 1 raja-pasu: stored +3 without the \
-                 history flag (exact for any history), but +1 when D repeats an earlier \
-                 position of the round"
+                 history flag (exact for any history), but +1 when the round came to it from \
+                 0,1,0,0,1,0,0/0,0,1,0,0,0,0 48 47 S 1 raja-pasu by E c F d G e B f C g (10 \
+                 moves)"
             ),
         "{out}"
     );

@@ -346,8 +346,11 @@ pub(crate) fn map_table(path: &Path) -> Result<Option<Mmap>, FormatError> {
         });
     }
     let file = File::open(path).map_err(io)?;
-    // SAFETY: the file is opened read-only; tables are written to a temporary file and renamed
-    // into place, never modified in place by this program.
+    // SAFETY: the file is opened read-only; this program writes tables to a temporary file and
+    // renames it into place, never modifying a file in place, so a mapping stays valid while
+    // it lives. Another program truncating or rewriting the file in place (`cp` over it) would
+    // make a later read fault (SIGBUS): docs/egtb.md, "Replacing tables in use", says to
+    // replace tables in use by rename only; the faulting read cannot be turned into an error.
     let map = unsafe { Mmap::map(&file) }.map_err(io)?;
     Ok(Some(map))
 }

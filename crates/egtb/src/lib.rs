@@ -43,8 +43,8 @@ pub use format::FormatError;
 pub use moves::Pattern;
 pub use oracle::{LazyTablesOracle, TablesDir, TablesOracle};
 pub use tables::{
-    build_dir, build_pattern_dir, too_many_seeds, BuildLock, DirCheck, LayerCheck, LayerEvent,
-    Mismatch, MoveValue, Tables, VerifyReport,
+    build_dir, build_pattern_dir, too_many_seeds, BuildLock, DirCheck, HistoryFault, LayerCheck,
+    LayerEvent, Mismatch, MoveValue, Tables, VerifyReport, HISTORY_LIMIT,
 };
 pub use value::Entry;
 

@@ -127,6 +127,11 @@ pub struct VerifyReport {
     /// Sampled positions that were not re-computed because they are not determined or their
     /// re-computation meets a position that is not.
     pub unresolved: u64,
+    /// Sampled positions without the history flag whose value was re-computed and agrees but
+    /// which the local bound iteration does not prove and which reach more than
+    /// [`HISTORY_LIMIT`] positions by non-capturing moves, so that their being exact for every
+    /// history was not checked (counted in `checked`).
+    pub history_unchecked: u64,
 }
 
 impl VerifyReport {
@@ -144,12 +149,39 @@ pub struct Mismatch {
     pub stored: i32,
     /// The stored history flag.
     pub flagged: bool,
-    /// The re-computed margin: for a fresh history, or (when `history` is `Some`) the value
-    /// with one earlier position of the round that the unflagged entry claims not to matter.
+    /// The re-computed margin: for a fresh history, or (when `history` is
+    /// [`HistoryFault::Line`]) the value with that history of the round, which the unflagged
+    /// entry claims not to matter.
     pub recomputed: i32,
-    /// For an entry stored without the history flag whose value a history changes: the move
-    /// (of the player to move) to the earlier position that makes the difference.
-    pub history: Option<Hole>,
+    /// For an entry stored without the history flag (exact for any history) that is not:
+    /// why.
+    pub history: Option<HistoryFault>,
+}
+
+/// Why an entry stored without the history flag is not exact for every history
+/// ([`Mismatch::history`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HistoryFault {
+    /// The round came to the position from `from` by the non-capturing moves `line` (the
+    /// first one `from`'s player's); with those positions seen, the value is
+    /// [`Mismatch::recomputed`].
+    Line {
+        /// The earlier position of the round.
+        from: Position,
+        /// The moves from `from` to the position.
+        line: Vec<Hole>,
+    },
+    /// The bound iteration over the `reachable` positions the position can reach by
+    /// non-capturing moves leaves its value between `lo` and `hi` for every history (no history
+    /// that changes the stored value was found among those tried): the flag is missing.
+    Bounds {
+        /// Lower bound.
+        lo: i32,
+        /// Upper bound.
+        hi: i32,
+        /// Positions of the layer it can reach.
+        reachable: u64,
+    },
 }
 
 impl Lookup for Tables {
@@ -649,11 +681,17 @@ impl Tables {
 
     /// Re-computes `samples` positions of layer `k` (exactly that many, spread evenly over the
     /// ranks; all if `samples` is at least the layer's size, none if 0) from the other entries
-    /// and compares them with the stored values. An entry without the history flag (exact for
-    /// any history) is also re-computed with each same-layer child of the position from which
-    /// the position can be reached again as an earlier position of the round: a value that
-    /// changes needed the flag (a child whose way back takes more than 65,536 positions to
-    /// find is not tried). Entries not
+    /// and compares them with the stored values. An entry without the history flag claims to
+    /// be exact for every history of the round: it is proven so by the builder's bound
+    /// iteration, whose bounds must meet at the stored value. First locally, over the entry
+    /// and the flagged positions it reaches through flagged positions (the other unflagged
+    /// positions at their stored values, each checked in turn when sampled); if that does not
+    /// meet, over every position of the layer the entry can reach by non-capturing moves
+    /// (re-computed from the smaller layers). Bounds that do not meet are a mismatch: the ways
+    /// back to the position (the histories that can precede it) are tried to find one that
+    /// changes the value ([`HistoryFault`]). An entry not proven locally that reaches more
+    /// than [`HISTORY_LIMIT`] positions is counted in [`VerifyReport::history_unchecked`]
+    /// instead (a mismatch if a history among the local positions changes its value). Entries not
     /// determined, and those whose re-computation meets one, are counted apart
     /// ([`VerifyReport::unresolved`]), not as mismatches.
     #[must_use]
@@ -676,11 +714,13 @@ impl Tables {
             examples: Vec::new(),
             undetermined,
             unresolved: 0,
+            history_unchecked: 0,
         };
         for o in outcomes {
             match o {
                 Check::Good => {}
                 Check::Unresolved => report.unresolved += 1,
+                Check::HistoryUnchecked => report.history_unchecked += 1,
                 Check::Bad(m) => {
                     report.mismatches += 1;
                     if report.examples.len() < VerifyReport::SHOWN {
@@ -701,7 +741,7 @@ impl Tables {
         let b = self.ring.unrank(k, idx);
         let flagged = stored & crate::value::HISTORY_FLAG != 0;
         let want = i32::from(stored & 0x7F) - 63;
-        let bad = |recomputed: i32, history: Option<Hole>| {
+        let bad = |recomputed: i32, history: Option<HistoryFault>| {
             let side = self.ring.side_of(k, idx);
             let closed = self.ring.pattern(side).closed_mask(self.game);
             let rest = self.game.total_seeds() - k as u8;
@@ -735,62 +775,175 @@ impl Tables {
             return bad(got, None);
         }
         if !flagged {
-            // Exact for any history: with a same-layer child already seen in the round (the
-            // move to it repeats a position), the value must stay the same. Only a child from
-            // which the position can be reached again can have been seen before it.
-            let side = self.ring.side_of(k, idx);
-            let cside = self.ring.child_side(side);
-            let moves = self.ring.children(side, &b);
-            if terminal_value(self.game, &b, &moves).is_none() {
-                for c in moves.as_slice().iter().filter(|c| c.seeds == k) {
-                    let cidx = self.ring.rank(cside, k, &c.board);
-                    if !self.reaches(k, (cidx, cside, c.board), idx) {
-                        continue;
-                    }
-                    let mut s = PathSearch::new(self, 1 << 24);
-                    s.push_history(cidx, true);
-                    match s.search(&b, idx, k, false, -(k as i32) - 1, k as i32 + 1) {
-                        Ok(v) if v != want => {
-                            return bad(v, Some(move_letter(Side::South, c.col)));
-                        }
-                        Ok(_) => {}
-                        Err(_) => return Check::Unresolved,
-                    }
-                }
+            // Exact for any history: prove it with the bound iteration over every position the
+            // entry can reach by non-capturing moves.
+            match self.history_check(k, idx, &b, want) {
+                History::Proven => {}
+                History::TooMany => return Check::HistoryUnchecked,
+                History::Unresolved => return Check::Unresolved,
+                History::Differs(v) => return bad(v, None),
+                History::Changes(v, fault) => return bad(v, Some(fault)),
             }
         }
         Check::Good
     }
 
-    /// True if a chain of non-capturing moves leads from `from` (rank, pattern side and board
-    /// of a position of layer `k`, the opponent of the position `target` to move) back to
-    /// `target` with the same player to move; false if not or if more than [`REACH_LIMIT`]
-    /// positions would have to be looked at to tell.
-    fn reaches(&self, k: usize, from: (u64, u8, [u8; 14]), target: u64) -> bool {
-        let mut seen = std::collections::HashSet::new();
-        // (rank, parity: true if the opponent of the target's mover is to move, side, board)
-        let mut todo = vec![(from.0, true, from.1, from.2)];
-        seen.insert((from.0, true));
-        while let Some((idx, parity, side, b)) = todo.pop() {
-            if idx == target && !parity {
-                return true;
-            }
-            if seen.len() > REACH_LIMIT {
-                return false;
-            }
-            let moves = self.ring.children(side, &b);
-            if terminal_value(self.game, &b, &moves).is_some() {
-                continue;
-            }
-            let cside = self.ring.child_side(side);
-            for c in moves.as_slice().iter().filter(|c| c.seeds == k) {
-                let cidx = self.ring.rank(cside, k, &c.board);
-                if seen.insert((cidx, !parity)) {
-                    todo.push((cidx, !parity, cside, c.board));
-                }
+    /// Proves that the unflagged entry `want` of board `b` (rank `idx` of layer `k`) is its
+    /// value for every history of the round, with the builder's bound iteration
+    /// (`lo(p) = max over moves of -max(hi(c), own(c))`, `hi(p) = max over moves of
+    /// -min(lo(c), own(c))`, docs/egtb.md phase 3): every value the repetition rule can give
+    /// the board lies within its bounds at every step, so bounds that meet at `want` prove the
+    /// entry.
+    ///
+    /// First locally: over the board and the flagged positions it reaches through flagged
+    /// positions, every other unflagged position taken at its stored value (each of those is
+    /// checked in turn when sampled) and as a possible repetition. If that does not prove it,
+    /// exactly: over every position of the layer the board can reach by non-capturing moves
+    /// (at most [`HISTORY_LIMIT`]), re-computed from the smaller layers, those from which no
+    /// cycle can be reached first. If those bounds do not meet, the histories that end with a
+    /// way back to the board are tried (the shortest first) to find one that changes the value.
+    fn history_check(&self, k: usize, idx: u64, b: &[u8; 14], want: i32) -> History {
+        let mut local = Reach::default();
+        if local.gather(self, k, idx, b, true).is_none() {
+            return History::Unresolved;
+        }
+        if local.nodes.len() <= HISTORY_LIMIT {
+            let (lo, hi) = local.bounds(k);
+            if lo == want && hi == want {
+                return History::Proven;
             }
         }
-        false
+        let mut all = Reach::default();
+        if all.gather(self, k, idx, b, false).is_none() {
+            return History::Unresolved;
+        }
+        if all.nodes.len() > HISTORY_LIMIT {
+            // Too many positions for the exact bounds: a history found among the local ones
+            // still shows a missing flag.
+            if local.nodes.len() <= HISTORY_LIMIT {
+                if let Some((v, from, line)) = self.changing_history(k, &local, want) {
+                    return History::Changes(v, HistoryFault::Line { from, line });
+                }
+            }
+            return History::TooMany;
+        }
+        let (lo, hi) = all.bounds(k);
+        if lo >= hi {
+            return if lo == want {
+                History::Proven
+            } else {
+                History::Differs(lo)
+            };
+        }
+        if let Some((v, from, line)) = self.changing_history(k, &all, want) {
+            return History::Changes(v, HistoryFault::Line { from, line });
+        }
+        History::Changes(
+            want,
+            HistoryFault::Bounds {
+                lo,
+                hi,
+                reachable: all.nodes.len() as u64,
+            },
+        )
+    }
+
+    /// A history of the round that changes the value of the root of `reach` (stored as
+    /// `want`): the value with it, the earlier position and the moves from there to the root.
+    /// Tries the positions with a way back to the root in the order of their distance, at most
+    /// [`WITNESS_TRIES`] of them.
+    fn changing_history(
+        &self,
+        k: usize,
+        reach: &Reach,
+        want: i32,
+    ) -> Option<(i32, Position, Vec<Hole>)> {
+        let parents = reach.parents();
+        // Backwards from (root, its mover to move): next[(i, parity)] = the state after it on
+        // the shortest way to the root, with the column of the move.
+        let n = reach.nodes.len();
+        let slot = |i: u32, parity: bool| i as usize * 2 + usize::from(parity);
+        let mut next: Vec<Option<(u32, u8)>> = vec![None; 2 * n];
+        let mut seen = vec![false; 2 * n];
+        seen[slot(0, false)] = true;
+        let mut queue = std::collections::VecDeque::from([(0u32, false)]);
+        let mut tries = 0;
+        let root = &reach.nodes[0];
+        while let Some((i, parity)) = queue.pop_front() {
+            if i != 0 || parity {
+                // The history: this position, then each one on the way to the root.
+                let mut s = PathSearch::new(self, 1 << 22);
+                let mut line = Vec::new();
+                let (mut at, mut par) = (i, parity);
+                while let Some((nx, col)) = next[slot(at, par)] {
+                    s.push_history(reach.nodes[at as usize].idx, par);
+                    let side = if par { Side::North } else { Side::South };
+                    line.push(move_letter(side, col));
+                    at = nx;
+                    par = !par;
+                }
+                if let Ok(v) = s.search(
+                    &root.board,
+                    root.idx,
+                    k,
+                    false,
+                    -(k as i32) - 1,
+                    k as i32 + 1,
+                ) {
+                    if v != want {
+                        let from = self.position_at(k, &reach.nodes[i as usize], parity);
+                        return Some((v, from, line));
+                    }
+                }
+                tries += 1;
+                if tries >= WITNESS_TRIES {
+                    return None;
+                }
+            }
+            for &p in &parents[i as usize] {
+                if seen[slot(p, !parity)] {
+                    continue;
+                }
+                seen[slot(p, !parity)] = true;
+                let node = &reach.nodes[p as usize];
+                let col = reach.kids[node.kids.clone()]
+                    .iter()
+                    .find(|&&(c, _)| c == i)
+                    .map(|&(_, col)| col)
+                    .expect("a parent has the edge");
+                next[slot(p, !parity)] = Some((i, col));
+                queue.push_back((p, !parity));
+            }
+        }
+        None
+    }
+
+    /// The position of a node of layer `k`: South to move for an even distance from the
+    /// verified position (`parity` false), North otherwise, the seeds off the board split
+    /// between the stores as for the verified position.
+    fn position_at(&self, k: usize, node: &ReachNode, parity: bool) -> Position {
+        let pattern = self.ring.pattern(self.ring.side_of(k, node.idx));
+        let rest = self.game.total_seeds() - k as u8;
+        let stores = [rest - rest / 2, rest / 2];
+        if parity {
+            let closed = self.game.closed_holes(Side::North, 7 - pattern.mine)
+                | self.game.closed_holes(Side::South, 7 - pattern.theirs);
+            Position::from_parts_unchecked(
+                self.game,
+                crate::moves::rotate(&node.board),
+                closed,
+                stores,
+                Side::North,
+            )
+        } else {
+            Position::from_parts_unchecked(
+                self.game,
+                node.board,
+                pattern.closed_mask(self.game),
+                stores,
+                Side::South,
+            )
+        }
     }
 
     /// An unflagged entry from its children: the best over the moves.
@@ -833,15 +986,222 @@ impl Tables {
     }
 }
 
-/// How many positions [`Tables::verify_layer`] looks at to tell whether a child of a position
-/// can lead back to it (past it, that child's repetition is not tried).
-const REACH_LIMIT: usize = 1 << 9;
+/// At most this many positions reachable by non-capturing moves from an unflagged entry are
+/// gathered to prove it exact for every history ([`Tables::verify_layer`]); an entry that
+/// reaches more is counted in [`VerifyReport::history_unchecked`].
+pub const HISTORY_LIMIT: usize = 1 << 14;
+
+/// How many histories (ways back to the position) are tried to show that an unflagged entry
+/// whose bounds do not meet changes its value.
+const WITNESS_TRIES: usize = 256;
+
+/// One position of layer `k` reachable from a verified one by non-capturing moves.
+struct ReachNode {
+    idx: u64,
+    board: [u8; 14],
+    /// The best value over the moves that take seeds (from the smaller layers), or the value
+    /// of a board where the round is over; `i32::MIN` if neither.
+    base: i32,
+    /// Its same-layer moves in [`Reach::kids`] (none if not expanded).
+    kids: std::ops::Range<usize>,
+    /// The stored value of a position not expanded (an unflagged one, in a local gathering).
+    frozen: Option<i32>,
+}
+
+/// The positions of layer `k` reachable from one (node 0) by non-capturing moves.
+#[derive(Default)]
+struct Reach {
+    nodes: Vec<ReachNode>,
+    /// (node, column of the move) of every same-layer move, node by node.
+    kids: Vec<(u32, u8)>,
+}
+
+impl Reach {
+    /// Gathers the positions reachable from board `b` (rank `idx` of layer `k`), stopping past
+    /// [`HISTORY_LIMIT`]; with `local`, the unflagged ones other than `b` are not expanded but
+    /// kept at their stored values. `None` if an entry it needs is not determined.
+    fn gather(&mut self, t: &Tables, k: usize, idx: u64, b: &[u8; 14], local: bool) -> Option<()> {
+        let ring = t.ring;
+        let mut at = std::collections::HashMap::new();
+        at.insert(idx, 0u32);
+        self.nodes.push(ReachNode {
+            idx,
+            board: *b,
+            base: i32::MIN,
+            kids: 0..0,
+            frozen: None,
+        });
+        let mut i = 0;
+        while i < self.nodes.len() {
+            if self.nodes.len() > HISTORY_LIMIT {
+                return Some(());
+            }
+            let (nidx, board) = (self.nodes[i].idx, self.nodes[i].board);
+            if i > 0 && local {
+                match decode(t.byte(k, nidx)) {
+                    Entry::Value {
+                        margin,
+                        history: false,
+                    } => {
+                        self.nodes[i].frozen = Some(margin);
+                        i += 1;
+                        continue;
+                    }
+                    Entry::Value { history: true, .. } => {}
+                    Entry::Unknown => return None,
+                }
+            }
+            let side = ring.side_of(k, nidx);
+            let cside = ring.child_side(side);
+            let moves = ring.children(side, &board);
+            let start = self.kids.len();
+            if let Some(v) = terminal_value(t.game, &board, &moves) {
+                self.nodes[i].base = v;
+            } else {
+                let mut base = i32::MIN;
+                for c in moves.as_slice() {
+                    let cidx = ring.rank(cside, c.seeds, &c.board);
+                    if c.seeds < k {
+                        match decode(t.byte(c.seeds, cidx)) {
+                            Entry::Value { margin, .. } => base = base.max(c.gain - margin),
+                            Entry::Unknown => return None,
+                        }
+                    } else {
+                        let next = self.nodes.len() as u32;
+                        let j = *at.entry(cidx).or_insert(next);
+                        if j == next {
+                            self.nodes.push(ReachNode {
+                                idx: cidx,
+                                board: c.board,
+                                base: i32::MIN,
+                                kids: 0..0,
+                                frozen: None,
+                            });
+                        }
+                        self.kids.push((j, c.col));
+                    }
+                }
+                self.nodes[i].base = base;
+            }
+            self.nodes[i].kids = start..self.kids.len();
+            i += 1;
+        }
+        Some(())
+    }
+
+    /// The positions with a move to each node, one entry a move.
+    fn parents(&self) -> Vec<Vec<u32>> {
+        let mut parents: Vec<Vec<u32>> = vec![Vec::new(); self.nodes.len()];
+        for (i, node) in self.nodes.iter().enumerate() {
+            for &(c, _) in &self.kids[node.kids.clone()] {
+                parents[c as usize].push(i as u32);
+            }
+        }
+        parents
+    }
+
+    /// The bounds of node 0 (`lo == hi`: its value for every history). The expanded nodes
+    /// from which no cycle can be reached get their exact values from the leaves up (no
+    /// position can recur after them); then the bound iteration runs over the others, a
+    /// worklist of the nodes with a child whose bounds moved, until node 0's bounds meet or
+    /// nothing moves. A frozen node keeps its stored value, and like every node not exact may
+    /// be a repetition (its row margin).
+    fn bounds(&self, k: usize) -> (i32, i32) {
+        let kk = k as i32;
+        let n = self.nodes.len();
+        let parents = self.parents();
+        let mut exact: Vec<Option<i32>> = vec![None; n];
+        let mut pending: Vec<usize> = self.nodes.iter().map(|v| v.kids.len()).collect();
+        let mut todo: Vec<u32> = (0..n as u32)
+            .filter(|&i| pending[i as usize] == 0 && self.nodes[i as usize].frozen.is_none())
+            .collect();
+        while let Some(i) = todo.pop() {
+            let node = &self.nodes[i as usize];
+            let v = self.kids[node.kids.clone()]
+                .iter()
+                .map(|&(c, _)| -exact[c as usize].expect("children first"))
+                .fold(node.base, i32::max);
+            exact[i as usize] = Some(v);
+            for &p in &parents[i as usize] {
+                pending[p as usize] -= 1;
+                if pending[p as usize] == 0 {
+                    todo.push(p);
+                }
+            }
+        }
+        if let Some(v) = exact[0] {
+            return (v, v);
+        }
+        let own: Vec<i32> = self
+            .nodes
+            .iter()
+            .map(|v| crate::moves::row_margin(&v.board))
+            .collect();
+        let mut lo: Vec<i32> = self.nodes.iter().map(|v| v.frozen.unwrap_or(-kk)).collect();
+        let mut hi: Vec<i32> = self.nodes.iter().map(|v| v.frozen.unwrap_or(kk)).collect();
+        let mut queued = vec![false; n];
+        let mut work: std::collections::VecDeque<u32> = (0..n as u32)
+            .filter(|&i| exact[i as usize].is_none() && self.nodes[i as usize].frozen.is_none())
+            .collect();
+        for &i in &work {
+            queued[i as usize] = true;
+        }
+        while let Some(i) = work.pop_front() {
+            let i = i as usize;
+            queued[i] = false;
+            let node = &self.nodes[i];
+            let (mut l, mut h) = (node.base, node.base);
+            for &(c, _) in &self.kids[node.kids.clone()] {
+                let c = c as usize;
+                let (clo, chi) = match exact[c] {
+                    Some(v) => (v, v),
+                    None => (lo[c].min(own[c]), hi[c].max(own[c])),
+                };
+                l = l.max(-chi);
+                h = h.max(-clo);
+            }
+            let l = l.max(lo[i]);
+            let h = h.min(hi[i]);
+            if l != lo[i] || h != hi[i] {
+                lo[i] = l;
+                hi[i] = h;
+                if lo[0] >= hi[0] {
+                    break;
+                }
+                for &p in &parents[i] {
+                    let p = p as usize;
+                    if exact[p].is_none() && self.nodes[p].frozen.is_none() && !queued[p] {
+                        queued[p] = true;
+                        work.push_back(p as u32);
+                    }
+                }
+            }
+        }
+        (lo[0], hi[0])
+    }
+}
+
+/// What [`Tables::history_check`] found.
+enum History {
+    Proven,
+    /// More positions reachable than [`HISTORY_LIMIT`].
+    TooMany,
+    /// A smaller layer's entry is not determined.
+    Unresolved,
+    /// The same for every history, but not the stored value.
+    Differs(i32),
+    /// The value a history gives (the stored one if none was found), and why.
+    Changes(i32, HistoryFault),
+}
 
 /// What re-computing one entry found.
 enum Check {
     Good,
     /// Not determined, or the re-computation met an entry that is not.
     Unresolved,
+    /// Unflagged, its value right, but it reaches too many positions to be proven exact for
+    /// every history.
+    HistoryUnchecked,
     Bad(Box<Mismatch>),
 }
 

@@ -195,3 +195,46 @@ fn golden_values_are_probed_from_files() {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+/// A build replaces a table file by renaming a new file into place, never by writing over the
+/// old one: a process that has the old files mapped keeps reading them, whole and unchanged
+/// (writing over a mapped file in place, as `cp` or `rsync --inplace` do, truncates it under the
+/// mapping, and the reader dies of SIGBUS at its next read of a lost page).
+#[cfg(unix)]
+#[test]
+fn a_rebuild_replaces_the_files_by_rename_under_a_reader() {
+    use std::os::unix::fs::MetadataExt as _;
+    let dir = temp_dir("rename-under-reader");
+    let game = Game::RajaPasu;
+    build(&dir, game, 4);
+    let reader = Tables::open(&dir, game, None).expect("open");
+    let before: Vec<Vec<u8>> = (0..=4).map(|k| reader.layer(k).to_vec()).collect();
+    let inode = |k| std::fs::metadata(table_path(&dir, game, k)).unwrap().ino();
+    let old: Vec<u64> = (0..=4).map(inode).collect();
+    build_dir(
+        &dir,
+        game,
+        4,
+        BuildOptions::default(),
+        true,
+        &|_| {},
+        &mut |_| {},
+    )
+    .expect("rebuild");
+    for k in 0..=4 {
+        assert_ne!(inode(k), old[k], "{k} seeds: the file was written in place");
+        assert_eq!(
+            reader.layer(k),
+            &before[k][..],
+            "{k} seeds: the mapped table changed"
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.join(game.name()))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
