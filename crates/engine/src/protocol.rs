@@ -500,8 +500,9 @@ fn whole_number(text: &str) -> Result<u64, NumberError> {
 
 /// Reads the words after `starts` in `position fen … starts …`: the starts of a match's rounds
 /// before the position's, each `<South's holdings>,<North's holdings>,<starter S|N>`, optionally
-/// followed by `*<count>` for that many rounds started so (`28,28,S*3`), in any order.
-fn parse_starts(words: &[&str]) -> Result<Vec<RoundStart>, String> {
+/// followed by `*<count>` for that many rounds started so (`28,28,S*3`), in any order; each
+/// start's holdings add up to the seeds of `game`.
+fn parse_starts(words: &[&str], game: Game) -> Result<Vec<RoundStart>, String> {
     let mut starts = Vec::new();
     for &w in words {
         let bad = || {
@@ -524,6 +525,15 @@ fn parse_starts(words: &[&str]) -> Result<Vec<RoundStart>, String> {
         let south: u8 = south.parse().map_err(|_| bad())?;
         let north: u8 = north.parse().map_err(|_| bad())?;
         let starter = Side::parse(starter).map_err(|_| bad())?;
+        let sum = u32::from(south) + u32::from(north);
+        let total = u32::from(game.total_seeds());
+        if sum != total {
+            return Err(format!(
+                "position: starts: '{}': holdings add up to {sum}, not the {total} seeds of {}",
+                crate::clip(w, 40),
+                game.name()
+            ));
+        }
         // A match ends after round MAX_ROUND: no more earlier starts than that.
         if starts.len() + count as usize > pussa_rules::MAX_ROUND as usize {
             return Err(format!(
@@ -1084,7 +1094,25 @@ impl<W: Write + Send + 'static> Engine<W> {
                         .into(),
                 );
             }
-            let earlier = parse_starts(starts)?;
+            if self.mode == Mode::Single {
+                return Err(
+                    "position: starts: a single game has no earlier rounds ('starts' is for a match: newgame <game> match)"
+                        .into(),
+                );
+            }
+            let earlier = parse_starts(starts, state.game())?;
+            let round = state.round();
+            if earlier.len() >= round as usize {
+                let given = match earlier.len() {
+                    1 => "1 start given".to_string(),
+                    n => format!("{n} starts given"),
+                };
+                return Err(match round - 1 {
+                    0 => format!("position: starts: round 1 has no earlier round, {given}"),
+                    1 => format!("position: starts: round 2 has 1 earlier round, {given}"),
+                    r => format!("position: starts: round {round} has {r} earlier rounds, {given}"),
+                });
+            }
             state
                 .set_earlier_round_starts(earlier)
                 .map_err(|e| format!("position: starts: {e}"))?;
@@ -1559,11 +1587,19 @@ mod tests {
             ),
             (
                 "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 2 walak-pussa starts 28,28,S*2",
-                "starts: round_starts: 2 earlier starts for round 2",
+                "position: starts: round 2 has 1 earlier round, 2 starts given",
+            ),
+            (
+                "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa starts 28,28,S",
+                "position: starts: round 1 has no earlier round, 1 start given",
+            ),
+            (
+                "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 3 walak-pussa starts 28,28,S*2 28,28,N",
+                "position: starts: round 3 has 2 earlier rounds, 3 starts given",
             ),
             (
                 "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 2 walak-pussa starts 28,27,S",
-                "do not add up to the 56 seeds",
+                "position: starts: '28,27,S': holdings add up to 55, not the 56 seeds of walak-pussa",
             ),
             (
                 "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 2 walak-pussa starts 28,28,X",
@@ -1581,13 +1617,25 @@ mod tests {
                 lines[0].starts_with("info string error: position: ") && lines[0].contains(needle),
                 "{cmd}: {lines:?}"
             );
+            // In the protocol's terms: no library field name, no Rust array of numbers.
+            let array = lines[0]
+                .as_bytes()
+                .windows(2)
+                .any(|w| w[0] == b'[' && w[1].is_ascii_digit());
+            assert!(
+                !lines[0].contains("round_starts") && !array,
+                "{cmd}: {lines:?}"
+            );
             assert_eq!(e.state(), &before);
         }
         e.handle_line("newgame walak-pussa single");
         e.handle_line(
             "position fen 4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 2 walak-pussa starts 28,28,S",
         );
-        assert!(out.take()[0].contains("a single game has no round starts"));
+        assert_eq!(
+            out.take(),
+            ["info string error: position: starts: a single game has no earlier rounds ('starts' is for a match: newgame <game> match)"]
+        );
     }
 
     #[test]
