@@ -1282,3 +1282,64 @@ fn a_long_match_with_an_external_engine_is_not_forfeited_on_the_line_length() {
         .unwrap_or_else(|| panic!("{out}"));
     assert!(plies * 2 > 65_536, "{plies} plies: {out}");
 }
+
+/// QA pass 17, second pass, review-engine #2: from round 2 of a match the manager sent
+/// `position fen … starts …`, which an engine of the earlier protocol (pussa's previous build
+/// among them) refuses: it forfeited every match. An engine that does not read `starts` (here
+/// pussa's engine behind a filter that refuses it as the earlier build did) now plays matches
+/// through their rounds: the manager sends `position startpos … moves <every move>` while that
+/// fits in the line limit (the compact form past it: protocol::tests).
+#[test]
+fn an_engine_of_the_earlier_protocol_plays_matches_across_rounds() {
+    let log = tmp("earlier-protocol.log");
+    let _ = std::fs::remove_file(&log);
+    let script = tmp("earlier-protocol.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "exec 3>&1\n\
+             while IFS= read -r l; do\n\
+               printf '%s\\n' \"$l\" >> '{log}'\n\
+               case \"$l\" in\n\
+                 *' starts '*) echo 'info string error: position: expected 6 or 7 fields' >&3;;\n\
+                 *) printf '%s\\n' \"$l\";;\n\
+               esac\n\
+             done | exec '{pussa}' engine\n",
+            log = log.display(),
+            pussa = env!("CARGO_BIN_EXE_pussa"),
+        ),
+    )
+    .unwrap();
+    let csv = tmp("earlier-protocol.csv");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        &format!("engine:sh {}", script.display()),
+        "greedy",
+        "--match",
+        "--game",
+        "raja-pasu",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--quiet",
+        "--results",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains(" forfeit 0"), "no game forfeited: {out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    for row in text.lines().skip(1) {
+        let rounds: u32 = row.split(',').nth(8).unwrap().parse().unwrap();
+        assert!(rounds > 1, "{row}");
+    }
+    let sent = std::fs::read_to_string(&log).unwrap();
+    let positions: Vec<&str> = sent.lines().filter(|l| l.starts_with("position")).collect();
+    assert!(positions.len() > 10, "{sent}");
+    assert!(
+        positions
+            .iter()
+            .all(|l| l.starts_with("position startpos first S")),
+        "{positions:?}"
+    );
+}

@@ -334,9 +334,10 @@ pub fn run_with_tables<R: BufRead, W: Write + Send + 'static>(
 
 /// The longest line the protocol reads, in bytes, either way: the engine from its input, a
 /// tournament from an external engine. A tournament's `position` line ([`PositionCommand`])
-/// holds the current round's start, the distinct starts of the earlier rounds (a few hundred at
+/// is `position startpos … moves …` with the whole match while that fits; past that it holds
+/// the current round's start, the distinct starts of the earlier rounds (a few hundred at
 /// most) and the current round's moves, so it stays far shorter however many rounds a match
-/// plays; `position startpos moves …` with a whole long match of moves may not fit.
+/// plays.
 pub const MAX_LINE: usize = 64 * 1024;
 
 /// What [`read_line_capped`] read.
@@ -551,14 +552,16 @@ fn parse_starts(words: &[&str], game: Game) -> Result<Vec<RoundStart>, String> {
 }
 
 /// The `position` command a manager sends before each `go` of a game or match played from the
-/// start, kept up to date move by move: the line stays short however long the match.
+/// start, kept up to date move by move: always within [`MAX_LINE`], however long the match.
 ///
-/// In round 1 (and in a single game) it is `position startpos first S|N moves <the moves>`. From
-/// round 2 of a match on it is `position fen <this round's start> starts <the earlier rounds'
-/// starts> moves <this round's moves>`: the engine's state is then the one the whole match's
-/// moves give, up to the order of [`GameState::round_starts`] (each distinct start once, with
-/// its count), which no search reads (it counts how often each start was seen). The moves of
-/// earlier rounds are not sent: a round's play depends on them only through its start.
+/// While it fits (the line and its newline within [`MAX_LINE`] bytes: a match of up to about
+/// 32,750 plies) it is the form every engine of this protocol reads, `position startpos first
+/// S|N moves <every move so far>`, through the rounds of a match. Only a longer match gets the
+/// compact form: `position fen <this round's start> starts <the earlier rounds' starts> moves
+/// <this round's moves>`. The engine's state is then the one the whole match's moves give, up
+/// to the order of [`GameState::round_starts`] (each distinct start once, with its count),
+/// which no search reads (it counts how often each start was seen). The moves of earlier
+/// rounds are not sent: a round's play depends on them only through its start.
 ///
 /// # Examples
 /// ```
@@ -578,8 +581,11 @@ fn parse_starts(words: &[&str], game: Game) -> Result<Vec<RoundStart>, String> {
 ///     cmd.new_round(&state);
 /// }
 /// assert_eq!(state.round(), 2);
-/// assert!(cmd.line().starts_with("position fen "), "{}", cmd.line());
-/// assert!(cmd.line().contains(" starts 28,28,S"), "{}", cmd.line());
+/// // A short match: every move from the start position.
+/// assert!(cmd.line().starts_with("position startpos first S moves A f B e"), "{}", cmd.line());
+/// // Past the line limit the line would be: the round's start and the earlier starts.
+/// assert!(cmd.compact_line().starts_with("position fen "), "{}", cmd.compact_line());
+/// assert!(cmd.compact_line().contains(" starts 28,28,S"), "{}", cmd.compact_line());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -592,6 +598,9 @@ pub struct PositionCommand {
     earlier: Vec<(RoundStart, u32)>,
     /// The moves since this round's start (every move in round 1).
     moves: Vec<Hole>,
+    /// Every move since the start, while the full line still fits in [`MAX_LINE`] (then no
+    /// longer kept: the line only grows).
+    all: Option<Vec<Hole>>,
 }
 
 impl PositionCommand {
@@ -603,12 +612,19 @@ impl PositionCommand {
             round_start: None,
             earlier: Vec::new(),
             moves: Vec::new(),
+            all: Some(Vec::new()),
         }
     }
 
     /// `mv` was played.
     pub fn played(&mut self, mv: Hole) {
         self.moves.push(mv);
+        if let Some(all) = &mut self.all {
+            all.push(mv);
+            if Self::full_len(all.len()) + 1 > MAX_LINE {
+                self.all = None;
+            }
+        }
     }
 
     /// `state` has just laid out a new round ([`GameState::next_round`] returned true).
@@ -623,11 +639,36 @@ impl PositionCommand {
         self.moves.clear();
     }
 
-    /// The `position` line.
+    /// The length of `position startpos first S moves …` with `moves` moves, in bytes.
+    fn full_len(moves: usize) -> usize {
+        "position startpos first S".len()
+            + if moves > 0 {
+                " moves".len() + 2 * moves
+            } else {
+                0
+            }
+    }
+
+    /// The `position` line: every move from the start position while that fits in
+    /// [`MAX_LINE`] with its newline, else [`PositionCommand::compact_line`].
     #[must_use]
     pub fn line(&self) -> String {
+        match &self.all {
+            Some(all) => Self::with_moves(
+                format!("position startpos first {}", self.first.letter()),
+                all,
+            ),
+            None => self.compact_line(),
+        }
+    }
+
+    /// The compact `position` line: from round 2 of a match on, `position fen <this round's
+    /// start> starts <the earlier rounds' starts> moves <this round's moves>`; in round 1 (and
+    /// a single game) the moves from the start position. A few KB however long the match.
+    #[must_use]
+    pub fn compact_line(&self) -> String {
         use std::fmt::Write as _;
-        let mut line = match &self.round_start {
+        let head = match &self.round_start {
             None => format!("position startpos first {}", self.first.letter()),
             Some(fen) => {
                 let mut l = format!("position fen {fen} starts");
@@ -646,9 +687,15 @@ impl PositionCommand {
                 l
             }
         };
-        if !self.moves.is_empty() {
+        Self::with_moves(head, &self.moves)
+    }
+
+    /// `line` followed by ` moves` and `moves`, if any.
+    fn with_moves(mut line: String, moves: &[Hole]) -> String {
+        if !moves.is_empty() {
+            line.reserve(6 + 2 * moves.len());
             line.push_str(" moves");
-            for m in &self.moves {
+            for m in moves {
                 line.push(' ');
                 line.push(m.letter());
             }
@@ -1514,12 +1561,12 @@ mod tests {
 
     /// QA pass 17, review-engine #1: a manager sent the whole match before every move, 2 bytes
     /// a ply, and past about 32,750 plies the line went over MAX_LINE: the engine forfeited on
-    /// the line length. The manager's line (PositionCommand) is the current round's start, the
-    /// earlier rounds' starts and this round's moves: short however long the match, and the
-    /// engine's state from it is the whole match's (up to the order of the earlier starts), so
-    /// its search gives the same answers.
+    /// the line length. The manager's compact line (PositionCommand::compact_line) is the
+    /// current round's start, the earlier rounds' starts and this round's moves: short however
+    /// long the match, and the engine's state from it is the whole match's (up to the order of
+    /// the earlier starts), so its search gives the same answers.
     #[test]
-    fn a_long_matchs_position_line_stays_short_and_gives_the_same_state() {
+    fn a_long_matchs_compact_position_line_stays_short_and_gives_the_same_state() {
         for game in [Game::WalakPussa, Game::RajaPasu] {
             let mut full = GameState::new(game, Mode::Match, Side::South);
             let mut cmd = PositionCommand::new(Side::South);
@@ -1535,7 +1582,7 @@ mod tests {
                 let Some(mv) = crate::arena::greedy(&full) else {
                     break;
                 };
-                let line = cmd.line();
+                let line = cmd.compact_line();
                 longest = longest.max(line.len());
                 // Every round's first move, and now and then in a round.
                 if cmd.moves.is_empty() || plies % 97 == 0 {
@@ -1573,6 +1620,61 @@ mod tests {
             // The whole match's moves would not have been.
             assert!(plies * 2 > 4096, "{game:?}: {plies} plies");
         }
+    }
+
+    /// QA pass 17, second pass, review-engine #2: the manager sent the compact line
+    /// (`position fen … starts …`) from round 2 of every match, which an engine of the earlier
+    /// protocol (pussa's previous build among them) refused, forfeiting. The line is now every
+    /// move from `startpos`, through the rounds, while that fits in MAX_LINE with its newline,
+    /// and the compact line only past that; the engine reads both to the match's state.
+    #[test]
+    fn the_position_line_is_the_earlier_form_while_it_fits_and_compact_past_it() {
+        let mut full = GameState::new(Game::WalakPussa, Mode::Match, Side::South);
+        let mut cmd = PositionCommand::new(Side::South);
+        let (mut e, out) = engine();
+        e.handle_line("newgame walak-pussa match");
+        let mut moves = String::new();
+        let (mut earlier_form, mut compact_form) = (0, 0);
+        let mut last_full = 0;
+        for ply in 0.. {
+            if full.next_round() {
+                cmd.new_round(&full);
+            }
+            let whole = format!("position startpos first S{moves}");
+            let fits = whole.len() < MAX_LINE;
+            // Check every line around the switch, and now and then elsewhere.
+            let near = whole.len().abs_diff(MAX_LINE) < 64;
+            if near || ply % 1013 == 0 || (fits && full.round() == 2 && cmd.moves.is_empty()) {
+                let line = cmd.line();
+                assert!(line.len() < MAX_LINE, "{} bytes", line.len());
+                if fits {
+                    assert_eq!(line, whole);
+                    earlier_form += 1;
+                    last_full = ply;
+                } else {
+                    assert_eq!(line, cmd.compact_line());
+                    assert!(line.starts_with("position fen "), "{line}");
+                    compact_form += 1;
+                }
+                e.handle_line(&line);
+                assert!(out.take().is_empty());
+                assert_eq!(Setup::from_state(e.state()), Setup::from_state(&full));
+                assert_eq!(e.state().history(), full.history());
+                assert_eq!(e.state().round_starts().len(), full.round_starts().len());
+                if !fits && compact_form >= 3 {
+                    break;
+                }
+            }
+            let mv = crate::arena::greedy(&full).expect("the match goes on");
+            full.play(mv).unwrap();
+            cmd.played(mv);
+            moves.push_str(if moves.is_empty() { " moves " } else { " " });
+            moves.push(mv.letter());
+        }
+        assert!(full.round() > 2, "{} rounds", full.round());
+        assert!(earlier_form > 3 && compact_form >= 3);
+        // The earlier form as long as the whole line and its newline fit: some 32,750 plies.
+        assert!(last_full > 32_000, "{last_full}");
     }
 
     #[test]

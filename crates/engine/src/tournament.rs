@@ -2113,8 +2113,9 @@ fn play_game_from(
         Rng::new(config.seed ^ u64::from(index).wrapping_mul(0xa076_1d64_78bd_642f) ^ 0x5eed);
     let mut state = GameState::new(config.game, config.mode, FIRST_MOVER);
     let mut moves: Vec<Hole> = Vec::new();
-    // What an engine is sent before each go: short however long the match (the current
-    // round's start, the earlier rounds' starts and this round's moves).
+    // What an engine is sent before each go: every move from the start position while that
+    // fits in the protocol's line limit (the form every engine reads), then the compact form
+    // (the current round's start, the earlier rounds' starts and this round's moves).
     let mut position = crate::protocol::PositionCommand::new(FIRST_MOVER);
     for &mv in &opening {
         let _ = state.play(mv);
