@@ -384,6 +384,73 @@ impl SharedNodes {
     }
 }
 
+/// Holds the helper threads of a search with a node budget until the main thread has completed
+/// its first iteration (or ended): the threads share the budget ([`SharedNodes`]), and a helper
+/// that started first could spend it all before the main thread, whose result is the one
+/// played, completed depth 1, leaving only the unsearched fallback. So the main thread's depth 1
+/// gets the nodes it would get alone (`go nodes N` completes depth 1 with several threads
+/// whenever it does with one), and the helpers share the rest.
+struct HelperGate {
+    open: Mutex<bool>,
+    opened: std::sync::Condvar,
+    /// Helpers waiting at the gate or finished (for the tests, which order the threads).
+    #[cfg(test)]
+    idle: std::sync::atomic::AtomicUsize,
+}
+
+impl HelperGate {
+    fn new(open: bool) -> HelperGate {
+        HelperGate {
+            open: Mutex::new(open),
+            opened: std::sync::Condvar::new(),
+            #[cfg(test)]
+            idle: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// Lets the helpers search (the main thread completed an iteration, or ended).
+    fn open(&self) {
+        let mut open = self
+            .open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !*open {
+            *open = true;
+            self.opened.notify_all();
+        }
+    }
+
+    /// Waits until the gate is open.
+    fn wait(&self) {
+        #[cfg(test)]
+        self.idle.fetch_add(1, Ordering::SeqCst);
+        let mut open = self
+            .open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while !*open {
+            open = self
+                .opened
+                .wait(open)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        drop(open);
+        #[cfg(test)]
+        self.idle.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// When the main thread of a search on several threads starts searching.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MainStart {
+    /// At once.
+    Now,
+    /// Only once every helper waits at the [`HelperGate`] or has finished: the order a loaded
+    /// machine may give the threads, made certain for the tests.
+    #[cfg(test)]
+    AfterHelpers,
+}
+
 /// One searching thread.
 pub(crate) struct Worker<'a> {
     tt: &'a Tt,
@@ -1049,6 +1116,18 @@ pub(crate) fn search(
     limits: &Limits,
     on_info: &mut dyn FnMut(&SearchInfo),
 ) -> SearchResult {
+    let threads = crate::effective_threads(limits.threads);
+    search_on(state, limits, threads, MainStart::Now, on_info)
+}
+
+/// [`search`] on `threads` threads, the main thread starting as `main_start` says.
+fn search_on(
+    state: &GameState,
+    limits: &Limits,
+    threads: usize,
+    main_start: MainStart,
+    on_info: &mut dyn FnMut(&SearchInfo),
+) -> SearchResult {
     let pos = *state.position();
     let mut clock = clock_of(limits);
     let stopped = limits
@@ -1095,13 +1174,22 @@ pub(crate) fn search(
     let node_limit = limits.nodes.unwrap_or(u64::MAX);
     let maxd = max_depth(limits);
     let oracle = limits.oracle.as_deref();
-    let threads = crate::effective_threads(limits.threads);
     // With several threads, every thread's nodes count: the budget is shared, and the `info`
     // lines count them all. One thread keeps its own count (the same nodes as ever).
     let shared = (threads > 1).then(|| SharedNodes::new(limits.nodes, threads));
+    // With a shared budget the helpers wait for the main thread's first iteration.
+    let gate = HelperGate::new(limits.nodes.is_none());
     let view = MatchView::of(state);
 
     let mut run_main = || {
+        #[cfg(test)]
+        if main_start == MainStart::AfterHelpers {
+            while gate.idle.load(Ordering::SeqCst) < threads - 1 {
+                std::thread::yield_now();
+            }
+        }
+        #[cfg(not(test))]
+        let _ = main_start;
         let limit = shared.as_ref().map_or(node_limit, SharedNodes::first_limit);
         let mut w = Worker::new(&tt, &pvs, &clock, oracle, view, limit, &hist);
         w.shared = shared.as_ref();
@@ -1123,9 +1211,11 @@ pub(crate) fn search(
                 elapsed,
                 pv: it.pv.clone(),
             });
+            gate.open();
         };
         let r = iterate(&mut w, &pos, maxd, 1, &mut report);
         clock.done.store(true, Ordering::Relaxed);
+        gate.open();
         w.flush_nodes();
         (r, w.nodes)
     };
@@ -1136,8 +1226,16 @@ pub(crate) fn search(
         std::thread::scope(|s| {
             for t in 1..threads {
                 let (tt, pvs, clock, hist, shared) = (&tt, &pvs, &clock, &hist, shared.as_ref());
+                let gate = &gate;
                 let legal = root.legal();
                 s.spawn(move || {
+                    gate.wait();
+                    if clock.done.load(Ordering::Relaxed) {
+                        // The search is over: the main thread ended.
+                        #[cfg(test)]
+                        gate.idle.fetch_add(1, Ordering::SeqCst);
+                        return;
+                    }
                     let limit = shared.map_or(u64::MAX, SharedNodes::first_limit);
                     let mut w = Worker::new(tt, pvs, clock, oracle, view, limit, hist);
                     w.shared = shared;
@@ -1150,6 +1248,8 @@ pub(crate) fn search(
                     let mut nop = |_: u32, _: &Iteration, _: u64| {};
                     iterate(&mut w, &pos, maxd, 1 + (t as u32 % 2), &mut nop);
                     w.flush_nodes();
+                    #[cfg(test)]
+                    gate.idle.fetch_add(1, Ordering::SeqCst);
                 });
             }
             run_main()
@@ -1634,5 +1734,50 @@ fn extend_pv_from_tables(state: &GameState, oracle: &dyn ExactOracle, pv: &mut V
         pv.push(mv);
         s = c;
         v = vc;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pussa_rules::{Game, Mode, Side};
+
+    /// QA pass 17, second pass, review-engine #1: with several threads sharing a node budget, a
+    /// helper that ran first (as a loaded machine often had it) spent the whole budget before
+    /// the main thread completed depth 1, and `go nodes N` answered with the unsearched
+    /// fallback (`info depth 0`), where one thread searched 6 to 11 plies. Here the main thread
+    /// starts only once every helper is waiting or done; it still completes its iterations with
+    /// the budget (the helpers wait for its first one), as one thread does.
+    #[test]
+    fn a_shared_node_budget_always_completes_the_main_threads_first_iteration() {
+        let mut after_g = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+        after_g.play("G".parse().unwrap()).unwrap();
+        let starts = [
+            after_g,
+            GameState::new(Game::RajaPasu, Mode::Single, Side::South),
+            GameState::new(Game::WalakPussa, Mode::Single, Side::South),
+        ];
+        for state in &starts {
+            for budget in [100u64, 1000, 5000] {
+                let limits = Limits {
+                    nodes: Some(budget),
+                    ..Limits::default()
+                };
+                let one = search_on(state, &limits, 1, MainStart::Now, &mut |_| {});
+                assert!(one.depth >= 1, "one thread, nodes {budget}: {one:?}");
+                for threads in [2, 3] {
+                    let mut infos = Vec::new();
+                    let r = search_on(state, &limits, threads, MainStart::AfterHelpers, &mut |i| {
+                        infos.push((i.depth, i.nodes));
+                    });
+                    let what = format!("{threads} threads, nodes {budget}: {r:?} {infos:?}");
+                    assert!(r.depth >= 1, "{what}");
+                    assert!(infos.first().is_some_and(|&(d, _)| d == 1), "{what}");
+                    assert_eq!(r.pv.first().copied(), r.best, "{what}");
+                    assert!(r.nodes <= budget, "{what}");
+                    assert!(state.legal_moves().contains(r.best.unwrap()), "{what}");
+                }
+            }
+        }
     }
 }
