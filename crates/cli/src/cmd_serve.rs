@@ -349,17 +349,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             server.set_limits(pussa_server::conn::Limits::for_open_files(limit));
             let l = server.limits();
             tracing::info!(
-                "open files: limit {limit}{}; at most {} HTTP connections, {} WebSockets ({} \
-                 from one client)",
+                "open files: limit {limit}{}; at most {} HTTP connections ({} from one client), \
+                 {} WebSockets ({} from one client)",
                 if limit > before {
                     format!(" (raised from {before})")
                 } else {
                     String::new()
                 },
                 l.max_connections,
+                l.max_connections_per_client,
                 l.max_websockets,
                 l.max_websockets_per_client
             );
+            if l.max_connections < pussa_server::conn::FEW_CONNECTIONS {
+                // Shown at the default level: a club would otherwise meet a server that serves
+                // a handful of visitors, with no sign why.
+                tracing::warn!(
+                    "open files: limit {limit} (raised as far as the hard limit allows) \
+                     leaves room for only {} HTTP connections and {} WebSockets at once, enough \
+                     for a few visitors: raise it (systemd LimitNOFILE=, ulimit -n, docker \
+                     --ulimit nofile=) to {} or more",
+                    l.max_connections,
+                    l.max_websockets,
+                    pussa_server::conn::SUGGESTED_OPEN_FILES
+                );
+            }
         }
         if let Some(p) = proxies {
             let nets: Vec<String> = p.nets().iter().map(ToString::to_string).collect();

@@ -273,3 +273,53 @@ fn an_error_is_logged_with_the_request_it_happened_in() {
         "info lines at the default level:\n{log}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_low_open_files_limit_is_warned_about_at_the_default_level() {
+    let dir = temp("lownofile");
+    let err = dir.join("err");
+    // Soft and hard limit 100: the server cannot raise it.
+    let s = serve("127.0.0.1:0", &dir, &err, "ulimit -n 100;", &[], 1);
+    assert_eq!(http(s.addr, "GET", "/api/meta", None).0, 200);
+    let log = wait_for(&err, "open files");
+    assert!(
+        log.contains(
+            " WARN pussa::cmd_serve: open files: limit 100 (raised as far as the hard limit \
+             allows) leaves room for only 9 HTTP connections and 18 WebSockets at once"
+        ),
+        "{log}"
+    );
+    assert!(log.contains("LimitNOFILE"), "{log}");
+    assert_eq!(log.lines().count(), 1, "{log}");
+}
+
+#[test]
+fn a_trusted_proxy_that_sends_no_client_header_is_warned_about_once() {
+    let dir = temp("noxff");
+    let err = dir.join("err");
+    let s = serve(
+        "127.0.0.1:0",
+        &dir,
+        &err,
+        "",
+        &[("PUSSA_TRUST_PROXY", "127.0.0.1")],
+        1,
+    );
+    for _ in 0..3 {
+        assert_eq!(http(s.addr, "GET", "/api/meta", None).0, 200);
+    }
+    let log = wait_for(&err, "without a x-forwarded-for header");
+    let warnings: Vec<&str> = log.lines().filter(|l| l.contains(" WARN ")).collect();
+    assert_eq!(warnings.len(), 1, "{log}");
+    assert!(
+        warnings[0].contains(
+            "the trusted proxy 127.0.0.1 sent a request without a x-forwarded-for header"
+        ),
+        "{log}"
+    );
+    assert!(
+        warnings[0].contains("proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;"),
+        "{log}"
+    );
+}

@@ -526,6 +526,8 @@ pub async fn websocket(
     Ok(upgrade
         .max_message_size(ws::MAX_FRAME)
         .max_frame_size(ws::MAX_FRAME)
+        .read_buffer_size(ws::READ_BUFFER)
+        .write_buffer_size(ws::WRITE_BUFFER)
         .on_upgrade(move |socket| ws::serve(socket, app, slot, client, guard, seats)))
 }
 

@@ -341,6 +341,10 @@ impl Drop for HintGuard<'_> {
     }
 }
 
+/// How long the health check keeps the result of its full read of the games' indexes
+/// ([`crate::store::Store::check_indexes`]) before it reads them again.
+pub const HEALTH_SCAN_EVERY: Duration = Duration::from_secs(60);
+
 /// Shared server state.
 pub struct App {
     store: Mutex<Store>,
@@ -371,6 +375,9 @@ pub struct App {
     pub(crate) sockets_open: std::sync::atomic::AtomicUsize,
     /// When the server opened its database.
     started: Instant,
+    /// The last full read of the games' indexes by the health check ([`Store::check_indexes`]):
+    /// when, and the problem found.
+    index_scan: Mutex<Option<(Instant, Option<String>)>>,
     /// WebSocket connections admitted, in all and by client, and their caps (see
     /// [`crate::ws::ClientPlace`]).
     pub(crate) connections: Mutex<crate::ws::Connections>,
@@ -728,6 +735,7 @@ impl App {
             restored,
             sockets_open: std::sync::atomic::AtomicUsize::new(0),
             started: Instant::now(),
+            index_scan: Mutex::new(None),
             connections: Mutex::new(crate::ws::Connections::default()),
         });
         Ok(app)
@@ -875,17 +883,48 @@ impl App {
     }
 
     /// `GET /api/health`: whether the server can serve, checked by a write to the database
-    /// ([`Store::check_write`]), with what it holds now.
+    /// ([`Store::check_write`]) and a read through what serving a game needs
+    /// ([`Store::check_read`]; and, at most once every [`HEALTH_SCAN_EVERY`], a read of the
+    /// whole indexes of the games, [`Store::check_indexes`], whose result is kept until the
+    /// next), with what it holds now.
     ///
     /// # Errors
     /// 503 `the database does not accept a write: …` (a full disk, a database locked by another
-    /// program, an I/O error), logged.
+    /// program, an I/O error) or `the database cannot be read: …` (a damaged page, such as a
+    /// bad disk block, on the way to the games), logged.
     pub fn health(&self) -> Result<Value, ApiError> {
-        if let Err(e) = lock(&self.store).check_write() {
+        let mut store = lock(&self.store);
+        if let Err(e) = store.check_write() {
             let why = crate::store::sqlite_words(&e);
             tracing::error!("health check: the database does not accept a write: {why}");
             return Err(ApiError::unavailable(format!(
                 "the database does not accept a write: {why}"
+            )));
+        }
+        let scanned = {
+            let mut scan = lock(&self.index_scan);
+            match &*scan {
+                Some((at, found)) if at.elapsed() < HEALTH_SCAN_EVERY => found.clone(),
+                _ => {
+                    let found = store
+                        .check_indexes()
+                        .err()
+                        .map(|e| crate::store::sqlite_words(&e));
+                    *scan = Some((Instant::now(), found.clone()));
+                    found
+                }
+            }
+        };
+        let read = store
+            .check_read()
+            .err()
+            .map(|e| crate::store::sqlite_words(&e))
+            .or(scanned);
+        drop(store);
+        if let Some(why) = read {
+            tracing::error!("health check: the database cannot be read: {why}");
+            return Err(ApiError::unavailable(format!(
+                "the database cannot be read: {why}"
             )));
         }
         Ok(json!({
@@ -897,6 +936,24 @@ impl App {
             "damaged_games": lock(&self.damaged).len(),
             "websockets": self.sockets_open(),
         }))
+    }
+
+    /// Checkpoints the database ([`Store::checkpoint`]): called when the server stops, so that
+    /// a copy of the database file alone (`cp`) holds every game. A checkpoint left incomplete,
+    /// or failed, is logged.
+    pub fn checkpoint(&self) {
+        match lock(&self.store).checkpoint() {
+            Ok(true) => tracing::debug!("database checkpointed: the -wal file is empty"),
+            Ok(false) => tracing::warn!(
+                "database checkpoint incomplete: another program was in a transaction on the \
+                 database; some commits stay in its -wal file (copy it too, or use \
+                 sqlite3's .backup)"
+            ),
+            Err(e) => tracing::error!(
+                "database checkpoint failed: {}",
+                crate::store::sqlite_words(&e)
+            ),
+        }
     }
 
     /// The stored games that cannot be continued, with the reason (see [`App::slot`]).

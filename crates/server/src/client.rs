@@ -178,7 +178,9 @@ impl Proxies {
         &self.trusted
     }
 
-    fn trusts(&self, ip: IpAddr) -> bool {
+    /// Whether `ip` is one of the trusted proxies.
+    #[must_use]
+    pub fn trusts(&self, ip: IpAddr) -> bool {
         self.trusted.iter().any(|n| n.contains(ip))
     }
 

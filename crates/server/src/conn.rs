@@ -33,6 +33,15 @@ pub struct Limits {
     /// listener's backlog. WebSocket connections stop counting here once upgraded: they count
     /// against [`Limits::max_websockets`].
     pub max_connections: usize,
+    /// HTTP connections one client may have open at once (unfinished requests and idle
+    /// keep-alive connections alike), so that one address cannot take every one of
+    /// [`Limits::max_connections`]: past it, a new connection from that client is answered
+    /// `429` and closed. A client is its TCP peer's address ([`crate::client::key`]: an IPv6
+    /// one by its /64). A trusted proxy's connections ([`crate::Server::set_proxies`]) are not
+    /// counted here: the client a proxy forwards is known only once a request head has
+    /// arrived, and the proxy's own connections carry every client's requests (limit the
+    /// connections per client in the proxy: nginx's `limit_conn`).
+    pub max_connections_per_client: usize,
     /// WebSocket connections open at once, over every game. Past seven eighths of it, a
     /// connection without a seat's token (a watcher) is refused (`503`): the last eighth is
     /// kept for the players' own connections. At the cap, every upgrade is refused.
@@ -49,11 +58,24 @@ impl Default for Limits {
             header_read_timeout: Duration::from_secs(20),
             body_read_timeout: Duration::from_secs(30),
             max_connections: 4096,
+            max_connections_per_client: 256,
             max_websockets: 8192,
             max_websockets_per_client: 256,
         }
     }
 }
+
+/// HTTP/1.1 connections a browser opens to one server at most (6 in every current browser),
+/// with some to spare: [`Limits::for_open_files`] leaves a client at least this many.
+pub const BROWSER_CONNECTIONS: usize = 8;
+
+/// Fewer HTTP connections than this (a limit on open files below about 320) serve only a few
+/// visitors at once: `pussa serve` warns at start.
+pub const FEW_CONNECTIONS: usize = 64;
+
+/// A limit on open files ample for a club (about 2000 HTTP connections and 4000 WebSockets at
+/// once, see [`Limits::for_open_files`]): what the warning of a low limit suggests.
+pub const SUGGESTED_OPEN_FILES: u64 = 8192;
 
 /// File descriptors kept aside from the connections' share in [`Limits::for_open_files`]: the
 /// listener, the database and its journal, the endgame tables, the runtime's own.
@@ -64,7 +86,9 @@ impl Limits {
     /// descriptors (the process's `RLIMIT_NOFILE`): out of what [`RESERVED_FILES`] leaves,
     /// at most a quarter for HTTP connections and half for WebSockets (a quarter stays for
     /// the sockets still closing and the rest). A server out of descriptors can accept no
-    /// one, not even to load the page.
+    /// one, not even to load the page. One client may hold a quarter of the HTTP connections
+    /// (at least 8, what a browser opens, when the cap allows; at most the default 256) and
+    /// half of the WebSockets (at most the default 256).
     #[must_use]
     pub fn for_open_files(open_files: u64) -> Limits {
         let d = Limits::default();
@@ -74,6 +98,9 @@ impl Limits {
         let max_websockets = d.max_websockets.min(budget / 2).max(1);
         Limits {
             max_connections,
+            max_connections_per_client: (max_connections / 4)
+                .max(BROWSER_CONNECTIONS.min(max_connections))
+                .min(d.max_connections_per_client),
             max_websockets,
             max_websockets_per_client: d.max_websockets_per_client.min(max_websockets / 2).max(1),
             ..d
@@ -105,6 +132,8 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let open = Arc::new(Semaphore::new(max));
+    let per_client = Arc::new(std::sync::Mutex::new(PerClient::default()));
+    let per_client_max = limits.max_connections_per_client.max(1);
     let body_timeout = limits.body_read_timeout;
     let router = router.layer(axum::middleware::from_fn(
         move |req: Request, next: axum::middleware::Next| async move {
@@ -152,14 +181,42 @@ pub async fn serve(
     // Outermost: the client's address, a span that names the request in every line logged
     // while it is served, and one access line when it is answered.
     let proxies = Arc::new(proxies);
+    let router_proxies = Arc::clone(&proxies);
+    let warned_no_header = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let router = router.layer(axum::middleware::from_fn(
         move |mut req: Request, next: axum::middleware::Next| {
-            let proxies = Arc::clone(&proxies);
+            let proxies = Arc::clone(&router_proxies);
+            let warned_no_header = Arc::clone(&warned_no_header);
             async move {
                 let peer = req
                     .extensions()
                     .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
                     .map(|c| c.0.ip());
+                // A trusted proxy that names no client (nginx sends no X-Forwarded-For unless
+                // told to) makes every visitor one client: said once, at the default level.
+                if let Some(p) = peer.filter(|p| proxies.trusts(p.to_canonical())) {
+                    let name = proxies.header().name();
+                    if !req.headers().contains_key(name)
+                        && !warned_no_header.swap(true, std::sync::atomic::Ordering::Relaxed)
+                    {
+                        let nginx = match proxies.header() {
+                            crate::client::ProxyHeader::XForwardedFor => {
+                                "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;"
+                            }
+                            crate::client::ProxyHeader::XRealIp => {
+                                "proxy_set_header X-Real-IP $remote_addr;"
+                            }
+                            crate::client::ProxyHeader::Forwarded => {
+                                "proxy_set_header Forwarded \"for=$remote_addr\";"
+                            }
+                        };
+                        tracing::warn!(
+                            "the trusted proxy {p} sent a request without a {name} header: such \
+                             requests count as the proxy's own, every visitor as one client; set \
+                             the header in the proxy (nginx: {nginx})"
+                        );
+                    }
+                }
                 let client = peer.map(|p| proxies.client(p, req.headers()));
                 if let Some(c) = client {
                     req.extensions_mut().insert(crate::client::ClientAddr(c));
@@ -228,6 +285,20 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        // One client's share of the connections; a trusted proxy's are not counted (see
+        // `Limits::max_connections_per_client`).
+        let share = if proxies.trusts(peer.ip().to_canonical()) {
+            None
+        } else {
+            match PerClient::admit(&per_client, peer.ip(), per_client_max) {
+                Some(share) => Some(share),
+                None => {
+                    tracing::debug!("connection from {peer} refused: it has {per_client_max} open");
+                    tokio::spawn(refuse_over_share(stream, per_client_max, permit));
+                    continue;
+                }
+            }
+        };
         // Each request knows its client's address (the per-client limits).
         let service = tower::ServiceExt::map_request(
             router.clone(),
@@ -246,6 +317,7 @@ pub async fn serve(
         let mut closing_rx = closing.subscribe();
         tokio::spawn(async move {
             let _permit = permit;
+            let _share = share;
             tokio::pin!(conn);
             let closing = async move {
                 // An error: the sender is gone, so is the server.
@@ -268,6 +340,91 @@ pub async fn serve(
     // Every connection holds a permit until it ends.
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, open.acquire_many(max as u32)).await;
     Ok(())
+}
+
+/// The HTTP connections open from each client ([`Limits::max_connections_per_client`]).
+#[derive(Default)]
+struct PerClient {
+    open: std::collections::HashMap<std::net::IpAddr, usize>,
+}
+
+/// One connection's place in its client's share, given back when dropped.
+struct Share {
+    table: Arc<std::sync::Mutex<PerClient>>,
+    key: std::net::IpAddr,
+}
+
+impl PerClient {
+    /// A place for one more connection from `peer`, unless its client has `max` open.
+    fn admit(
+        table: &Arc<std::sync::Mutex<PerClient>>,
+        peer: std::net::IpAddr,
+        max: usize,
+    ) -> Option<Share> {
+        let key = crate::client::key(peer);
+        let mut t = table
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let n = t.open.entry(key).or_insert(0);
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        Some(Share {
+            table: Arc::clone(table),
+            key,
+        })
+    }
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        let mut t = self
+            .table
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(n) = t.open.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                t.open.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// How long the answer to a connection over its client's share may take to be written.
+const REFUSE_TIME: Duration = Duration::from_secs(2);
+
+/// Answers a connection over its client's share `429` (JSON, as the API's errors) without
+/// reading its request, and closes it; `permit` (a place among every connection) is held
+/// until then.
+async fn refuse_over_share(
+    stream: tokio::net::TcpStream,
+    max: usize,
+    permit: tokio::sync::OwnedSemaphorePermit,
+) {
+    use tokio::io::AsyncWriteExt as _;
+    let body = serde_json::json!({
+        "error": format!(
+            "too many connections from your address: at most {max} at once; close some"
+        ),
+        "status": 429,
+    })
+    .to_string();
+    let head = format!(
+        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    let mut stream = Lingering::new(stream);
+    let _ = tokio::time::timeout(REFUSE_TIME, async {
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(body.as_bytes()).await?;
+        stream.flush().await
+    })
+    .await;
+    drop(stream);
+    drop(permit);
 }
 
 /// How long a closed connection goes on reading (and dropping) what its client still sends.

@@ -7,8 +7,9 @@
 //! - The rules decide every move ([`pussa_rules::GameState::play_traced`]); the computer plays
 //!   with [`pussa_engine::choose_move_with_oracle`]; hints come from [`pussa_engine::search`];
 //!   both use the game's endgame tables when the server has them ([`Server::use_tables`]).
-//! - Storage: one SQLite file (WAL, readable and backed up online by other programs; a lock file
-//!   keeps a second server out: [`store::lock_path`]); each move is committed before it is
+//! - Storage: one SQLite file (WAL, readable and backed up online by other programs; a lock on
+//!   the database file itself keeps a second server out: [`store::Store::open`]; checkpointed
+//!   when the server stops); each move is committed before it is
 //!   acknowledged, and every unfinished game is rebuilt from its moves when the server starts.
 //! - `GET /api/health` checks that the database accepts a write ([`app::App::health`]).
 //!
@@ -183,7 +184,7 @@ impl Server {
         check_writable(&config.db)?;
         let store = match store::Store::open(&config.db) {
             Ok(store) => store,
-            // Another pussa serve is named by the lock file (a refusal); SQLite's own lock
+            // Another pussa serve holds the database file's lock (a refusal); SQLite's own lock
             // held this long is another program's.
             Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {
                 anyhow::bail!(
@@ -323,7 +324,8 @@ impl Server {
 
     /// Serves until `shutdown` resolves, then finishes the requests in flight and closes the
     /// WebSocket connections with code 1001, waiting at most [`conn::SHUTDOWN_GRACE`] for each
-    /// (see [`conn::serve`] for the limits on slow clients).
+    /// (see [`conn::serve`] for the limits on slow clients), and checkpoints the database
+    /// ([`app::App::checkpoint`]: the `-wal` file emptied into the database file).
     ///
     /// # Errors
     /// When the listener fails.
@@ -367,6 +369,12 @@ impl Server {
         let t0 = std::time::Instant::now();
         while self.app.sockets_open() > 0 && t0.elapsed() < conn::SHUTDOWN_GRACE {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        // Every game into the database file itself, even while another program keeps the
+        // database open (SQLite checkpoints on its own only when the last connection closes).
+        {
+            let app = Arc::clone(&self.app);
+            let _ = tokio::task::spawn_blocking(move || app.checkpoint()).await;
         }
         result?;
         Ok(())

@@ -68,16 +68,18 @@ pub struct MoveRow {
 /// The database.
 pub struct Store {
     conn: Connection,
-    /// The lock file next to the database, locked while the store is open (see
-    /// [`lock_path`]).
+    /// The database file itself, opened once more and locked (`flock`) while the store is
+    /// open (see [`take_lock`]). Declared after `conn`, so it is closed after SQLite's
+    /// connection: closing a descriptor of the file drops this process's POSIX locks on it.
     _lock: std::fs::File,
 }
 
-/// The lock file of the database at `db`: `<db>.lock` (`pussa.sqlite3.lock`). A server holds
-/// an advisory lock on it (`flock`) for as long as it has the database open, so that a second
-/// server on the same file is refused, while other programs (the `sqlite3` shell's `.backup`,
-/// `VACUUM INTO`, any reader) still use the database as any WAL database. The file holds the
-/// process id of the server that locked it last; it is left in place when the server stops.
+/// The pid file of the database at `db`: `<db>.lock` (`pussa.sqlite3.lock`). It holds the
+/// process id of the server that opened the database last, for the message that refuses a
+/// second server; it is left in place when the server stops. It is not the lock: the lock
+/// is on the database file itself (see [`Store::open`]), so that removing this file, or
+/// reaching the database by another path (a symlink, a hard link), does not let a second
+/// server in.
 #[must_use]
 pub fn lock_path(db: &Path) -> std::path::PathBuf {
     let mut name = db.as_os_str().to_owned();
@@ -85,69 +87,112 @@ pub fn lock_path(db: &Path) -> std::path::PathBuf {
     std::path::PathBuf::from(name)
 }
 
-/// How long opening a database waits for another server to let go of its lock file.
+/// How long opening a database waits for another server to let go of its lock.
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Takes the lock file of the database at `path` (see [`lock_path`]); answers the file and
-/// whether it was made now. Refused, naming the problem, when another pussa serve holds it (for
-/// longer than [`LOCK_WAIT`]) or the file cannot be made (a directory that is not writable,
-/// with the OS's reason).
+/// Locks the database file at `path` itself (an exclusive `flock` on a descriptor of its own,
+/// creating the file when missing) and writes this process's id to its pid file
+/// ([`lock_path`]); answers the locked file and whether the pid file was made now. The lock
+/// belongs to the file (its inode), whatever path reaches it. `flock` locks are apart from the
+/// POSIX (`fcntl`) locks SQLite takes on the same file, so readers and backups work as with any
+/// WAL database. Refused, naming the problem, when another pussa serve holds the lock (for
+/// longer than [`LOCK_WAIT`]) or the pid file cannot be made (a directory that is not
+/// writable, with the OS's reason).
 fn take_lock(path: &Path) -> Result<(std::fs::File, bool), OpenError> {
-    use std::io::{Read as _, Seek as _, Write as _};
-    let lock = lock_path(path);
-    let existed = lock.exists();
+    use std::io::{Read as _, Write as _};
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let not_writable = |e: &std::io::Error| {
+        format!(
+            "its directory {} is not writable (the server makes its lock file and SQLite's \
+             -wal and -shm files there): {e}",
+            dir.display()
+        )
+    };
+    // Read-only is enough for `flock`; a missing file is made (as SQLite would make it).
+    let db = match std::fs::File::open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path),
+        r => r,
+    }
+    .map_err(|e| {
+        OpenError::Refused(match e.kind() {
+            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                if !path.exists() =>
+            {
+                not_writable(&e)
+            }
+            _ => format!("cannot open it: {e}"),
+        })
+    })?;
+    // A server that is stopping (a restart) lets go within moments: wait for it a little, as
+    // SQLite waits for its own locks.
+    let t0 = std::time::Instant::now();
+    let mut locked = try_lock_exclusive(&db)?;
+    while !locked && t0.elapsed() < LOCK_WAIT {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        locked = try_lock_exclusive(&db)?;
+    }
+    let pid_file = lock_path(path);
+    if !locked {
+        let mut pid = String::new();
+        if let Ok(mut f) = std::fs::File::open(&pid_file) {
+            let _ = f.read_to_string(&mut pid);
+        }
+        let (by, pid_note) = match pid.trim().parse::<u32>() {
+            Ok(pid) if process_alive(pid) => (
+                format!(" (pid {pid})"),
+                format!("; its pid is in {}", pid_file.display()),
+            ),
+            _ => (String::new(), String::new()),
+        };
+        return Err(OpenError::Refused(format!(
+            "another pussa serve{by} is using it (it holds a lock on the database file itself, \
+             by whatever path, symlink or hard link{pid_note})"
+        )));
+    }
+    // Who holds it, for the message above and for the admin.
+    let existed = pid_file.exists();
     let mut file = std::fs::OpenOptions::new()
-        .read(true)
         .write(true)
         .create(true)
-        .truncate(false)
-        .open(&lock)
+        .truncate(true)
+        .open(&pid_file)
         .map_err(|e| {
-            let dir = path
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
             OpenError::Refused(match e.kind() {
                 std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
                     if !existed =>
                 {
-                    format!(
-                        "its directory {} is not writable (the server makes its lock file and \
-                         SQLite's -wal and -shm files there): {e}",
-                        dir.display()
-                    )
+                    not_writable(&e)
                 }
-                _ => format!("cannot open its lock file {}: {e}", lock.display()),
+                _ => format!("cannot write its lock file {}: {e}", pid_file.display()),
             })
         })?;
-    // A server that is stopping (a restart) lets go within moments: wait for it a little, as
-    // SQLite waits for its own locks.
-    let t0 = std::time::Instant::now();
-    let mut locked = try_lock_exclusive(&file)?;
-    while !locked && t0.elapsed() < LOCK_WAIT {
-        std::thread::sleep(std::time::Duration::from_millis(25));
-        locked = try_lock_exclusive(&file)?;
-    }
-    if !locked {
-        let mut pid = String::new();
-        let _ = file.read_to_string(&mut pid);
-        let pid = pid.trim();
-        let by = if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
-            String::new()
-        } else {
-            format!(" (pid {pid})")
-        };
-        return Err(OpenError::Refused(format!(
-            "another pussa serve{by} is using it (it holds {})",
-            lock.display()
-        )));
-    }
-    // Who holds it, for the message above and for the admin; a failure here changes nothing.
-    let _ = file
-        .set_len(0)
-        .and_then(|()| file.rewind())
-        .and_then(|()| writeln!(file, "{}", std::process::id()));
-    Ok((file, !existed))
+    let _ = writeln!(file, "{}", std::process::id());
+    Ok((db, !existed))
+}
+
+/// Whether process `pid` runs (so that a pid file left by a server that has ended names no
+/// one).
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists and may be signalled.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(not(unix))]
+fn process_alive(_pid: u32) -> bool {
+    true
 }
 
 /// Takes an exclusive advisory lock on `file` without waiting: `Ok(false)` when another open
@@ -166,7 +211,7 @@ fn try_lock_exclusive(file: &std::fs::File) -> Result<bool, OpenError> {
         return Ok(false);
     }
     Err(OpenError::Refused(format!(
-        "cannot lock its lock file: {e}"
+        "cannot lock the database file: {e}"
     )))
 }
 
@@ -453,6 +498,14 @@ pub fn sqlite_words(e: &rusqlite::Error) -> String {
     e.to_string()
 }
 
+/// An SQLite "database disk image is malformed" error with `why` as its message.
+fn corrupt(why: String) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        Some(format!("database disk image is malformed: {why}")),
+    )
+}
+
 /// The first 16 bytes of every SQLite database file.
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
@@ -586,11 +639,20 @@ impl Store {
     /// written by a newer pussa, or a pussa database missing its moves table while it holds
     /// games; [`OpenError::Sqlite`] when the file cannot be opened or read otherwise (another
     /// server holds it, a damaged database). Nothing is written to (or next to) a refused file.
+    ///
+    /// One server per file: the store holds an exclusive `flock` on the database file itself
+    /// for as long as it is open, so a second store on the same file is refused whatever path
+    /// reaches it (a symlink, a hard link), and removing the pid file ([`lock_path`]) changes
+    /// nothing. The lock is on an extra descriptor of the file; as POSIX drops a process's
+    /// `fcntl` locks on a file when any descriptor of it is closed, the store closes it only
+    /// after SQLite's connection. (On NFS, Linux turns `flock` into `fcntl` locks: keep the
+    /// database on a local disk, as SQLite asks anyway.)
     pub fn open(path: &Path) -> Result<Store, OpenError> {
         check_file(path)?;
         // One server per file: the games live in its memory too, so a second server on the same
-        // file would diverge. The lock file keeps it out; SQLite's own locks stay the normal
-        // ones, so that readers and backups (`sqlite3 .backup`, `VACUUM INTO`) work alongside.
+        // file would diverge. A lock on the database file itself keeps it out (by any path);
+        // SQLite's own locks stay the normal ones, so that readers and backups
+        // (`sqlite3 .backup`, `VACUUM INTO`) work alongside.
         let (lock, made) = take_lock(path)?;
         let opened = Store::open_locked(path);
         if opened.is_err() && made {
@@ -634,6 +696,83 @@ impl Store {
             [crate::util::now_unix()],
         )?;
         Ok(())
+    }
+
+    /// Reads through what serving a game needs, cheaply (a few pages): the game stored last,
+    /// found again through the index of game ids (as every request for a game finds its
+    /// game), and its moves. `GET /api/health` calls it on every check.
+    ///
+    /// # Errors
+    /// SQLite's error (`database disk image is malformed`, an I/O error); a game the index
+    /// does not find is reported as a malformed database.
+    pub fn check_read(&self) -> rusqlite::Result<()> {
+        let last: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT id FROM games ORDER BY rowid DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(id) = last else {
+            return Ok(());
+        };
+        let found: i64 = self.conn.query_row(
+            "SELECT count(*) FROM games INDEXED BY sqlite_autoindex_games_1 WHERE id = ?1",
+            [&id],
+            |r| r.get(0),
+        )?;
+        if found != 1 {
+            return Err(corrupt(format!(
+                "the index of game ids does not find game {id}"
+            )));
+        }
+        self.conn.query_row(
+            "SELECT count(*) FROM (SELECT ply FROM moves WHERE game_id = ?1 LIMIT 100000)",
+            [&id],
+            |r| r.get::<_, i64>(0),
+        )?;
+        Ok(())
+    }
+
+    /// Reads the whole of the indexes every game request goes through (the games' ids, the
+    /// unfinished games), a page of each leaf: costlier than [`Store::check_read`] (in
+    /// proportion to the number of games, about a millisecond per ten thousand), so
+    /// `GET /api/health` runs it at most once every [`crate::app::HEALTH_SCAN_EVERY`].
+    ///
+    /// # Errors
+    /// SQLite's error (`database disk image is malformed`, an I/O error); indexes that do not
+    /// agree with the table on the number of games are reported as a malformed database.
+    pub fn check_indexes(&self) -> rusqlite::Result<()> {
+        let count = |sql: &str| self.conn.query_row(sql, [], |r| r.get::<_, i64>(0));
+        let by_ids =
+            count("SELECT count(*) FROM games INDEXED BY sqlite_autoindex_games_1 WHERE id >= ''")?;
+        let by_finished = count(
+            "SELECT count(*) FROM games INDEXED BY games_finished \
+             WHERE finished IS NULL OR finished IS NOT NULL",
+        )?;
+        if by_ids != by_finished {
+            return Err(corrupt(format!(
+                "the indexes of the games disagree ({by_ids} game ids, {by_finished} by end)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Moves every commit from the `-wal` file into the database file and empties the `-wal`
+    /// file (`PRAGMA wal_checkpoint(TRUNCATE)`), as the server does when it stops, so that the
+    /// database file alone holds every game even while another program (the `sqlite3` shell, a
+    /// reader) keeps the database open. Answers whether it was complete: not when another
+    /// program's transaction was reading or writing then (the rest stays in the `-wal` file,
+    /// where every reader still finds it).
+    ///
+    /// # Errors
+    /// SQLite's error (an I/O error, a full disk).
+    pub fn checkpoint(&mut self) -> rusqlite::Result<bool> {
+        let busy: i64 = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+        Ok(busy == 0)
     }
 
     /// Stores a new game.

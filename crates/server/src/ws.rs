@@ -16,6 +16,13 @@ use pussa_rules::Side;
 pub const MAX_FRAME: usize = 64 * 1024;
 /// Largest message that is read (bigger, up to [`MAX_FRAME`]: an error 413).
 pub const MAX_MESSAGE: usize = 4 * 1024;
+/// The read buffer a WebSocket connection starts with (the library's default is 128 KiB, most
+/// of what an idle connection would cost): a message the protocol reads fits, and it grows for
+/// a bigger frame (up to [`MAX_FRAME`]) while one arrives.
+pub const READ_BUFFER: usize = 4 * 1024;
+/// How many bytes of outgoing frames are gathered before they are written (the library's
+/// default is 128 KiB); every message is flushed when sent, so this only bounds a batch.
+pub const WRITE_BUFFER: usize = 8 * 1024;
 /// Messages a second allowed on one connection, on average.
 pub const RATE_PER_SEC: f64 = 20.0;
 /// Messages allowed at once.

@@ -324,3 +324,138 @@ async fn a_computer_reply_that_cannot_be_stored_is_answered_as_stored_and_tried_
     drop(other);
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_server_is_refused_by_a_symlink_a_hard_link_or_without_the_pid_file() {
+    let dir = common::temp_dir("admin-links");
+    let db = dir.join("pussa.sqlite3");
+    let s = TestServer::start_in(dir.clone()).await;
+    let id = hotseat_game(&s, "raja-pasu", "single", 1).await;
+    // The same file by a symlink in another directory (its own `.lock` name there).
+    let other = dir.join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::os::unix::fs::symlink(&db, other.join("pussa.sqlite3")).unwrap();
+    let e = refusal(other.join("pussa.sqlite3")).await;
+    assert!(e.contains("another pussa serve"), "symlink: {e}");
+    assert!(!e.contains('\n'), "{e}");
+    // By a hard link.
+    let hard = dir.join("hard.sqlite3");
+    std::fs::hard_link(&db, &hard).unwrap();
+    let e = refusal(hard.clone()).await;
+    assert!(e.contains("another pussa serve"), "hard link: {e}");
+    // With the pid file removed, as an admin might remove a "stale" lock file.
+    std::fs::remove_file(dir.join("pussa.sqlite3.lock")).unwrap();
+    let e = refusal(db.clone()).await;
+    assert!(e.contains("another pussa serve"), "no pid file: {e}");
+    // The first server was not disturbed.
+    assert_eq!(s.get(&format!("/api/games/{id}")).await.status, 200);
+    s.stop().await;
+    std::fs::remove_file(&hard).unwrap();
+    // Once it has stopped, the file opens again by the other path.
+    let s = TestServer::start_in(other.clone()).await;
+    assert_eq!(s.get(&format!("/api/games/{id}")).await.status, 200);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graceful_stop_checkpoints_even_while_another_program_has_the_database_open() {
+    let dir = common::temp_dir("admin-stopwal");
+    let db = dir.join("pussa.sqlite3");
+    let s = TestServer::start_in(dir.clone()).await;
+    // The sqlite3 shell, idle at its prompt (no transaction), open the whole time.
+    let shell = Connection::open(&db).unwrap();
+    assert_eq!(count(&shell, "SELECT count(*) FROM games"), 0);
+    for _ in 0..5 {
+        hotseat_game(&s, "raja-pasu", "match", 3).await;
+    }
+    s.stop().await;
+    // The -wal file is empty: the database file alone holds every game.
+    let wal = dir.join("pussa.sqlite3-wal");
+    let wal_len = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+    assert_eq!(wal_len, 0, "the -wal file after the stop");
+    let copy_dir = common::temp_dir("admin-stopwal-copy");
+    let copy = copy_dir.join("copy.sqlite3");
+    std::fs::copy(&db, &copy).unwrap();
+    let c = Connection::open(&copy).unwrap();
+    assert_eq!(count(&c, "SELECT count(*) FROM games"), 5);
+    assert_eq!(count(&c, "SELECT count(*) FROM moves"), 15);
+    drop(c);
+    drop(shell);
+}
+
+/// Overwrites the first 16 bytes of page `page` of the database `db` (checkpointed first), as
+/// a bad disk block would.
+fn damage_page(db: &std::path::Path, page: usize) {
+    let mut file = std::fs::read(db).unwrap();
+    let page_size = u16::from_be_bytes([file[16], file[17]]) as usize;
+    file[(page - 1) * page_size..(page - 1) * page_size + 16].fill(0x42);
+    std::fs::write(db, &file).unwrap();
+}
+
+/// The root page of the index of game ids, and its leaves in key order (checkpointed first).
+fn id_index_pages(db: &std::path::Path) -> (usize, Vec<usize>) {
+    let conn = Connection::open(db).unwrap();
+    let root: i64 = conn
+        .query_row(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_games_1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
+    drop(conn);
+    let file = std::fs::read(db).unwrap();
+    let page_size = u16::from_be_bytes([file[16], file[17]]) as usize;
+    (root as usize, leaves(&file, page_size, root as usize))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_health_check_fails_when_the_index_of_game_ids_is_damaged() {
+    // The index's only page damaged: no game can be opened or created.
+    let dir = common::temp_dir("admin-health-index");
+    let db = dir.join("pussa.sqlite3");
+    let s = TestServer::start_in(dir.clone()).await;
+    let id = hotseat_game(&s, "raja-pasu", "single", 2).await;
+    assert_eq!(s.get("/api/health").await.status, 200);
+    s.stop().await;
+    let (root, _) = id_index_pages(&db);
+    damage_page(&db, root);
+    let s = TestServer::start_in(dir.clone()).await;
+    assert_eq!(s.get(&format!("/api/games/{id}")).await.status, 500);
+    s.get("/api/health").await.assert_error(
+        503,
+        "the database cannot be read: database disk image is malformed",
+    );
+    s.stop().await;
+
+    // A leaf of a larger index, away from the game stored last: the full read of the index
+    // (kept for a minute) finds it.
+    let dir = common::temp_dir("admin-health-leaf");
+    let db = dir.join("pussa.sqlite3");
+    let s = TestServer::start_in(dir.clone()).await;
+    hotseat_game(&s, "raja-pasu", "single", 1).await;
+    s.stop().await;
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch("BEGIN").unwrap();
+        for i in 0..2000 {
+            conn.execute(
+                "INSERT INTO games (id, game, mode, first, opponent, creator_seat, created, \
+                 finished) VALUES (?1, 'raja-pasu', 'single', 'S', 'hotseat', 'S', 1, 2)",
+                [format!("a{i:09}")],
+            )
+            .unwrap();
+        }
+        conn.execute_batch("COMMIT").unwrap();
+    }
+    let (_, leaves) = id_index_pages(&db);
+    assert!(leaves.len() >= 3, "the index has {} leaves", leaves.len());
+    damage_page(&db, leaves[0]);
+    let s = TestServer::start_in(dir.clone()).await;
+    s.get("/api/health").await.assert_error(
+        503,
+        "the database cannot be read: database disk image is malformed",
+    );
+    s.stop().await;
+}

@@ -313,9 +313,16 @@ fn the_connection_caps_fit_in_the_open_files_limit() {
             "{files} files: {l:?}"
         );
         assert!(l.max_websockets_per_client < l.max_websockets, "{l:?}");
+        // One client cannot take every HTTP connection, and has what a browser opens.
+        assert!(
+            l.max_connections_per_client < l.max_connections,
+            "{files} files: {l:?}"
+        );
+        assert!(l.max_connections_per_client >= 8, "{files} files: {l:?}");
         assert!(l.max_connections <= Limits::default().max_connections);
     }
     let l = Limits::for_open_files(1024);
     assert_eq!((l.max_connections, l.max_websockets), (240, 480));
+    assert_eq!(l.max_connections_per_client, 60);
     assert_eq!(Limits::for_open_files(1 << 20), Limits::default());
 }

@@ -75,11 +75,12 @@ async fn player(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_online_games_lose_no_move() {
     // 200 games from one address: more than one client may create a minute by default, and
-    // their 400 connections more than one client may hold.
+    // their 400 connections (and the HTTP requests at once) more than one client may hold.
     let s = TestServer::start_configured(common::temp_dir("load"), |server| {
         server.set_new_games_per_minute(0);
         server.set_limits(pussa_server::conn::Limits {
             max_websockets_per_client: 2 * GAMES + 2,
+            max_connections_per_client: 4 * GAMES + 16,
             ..pussa_server::conn::Limits::default()
         });
     })
