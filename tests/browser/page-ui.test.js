@@ -68,6 +68,8 @@ test('a stored seat of the wrong shape is ignored: the game opens to watch, the 
   assert.match(await page.textContent('#turn'), /North to move/);
   // A well-formed seat next to it still plays.
   await page.goto(`${server.url}/#/game/${good.id}`);
+  // (`settle` alone is met by the watched game, at ply 1, before the new one is drawn.)
+  await page.waitForSelector('svg.board .hole.legal', { timeout: 10000 });
   await settle(page, 0);
   assert.equal(await page.locator('svg.board .hole.legal').count(), 7);
   page.checkClean();
@@ -248,6 +250,14 @@ test('"Continue your games" and Saved games find this browser’s game among hun
       pages += 1;
       assert.ok(pages <= 3, 'three pages at most');
     }
+    // "Older games" went with the last page: the focus moved on to the first game it added
+    // (never dropped to the page's body).
+    const focused = await page.evaluate(() => {
+      const a = document.activeElement;
+      const rows = [...document.querySelectorAll('#games-table tbody tr')];
+      return { open: a.matches('#games-table tbody a.open'), row: rows.indexOf(a.closest('tr')) };
+    });
+    assert.deepEqual(focused, { open: true, row: 200 });
     const all = await ids();
     assert.equal(all.length, 232);
     assert.equal(new Set(all).size, 232, 'no game listed twice');

@@ -126,14 +126,21 @@ export const seats = {
     all[id] = { token: seat.token, seats: seat.seats, saved: Date.now(), ...(seat.invite ? { invite: seat.invite } : {}) };
     return storage.set(SEATS_KEY, JSON.stringify(all));
   },
-  /** Marks the seat of game `id` as one of a game that is over (not asked for again). */
-  markOver(id) {
+  /**
+   * Marks the seat of game `id` as one of a game that is over (not asked for again), or, with
+   * `over` false, as one going on again (a finished game reopened by an undo).
+   */
+  markOver(id, over = true) {
     const all = this.all();
-    if (!Object.hasOwn(all, id)) return;
-    all[id].over = true;
+    if (!Object.hasOwn(all, id) || !!all[id].over === over) return;
+    if (over) all[id].over = true;
+    else delete all[id].over;
     storage.set(SEATS_KEY, JSON.stringify(all));
   },
-  /** Forgets the seat of game `id` (one the server no longer knows). Never throws. */
+  /**
+   * Forgets the seat of game `id`: the server refused its token, or the player removed it.
+   * Never throws.
+   */
   remove(id) {
     const all = this.all();
     if (!(id in all)) return;

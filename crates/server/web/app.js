@@ -98,10 +98,27 @@ function setOff(btn, off) {
 /** Whether button `btn` is turned off by `setOff`. */
 const isOff = (btn) => btn.getAttribute('aria-disabled') === 'true';
 
+/**
+ * A stale request's refusal (`stale undo: the game is at ply 1, not 2; reload the state`) in a
+ * player's words, saying which way the game went: a move played, or one taken back.
+ */
+function staleWords(message) {
+  const m = String(message).match(/at ply (\d+), not (\d+)/);
+  if (m && Number(m[1]) > Number(m[2])) return 'the game moved on meanwhile (a move was played)';
+  if (m && Number(m[1]) < Number(m[2])) return 'a move was taken back meanwhile';
+  return 'the game changed meanwhile';
+}
+
 /** `text` cut to `max` characters (an id or address quoted in a message). */
 function shorten(text, max = 60) {
   const t = String(text);
   return t.length > max ? `${t.slice(0, max)}…` : t;
+}
+
+/** The move a pasted game page's address names (`…#/game/ID/PLY`), or null. */
+function plyFromInput(text) {
+  const m = text.trim().match(/#\/game\/[^/?#\s]+\/(\d+)(?=$|[?#\s])/);
+  return m ? Number(m[1]) : null;
 }
 
 /**
@@ -1012,7 +1029,9 @@ async function openTyped(input) {
     return;
   }
   fieldError(input, null);
-  const hash = `#/game/${encodeURIComponent(id)}`;
+  // A link to a move (`#/game/ID/PLY`) opens at that move, as the address does.
+  const ply = plyFromInput(text);
+  const hash = `#/game/${encodeURIComponent(id)}${ply === null ? '' : `/${ply}`}`;
   // A pasted invite link takes the free seat, exactly as opening the link does.
   const invite = (text.match(/[?&]invite=([^&#\s]+)/) || [])[1];
   if (invite && !seats.get(id)) {
@@ -1917,7 +1936,7 @@ class GameView {
     if (el instanceof SVGElement && !this.viewing()) return;
     const a = document.activeElement;
     const gone =
-      !el.isConnected || el.disabled || !el.checkVisibility() || (el instanceof SVGElement && !el.hasAttribute('tabindex'));
+      !el.isConnected || el.disabled || !el.checkVisibility({ visibilityProperty: true }) || (el instanceof SVGElement && !el.hasAttribute('tabindex'));
     if (!(a === null || a === document.body || (a === el && gone))) return;
     let target = mark.ply !== null ? $(`#move-list .mv[data-ply="${mark.ply}"]`) : null;
     if (!target && this.viewing()) target = $('#move-list .mv.cur') || (!$('#hist-next').disabled ? $('#hist-next') : null);
@@ -1929,6 +1948,8 @@ class GameView {
   drawState(s) {
     // A view closed meanwhile (the player went on to the rematch) never paints over the next.
     if (this.closed || game !== this) return;
+    // A finished game reopened by an undo is one to continue again ("Continue your games").
+    if (this.mine.size && !s.match_over && !s.ended) seats.markOver(this.id, false);
     this.viewPly = null;
     $('#history-banner').hidden = true;
     document.body.classList.remove('viewing-past');
@@ -2398,7 +2419,7 @@ class GameView {
     } catch (e) {
       // "stale …: the game is at ply 15, not 14; reload the state": the page has the new state
       // already; say it in a player's words.
-      const msg = /^stale/.test(e.message) ? 'the game moved on meanwhile (a move was played); try again if you still want to' : e.message;
+      const msg = /^stale/.test(e.message) ? `${staleWords(e.message)}; try again if you still want to` : e.message;
       this.note(`Cannot ${what}: ${msg}`);
       if (this.state) this.renderActions();
     }
@@ -2424,12 +2445,12 @@ class GameView {
   }
 
   /**
-   * U online: does what the takeback button shows, and says what the server did. It proposes a
-   * takeback, or withdraws one's own proposal ("Cancel the takeback"); it never accepts the
-   * friend's proposal silently: with one standing, the focus goes to its Accept button and the
-   * player is asked.
+   * U online (`key`), and the takeback button itself: does what the button shows, and says what
+   * the server did. It proposes a takeback, or withdraws one's own proposal ("Cancel the
+   * takeback"); it never accepts the friend's proposal silently: with one standing, the focus
+   * goes to its Accept button and the player is asked.
    */
-  async takebackKey() {
+  async takebackKey(key = true) {
     const s = this.state;
     if (!s || this.busy || this.sending) return;
     const me = SIDE_LETTER[[...this.mine][0]];
@@ -2437,7 +2458,7 @@ class GameView {
     if (standing && standing !== me) {
       const bar = ['#offer-bar', '#offer-bar2'].map((b) => $(b)).find((b) => !b.hidden && b.dataset.offer === 'takeback');
       if (bar) bar.querySelector('button').focus();
-      this.tell(`${this.takebackText(standing)} Accept or decline it (U does not answer it).`);
+      this.tell(`${this.takebackText(standing)} Accept or decline it${key ? ' (U does not answer it)' : ''}.`);
       return;
     }
     const btn = $('#offer-takeback');
@@ -2685,6 +2706,20 @@ class GameView {
     this.renderActions();
   }
 
+  /**
+   * U: does what the Undo button does. With the button turned off (nothing of the player's to
+   * take back yet) nothing is sent, and the caption says why.
+   */
+  undoKey() {
+    if (this.busy || !this.seat) return;
+    if ($('#undo').disabled) {
+      const s = this.state;
+      this.tell(s && s.ply > 0 ? 'Nothing of yours to take back yet: you have not moved.' : 'Nothing to take back yet: no move has been played.');
+      return;
+    }
+    return this.undo();
+  }
+
   async undo() {
     if (this.busy || !this.seat) return;
     this.setBusy(true);
@@ -2701,7 +2736,7 @@ class GameView {
         // move played from another window while its connection was down). Said in a player's
         // words, as the other requests say it, and the game is shown as it is now (the moves
         // missed told in the caption, as after a reconnection).
-        this.note('Cannot undo: the game moved on meanwhile (a move was played); it is shown as it is now: undo again if you still want to.');
+        this.note(`Cannot undo: ${staleWords(e.message)}; it is shown as it is now: undo again if you still want to.`);
         await this.resync();
         return;
       }
@@ -3068,11 +3103,9 @@ function setupGameControls() {
     const me = SIDE_LETTER[[...game.mine][0]];
     game.draw(game.state.offers?.draw !== me);
   });
-  $('#offer-takeback').addEventListener('click', () => {
-    if (!game || !game.state) return;
-    const me = SIDE_LETTER[[...game.mine][0]];
-    game.takeback(game.state.offers?.takeback !== me);
-  });
+  // The button does what it says, as U does: propose, or withdraw one's own proposal; with the
+  // friend's proposal standing it never accepts it, it leads to that proposal's Accept.
+  $('#offer-takeback').addEventListener('click', () => game && game.state && game.takebackKey(false));
   $('#offer-accept').addEventListener('click', () => {
     if (!game) return;
     if ($('#offer-bar').dataset.offer === 'draw') game.draw(true);
@@ -3106,6 +3139,25 @@ function setupGameControls() {
   $('#claim-win').addEventListener('click', () => game && game.claim('win'));
   $('#claim-draw').addEventListener('click', () => game && game.claim('draw'));
   document.addEventListener('pointerdown', () => (keyboardUser = false), true);
+  // A key held down acts once. The auto-repeat of Enter or Space (a keydown every few ms after
+  // half a second) would press again whatever has the focus by then: after a move or an undo
+  // the focus goes to a legal hole, the result dialog's button or "Play again", so a held key
+  // would play move after move, close the result and start a new game. Caught first (capture
+  // phase, before a hole's or a button's own handling), and dropped with its default action
+  // (a button's Enter activation, a form's submission). Space typed into a text field repeats
+  // as usual; arrows and the letters are handled below.
+  window.addEventListener(
+    'keydown',
+    (e) => {
+      if (!e.repeat || (e.key !== 'Enter' && e.key !== ' ')) return;
+      const t = e.target;
+      if (t && t.tagName === 'TEXTAREA') return;
+      if (e.key === ' ' && t && t.tagName === 'INPUT' && !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(t.type)) return;
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    },
+    true,
+  );
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Tab' || e.key === 'Enter' || e.key.length === 1) keyboardUser = true;
     if (!game || $('#view-game').hidden) return;
@@ -3135,7 +3187,7 @@ function setupGameControls() {
     if (e.key.length === 1 && k >= 0) {
       if (game.key(k)) e.preventDefault();
     } else if (e.key === 'u' || e.key === 'U') {
-      if (!$('#undo').hidden) game.undo();
+      if (!$('#undo').hidden) game.undoKey();
       else if (game.kind === 'online' && game.mine.size && game.state && !game.state.match_over) game.takebackKey();
     } else if (e.key === 'r' || e.key === 'R') {
       game.replay();
@@ -3153,7 +3205,10 @@ const CONTINUE_MAX = 8;
  * The games in progress this browser holds a seat in, on the start page. Each is asked for by
  * its id (the server's list holds everybody's games, so this browser's could be far down it),
  * a few at a time, the seat taken last first, until the list is full. A game found over is
- * marked so in the seat and not asked for again; one the server no longer knows is forgotten.
+ * marked so in the seat and not asked for again (until the game view shows it going on again,
+ * reopened by an undo). A listing never forgets a seat: a game the server does not know now
+ * (a restored or wrong database, a proxy's 404) is listed as not found, with a Forget button
+ * that is the player's to press; the seat stays until then.
  */
 async function showContinue() {
   const mine = Object.entries(seats.all())
@@ -3166,7 +3221,7 @@ async function showContinue() {
       const got = await Promise.all(mine.slice(i, i + 4).map(([id]) => api.state(id).catch((e) => ({ id, error: e }))));
       for (const g of got) {
         if (g.error) {
-          if (g.error.status === 404) seats.remove(g.id);
+          if (g.error.status === 404 && list.length < CONTINUE_MAX) list.push({ id: g.id, missing: true });
         } else if (g.match_over) seats.markOver(g.id);
         else if (list.length < CONTINUE_MAX) list.push(g);
       }
@@ -3174,6 +3229,26 @@ async function showContinue() {
     const ul = $('#continue-list');
     ul.replaceChildren(
       ...list.map((g) => {
+        if (g.missing) {
+          const forget = h('button', { type: 'button', class: 'forget-seat' }, 'Forget');
+          forget.setAttribute('aria-label', `Forget game ${g.id}`);
+          const li = h(
+            'li',
+            { class: 'missing', 'data-game': g.id },
+            h('a', { href: `#/game/${encodeURIComponent(g.id)}` }, `Game ${g.id}`),
+            ' not found on this server now (your seat in it is kept) ',
+            forget,
+          );
+          forget.addEventListener('click', () => {
+            seats.remove(g.id);
+            const next = li.nextElementSibling || li.previousElementSibling;
+            li.remove();
+            if (!ul.children.length) $('#continue').hidden = true;
+            // The focus is not dropped to the page's body with the button.
+            (next ? next.querySelector('a') : $('#start')).focus();
+          });
+          return li;
+        }
         const opp = typeof g.opponent === 'object' ? g.opponent.kind : g.opponent;
         const who = { computer: 'against the computer', hotseat: 'on this screen', online: 'online' }[opp] || opp || '';
         return h(
@@ -3215,6 +3290,10 @@ async function showGames(more = false) {
     if (asked !== gamesAsked) return;
     if (!before) body.replaceChildren();
     gamesNext = r.next || null;
+    // "Older games" pressed a last time goes away: the focus moves on to the first of the games
+    // it added (never dropped to the page's body).
+    const moreHadFocus = document.activeElement === $('#games-more');
+    const firstNew = body.children.length;
     $('#games-more').hidden = !gamesNext;
     setOff($('#games-more'), false);
     const mineAll = seats.all();
@@ -3250,6 +3329,7 @@ async function showGames(more = false) {
       );
     }
     $('#games-empty').hidden = body.children.length > 0;
+    if (moreHadFocus && !gamesNext) (body.children[firstNew] || body.lastElementChild)?.querySelector('a.open')?.focus();
   } catch (e) {
     if (asked !== gamesAsked) return;
     setOff($('#games-more'), false);
