@@ -60,6 +60,21 @@ async fn http_from(
     (status, body.to_string())
 }
 
+/// A new hot-seat Raja Pasu game asked for from `from` with one extra header line (without its
+/// line end); (status, body).
+async fn new_game_from(addr: SocketAddr, from: &str, header: String) -> (u16, String) {
+    let game = json!({"game": "raja-pasu", "opponent": {"kind": "hotseat"}});
+    http_from(
+        addr,
+        from,
+        "POST",
+        "/api/games",
+        &format!("{header}\r\n"),
+        &game,
+    )
+    .await
+}
+
 async fn hotseat_game(s: &TestServer) -> String {
     let r = s
         .post(
@@ -181,22 +196,8 @@ async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_allowance() {
         ));
     })
     .await;
-    let game = json!({"game": "raja-pasu", "opponent": {"kind": "hotseat"}});
-    let via_proxy = |client: &'static str| {
-        let game = game.clone();
-        let addr = s.addr;
-        async move {
-            http_from(
-                addr,
-                "127.0.0.9",
-                "POST",
-                "/api/games",
-                &format!("X-Forwarded-For: {client}\r\n"),
-                &game,
-            )
-            .await
-        }
-    };
+    let via_proxy =
+        |client: &str| new_game_from(s.addr, "127.0.0.9", format!("X-Forwarded-For: {client}"));
     // Member A's allowance is used up ...
     assert_eq!(via_proxy("203.0.113.1").await.0, 201);
     assert_eq!(via_proxy("203.0.113.1").await.0, 201);
@@ -211,21 +212,9 @@ async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_allowance() {
     assert_eq!(via_proxy("203.0.113.2").await.0, 201);
     assert_eq!(via_proxy("198.51.100.7, 203.0.113.1").await.0, 429);
     // A client that is not the proxy cannot choose its address with the header.
-    let direct = |xff: &'static str| {
-        let game = game.clone();
-        let addr = s.addr;
-        async move {
-            http_from(
-                addr,
-                "127.0.0.10",
-                "POST",
-                "/api/games",
-                &format!("X-Forwarded-For: {xff}\r\n"),
-                &game,
-            )
-            .await
-            .0
-        }
+    let direct = |xff: &str| {
+        let r = new_game_from(s.addr, "127.0.0.10", format!("X-Forwarded-For: {xff}"));
+        async move { r.await.0 }
     };
     assert_eq!(direct("203.0.113.50").await, 201);
     assert_eq!(direct("203.0.113.51").await, 201);
@@ -247,21 +236,12 @@ async fn the_addresses_of_one_ipv6_64_share_one_allowance_and_one_websocket_shar
         ));
     })
     .await;
-    let game = json!({"game": "raja-pasu", "opponent": {"kind": "hotseat"}});
-    let make = |client: &'static str| {
-        let game = game.clone();
-        let addr = s.addr;
-        async move {
-            http_from(
-                addr,
-                "127.0.0.9",
-                "POST",
-                "/api/games",
-                &format!("Forwarded: for=\"[{client}]:4711\"\r\n"),
-                &game,
-            )
-            .await
-        }
+    let make = |client: &str| {
+        new_game_from(
+            s.addr,
+            "127.0.0.9",
+            format!("Forwarded: for=\"[{client}]:4711\""),
+        )
     };
     let mut ids = Vec::new();
     for client in ["2001:db8::1", "2001:db8::2", "2001:db8::28"] {
