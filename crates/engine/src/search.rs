@@ -440,6 +440,16 @@ impl HelperGate {
     }
 }
 
+/// Ends a search when dropped: the clock is done and the [`HelperGate`] open.
+struct EndsSearch<'a>(&'a Clock, &'a HelperGate);
+
+impl Drop for EndsSearch<'_> {
+    fn drop(&mut self) {
+        self.0.done.store(true, Ordering::Relaxed);
+        self.1.open();
+    }
+}
+
 /// When the main thread of a search on several threads starts searching.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum MainStart {
@@ -1182,6 +1192,9 @@ fn search_on(
     let view = MatchView::of(state);
 
     let mut run_main = || {
+        // However the main thread ends, a panic included, the helpers are let go and told to
+        // stop: `thread::scope` waits for them before passing a panic on.
+        let _ending = EndsSearch(&clock, &gate);
         #[cfg(test)]
         if main_start == MainStart::AfterHelpers {
             while gate.idle.load(Ordering::SeqCst) < threads - 1 {
