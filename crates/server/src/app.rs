@@ -484,7 +484,9 @@ pub struct NewGame {
     pub ended: Option<Ending>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+/// Locks `m`, a poisoned lock included (a panic elsewhere never leaves the server unable to
+/// count or serve).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 

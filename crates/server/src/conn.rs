@@ -362,9 +362,7 @@ impl PerClient {
         max: usize,
     ) -> Option<Share> {
         let key = crate::client::key(peer);
-        let mut t = table
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut t = crate::app::lock(table);
         let n = t.open.entry(key).or_insert(0);
         if *n >= max {
             return None;
@@ -379,10 +377,7 @@ impl PerClient {
 
 impl Drop for Share {
     fn drop(&mut self) {
-        let mut t = self
-            .table
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut t = crate::app::lock(&self.table);
         if let Some(n) = t.open.get_mut(&self.key) {
             *n -= 1;
             if *n == 0 {
@@ -533,7 +528,10 @@ impl tokio::io::AsyncWrite for Lingering {
 
 /// How a client reads in the log: its address, and the peer's when a proxy forwarded it
 /// (`203.0.113.5 via 127.0.0.1`).
-fn client_text(client: Option<std::net::IpAddr>, peer: Option<std::net::IpAddr>) -> String {
+pub(crate) fn client_text(
+    client: Option<std::net::IpAddr>,
+    peer: Option<std::net::IpAddr>,
+) -> String {
     match (client, peer) {
         (Some(c), Some(p)) if c != p.to_canonical() => format!("{c} via {p}"),
         (Some(c), _) => c.to_string(),

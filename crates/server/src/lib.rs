@@ -350,7 +350,10 @@ impl Server {
                 }
             })
         };
-        lock_connections_caps(&self.app, self.limits);
+        app::lock(&self.app.connections).set_caps(
+            self.limits.max_websockets,
+            self.limits.max_websockets_per_client,
+        );
         let router = router(Arc::clone(&self.app));
         // Setting `shutdown` also closes the WebSocket connections, which would otherwise hold
         // the graceful shutdown open.
@@ -379,12 +382,4 @@ impl Server {
         result?;
         Ok(())
     }
-}
-
-/// Gives the app the caps on WebSocket connections of `limits`.
-fn lock_connections_caps(app: &app::App, limits: conn::Limits) {
-    app.connections
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .set_caps(limits.max_websockets, limits.max_websockets_per_client);
 }

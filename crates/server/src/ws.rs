@@ -89,12 +89,6 @@ impl Connections {
     }
 }
 
-fn lock_connections(app: &App) -> std::sync::MutexGuard<'_, Connections> {
-    app.connections
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 /// Holds a WebSocket connection's place in the server's cap and its client's; gives them back
 /// when dropped.
 pub struct ClientPlace {
@@ -121,7 +115,7 @@ impl ClientPlace {
     ) -> Result<ClientPlace, ApiError> {
         let addr = client;
         let client = client.map(crate::client::key);
-        let mut c = lock_connections(app);
+        let mut c = crate::app::lock(&app.connections);
         let open_to_all = c.max - c.max / 8;
         if c.total >= c.max || (!seated && c.total >= open_to_all) {
             let mut e = ApiError::new(
@@ -159,7 +153,7 @@ impl ClientPlace {
 
 impl Drop for ClientPlace {
     fn drop(&mut self) {
-        let mut c = lock_connections(&self.app);
+        let mut c = crate::app::lock(&self.app.connections);
         c.total -= 1;
         if let Some(ip) = self.client {
             if let Some(n) = c.by_client.get_mut(&ip) {
@@ -434,9 +428,7 @@ pub async fn serve(
             tracing::info!(
                 "game {}: WebSocket from {} closed after {:.1} s",
                 self.id,
-                self.client
-                    .addr
-                    .map_or_else(|| "-".to_string(), |a| a.to_string()),
+                crate::conn::client_text(self.client.addr, None),
                 self.since.elapsed().as_secs_f64()
             );
         }
@@ -444,15 +436,13 @@ pub async fn serve(
     let id = slot.state()["id"].as_str().unwrap_or_default().to_string();
     tracing::info!(
         "game {id}: WebSocket from {} opened ({}; {} open)",
-        client
-            .addr
-            .map_or_else(|| "-".to_string(), |a| a.to_string()),
+        crate::conn::client_text(client.addr, None),
         match seats.as_slice() {
             [] => "a watcher".to_string(),
             [side] => format!("{side}'s seat"),
             _ => "both seats".to_string(),
         },
-        lock_connections(&app).total()
+        crate::app::lock(&app.connections).total()
     );
     let _logged = Logged {
         id: id.clone(),
