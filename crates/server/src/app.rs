@@ -114,6 +114,16 @@ impl Slot {
         *lock(&self.snapshot) = Arc::new(state.clone());
     }
 
+    /// Tells every connection of the moves `played`, just stored, in an update with the state
+    /// after them; nothing if none was played.
+    fn publish_played(&self, played: &[Played]) {
+        if !played.is_empty() {
+            self.publish_update(json!({
+                "type": "update", "state": *self.state(), "played": played_json(played)
+            }));
+        }
+    }
+
     /// Publishes an `update` (`msg` with the whole new `state`, and `played`, `undone`, …) as
     /// what changed: the state without its `moves` and `rounds`, `moves_kept` (the entries of
     /// `moves` that stay: the new ones are `played`'s), `rounds_kept` and `rounds_added` (the
@@ -875,11 +885,7 @@ impl App {
             tokio::spawn(async move {
                 let mut g = slot.game.lock().await;
                 let played = app.computer_reply(&slot, &mut g).await;
-                if !played.is_empty() {
-                    slot.publish_update(json!({
-                        "type": "update", "state": *slot.state(), "played": played_json(&played)
-                    }));
-                }
+                slot.publish_played(&played);
             });
         }
     }
@@ -1087,11 +1093,7 @@ impl App {
                 }
                 let mut g = slot.game.lock().await;
                 let (played, result) = app.computer_moves(&slot, &mut g).await;
-                if !played.is_empty() {
-                    slot.publish_update(json!({
-                        "type": "update", "state": *slot.state(), "played": played_json(&played)
-                    }));
-                }
+                slot.publish_played(&played);
                 match result {
                     Ok(()) => {
                         if !played.is_empty() {
@@ -1317,13 +1319,9 @@ impl App {
         // The game is stored: it is answered whatever happens to the computer's moves (one that
         // fails is tried again, and comes in an update).
         let played = self.computer_reply(&slot, &mut g).await;
-        if !played.is_empty() {
-            // Told as every other move is, though no connection can have the game's id yet: the
-            // updates that follow keep these moves (`moves_kept`), which the answer carries.
-            slot.publish_update(json!({
-                "type": "update", "state": *slot.state(), "played": played_json(&played),
-            }));
-        }
+        // Told as every other move is, though no connection can have the game's id yet: the
+        // updates that follow keep these moves (`moves_kept`), which the answer carries.
+        slot.publish_played(&played);
         // The slot's snapshot is this state's JSON (made by `Slot::new`, and again after each
         // computer move): not made anew, since listing the legal moves can take seconds where a
         // move takes long to prove endless (docs/rules.md, "Endless moves").
@@ -1575,10 +1573,7 @@ impl App {
         self.commit(&slot, &mut g, next, std::slice::from_ref(&played))?;
         // The move is told as soon as it is stored, before the computer thinks: to every
         // connection (an update), and to the WebSocket that sent it (its ack).
-        slot.publish_update(json!({
-            "type": "update", "state": *slot.state(),
-            "played": played_json(std::slice::from_ref(&played)),
-        }));
+        slot.publish_played(std::slice::from_ref(&played));
         if let Some(stored) = stored {
             let _ = stored.send(played.rec.ply);
         }
@@ -1586,12 +1581,8 @@ impl App {
         // The human move is stored and answered whatever happens to the computer's reply (one
         // that fails is tried again, and comes in an update).
         let more = self.computer_reply(&slot, &mut g).await;
-        if !more.is_empty() {
-            // The replies in an update of their own, once stored.
-            slot.publish_update(json!({
-                "type": "update", "state": *slot.state(), "played": played_json(&more),
-            }));
-        }
+        // The replies in an update of their own, once stored.
+        slot.publish_played(&more);
         all.extend(more);
         Ok((slot.state().as_ref().clone(), all))
     }
