@@ -28,7 +28,8 @@ test('one screen: the turn line names the side once, a refused key says why, the
   // The board turned to North; the focus did not jump to one of North's holes.
   const focused = await page.evaluate(() => document.activeElement?.dataset?.hole || null);
   assert.ok(!focused || focused === focused.toUpperCase(), `the focus stayed off North's row (${focused})`);
-  assert.equal((await page.textContent('#turn')).trim(), 'North to move (holes a–g)');
+  // After A, North's a, b and g are empty: the turn line names the holes North can play.
+  assert.equal((await page.textContent('#turn')).trim(), 'North to move (holes c–f)');
   // A key on an empty hole says so.
   const st = await server.get(`/api/games/${await gameId(page)}`);
   const empty = 'abcdefg'.split('').find((l, k) => st.board[7 + k] === 0);

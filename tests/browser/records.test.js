@@ -70,7 +70,7 @@ test('rules pages render the server\'s markdown: headings, lists, tables', async
     const md = await (await fetch(`${server.url}/api/rules/${g}`)).text();
     const counts = await page.evaluate(() => ({
       // The page's own introduction above the text has a heading of its own.
-      headings: document.querySelectorAll('#rules-body :is(h2, h3, h4):not(.intro *)').length,
+      headings: document.querySelectorAll('#rules-body :is(h2, h3, h4, h5, h6):not(.intro *)').length,
       tables: document.querySelectorAll('#rules-body table').length,
       raw: /(^|\n)#+ |\|---/.test(document.querySelector('#rules-body').textContent),
     }));

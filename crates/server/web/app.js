@@ -2,7 +2,7 @@
 // list, scoreboard, undo, hint, export, invite), saved games and the rules pages.
 
 import { api, seats, sideIndex, GameSocket, SIDE_NAME, SIDE_LETTER, ApiError, pageLink } from './api.js';
-import { Board, Animator, LETTERS, SEEDS_PER_HOLE, holeIndex, reasonText, cloneModel } from './board.js';
+import { Board, Animator, LETTERS, SEEDS_PER_HOLE, holeIndex, reasonText, sweepText, cloneModel } from './board.js';
 import { markdown } from './markdown.js';
 import { storage } from './storage.js';
 import { sounds } from './sound.js';
@@ -341,14 +341,15 @@ async function copyText(text, input) {
 }
 
 /**
- * Side `i`'s open holes for the turn line: "A–G", "c–g", "a, b, e–g", "hole d" (closed holes
- * are not played, so they are not named).
+ * Side `i`'s playable holes (`legal`, the server's list) for the turn line: "holes A–G",
+ * "holes c–g", "holes a, b, e–g", "hole d". An empty, closed or endless hole cannot be played,
+ * so it is not named.
  */
-export function openHoles(i, closed = []) {
+export function playableHoles(i, legal = []) {
   const letters = [...(i === 0 ? 'ABCDEFG' : 'abcdefg')];
   const runs = [];
   letters.forEach((l, k) => {
-    if (closed.includes(l)) return;
+    if (!legal.includes(l)) return;
     const last = runs[runs.length - 1];
     if (last && last.end === k - 1) last.end = k;
     else runs.push({ start: k, end: k });
@@ -358,6 +359,21 @@ export function openHoles(i, closed = []) {
     .map((r) => (r.end === r.start ? letters[r.start] : `${letters[r.start]}${r.end === r.start + 1 ? ', ' : '–'}${letters[r.end]}`))
     .join(', ');
   return `${open === 1 ? 'hole' : 'holes'} ${text}`;
+}
+
+/**
+ * The holes of the player to move in `s` whose move would sow for ever. The server lists the
+ * legal moves (`s.legal`); a move is the lifting of an open hole of one's own that holds seeds
+ * (rules-spec.md, "One move"), and such a move is refused only when it is endless ("Endless
+ * sowing"; the rules crate's `legal_moves` drops exactly the endless candidates). So in a round
+ * still going on, every open, non-empty hole of the mover missing from `s.legal` is endless.
+ */
+export function endlessHoles(s) {
+  if (!s || !s.to_move || s.round_over || s.match_over || s.ended || !Array.isArray(s.legal) || !s.board) return [];
+  const side = sideIndex(s.to_move);
+  if (side < 0) return [];
+  const closed = s.closed || [];
+  return [...LETTERS.slice(side * 7, side * 7 + 7)].filter((l, k) => s.board[side * 7 + k] > 0 && !closed.includes(l) && !s.legal.includes(l));
 }
 
 function closedBools(letters) {
@@ -485,8 +501,7 @@ function summary(p, names = SIDE_NAME) {
   let text = `${names[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join('; ')}` : ''}).`;
   const end = (p.trace || []).find((ev) => ev.type === 'round_end');
   if (end) {
-    const swept = [0, 1].filter((i) => end.swept[i] > 0).map((i) => `${mid(names[i])} ${end.swept[i]}`);
-    text += ` Round over: ${reasonText(end.reason)}${swept.length ? `; left on the board: ${swept.join(', ')}` : ''}.`;
+    text += ` Round over: ${reasonText(end.reason)}; ${sweepText(end.reason, end.swept, SIDE_NAME, false)}.`;
   }
   return text;
 }
@@ -2029,7 +2044,8 @@ class GameView {
   updateLegal(keepFocus = false) {
     const active = document.activeElement;
     const inBoard = active && this.board.svg.contains(active);
-    this.board.setLegal(this.myTurn() && !this.busy && !this.viewing() ? this.state.legal : []);
+    const live = this.myTurn() && !this.busy && !this.viewing();
+    this.board.setLegal(live ? this.state.legal : [], live ? endlessHoles(this.state) : []);
     // A keyboard player whose focus was on the board gets it back on a playable hole.
     const parked = active === document.body || active === $('#game-title') || active === $('#turn');
     if (keyboardUser && !keepFocus && this.myTurn() && !this.busy && !this.viewing() && (inBoard || parked)) {
@@ -2076,9 +2092,9 @@ class GameView {
     if (this.myTurn()) {
       t.innerHTML = '';
       if (this.kind === 'hotseat') {
-        t.append(h('span', { class: 'you' }, `${SIDE_NAME[i]} to move`), ` (${openHoles(i, s.closed)})`);
+        t.append(h('span', { class: 'you' }, `${SIDE_NAME[i]} to move`), ` (${playableHoles(i, s.legal)})`);
       } else {
-        t.append(h('span', { class: 'you' }, 'Your move'), ` (${SIDE_NAME[i]}, ${openHoles(i, s.closed)})`);
+        t.append(h('span', { class: 'you' }, 'Your move'), ` (${SIDE_NAME[i]}, ${playableHoles(i, s.legal)})`);
       }
     } else if (s.seats?.[SIDE_LETTER[i]]?.kind === 'computer') {
       t.textContent = 'The computer is thinking…';
@@ -2870,7 +2886,9 @@ class GameView {
           ? `${letter} is closed this round`
           : this.state.board[i] === 0
             ? `${letter} is empty`
-            : `${letter} cannot be played now`;
+            : endlessHoles(this.state).includes(letter)
+              ? `${letter} would sow for ever: the same board comes back with the same hole about to be lifted, so it is not a legal move`
+              : `${letter} cannot be played now`;
       this.tell(`${why}.`);
       return true;
     }
@@ -2914,7 +2932,12 @@ class GameView {
     const single = s.mode !== 'match';
     for (const r of ended) {
       body.append(
-        h('p', {}, single ? `The game ended: ${reasonText(r.reason)}.` : `Round ${r.round} ended: ${reasonText(r.reason)}.`),
+        h(
+          'p',
+          { class: 'sweep' },
+          single ? `The game ended: ${reasonText(r.reason)}.` : `Round ${r.round} ended: ${reasonText(r.reason)}.`,
+          ` ${sweepText(r.reason, r.swept)}.`,
+        ),
         h(
           'table',
           {},
@@ -3341,40 +3364,58 @@ async function showGames(more = false) {
 // ---------------------------------------------------------------------------------------------
 // Rules
 
-/** A player's introduction to each game, above the full rules. */
+/**
+ * A player's introduction to each game, above the full rules: enough to start playing, in the
+ * contract's terms (rules-spec.md), every word it uses defined there. `text`: the game's own
+ * rules (seeds, direction, fours, chain); `end`: what ends a round and who takes the seeds left.
+ */
+const FOURS = (owner) =>
+  `Whenever a seed makes a hole hold exactly four, ${owner} takes those four at once (a “four”), and sowing goes on; this counts in either row, and for the last seed too.`;
+const NO_MOVE_END =
+  'A round ends when the player to move has no move: the other player, the one who just moved, takes every seed left on the board (the sweep).';
+const ONE_ROW_END =
+  'A round ends as soon as every seed left on the board lies in one row: each player takes the seeds in their own row (the sweep).';
 const INTROS = {
   'walak-pussa': {
     seeds: 4,
     dir: 1,
-    text: 'Four seeds in each hole; sowing goes counterclockwise (to the right along your row). A capture can chain on: after taking a hole, while the next hole is empty and the one after it holds seeds and is not the hole where your last seed fell, you take those too.',
+    text: 'Four seeds in each hole; sowing goes counterclockwise (to the right along your row, then on along the other row). A capture can chain on (the “necklace”, or chain): after taking a hole, while the next hole is empty and the one after it holds seeds and is not the hole where your last seed fell, you take those too. There are no fours.',
+    end: NO_MOVE_END,
   },
   'raja-pasu': {
     seeds: 7,
     dir: 1,
-    text: 'Seven seeds in each hole; sowing goes counterclockwise. Whenever a hole reaches four seeds while you sow, its row’s owner takes the four at once (a “four”).',
+    text: `Seven seeds in each hole; sowing goes counterclockwise (to the right along your row, then on along the other row). ${FOURS('the owner of the row the hole is in')}`,
+    end: NO_MOVE_END,
   },
   'pasu-pondi': {
     seeds: 5,
     dir: -1,
-    text: 'Five seeds in each hole; sowing goes clockwise (to the left along your row). Fours are taken as in Raja Pasu.',
+    text: `Five seeds in each hole; sowing goes clockwise (to the left along your row, then on along the other row). ${FOURS('the owner of the row the hole is in')}`,
+    end: ONE_ROW_END,
   },
   'pasu-pondi-6': {
     seeds: 6,
     dir: -1,
-    text: 'Pasu Pondi with six seeds in each hole: clockwise sowing, fours taken as they are made.',
+    text: `Pasu Pondi with six seeds in each hole; sowing goes clockwise (to the left along your row, then on along the other row). ${FOURS('the owner of the row the hole is in')}`,
+    end: ONE_ROW_END,
   },
 };
 
-/** A small board as South sees it, with the direction of sowing. */
+/**
+ * A small board as South sees it, with the direction of sowing as a loop round the ring: one
+ * arrow along each row (South's row below, A to G; North's row above, g to a from the left), the
+ * two joined at the ends, so each row's arrow points the way its seeds go.
+ */
 function boardDiagram(seeds, dir) {
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('viewBox', '0 0 360 130');
+  svg.setAttribute('viewBox', '0 0 360 160');
   svg.setAttribute('class', 'diagram');
   svg.setAttribute('role', 'img');
   svg.setAttribute(
     'aria-label',
-    `The board: North's row a to g on top (g at the left), South's row A to G below (A at the left), ${seeds} seeds in each hole; sowing goes ${dir > 0 ? 'counterclockwise: A towards G, then a towards g' : 'clockwise: G towards A, then g towards a'}.`,
+    `The board: North's row a to g on top (g at the left), South's row A to G below (A at the left), ${seeds} seeds in each hole; sowing goes ${dir > 0 ? "counterclockwise: along South's row from A to G (to the right), then along North's row from a to g (to the left on this picture)" : "clockwise: along South's row from G to A (to the left), then along North's row from g to a (to the right on this picture)"}, round and round.`,
   );
   const add = (tag, attrs, text) => {
     const e = document.createElementNS(ns, tag);
@@ -3383,21 +3424,28 @@ function boardDiagram(seeds, dir) {
     svg.append(e);
     return e;
   };
-  add('rect', { x: 4, y: 14, width: 352, height: 102, rx: 22, class: 'wood' });
+  add('rect', { x: 4, y: 14, width: 352, height: 132, rx: 22, class: 'wood' });
+  const ROW = { north: 46, south: 114 };
   for (let k = 0; k < 7; k++) {
     const x = 40 + k * 47;
     // North's row: g … a from the left; South's: A … G.
-    add('circle', { cx: x, cy: 45, r: 17, class: 'pit' });
-    add('text', { x, y: 50, class: 'n' }, seeds);
+    add('circle', { cx: x, cy: ROW.north, r: 17, class: 'pit' });
+    add('text', { x, y: ROW.north + 5, class: 'n' }, seeds);
     add('text', { x, y: 10, class: 'l' }, 'gfedcba'[k]);
-    add('circle', { cx: x, cy: 86, r: 17, class: 'pit' });
-    add('text', { x, y: 91, class: 'n' }, seeds);
-    add('text', { x, y: 128, class: 'l' }, 'ABCDEFG'[k]);
+    add('circle', { cx: x, cy: ROW.south, r: 17, class: 'pit' });
+    add('text', { x, y: ROW.south + 5, class: 'n' }, seeds);
+    add('text', { x, y: 158, class: 'l' }, 'ABCDEFG'[k]);
   }
-  // The direction of sowing, along South's row.
-  const [x1, x2] = dir > 0 ? [60, 300] : [300, 60];
-  add('path', { d: `M${x1} 66 L${x2} 66`, class: 'arrow' });
-  add('path', { d: `M${x2} 66 l${dir > 0 ? -9 : 9} -6 l0 12 z`, class: 'arrowhead' });
+  // The loop between the rows: its lower side runs along South's row, its upper side along
+  // North's, joined round the ends as the ring is.
+  const [top, bottom, left, right] = [72, 88, 64, 296];
+  add('path', { d: `M${left} ${bottom} L${right} ${bottom} A8 8 0 0 0 ${right} ${top} L${left} ${top} A8 8 0 0 0 ${left} ${bottom} Z`, class: 'arrow' });
+  // One arrowhead on each side, pointing the way that row's seeds go (counterclockwise: South's
+  // to the right, North's to the left).
+  const head = (row, x, y, towards) =>
+    add('path', { d: `M${x + towards * 8} ${y} l${-towards * 14} -8 l0 16 z`, class: 'arrowhead', 'data-row': row, 'data-points': towards > 0 ? 'right' : 'left' });
+  head('south', 220, bottom, dir > 0 ? 1 : -1);
+  head('north', 140, top, dir > 0 ? -1 : 1);
   return svg;
 }
 
@@ -3477,7 +3525,13 @@ async function showRules(g, section, { restore = null, focus = false } = {}) {
           h('h3', {}, `${TITLES[g] || g} in short`),
           boardDiagram(intro.seeds, intro.dir),
           h('p', {}, 'Two rows of seven holes, one row each. On your turn you lift all the seeds of one of your holes and sow them one by one into the following holes. When the last seed falls, look at the next hole: if it holds seeds, lift them and sow on; if it is empty, your move ends, and you take the hole after it if it holds seeds and is not the hole where your last seed fell. ' + intro.text),
-          h('p', {}, 'Whoever takes more seeds wins the game. In a match, a player who cannot fill a hole at the next round plays with it closed; the match ends when one player cannot fill any. The full rules follow; ', h('a', { href: '#/help' }, 'how to play on this page'), ' is told separately.'),
+          h(
+            'p',
+            { class: 'intro-end' },
+            `${intro.end} In every game a round also ends when a position comes back (the same seeds in every hole, with the same player to move): each player then takes the seeds in their own row. A move that would sow for ever (the same board coming back in the middle of the move) is not allowed. Whoever takes more seeds wins the game. In a match, a player who cannot fill a hole at the next round plays with it closed; the match ends when one player cannot fill any. The full rules follow; `,
+            h('a', { href: '#/help' }, 'how to play on this page'),
+            ' is told separately.',
+          ),
         )
       );
       if (at) at.after(intro_);
@@ -3497,7 +3551,22 @@ async function showRules(g, section, { restore = null, focus = false } = {}) {
         n = next;
       }
     };
-    fold('endless-moves', 'Moves that would sow for ever are not legal: how pussa finds them');
+    // Endless moves: the rule stays in view, with what a player sees of it on this page; how
+    // pussa finds such moves is for the curious.
+    const endless = document.getElementById('rules-endless-moves');
+    if (endless) {
+      if (document.getElementById('rules-how-pussa-finds-them')) fold('how-pussa-finds-them', 'For the curious: how pussa finds endless moves');
+      else fold('endless-moves', 'For the curious: how pussa finds endless moves');
+      const folded = (document.getElementById('rules-how-pussa-finds-them') || endless).closest('details');
+      const onPage = h(
+        'p',
+        { class: 'on-page', id: 'rules-endless-on-page' },
+        h('strong', {}, 'On this page: '),
+        'a hole of yours whose move would sow for ever is not ringed and cannot be played; it has a thin dashed ring, and its label (or tooltip) says “would sow for ever”. Clicking it, or pressing its letter, is refused with the reason, and the turn line names only the holes you can play. If every move left to a player would sow for ever, that player cannot move and the round ends; its summary says which holes “would sow for ever”, and who takes the seeds left on the board: ',
+        g.startsWith('pasu-pondi') ? 'in Pasu Pondi each player takes the seeds in their own row.' : 'the other player, who just moved, takes them all.',
+      );
+      if (folded) folded.before(onPage);
+    }
     fold('decisions-and-why', 'For the curious: where the sources differ, and why pussa decides as it does');
     fold('sources', 'For the curious: the sources of these rules');
     fold('notation', 'For the curious: how moves, positions and records are written');

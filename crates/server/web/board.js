@@ -109,6 +109,8 @@ export class Board {
     this.view = 0; // the side drawn nearest
     this.names = ['South', 'North'];
     this.legal = new Set();
+    // The mover's holes that hold seeds but would sow for ever (not legal moves).
+    this.endless = new Set();
     // While a move is played or shown (`busy`), the hole with the focus keeps it.
     this.busy = false;
     this.model = { board: new Array(14).fill(0), closed: new Array(14).fill(false), stores: [0, 0] };
@@ -136,6 +138,8 @@ export class Board {
       const lid = el('g', { class: 'lid', 'aria-hidden': 'true' }, g);
       const count = el('text', { class: 'count', 'aria-hidden': 'true' }, g);
       const label = el('text', { class: 'label', 'aria-hidden': 'true' }, g);
+      // The tooltip of a hole whose move would sow for ever (in the hole only while it is).
+      const title = document.createElementNS(SVG, 'title');
       g.addEventListener('click', () => this.choose(i));
       g.addEventListener('keydown', (e) => {
         if (e.key === 'Enter' || e.key === ' ') {
@@ -143,7 +147,7 @@ export class Board {
           this.choose(i);
         }
       });
-      this.holes.push({ g, ring, pit, seeds, lid, count, label, x: 0, y: 0 });
+      this.holes.push({ g, ring, pit, seeds, lid, count, label, title, x: 0, y: 0 });
     }
     this.stores = [0, 1].map((side) => {
       const g = el('g', { class: `store store-${side ? 'north' : 'south'}`, 'data-store': SIDES[side] }, svg);
@@ -249,9 +253,13 @@ export class Board {
     this.render();
   }
 
-  /** Sets the holes that respond to clicks and keys (letters), none when empty. */
-  setLegal(letters) {
+  /**
+   * Sets the holes that respond to clicks and keys (letters), none when empty, and the holes
+   * of the player to move whose move would sow for ever (`endless`: marked and labelled so).
+   */
+  setLegal(letters, endless = []) {
     this.legal = new Set(letters || []);
+    this.endless = new Set(endless || []);
     this.render();
   }
 
@@ -305,16 +313,24 @@ export class Board {
     const n = this.model.board[i];
     const closed = this.model.closed[i];
     const legal = this.legal.has(LETTERS[i]);
+    const endless = !legal && !closed && n > 0 && this.endless.has(LETTERS[i]);
     h.g.classList.toggle('closed', closed);
     h.g.classList.toggle('legal', legal);
+    h.g.classList.toggle('endless', endless);
     h.g.setAttribute('data-count', String(n));
     h.count.textContent = closed ? '' : String(n);
     const who = SIDES[ownerOf(i)];
     const name = `Hole ${LETTERS[i]} (${who})`;
     h.g.setAttribute(
       'aria-label',
-      closed ? `${name}, closed` : `${name}, ${n} seed${n === 1 ? '' : 's'}${legal ? ', playable' : ''}`,
+      closed
+        ? `${name}, closed`
+        : `${name}, ${n} seed${n === 1 ? '' : 's'}${legal ? ', playable' : endless ? ', not playable: it would sow for ever' : ''}`,
     );
+    // A pointer's tooltip says why a hole holding seeds is not ringed.
+    h.title.textContent = endless ? `${LETTERS[i]} would sow for ever: not a legal move` : '';
+    if (endless) h.g.prepend(h.title);
+    else h.title.remove();
     if (legal) {
       h.g.setAttribute('tabindex', '0');
       h.g.setAttribute('role', 'button');
@@ -408,7 +424,7 @@ export function caption(ev, mover, names = SIDES) {
         ? `Necklace: ${says(ev.by, 'takes', false)} ${ev.seeds} from ${ev.hole} too`
         : `${says(ev.by, 'takes')} ${ev.seeds} from ${ev.hole}`;
     case 'round_end':
-      return `Round over (${reasonText(ev.reason, names)}): ${says('S', 'sweeps', false)} ${ev.swept[0]}, ${mid('N')} ${ev.swept[1]}`;
+      return `Round over (${reasonText(ev.reason, names)}): ${sweepText(ev.reason, ev.swept, names, false)}`;
     case 'refill':
       return `Round ${ev.round}: ${says('S', 'fills', false)} ${ev.filled[0]} holes, ${mid('N')} ${ev.filled[1]}; ${says(ev.starter, 'starts', false)}`;
     case 'match_end':
@@ -425,6 +441,31 @@ export function caption(ev, mover, names = SIDES) {
 export function storeName(name, side) {
   if (name === 'You') return `Your store (${side})`;
   return name === side ? `${side}'s store` : `${name}'s store (${side})`;
+}
+
+/**
+ * Who takes the seeds left on the board when a round ends (the *sweep*, docs/rules.md "The end
+ * of a round"), from the round's `reason` and `swept` (`[South, North]`, as the server's trace
+ * and round results give them): "North takes the 3 seeds left on the board" when one player
+ * takes them all (the player to move could not move, in Walak-pussa and Raja Pasu), else "each
+ * player takes their own row: South 2, North 5". `first`: at the start of a sentence.
+ */
+export function sweepText(reason, swept, names = SIDES, first = true) {
+  const [s, n] = swept || [0, 0];
+  const total = s + n;
+  if (!total) return `${first ? 'No' : 'no'} seeds are left on the board`;
+  const who = (i) => names[i] || SIDES[i];
+  const mid = (i) => (who(i) === 'You' ? 'you' : who(i));
+  // The player who could not move took nothing while the other took seeds: the other took them
+  // all (where each takes their own row, the stuck player's row holds the endless holes' seeds).
+  const stuck = reason && reason.kind === 'no_legal_move' ? sideNum(reason.stuck) : -1;
+  if (stuck >= 0 && swept[stuck] === 0) {
+    const taker = 1 - stuck;
+    const name = first ? who(taker) : mid(taker);
+    const verb = who(taker) === 'You' ? 'take' : 'takes';
+    return `${name} ${verb} the ${total} seed${total === 1 ? '' : 's'} left on the board`;
+  }
+  return `${first ? 'Each' : 'each'} player takes their own row: ${mid(0)} ${s}, ${mid(1)} ${n}`;
 }
 
 /** Why a round ended, in words (`names`: what the page calls South and North). */
