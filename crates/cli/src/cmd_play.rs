@@ -12,22 +12,25 @@ use pussa_rules::record::Record;
 use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side};
 use ratatui::crossterm::event::{self, Event};
 
-use crate::tui::{hint_text, render, Action, App, Opponent};
+use crate::tui::{hint_text, render, Action, App, KeyRepeat, Opponent};
 
 /// The keys, as `pussa play --help` lists them.
 const KEYS_HELP: &str = "Keys:\n  \
-A-G (either case)  lift one of your holes (the side to move's, in a hotseat game)\n  \
+A-G (either case)  lift one of your holes (the side to move's, in a hotseat game); a key\n                     \
+held down acts once: its auto-repeat plays no move\n  \
 any key            during the sowing animation: show the rest of the move at once\n  \
 u or Backspace     take back your last move (against the computer: back to your turn)\n  \
 h                  hint: the engine's best move and its value (proven, or an estimate at\n                     \
 a depth)\n  \
-+ or -             faster or slower sowing animation (also during it; - from off turns it on)\n  \
++ or -             faster or slower sowing animation (also during it, for the lap on screen\n                     \
+too; - from off turns it on)\n  \
 Enter or Space     lay out the next round of a match\n  \
 n                  a new game once this one is over (same options, the other player starts)\n  \
 ? or F1            help: the keys, what the numbers mean, the sowing direction (the arrows,\n                     \
 PgUp/PgDn and j/k scroll it on a small terminal)\n  \
 q or Esc           quit (pressed twice while the game goes on); Ctrl-C or Ctrl-D quit at once\n  \
-Ctrl-Z             suspend (the shell's job control; `fg` goes back to the game)\n\n\
+Ctrl-Z             suspend (the shell's job control; `fg` goes back to the game, drawn anew,\n                     \
+as after a kill -TSTP or -STOP)\n\n\
 A closed terminal window, a dropped ssh session or a kill (SIGTERM, SIGHUP) ends the game as q\n\
 does: the --save record is written first.\n\n\
 Needs an interactive terminal (standard input and output); for scripts use `pussa replay` \
@@ -79,8 +82,9 @@ pub struct Args {
     /// e.g. "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa".
     #[arg(long, value_name = "POSITION")]
     pub position: Option<String>,
-    /// Write the game record (the format `pussa replay --record` reads) to FILE when the game
-    /// ends and when you quit; a second game after `n` goes to a file numbered before the
+    /// Write the game record (the format `pussa replay --record` reads, with the day the game
+    /// began as its Date) to FILE when the game ends (`n` saves it first) and when you quit; a
+    /// second game after `n` goes to a file numbered before the
     /// extension, `game.txt` → `game-2.txt`, `game-3.txt`… (a number whose file exists is passed
     /// over). An existing FILE is refused at start-up (no game is lost), and so is a FILE that
     /// cannot be created.
@@ -218,6 +222,7 @@ impl Saver {
             Some(s) => Record::from_setup(*s, self.mode)?,
             None => Record::new(self.game, self.mode, app.start.round_starter()),
         };
+        rec.set_tag("Date", &record_date(app.started))?;
         rec.set_tag("South", &app.player_name(Side::South))?;
         rec.set_tag("North", &app.player_name(Side::North))?;
         for &mv in &app.moves {
@@ -278,6 +283,15 @@ impl Saver {
             moves.join(" ")
         )
     }
+}
+
+/// A record's `Date` (docs/notation.md): the day `t` falls on, `YYYY.MM.DD`, in UTC as the
+/// web page's export gives it.
+fn record_date(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    pussa_server::util::rfc3339(secs)[..10].replace('-', ".")
 }
 
 /// `dir/game.txt` → `dir/game-2.txt`; `game` → `game-2`.
@@ -386,7 +400,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut app = App::new(start, seat, opponent);
     app.delay = args.delay;
-    let stop = stop_on_signals();
+    let signals = on_signals();
     let mut terminal = enter_terminal().context("cannot set up the terminal")?;
     let mut file_no = 1;
     let result = event_loop(
@@ -397,7 +411,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &mut file_no,
         oracle,
         (tx, rx),
-        &stop,
+        &signals,
     );
     // Nothing played is lost: the record is saved first (the terminal may be gone, and
     // anything done with it may fail), then the terminal is given back, then the messages.
@@ -442,42 +456,64 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     result
 }
 
-/// A flag raised by SIGTERM, SIGHUP, SIGINT or SIGQUIT (a `kill`, a closed terminal window, a
-/// `kill -INT` or `timeout -s INT`, a wrapper passing on Ctrl-C: in raw mode Ctrl-C itself is a
-/// key), so that the game ends as after `q`, its record written, and the terminal is given back
-/// as it was, rather than the process dying with the game's screen still up. Should the game not notice within two seconds, the
-/// terminal is restored and the process ends from the signal's thread.
-fn stop_on_signals() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
+/// What signals ask of the game loop.
+#[derive(Default)]
+struct Signals {
+    /// SIGTERM, SIGHUP, SIGINT or SIGQUIT: end the game as after `q`.
+    stop: AtomicBool,
+    /// SIGTSTP sent from outside (`kill -TSTP`): give the terminal back, then stop.
+    tstp: AtomicBool,
+    /// SIGCONT: the process goes on after a stop (a SIGSTOP, which cannot be caught, or a
+    /// SIGTSTP), and the shell may have put the terminal back in its own mode: set it up again
+    /// and draw the whole screen.
+    cont: AtomicBool,
+}
+
+/// Flags raised by signals, heard on a thread of their own. SIGTERM, SIGHUP, SIGINT or SIGQUIT
+/// (a `kill`, a closed terminal window, a `kill -INT` or `timeout -s INT`, a wrapper passing on
+/// Ctrl-C: in raw mode Ctrl-C itself is a key) end the game as after `q`, its record written,
+/// and the terminal is given back as it was, rather than the process dying with the game's
+/// screen still up. Should the game not notice within two seconds, the terminal is restored and
+/// the process ends from the signal's thread. SIGTSTP and SIGCONT are handled as full-screen
+/// programs do (vim, less): the game gives the terminal back before it stops, and sets it up
+/// again and redraws when it goes on.
+fn on_signals() -> Arc<Signals> {
+    let signals = Arc::new(Signals::default());
     #[cfg(unix)]
     {
-        let flag = Arc::clone(&stop);
+        let flags = Arc::clone(&signals);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .enable_time()
             .build();
         if let Ok(runtime) = runtime {
             // Registered before the thread starts, so a signal sent at once is not missed.
-            let signals = runtime.block_on(async {
+            let registered = runtime.block_on(async {
                 use tokio::signal::unix::{signal, SignalKind};
                 Ok::<_, std::io::Error>((
                     signal(SignalKind::terminate())?,
                     signal(SignalKind::hangup())?,
                     signal(SignalKind::interrupt())?,
                     signal(SignalKind::quit())?,
+                    signal(SignalKind::from_raw(libc::SIGTSTP))?,
+                    signal(SignalKind::from_raw(libc::SIGCONT))?,
                 ))
             });
-            if let Ok((mut term, mut hup, mut int, mut quit)) = signals {
+            if let Ok((mut term, mut hup, mut int, mut quit, mut tstp, mut cont)) = registered {
                 std::thread::spawn(move || {
                     runtime.block_on(async {
-                        tokio::select! {
-                            _ = term.recv() => {}
-                            _ = hup.recv() => {}
-                            _ = int.recv() => {}
-                            _ = quit.recv() => {}
+                        loop {
+                            tokio::select! {
+                                _ = term.recv() => break,
+                                _ = hup.recv() => break,
+                                _ = int.recv() => break,
+                                _ = quit.recv() => break,
+                                _ = tstp.recv() => flags.tstp.store(true, Ordering::Release),
+                                _ = cont.recv() => flags.cont.store(true, Ordering::Release),
+                            }
                         }
                     });
-                    flag.store(true, Ordering::Release);
+                    flags.stop.store(true, Ordering::Release);
                     std::thread::sleep(Duration::from_secs(2));
                     leave_terminal();
                     std::process::exit(0);
@@ -485,19 +521,27 @@ fn stop_on_signals() -> Arc<AtomicBool> {
             }
         }
     }
-    stop
+    signals
 }
 
-/// The terminal set up for the game: raw mode, the alternate screen, and a panic hook that
-/// gives the terminal back first. Unlike `ratatui::init`, nothing here prints to a terminal
-/// that may be gone (a panic while printing would abort the process before the record is
-/// saved).
+/// Whether the terminal reports key kinds (press, repeat, release: the keyboard enhancement
+/// protocol of kitty, foot, WezTerm, Ghostty…), and so tells a held key's auto-repeat apart.
+static KEYS_ENHANCED: AtomicBool = AtomicBool::new(false);
+
+/// The terminal set up for the game: raw mode, the alternate screen, key kinds reported if the
+/// terminal can, and a panic hook that gives the terminal back first. Unlike `ratatui::init`,
+/// nothing here prints to a terminal that may be gone (a panic while printing would abort the
+/// process before the record is saved).
 fn enter_terminal() -> std::io::Result<ratatui::DefaultTerminal> {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         leave_terminal();
         hook(info);
     }));
+    ratatui::crossterm::terminal::enable_raw_mode()?;
+    // A terminal that does not answer (within crossterm's time) is taken as one without.
+    let enhanced = ratatui::crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false);
+    KEYS_ENHANCED.store(enhanced, Ordering::Release);
     resume_terminal()?;
     let terminal =
         ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(std::io::stdout()))?;
@@ -523,17 +567,35 @@ fn ignore_resize_signal() {
     }
 }
 
-/// Raw mode and the alternate screen, again after [`leave_terminal`].
-fn resume_terminal() -> std::io::Result<()> {
-    use ratatui::crossterm::{execute, terminal};
-    terminal::enable_raw_mode()?;
-    execute!(std::io::stdout(), terminal::EnterAlternateScreen)
+/// The keyboard enhancement the game asks for: every key as an escape code with its kind, so
+/// that letters report their auto-repeat too, and the shifted character (`?`, `+`, `G`) as
+/// the key.
+fn key_flags() -> ratatui::crossterm::event::KeyboardEnhancementFlags {
+    use ratatui::crossterm::event::KeyboardEnhancementFlags as F;
+    F::DISAMBIGUATE_ESCAPE_CODES
+        | F::REPORT_EVENT_TYPES
+        | F::REPORT_ALL_KEYS_AS_ESCAPE_CODES
+        | F::REPORT_ALTERNATE_KEYS
 }
 
-/// Gives the terminal back (cooked mode, the main screen, the cursor) as far as it still
-/// exists: every failure is ignored, and nothing is printed.
+/// Raw mode, the alternate screen and the key kinds, again after [`leave_terminal`].
+fn resume_terminal() -> std::io::Result<()> {
+    use ratatui::crossterm::{event::PushKeyboardEnhancementFlags, execute, terminal};
+    terminal::enable_raw_mode()?;
+    execute!(std::io::stdout(), terminal::EnterAlternateScreen)?;
+    if KEYS_ENHANCED.load(Ordering::Acquire) {
+        execute!(std::io::stdout(), PushKeyboardEnhancementFlags(key_flags()))?;
+    }
+    Ok(())
+}
+
+/// Gives the terminal back (cooked mode, the main screen, the cursor, the keys as they were)
+/// as far as it still exists: every failure is ignored, and nothing is printed.
 fn leave_terminal() {
-    use ratatui::crossterm::{cursor, execute, terminal};
+    use ratatui::crossterm::{cursor, event::PopKeyboardEnhancementFlags, execute, terminal};
+    if KEYS_ENHANCED.load(Ordering::Acquire) {
+        let _ = execute!(std::io::stdout(), PopKeyboardEnhancementFlags);
+    }
     let _ = terminal::disable_raw_mode();
     let _ = execute!(
         std::io::stdout(),
@@ -542,20 +604,41 @@ fn leave_terminal() {
     );
 }
 
-/// Ctrl-Z: the terminal is given back and the process stops (SIGTSTP, as the shell's job
-/// control expects); after `fg` the game's screen is set up and drawn again.
+/// The game's screen set up again and drawn whole: after a stop the shell may have put the
+/// terminal back in its own mode, which crossterm does not know (it still takes it as raw), so
+/// its raw mode is left first.
+fn resume(terminal: &mut ratatui::DefaultTerminal) -> std::io::Result<()> {
+    let _ = ratatui::crossterm::terminal::disable_raw_mode();
+    resume_terminal()?;
+    terminal.clear()
+}
+
+/// Ctrl-Z, or a SIGTSTP from outside: the terminal is given back and the process stops with
+/// SIGTSTP's own action (as the shell's job control expects); when it goes on (`fg`), the
+/// game's screen is set up and drawn again.
 fn suspend(terminal: &mut ratatui::DefaultTerminal) -> std::io::Result<()> {
     leave_terminal();
     #[cfg(unix)]
     {
-        // SAFETY: raise only sends a signal to this process; SIGTSTP's default action stops
-        // it, and the call returns once it is continued (SIGCONT).
+        // SIGTSTP is caught (see [`on_signals`]): for the stop its default action is put back
+        // for the moment, then the handler again once the process goes on.
+        // SAFETY: sigaction with a zeroed struct set to SIG_DFL and an empty mask, the old
+        // action kept and put back; raise only sends a signal to this process, and returns
+        // once it is continued (SIGCONT).
         unsafe {
-            libc::raise(libc::SIGTSTP);
+            let mut default: libc::sigaction = std::mem::zeroed();
+            default.sa_sigaction = libc::SIG_DFL;
+            libc::sigemptyset(&raw mut default.sa_mask);
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGTSTP, &raw const default, &raw mut old) == 0 {
+                libc::raise(libc::SIGTSTP);
+                libc::sigaction(libc::SIGTSTP, &raw const old, std::ptr::null_mut());
+            } else {
+                libc::raise(libc::SIGSTOP);
+            }
         }
     }
-    resume_terminal()?;
-    terminal.clear()
+    resume(terminal)
 }
 
 /// What the terminal's input has for us.
@@ -614,6 +697,33 @@ fn wait_input(ms: i32) -> Input {
     }
 }
 
+/// The save of a finished game.
+#[derive(Default)]
+struct Saved {
+    /// The generation of the game last saved (or tried).
+    at: Option<u64>,
+    /// Whether that save was written (or there was nothing to write: no `--save`).
+    ok: bool,
+}
+
+impl Saved {
+    /// Saves `app`'s game as game `file_no`; the news says where, or why not.
+    fn save(&mut self, app: &mut App, saver: &Saver, file_no: u32) {
+        self.at = Some(app.generation);
+        match saver.save(app, file_no) {
+            Ok(Some(p)) => {
+                self.ok = true;
+                app.add_notice(&format!("Game record saved to {}.", p.display()));
+            }
+            Ok(None) => self.ok = true,
+            Err(e) => {
+                self.ok = false;
+                app.add_notice(&format!("{e:#}"));
+            }
+        }
+    }
+}
+
 /// The hint's search budget: nodes on one thread (about half a second), so that a hint is
 /// the same on every run.
 pub const HINT_NODES: u64 = 400_000;
@@ -627,31 +737,43 @@ fn event_loop(
     file_no: &mut u32,
     oracle: Option<Arc<dyn ExactOracle>>,
     (tx, rx): (mpsc::Sender<Answer>, mpsc::Receiver<Answer>),
-    stop: &AtomicBool,
+    signals: &Signals,
 ) -> anyhow::Result<()> {
     let mut next_frame = Instant::now();
+    // When the animation's frame on screen was put up (a speed key times the next from it).
+    let mut frame_at = Instant::now();
     let mut seed = args.seed;
-    // The generation whose finished game was saved.
-    let mut saved_at: Option<u64> = None;
+    // The finished game's save: the generation it was made at, and whether it was written.
+    let mut saved = Saved::default();
     // The games of this session, for the new game's notice.
     let mut game_no = 1u32;
-    'game: while !app.quit && !stop.load(Ordering::Acquire) {
+    // A held key's auto-repeat, on a terminal that does not report key kinds.
+    let mut repeats = KeyRepeat::default();
+    'game: while !app.quit && !signals.stop.load(Ordering::Acquire) {
+        // A stop from outside (`kill -TSTP`): the terminal is given back first. After any stop
+        // (SIGSTOP cannot be caught) the terminal is set up again and drawn whole.
+        if signals.tstp.swap(false, Ordering::AcqRel) {
+            if suspend(terminal).is_err() {
+                break;
+            }
+            signals.cont.store(false, Ordering::Release);
+        }
+        if signals.cont.swap(false, Ordering::AcqRel) && resume(terminal).is_err() {
+            break;
+        }
         // Animation clock.
         if Instant::now() >= next_frame && (!app.anim.is_empty() || app.shown.is_some()) {
             if app.delay == 0 {
                 app.apply(Action::Skip);
             }
             app.tick();
-            next_frame = Instant::now() + Duration::from_millis(app.delay);
+            frame_at = Instant::now();
+            next_frame = frame_at + Duration::from_millis(app.delay);
         }
-        // A finished game is saved at once (and again if taken back and finished anew).
-        if app.state.is_over() && app.shown.is_none() && saved_at != Some(app.generation) {
-            saved_at = Some(app.generation);
-            match saver.save(app, *file_no) {
-                Ok(Some(p)) => app.add_notice(&format!("Game record saved to {}.", p.display())),
-                Ok(None) => {}
-                Err(e) => app.add_notice(&format!("{e:#}")),
-            }
+        // A finished game is saved once its animation has shown the end (and again if taken
+        // back and finished anew); `n` saves it earlier if need be.
+        if app.state.is_over() && app.shown.is_none() && saved.at != Some(app.generation) {
+            saved.save(app, saver, *file_no);
         }
         // The computer's turn: think off the UI thread.
         if app.computer_to_move() && app.shown.is_none() && !app.busy {
@@ -682,7 +804,8 @@ fn event_loop(
                     app.hint = Some(text);
                     app.busy = false;
                 }
-                Answer::Tables(text) => app.notice = Some(text),
+                // Added to the news: the computer's move there stays.
+                Answer::Tables(text) => app.add_notice(&text),
                 _ => {}
             }
         }
@@ -705,7 +828,16 @@ fn event_loop(
             let Event::Key(key) = ev else {
                 continue;
             };
+            // One key press, one move: a letter that repeats the key before it at once (a
+            // key held down) plays no move, not even the other player's in a hotseat game; it
+            // may still skip an animation. A terminal that reports key kinds tells repeats
+            // itself ([`App::key_action`] drops them).
+            let repeat =
+                !KEYS_ENHANCED.load(Ordering::Acquire) && repeats.is_repeat(&key, Instant::now());
             let action = app.key_action(key);
+            if repeat && matches!(action, Action::Move(_)) {
+                continue;
+            }
             match action {
                 Action::Hint => {
                     app.apply(Action::Hint);
@@ -742,6 +874,15 @@ fn event_loop(
                     if suspend(terminal).is_err() {
                         break 'game;
                     }
+                    signals.cont.store(false, Ordering::Release);
+                }
+                Action::Faster | Action::Slower => {
+                    app.apply(action);
+                    // The frame on screen gets the new time too ("off": the rest of the move
+                    // at once), not only the next one.
+                    if app.shown.is_some() || !app.anim.is_empty() {
+                        next_frame = frame_at + Duration::from_millis(app.delay);
+                    }
                 }
                 Action::Skip => {
                     app.apply(Action::Skip);
@@ -749,7 +890,20 @@ fn event_loop(
                     next_frame = Instant::now();
                 }
                 Action::NewGame => {
-                    // The game just ended was saved; the next one gets a file of its own.
+                    // The game just ended is saved before the next one begins: `n` may come
+                    // while its last frame is still up, before the save at the end of its
+                    // animation. If it cannot be written, the game stays (the news says why).
+                    let mut told = String::new();
+                    if saved.at != Some(app.generation) || !saved.ok {
+                        saved.save(app, saver, *file_no);
+                        if !saved.ok {
+                            continue;
+                        }
+                        if let Some(p) = saver.path_of(*file_no) {
+                            told = format!("Game {game_no}'s record saved to {}. ", p.display());
+                        }
+                    }
+                    // The next game gets a file of its own.
                     game_no += 1;
                     *file_no = saver.next_file(*file_no);
                     let (start, who) = match &saver.setup {
@@ -771,9 +925,9 @@ fn event_loop(
                     };
                     app.restart(start);
                     app.notice = Some(format!(
-                        "New game {game_no}: the same options and seats; {who}{file}."
+                        "{told}New game {game_no}: the same options and seats; {who}{file}."
                     ));
-                    saved_at = None;
+                    saved = Saved::default();
                     next_frame = Instant::now();
                 }
                 other => app.apply(other),
@@ -939,6 +1093,35 @@ mod tests {
             .replay_line(&app)
             .contains("--position \"0,0,0,0,0,1,0/"));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// The saved record carries the day the game began as its `Date` (docs/notation.md's
+    /// `YYYY.MM.DD`), as the web page's export does.
+    #[test]
+    fn the_record_carries_the_date() {
+        let day = std::time::UNIX_EPOCH + Duration::from_secs(1_796_070_063);
+        assert_eq!(record_date(day), "2026.11.30");
+        assert_eq!(record_date(std::time::UNIX_EPOCH), "1970.01.01");
+        let mut app = App::new(
+            GameState::new(Game::RajaPasu, Mode::Single, Side::South),
+            Side::South,
+            Opponent::Hotseat,
+        );
+        app.started = day;
+        app.apply(Action::Move(Hole::from_letter('G').unwrap()));
+        let saver = Saver {
+            path: None,
+            force: false,
+            setup: None,
+            game: Game::RajaPasu,
+            mode: Mode::Single,
+            written: std::cell::Cell::new(None),
+        };
+        let rec = saver.record(&app).unwrap();
+        assert_eq!(rec.tag("Date"), Some("2026.11.30"));
+        let text = rec.to_string();
+        assert!(text.contains("[Date \"2026.11.30\"]"), "{text}");
+        assert!(Record::parse(&text).is_ok(), "{text}");
     }
 
     #[test]

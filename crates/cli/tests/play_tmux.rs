@@ -749,3 +749,163 @@ fn ctrl_z_suspends_and_fg_resumes() {
     t.keys(&["echo DONE=$?", "Enter"]);
     t.wait_for("the exit", |s| s.contains("DONE=0"));
 }
+
+/// `n` pressed while the last frame of the game's last move is still up saves the finished
+/// game before the next one begins (it used to start game 2 and leave game 1 in no file).
+#[test]
+fn n_during_the_last_frame_saves_the_finished_game() {
+    let Some(t) = tmux("pussa-test-nsave") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pussa-play-nsave-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ns.txt");
+    let cmd = format!(
+        "{} play --hotseat --egtb none --delay 2000 --save {} --position '0,0,0,0,0,1,0/0,0,0,0,0,0,0 28 27 S 1 walak-pussa'; echo EXIT=$?; sleep 60",
+        pussa(),
+        file.display()
+    );
+    t.start(100, 30, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("legal: F"));
+    t.keys(&["F"]);
+    // The move's last frame stays up for the 2 s of --delay (the lift, the lap and the
+    // round's end before it, 2 s each).
+    let s = t.wait_for("the last frame", |s| s.contains("South played F"));
+    assert!(s.contains("n new game"), "{s}");
+    assert!(!file.exists(), "saved before the last frame was gone:\n{s}");
+    t.keys(&["n"]);
+    let s = t.wait_for("the new game", |s| s.contains("New game 2"));
+    let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(&format!("Game 1's record saved to {}.", file.display())),
+        "{s}"
+    );
+    assert!(words.contains("ns-2.txt"), "{s}");
+    let text = std::fs::read_to_string(&file).expect("the finished game is saved");
+    assert!(text.contains("1. F 1-0"), "{text}");
+    t.keys(&["q"]);
+    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+    assert!(!dir.join("ns-2.txt").exists(), "game 2 had no move");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A key held down in a hotseat game plays one move: its auto-repeat (here three G's at once,
+/// as a terminal sends a held key) used to skip South's animation and play North's g.
+#[test]
+fn a_held_key_plays_one_move_in_a_hotseat_game() {
+    let Some(t) = tmux("pussa-test-repeat") else {
+        return;
+    };
+    let cmd = format!(
+        "{} play --hotseat --egtb none --game raja-pasu --delay 100; echo EXIT=$?; sleep 60",
+        pussa()
+    );
+    t.start(100, 30, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("South: your move"));
+    t.keys(&["GGG"]);
+    let s = t.wait_for("South's move, shown", |s| {
+        s.contains("1. S G +11, N +8") && s.contains("North: your move")
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let s2 = t.screen();
+    assert!(
+        !s2.contains("2. N g"),
+        "a repeat played North's move:\n{s}\n{s2}"
+    );
+    // A new press, a moment later, is North's move.
+    t.keys(&["G"]);
+    t.wait_for("North's move", |s| s.contains("2. N g"));
+    t.keys(&["q", "q"]);
+    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+}
+
+/// `+` pressed down to "off" while a lap is on screen ends the move at once; it used to wait
+/// out the frame's old time (here 10 s).
+#[test]
+fn speed_keys_act_on_the_frame_on_screen() {
+    let Some(t) = tmux("pussa-test-speed") else {
+        return;
+    };
+    let cmd = format!(
+        "{} play --hotseat --egtb none --delay 10000; echo EXIT=$?; sleep 60",
+        pussa()
+    );
+    t.start(100, 30, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("South: your move"));
+    t.keys(&["A"]);
+    t.wait_for("the first frame", |s| s.contains("South lifts A"));
+    let pressed = Instant::now();
+    for _ in 0..10 {
+        t.keys(&["+"]);
+    }
+    let s = t.wait_for("the end of the move", |s| s.contains("North: your move"));
+    assert!(
+        pressed.elapsed() < Duration::from_secs(4),
+        "the move ended {:?} after the animation was turned off:\n{s}",
+        pressed.elapsed()
+    );
+    assert!(s.contains("Animation off"), "{s}");
+    t.keys(&["q", "q"]);
+    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+}
+
+/// A stop sent from outside (`kill -TSTP`, or `kill -STOP`, which cannot be caught) and `fg`:
+/// the game is back in raw mode and drawn whole, and keys act at once (it used to go on in the
+/// shell's cooked mode, keys echoed and read only after Enter, the screen not drawn again).
+#[test]
+fn a_stop_from_outside_and_fg_bring_the_game_back_whole() {
+    let Some(t) = tmux("pussa-test-stop") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pussa-play-stop-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let pid_file = dir.join("pid");
+    t.start(100, 30, "bash --norc --noprofile -i");
+    std::thread::sleep(Duration::from_millis(300));
+    t.keys(&[
+        &format!(
+            "sh -c 'echo $$ > {}; exec {} play --hotseat --egtb none --delay 0'",
+            pid_file.display(),
+            pussa()
+        ),
+        "Enter",
+    ]);
+    t.wait_for("the first prompt", |s| s.contains("South: your move"));
+    let pid = std::fs::read_to_string(&pid_file).expect("the game's pid");
+    let pid = pid.trim();
+    for (n, sig) in ["TSTP", "STOP"].into_iter().enumerate() {
+        assert!(Command::new("kill")
+            .args([&format!("-{sig}"), pid])
+            .status()
+            .expect("kill")
+            .success());
+        let s = t.wait_for("the shell", |s| s.contains("Stopped"));
+        if sig == "TSTP" {
+            // The game gave the terminal back before it stopped.
+            assert!(!s.contains("your move"), "{s}");
+        }
+        t.keys(&["clear", "Enter"]);
+        t.wait_for("the shell's screen", |s| !s.contains("Stopped"));
+        t.keys(&["fg", "Enter"]);
+        let s = t.wait_for("the game drawn whole", |s| {
+            s.contains("your move") && s.contains("board · sowing")
+        });
+        assert!(
+            !s.contains("$ fg"),
+            "SIG{sig}: the shell's lines are left:\n{s}"
+        );
+        // A key acts at once (raw mode), and is not echoed.
+        let key = ["A", "d"][n];
+        t.keys(&[key]);
+        let s = t.wait_for("the move", |s| s.contains(["1. S A", "2. N d"][n]));
+        assert!(!s.contains("Ad"), "SIG{sig}: {s}");
+    }
+    t.keys(&["C-c"]);
+    // The game has given the terminal back before the shell's command is typed.
+    t.wait_for("the game's end", |s| s.contains("2 moves played"));
+    t.keys(&["echo DONE=$?", "Enter"]);
+    t.wait_for("the exit", |s| s.contains("DONE=0"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -368,6 +368,8 @@ pub struct App {
     pub confirm_quit: bool,
     /// Set by `q`.
     pub quit: bool,
+    /// When the game began (the saved record's `Date`).
+    pub started: std::time::SystemTime,
 }
 
 impl App {
@@ -397,6 +399,7 @@ impl App {
             delay: DEFAULT_DELAY,
             confirm_quit: false,
             quit: false,
+            started: std::time::SystemTime::now(),
         };
         app.status = app.prompt();
         app
@@ -638,7 +641,9 @@ impl App {
         if let Some(p) = self.pending.take() {
             self.log.push(p.entry);
             if let Some((news, hole)) = p.news {
-                self.notice = Some(news);
+                // Added to the news, not over it: what came during the move (the endgame
+                // tables ready, a speed key) stays.
+                self.add_notice(&news);
                 self.last = Some(hole);
             }
         }
@@ -716,8 +721,21 @@ impl App {
     /// Maps a key to what it asks for now.
     #[must_use]
     pub fn key_action(&self, key: KeyEvent) -> Action {
-        if key.kind != KeyEventKind::Press && key.kind != KeyEventKind::Repeat {
+        // A modifier alone (reported with the keyboard enhancement protocol) is no key.
+        if key.kind == KeyEventKind::Release || matches!(key.code, KeyCode::Modifier(_)) {
             return Action::None;
+        }
+        if key.kind == KeyEventKind::Repeat {
+            // A key held down acts once (as on the web page): its auto-repeat only scrolls the
+            // help on; it plays no move, in particular not the other player's in a hotseat game.
+            let press = KeyEvent {
+                kind: KeyEventKind::Press,
+                ..key
+            };
+            return match self.key_action(press) {
+                a @ Action::ScrollHelp(_) => a,
+                _ => Action::None,
+            };
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
@@ -728,13 +746,18 @@ impl App {
             return Action::Suspend;
         }
         if self.help {
-            // The help scrolls with the arrows, the page keys and j/k; any other key closes it.
+            // A panel that does not fit scrolls with the arrows, the page keys, j/k and
+            // Home/End, and any other key closes it; one that fits has nothing to scroll, and
+            // any key closes it (as its title says).
+            if self.help_max.get() == 0 {
+                return Action::CloseHelp;
+            }
             let page = i32::try_from(HELP_PAGE).unwrap_or(8);
             return match key.code {
                 KeyCode::Up | KeyCode::Char('k') => Action::ScrollHelp(-1),
                 KeyCode::Down | KeyCode::Char('j') => Action::ScrollHelp(1),
                 KeyCode::PageUp => Action::ScrollHelp(-page),
-                KeyCode::PageDown | KeyCode::Char(' ') => Action::ScrollHelp(page),
+                KeyCode::PageDown => Action::ScrollHelp(page),
                 KeyCode::Home => Action::ScrollHelp(i32::MIN),
                 KeyCode::End => Action::ScrollHelp(i32::MAX),
                 _ => Action::CloseHelp,
@@ -798,6 +821,10 @@ impl App {
                 Status::RoundOver { .. } => Action::NextRound,
                 _ if self.state.mode() == Mode::Single => Action::Invalid(format!(
                     "{}: a single game has no next round",
+                    key_name(key)
+                )),
+                Status::Over { .. } => Action::Invalid(format!(
+                    "{}: the match is over, there is no next round; n for a new game, q to quit",
                     key_name(key)
                 )),
                 _ => Action::Invalid(format!(
@@ -864,11 +891,9 @@ impl App {
                         .filter(|h| closed & (1 << h.index()) != 0)
                         .map(|h| h.letter())
                         .collect();
+                    // The web page's words (`circleText` in crates/server/web/app.js).
                     let circle = match self.state.repeats_round() {
-                        Some(r) => format!(
-                            " It starts exactly as round {r} did (the same seeds held, the same \
-                             starter): the match is going round in a circle."
-                        ),
+                        Some(r) => format!(" {}", circle_text(r)),
                         None => String::new(),
                     };
                     self.notice = Some(format!(
@@ -991,6 +1016,54 @@ impl App {
         self.generation += 1;
         self.notice = Some("Taken back.".into());
         self.status = self.prompt();
+    }
+}
+
+/// What a round that starts exactly as round `earlier` did means, in the web page's words
+/// (`circleText` in crates/server/web/app.js; docs/engine.md, "Circles").
+#[must_use]
+pub fn circle_text(earlier: u32) -> String {
+    format!(
+        "It starts exactly as round {earlier} did: the same seeds held, the same starter. The \
+         match is going round in a circle; played the same way it never ends. The rules give \
+         it no end; once a start comes round a third time the computer counts the circle as a \
+         draw, so the player ahead has to find another way to finish a round."
+    )
+}
+
+/// Telling a held key's auto-repeat from a new press on a terminal that does not report key
+/// kinds (without the keyboard enhancement protocol a repeat comes as one more press): a key
+/// is taken as a repeat when it is the same key as the one before it and comes soon after it —
+/// within [`KeyRepeat::FIRST`] of a press (the terminal's delay before it starts repeating) or
+/// within [`KeyRepeat::NEXT`] of a repeat (its repeat rate). A key that comes later, or another
+/// key between, is a new press.
+#[derive(Clone, Debug, Default)]
+pub struct KeyRepeat {
+    /// The last key, when it came, and whether it was taken as a repeat.
+    last: Option<(KeyCode, KeyModifiers, std::time::Instant, bool)>,
+}
+
+impl KeyRepeat {
+    /// The longest wait for a held key's first repeat that is still taken as one.
+    pub const FIRST: std::time::Duration = std::time::Duration::from_millis(1000);
+    /// The longest gap between two repeats of a held key.
+    pub const NEXT: std::time::Duration = std::time::Duration::from_millis(200);
+
+    /// Whether `key`, come at `now`, is the auto-repeat of the key before it (a key reported
+    /// as [`KeyEventKind::Repeat`] always is; a release is no key and is not counted).
+    pub fn is_repeat(&mut self, key: &KeyEvent, now: std::time::Instant) -> bool {
+        if key.kind == KeyEventKind::Release {
+            return false;
+        }
+        let repeat = key.kind == KeyEventKind::Repeat
+            || self.last.is_some_and(|(code, mods, at, was_repeat)| {
+                let gap = if was_repeat { Self::NEXT } else { Self::FIRST };
+                code == key.code
+                    && mods == key.modifiers
+                    && now.saturating_duration_since(at) <= gap
+            });
+        self.last = Some((key.code, key.modifiers, now, repeat));
+        repeat
     }
 }
 
@@ -1274,7 +1347,8 @@ pub fn help_text(app: &App) -> Vec<String> {
     let game = app.state.game();
     vec![
         "Keys: A-G (either case) lift one of your holes (in a hotseat game, the side to \
-         move's) · +, -, u and q work during the sowing animation; any other key skips it · u \
+         move's; a key held down acts once) · +, -, u and q work during the sowing animation; \
+         any other key skips it · u \
          or Backspace takes back your last move (against the computer, back to your turn) · h \
          hint · Enter or Space: the next round of a match · n: a new game once this one is \
          over · + or -: a faster or slower sowing animation · ? or F1: this help (arrows, \
@@ -1387,12 +1461,33 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
     } else {
         frame.caption.clone()
     };
-    let needed = |w: usize| wrap_text(&header, w).len() + 6 + wrap_text(&now_line, w).len();
     // The layout: the header's lines, and the board's height (6 framed, 4 without the frame,
     // 0 left out).
     let mut header_lines = wrap_text(&header, w);
     let mut board_h = 6usize;
-    let status_n = wrap_text(&now_line, w).len();
+    let mut now_lines = wrap_text(&now_line, w);
+    // An animation's caption (a passing description of the lap) is cut with `…` to the room
+    // under the board: a terminal big enough to play on keeps the board all through a move.
+    if !frame.caption.is_empty() {
+        let room = h.saturating_sub(header_lines.len() + 6).max(1);
+        if now_lines.len() > room {
+            now_lines.truncate(room);
+            if let Some(last) = now_lines.last_mut() {
+                let keep: String = last.chars().take(w.saturating_sub(1)).collect();
+                *last = format!("{keep}…");
+                debug_assert!(last.chars().count() <= w);
+            }
+        }
+    }
+    let status_n = now_lines.len();
+    let needed = |w: usize| {
+        let status = if frame.caption.is_empty() {
+            wrap_text(&now_line, w).len()
+        } else {
+            1
+        };
+        wrap_text(&header, w).len() + 6 + status
+    };
     let ended = frame.caption.is_empty() && !matches!(app.state.status(), Status::Playing);
     if w >= MIN_WIDTH && needed(w) > h && ended && status_n <= h {
         let fits = |header: usize, board: usize| header + board + status_n <= h;
@@ -1499,7 +1594,7 @@ pub fn render(app: &App, f: &mut ratatui::Frame) {
         );
     }
     y += u16::try_from(board_h).unwrap_or(0);
-    put(f, &mut y, wrap_text(&now_line, w), Style::default());
+    put(f, &mut y, now_lines, Style::default());
     put(f, &mut y, hint, Style::default().fg(Color::Green));
     put(f, &mut y, notice, Style::default().fg(Color::Yellow));
     // The move list in what is left between the news and the keys: the newest entries.
@@ -1968,6 +2063,16 @@ mod tests {
         assert_eq!(app.state.round(), 3);
         let n = app.notice.clone().unwrap_or_default();
         assert!(n.contains("starts exactly as round 2 did"), "{n}");
+        // What it means, in the web page's words: no end, and the computer's draw.
+        assert!(
+            n.contains(
+                "The match is going round in a circle; played the same way it never ends. The \
+                 rules give it no end; once a start comes round a third time the computer counts \
+                 the circle as a draw, so the player ahead has to find another way to finish a \
+                 round."
+            ),
+            "{n}"
+        );
         // With a hint asked, all three are on an 80 by 24 screen.
         app.hint = Some("b, worth +0 seeds".into());
         let s = screen_of(&app, 80, 24);
@@ -2698,5 +2803,208 @@ mod tests {
             app.key_action(with(KeyCode::Char('z'), KeyModifiers::CONTROL)),
             Action::Suspend
         );
+    }
+
+    /// A key held down plays one move: its auto-repeat, reported as such (keyboard
+    /// enhancement) or told by its timing, plays no other move (in a hotseat game it used to
+    /// play the other player's hole); a new press does.
+    #[test]
+    fn a_held_key_plays_one_move() {
+        use std::time::{Duration, Instant};
+        let mut app = hotseat(Game::RajaPasu);
+        let held = KeyEvent {
+            kind: KeyEventKind::Repeat,
+            ..key('G')
+        };
+        assert_eq!(app.key_action(held), Action::None);
+        assert_eq!(
+            app.key_action(KeyEvent {
+                kind: KeyEventKind::Release,
+                ..key('G')
+            }),
+            Action::None
+        );
+        // A modifier alone (the enhancement protocol reports it) is no key.
+        assert_eq!(
+            app.key_action(with(
+                KeyCode::Modifier(ratatui::crossterm::event::ModifierKeyCode::LeftShift),
+                KeyModifiers::SHIFT
+            )),
+            Action::None
+        );
+        app.apply(app.key_action(key('G')));
+        assert_eq!(app.moves.len(), 1);
+        // During the animation and on its last frame a repeat is nothing, not North's g.
+        assert_eq!(app.key_action(held), Action::None);
+        app.apply(Action::Skip);
+        assert_eq!(app.key_action(held), Action::None);
+        // The help scrolls on while an arrow is held.
+        app.help = true;
+        app.help_max.set(5);
+        let down = KeyEvent {
+            kind: KeyEventKind::Repeat,
+            ..with(KeyCode::Down, KeyModifiers::NONE)
+        };
+        assert_eq!(app.key_action(down), Action::ScrollHelp(1));
+        // Without key kinds: the same key again at once, or within a second of a press, is its
+        // repeat; then repeats come every few tens of milliseconds.
+        let mut r = KeyRepeat::default();
+        let t = Instant::now();
+        assert!(!r.is_repeat(&key('G'), t));
+        assert!(r.is_repeat(&key('G'), t));
+        assert!(r.is_repeat(&key('G'), t + Duration::from_millis(40)));
+        // A pause longer than a repeat's: a new press (North may lift g after South's G).
+        assert!(!r.is_repeat(&key('G'), t + Duration::from_millis(600)));
+        assert!(r.is_repeat(&key('G'), t + Duration::from_millis(1100)));
+        // Another key between: a new press.
+        assert!(!r.is_repeat(&key('a'), t + Duration::from_millis(1150)));
+        assert!(!r.is_repeat(&key('G'), t + Duration::from_millis(1160)));
+        assert!(!r.is_repeat(&key('G'), t + Duration::from_millis(2200)));
+        // A release between two presses is not a key.
+        let mut r = KeyRepeat::default();
+        assert!(!r.is_repeat(&key('b'), t));
+        let up = KeyEvent {
+            kind: KeyEventKind::Release,
+            ..key('b')
+        };
+        assert!(!r.is_repeat(&up, t));
+        assert!(r.is_repeat(&held, t + Duration::from_secs(9)));
+    }
+
+    /// At 40×12, a size the game is played at, a lap whose caption wraps to five lines cuts the
+    /// caption with `…` and keeps the board (the whole screen used to say "terminal too small").
+    #[test]
+    fn a_long_caption_is_cut_on_a_small_terminal() {
+        let mut app = App::new(
+            GameState::new(Game::RajaPasu, Mode::Match, Side::South),
+            Side::South,
+            Opponent::Hotseat,
+        );
+        for m in ["B", "f", "C"] {
+            app.apply(Action::Move(
+                Hole::from_letter(m.chars().next().unwrap()).unwrap(),
+            ));
+            app.apply(Action::Skip);
+            app.tick();
+        }
+        app.apply(Action::Move(Hole::from_letter('d').unwrap()));
+        while app
+            .anim
+            .front()
+            .is_some_and(|f| f.caption.matches("four at").count() < 6)
+        {
+            app.tick();
+        }
+        app.tick();
+        let caption = app.shown.clone().unwrap().caption;
+        assert!(wrap_text(&caption, 40).len() >= 5, "{caption}");
+        let s = screen_of(&app, 40, 12);
+        assert!(!s.contains("too small"), "{s}");
+        assert!(s.contains("  A   B   C   D   E   F   G"), "{s}");
+        assert!(
+            s.contains("lap 3 sown (four at D for South") && s.contains('…'),
+            "{s}"
+        );
+        // Whole where it fits.
+        let s = screen_of(&app, 100, 30);
+        assert!(s.contains("sowing ends") && !s.contains('…'), "{s}");
+        // Below the board's own room the screen still says how much it needs.
+        let s = screen_of(&app, 40, 8);
+        assert!(s.contains("too small: need at least 40×"), "{s}");
+    }
+
+    /// The news keeps both the computer's move and the endgame tables' word, whichever came
+    /// first (the second used to wipe the first).
+    #[test]
+    fn the_tables_news_and_the_computers_move_share_the_news_line() {
+        let mut app = App::new(
+            GameState::new(Game::WalakPussa, Mode::Single, Side::North),
+            Side::South,
+            Opponent::Computer(Level::Club),
+        );
+        app.add_notice("endgame tables of walak-pussa (up to 10 seeds) in use");
+        app.play(Hole::from_letter('b').unwrap()).unwrap();
+        while app.tick() {}
+        let n = app.notice.clone().unwrap();
+        assert!(
+            n.starts_with("endgame tables of walak-pussa (up to 10 seeds) in use. North played b:"),
+            "{n}"
+        );
+        // The other order: the tables are verified after the move.
+        let mut app = App::new(
+            GameState::new(Game::WalakPussa, Mode::Single, Side::North),
+            Side::South,
+            Opponent::Computer(Level::Club),
+        );
+        app.play(Hole::from_letter('b').unwrap()).unwrap();
+        while app.tick() {}
+        app.add_notice("endgame tables of walak-pussa (up to 14 seeds) in use");
+        let n = app.notice.clone().unwrap();
+        assert!(n.starts_with("North played b: "), "{n}");
+        assert!(
+            n.ends_with(". endgame tables of walak-pussa (up to 14 seeds) in use"),
+            "{n}"
+        );
+        let s = screen_of(&app, 100, 30);
+        assert!(
+            s.contains("North played b") && s.contains("(up to 14 seeds) in use"),
+            "{s}"
+        );
+    }
+
+    /// Enter or Space once a match is over says that it is over, not "once this one is over".
+    #[test]
+    fn enter_after_the_match_is_over_says_so() {
+        let setup: pussa_rules::Setup = "x,x,x,x,x,0,0/0,0,0,0,0,0,2 4 92 S 7 raja-pasu"
+            .parse()
+            .unwrap();
+        let app = App::new(
+            setup.game_state(Mode::Match).unwrap(),
+            Side::South,
+            Opponent::Hotseat,
+        );
+        assert!(app.state.is_over());
+        for k in [with(KeyCode::Enter, KeyModifiers::NONE), key(' ')] {
+            let Action::Invalid(why) = app.key_action(k) else {
+                panic!("{k:?}")
+            };
+            assert!(
+                why.ends_with(
+                    "the match is over, there is no next round; n for a new game, q to quit"
+                ) && !why.contains("once this one is over"),
+                "{why}"
+            );
+        }
+    }
+
+    /// A help panel that fits closes with any key, as its title says (the scrolling keys,
+    /// Space among them, used to leave it up); Space is no scrolling key either way.
+    #[test]
+    fn a_help_panel_that_fits_closes_with_any_key() {
+        let keys = [
+            key('j'),
+            key('k'),
+            key(' '),
+            with(KeyCode::Down, KeyModifiers::NONE),
+            with(KeyCode::Up, KeyModifiers::NONE),
+            with(KeyCode::PageDown, KeyModifiers::NONE),
+            with(KeyCode::PageUp, KeyModifiers::NONE),
+            with(KeyCode::Home, KeyModifiers::NONE),
+            with(KeyCode::End, KeyModifiers::NONE),
+        ];
+        let mut app = hotseat(Game::WalakPussa);
+        for k in keys {
+            app.apply(Action::Help);
+            let s = screen_of(&app, 100, 40);
+            assert!(s.contains("help: any key closes it"), "{s}");
+            app.apply(app.key_action(k));
+            assert!(!app.help, "{k:?} left the help up");
+        }
+        // Where it scrolls, Space closes it too.
+        app.apply(Action::Help);
+        let s = screen_of(&app, 40, 12);
+        assert!(s.contains("any other key closes it"), "{s}");
+        assert_eq!(app.key_action(key(' ')), Action::CloseHelp);
+        assert_eq!(app.key_action(key('j')), Action::ScrollHelp(1));
     }
 }
