@@ -546,19 +546,26 @@ pub fn ws_token(
 
 /// Refuses a WebSocket upgrade sent by a page of another site: its `Origin` header, when it
 /// has one (browsers always send it, other clients need not), must name this server as the
-/// request reached it: the `Host` header, or the host a reverse proxy forwards
-/// (`X-Forwarded-Host`, `Forwarded: host=`). A page cannot set or change any of these headers
-/// on a WebSocket, so none of them needs a trusted proxy to be believed for this check.
+/// request reached it: the `Host` header (or the request's authority, `uri`'s), or the host a
+/// reverse proxy forwards (`X-Forwarded-Host`, `Forwarded: host=`). A page cannot set or change
+/// any of these headers on a WebSocket, so none of them needs a trusted proxy to be believed
+/// for this check. The first refusal is logged as a warning, for the admin of a proxy that
+/// rewrites the `Host` (every browser is refused then).
 ///
 /// # Errors
 /// 403 naming the origin and the host it should have been.
-pub fn check_origin(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
+pub fn check_origin(
+    uri: &axum::http::Uri,
+    headers: &axum::http::HeaderMap,
+) -> Result<(), ApiError> {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     let Some(origin) = headers.get(header::ORIGIN) else {
         return Ok(());
     };
     let origin = String::from_utf8_lossy(origin.as_bytes());
     let text = |v: &HeaderValue| String::from_utf8_lossy(v.as_bytes()).into_owned();
     let mut hosts: Vec<String> = headers.get_all(header::HOST).iter().map(text).collect();
+    hosts.extend(uri.authority().map(ToString::to_string));
     for v in headers.get_all("x-forwarded-host") {
         hosts.extend(text(v).split(',').map(|h| h.trim().to_string()));
     }
@@ -575,6 +582,15 @@ pub fn check_origin(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
         return Ok(());
     }
     let host = hosts.first().map_or("none", String::as_str);
+    if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        tracing::warn!(
+            "refused a WebSocket from another site's page (Origin '{}', Host '{}'); if that is \
+             this server's own address, its reverse proxy rewrites the Host: pass it on (nginx: \
+             proxy_set_header Host $host). Logged once.",
+            crate::util::cut(&origin, crate::util::QUOTE_MAX),
+            crate::util::cut(host, crate::util::QUOTE_MAX)
+        );
+    }
     Err(ApiError::forbidden(format!(
         "WebSocket refused: its Origin '{}' is not this server's (Host '{}'): only the page \
          served here may connect from a browser (behind a reverse proxy, pass the Host on: \
@@ -630,7 +646,7 @@ pub async fn websocket(
     headers: axum::http::HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    check_origin(&headers)?;
+    check_origin(&uri, &headers)?;
     let token = ws_token(&uri, &headers)?;
     let slot = app.slot(&id)?;
     let seats = match token {
