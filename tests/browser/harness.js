@@ -276,7 +276,7 @@ export async function startFromForm(page, server, { game = 'walak-pussa', mode =
  */
 export async function onlineGame(server, { game = 'raja-pasu', mode = 'single', first = 'S', join = true } = {}) {
   const r = await server.post('/api/games', { game, mode, first, seat: 'S', opponent: { kind: 'online' } });
-  const invite = new URL(r.invite.url, server.url).searchParams.get('invite');
+  const invite = r.invite.token;
   const out = { id: r.id, S: { token: r.token, seats: r.seats || ['S'] }, invite, url: new URL(r.invite.url, server.url).href };
   if (join) {
     const j = await server.post(`/api/games/${r.id}/join`, { invite });

@@ -1,7 +1,8 @@
 // A player's page always gets a place in its own game (QA pass 15, review-server defect 1):
 // strangers holding every watcher's place of the game must not keep the player out, or the
 // server counts the player away and the friend may claim the win. The page connects with its
-// seat's token (`?token=`), which the server never refuses for the watchers' cap.
+// seat's token (in `Sec-WebSocket-Protocol`), which the server never refuses for the watchers'
+// cap.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser, newPage, onlineGame, openAs, apiMove } from './harness.js';

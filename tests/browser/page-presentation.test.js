@@ -45,7 +45,7 @@ test('one screen: the turn line names the side once, a refused key says why, the
 test('a watcher reads "South to move", without the side twice', async () => {
   const { server, browser } = env;
   const r = await server.post('/api/games', { game: 'raja-pasu', mode: 'single', first: 'S', seat: 'S', opponent: { kind: 'online' } });
-  const invite = new URL(r.invite.url, server.url).searchParams.get('invite');
+  const invite = r.invite.token;
   await server.post(`/api/games/${r.id}/join`, { invite });
   const { page } = await newPage(browser, server);
   await page.goto(`${server.url}/#/game/${r.id}`);

@@ -368,7 +368,7 @@ test('the page works under a path prefix behind a proxy: every URL it uses is re
     await settle(host, 0);
     await host.waitForSelector('#invite-box:not([hidden])');
     const invite = await host.inputValue('#invite-url');
-    assert.ok(invite.startsWith(`${base}/?game=${id}&invite=`), invite);
+    assert.ok(invite.startsWith(`${base}/?game=${id}#invite=`), invite);
 
     const friend = await open();
     await friend.goto(invite);

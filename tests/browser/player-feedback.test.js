@@ -331,7 +331,7 @@ test('online, a player sees when the friend has left the game page and when they
 test('a finished online game offers a rematch: one player starts it, sides swapped, the other joins it, a watcher may watch it', async () => {
   const { server, browser } = env;
   const r = await create(server, { game: 'walak-pussa', mode: 'single', opponent: { kind: 'online' } });
-  const invite = new URL(r.invite.url, server.url).searchParams.get('invite');
+  const invite = r.invite.token;
   const j = await server.post(`/api/games/${r.id}/join`, { invite });
   // Played to its end through the API, each side with its own token.
   let st = await server.get(`/api/games/${r.id}`);

@@ -337,22 +337,37 @@ pub async fn claim(
     Ok(Json(app.claim(&id, &req.token, draw).await?))
 }
 
-/// `GET /api/games/{id}/hint?token=…`.
+/// `POST /api/games/{id}/hint` with `{"token": …}`, as every other seat's request sends its
+/// token: in the body, never in the URL (which proxies and servers log).
+///
+/// # Errors
+/// 403 for a token that holds no seat; 404 for an unknown game; 409 for an online game, a game
+/// that is over, or a hint asked out of turn; 429 while a hint for this game is being computed;
+/// 500 if the engine fails. See [`App::hint`].
+pub async fn hint_post(
+    State(app): AppState,
+    Path(id): Path<String>,
+    Json(req): Json<TokenReq>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(app.hint(&id, &req.token).await?))
+}
+
+/// `GET /api/games/{id}/hint?token=…`: the older form of [`hint_post`], kept for the clients
+/// written against it. The token in the query reaches the access logs of the proxies on the
+/// way, so clients should use `POST` (docs/api.md).
 ///
 /// # Errors
 /// 400 for a query parameter other than `token`, or one given twice; 403 without a `token`, or
-/// for one that holds no seat; 404 for an unknown game; 409 for an online game, a game that is
-/// over, or a hint asked out of turn; 429 while a hint for this game is being computed; 500 if
-/// the engine fails. See [`App::hint`].
+/// for one that holds no seat; as [`hint_post`] otherwise.
 pub async fn hint(
     State(app): AppState,
     Path(id): Path<String>,
     uri: axum::http::Uri,
 ) -> Result<Json<Value>, ApiError> {
     let mut q = crate::error::query(uri.query(), &["token"])?;
-    let token = q
-        .remove("token")
-        .ok_or_else(|| ApiError::forbidden("a hint needs the seat's token: ?token=…"))?;
+    let token = q.remove("token").ok_or_else(|| {
+        ApiError::forbidden("a hint needs the seat's token: POST {\"token\": …} to this path")
+    })?;
     Ok(Json(app.hint(&id, &token).await?))
 }
 
@@ -481,12 +496,142 @@ pub async fn list(State(app): AppState, uri: axum::http::Uri) -> Result<Json<Val
     )?))
 }
 
-/// `GET /api/games/{id}/ws` (`?token=SEAT_TOKEN`: the connection holds that seat from the
-/// start, as after a hello, and is never refused for the watchers' cap).
+/// The WebSocket subprotocol of the game's socket: a client that offers
+/// `Sec-WebSocket-Protocol: pussa, pussa.token.SEAT_TOKEN` is answered `pussa` (so the
+/// token is never sent back) and holds that seat from the start.
+pub const WS_PROTOCOL: &str = "pussa";
+/// The prefix of the subprotocol value that carries a seat's token ([`WS_PROTOCOL`]).
+pub const WS_TOKEN_PREFIX: &str = "pussa.token.";
+
+/// The seat's token a WebSocket upgrade carries: in `Sec-WebSocket-Protocol`
+/// ([`WS_TOKEN_PREFIX`], the form the page uses: headers stay out of access logs) or, the
+/// older form, in the query (`?token=`).
 ///
 /// # Errors
-/// 404 for an unknown game (409 for one that cannot be continued, 500 for a database error
-/// loading it); 400 for an unknown query parameter; 403 for a token that holds no seat; 429
+/// 400 for an unknown query parameter, a token given twice (both ways, or in two
+/// subprotocol values), or a token offered in the subprotocol without [`WS_PROTOCOL`] (the
+/// server answers that one, so that the token is never echoed).
+pub fn ws_token(
+    uri: &axum::http::Uri,
+    headers: &axum::http::HeaderMap,
+) -> Result<Option<String>, ApiError> {
+    let mut q = crate::error::query(uri.query(), &["token"])?;
+    let offered: Vec<&str> = headers
+        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut tokens = offered
+        .iter()
+        .filter_map(|p| p.strip_prefix(WS_TOKEN_PREFIX));
+    let Some(token) = tokens.next() else {
+        return Ok(q.remove("token"));
+    };
+    if tokens.next().is_some() || q.contains_key("token") {
+        return Err(ApiError::bad_request(
+            "the seat's token is given twice: send it once, in Sec-WebSocket-Protocol",
+        ));
+    }
+    if !offered.contains(&WS_PROTOCOL) {
+        return Err(ApiError::bad_request(format!(
+            "a token in Sec-WebSocket-Protocol needs the subprotocol '{WS_PROTOCOL}' offered \
+             with it: Sec-WebSocket-Protocol: {WS_PROTOCOL}, {WS_TOKEN_PREFIX}SEAT_TOKEN"
+        )));
+    }
+    Ok(Some(token.to_string()))
+}
+
+/// Refuses a WebSocket upgrade sent by a page of another site: its `Origin` header, when it
+/// has one (browsers always send it, other clients need not), must name this server as the
+/// request reached it: the `Host` header (or the request's authority, `uri`'s), or the host a
+/// reverse proxy forwards (`X-Forwarded-Host`, `Forwarded: host=`). A page cannot set or change
+/// any of these headers on a WebSocket, so none of them needs a trusted proxy to be believed
+/// for this check. The first refusal is logged as a warning, for the admin of a proxy that
+/// rewrites the `Host` (every browser is refused then).
+///
+/// # Errors
+/// 403 naming the origin and the host it should have been.
+pub fn check_origin(
+    uri: &axum::http::Uri,
+    headers: &axum::http::HeaderMap,
+) -> Result<(), ApiError> {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return Ok(());
+    };
+    let origin = String::from_utf8_lossy(origin.as_bytes());
+    let text = |v: &HeaderValue| String::from_utf8_lossy(v.as_bytes()).into_owned();
+    let mut hosts: Vec<String> = headers.get_all(header::HOST).iter().map(text).collect();
+    hosts.extend(uri.authority().map(ToString::to_string));
+    for v in headers.get_all("x-forwarded-host") {
+        hosts.extend(text(v).split(',').map(|h| h.trim().to_string()));
+    }
+    for v in headers.get_all(header::FORWARDED) {
+        for pair in text(v).split([',', ';']) {
+            if let Some((k, h)) = pair.split_once('=') {
+                if k.trim().eq_ignore_ascii_case("host") {
+                    hosts.push(h.trim().trim_matches('"').to_string());
+                }
+            }
+        }
+    }
+    if same_origin(&origin, &hosts) {
+        return Ok(());
+    }
+    let host = hosts.first().map_or("none", String::as_str);
+    if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        tracing::warn!(
+            "refused a WebSocket from another site's page (Origin '{}', Host '{}'); if that is \
+             this server's own address, its reverse proxy rewrites the Host: pass it on (nginx: \
+             proxy_set_header Host $host). Logged once.",
+            crate::util::cut(&origin, crate::util::QUOTE_MAX),
+            crate::util::cut(host, crate::util::QUOTE_MAX)
+        );
+    }
+    Err(ApiError::forbidden(format!(
+        "WebSocket refused: its Origin '{}' is not this server's (Host '{}'): only the page \
+         served here may connect from a browser (behind a reverse proxy, pass the Host on: \
+         nginx proxy_set_header Host $host)",
+        crate::util::cut(&origin, crate::util::QUOTE_MAX),
+        crate::util::cut(host, crate::util::QUOTE_MAX)
+    )))
+}
+
+/// Whether `origin` (`scheme://host[:port]`) is one of `hosts` (`host[:port]`, as a `Host`
+/// header gives it): the same host, case aside, and the same port, a scheme's default port
+/// (80, 443) written or not.
+fn same_origin(origin: &str, hosts: &[String]) -> bool {
+    let Some((scheme, authority)) = origin.trim().split_once("://") else {
+        return false;
+    };
+    let default = match scheme.to_ascii_lowercase().as_str() {
+        "http" | "ws" => ":80",
+        "https" | "wss" => ":443",
+        _ => return false,
+    };
+    let norm = |a: &str| {
+        let a = a.trim().to_ascii_lowercase();
+        match a.strip_suffix(default) {
+            Some(bare) => bare.to_string(),
+            None => a,
+        }
+    };
+    let origin = norm(authority);
+    !origin.is_empty() && !origin.contains('/') && hosts.iter().any(|h| norm(h) == origin)
+}
+
+/// `GET /api/games/{id}/ws`. A player's connection carries its seat's token
+/// (`Sec-WebSocket-Protocol: pussa, pussa.token.SEAT_TOKEN`, or the older `?token=SEAT_TOKEN`:
+/// see [`ws_token`]): it holds that seat from the start, as after a hello, and is never refused
+/// for the watchers' cap.
+///
+/// # Errors
+/// 403 for an upgrade from a page of another site ([`check_origin`]); 404 for an unknown game
+/// (409 for one that cannot be continued, 500 for a database error loading it); 400 for an
+/// unknown query parameter or a token given twice; 403 for a token that holds no seat; 429
 /// when the seat already has [`ws::MAX_SOCKETS_PER_SEAT`] connections, or (without a token)
 /// when the game already has [`ws::MAX_WATCHERS`] watchers, or when the client already has
 /// [`crate::conn::Limits::max_websockets_per_client`] connections open; 503 when the server
@@ -501,11 +646,12 @@ pub async fn websocket(
     headers: axum::http::HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let q = crate::error::query(uri.query(), &["token"])?;
+    check_origin(&uri, &headers)?;
+    let token = ws_token(&uri, &headers)?;
     let slot = app.slot(&id)?;
-    let seats = match q.get("token") {
+    let seats = match token {
         Some(token) => {
-            let seats = slot.seats_of(token);
+            let seats = slot.seats_of(&token);
             if seats.is_empty() {
                 return Err(ApiError::forbidden(format!(
                     "this token holds no seat in game {id}: watchers connect without one"
@@ -524,6 +670,7 @@ pub async fn websocket(
         Err(rej) => return Ok(upgrade_refused(&rej, &headers)),
     };
     Ok(upgrade
+        .protocols([WS_PROTOCOL])
         .max_message_size(ws::MAX_FRAME)
         .max_frame_size(ws::MAX_FRAME)
         .read_buffer_size(ws::READ_BUFFER)

@@ -1331,7 +1331,9 @@ impl App {
             Opponent::Hotseat => vec!["S".into(), "N".into()],
             _ => vec![seat.letter().to_string()],
         };
-        let invite = invite.map(|t| json!({"token": t, "url": format!("/?game={id}&invite={t}")}));
+        // The invite in the link's fragment, which browsers never send: it stays out of the
+        // access logs and `Referer`s (docs/api.md).
+        let invite = invite.map(|t| json!({"token": t, "url": format!("/?game={id}#invite={t}")}));
         Ok(json!({
             "id": id,
             "seat": seat.letter().to_string(),

@@ -12,6 +12,12 @@ mod generated {
 
 pub use generated::{ASSETS, RULES_MD};
 
+/// The `Content-Security-Policy` of the page's HTML: its own files only (no inline scripts, no
+/// other hosts), and never framed by another page (`frame-ancestors 'none'`: the page never
+/// frames itself either).
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data:; \
+    style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'";
+
 /// The content type for a file name.
 #[must_use]
 pub fn content_type(path: &str) -> &'static str {
@@ -62,9 +68,16 @@ pub fn serve(path: &str, sent: &str) -> Response {
             if path.ends_with(".html") {
                 h.insert(
                     header::CONTENT_SECURITY_POLICY,
-                    HeaderValue::from_static(
-                        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'",
-                    ),
+                    HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+                );
+                // No other page may frame this one (clickjacking: one click plays, resigns or
+                // accepts); `X-Frame-Options` for browsers that predate `frame-ancestors`.
+                h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+                // An old invite link (`/?game=…&invite=…`) must not travel on in the
+                // `Referer` of the page's own requests (into a proxy's log).
+                h.insert(
+                    header::REFERRER_POLICY,
+                    HeaderValue::from_static("no-referrer"),
                 );
             }
             resp

@@ -89,7 +89,7 @@ pub fn router(app: Arc<app::App>) -> Router {
         .route("/games/{id}/draw", post(api::draw))
         .route("/games/{id}/takeback", post(api::takeback))
         .route("/games/{id}/claim", post(api::claim))
-        .route("/games/{id}/hint", get(api::hint))
+        .route("/games/{id}/hint", get(api::hint).post(api::hint_post))
         .route("/games/{id}/record", get(api::get_record))
         .route("/games/{id}/positions", get(api::positions))
         .route("/games/{id}/ws", get(api::websocket))
@@ -178,7 +178,17 @@ impl Server {
     /// message names the file.
     pub async fn bind(config: &Config) -> anyhow::Result<Server> {
         if let Some(dir) = config.db.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
+            // A directory made here is its owner's only (mode 0700), as the files in it are
+            // (see `store::private`); one that exists is left as it is.
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt as _;
+                builder.mode(0o700);
+            }
+            builder
+                .create(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         check_writable(&config.db)?;

@@ -111,14 +111,18 @@ fn take_lock(path: &Path) -> Result<(std::fs::File, bool), OpenError> {
             dir.display()
         )
     };
-    // Read-only is enough for `flock`; a missing file is made (as SQLite would make it).
+    // Read-only is enough for `flock`; a missing file is made (as SQLite would make it), readable
+    // by its owner only: it holds every seat's token and every unused invite. SQLite gives its
+    // `-wal` and `-shm` files the database file's mode. An existing file keeps its mode.
     let db = match std::fs::File::open(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => private(
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false),
+        )
+        .open(path),
         r => r,
     }
     .map_err(|e| {
@@ -159,23 +163,40 @@ fn take_lock(path: &Path) -> Result<(std::fs::File, bool), OpenError> {
     }
     // Who holds it, for the message above and for the admin.
     let existed = pid_file.exists();
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&pid_file)
-        .map_err(|e| {
-            OpenError::Refused(match e.kind() {
-                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-                    if !existed =>
-                {
-                    not_writable(&e)
-                }
-                _ => format!("cannot write its lock file {}: {e}", pid_file.display()),
-            })
-        })?;
+    let mut file = private(
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true),
+    )
+    .open(&pid_file)
+    .map_err(|e| {
+        OpenError::Refused(match e.kind() {
+            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                if !existed =>
+            {
+                not_writable(&e)
+            }
+            _ => format!("cannot write its lock file {}: {e}", pid_file.display()),
+        })
+    })?;
     let _ = writeln!(file, "{}", std::process::id());
     Ok((db, !existed))
+}
+
+/// `options` creating a file readable and writable by its owner only (mode `0600`, or less if
+/// the umask takes more away; Unix), as the database and its files are made. A file that
+/// exists keeps its mode.
+pub fn private(options: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600)
+    }
+    #[cfg(not(unix))]
+    {
+        options
+    }
 }
 
 /// Whether process `pid` runs (so that a pid file left by a server that has ended names no

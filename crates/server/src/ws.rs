@@ -44,8 +44,9 @@ pub const IDLE_LIMIT: Duration = Duration::from_secs(75);
 pub const PRESENCE_SILENCE: Duration = Duration::from_secs(7);
 
 /// Watchers (connections that have not said hello with a seat's token) one game accepts at
-/// once. The players' connections never count against it: a player connects with
-/// `?token=SEAT_TOKEN` (as the page does) and always gets a place. There is no place kept for
+/// once. The players' connections never count against it: a player connects with its seat's
+/// token (`Sec-WebSocket-Protocol: pussa, pussa.token.SEAT_TOKEN`, as the page does, or
+/// `?token=`) and always gets a place. There is no place kept for
 /// connections that say hello only after connecting: anyone could fill such places and lock a
 /// player out, so a tokenless connection over the cap is refused (429) whoever it is.
 pub const MAX_WATCHERS: usize = 100;
@@ -213,7 +214,7 @@ impl SocketGuard {
                 None => {
                     return Err(ApiError::too_many(format!(
                         "too many watchers of game {id}: at most {MAX_WATCHERS} at once (players \
-                         connect with ?token=SEAT_TOKEN and always get a place)"
+                         connect with their seat's token and always get a place)"
                     )))
                 }
             }
@@ -267,7 +268,7 @@ impl Drop for SocketGuard {
 }
 
 /// A connection of the game: a watcher until it says hello with a seat's token (or a player's
-/// from the start, when it connected with `?token=`); the seats it holds stop being present
+/// from the start, when it connected with its seat's token); the seats it holds stop being present
 /// through it when it ends. Counted from its creation until it is released or dropped.
 struct Seated {
     slot: Arc<Slot>,
@@ -281,7 +282,8 @@ struct Seated {
 }
 
 impl Seated {
-    /// A new connection, holding `sides` from the start (`?token=`) or none (a watcher).
+    /// A new connection, holding `sides` from the start (its upgrade's token) or none (a
+    /// watcher).
     fn new(slot: Arc<Slot>, place: SocketGuard, sides: &[Side]) -> Seated {
         slot.connect(sides);
         let mut seats = [false, false];

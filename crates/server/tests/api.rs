@@ -149,7 +149,7 @@ async fn online_seats_cannot_be_taken_or_played_by_strangers() {
     let id = c["id"].as_str().unwrap().to_string();
     let south = c["token"].as_str().unwrap().to_string();
     let invite = c["invite"]["token"].as_str().unwrap().to_string();
-    assert_eq!(c["invite"]["url"], format!("/?game={id}&invite={invite}"));
+    assert_eq!(c["invite"]["url"], format!("/?game={id}#invite={invite}"));
     assert_eq!(c["state"]["seats"]["N"]["taken"], false);
 
     // A watcher sees the state but no secret.

@@ -46,8 +46,9 @@ export const api = {
     call('POST', `api/games/${encodeURIComponent(id)}/moves`, { move, token, expected_ply: expectedPly }, MOVE_TIMEOUT_MS),
   undo: (id, token, expectedPly) =>
     call('POST', `api/games/${encodeURIComponent(id)}/undo`, { token, expected_ply: expectedPly }),
-  hint: (id, token) =>
-    call('GET', `api/games/${encodeURIComponent(id)}/hint?token=${encodeURIComponent(token)}`),
+  // Every seat's token goes in a body (or, for the WebSocket, a header), never in a URL: URLs
+  // end up in the access logs of the proxies on the way.
+  hint: (id, token) => call('POST', `api/games/${encodeURIComponent(id)}/hint`, { token }),
   resign: (id, token) => call('POST', `api/games/${encodeURIComponent(id)}/resign`, { token }),
   abort: (id, token) => call('POST', `api/games/${encodeURIComponent(id)}/abort`, { token }),
   draw: (id, token, offer) => call('POST', `api/games/${encodeURIComponent(id)}/draw`, { token, offer }),
@@ -66,7 +67,7 @@ export const api = {
 };
 
 /**
- * The address of the page itself with `search` (`?game=ID`, `?game=ID&invite=T`), for the links
+ * The address of the page itself with `search` (`?game=ID`, `?game=ID#invite=T`), for the links
  * the page gives out: relative to where the page is served, so that behind a proxy that maps a
  * path prefix (`/pussa/`) to the server the links keep the prefix.
  */
@@ -152,7 +153,8 @@ export const seats = {
 /**
  * A WebSocket to one game that reconnects after a drop. `onMessage` gets each parsed message;
  * `onStatus` gets 'open' | 'closed'. With `token` (a seat this browser holds) every connection
- * is made with `?token=` and starts with a hello, so the other player sees this one present.
+ * carries it in its subprotocols (`pussa`, `pussa.token.TOKEN`: a header, never the URL, which
+ * proxies log) and starts with a hello, so the other player sees this one present.
  * Should the server refuse the token (its hello answered `error` 403: the token holds no seat
  * in the game, a stale seat), the socket forgets it, goes on as a watcher's and tells
  * `onSeatLost` (with the server's message) once.
@@ -169,6 +171,8 @@ export const PING_MS = 2000;
 /** The `req` of the page's hello, by which its answer is known. */
 const HELLO_REQ = 'hello';
 export const SILENT_MS = 5000;
+/** What a WebSocket subprotocol value may hold (an HTTP token, RFC 9110 §5.6.2). */
+const WS_TOKEN_CHARS = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export class GameSocket {
   constructor(id, onMessage, onStatus = () => {}, token = null, onSeatLost = () => {}) {
@@ -225,15 +229,17 @@ export class GameSocket {
     // stale seat), the next try goes without it and says hello: the hello's answer tells
     // whether the seat is lost (403) or the upgrade failed for another reason (the server
     // was down).
-    const withToken = !!this.token && !this.tokenRefused;
+    // The token goes in `Sec-WebSocket-Protocol` (the server answers `pussa`), not in the
+    // query: a URL is written to the access log of every proxy on the way. A token that is no
+    // valid subprotocol value (a hand-edited storage) is only said in the hello.
+    const withToken = !!this.token && !this.tokenRefused && WS_TOKEN_CHARS.test(this.token);
     this.tokenRefused = false;
-    const query = withToken ? `?token=${encodeURIComponent(this.token)}` : '';
     // Relative to the page, as every URL the page uses: a page served under a path prefix
     // (`https://club.example.org/pussa/`, behind a proxy) connects under that prefix too.
-    const url = new URL(`api/games/${encodeURIComponent(this.id)}/ws${query}`, location.href);
+    const url = new URL(`api/games/${encodeURIComponent(this.id)}/ws`, location.href);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     url.hash = '';
-    const ws = new WebSocket(url.href);
+    const ws = withToken ? new WebSocket(url.href, ['pussa', `pussa.token.${this.token}`]) : new WebSocket(url.href);
     let opened = false;
     this.ws = ws;
     this.heard = Date.now();

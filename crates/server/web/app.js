@@ -697,12 +697,24 @@ function gameAddress(id, ply = null) {
   routed = here;
 }
 
-// An invite link (/?game=ID&invite=T) or a watch link (/?game=ID) lands here first.
+/**
+ * The invite in a link: in its fragment (`#invite=T`, the form the server gives: browsers never
+ * send a fragment, so it stays out of every log) or, in an older link, its query (`?invite=T`).
+ */
+function inviteOf(url) {
+  const inHash = url.hash.startsWith('#invite=') ? new URLSearchParams(url.hash.slice(1)).get('invite') : null;
+  return inHash || url.searchParams.get('invite');
+}
+
+// An invite link (/?game=ID#invite=T, or the older /?game=ID&invite=T) or a watch link
+// (/?game=ID) lands here first.
 async function landing() {
   const q = new URLSearchParams(location.search);
   const id = q.get('game');
   if (!id) return;
-  const invite = q.get('invite');
+  const invite = inviteOf(new URL(location.href));
+  // The address becomes the game's at once: an old link's invite (in the query) is not sent
+  // again by a reload, nor kept in the history.
   history.replaceState(null, '', `${location.pathname}#/game/${encodeURIComponent(id)}`);
   if (!invite) return;
   // This browser already plays in this game (its creator opened the invite link, say): keep
@@ -1048,7 +1060,7 @@ async function openTyped(input) {
   const ply = plyFromInput(text);
   const hash = `#/game/${encodeURIComponent(id)}${ply === null ? '' : `/${ply}`}`;
   // A pasted invite link takes the free seat, exactly as opening the link does.
-  const invite = (text.match(/[?&]invite=([^&#\s]+)/) || [])[1];
+  const invite = (text.match(/[?&#]invite=([^&#\s]+)/) || [])[1];
   if (invite && !seats.get(id)) {
     await joinInvite(id, decodeURIComponent(invite));
     input.value = '';
@@ -1067,9 +1079,10 @@ async function openTyped(input) {
 function started(r, imported = false) {
   keepSeat(r.id, { token: r.token, seats: r.seats || [r.seat] });
   if (r.invite && r.invite.url) {
-    // The server's link is `/?game=…&invite=…`: its query on the page's own address, which
-    // keeps a proxy's path prefix.
-    const url = pageLink(new URL(r.invite.url, location.href).search);
+    // The server's link is `/?game=…#invite=…`: its query and fragment on the page's own
+    // address, which keeps a proxy's path prefix.
+    const link = new URL(r.invite.url, location.href);
+    const url = pageLink(link.search + link.hash);
     storage.set(`pussa.invite.${r.id}`, url);
   }
   pending = { id: r.id, state: r.state, played: imported ? [] : r.played || [], fresh: !imported };
