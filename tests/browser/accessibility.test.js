@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serverAndBrowser, newPage, settle, assertShowsServer, startFromForm, gameId, SHOTS } from './harness.js';
+import { serverAndBrowser, newPage, settle, assertShowsServer, startFromForm, gameId, SHOTS, refusedWith } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -193,6 +193,7 @@ test('the resign confirm is a named prompt: Escape or No cancels it and the focu
 test('the focus follows the pages: headings, the invite Copy button, the game-not-found page', async () => {
   const { server, browser } = env;
   const { page } = await newPage(browser, server);
+  page.expectErrors(refusedWith(404));
   await page.goto(`${server.url}/`);
   await page.waitForSelector('body[data-ready="1"]');
   await page.focus('nav a[data-nav="rules"]');
