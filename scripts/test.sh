@@ -1,20 +1,34 @@
 #!/usr/bin/env bash
-# The whole test suite, set-up included: Rust tests of every crate, then the browser tests
-# (Debian's Chromium driven by playwright-core). Safe to run on a fresh machine.
+# The whole test suite, set-up included: Rust tests of every crate, the independent cross-checks
+# in release, then the browser tests (Debian's Chromium driven by playwright-core). Safe to run
+# on a fresh machine: it installs tmux, script, Chromium and Node.js with apt when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+apt_install() { $SUDO apt-get update && $SUDO apt-get install -y "$@"; }
 echo "== tmux and script for the terminal tests (crates/cli/tests/play_tmux.rs, tournament_options.rs)"
 if ! command -v tmux >/dev/null || ! command -v script >/dev/null; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update && $SUDO apt-get install -y tmux bsdutils
+  apt_install tmux bsdutils
 fi
 echo "== cargo test --workspace"
 cargo test --workspace
+echo "== the independent cross-checks, in release (perft against the naive model, differential)"
+cargo test --release -p pussa-rules --test perft --test differential -- --ignored
 echo "== browser tests: Debian's chromium driven by playwright-core (tests/browser)"
 if [ ! -x /usr/bin/chromium ]; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update && $SUDO apt-get install -y chromium
+  apt_install chromium
+fi
+# Node.js 18 or newer (node --test with the files named; `npm ci`).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  apt_install nodejs npm
+fi
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 18 ]; then
+  echo "error: the browser tests need Node.js 18 or newer, found $(node --version)" >&2
+  exit 1
 fi
 npm ci --prefix tests/browser --no-audit --no-fund
 cargo build -p pussa
-node --test tests/browser/
+# The files named by the shell: `node --test <directory>` only works on Node 20 (from Node 21 on
+# its arguments are globs, and a directory is loaded as a module).
+node --test tests/browser/*.test.js

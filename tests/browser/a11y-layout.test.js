@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serverAndBrowser, newPage, settle, gameId, startFromForm, SHOTS } from './harness.js';
+import { serverAndBrowser, newPage, settle, gameId, startFromForm, SHOTS, refusedWith } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -258,6 +258,7 @@ test('held sideways and at 200 % zoom the round summary opens at its heading wit
 test('an unknown game\'s rules page is titled "rules not found", a known one by its game', async () => {
   const { server, browser } = env;
   const { page, ctx } = await newPage(browser, server);
+  page.expectErrors(refusedWith(404), "Cannot load the rules: unknown game 'chess'");
   await page.goto(`${server.url}/#/rules/chess`);
   await page.waitForSelector('#notice:not([hidden])');
   assert.equal(await page.title(), 'pussa: rules not found');

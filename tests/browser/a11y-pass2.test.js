@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serverAndBrowser, newPage, settle, gameId, SHOTS } from './harness.js';
+import { serverAndBrowser, newPage, settle, gameId, SHOTS, refusedWith } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -52,6 +52,7 @@ test('a refused start position is an error under its field: marked invalid, desc
     ['phone 390x844', { width: 390, height: 844 }, true],
   ]) {
     const { page, ctx } = await newPage(browser, server, { viewport, mobile });
+    page.expectErrors(refusedWith(400));
     await home(page, server);
     await page.fill('#start-position', '0,0,0,0,0,1,1/1,0,0,0,0,0,54 0 0 S 1 walak-pussa');
     if (mobile) await page.locator('#start').tap();
@@ -131,6 +132,7 @@ test('"Open a game by id" with an empty field says what to do, under the field',
     ['phone 360x640', { width: 360, height: 640 }, true],
   ]) {
     const { page, ctx } = await newPage(browser, server, { viewport, mobile });
+    page.expectErrors(refusedWith(400));
     await home(page, server);
     await page.focus('#open-id');
     await page.keyboard.press('Enter');

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serverAndBrowser, newPage, settle, assertShowsServer, startFromForm, gameId, SHOTS } from './harness.js';
+import { serverAndBrowser, newPage, settle, assertShowsServer, startFromForm, gameId, SHOTS, refusedWith } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -96,10 +96,11 @@ test('a key typed as a round ends is dropped; the summary, the news and a reload
   await page.keyboard.press(next.toLowerCase());
   await settle(page, g.state.ply + 1);
   await page.waitForSelector('#round-dialog[open]');
-  await page.waitForTimeout(500);
+  // The page has handled the key once it says so (not after a guessed sleep, which a slow
+  // machine outlasts); only then is the server asked whether a move came (QA pass 18 #6).
+  await page.waitForFunction(() => /was not played: the round ended/.test(document.querySelector('#caption').textContent));
   const st = await server.get(`/api/games/${g.id}`);
   assert.equal(st.ply, g.state.ply + 1, 'the key was not played as the first move of round 2');
-  assert.match(await page.textContent('#caption'), /was not played: the round ended/);
   // Screen readers: who won the round, the rounds won, the new layout and who starts.
   const said = await page.textContent('#announce');
   assert.match(said, /Round 1: (South won|North won|drawn)\. Rounds won: South \d, North \d\. Round 2: (no hole closed|holes? [a-gA-G]).*; stores South \d+, North \d+; (South|North) starts\./);
@@ -193,6 +194,7 @@ test('the resign confirm is a named prompt: Escape or No cancels it and the focu
 test('the focus follows the pages: headings, the invite Copy button, the game-not-found page', async () => {
   const { server, browser } = env;
   const { page } = await newPage(browser, server);
+  page.expectErrors(refusedWith(404));
   await page.goto(`${server.url}/`);
   await page.waitForSelector('body[data-ready="1"]');
   await page.focus('nav a[data-nav="rules"]');

@@ -4,7 +4,7 @@
 // refusing writes (the seat kept for as long as the page).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, newPage, settle, gameId, startFromForm, noticeText, assertShowsServer } from './harness.js';
+import { serverAndBrowser, newPage, settle, gameId, startFromForm, noticeText, assertShowsServer, refusedWith } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -86,6 +86,7 @@ test('the New game form starts a game from a position string', async () => {
   const { server, browser } = env;
   const position = '1,19,1,2,3,3,0/2,0,1,0,0,3,19 23 21 S 1 raja-pasu';
   const { page } = await newPage(browser, server);
+  page.expectErrors(refusedWith(400));
   await home(page, server);
   await page.check('input[name="game"][value="raja-pasu"]');
   await page.check('input[name="opponent"][value="computer"]');

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { before, after } from 'node:test';
+import { before, after, afterEach } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -121,9 +121,89 @@ export function serverAndBrowser() {
   return env;
 }
 
-/** Debian's Chromium, headless. */
-export function launchBrowser() {
-  return chromium.launch({
+/**
+ * Every page any context of a browser from [`launchBrowser`] opens, with what it showed the
+ * player that a test should fail on: uncaught page errors, `console.error` messages and error
+ * notices (`#notice` without `info`, e.g. "Display error: …"). After each test the harness
+ * asserts that every page opened since the previous check (closed or not) showed none that the
+ * test did not declare with `page.expectErrors(…)` (see [`newPage`]).
+ */
+const watched = [];
+
+/** The record of `page`, made the first time the harness sees it. */
+function watch(page) {
+  let w = watched.find((x) => x.page === page);
+  if (w) return w;
+  w = { page, errors: [], expected: [], url: '' };
+  watched.push(w);
+  // A new tab's about:blank is not pussa's page: an init script failing there (its storage is
+  // refused) is no error of the page's.
+  const ours = () => page.url() !== 'about:blank';
+  page.on('pageerror', (e) => ours() && w.errors.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && ours()) w.errors.push(`console.error: ${m.text()}`);
+  });
+  page.on('framenavigated', (f) => {
+    if (f === page.mainFrame()) w.url = f.url();
+  });
+  /** Declares errors this test provokes on purpose: each is a RegExp or a substring. */
+  page.expectErrors = (...patterns) => w.expected.push(...patterns);
+  page.unexpectedErrors = () => unexpected(w);
+  return w;
+}
+
+/**
+ * The console error the browser itself logs for a request the server refused with `status` (a
+ * test that provokes a refusal declares it: `page.expectErrors(refusedWith(404), …)`).
+ */
+export const refusedWith = (status) => `Failed to load resource: the server responded with a status of ${status} `;
+
+const matches = (text, p) => (p instanceof RegExp ? p.test(text) : text.includes(p));
+const unexpected = (w) => w.errors.filter((e) => !w.expected.some((p) => matches(e, p)));
+
+/** Instruments a new context: its pages are watched, its error notices reported. */
+async function instrument(ctx) {
+  ctx.on('page', (p) => watch(p));
+  await ctx.exposeBinding('__pussaErrorNotice', ({ page }, text) => {
+    watch(page).errors.push(`error notice: ${text}`);
+  });
+  await ctx.addInitScript(() => {
+    const start = () => {
+      const n = document.querySelector('#notice');
+      if (!n) return;
+      let last = '';
+      const check = () => {
+        const text = n.hidden ? '' : (document.querySelector('#notice-text')?.textContent || '');
+        const shown = text && !n.classList.contains('info') ? text : '';
+        if (shown && shown !== last) window.__pussaErrorNotice(shown);
+        last = shown;
+      };
+      new MutationObserver(check).observe(n, { attributes: true, childList: true, subtree: true, characterData: true });
+      check();
+    };
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+    else start();
+  });
+}
+
+/** Fails the current test on what a page opened since the last check showed unexpectedly. */
+function checkWatched() {
+  const pages = watched.splice(0);
+  const bad = pages
+    .map((w) => ({ url: w.url, errors: unexpected(w) }))
+    .filter((w) => w.errors.length);
+  assert.deepEqual(bad, [], 'a page showed errors the test did not declare with page.expectErrors(…)');
+}
+
+afterEach(() => checkWatched());
+after(() => checkWatched());
+
+/**
+ * Debian's Chromium, headless. Every context it makes is instrumented: its pages fail the test
+ * that opened them on an error the player sees (see `watched`).
+ */
+export async function launchBrowser() {
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     args: [
@@ -139,16 +219,34 @@ export function launchBrowser() {
       ...(process.env.PUSSA_WEB_DIR ? ['--disable-features=LocalNetworkAccessChecks'] : []),
     ],
   });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (opts) => {
+    const ctx = await newContext(opts);
+    await instrument(ctx);
+    return ctx;
+  };
+  browser.newPage = async (opts) => {
+    const ctx = await browser.newContext(opts);
+    return ctx.newPage();
+  };
+  return browser;
 }
 
 /**
  * A new page whose animation speed starts at `speed` ('off' | 'fast' | 'normal' | 'slow'; null:
  * none stored, the page's own default), `scale` device pixels a CSS pixel (a zoomed page: 1280×800
  * at 200 % is a 640×400 viewport at scale 2). `media` adds the context's emulated media
- * (`{ reducedMotion, colorScheme, forcedColors }`). Fails the test on any page error and on any
- * request to another host.
+ * (`{ reducedMotion, colorScheme, forcedColors }`). `expectErrors` (RegExps or substrings, as
+ * `page.expectErrors(…)`) declares the errors the test provokes on purpose. Fails the test on any
+ * page error, `console.error` message or error notice it did not declare (checked after every
+ * test for every page, and by `page.checkClean()` where the test calls it), and on any request
+ * to another host.
  */
-export async function newPage(browser, server, { speed = 'off', viewport, mobile = false, scale = 1, context, media = {} } = {}) {
+export async function newPage(
+  browser,
+  server,
+  { speed = 'off', viewport, mobile = false, scale = 1, context, media = {}, expectErrors = [] } = {},
+) {
   const ctx =
     context ||
     (await browser.newContext({
@@ -173,6 +271,8 @@ export async function newPage(browser, server, { speed = 'off', viewport, mobile
   }
   if (speed !== null) {
     await ctx.addInitScript((s) => {
+      // Not on a new tab's about:blank, whose storage is refused (an uncaught error there).
+      if (!location.protocol.startsWith('http')) return;
       if (!localStorage.getItem('pussa.speed.set')) {
         localStorage.setItem('pussa.speed', s);
         localStorage.setItem('pussa.speed.set', '1');
@@ -180,17 +280,20 @@ export async function newPage(browser, server, { speed = 'off', viewport, mobile
     }, speed);
   }
   const page = await ctx.newPage();
-  const errors = [];
+  const w = watch(page);
+  page.expectErrors(...expectErrors);
   const foreign = [];
-  page.on('pageerror', (e) => errors.push(e.message));
   page.on('request', (r) => {
     const u = new URL(r.url());
     if (u.protocol.startsWith('http') || u.protocol.startsWith('ws')) {
-      if (u.host !== new URL(server.url).host) foreign.push(r.url());
+      if (u.host !== new URL(server.url).host) {
+        foreign.push(r.url());
+        w.errors.push(`request to another host: ${r.url()}`);
+      }
     }
   });
   page.checkClean = () => {
-    assert.deepEqual(errors, [], 'page errors');
+    assert.deepEqual(unexpected(w), [], 'page errors, console errors or error notices');
     assert.deepEqual(foreign, [], 'requests to other hosts');
   };
   return { page, ctx };
@@ -294,6 +397,8 @@ export async function openAs(browser, server, id, seat, opts = {}) {
   if (seat) {
     await ctx.addInitScript(
       ([gid, s]) => {
+        // Not on a new tab's about:blank, whose storage is refused (an uncaught error there).
+        if (!location.protocol.startsWith('http')) return;
         const all = JSON.parse(localStorage.getItem('pussa.seats') || '{}');
         if (!all[gid]) all[gid] = s;
         localStorage.setItem('pussa.seats', JSON.stringify(all));

@@ -3,7 +3,7 @@
 // can, and the game started plays the level shown.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, newPage, gameId } from './harness.js';
+import { serverAndBrowser, newPage, gameId, refusedWith } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -84,6 +84,8 @@ test('the level picked is offered again after leaving the page and coming back',
   // A level that is not the default, so that only remembering it can select it.
   const pick = pondi.levels.find((l) => l !== pondi.default);
   const { page } = await newPage(browser, server);
+  // /api/meta shown as a page: the browser asks for its /favicon.ico, which the API has not.
+  page.expectErrors(refusedWith(404));
   await page.goto(`${server.url}/`);
   await page.waitForSelector('body[data-ready="1"]');
   await page.check('input[name="opponent"][value="computer"]');

@@ -7,7 +7,7 @@
 // friend's offers are shown [10]; an invite to an unknown game shows only "Game not found" [11].
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, newPage, onlineGame, openAs, settle, startFromForm, closeDialog, apiMove, noticeText } from './harness.js';
+import { serverAndBrowser, newPage, onlineGame, openAs, settle, startFromForm, closeDialog, apiMove, noticeText, refusedWith } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -16,6 +16,8 @@ test('a friend whose network drops (no close) is shown away within seconds', asy
   const g = await onlineGame(server);
   const { page: south } = await openAs(browser, server, g.id, g.S);
   const { page: north, ctx: northCtx } = await openAs(browser, server, g.id, g.N);
+  // The network dropped on purpose: the page's reconnecting attempts fail.
+  north.expectErrors('net::ERR_INTERNET_DISCONNECTED');
   await settle(south, 0);
   await settle(north, 0);
   await south.waitForFunction(() => !document.querySelector('#scoreboard .away'));
@@ -227,6 +229,7 @@ test('a background tab\'s title says "Your move" when the friend has moved, and 
 test('an invite to a game that does not exist shows only "Game not found"', async () => {
   const { server, browser } = env;
   const { page } = await newPage(browser, server);
+  page.expectErrors(refusedWith(404));
   await page.goto(`${server.url}/?game=nosuchgame1&invite=${'a'.repeat(32)}`);
   await page.waitForSelector('#view-missing:not([hidden])');
   await page.waitForTimeout(300);

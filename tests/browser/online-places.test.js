@@ -39,6 +39,8 @@ test("a player's page connects to its game even when strangers hold every watche
   await apiMove(server, g); // South moved: North to move.
   // A stranger's page takes all 100 watchers' places; more are refused.
   const { page: stranger } = await newPage(browser, server);
+  // The watchers past the limit are refused on purpose.
+  stranger.expectErrors('Error during WebSocket handshake: Unexpected response code: 429');
   await stranger.goto(`${server.url}/`);
   assert.equal(await fillWatchers(stranger, g.id, 100), 100);
   assert.equal(await fillWatchers(stranger, g.id, 5), 0, 'the watchers are full');
@@ -62,6 +64,8 @@ test('a page whose stored seat the server refuses says so, watches and forgets t
   const g = await onlineGame(server);
   const other = await onlineGame(server);
   const { page, ctx } = await newPage(browser, server);
+  // The seat refused on purpose (403), and the page saying so.
+  page.expectErrors('Unexpected response code: 403', "This browser's seat in this game is no longer valid");
   await ctx.addInitScript(
     ([gid, oid, otherSeat]) => {
       if (sessionStorage.getItem('seeded')) return;

@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serverAndBrowser, newPage, onlineGame, openAs, settle, gameId, assertShowsServer, SHOTS } from './harness.js';
+import { serverAndBrowser, newPage, onlineGame, openAs, settle, gameId, assertShowsServer, SHOTS, refusedWith } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -147,6 +147,8 @@ test('a silent network: "Reconnecting…" within seconds, the move pending, sent
   const { server, browser } = env;
   const g = await onlineGame(server);
   const { page: south, ctx } = await newPage(browser, server);
+  // The network silent on purpose: the move is held, and the page says so.
+  south.expectErrors(/^error notice: Move [A-G] not sent yet: no answer from the server/);
   const hole = await switchedSocket(south);
   await ctx.addInitScript(([gid, s]) => localStorage.setItem('pussa.seats', JSON.stringify({ [gid]: s })), [g.id, g.S]);
   await south.goto(`${server.url}/#/game/${g.id}`);
@@ -186,6 +188,7 @@ test('two windows of one player moving at once: the message says what happened',
   const g = await onlineGame(server);
   const { page: one, ctx } = await openAs(browser, server, g.id, g.S);
   const two = await ctx.newPage();
+  two.expectErrors(refusedWith(409)); // the second window's move, refused as the first was played
   await two.goto(`${server.url}/#/game/${g.id}`);
   await settle(one, 0);
   await settle(two, 0);

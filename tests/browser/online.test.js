@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
   serverAndBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, startFromForm, SHOTS,
+  refusedWith,
 } from './harness.js';
 
 // One `pussa serve` and one Chromium for the file's tests.
@@ -38,6 +39,7 @@ test('two players online through the invite link, and a read-only watcher', asyn
   await south.waitForFunction(() => document.querySelectorAll('svg.board .hole.legal').length === 7);
   // The invite works once.
   const { page: late } = await newPage(browser, server);
+  late.expectErrors(refusedWith(409)); // the used invite, refused
   await late.goto(invite);
   await late.waitForSelector('#notice:not([hidden])');
   assert.match(await late.textContent('#notice'), /watching/i);

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   serverAndBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, startFromForm,
+  refusedWith,
 } from './harness.js';
 
 const env = serverAndBrowser();
@@ -170,6 +171,7 @@ test('the move list keeps South and North in their columns and answers the keybo
 test('on a phone the saved games fit the screen; an unknown game names itself in the title', async () => {
   const { server, browser } = env;
   const { page } = await newPage(browser, server, { viewport: { width: 375, height: 700 }, mobile: true });
+  page.expectErrors(refusedWith(404)); // the unknown game
   await startFromForm(page, server, { game: 'raja-pasu', opponent: 'hotseat' });
   await page.goto(`${server.url}/#/games`);
   await page.waitForSelector('#view-games:not([hidden]) table');

@@ -6,7 +6,7 @@
 // nothing the disabled Undo button would not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, newPage, onlineGame, openAs, settle, startFromForm, closeDialog, noticeText, apiMove } from './harness.js';
+import { serverAndBrowser, newPage, onlineGame, openAs, settle, startFromForm, closeDialog, noticeText, apiMove, refusedWith } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -123,6 +123,7 @@ test('online, the takeback button never accepts the friend’s proposal: it lead
 test('"Continue your games" keeps a seat the server does not know now, until the player forgets it', async () => {
   const { server, browser } = env;
   const { id, page, ctx } = await hotseatPage(browser, server);
+  page.expectErrors(refusedWith(404)); // the seat of a game the server does not know
   const ghost = 'zzzzzzzzzz';
   await page.evaluate((gid) => {
     const all = JSON.parse(localStorage.getItem('pussa.seats'));
@@ -227,6 +228,7 @@ test('a stale undo after a takeback elsewhere says a move was taken back', async
         s.onMessage((m) => !cut.on && ws.send(m));
       }),
   });
+  page.expectErrors(refusedWith(409), 'Cannot undo: a move was taken back meanwhile');
   await page.waitForSelector('#live.open');
   await playApi(server, id, token, 2);
   await settle(page, 2);

@@ -7,7 +7,7 @@
 // listener left behind by each board.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, newPage, onlineGame, openAs, settle, assertShowsServer, noticeText } from './harness.js';
+import { serverAndBrowser, newPage, onlineGame, openAs, settle, assertShowsServer, noticeText, refusedWith } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -80,6 +80,7 @@ test('a resync at the same ply count with other moves shows the server’s game'
 test('a move refused as illegal on a stale board loads the server’s game', async () => {
   const { server, browser } = env;
   const { id, token, page, ctx, hole } = await hotseatPage(browser, server, { cut: true });
+  page.expectErrors(refusedWith(422)); // the move refused as illegal on purpose
   await page.waitForSelector('#live.open');
   await page.click('svg.board .hole[data-hole="C"]');
   await settle(page, 1);
@@ -274,6 +275,7 @@ test('a double click on Play again starts one game', async () => {
 test('undo on a page that is behind says so in words and catches up', async () => {
   const { server, browser } = env;
   const { id, token, page, ctx, hole } = await hotseatPage(browser, server, { cut: true });
+  page.expectErrors(refusedWith(409), 'Cannot undo: the game moved on meanwhile');
   await page.waitForSelector('#live.open');
   await page.click('svg.board .hole[data-hole="C"]');
   await settle(page, 1);

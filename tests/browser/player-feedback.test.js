@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   serverAndBrowser, startServer, newPage, openAs, settle, gameId, assertShowsServer, closeDialog, startFromForm,
+  refusedWith,
 } from './harness.js';
 
 const env = serverAndBrowser();
@@ -34,6 +35,7 @@ function boardTop(page) {
 test('a link with a broken %-escape says so instead of leaving a blank page', async () => {
   const { server, browser } = env;
   const { page } = await newPage(browser, server);
+  page.expectErrors('This address is not a valid pussa link (a broken %-escape)');
   await page.goto(`${server.url}/#/game/%zz`);
   await page.waitForSelector('body[data-ready="1"]');
   await page.waitForSelector('#notice:not([hidden])');
@@ -47,6 +49,7 @@ test('a link with a broken %-escape says so instead of leaving a blank page', as
 test('a long unknown id is cut short on the game-not-found page, which stays inside the screen', async () => {
   const { server, browser } = env;
   const { page } = await newPage(browser, server, { viewport: { width: 390, height: 844 } });
+  page.expectErrors(refusedWith(404));
   const id = 'x'.repeat(3000);
   await page.goto(`${server.url}/#/game/${id}`);
   await page.waitForSelector('#view-missing:not([hidden])');
@@ -65,6 +68,8 @@ test('a move refused because the server is gone gives the turn back, and a game 
   try {
     const g = await create(server, { game: 'raja-pasu', mode: 'single', opponent: { kind: 'computer', level: 'beginner' } });
     const { page } = await openAs(browser, server, g.id, g);
+    // The server stopped on purpose: requests fail and the page says so.
+    page.expectErrors('net::ERR_CONNECTION_REFUSED', /Move [A-G] refused: cannot reach the server/, 'Cannot open the game: cannot reach the server');
     await settle(page, 0);
     assert.match(await page.textContent('#turn'), /Your move/);
     await server.stop({ keep: true });

@@ -5,7 +5,7 @@
 // record's computer (either writer's tag), level and seat follow the text pasted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, newPage, gameId, assertShowsServer, openAs } from './harness.js';
+import { serverAndBrowser, newPage, gameId, assertShowsServer, openAs, refusedWith } from './harness.js';
 
 const env = serverAndBrowser();
 
@@ -56,6 +56,7 @@ test('a single game from a position whose round is over opens as a game already 
 test('a bad position is refused naming the position, not a record the player never wrote', async () => {
   const { server, browser } = env;
   const { page } = await newPage(browser, server);
+  page.expectErrors(refusedWith(400)); // the bad positions, refused on purpose
   const cases = [
     ['hello world', 'position: expected 6 or 7 fields (board, South\'s store, North\'s store, side to move, round, game[, round starter]); found 2'],
     ['1,19,1,2,3,3,0/2,0,1,0,0,3,19 23 22 S 1 raja-pasu', 'position: seeds add up to 99 (board 54 + stores 45); raja-pasu has 98'],

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   serverAndBrowser, newPage, settle, gameId, assertShowsServer, closeDialog, startFromForm, SHOTS,
+  refusedWith,
 } from './harness.js';
 
 // One `pussa serve` and one Chromium for the file's tests.
@@ -13,6 +14,7 @@ const env = serverAndBrowser();
 test('export a record, import it back, find both in the saved games', async () => {
   const { server, browser } = env;
   const { page } = await newPage(browser, server, { speed: 'off' });
+  page.expectErrors(refusedWith(400)); // the broken record, refused on purpose
   const id = await startFromForm(page, server, { game: 'pasu-pondi-6', opponent: 'hotseat' });
   let st = await assertShowsServer(page, server, id, 'start');
   for (let k = 0; k < 4 && !st.match_over; k++) {

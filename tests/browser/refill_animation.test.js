@@ -5,11 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { pussaBinary } from './harness.js';
 
 const src = await readFile(new URL('../../crates/server/web/board.js', import.meta.url), 'utf8');
 const { Animator, SEEDS_PER_HOLE } = await import(`data:text/javascript,${encodeURIComponent(src)}`);
-const PUSSA = fileURLToPath(new URL('../../target/debug/pussa', import.meta.url));
+// The binary under test, found as every browser test finds it ($PUSSA_BIN, $CARGO_TARGET_DIR, target/).
+const PUSSA = pussaBinary();
 
 /** A board that draws nothing and keeps the last model rendered. */
 function fakeBoard() {

@@ -743,8 +743,11 @@ fn json_honours_movetime_and_names_a_move_left_unresolved() {
     let t = std::time::Instant::now();
     let m = ok_json(&["analyze", "--position", pos, "--movetime", "50", "--json"]);
     let took = t.elapsed();
+    // The proof cut short is seen in `unresolved` below; the time is the movetime honoured,
+    // with room for a loaded machine: half the whole proof (about 10 times the movetime), where
+    // an unheard movetime takes the whole proof.
     assert!(
-        took * 3 < slow,
+        took < slow / 2,
         "--movetime 50 took {took:?}, the proof {slow:?}"
     );
     assert_eq!(m["unresolved"], serde_json::json!(["b"]));

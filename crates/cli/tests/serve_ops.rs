@@ -186,25 +186,28 @@ fn the_info_log_has_a_line_per_request_without_colour_or_tokens() {
 fn the_soft_open_files_limit_is_raised_to_the_hard_one() {
     let dir = temp("nofile");
     let err = dir.join("err");
-    let hard: u64 = {
+    let hard = {
         let out = Command::new("sh")
             .args(["-c", "ulimit -H -n"])
             .output()
             .unwrap();
-        String::from_utf8_lossy(&out.stdout)
-            .trim()
-            .parse()
-            .unwrap_or(0)
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        text.parse::<u64>()
+            .unwrap_or_else(|_| panic!("the hard limit on open files: {text:?}"))
     };
-    if hard <= 256 {
-        eprintln!("skipped: the hard limit on open files is {hard}");
-        return;
-    }
+    // The server starts with a soft limit below the hard one (256, or half a hard limit under
+    // 512); it must raise it. A hard limit too low for a server to start cannot be checked:
+    // the test fails rather than pass untested (QA pass 18, review-tests #5).
+    let soft = if hard >= 512 { 256 } else { hard / 2 };
+    assert!(
+        soft >= 32,
+        "cannot check: the hard limit on open files is {hard}, too low to start a server"
+    );
     let s = serve(
         "127.0.0.1:0",
         &dir,
         &err,
-        "ulimit -S -n 256;",
+        &format!("ulimit -S -n {soft};"),
         &[("RUST_LOG", "info")],
         1,
     );
@@ -220,7 +223,7 @@ fn the_soft_open_files_limit_is_raised_to_the_hard_one() {
     assert_eq!(numbers, [hard, hard], "{row}");
     let log = wait_for(&err, "open files");
     assert!(
-        log.contains(&format!("open files: limit {hard} (raised from 256)")),
+        log.contains(&format!("open files: limit {hard} (raised from {soft})")),
         "{log}"
     );
 }
@@ -255,10 +258,12 @@ fn an_error_is_logged_with_the_request_it_happened_in() {
         }
     }
     let (status, body) = last;
-    if status != 500 {
-        eprintln!("skipped: the file size limit did not make the write fail ({status} {body})");
-        return;
-    }
+    // Never passes untested (QA pass 18, review-tests #5): a limit that made no write fail
+    // fails the test.
+    assert_eq!(
+        status, 500,
+        "the file size limit did not make a write fail within 100 games: {body}"
+    );
     let log = wait_for(&err, "internal error");
     let line = log
         .lines()

@@ -10,16 +10,19 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use pussa_egtb::{build_dir, BuildOptions, Tables};
+
+mod common;
+use common::Scratch;
 use pussa_rules::{Game, Position, Rng, Setup, Side};
 
 const MAX: usize = 8;
 
-/// Tables of Raja Pasu up to 8 seeds, built once for all the tests of this file.
+/// Tables of Raja Pasu up to 8 seeds, built once for all the tests of this file, under
+/// target/tmp (removed by the next run, [`common::process_dir`]).
 fn tables_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("pussa-cli-tables-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = common::process_dir("cli-tables");
         build_dir(
             &dir,
             Game::RajaPasu,
@@ -34,10 +37,9 @@ fn tables_dir() -> &'static Path {
     })
 }
 
-fn empty_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pussa-cli-notables-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// An empty directory of the test's own, removed when dropped.
+fn empty_dir(tag: &str) -> Scratch {
+    Scratch::new(&format!("notables-{tag}"))
 }
 
 fn pussa(args: &[&str]) -> (bool, String, String) {
@@ -579,7 +581,8 @@ fn tournament_exact_openings() {
     assert!(!ok && err.contains("cannot be used with"), "{err}");
     let mut a = args(&json);
     let at = a.iter().position(|x| x == "--egtb").unwrap();
-    a[at + 1] = empty_dir("exact-none").to_str().unwrap().to_string();
+    let none = empty_dir("exact-none");
+    a[at + 1] = none.to_str().unwrap().to_string();
     let (ok, _, err) = pussa(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(
         !ok && err.starts_with(
@@ -626,8 +629,9 @@ fn play_and_serve_egtb_options() {
     std::fs::remove_dir_all(&empty).ok();
 }
 
-/// Raja Pasu's tables up to `max` seeds built by `pussa egtb build` into a fresh directory.
-fn small_tables(tag: &str, max: u32) -> PathBuf {
+/// Raja Pasu's tables up to `max` seeds built by `pussa egtb build` into a fresh directory
+/// (removed when dropped).
+fn small_tables(tag: &str, max: u32) -> Scratch {
     let dir = empty_dir(tag);
     std::fs::remove_dir_all(&dir).unwrap();
     let (ok, _, err) = pussa(&[

@@ -4,7 +4,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pussa_engine::{choose_move, choose_move_with_stop, prove_moves, Level, Limits};
+use pussa_engine::{choose_move, choose_move_with_stop, prove_moves, search, Level, Limits};
 use pussa_rules::{GameState, Hole, Mode, Setup};
 
 /// A Walak-pussa position whose North move `b` is endless with a cycle of millions of laps:
@@ -34,32 +34,82 @@ fn every_level_answers_within_its_bounds_where_a_move_takes_long_to_prove_endles
     let b: Hole = "b".parse().unwrap();
     assert!(!legal.contains(&b), "{legal:?}");
     for level in Level::ALL {
+        // The least of the three seeds' timings: a load spike inflates one, not all three.
+        let mut least = Duration::MAX;
         for seed in 0..3 {
             let t = Instant::now();
             let mv = choose_move(&state, level, seed).expect("a move");
-            let took = t.elapsed();
+            least = least.min(t.elapsed());
             assert!(legal.contains(&mv), "{level} {seed}: {mv}");
-            assert!(
-                took < proof / 2,
-                "{level} seed {seed}: {took:?}, the whole proof {proof:?}"
-            );
         }
+        assert!(
+            least < proof / 2,
+            "{level}: {least:?} at best, the whole proof {proof:?}"
+        );
     }
+}
+
+/// The least of `n` timings of `f` (a load spike inflates one timing, not the least of several).
+fn least_time<T>(n: u32, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = None;
+    let mut last = None;
+    for _ in 0..n {
+        let t = Instant::now();
+        let r = f();
+        let took = t.elapsed();
+        best = Some(best.map_or(took, |b: Duration| b.min(took)));
+        last = Some(r);
+    }
+    (best.unwrap(), last.unwrap())
 }
 
 /// A stop flag ends every level's choice at once, the softmax levels' included (QA pass 17,
 /// review-engine #3: they took no stop flag), with a legal move.
+///
+/// QA pass 18, review-tests #2: this used to compare the stopped choice with the whole proof
+/// (seconds), which every level stays far under even when it ignores the stop. Now:
+/// - a searching level (club and up) with the stop already raised searches nothing and plays
+///   the move a search that may search nothing plays (the first move proven legal), where
+///   unstopped it plays another: a level that ignores the flag plays its searched move;
+/// - a softmax level (beginner, novice, casual) spends its bounded proof of the endless `b`
+///   unstopped; the raised stop ends that proof at once. Time is the behaviour here (the
+///   choice's result is the same): the least of 5 stopped timings must be under a quarter of
+///   the least of 5 unstopped ones (measured about 1 ms against 17–49 ms in a debug build).
 #[test]
 fn a_raised_stop_ends_every_levels_choice_with_a_legal_move() {
     let state = slow_state();
-    let (proof, legal) = full_proof(&state);
+    let (_, legal) = full_proof(&state);
+    let unsearched = search(
+        &state,
+        &Limits {
+            nodes: Some(0),
+            ..Limits::default()
+        },
+        &mut |_| {},
+    )
+    .best
+    .expect("a move");
     for level in Level::ALL {
-        let stop = Arc::new(AtomicBool::new(true));
-        let t = Instant::now();
-        let mv = choose_move_with_stop(&state, level, 5, None, Some(stop)).expect("a move");
-        let took = t.elapsed();
-        assert!(legal.contains(&mv), "{level}: {mv}");
-        assert!(took < proof / 4, "{level}: {took:?}, the proof {proof:?}");
+        let stopped = || {
+            let stop = Arc::new(AtomicBool::new(true));
+            choose_move_with_stop(&state, level, 5, None, Some(stop)).expect("a move")
+        };
+        if level.limits(state.game(), state.mode(), 5).is_some() {
+            let free = choose_move(&state, level, 5).expect("a move");
+            assert_ne!(
+                free, unsearched,
+                "{level}: this position cannot tell a stopped search from a whole one"
+            );
+            assert_eq!(stopped(), unsearched, "{level}: the stop was not heard");
+        } else {
+            let (free_time, _) = least_time(5, || choose_move(&state, level, 5));
+            let (took, mv) = least_time(5, stopped);
+            assert!(legal.contains(&mv), "{level}: {mv}");
+            assert!(
+                took * 4 < free_time,
+                "{level}: stopped {took:?}, unstopped {free_time:?}: the stop was not heard"
+            );
+        }
     }
 }
 
@@ -71,7 +121,7 @@ fn prove_moves_bounds_the_proof_and_names_what_it_left_open() {
     let state = slow_state();
     let (_, legal) = full_proof(&state);
     let b: Hole = "b".parse().unwrap();
-    let t = Instant::now();
+    // The bound is seen in what is proven (`b` left open), not timed (QA pass 18, review-tests #6).
     let p = prove_moves(
         &state,
         &Limits {
@@ -79,13 +129,10 @@ fn prove_moves_bounds_the_proof_and_names_what_it_left_open() {
             ..Limits::default()
         },
     );
-    let quick = t.elapsed();
     let proven: Vec<Hole> = p.legal.iter().map(|&(mv, _)| mv).collect();
     assert_eq!(proven, legal);
     assert_eq!(p.unresolved, [b]);
-    let t = Instant::now();
     let all = prove_moves(&state, &Limits::default());
-    assert!(quick * 4 < t.elapsed(), "{quick:?} {:?}", t.elapsed());
     let proven: Vec<Hole> = all.legal.iter().map(|&(mv, _)| mv).collect();
     assert_eq!(proven, legal);
     assert!(all.unresolved.is_empty());

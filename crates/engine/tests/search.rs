@@ -168,6 +168,8 @@ fn stops_on_node_budget_time_and_flag() {
         },
         &mut |_| {},
     );
+    // Time is the behaviour here (a movetime honoured): 10 times the movetime, a bound that a
+    // loaded 2-core machine running the other tests does not break.
     assert!(
         t.elapsed() < Duration::from_millis(600),
         "took {:?}",
@@ -175,8 +177,8 @@ fn stops_on_node_budget_time_and_flag() {
     );
     assert!(st.legal_moves().contains(r.best.unwrap()));
 
+    // A raised stop: nothing searched (not timed, QA pass 18 review-tests #6).
     let flag = Arc::new(AtomicBool::new(true));
-    let t = Instant::now();
     let r = search(
         &st,
         &Limits {
@@ -186,7 +188,7 @@ fn stops_on_node_budget_time_and_flag() {
         },
         &mut |_| {},
     );
-    assert!(t.elapsed() < Duration::from_millis(500));
+    assert_eq!((r.nodes, r.depth), (0, 0), "a raised stop searches nothing");
     assert!(
         st.legal_moves().contains(r.best.unwrap()),
         "a stopped search still returns a legal move"
@@ -904,8 +906,10 @@ fn movetime_and_stop_are_honoured_while_a_long_endless_move_is_proven() {
     let took = t.elapsed();
     let best = r.best.expect("a move");
     assert!(st.clone().play(best).is_ok(), "{best}");
+    // Time is the behaviour (a movetime honoured): half the proof, 50 times the movetime, a
+    // bound a loaded machine does not break while ignoring the movetime takes the whole proof.
     assert!(
-        took * 4 < slow,
+        took < slow / 2,
         "movetime 10 took {took:?} (proving b endless takes {slow:?})"
     );
     // The same for analyze: the moves proven legal, with their immediate gains.
@@ -918,8 +922,10 @@ fn movetime_and_stop_are_honoured_while_a_long_endless_move_is_proven() {
         },
     );
     let took = t.elapsed();
-    assert!(took * 4 < slow, "analyze took {took:?}, proof {slow:?}");
+    assert!(took < slow / 2, "analyze took {took:?}, proof {slow:?}");
     assert!(!a.moves.is_empty() && a.moves.iter().all(|m| m.mv.letter() != 'b'));
+    // The proof was cut short, not run to its end: b is named unresolved.
+    assert_eq!(a.unresolved, vec!["b".parse().unwrap()]);
     // `stop` from another thread, while the search proves b endless.
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -940,8 +946,9 @@ fn movetime_and_stop_are_honoured_while_a_long_endless_move_is_proven() {
     let raised = raiser.join().unwrap();
     assert!(st.clone().play(r.best.unwrap()).is_ok());
     let late = answered.saturating_duration_since(raised);
+    // Half the proof: a stop unheard answers only once the whole proof is done.
     assert!(
-        late * 4 < slow,
+        late < slow / 2,
         "stop answered {late:?} late (proof {slow:?})"
     );
 }
@@ -1046,8 +1053,10 @@ fn a_node_budget_bounds_the_roots_proof_of_a_long_move() {
             &mut |_| {},
         );
         let took = t.elapsed();
+        // Half the proof: a budget that did not bound the proof takes all of it (the bound
+        // itself is seen below: `analyze` with `nodes 1` names b unresolved).
         assert!(
-            took * 4 < slow,
+            took < slow / 2,
             "nodes {nodes} took {took:?}, proof {slow:?}"
         );
         let best = r.best.expect("a move");

@@ -517,15 +517,26 @@ async fn a_player_may_claim_once_the_friend_has_been_away_long_enough() {
         .assert_error(409, "your friend is here");
     play_first(&s, &id, &south).await;
     play_first(&s, &id, &north).await;
-    // North leaves: too early.
+    // North leaves: too early. The claim is asked again until the server has seen the close
+    // (it said "your friend is here" until then), not after a guessed sleep.
     drop(ws_n);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    post(&s, &id, "claim", json!({"token": south, "result": "win"}))
-        .await
-        .assert_error(
-            409,
-            "your friend has been away for 0 s: you may claim after 1.5 s",
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let away = loop {
+        let r = post(&s, &id, "claim", json!({"token": south, "result": "win"})).await;
+        if !r.body.contains("your friend is here") {
+            break r;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never saw North's socket close: {}",
+            r.body
         );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    away.assert_error(
+        409,
+        "your friend has been away for 0 s: you may claim after 1.5 s",
+    );
     post(&s, &id, "claim", json!({"token": south, "result": "lose"}))
         .await
         .assert_error(400, "result");
@@ -658,10 +669,22 @@ async fn presence_counts_watchers_and_says_how_long_a_seat_has_been_away() {
     let p = presence(&mut a).await;
     assert_eq!(p["watchers"], 0, "{p}");
     // South goes: a new watcher sees South away since just now.
+    // (A new watcher until one sees the server has taken the close in, not a guessed sleep.)
     drop(a);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let mut c = connect(s.addr, &id).await;
-    let p = presence(&mut c).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let (_watcher, p) = loop {
+        let mut c = connect(s.addr, &id).await;
+        let p = presence(&mut c).await;
+        if p["present"]["S"] == json!(false) {
+            break (c, p);
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never saw South's socket close: {p}"
+        );
+        drop(c);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
     assert_eq!(p["present"], json!({"S": false, "N": false}));
     let s_ms = p["away_ms"]["S"].as_u64().unwrap();
     assert!(s_ms < p["away_ms"]["N"].as_u64().unwrap(), "{p}");

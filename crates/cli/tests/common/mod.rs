@@ -1,6 +1,9 @@
 //! Helpers shared by the tests that run the `pussa` binary.
+// Each test file uses its own part of these helpers.
+#![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Runs `pussa` with `args`: whether it succeeded, its stdout and its stderr.
@@ -16,9 +19,72 @@ pub fn pussa(args: &[&str]) -> (bool, String, String) {
     )
 }
 
-/// `name` in a temporary directory of this test process, `pussa-<tag>-<pid>`.
-pub fn tmp_in(tag: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pussa-{tag}-{}", std::process::id()));
+/// The temporary directory `pussa-<tag>-<pid>` of this test process, under cargo's
+/// `CARGO_TARGET_TMPDIR` (target/tmp), never in the machine's /tmp. The test harness has no
+/// hook at exit, so a directory shared by a process's tests is removed by the next run: the
+/// `pussa-<tag>-<pid>` directories of processes that have ended are removed here (QA pass 18,
+/// review-tests #9).
+pub fn process_dir(tag: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let prefix = format!("pussa-{tag}-");
+    if let Ok(entries) = std::fs::read_dir(root) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let ended = name
+                .strip_prefix(&prefix)
+                .and_then(|pid| pid.parse::<u32>().ok())
+                .is_some_and(|pid| {
+                    pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+                });
+            if ended {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    let dir = root.join(format!("{prefix}{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    dir
+}
+
+/// `name` in this test process's temporary directory `tag` ([`process_dir`]).
+pub fn tmp_in(tag: &str, name: &str) -> PathBuf {
+    process_dir(tag).join(name)
+}
+
+/// A test's own temporary directory, removed when it is dropped (also when the test fails).
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// A new empty directory `tag` in this process's `scratch` directory ([`process_dir`]).
+    pub fn new(tag: &str) -> Scratch {
+        let d = process_dir("scratch").join(tag);
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<OsStr> for Scratch {
+    fn as_ref(&self) -> &OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

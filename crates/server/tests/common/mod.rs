@@ -12,17 +12,39 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// A fresh, empty directory under the system temp dir.
+/// A fresh, empty directory of this test process ([`process_dir`]).
 pub fn temp_dir(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "pussa-server-test-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
+    let dir =
+        process_dir("server-test").join(format!("{tag}-{}", N.fetch_add(1, Ordering::Relaxed)));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
+}
+
+/// This test process's directory `pussa-<tag>-<pid>` under cargo's `CARGO_TARGET_TMPDIR`
+/// (target/tmp), never the machine's /tmp. The test harness has no hook at exit: the
+/// `pussa-<tag>-<pid>` directories of processes that have ended are removed here instead, so a
+/// run leaves only its own behind until the next (QA pass 18, review-tests #9).
+fn process_dir(tag: &str) -> PathBuf {
+    let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let prefix = format!("pussa-{tag}-");
+    if let Ok(entries) = std::fs::read_dir(root) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let ended = name
+                .strip_prefix(&prefix)
+                .and_then(|pid| pid.parse::<u32>().ok())
+                .is_some_and(|pid| {
+                    pid != std::process::id()
+                        && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+                });
+            if ended {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    root.join(format!("{prefix}{}", std::process::id()))
 }
 
 /// A running server; stops when dropped.
