@@ -73,7 +73,7 @@ test('an answer that ends two rounds and the match: round 8\'s summary (not "Mat
   }
   const first = await dialog(page);
   assert.equal(first.title, 'Round over');
-  assert.match(first.body, /^Round 8 ended: North cannot move\./);
+  assert.match(first.body, /^Round 8 ended: you cannot move\./);
   assert.match(first.body, /Round 9 is laid out: South holds \d+ in store, North \d+\. Closed holes: a b c d e f\. South starts\./);
   assert.doesNotMatch(first.body, /Round 9 ended|wins|Match over/);
   assert.equal(first.ok, 'Continue');
@@ -81,13 +81,13 @@ test('an answer that ends two rounds and the match: round 8\'s summary (not "Mat
   // The turn line and the caption agree with it.
   assert.equal(await page.textContent('#turn'), 'Round 8 is over: round 9 starts when you close its summary.');
   const caption = await page.textContent('#caption');
-  assert.match(caption, /^You played g .*Round over: North cannot move/);
+  assert.match(caption, /^You played g .*Round over: you cannot move/);
   assert.doesNotMatch(caption, /Round over.*Round over/, 'the caption tells the answer up to round 8\'s end only');
   await page.click('#round-dialog-ok');
   // Round 9's summary follows, with the match's end.
   await page.waitForFunction(() => document.querySelector('#round-dialog').open && document.querySelector('#round-dialog-title').textContent === 'Match over', null, { timeout: 30000 });
   const second = await dialog(page);
-  assert.match(second.body, /^Round 9 ended: North cannot move\./);
+  assert.match(second.body, /^Round 9 ended: you cannot move\./);
   assert.doesNotMatch(second.body, /Round 8 ended/);
   // North holds too few to fill a hole: the match's end says so (the sentence of `pussa replay`).
   const why = `You hold ${st.stores[1]}, too few to fill a hole of 7 seeds, so the match is over: Computer wins, ${st.stores[0]} to ${st.stores[1]}.`;

@@ -44,7 +44,8 @@ test('a single game from a position whose round is over opens as a game already 
     assert.deepEqual(st.stores, [42, 14]);
     await page.waitForSelector('#round-dialog[open]');
     assert.equal(await page.textContent('#round-dialog-title'), 'Game over');
-    assert.match(await dialogText(page), /North cannot move/);
+    // Against the computer the players are "you" and "Computer", as everywhere on the page.
+    assert.match(await dialogText(page), opponent === 'computer' ? /Computer cannot move/ : /North cannot move/);
     assert.match(await dialogText(page), /42/);
     await assertShowsServer(page, server, id, `decided at the start (${opponent})`);
     await page.locator('#round-dialog button[value="ok"]').click();

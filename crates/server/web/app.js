@@ -470,7 +470,10 @@ function endsRound(p) {
   return (p.trace || []).some((ev) => ev.type === 'round_end');
 }
 
-/** One line on a played move: who played what and what each side took. */
+/**
+ * One line on a played move: who played what and what each side took, and how a round it ended
+ * ended. `names`: what the page calls South and North ("You", "Computer"…), in every part of it.
+ */
 function summary(p, names = SIDE_NAME) {
   const side = sideIndex(p.side);
   const got = [0, 0];
@@ -501,7 +504,7 @@ function summary(p, names = SIDE_NAME) {
   let text = `${names[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join('; ')}` : ''}).`;
   const end = (p.trace || []).find((ev) => ev.type === 'round_end');
   if (end) {
-    text += ` Round over: ${reasonText(end.reason)}; ${sweepText(end.reason, end.swept, SIDE_NAME, false)}.`;
+    text += ` Round over: ${reasonText(end.reason, names)}; ${sweepText(end.reason, end.swept, names, false)}.`;
   }
   return text;
 }
@@ -927,14 +930,27 @@ function setupHome() {
     if (isOff(btn)) return;
     fieldError(form.position, null);
     setOff(btn, true);
+    // The server lists the position's moves before the game starts, proving which would sow
+    // for ever: in a few positions one has a cycle of hundreds of millions of laps, which takes
+    // seconds. The page says at once what it is doing (and a plain start that takes more than
+    // a moment says so too), rather than looking stuck with a greyed Start.
+    const status = $('#start-status');
+    const STARTING = 'Starting the game…';
+    const CHECKING =
+      'Checking the moves of this position: which would sow for ever (a move with a very long cycle takes seconds to prove). The game starts as soon as they are known…';
+    const slow = position ? null : setTimeout(() => (status.textContent = STARTING), 800);
+    if (position) status.textContent = CHECKING;
     try {
       const r = await api.create(req);
+      status.textContent = '';
       started(r);
     } catch (err) {
+      status.textContent = '';
       // A refused position: the error under the field, which takes the focus to be corrected.
       if (position && err.status >= 400 && err.status < 500) fieldError(form.position, `Cannot start from this position: ${err.message}`);
       else notice(position ? `Cannot start from this position: ${err.message}` : `Cannot start the game: ${err.message}`);
     } finally {
+      clearTimeout(slow);
       setOff(btn, false);
     }
   });
@@ -2948,8 +2964,8 @@ class GameView {
         h(
           'p',
           { class: 'sweep' },
-          single ? `The game ended: ${reasonText(r.reason)}.` : `Round ${r.round} ended: ${reasonText(r.reason)}.`,
-          ` ${sweepText(r.reason, r.swept)}.`,
+          single ? `The game ended: ${reasonText(r.reason, names)}.` : `Round ${r.round} ended: ${reasonText(r.reason, names)}.`,
+          ` ${sweepText(r.reason, r.swept, names)}.`,
         ),
         h(
           'table',
