@@ -166,8 +166,8 @@ pub async fn rematch(
 ///
 /// # Errors
 /// 404 for an unknown game; 500 for a database error or a stored game that no longer replays.
-pub async fn state(State(app): AppState, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
-    Ok(Json(app.state(&id).await?))
+pub async fn state(State(app): AppState, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(json_text(String::from(&*app.state(&id)?)))
 }
 
 /// Body of `POST /api/games/{id}/moves`.
@@ -342,10 +342,13 @@ pub async fn claim(
 /// # Errors
 /// 400 for a query parameter other than `token`, or one given twice; 403 without a `token`, or
 /// for one that holds no seat; 404 for an unknown game; 409 for an online game, a game that is
-/// over, or a hint asked out of turn; 429 while a hint for this game is being computed; 500 if
+/// over, or a hint asked out of turn; 429 while a hint for this game is being computed, or while
+/// the client has as many hints running or waiting as it may ([`App::set_hints_per_client`]);
+/// 500 if
 /// the engine fails. See [`App::hint`].
 pub async fn hint(
     State(app): AppState,
+    Peer(peer): Peer,
     Path(id): Path<String>,
     uri: axum::http::Uri,
 ) -> Result<Json<Value>, ApiError> {
@@ -353,18 +356,26 @@ pub async fn hint(
     let token = q
         .remove("token")
         .ok_or_else(|| ApiError::forbidden("a hint needs the seat's token: ?token=…"))?;
-    Ok(Json(app.hint(&id, &token).await?))
+    Ok(Json(app.hint(&id, &token, peer).await?))
 }
 
 /// `GET /api/games/{id}/positions`.
 ///
 /// # Errors
-/// 404 for an unknown game; 500 for a database error or a stored move that no longer replays.
-pub async fn positions(
-    State(app): AppState,
-    Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    Ok(Json(app.positions(&id).await?))
+/// 404 for an unknown game; 503 while the server replays as many games as it may at once
+/// ([`App::set_positions_at_once`]); 500 for a database error or a stored move that no longer replays.
+pub async fn positions(State(app): AppState, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(json_text(app.positions(&id).await?))
+}
+
+/// A `200` answer of JSON `text` (already written).
+fn json_text(text: String) -> Response {
+    let mut resp = text.into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
 }
 
 /// `GET /api/games/{id}/record`.
