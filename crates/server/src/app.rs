@@ -55,8 +55,9 @@ pub struct Slot {
 
 /// A game's state after its last change, as kept in memory: the state JSON as text (what a
 /// `GET` and a WebSocket's first message send as they are), and the state without its `moves`
-/// (what an update is made from). The text costs about 130 bytes a move; a `serde_json::Value`
-/// tree of the same state costs some 1.5 KiB a move, which made a long game weigh megabytes.
+/// and `rounds` (what an update is made from, with the game's rounds). The text costs about
+/// 130 bytes a move; a `serde_json::Value` tree of the same state costs some 1.5 KiB a move,
+/// which made a long game weigh megabytes.
 #[derive(Clone)]
 struct Snap {
     text: Arc<str>,
@@ -68,7 +69,7 @@ impl Snap {
         let head = match state.as_object() {
             Some(obj) => Value::Object(
                 obj.iter()
-                    .filter(|(k, _)| k.as_str() != "moves")
+                    .filter(|(k, _)| !matches!(k.as_str(), "moves" | "rounds"))
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect(),
             ),
@@ -141,7 +142,7 @@ impl Slot {
         Arc::clone(&lock(&self.snapshot).text)
     }
 
-    /// The state after the last change without its `moves`.
+    /// The state after the last change without its `moves` and `rounds`.
     fn head(&self) -> Arc<Value> {
         Arc::clone(&lock(&self.snapshot).head)
     }
@@ -164,10 +165,14 @@ impl Slot {
 
     /// Tells every connection of the moves `played`, just stored, in an update with the state
     /// after them; nothing if none was played.
-    fn publish_played(&self, played: &[Played]) {
+    /// `g` is the game the moves were played in (locked by the caller): its `rounds` are not
+    /// kept in the snapshot.
+    fn publish_played(&self, g: &LiveGame, played: &[Played]) {
         if !played.is_empty() {
+            let mut state = (*self.head()).clone();
+            state["rounds"] = Value::Array(g.rounds.iter().map(live::round_json).collect());
             self.publish_update(json!({
-                "type": "update", "state": *self.head(), "played": played_json(played)
+                "type": "update", "state": state, "played": played_json(played)
             }));
         }
     }
@@ -504,7 +509,7 @@ pub const DEFAULT_HINTS_PER_CLIENT: usize = 2;
 pub const DEFAULT_MAX_GAMES_IN_MEMORY: usize = 10_000;
 
 /// Moves held in memory at most, over every game held, unless set otherwise
-/// ([`App::set_memory_caps`]): about 150 MiB at the some 300 bytes a move a game held costs
+/// ([`App::set_memory_caps`]): about 100 MiB at the some 200 bytes a move a game held costs
 /// (its state's JSON text, its moves, the allocator's share).
 pub const DEFAULT_MAX_PLIES_IN_MEMORY: usize = 500_000;
 
@@ -1132,7 +1137,7 @@ impl App {
             tokio::spawn(async move {
                 let mut g = slot.game.lock().await;
                 let played = app.computer_reply(&slot, &mut g).await;
-                slot.publish_played(&played);
+                slot.publish_played(&g, &played);
             });
         }
     }
@@ -1342,7 +1347,7 @@ impl App {
                 }
                 let mut g = slot.game.lock().await;
                 let (played, result) = app.computer_moves(&slot, &mut g).await;
-                slot.publish_played(&played);
+                slot.publish_played(&g, &played);
                 match result {
                     Ok(()) => {
                         if !played.is_empty() {
@@ -1572,7 +1577,7 @@ impl App {
         let played = self.computer_reply(&slot, &mut g).await;
         // Told as every other move is, though no connection can have the game's id yet: the
         // updates that follow keep these moves (`moves_kept`), which the answer carries.
-        slot.publish_played(&played);
+        slot.publish_played(&g, &played);
         // The slot's snapshot is this state's JSON (made by `Slot::new`, and again after each
         // computer move): not made anew, since listing the legal moves can take seconds where a
         // move takes long to prove endless (docs/rules.md, "Endless moves").
@@ -1826,7 +1831,7 @@ impl App {
         self.commit(&slot, &mut g, next, std::slice::from_ref(&played))?;
         // The move is told as soon as it is stored, before the computer thinks: to every
         // connection (an update), and to the WebSocket that sent it (its ack).
-        slot.publish_played(std::slice::from_ref(&played));
+        slot.publish_played(&g, std::slice::from_ref(&played));
         if let Some(stored) = stored {
             let _ = stored.send(played.rec.ply);
         }
@@ -1835,7 +1840,7 @@ impl App {
         // that fails is tried again, and comes in an update).
         let more = self.computer_reply(&slot, &mut g).await;
         // The replies in an update of their own, once stored.
-        slot.publish_played(&more);
+        slot.publish_played(&g, &more);
         all.extend(more);
         Ok((slot.state(), all))
     }
