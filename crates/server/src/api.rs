@@ -166,8 +166,8 @@ pub async fn rematch(
 ///
 /// # Errors
 /// 404 for an unknown game; 500 for a database error or a stored game that no longer replays.
-pub async fn state(State(app): AppState, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
-    Ok(Json(app.state(&id).await?))
+pub async fn state(State(app): AppState, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(json_text(String::from(&*app.state(&id)?)))
 }
 
 /// Body of `POST /api/games/{id}/moves`.
@@ -342,14 +342,16 @@ pub async fn claim(
 ///
 /// # Errors
 /// 403 for a token that holds no seat; 404 for an unknown game; 409 for an online game, a game
-/// that is over, or a hint asked out of turn; 429 while a hint for this game is being computed;
-/// 500 if the engine fails. See [`App::hint`].
+/// that is over, or a hint asked out of turn; 429 while a hint for this game is being computed,
+/// or while the client has as many hints running or waiting as it may
+/// ([`App::set_hints_per_client`]); 500 if the engine fails. See [`App::hint`].
 pub async fn hint_post(
     State(app): AppState,
+    Peer(peer): Peer,
     Path(id): Path<String>,
     Json(req): Json<TokenReq>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(app.hint(&id, &req.token).await?))
+    Ok(Json(app.hint(&id, &req.token, peer).await?))
 }
 
 /// `GET /api/games/{id}/hint?token=…`: the older form of [`hint_post`], kept for the clients
@@ -361,6 +363,7 @@ pub async fn hint_post(
 /// for one that holds no seat; as [`hint_post`] otherwise.
 pub async fn hint(
     State(app): AppState,
+    Peer(peer): Peer,
     Path(id): Path<String>,
     uri: axum::http::Uri,
 ) -> Result<Json<Value>, ApiError> {
@@ -368,18 +371,26 @@ pub async fn hint(
     let token = q.remove("token").ok_or_else(|| {
         ApiError::forbidden("a hint needs the seat's token: POST {\"token\": …} to this path")
     })?;
-    Ok(Json(app.hint(&id, &token).await?))
+    Ok(Json(app.hint(&id, &token, peer).await?))
 }
 
 /// `GET /api/games/{id}/positions`.
 ///
 /// # Errors
-/// 404 for an unknown game; 500 for a database error or a stored move that no longer replays.
-pub async fn positions(
-    State(app): AppState,
-    Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    Ok(Json(app.positions(&id).await?))
+/// 404 for an unknown game; 503 while the server replays as many games as it may at once
+/// ([`App::set_positions_at_once`]); 500 for a database error or a stored move that no longer replays.
+pub async fn positions(State(app): AppState, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(json_text(app.positions(&id).await?))
+}
+
+/// A `200` answer of JSON `text` (already written).
+fn json_text(text: String) -> Response {
+    let mut resp = text.into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
 }
 
 /// `GET /api/games/{id}/record`.

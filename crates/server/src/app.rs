@@ -1,7 +1,7 @@
 //! The server's shared state and the game operations used by both HTTP and WebSocket handlers.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -28,9 +28,11 @@ pub struct Slot {
     computer_retry: AtomicBool,
     /// The WebSocket connection places in use (see [`crate::ws::SocketGuard`]).
     pub places: Mutex<crate::ws::Places>,
-    /// The state JSON after the last change, readable while a move is being made (the computer
-    /// may be thinking with the game locked).
-    snapshot: Mutex<Arc<Value>>,
+    /// The state after the last change, readable while a move is being made (the computer may
+    /// be thinking with the game locked): kept compactly, as JSON text (see [`Snap`]).
+    snapshot: Mutex<Snap>,
+    /// The moves the game has (its `ply`), counted against [`App::set_memory_caps`].
+    plies: AtomicUsize,
     /// The fewest `moves` and `rounds` entries the state has had since the last `update` was
     /// published: the entries every connection already has, so that an update carries only
     /// what came after them ([`Slot::publish_update`]).
@@ -49,6 +51,35 @@ pub struct Slot {
     claim_after_ms: Arc<AtomicU64>,
     /// When a request or connection last asked for this game ([`App::evict_idle`]).
     last_used: Mutex<Instant>,
+}
+
+/// A game's state after its last change, as kept in memory: the state JSON as text (what a
+/// `GET` and a WebSocket's first message send as they are), and the state without its `moves`
+/// and `rounds` (what an update is made from, with the game's rounds). The text costs about
+/// 130 bytes a move; a `serde_json::Value` tree of the same state costs some 1.5 KiB a move,
+/// which made a long game weigh megabytes.
+#[derive(Clone)]
+struct Snap {
+    text: Arc<str>,
+    head: Arc<Value>,
+}
+
+impl Snap {
+    fn of(state: &Value) -> Snap {
+        let head = match state.as_object() {
+            Some(obj) => Value::Object(
+                obj.iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "moves" | "rounds"))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+            None => state.clone(),
+        };
+        Snap {
+            text: Arc::from(state.to_string()),
+            head: Arc::new(head),
+        }
+    }
 }
 
 /// A game's connections, counted under one lock so that the presence messages come in order.
@@ -74,10 +105,11 @@ impl Slot {
         let (tx, _) = broadcast::channel(64);
         let state = game.to_json();
         let kept = Mutex::new(entries(&state));
-        let snapshot = Mutex::new(Arc::new(state));
+        let snapshot = Mutex::new(Snap::of(&state));
         let now = Instant::now();
         Arc::new(Slot {
             snapshot,
+            plies: AtomicUsize::new(game.moves.len()),
             kept,
             tokens: Mutex::new(game.meta.tokens.clone()),
             computer: Side::BOTH.map(|s| game.is_computer(s)),
@@ -99,9 +131,25 @@ impl Slot {
         })
     }
 
-    /// The state after the last change.
-    pub fn state(&self) -> Arc<Value> {
-        Arc::clone(&lock(&self.snapshot))
+    /// The state after the last change (made from its text: for the answers that embed it).
+    pub fn state(&self) -> Value {
+        let text = self.state_text();
+        serde_json::from_str(&text).unwrap_or(Value::Null)
+    }
+
+    /// The state after the last change, as JSON text.
+    pub fn state_text(&self) -> Arc<str> {
+        Arc::clone(&lock(&self.snapshot).text)
+    }
+
+    /// The state after the last change without its `moves` and `rounds`.
+    fn head(&self) -> Arc<Value> {
+        Arc::clone(&lock(&self.snapshot).head)
+    }
+
+    /// The game's id.
+    pub fn id(&self) -> String {
+        self.head()["id"].as_str().unwrap_or_default().to_string()
     }
 
     /// Records the state after a change (before it is published).
@@ -111,15 +159,20 @@ impl Slot {
             let mut kept = lock(&self.kept);
             *kept = [kept[0].min(now[0]), kept[1].min(now[1])];
         }
-        *lock(&self.snapshot) = Arc::new(state.clone());
+        self.plies.store(now[0], Ordering::Relaxed);
+        *lock(&self.snapshot) = Snap::of(state);
     }
 
     /// Tells every connection of the moves `played`, just stored, in an update with the state
     /// after them; nothing if none was played.
-    fn publish_played(&self, played: &[Played]) {
+    /// `g` is the game the moves were played in (locked by the caller): its `rounds` are not
+    /// kept in the snapshot.
+    fn publish_played(&self, g: &LiveGame, played: &[Played]) {
         if !played.is_empty() {
+            let mut state = (*self.head()).clone();
+            state["rounds"] = Value::Array(g.rounds.iter().map(live::round_json).collect());
             self.publish_update(json!({
-                "type": "update", "state": *self.state(), "played": played_json(played)
+                "type": "update", "state": state, "played": played_json(played)
             }));
         }
     }
@@ -328,7 +381,7 @@ impl Slot {
     /// `{"type": "rematch", "id": NEW_ID}` once the game has a rematch (read from the state
     /// after the last change), the text every connection of the game is sent.
     pub fn rematch_message(&self) -> Option<String> {
-        self.state()["rematch"].as_str().map(rematch_message)
+        self.head()["rematch"].as_str().map(rematch_message)
     }
 
     fn publish(&self, msg: &Value) {
@@ -337,9 +390,41 @@ impl Slot {
     }
 }
 
-/// How many `moves` and `rounds` entries a state JSON has.
+/// How many `moves` and `rounds` entries a state JSON has (`moves` has `ply` entries: a state
+/// without its `moves` is counted as the whole state).
 fn entries(state: &Value) -> [usize; 2] {
-    ["moves", "rounds"].map(|k| state.get(k).and_then(Value::as_array).map_or(0, Vec::len))
+    let ply = state.get("ply").and_then(Value::as_u64).unwrap_or(0);
+    let rounds = state
+        .get("rounds")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    [usize::try_from(ply).unwrap_or(usize::MAX), rounds]
+}
+
+/// `{"type": "state", "state": …}` around a state's JSON text (a WebSocket's first message).
+pub(crate) fn state_message(state: &str) -> String {
+    format!(r#"{{"type":"state","state":{state}}}"#)
+}
+
+/// A client's place among the hints running or waiting ([`App::set_hints_per_client`]), given
+/// back when dropped.
+struct ClientHint<'a> {
+    app: &'a App,
+    client: Option<std::net::IpAddr>,
+}
+
+impl Drop for ClientHint<'_> {
+    fn drop(&mut self) {
+        if let Some(ip) = self.client {
+            let mut all = lock(&self.app.hint_clients);
+            if let Some(n) = all.get_mut(&ip) {
+                *n -= 1;
+                if *n == 0 {
+                    all.remove(&ip);
+                }
+            }
+        }
+    }
 }
 
 /// Takes a game's hint guard back when dropped.
@@ -363,6 +448,15 @@ pub struct App {
     /// with the reason: refused with a 409, flagged in the list, never played on.
     damaged: Mutex<HashMap<String, String>>,
     engine: Arc<Semaphore>,
+    /// Hints asked by each client (by [`crate::client::key`]) that are running or waiting.
+    hint_clients: Mutex<HashMap<std::net::IpAddr, usize>>,
+    /// Hints one client may have running or waiting at once ([`App::set_hints_per_client`]).
+    hints_per_client: AtomicUsize,
+    /// Replays for `GET …/positions` running at once (on blocking threads), over every game;
+    /// one more is refused (`503`), not queued.
+    positions: Arc<Semaphore>,
+    /// The permits of `positions` (for the refusal's message).
+    positions_at_once: AtomicUsize,
     /// Hints running at once, over every game: one core fewer than the engine has (at least
     /// one), so that hints asked in many games queue among themselves and the computer's
     /// replies always find a core.
@@ -381,6 +475,10 @@ pub struct App {
     creations: Mutex<HashMap<std::net::IpAddr, Allowance>>,
     /// Unfinished games found sound when the server started.
     restored: usize,
+    /// Games held in memory at most ([`App::set_memory_caps`]).
+    max_games: AtomicUsize,
+    /// Moves of the games held in memory at most, over every game ([`App::set_memory_caps`]).
+    max_plies: AtomicUsize,
     /// WebSocket connections being served (see [`App::sockets_open`]).
     pub(crate) sockets_open: std::sync::atomic::AtomicUsize,
     /// When the server opened its database.
@@ -402,6 +500,18 @@ struct Allowance {
 
 /// Games one client address may create a minute unless set otherwise (a burst of as many).
 pub const DEFAULT_NEW_GAMES_PER_MINUTE: u32 = 120;
+
+/// Hints one client address may have running or waiting at once unless set otherwise
+/// ([`App::set_hints_per_client`]).
+pub const DEFAULT_HINTS_PER_CLIENT: usize = 2;
+
+/// Games held in memory at most unless set otherwise ([`App::set_memory_caps`]).
+pub const DEFAULT_MAX_GAMES_IN_MEMORY: usize = 10_000;
+
+/// Moves held in memory at most, over every game held, unless set otherwise
+/// ([`App::set_memory_caps`]): about 100 MiB at the some 200 bytes a move a game held costs
+/// (its state's JSON text, its moves, the allocator's share).
+pub const DEFAULT_MAX_PLIES_IN_MEMORY: usize = 500_000;
 
 /// How long a game nobody asks for stays in memory unless set otherwise (it is loaded again
 /// from the database when asked for).
@@ -739,12 +849,18 @@ impl App {
             damaged: Mutex::new(damaged),
             engine: Arc::new(Semaphore::new(threads)),
             hints: Arc::new(Semaphore::new(threads.saturating_sub(1).max(1))),
+            hint_clients: Mutex::new(HashMap::new()),
+            hints_per_client: AtomicUsize::new(DEFAULT_HINTS_PER_CLIENT),
+            positions: Arc::new(Semaphore::new(threads.saturating_sub(1).max(1))),
+            positions_at_once: AtomicUsize::new(threads.saturating_sub(1).max(1)),
             tables: std::sync::OnceLock::new(),
             shutdown: tokio::sync::watch::Sender::new(false),
             claim_after_ms,
             new_games_per_minute: AtomicU32::new(DEFAULT_NEW_GAMES_PER_MINUTE),
             creations: Mutex::new(HashMap::new()),
             restored,
+            max_games: AtomicUsize::new(DEFAULT_MAX_GAMES_IN_MEMORY),
+            max_plies: AtomicUsize::new(DEFAULT_MAX_PLIES_IN_MEMORY),
             sockets_open: std::sync::atomic::AtomicUsize::new(0),
             started: Instant::now(),
             index_scan: Mutex::new(None),
@@ -805,6 +921,136 @@ impl App {
              in {wait} s"
         ));
         e.retry_after = Some(wait);
+        Err(e)
+    }
+
+    /// Caps what the games held in memory may weigh: at most `games` games and `plies` moves
+    /// over all of them ([`DEFAULT_MAX_GAMES_IN_MEMORY`] and [`DEFAULT_MAX_PLIES_IN_MEMORY`]
+    /// until set). A game asked for (loaded from the database) or made past either cap takes the
+    /// place of the games nobody has asked for longest and that nothing holds (no connection,
+    /// request or computer move), as [`App::evict_idle`] drops them; when no such game is left,
+    /// the request is refused with a `503`.
+    pub fn set_memory_caps(&self, games: usize, plies: usize) {
+        self.max_games.store(games.max(1), Ordering::Relaxed);
+        self.max_plies.store(plies.max(1), Ordering::Relaxed);
+    }
+
+    /// How many hints one client may have running or waiting at once (at least one;
+    /// [`DEFAULT_HINTS_PER_CLIENT`] until set): one more is refused with `429`. Hints run one
+    /// at a time per core fewer than the machine has, in the order asked; this keeps one client
+    /// from queueing many hints (in many games) ahead of everyone else's. A client is its
+    /// address (an IPv6 one by its /64, [`crate::client::key`]), or the address a trusted proxy
+    /// forwards.
+    pub fn set_hints_per_client(&self, n: usize) {
+        self.hints_per_client.store(n.max(1), Ordering::Relaxed);
+    }
+
+    /// Takes a place among the hints of the client at `ip` (none known: not counted).
+    ///
+    /// # Errors
+    /// 429 when the client has as many hints running or waiting as it may.
+    fn hint_place(&self, ip: Option<std::net::IpAddr>) -> Result<ClientHint<'_>, ApiError> {
+        let Some(ip) = ip.map(crate::client::key) else {
+            return Ok(ClientHint {
+                app: self,
+                client: None,
+            });
+        };
+        let max = self.hints_per_client.load(Ordering::Relaxed);
+        let mut all = lock(&self.hint_clients);
+        let n = all.entry(ip).or_insert(0);
+        if *n >= max {
+            let mut e = ApiError::too_many(format!(
+                "too many hints from your address: at most {max} at once (running or waiting \
+                 for the engine); ask again once one is answered"
+            ));
+            e.retry_after = Some(1);
+            return Err(e);
+        }
+        *n += 1;
+        Ok(ClientHint {
+            app: self,
+            client: Some(ip),
+        })
+    }
+
+    /// How many `GET /api/games/{id}/positions` may be replaying games at once (one core fewer
+    /// than the machine has, at least one, until set; at least one): one more is refused with
+    /// `503` and `Retry-After`. The replays run on blocking threads, never on those that serve
+    /// the other requests. Call before serving.
+    pub fn set_positions_at_once(&self, n: usize) {
+        let n = n.clamp(1, Semaphore::MAX_PERMITS);
+        let was = self.positions_at_once.swap(n, Ordering::AcqRel);
+        if n > was {
+            self.positions.add_permits(n - was);
+        } else {
+            self.positions.forget_permits(was - n);
+        }
+    }
+
+    /// Moves of the games held in memory, over every game.
+    #[must_use]
+    pub fn plies_in_memory(&self) -> usize {
+        lock(&self.games)
+            .values()
+            .map(|s| s.plies.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// Makes room in `games` for a game of `plies` moves (see [`App::set_memory_caps`]):
+    /// drops the games nobody has asked for longest and that nothing holds until it fits.
+    ///
+    /// # Errors
+    /// 503 when it does not fit once every such game is dropped (a game longer than the cap on
+    /// moves never fits).
+    fn make_room(
+        &self,
+        games: &mut HashMap<String, Arc<Slot>>,
+        plies: usize,
+    ) -> Result<(), ApiError> {
+        let (max_games, max_plies) = (
+            self.max_games.load(Ordering::Relaxed),
+            self.max_plies.load(Ordering::Relaxed),
+        );
+        let held = |games: &HashMap<String, Arc<Slot>>| -> usize {
+            games
+                .values()
+                .map(|s| s.plies.load(Ordering::Relaxed))
+                .sum()
+        };
+        let mut total = held(games);
+        let fits =
+            |n: usize, total: usize| n < max_games && total.saturating_add(plies) <= max_plies;
+        if !fits(games.len(), total) && plies <= max_plies {
+            // The idle ones, least recently asked for first.
+            let mut idle: Vec<(Instant, String, usize)> = games
+                .iter()
+                .filter(|(_, slot)| Arc::strong_count(slot) == 1)
+                .map(|(id, slot)| {
+                    (
+                        *lock(&slot.last_used),
+                        id.clone(),
+                        slot.plies.load(Ordering::Relaxed),
+                    )
+                })
+                .collect();
+            idle.sort_unstable();
+            for (_, id, n) in idle {
+                if fits(games.len(), total) {
+                    break;
+                }
+                games.remove(&id);
+                total = total.saturating_sub(n);
+            }
+        }
+        if fits(games.len(), total) {
+            return Ok(());
+        }
+        let mut e = ApiError::unavailable(format!(
+            "the server holds as many games in memory as it may (at most {max_games} games and \
+             {max_plies} moves; this one has {plies}), all in play: try again later"
+        ));
+        e.retry_after = Some(60);
         Err(e)
     }
 
@@ -871,6 +1117,12 @@ impl App {
             .unwrap_or_default()
     }
 
+    /// Whether game `id` is held in memory now.
+    #[must_use]
+    pub fn holds(&self, id: &str) -> bool {
+        lock(&self.games).contains_key(id)
+    }
+
     /// Number of games held in memory.
     #[must_use]
     pub fn games_in_memory(&self) -> usize {
@@ -885,7 +1137,7 @@ impl App {
             tokio::spawn(async move {
                 let mut g = slot.game.lock().await;
                 let played = app.computer_reply(&slot, &mut g).await;
-                slot.publish_played(&played);
+                slot.publish_played(&g, &played);
             });
         }
     }
@@ -941,6 +1193,7 @@ impl App {
             "database": "ok",
             "uptime_s": self.started.elapsed().as_secs(),
             "games_in_memory": self.games_in_memory(),
+            "plies_in_memory": self.plies_in_memory(),
             "damaged_games": lock(&self.damaged).len(),
             "websockets": self.sockets_open(),
         }))
@@ -1009,6 +1262,7 @@ impl App {
             }
         };
         drop(store);
+        self.make_room(&mut games, g.moves.len())?;
         let slot = Slot::new(g, &self.claim_after_ms);
         games.insert(id.to_string(), Arc::clone(&slot));
         Ok(slot)
@@ -1093,7 +1347,7 @@ impl App {
                 }
                 let mut g = slot.game.lock().await;
                 let (played, result) = app.computer_moves(&slot, &mut g).await;
-                slot.publish_played(&played);
+                slot.publish_played(&g, &played);
                 match result {
                     Ok(()) => {
                         if !played.is_empty() {
@@ -1307,6 +1561,8 @@ impl App {
         if !g.state.is_over() {
             g.meta.ended = ended;
         }
+        // Room in memory first: a game refused for want of it is not stored.
+        self.make_room(&mut lock(&self.games), g.moves.len())?;
         {
             let mut row = g.to_row();
             row.ply = g.moves.len() as i64;
@@ -1321,11 +1577,11 @@ impl App {
         let played = self.computer_reply(&slot, &mut g).await;
         // Told as every other move is, though no connection can have the game's id yet: the
         // updates that follow keep these moves (`moves_kept`), which the answer carries.
-        slot.publish_played(&played);
+        slot.publish_played(&g, &played);
         // The slot's snapshot is this state's JSON (made by `Slot::new`, and again after each
         // computer move): not made anew, since listing the legal moves can take seconds where a
         // move takes long to prove endless (docs/rules.md, "Endless moves").
-        let state = (*slot.state()).clone();
+        let state = slot.state();
         drop(g);
         let seats: Vec<String> = match opponent {
             Opponent::Hotseat => vec!["S".into(), "N".into()],
@@ -1452,7 +1708,7 @@ impl App {
                 ApiError::internal(format!("rematch {new_id} of game {id} has no seat {seat}"))
             })?;
             created = false;
-            (new_id, token, new.state().as_ref().clone())
+            (new_id, token, new.state())
         } else {
             // A new game: it counts against the asker's allowance, as any new game does.
             self.allow_new_game(peer)?;
@@ -1480,6 +1736,7 @@ impl App {
             };
             let mut new = LiveGame::new(meta).map_err(ApiError::internal)?;
             new.meta.series = Some(next_series(&g));
+            self.make_room(&mut lock(&self.games), 0)?;
             // The new game and the link to it are stored together, or neither.
             lock(&self.store).insert_rematch(id, &new.to_row())?;
             let state = new.to_json();
@@ -1498,13 +1755,14 @@ impl App {
         Ok((created, answer))
     }
 
-    /// The current state of game `id`.
+    /// The current state of game `id`, as JSON text (kept so: it is sent as it is).
     ///
     /// # Errors
-    /// 404 for an unknown id; 500 as [`App::slot`].
-    pub async fn state(&self, id: &str) -> Result<Value, ApiError> {
+    /// 404 for an unknown id; 503 when it is not in memory and the server holds as many games
+    /// as it may ([`App::set_memory_caps`]); 500 as [`App::slot`].
+    pub fn state(&self, id: &str) -> Result<Arc<str>, ApiError> {
         let slot = self.slot(id)?;
-        Ok(slot.state().as_ref().clone())
+        Ok(slot.state_text())
     }
 
     /// Plays a move for the holder of `token`, then the computer's replies; stores each move
@@ -1575,7 +1833,7 @@ impl App {
         self.commit(&slot, &mut g, next, std::slice::from_ref(&played))?;
         // The move is told as soon as it is stored, before the computer thinks: to every
         // connection (an update), and to the WebSocket that sent it (its ack).
-        slot.publish_played(std::slice::from_ref(&played));
+        slot.publish_played(&g, std::slice::from_ref(&played));
         if let Some(stored) = stored {
             let _ = stored.send(played.rec.ply);
         }
@@ -1584,9 +1842,9 @@ impl App {
         // that fails is tried again, and comes in an update).
         let more = self.computer_reply(&slot, &mut g).await;
         // The replies in an update of their own, once stored.
-        slot.publish_played(&more);
+        slot.publish_played(&g, &more);
         all.extend(more);
-        Ok((slot.state().as_ref().clone(), all))
+        Ok((slot.state(), all))
     }
 
     /// Takes back moves (see docs/api.md). With `expected_ply`, only from that ply: a second
@@ -1883,14 +2141,27 @@ impl App {
     ///
     /// # Errors
     /// 404 unknown game; 403 no seat; 409 online game, game over, not your turn; 429 a hint
-    /// already running; 500 as [`App::slot`], or when the engine fails.
-    pub async fn hint(self: &Arc<Self>, id: &str, token: &str) -> Result<Value, ApiError> {
+    /// already running for this game, or as many hints of the client at `peer` running or
+    /// waiting as it may ([`App::set_hints_per_client`]); 500 as [`App::slot`], or when the engine fails.
+    pub async fn hint(
+        self: &Arc<Self>,
+        id: &str,
+        token: &str,
+        peer: Option<std::net::IpAddr>,
+    ) -> Result<Value, ApiError> {
         let (id, token) = (id.to_owned(), token.to_owned());
-        self.detached(move |app| async move { app.hint_now(&id, &token).await })
+        self.detached(move |app| async move { app.hint_now(&id, &token, peer).await })
             .await
     }
 
-    async fn hint_now(&self, id: &str, token: &str) -> Result<Value, ApiError> {
+    async fn hint_now(
+        &self,
+        id: &str,
+        token: &str,
+        peer: Option<std::net::IpAddr>,
+    ) -> Result<Value, ApiError> {
+        // Counted from the start: a hint waiting for its game or the engine counts as one running.
+        let _place = self.hint_place(peer)?;
         let slot = self.slot(id)?;
         let state = {
             let g = slot.game.lock().await;
@@ -1995,8 +2266,28 @@ impl App {
     /// # Errors
     /// 404 for an unknown id; 500 as [`App::slot`], or for a stored move that no longer
     /// replays.
-    pub async fn positions(&self, id: &str) -> Result<Value, ApiError> {
+    pub async fn positions(&self, id: &str) -> Result<String, ApiError> {
         let g = self.snapshot(id).await?;
+        let Ok(permit) = Arc::clone(&self.positions).try_acquire_owned() else {
+            let mut e = ApiError::unavailable(format!(
+                "the server is busy replaying games for their positions (at most {} at once): \
+                 try again in a moment",
+                self.positions_at_once.load(Ordering::Relaxed)
+            ));
+            e.retry_after = Some(1);
+            return Err(e);
+        };
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            Self::replay_positions(&g).map(|v| v.to_string())
+        })
+        .await
+        .map_err(ApiError::internal)?
+    }
+
+    /// [`App::positions`]'s answer: `g` replayed through the rules (seconds for the longest
+    /// games: run on a blocking thread).
+    fn replay_positions(g: &LiveGame) -> Result<Value, ApiError> {
         let mut replay = LiveGame::new(g.meta.clone()).map_err(ApiError::internal)?;
         let mut out = Vec::with_capacity(g.moves.len());
         for m in &g.moves {

@@ -326,6 +326,13 @@ impl Server {
         self.app.set_new_games_per_minute(n);
     }
 
+    /// Caps the games held in memory: at most `games` games and `plies` moves over all of them
+    /// ([`app::DEFAULT_MAX_GAMES_IN_MEMORY`], [`app::DEFAULT_MAX_PLIES_IN_MEMORY`] until set;
+    /// see [`app::App::set_memory_caps`]).
+    pub fn set_memory_caps(&self, games: usize, plies: usize) {
+        self.app.set_memory_caps(games, plies);
+    }
+
     /// How long a game nobody asks for stays in memory ([`app::DEFAULT_EVICT_AFTER`] until
     /// set). Call before [`Server::run`].
     pub fn set_evict_after(&mut self, after: std::time::Duration) {

@@ -435,7 +435,7 @@ pub async fn serve(
             );
         }
     }
-    let id = slot.state()["id"].as_str().unwrap_or_default().to_string();
+    let id = slot.id();
     tracing::info!(
         "game {id}: WebSocket from {} opened ({}; {} open)",
         crate::conn::client_text(client.addr, None),
@@ -477,7 +477,7 @@ pub async fn serve(
     }
     let mut updates = slot.tx.subscribe();
     // The state is read after subscribing, so no update between the two is missed.
-    let hello = json!({"type": "state", "state": *slot.state()}).to_string();
+    let hello = crate::app::state_message(&slot.state_text());
     if sink.send(Message::Text(hello.into())).await.is_err() {
         return;
     }
@@ -546,7 +546,7 @@ pub async fn serve(
                         // no update older than the state follows it and none newer is lost.
                         updates = updates.resubscribe();
                         let mut texts: Vec<Utf8Bytes> = vec![
-                            json!({"type": "state", "state": *slot.state()}).to_string().into(),
+                            crate::app::state_message(&slot.state_text()).into(),
                             slot.presence().to_string().into(),
                         ];
                         if rematch_sent.is_none() {
