@@ -12,12 +12,15 @@ use pussa_rules::record::Record;
 use pussa_rules::{Game, GameState, Hole, Mode, Setup, Side};
 use ratatui::crossterm::event::{self, Event};
 
-use crate::tui::{hint_text, render, Action, App, KeyRepeat, Opponent};
+use crate::tui::{hint_text, key_name, render, Action, App, KeyKind, KeyRepeat, Opponent};
 
 /// The keys, as `pussa play --help` lists them.
 const KEYS_HELP: &str = "Keys:\n  \
 A-G (either case)  lift one of your holes (the side to move's, in a hotseat game); a key\n                     \
-held down acts once: its auto-repeat plays no move\n  \
+held down acts once: its auto-repeat plays no move (without a terminal that\n                     \
+reports repeats: the same key within 100 ms does nothing; the letter that\n                     \
+played the last move, again within 600 ms, plays no move and the news says\n                     \
+so: press it again to play)\n  \
 any key            during the sowing animation: show the rest of the move at once\n  \
 u or Backspace     take back your last move (against the computer: back to your turn)\n  \
 h                  hint: the engine's best move and its value (proven, or an estimate at\n                     \
@@ -253,7 +256,7 @@ impl Saver {
         };
         let rec = self.record(app)?;
         crate::outfile::write_whole(&path, &rec.to_string())
-            .with_context(|| format!("cannot write the game record {}", path.display()))?;
+            .context("the game record was not saved")?;
         self.written.set(Some(n));
         Ok(Some(path))
     }
@@ -718,7 +721,17 @@ impl Saved {
             Ok(None) => self.ok = true,
             Err(e) => {
                 self.ok = false;
-                app.add_notice(&format!("{e:#}"));
+                // Said once: another `n` that fails the same way adds no copy.
+                let mut text = format!(
+                    "{e:#}. q quits and prints the moves as a `pussa replay` command (nothing \
+                     is lost)."
+                );
+                if let Some(first) = text.get_mut(0..1) {
+                    first.make_ascii_uppercase();
+                }
+                if !app.notice.as_deref().is_some_and(|n| n.contains(&text)) {
+                    app.add_notice(&text);
+                }
             }
         }
     }
@@ -814,10 +827,15 @@ fn event_loop(
         if terminal.draw(|f| render(app, f)).is_err() {
             break;
         }
-        match wait_input(30) {
-            Input::Gone => break,
-            Input::Nothing => continue,
-            Input::Ready => {}
+        // Keys crossterm already holds (typed ahead while the game started: its terminal
+        // queries read them from the terminal) leave nothing on fd 0 to wait for: they are
+        // read at once, not when the next key comes.
+        if !event::poll(Duration::ZERO).unwrap_or(false) {
+            match wait_input(30) {
+                Input::Gone => break,
+                Input::Nothing => continue,
+                Input::Ready => {}
+            }
         }
         // Whatever is ready is read now; crossterm is never left waiting on its own (it reads
         // the end of the terminal as "no data yet", for ever).
@@ -828,15 +846,37 @@ fn event_loop(
             let Event::Key(key) = ev else {
                 continue;
             };
-            // One key press, one move: a letter that repeats the key before it at once (a
-            // key held down) plays no move, not even the other player's in a hotseat game; it
-            // may still skip an animation. A terminal that reports key kinds tells repeats
-            // itself ([`App::key_action`] drops them).
-            let repeat =
-                !KEYS_ENHANCED.load(Ordering::Acquire) && repeats.is_repeat(&key, Instant::now());
-            let action = app.key_action(key);
-            if repeat && matches!(action, Action::Move(_)) {
+            // One key press, one action: a held key's auto-repeat acts no more (see
+            // [`KeyRepeat`]); a terminal that reports key kinds tells repeats itself
+            // ([`App::key_action`] drops them).
+            let now = Instant::now();
+            let kind = if KEYS_ENHANCED.load(Ordering::Acquire) {
+                KeyKind::Press
+            } else {
+                repeats.classify(&key, now)
+            };
+            if kind == KeyKind::Repeat {
+                // A held arrow or page key scrolls the help on, as where the terminal reports
+                // repeats; any other repeat does nothing.
+                if let a @ Action::ScrollHelp(_) = app.key_action(key) {
+                    app.apply(a);
+                }
                 continue;
+            }
+            let action = app.key_action(key);
+            if let Action::Move(_) = action {
+                if kind == KeyKind::Doubtful {
+                    // Perhaps the first repeat of the key that played the last move: no move
+                    // for the other player (or yours after the computer's reply), and a word
+                    // rather than silence; the next press plays.
+                    repeats.forget_played();
+                    app.add_notice(&format!(
+                        "{} ignored: the key looked held; press it again to play.",
+                        key_name(key)
+                    ));
+                    continue;
+                }
+                repeats.played(&key, now);
             }
             match action {
                 Action::Hint => {

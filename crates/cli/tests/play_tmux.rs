@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 struct Tmux {
     socket: String,
+    /// When keys were last sent.
+    sent: std::cell::Cell<Option<Instant>>,
 }
 
 impl Tmux {
@@ -36,7 +38,18 @@ impl Tmux {
             .into_owned()
     }
 
+    /// Sends `keys` at once (as a held key's repeats come, when they repeat one key), at least
+    /// [`PRESS_GAP`] after the keys sent before: separate calls are separate presses.
     fn keys(&self, keys: &[&str]) {
+        if let Some(at) = self.sent.get() {
+            std::thread::sleep(PRESS_GAP.saturating_sub(at.elapsed()));
+        }
+        self.send(keys);
+    }
+
+    /// Sends `keys` now, however soon after the keys before.
+    fn send(&self, keys: &[&str]) {
+        self.sent.set(Some(Instant::now()));
         let mut args = vec!["send-keys", "-t", "play"];
         args.extend_from_slice(keys);
         assert!(self.cmd(&args).status.success());
@@ -58,6 +71,10 @@ impl Tmux {
         }
     }
 }
+
+/// The least gap between two key presses the tests send: a key again within 100 ms of the
+/// same key is a held key's repeat to the game (tui::KeyRepeat), a deliberate press later.
+const PRESS_GAP: Duration = Duration::from_millis(250);
 
 impl Drop for Tmux {
     fn drop(&mut self) {
@@ -101,6 +118,7 @@ fn tmux(tag: &str) -> Option<Tmux> {
     }
     Some(Tmux {
         socket: format!("{tag}-{}", std::process::id()),
+        sent: std::cell::Cell::new(None),
     })
 }
 
@@ -204,6 +222,7 @@ fn hotseat_match_shows_both_sides_moving() {
     }
     let t = Tmux {
         socket: format!("pussa-test-hs-{}", std::process::id()),
+        sent: std::cell::Cell::new(None),
     };
     let cmd = format!(
         "{} play --game walak-pussa --match --hotseat --delay 0; echo EXIT=$?; sleep 60",
@@ -599,7 +618,7 @@ fn a_failed_final_save_exits_non_zero() {
     let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("EXIT=1"), "{s}");
     assert!(
-        words.contains("error: cannot write the game record")
+        words.contains("error: the game record was not saved: cannot write")
             && words.contains("the moves: pussa replay --game walak-pussa --moves \"A"),
         "{s}"
     );
@@ -882,7 +901,8 @@ fn a_held_key_plays_one_move_in_a_hotseat_game() {
     // A new press, a moment later, is North's move.
     t.keys(&["G"]);
     t.wait_for("North's move", |s| s.contains("2. N g"));
-    t.keys(&["q", "q"]);
+    t.keys(&["q"]);
+    t.keys(&["q"]);
     t.wait_for("the exit", |s| s.contains("EXIT=0"));
 }
 
@@ -901,10 +921,11 @@ fn speed_keys_act_on_the_frame_on_screen() {
     t.wait_for("the first prompt", |s| s.contains("South: your move"));
     t.keys(&["A"]);
     t.wait_for("the first frame", |s| s.contains("South lifts A"));
-    let pressed = Instant::now();
+    // Ten presses, each a press of its own (not a held key's repeat); timed from the last.
     for _ in 0..10 {
         t.keys(&["+"]);
     }
+    let pressed = Instant::now();
     let s = t.wait_for("the end of the move", |s| s.contains("North: your move"));
     assert!(
         pressed.elapsed() < Duration::from_secs(4),
@@ -912,7 +933,8 @@ fn speed_keys_act_on_the_frame_on_screen() {
         pressed.elapsed()
     );
     assert!(s.contains("Animation off"), "{s}");
-    t.keys(&["q", "q"]);
+    t.keys(&["q"]);
+    t.keys(&["q"]);
     t.wait_for("the exit", |s| s.contains("EXIT=0"));
 }
 
@@ -974,4 +996,154 @@ fn a_stop_from_outside_and_fg_bring_the_game_back_whole() {
     t.keys(&["echo DONE=$?", "Enter"]);
     t.wait_for("the exit", |s| s.contains("DONE=0"));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// QA pass 18 (second review-tui) #1b: in a hotseat game North's `a` 200 ms after South's `a`
+/// may be the first auto-repeat of South's key: it plays no move, and the news says so (it
+/// used to be dropped without a word, even when pressed twice); pressing it again plays.
+#[test]
+fn a_key_that_looks_held_is_named_and_pressing_it_again_plays() {
+    let Some(t) = tmux("pussa-test-doubt") else {
+        return;
+    };
+    let cmd = format!(
+        "{} play --hotseat --egtb none --delay 0 --position '2,0,0,0,0,0,0/2,0,0,0,0,0,0 26 26 S 1 walak-pussa'; echo EXIT=$?; sleep 60",
+        pussa()
+    );
+    t.start(100, 30, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("legal: A"));
+    t.send(&["a"]);
+    std::thread::sleep(Duration::from_millis(200));
+    t.send(&["a"]);
+    let s = t.wait_for("the word", |s| {
+        s.contains("a ignored: the key looked held; press it again to play")
+    });
+    assert!(s.contains("1. S A") && !s.contains("2. N a"), "{s}");
+    t.keys(&["a"]);
+    t.wait_for("North's move", |s| s.contains("2. N a"));
+    t.keys(&["q"]);
+    t.keys(&["q"]);
+    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+}
+
+/// QA pass 18 (second review-tui) #1a: the letter that skipped the computer's animation
+/// played no move; the same letter 400 ms later, on the player's turn, is the player's move
+/// (it used to be dropped as a repeat).
+#[test]
+fn a_letter_that_skipped_the_animation_plays_when_pressed_again() {
+    let Some(t) = tmux("pussa-test-skipplay") else {
+        return;
+    };
+    let cmd = format!(
+        "{} play --egtb none --first N --delay 1500 --level beginner --seed 1; echo EXIT=$?; sleep 60",
+        pussa()
+    );
+    t.start(100, 30, &cmd);
+    t.wait_for("the computer's move", |s| s.contains("lifts"));
+    t.send(&["G"]);
+    std::thread::sleep(Duration::from_millis(400));
+    t.send(&["G"]);
+    let s = t.wait_for("the player's move", |s| s.contains("2. S G"));
+    assert!(!s.contains("ignored"), "{s}");
+    t.keys(&["q"]);
+    t.keys(&["q"]);
+    t.wait_for("the exit", |s| s.contains("EXIT="));
+}
+
+/// QA pass 18 (second review-tui) #2: a held `u` takes back one move and a held `q` only asks
+/// (their auto-repeats, here the key three or two times at once, used to take back three moves
+/// and quit without the question).
+#[test]
+fn a_held_undo_or_quit_acts_once() {
+    let Some(t) = tmux("pussa-test-heldu") else {
+        return;
+    };
+    let cmd = format!(
+        "{} play --hotseat --egtb none --delay 0; echo EXIT=$?; sleep 60",
+        pussa()
+    );
+    t.start(100, 30, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("South: your move"));
+    for (k, seen) in [
+        ("A", "1. S A"),
+        ("c", "2. N c"),
+        ("D", "3. S D"),
+        ("b", "4. N b"),
+    ] {
+        t.keys(&[k]);
+        t.wait_for(seen, |s| s.contains(seen));
+    }
+    t.keys(&["uuu"]);
+    let s = t.wait_for("one move taken back", |s| !s.contains("4. N b"));
+    std::thread::sleep(Duration::from_millis(500));
+    let s2 = t.screen();
+    assert!(s2.contains("3. S D"), "a held u took back more:\n{s}\n{s2}");
+    t.keys(&["qq"]);
+    t.wait_for("the question", |s| {
+        s.contains("press q (or Esc) again to quit")
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let s = t.screen();
+    assert!(!s.contains("EXIT="), "a held q quit:\n{s}");
+    t.keys(&["q"]);
+    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+}
+
+/// QA pass 18 (second review-tui) #3: a key typed while the game starts up acts as soon as
+/// the game is up (it used to wait, unread, for the next key).
+#[test]
+fn a_key_typed_during_start_up_acts_at_once() {
+    let Some(t) = tmux("pussa-test-ahead") else {
+        return;
+    };
+    t.start(100, 30, "sh");
+    t.send(&[
+        &format!(
+            "{} play --hotseat --egtb none --delay 0; echo EXIT=$?",
+            pussa()
+        ),
+        "Enter",
+        "A",
+    ]);
+    t.wait_for("the move typed ahead", |s| s.contains("1. S A"));
+    t.keys(&["q"]);
+    t.keys(&["q"]);
+    t.wait_for("the exit", |s| s.contains("EXIT=0"));
+}
+
+/// QA pass 18 (second review-tui) #4: when the finished game's file cannot be written, `n`
+/// says why once, however often it is pressed, and says that q quits with the moves printed
+/// (each `n` used to add another copy of the error).
+#[test]
+fn a_failed_save_is_told_once_with_the_way_out() {
+    let Some(t) = tmux("pussa-test-nfail") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pussa-play-nfail-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cmd = format!(
+        "{} play --hotseat --egtb none --delay 0 --save {}/g.txt --position '0,0,0,0,0,1,0/0,0,0,0,0,0,0 28 27 S 1 walak-pussa'; echo EXIT=$?; sleep 60",
+        pussa(),
+        dir.display()
+    );
+    t.start(200, 30, &cmd);
+    t.wait_for("the first prompt", |s| s.contains("legal: F"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    t.keys(&["F"]);
+    t.wait_for("the end", |s| s.contains("South wins"));
+    for _ in 0..3 {
+        t.keys(&["n"]);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let s = t.screen();
+    let words = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(words.matches("was not saved").count(), 1, "{s}");
+    assert!(
+        words.contains("q quits and prints the moves as a `pussa replay` command"),
+        "{s}"
+    );
+    assert!(!words.contains("cannot write the game record"), "{s}");
+    t.keys(&["q"]);
+    t.wait_for("the exit", |s| s.contains("EXIT=1"));
 }

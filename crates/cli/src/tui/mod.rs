@@ -1031,39 +1031,77 @@ pub fn circle_text(earlier: u32) -> String {
     )
 }
 
+/// What [`KeyRepeat`] makes of a key on a terminal that does not report key kinds (without
+/// the keyboard enhancement protocol a held key's auto-repeat comes as more presses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    /// A new press: it acts.
+    Press,
+    /// Part of a held key's repeat stream: ignored, whatever the key.
+    Repeat,
+    /// Perhaps a held key's first repeat: the same key as the press that played the last move,
+    /// nothing between, within [`KeyRepeat::FIRST`]. It may skip an animation, but plays no
+    /// move; the news says so, and the next press of the key plays.
+    Doubtful,
+}
+
 /// Telling a held key's auto-repeat from a new press on a terminal that does not report key
-/// kinds (without the keyboard enhancement protocol a repeat comes as one more press): a key
-/// is taken as a repeat when it is the same key as the one before it and comes soon after it —
-/// within [`KeyRepeat::FIRST`] of a press (the terminal's delay before it starts repeating) or
-/// within [`KeyRepeat::NEXT`] of a repeat (its repeat rate). A key that comes later, or another
-/// key between, is a new press.
+/// kinds, as well as the timing allows:
+/// - a key that comes within [`KeyRepeat::STREAM`] of the previous event of the same key, with
+///   no other key between, is a repeat (repeat rates are 10 to 40 a second; a deliberate double
+///   tap is slower), and is ignored, whatever the key;
+/// - a held key's first repeat comes after the keyboard's delay (250 to 600 ms) and cannot be
+///   told from a press; the same key as the press that played the last move, with no other key
+///   between, within [`KeyRepeat::FIRST`] of that press, is [`KeyKind::Doubtful`]: it plays no
+///   move (the other player's in a hotseat game, or yours right after the computer's reply),
+///   and pressing it again plays.
 #[derive(Clone, Debug, Default)]
 pub struct KeyRepeat {
-    /// The last key, when it came, and whether it was taken as a repeat.
-    last: Option<(KeyCode, KeyModifiers, std::time::Instant, bool)>,
+    /// The last key and when it came.
+    last: Option<(KeyCode, KeyModifiers, std::time::Instant)>,
+    /// The press that played the last move, and when.
+    played: Option<(KeyCode, KeyModifiers, std::time::Instant)>,
 }
 
 impl KeyRepeat {
-    /// The longest wait for a held key's first repeat that is still taken as one.
-    pub const FIRST: std::time::Duration = std::time::Duration::from_millis(1000);
-    /// The longest gap between two repeats of a held key.
-    pub const NEXT: std::time::Duration = std::time::Duration::from_millis(200);
+    /// The longest gap between two events of a held key's repeat stream.
+    pub const STREAM: std::time::Duration = std::time::Duration::from_millis(100);
+    /// How long after the press that played a move the same key may be that key's first
+    /// repeat (the keyboard's delay before it repeats).
+    pub const FIRST: std::time::Duration = std::time::Duration::from_millis(600);
 
-    /// Whether `key`, come at `now`, is the auto-repeat of the key before it (a key reported
-    /// as [`KeyEventKind::Repeat`] always is; a release is no key and is not counted).
-    pub fn is_repeat(&mut self, key: &KeyEvent, now: std::time::Instant) -> bool {
-        if key.kind == KeyEventKind::Release {
-            return false;
+    /// What `key`, come at `now`, is (a key reported as [`KeyEventKind::Repeat`] always is a
+    /// repeat; a release is no key and is not counted).
+    pub fn classify(&mut self, key: &KeyEvent, now: std::time::Instant) -> KeyKind {
+        if key.kind == KeyEventKind::Release || matches!(key.code, KeyCode::Modifier(_)) {
+            return KeyKind::Press;
         }
-        let repeat = key.kind == KeyEventKind::Repeat
-            || self.last.is_some_and(|(code, mods, at, was_repeat)| {
-                let gap = if was_repeat { Self::NEXT } else { Self::FIRST };
+        let same = |k: Option<(KeyCode, KeyModifiers, std::time::Instant)>, gap| {
+            k.is_some_and(|(code, mods, at)| {
                 code == key.code
                     && mods == key.modifiers
                     && now.saturating_duration_since(at) <= gap
-            });
-        self.last = Some((key.code, key.modifiers, now, repeat));
-        repeat
+            })
+        };
+        let kind = if key.kind == KeyEventKind::Repeat || same(self.last, Self::STREAM) {
+            KeyKind::Repeat
+        } else if same(self.last, Self::FIRST) && same(self.played, Self::FIRST) {
+            KeyKind::Doubtful
+        } else {
+            KeyKind::Press
+        };
+        self.last = Some((key.code, key.modifiers, now));
+        kind
+    }
+
+    /// `key`, come at `now`, played a move.
+    pub fn played(&mut self, key: &KeyEvent, now: std::time::Instant) {
+        self.played = Some((key.code, key.modifiers, now));
+    }
+
+    /// A doubtful key was answered: the next press of it plays.
+    pub fn forget_played(&mut self) {
+        self.played = None;
     }
 }
 
@@ -1374,6 +1412,14 @@ pub fn help_text(app: &App) -> Vec<String> {
          ±200 for a match won or lost). \"proven\" is the outcome of best play from both (in a match, only a match won \
          or lost: the next round is estimated); otherwise the value is the engine's estimate \
          at the depth it names."
+            .into(),
+        "Held keys: a key held down acts once. Where the terminal reports key repeats \
+         (kitty, foot, WezTerm, Ghostty) it says which they are; elsewhere a key that comes \
+         within 100 ms of the same key is its repeat and does nothing (but scroll the \
+         help), and the same letter as the one that played the last move, nothing between, within 600 \
+         ms of it, may be its first repeat: it plays no move (it may skip the animation), the \
+         news says \"a ignored: the key looked held; press it again to play\", and pressing \
+         it again plays."
             .into(),
     ]
 }
@@ -2732,7 +2778,7 @@ mod tests {
         assert_eq!(app.help_scroll, 10);
         app.apply(app.key_action(with(KeyCode::End, KeyModifiers::NONE)));
         let s = screen_of(&app, 40, 12);
-        assert!(s.contains("lost)."), "{s}");
+        assert!(s.contains("again plays."), "{s}");
         // Scrolling stops at the end: one key up shows a line before it again.
         let end = app.help_scroll;
         app.apply(app.key_action(with(KeyCode::Down, KeyModifiers::NONE)));
@@ -2846,29 +2892,87 @@ mod tests {
             ..with(KeyCode::Down, KeyModifiers::NONE)
         };
         assert_eq!(app.key_action(down), Action::ScrollHelp(1));
-        // Without key kinds: the same key again at once, or within a second of a press, is its
-        // repeat; then repeats come every few tens of milliseconds.
+        // Without key kinds the timing tells (the next tests).
         let mut r = KeyRepeat::default();
         let t = Instant::now();
-        assert!(!r.is_repeat(&key('G'), t));
-        assert!(r.is_repeat(&key('G'), t));
-        assert!(r.is_repeat(&key('G'), t + Duration::from_millis(40)));
-        // A pause longer than a repeat's: a new press (North may lift g after South's G).
-        assert!(!r.is_repeat(&key('G'), t + Duration::from_millis(600)));
-        assert!(r.is_repeat(&key('G'), t + Duration::from_millis(1100)));
-        // Another key between: a new press.
-        assert!(!r.is_repeat(&key('a'), t + Duration::from_millis(1150)));
-        assert!(!r.is_repeat(&key('G'), t + Duration::from_millis(1160)));
-        assert!(!r.is_repeat(&key('G'), t + Duration::from_millis(2200)));
-        // A release between two presses is not a key.
+        assert_eq!(
+            r.classify(&held, t + Duration::from_secs(9)),
+            KeyKind::Repeat
+        );
+    }
+
+    /// Without key kinds, a held key's repeat stream (the same key within 100 ms of its
+    /// previous event) is a repeat, whatever the key; a slower double tap is two presses.
+    #[test]
+    fn a_repeat_stream_is_told_from_presses() {
+        use std::time::{Duration, Instant};
+        let ms = Duration::from_millis;
         let mut r = KeyRepeat::default();
-        assert!(!r.is_repeat(&key('b'), t));
+        let t = Instant::now();
+        for k in ['u', 'q', '?', '+', 'n', 'G'] {
+            let t = t + Duration::from_secs(u64::from(u32::from(k)));
+            assert_eq!(r.classify(&key(k), t), KeyKind::Press, "{k}");
+            // A held key: at once (tmux sends a held key's letters together), then every 30 ms.
+            assert_eq!(r.classify(&key(k), t), KeyKind::Repeat, "{k}");
+            assert_eq!(r.classify(&key(k), t + ms(30)), KeyKind::Repeat, "{k}");
+            assert_eq!(r.classify(&key(k), t + ms(130)), KeyKind::Repeat, "{k}");
+            // Let go, and pressed again 150 ms later: a press.
+            assert_eq!(r.classify(&key(k), t + ms(280)), KeyKind::Press, "{k}");
+        }
+        let enter = with(KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(r.classify(&enter, t), KeyKind::Press);
+        assert_eq!(r.classify(&enter, t + ms(50)), KeyKind::Repeat);
+        // Another key between: a press.
+        assert_eq!(r.classify(&key('a'), t + ms(60)), KeyKind::Press);
+        assert_eq!(r.classify(&enter, t + ms(70)), KeyKind::Press);
+        // A release, and a modifier alone, are no keys and leave the stream as it was.
         let up = KeyEvent {
             kind: KeyEventKind::Release,
-            ..key('b')
+            ..enter
         };
-        assert!(!r.is_repeat(&up, t));
-        assert!(r.is_repeat(&held, t + Duration::from_secs(9)));
+        assert_eq!(r.classify(&up, t + ms(80)), KeyKind::Press);
+        assert_eq!(r.classify(&enter, t + ms(90)), KeyKind::Repeat);
+    }
+
+    /// Without key kinds, a held key's first repeat (after the keyboard's delay) looks like a
+    /// press: the same key as the press that played the last move, nothing between, within
+    /// 600 ms of it, is doubtful (no move; the next press plays). A key that played no move
+    /// (it skipped an animation) makes nothing doubtful.
+    #[test]
+    fn a_first_repeat_after_a_move_is_doubtful() {
+        use std::time::{Duration, Instant};
+        let ms = Duration::from_millis;
+        let t = Instant::now();
+        // Hotseat: South's a plays; a at 500 ms may be its first repeat, then the stream.
+        let mut r = KeyRepeat::default();
+        assert_eq!(r.classify(&key('a'), t), KeyKind::Press);
+        r.played(&key('a'), t);
+        assert_eq!(r.classify(&key('a'), t + ms(500)), KeyKind::Doubtful);
+        r.forget_played();
+        assert_eq!(r.classify(&key('a'), t + ms(530)), KeyKind::Repeat);
+        // North's deliberate double tap: the first is doubtful, the second plays.
+        let mut r = KeyRepeat::default();
+        assert_eq!(r.classify(&key('a'), t), KeyKind::Press);
+        r.played(&key('a'), t);
+        assert_eq!(r.classify(&key('a'), t + ms(450)), KeyKind::Doubtful);
+        r.forget_played();
+        assert_eq!(r.classify(&key('a'), t + ms(600)), KeyKind::Press);
+        // Later than 600 ms: a press.
+        let mut r = KeyRepeat::default();
+        assert_eq!(r.classify(&key('a'), t), KeyKind::Press);
+        r.played(&key('a'), t);
+        assert_eq!(r.classify(&key('a'), t + ms(700)), KeyKind::Press);
+        // Another key between (a held key stops repeating when another is pressed): a press.
+        let mut r = KeyRepeat::default();
+        assert_eq!(r.classify(&key('a'), t), KeyKind::Press);
+        r.played(&key('a'), t);
+        assert_eq!(r.classify(&key('h'), t + ms(200)), KeyKind::Press);
+        assert_eq!(r.classify(&key('a'), t + ms(400)), KeyKind::Press);
+        // The skip, then the play (defect 1a): G skipped the computer's animation and played
+        // nothing, so G 500 ms later plays.
+        let mut r = KeyRepeat::default();
+        assert_eq!(r.classify(&key('G'), t), KeyKind::Press);
+        assert_eq!(r.classify(&key('G'), t + ms(500)), KeyKind::Press);
     }
 
     /// At 40×12, a size the game is played at, a lap whose caption wraps to five lines cuts the
