@@ -275,13 +275,18 @@ test('"Continue your games" and Saved games find this browser’s game among hun
   }
 });
 
+/** `host[:port]` without its port (an IPv6 address keeps its brackets). */
+const bareHost = (h) => h.replace(/:\d+$/, '');
+
 /**
  * A reverse proxy that serves the pussa server under `/pussa/` (as `location /pussa/ {
  * proxy_pass http://127.0.0.1:PORT/; }` does, WebSocket upgrades included) and nothing else:
  * `url`, `outside` (every request for a path outside the prefix), `seen`, `close()`. With
- * PUSSA_WEB_DIR the page's own files come from disk, as the harness serves them.
+ * PUSSA_WEB_DIR the page's own files come from disk, as the harness serves them. With
+ * `hostWithoutPort` it passes on the Host without its port, as nginx's `proxy_set_header Host
+ * $host` does (the proxy listens on a port other than 80).
  */
-async function prefixProxy(server) {
+async function prefixProxy(server, { hostWithoutPort = false } = {}) {
   const target = new URL(server.url);
   const outside = [];
   const seen = [];
@@ -308,7 +313,8 @@ async function prefixProxy(server) {
       createReadStream(file).pipe(res);
       return;
     }
-    const up = request({ host: target.hostname, port: target.port, method: req.method, path, headers: req.headers }, (r) => {
+    const headers = hostWithoutPort ? { ...req.headers, host: bareHost(req.headers.host) } : req.headers;
+    const up = request({ host: target.hostname, port: target.port, method: req.method, path, headers }, (r) => {
       res.writeHead(r.statusCode, r.headers);
       r.pipe(res);
     });
@@ -328,7 +334,11 @@ async function prefixProxy(server) {
     }
     const up = connect(Number(target.port), target.hostname, () => {
       const lines = [`${req.method} ${path} HTTP/1.1`];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        const name = req.rawHeaders[i];
+        const value = hostWithoutPort && name.toLowerCase() === 'host' ? bareHost(req.rawHeaders[i + 1]) : req.rawHeaders[i + 1];
+        lines.push(`${name}: ${value}`);
+      }
       up.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length) up.write(head);
       socket.pipe(up).pipe(socket);
@@ -396,6 +406,52 @@ test('the page works under a path prefix behind a proxy: every URL it uses is re
     await host.click('a[data-nav="rules"]');
     await host.waitForSelector('#rules-body :is(h2, h3)');
     assert.deepEqual(proxy.outside, [], 'no request outside the prefix');
+    host.checkClean();
+    friend.checkClean();
+  } finally {
+    for (const c of contexts) await c.close();
+    await proxy.close();
+  }
+});
+
+// QA pass 18, second security report, defect 1: nginx's `proxy_set_header Host $host` passes on
+// the host name without the port; behind it, on a port other than 80/443, the page's WebSocket
+// (Origin `http://127.0.0.1:PORT`, Host `127.0.0.1`) must still be served and the game played.
+test('an online game plays through a proxy on another port that passes the Host on without its port', async () => {
+  const { server, browser } = env;
+  const proxy = await prefixProxy(server, { hostWithoutPort: true });
+  const base = `${proxy.url}/pussa`;
+  const contexts = [];
+  try {
+    const open = async () => {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      contexts.push(ctx);
+      await ctx.addInitScript(() => localStorage.setItem('pussa.speed', 'off'));
+      const { page } = await newPage(browser, { url: proxy.url }, { context: ctx });
+      const refused = [];
+      page.on('websocket', (ws) => ws.on('socketerror', (e) => refused.push(String(e))));
+      return { page, refused };
+    };
+    const { page: host, refused: hostRefused } = await open();
+    const id = await startFromForm(host, { url: base }, { opponent: 'online', seat: 'S' });
+    await settle(host, 0);
+    await host.waitForSelector('#invite-box:not([hidden])');
+    const invite = await host.inputValue('#invite-url');
+
+    const { page: friend, refused: friendRefused } = await open();
+    await friend.goto(invite);
+    assert.equal(await gameId(friend), id);
+    await settle(friend, 0);
+    assert.match(await friend.textContent('#game-sub'), /you play North/);
+    // Both players' sockets are seated: the host sees the friend arrive, moves, and the move
+    // reaches the friend over its WebSocket.
+    await host.waitForSelector('#invite-box', { state: 'hidden' });
+    await host.waitForFunction(() => document.querySelectorAll('svg.board .hole.legal').length === 7);
+    await host.keyboard.press('c');
+    await settle(friend, 1);
+    assert.ok(proxy.seen.some((u) => u.startsWith(`/pussa/api/games/${id}/ws`)), 'the WebSocket goes through the proxy');
+    assert.deepEqual([...hostRefused, ...friendRefused], [], 'no WebSocket was refused');
+    assert.doesNotMatch(await friend.textContent('#turn'), /Reconnecting/);
     host.checkClean();
     friend.checkClean();
   } finally {

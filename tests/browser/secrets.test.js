@@ -10,7 +10,8 @@ import { serverAndBrowser, newPage, startFromForm, settle, gameId } from './harn
 const env = serverAndBrowser();
 
 /**
- * Records every request `page` sends: `{url, referer}` each, WebSockets (`ws: true`) included.
+ * Records every request `page` sends: `{url, referer}` each, WebSockets (`ws: true`) included,
+ * and the messages it sends on its WebSockets (`frames`, their text).
  * The page's WebSockets are also noted in the page as they are made, with the subprotocols
  * offered (`window.sockets`: `{url, protocols}`), which become `Sec-WebSocket-Protocol`.
  */
@@ -25,7 +26,13 @@ async function recordRequests(page) {
       /* the page went on */
     }
   });
-  page.on('websocket', (ws) => sent.push({ url: ws.url(), referer: '', ws: true }));
+  // And every message the page sends on them (`sent.frames`): the WebSocket library of the
+  // server logs each one at its trace level.
+  sent.frames = [];
+  page.on('websocket', (ws) => {
+    sent.push({ url: ws.url(), referer: '', ws: true });
+    ws.on('framesent', (f) => sent.frames.push(String(f.payload)));
+  });
   await page.context().addInitScript(() => {
     const Native = window.WebSocket;
     window.sockets = [];
@@ -107,6 +114,18 @@ test('an online game and a hint: no request URL the page sends holds a token or 
   assert.ok(soloSent.some((r) => r.url.endsWith(`/api/games/${soloId}/hint`)), 'the hint was asked');
 
   assertNoSecretInUrls([...hostSent, ...friendSent, ...soloSent], [south, north, invite, soloToken], 'every page');
+  // QA pass 18, second security report, defect 2: a socket seated by its subprotocol says no
+  // hello; no message repeats a token (the server's WebSocket library logs messages at trace).
+  const frames = () => [...hostSent.frames, ...friendSent.frames];
+  // The page pings every 2 s: recording works once one is seen.
+  for (let t0 = Date.now(); !frames().some((f) => f.includes('"ping"')) && Date.now() - t0 < 10000; ) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(frames().some((f) => f.includes('"ping"')), `the sockets sent messages: ${JSON.stringify(frames())}`);
+  for (const f of frames()) {
+    for (const t of [south, north]) assert.ok(!f.includes(t), `a WebSocket message holds a token: ${f}`);
+    assert.ok(!f.includes('"hello"'), `a seated socket says no hello: ${f}`);
+  }
   for (const p of [host, friend, solo]) p.checkClean();
 });
 

@@ -37,8 +37,10 @@ pub struct Args {
     pub new_games_per_minute: Option<u32>,
     /// Reverse proxies to trust (comma-separated addresses or networks: `127.0.0.1`,
     /// `10.0.0.0/8`, `::1`): a request from one of them counts, for the per-client limits and
-    /// in the log, as coming from the client address the proxy forwards in --proxy-header.
-    /// Without it every client is its TCP peer, and forwarded headers are never read
+    /// in the log, as coming from the client address the proxy forwards in --proxy-header, and
+    /// the host it forwards (X-Forwarded-Host, Forwarded: host=) counts as the server's own for
+    /// the WebSocket's Origin check. Without it every client is its TCP peer, and forwarded
+    /// headers are never read
     /// [env: PUSSA_TRUST_PROXY].
     #[arg(long, value_name = "ADDR[/BITS],…", value_delimiter = ',', value_parser = parse_net)]
     pub trust_proxy: Option<Vec<pussa_server::client::Net>>,

@@ -328,3 +328,46 @@ fn a_trusted_proxy_that_sends_no_client_header_is_warned_about_once() {
         "{log}"
     );
 }
+
+/// QA pass 18, second security report, defect 3: a database that others can read (0644, as an
+/// older pussa made it) is warned about at start-up, in one line naming the file, its mode and
+/// the `chmod` that fixes it; its mode is left as it is.
+#[cfg(unix)]
+#[test]
+fn a_database_readable_by_others_is_warned_about_at_start_up() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = temp("dbmode");
+    let db = dir.join("pussa.sqlite3");
+    // A server made the database (0600: nothing to say), and stopped.
+    let first = dir.join("err1");
+    let s = serve("127.0.0.1:0", &dir, &first, "", &[], 1);
+    assert_eq!(http(s.addr, "GET", "/api/meta", None).0, 200);
+    drop(s);
+    assert!(
+        !std::fs::read_to_string(&first).unwrap().contains("chmod"),
+        "a 0600 database is not warned about"
+    );
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let err = dir.join("err2");
+    let s = serve("127.0.0.1:0", &dir, &err, "", &[], 1);
+    assert_eq!(http(s.addr, "GET", "/api/meta", None).0, 200);
+    let log = wait_for(&err, "chmod");
+    let warnings: Vec<&str> = log.lines().filter(|l| l.contains(" WARN ")).collect();
+    assert_eq!(warnings.len(), 1, "{log}");
+    let d = db.display();
+    assert!(
+        warnings[0].contains(&format!(
+            "the database {d} (mode 0644) can be read by other users than its owner"
+        )),
+        "{log}"
+    );
+    assert!(
+        warnings[0].contains(&format!("run chmod 600 {d} {d}-wal {d}-shm")),
+        "{log}"
+    );
+    assert_eq!(
+        std::fs::metadata(&db).unwrap().permissions().mode() & 0o777,
+        0o644,
+        "the mode is left as it is"
+    );
+}

@@ -557,19 +557,21 @@ pub fn ws_token(
 
 /// Refuses a WebSocket upgrade sent by a page of another site: its `Origin` header, when it
 /// has one (browsers always send it, other clients need not), must name this server as the
-/// request reached it: the `Host` header (or the request's authority, `uri`'s), or the host a
-/// reverse proxy forwards (`X-Forwarded-Host`, `Forwarded: host=`). A page cannot set or change
-/// any of these headers on a WebSocket, so none of them needs a trusted proxy to be believed
-/// for this check. The first refusal is logged as a warning, for the admin of a proxy that
-/// rewrites the `Host` (every browser is refused then).
+/// request reached it: the `Host` header (or the request's authority, `uri`'s) or, only when
+/// the request comes from a trusted reverse proxy (`from_trusted_proxy`, `--trust-proxy`),
+/// the host that proxy forwards (`X-Forwarded-Host`, `Forwarded: host=`). A `Host` without a
+/// port matches the origin's host on any port. Refusals are logged as a warning at most once a
+/// minute, for the admin of a proxy that rewrites the `Host` (every browser is refused then).
 ///
 /// # Errors
 /// 403 naming the origin and the host it should have been.
 pub fn check_origin(
     uri: &axum::http::Uri,
     headers: &axum::http::HeaderMap,
+    from_trusted_proxy: bool,
 ) -> Result<(), ApiError> {
-    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    /// When a refusal was last logged.
+    static WARNED: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
     let Some(origin) = headers.get(header::ORIGIN) else {
         return Ok(());
     };
@@ -577,14 +579,16 @@ pub fn check_origin(
     let text = |v: &HeaderValue| String::from_utf8_lossy(v.as_bytes()).into_owned();
     let mut hosts: Vec<String> = headers.get_all(header::HOST).iter().map(text).collect();
     hosts.extend(uri.authority().map(ToString::to_string));
-    for v in headers.get_all("x-forwarded-host") {
-        hosts.extend(text(v).split(',').map(|h| h.trim().to_string()));
-    }
-    for v in headers.get_all(header::FORWARDED) {
-        for pair in text(v).split([',', ';']) {
-            if let Some((k, h)) = pair.split_once('=') {
-                if k.trim().eq_ignore_ascii_case("host") {
-                    hosts.push(h.trim().trim_matches('"').to_string());
+    if from_trusted_proxy {
+        for v in headers.get_all("x-forwarded-host") {
+            hosts.extend(text(v).split(',').map(|h| h.trim().to_string()));
+        }
+        for v in headers.get_all(header::FORWARDED) {
+            for pair in text(v).split([',', ';']) {
+                if let Some((k, h)) = pair.split_once('=') {
+                    if k.trim().eq_ignore_ascii_case("host") {
+                        hosts.push(h.trim().trim_matches('"').to_string());
+                    }
                 }
             }
         }
@@ -593,19 +597,27 @@ pub fn check_origin(
         return Ok(());
     }
     let host = hosts.first().map_or("none", String::as_str);
-    if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+    let log = {
+        let mut last = crate::app::lock(&WARNED);
+        let due = last.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(60));
+        if due {
+            *last = Some(std::time::Instant::now());
+        }
+        due
+    };
+    if log {
         tracing::warn!(
             "refused a WebSocket from another site's page (Origin '{}', Host '{}'); if that is \
-             this server's own address, its reverse proxy rewrites the Host: pass it on (nginx: \
-             proxy_set_header Host $host). Logged once.",
+             this server's own address, its reverse proxy does not pass the browser's Host on: \
+             set it (nginx: proxy_set_header Host $http_host;). Logged at most once a minute.",
             crate::util::cut(&origin, crate::util::QUOTE_MAX),
             crate::util::cut(host, crate::util::QUOTE_MAX)
         );
     }
     Err(ApiError::forbidden(format!(
         "WebSocket refused: its Origin '{}' is not this server's (Host '{}'): only the page \
-         served here may connect from a browser (behind a reverse proxy, pass the Host on: \
-         nginx proxy_set_header Host $host)",
+         served here may connect from a browser (behind a reverse proxy, pass the browser's \
+         Host on: nginx proxy_set_header Host $http_host)",
         crate::util::cut(&origin, crate::util::QUOTE_MAX),
         crate::util::cut(host, crate::util::QUOTE_MAX)
     )))
@@ -613,25 +625,42 @@ pub fn check_origin(
 
 /// Whether `origin` (`scheme://host[:port]`) is one of `hosts` (`host[:port]`, as a `Host`
 /// header gives it): the same host, case aside, and the same port, a scheme's default port
-/// (80, 443) written or not.
+/// (80, 443) written or not. A host given without a port matches the origin's host on any
+/// port: a proxy that passes on the host name only (nginx's `$host`) still names this site,
+/// and a port is no boundary between sites for this check.
 fn same_origin(origin: &str, hosts: &[String]) -> bool {
     let Some((scheme, authority)) = origin.trim().split_once("://") else {
         return false;
     };
     let default = match scheme.to_ascii_lowercase().as_str() {
-        "http" | "ws" => ":80",
-        "https" | "wss" => ":443",
+        "http" | "ws" => "80",
+        "https" | "wss" => "443",
         _ => return false,
     };
-    let norm = |a: &str| {
+    // `host[:port]` as (host, port), an IPv6 address in its brackets.
+    let split = |a: &str| -> (String, Option<String>) {
         let a = a.trim().to_ascii_lowercase();
-        match a.strip_suffix(default) {
-            Some(bare) => bare.to_string(),
-            None => a,
+        let at = if a.starts_with('[') {
+            a.find(']').map(|end| end + 1)
+        } else {
+            a.rfind(':')
+        };
+        match at {
+            Some(at) if a[at..].starts_with(':') => {
+                (a[..at].to_string(), Some(a[at + 1..].to_string()))
+            }
+            _ => (a, None),
         }
     };
-    let origin = norm(authority);
-    !origin.is_empty() && !origin.contains('/') && hosts.iter().any(|h| norm(h) == origin)
+    let (host, port) = split(authority);
+    let port = port.unwrap_or_else(|| default.to_string());
+    if host.is_empty() || host.contains('/') || authority.contains('/') {
+        return false;
+    }
+    hosts.iter().any(|h| {
+        let (h, p) = split(h);
+        h == host && p.is_none_or(|p| p == port)
+    })
 }
 
 /// `GET /api/games/{id}/ws`. A player's connection carries its seat's token
@@ -655,9 +684,10 @@ pub async fn websocket(
     Path(id): Path<String>,
     uri: axum::http::Uri,
     headers: axum::http::HeaderMap,
+    trusted: Option<axum::Extension<crate::client::TrustedProxy>>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    check_origin(&uri, &headers)?;
+    check_origin(&uri, &headers, trusted.is_some())?;
     let token = ws_token(&uri, &headers)?;
     let slot = app.slot(&id)?;
     let seats = match token {

@@ -269,6 +269,12 @@ pub fn key(ip: IpAddr) -> IpAddr {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClientAddr(pub IpAddr);
 
+/// Marks a request whose TCP peer is a trusted proxy ([`Proxies::trusts`]), put in its
+/// extensions by [`crate::conn::serve`]: only such a request's forwarded headers are read (the
+/// client's address here, the forwarded host by [`crate::api::check_origin`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrustedProxy;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -195,6 +195,7 @@ pub async fn serve(
                 // A trusted proxy that names no client (nginx sends no X-Forwarded-For unless
                 // told to) makes every visitor one client: said once, at the default level.
                 if let Some(p) = peer.filter(|p| proxies.trusts(p.to_canonical())) {
+                    req.extensions_mut().insert(crate::client::TrustedProxy);
                     let name = proxies.header().name();
                     if !req.headers().contains_key(name)
                         && !warned_no_header.swap(true, std::sync::atomic::Ordering::Relaxed)

@@ -151,6 +151,32 @@ fn check_writable(db: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Warns (one line) when the database file can be read by its group or by others, as one made
+/// by an older pussa is (mode 0644): it holds every seat's token and every unused invite. The
+/// mode is the admin's to change (an existing file keeps it): the line names the `chmod`.
+fn warn_if_readable_by_others(db: &std::path::Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let Ok(meta) = std::fs::metadata(db) else {
+            return;
+        };
+        let mode = meta.permissions().mode() & 0o7777;
+        if mode & 0o077 != 0 {
+            let db = db.display();
+            tracing::warn!(
+                "the database {db} (mode {mode:04o}) can be read by other users than its owner, \
+                 and it holds every seat's token: run chmod 600 {db} {db}-wal {db}-shm (the \
+                 server leaves an existing file's mode as it is)"
+            );
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = db;
+    }
+}
+
 /// How a read-only file's permissions read: `mode 0444` (Unix), `marked read-only` elsewhere.
 fn mode_text(meta: &std::fs::Metadata) -> String {
     #[cfg(unix)]
@@ -214,6 +240,7 @@ impl Server {
                 )
             }
         };
+        warn_if_readable_by_others(&config.db);
         let app = app::App::open(store).map_err(|e| {
             anyhow::anyhow!(
                 "cannot read the database {}: {}",

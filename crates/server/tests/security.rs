@@ -45,12 +45,16 @@ async fn handshake(s: &TestServer, id: &str, extra: &str) -> common::Resp {
 
 /// The status of a WebSocket handshake with `extra` header lines (a 101 is not read further).
 async fn handshake_status(s: &TestServer, id: &str, extra: &str) -> u16 {
+    handshake_status_host(s, id, &s.addr.to_string(), extra).await
+}
+
+/// The status of a WebSocket handshake with this `Host` and `extra` header lines.
+async fn handshake_status_host(s: &TestServer, id: &str, host: &str, extra: &str) -> u16 {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let req = format!(
-        "GET /api/games/{id}/ws HTTP/1.1\r\nHost: {}\r\nConnection: Upgrade\r\n\
+        "GET /api/games/{id}/ws HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade\r\n\
          Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
-         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n{extra}\r\n",
-        s.addr
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n{extra}\r\n"
     );
     let mut c = tokio::net::TcpStream::connect(s.addr).await.unwrap();
     c.write_all(req.as_bytes()).await.unwrap();
@@ -210,12 +214,87 @@ async fn a_websocket_from_another_origin_is_refused() {
         String::new(),
         format!("Origin: {own}\r\n"),
         format!("Origin: {}\r\n", own.to_uppercase().replace("HTTP", "http")),
-        // Behind a proxy that rewrites the Host and forwards the public one.
-        "Origin: https://club.example.org\r\nX-Forwarded-Host: club.example.org\r\n".into(),
-        "Origin: https://club.example.org\r\nForwarded: for=1.2.3.4;host=\"club.example.org:443\"\r\n"
-            .into(),
     ];
     for extra in &ok {
+        assert_eq!(handshake_status(&s, &id, extra).await, 101, "{extra:?}");
+    }
+    s.stop().await;
+}
+
+/// The raw handshake of `handshake` with its own `Host` line (`host`) and `extra` lines.
+async fn handshake_host(s: &TestServer, id: &str, host: &str, extra: &str) -> common::Resp {
+    let req = format!(
+        "GET /api/games/{id}/ws HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade, close\r\n\
+         Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n{extra}\r\n"
+    );
+    common::raw(s.addr, req.as_bytes()).await
+}
+
+/// QA pass 18, second security report, defect 1: behind a proxy that passes on the host name
+/// without its port (nginx's `$host`, on a port other than 80/443), the page's own origin is
+/// served; a Host with a port still needs that port, and another host is refused with advice
+/// that keeps the port (`$http_host`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_without_its_port_matches_the_origin_on_any_port() {
+    let s = TestServer::start("sec-origin-port").await;
+    let (id, _, _) = s.online_game("raja-pasu").await;
+    for (host, origin) in [
+        ("club.example.org", "http://club.example.org:8080"),
+        ("Club.Example.org", "https://club.example.org:8443"),
+        ("club.example.org", "https://club.example.org"),
+        ("127.0.0.1", "http://127.0.0.1:18485"),
+        ("[::1]", "http://[::1]:8080"),
+        ("club.example.org:80", "http://club.example.org"),
+        ("[::1]:8080", "http://[::1]:8080"),
+    ] {
+        let status = handshake_status_host(&s, &id, host, &format!("Origin: {origin}\r\n")).await;
+        assert_eq!(status, 101, "Host {host}, Origin {origin}");
+    }
+    for (host, origin) in [
+        ("club.example.org:8080", "http://club.example.org:8081"),
+        ("club.example.org:80", "https://club.example.org"),
+        ("club.example.org", "http://evil.example:8080"),
+        ("club.example.org", "http://club.example.org.evil:8080"),
+        ("[::1]", "http://[::2]:8080"),
+    ] {
+        let r = handshake_host(&s, &id, host, &format!("Origin: {origin}\r\n")).await;
+        r.assert_error(403, &format!("its Origin '{origin}' is not this server's"));
+        r.assert_error(403, "nginx proxy_set_header Host $http_host");
+        assert!(!r.body.contains("$host)"), "{}", r.body);
+    }
+    s.stop().await;
+}
+
+/// QA pass 18, second security report, defect 4: the host a proxy forwards
+/// (`X-Forwarded-Host`, `Forwarded: host=`) is read only from a trusted proxy
+/// (`--trust-proxy`), as every forwarded header.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forwarded_host_counts_only_from_a_trusted_proxy() {
+    let forwarded = [
+        "Origin: https://club.example.org\r\nX-Forwarded-Host: club.example.org\r\n",
+        "Origin: https://club.example.org\r\nForwarded: for=1.2.3.4;host=\"club.example.org:443\"\r\n",
+        "Origin: http://evil.example\r\nX-Forwarded-Host: evil.example\r\n",
+    ];
+    // Not trusted: only the Host (127.0.0.1:PORT) names the server.
+    let s = TestServer::start("sec-xfh-untrusted").await;
+    let (id, _, _) = s.online_game("raja-pasu").await;
+    for extra in forwarded {
+        handshake(&s, &id, extra)
+            .await
+            .assert_error(403, "WebSocket refused: its Origin");
+    }
+    s.stop().await;
+    // The test's own address trusted as the proxy: the forwarded host is believed.
+    let s = TestServer::start_configured(common::temp_dir("sec-xfh-trusted"), |server| {
+        server.set_proxies(pussa_server::client::Proxies::trust(
+            vec!["127.0.0.1".parse().unwrap()],
+            pussa_server::client::ProxyHeader::default(),
+        ));
+    })
+    .await;
+    let (id, _, _) = s.online_game("raja-pasu").await;
+    for extra in forwarded {
         assert_eq!(handshake_status(&s, &id, extra).await, 101, "{extra:?}");
     }
     // A forwarded host names the server only for the origin it names.

@@ -154,7 +154,9 @@ export const seats = {
  * A WebSocket to one game that reconnects after a drop. `onMessage` gets each parsed message;
  * `onStatus` gets 'open' | 'closed'. With `token` (a seat this browser holds) every connection
  * carries it in its subprotocols (`pussa`, `pussa.token.TOKEN`: a header, never the URL, which
- * proxies log) and starts with a hello, so the other player sees this one present.
+ * proxies log), which seats it from the start, so the other player sees this one present; only
+ * a connection made without it (a token that is no subprotocol value, or one refused at the
+ * upgrade) says a hello with the token instead.
  * Should the server refuse the token (its hello answered `error` 403: the token holds no seat
  * in the game, a stale seat), the socket forgets it, goes on as a watcher's and tells
  * `onSeatLost` (with the server's message) once.
@@ -246,7 +248,10 @@ export class GameSocket {
     ws.onopen = () => {
       opened = true;
       this.heard = Date.now();
-      if (this.token) ws.send(JSON.stringify({ type: 'hello', token: this.token, req: HELLO_REQ }));
+      // The subprotocol has seated this connection already: no hello, so the token is said
+      // once, in the handshake. A hello would repeat it in a message, which the server's
+      // WebSocket library writes out at its trace level.
+      if (this.token && !withToken) ws.send(JSON.stringify({ type: 'hello', token: this.token, req: HELLO_REQ }));
       this.onStatus('open');
     };
     ws.onmessage = (e) => {
