@@ -977,32 +977,37 @@ impl App {
     /// How many `GET /api/games/{id}/positions` may be replaying games at once (one core fewer
     /// than the machine has, at least one, until set; at least one): one more is refused with
     /// `503` and `Retry-After`. The replays run on blocking threads, never on those that serve
-    /// the other requests. Call before serving.
+    /// the other requests. Call before serving: called while replays run, it can only take
+    /// away the permits free at the time, and the 503 names the count
+    /// that took effect.
     pub fn set_positions_at_once(&self, n: usize) {
         let n = n.clamp(1, Semaphore::MAX_PERMITS);
-        let was = self.positions_at_once.swap(n, Ordering::AcqRel);
-        if n > was {
+        let was = self.positions_at_once.load(Ordering::Acquire);
+        let now = if n > was {
             self.positions.add_permits(n - was);
+            n
         } else {
-            self.positions.forget_permits(was - n);
-        }
+            // Only the permits free now can be forgotten: those held by running replays come
+            // back when they end, so the count that took effect is what is stored.
+            was - self.positions.forget_permits(was - n)
+        };
+        self.positions_at_once.store(now, Ordering::Release);
     }
 
     /// Moves of the games held in memory, over every game.
     #[must_use]
     pub fn plies_in_memory(&self) -> usize {
-        lock(&self.games)
-            .values()
-            .map(|s| s.plies.load(Ordering::Relaxed))
-            .sum()
+        plies_of(&lock(&self.games))
     }
 
     /// Makes room in `games` for a game of `plies` moves (see [`App::set_memory_caps`]):
     /// drops the games nobody has asked for longest and that nothing holds until it fits.
+    /// Nothing is dropped when it would not fit even with every such game dropped.
     ///
     /// # Errors
-    /// 503 when it does not fit once every such game is dropped (a game longer than the cap on
-    /// moves never fits).
+    /// 503 with `Retry-After` when it does not fit once every such game is dropped (nothing is
+    /// dropped then); 503 without `Retry-After` for a game longer than the cap on moves, which
+    /// never fits.
     fn make_room(
         &self,
         games: &mut HashMap<String, Arc<Slot>>,
@@ -1012,46 +1017,49 @@ impl App {
             self.max_games.load(Ordering::Relaxed),
             self.max_plies.load(Ordering::Relaxed),
         );
-        let held = |games: &HashMap<String, Arc<Slot>>| -> usize {
-            games
-                .values()
-                .map(|s| s.plies.load(Ordering::Relaxed))
-                .sum()
-        };
-        let mut total = held(games);
+        if plies > max_plies {
+            return Err(ApiError::unavailable(format!(
+                "this game has {plies} moves, more than the server holds in memory \
+                 ({max_plies} moves): it cannot be served here"
+            )));
+        }
+        let mut total = plies_of(games);
         let fits =
             |n: usize, total: usize| n < max_games && total.saturating_add(plies) <= max_plies;
-        if !fits(games.len(), total) && plies <= max_plies {
-            // The idle ones, least recently asked for first.
-            let mut idle: Vec<(Instant, String, usize)> = games
-                .iter()
-                .filter(|(_, slot)| Arc::strong_count(slot) == 1)
-                .map(|(id, slot)| {
-                    (
-                        *lock(&slot.last_used),
-                        id.clone(),
-                        slot.plies.load(Ordering::Relaxed),
-                    )
-                })
-                .collect();
-            idle.sort_unstable();
-            for (_, id, n) in idle {
-                if fits(games.len(), total) {
-                    break;
-                }
-                games.remove(&id);
-                total = total.saturating_sub(n);
-            }
-        }
         if fits(games.len(), total) {
             return Ok(());
         }
-        let mut e = ApiError::unavailable(format!(
-            "the server holds as many games in memory as it may (at most {max_games} games and \
-             {max_plies} moves; this one has {plies}), all in play: try again later"
-        ));
-        e.retry_after = Some(60);
-        Err(e)
+        // The idle ones, least recently asked for first.
+        let mut idle: Vec<(Instant, String, usize)> = games
+            .iter()
+            .filter(|(_, slot)| Arc::strong_count(slot) == 1)
+            .map(|(id, slot)| {
+                (
+                    *lock(&slot.last_used),
+                    id.clone(),
+                    slot.plies.load(Ordering::Relaxed),
+                )
+            })
+            .collect();
+        let idle_plies: usize = idle.iter().map(|(_, _, n)| n).sum();
+        // Decided before anything is dropped: a refusal leaves every game where it was.
+        if !fits(games.len() - idle.len(), total.saturating_sub(idle_plies)) {
+            let mut e = ApiError::unavailable(format!(
+                "the server holds as many games in memory as it may (at most {max_games} games \
+                 and {max_plies} moves; this one has {plies}), all in play: try again later"
+            ));
+            e.retry_after = Some(60);
+            return Err(e);
+        }
+        idle.sort_unstable();
+        for (_, id, n) in idle {
+            if fits(games.len(), total) {
+                break;
+            }
+            games.remove(&id);
+            total = total.saturating_sub(n);
+        }
+        Ok(())
     }
 
     /// Drops from memory the games nobody has asked for in `idle` and that nothing holds (no
@@ -1570,7 +1578,13 @@ impl App {
             lock(&self.store).insert_game_with_moves(&row, &letters)?;
         }
         let slot = Slot::new(g, &self.claim_after_ms);
-        lock(&self.games).insert(id.clone(), Arc::clone(&slot));
+        {
+            // Room again under the lock that inserts, so concurrent creates cannot all pass the
+            // first check; the game is stored and must be served, so a refusal is ignored.
+            let mut games = lock(&self.games);
+            let _ = self.make_room(&mut games, slot.plies.load(Ordering::Relaxed));
+            games.insert(id.clone(), Arc::clone(&slot));
+        }
         let mut g = slot.game.lock().await;
         // The game is stored: it is answered whatever happens to the computer's moves (one that
         // fails is tried again, and comes in an update).
@@ -1740,7 +1754,12 @@ impl App {
             // The new game and the link to it are stored together, or neither.
             lock(&self.store).insert_rematch(id, &new.to_row())?;
             let state = new.to_json();
-            lock(&self.games).insert(new_id.clone(), Slot::new(new, &self.claim_after_ms));
+            {
+                // Room again under the lock that inserts (see `create`); the game is stored.
+                let mut games = lock(&self.games);
+                let _ = self.make_room(&mut games, 0);
+                games.insert(new_id.clone(), Slot::new(new, &self.claim_after_ms));
+            }
             g.meta.rematch = Some(new_id.clone());
             slot.set_state(&g.to_json());
             // Published under the old game's lock: a connection that reads the state without
@@ -2267,7 +2286,7 @@ impl App {
     /// 404 for an unknown id; 500 as [`App::slot`], or for a stored move that no longer
     /// replays.
     pub async fn positions(&self, id: &str) -> Result<String, ApiError> {
-        let g = self.snapshot(id).await?;
+        // The permit first: a refused request loads, waits on and clones nothing.
         let Ok(permit) = Arc::clone(&self.positions).try_acquire_owned() else {
             let mut e = ApiError::unavailable(format!(
                 "the server is busy replaying games for their positions (at most {} at once): \
@@ -2277,6 +2296,7 @@ impl App {
             e.retry_after = Some(1);
             return Err(e);
         };
+        let g = self.snapshot(id).await?;
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
             Self::replay_positions(&g).map(|v| v.to_string())
@@ -2380,4 +2400,12 @@ pub fn parse_opponent(
             "opponent.kind: unknown opponent '{other}': expected computer, hotseat or online"
         ))),
     }
+}
+
+/// Moves of the games in `games`, over every game.
+fn plies_of(games: &HashMap<String, Arc<Slot>>) -> usize {
+    games
+        .values()
+        .map(|s| s.plies.load(Ordering::Relaxed))
+        .sum()
 }

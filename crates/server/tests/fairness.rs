@@ -148,11 +148,15 @@ async fn the_moves_held_in_memory_are_capped_over_every_game() {
     let (short, m) = random_record(25, 11);
     assert_eq!(m, 25);
     s.app.set_memory_caps(100, 50);
-    // Longer than the cap: refused, and not stored.
+    // Longer than the cap: refused for good (no Retry-After), and not stored.
     let r = s
         .post("/api/games/import", &json!({ "record": long }))
         .await;
-    r.assert_error(503, "at most 100 games and 50 moves; this one has 60");
+    r.assert_error(
+        503,
+        "this game has 60 moves, more than the server holds in memory (50 moves)",
+    );
+    assert!(r.header("retry-after").is_none(), "{:?}", r.headers);
     let listed = s.get("/api/games").await.json();
     assert_eq!(listed["games"].as_array().unwrap().len(), 0, "{listed}");
     // Two games of 25 moves fit; a third takes the place of the least recently used.
@@ -165,6 +169,63 @@ async fn the_moves_held_in_memory_are_capped_over_every_game() {
     let health = s.get("/api/health").await.json();
     assert_eq!(health["plies_in_memory"], 50, "{health}");
     assert_eq!(health["games_in_memory"], 2, "{health}");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_game_drops_no_idle_game_from_memory() {
+    let s = TestServer::start("memnodrop").await;
+    let (long, n) = random_record(60, 7);
+    assert_eq!(n, 60);
+    let (small, k) = random_record(10, 3);
+    assert_eq!(k, 10);
+    let (short, m) = random_record(25, 11);
+    assert_eq!(m, 25);
+    s.app.set_memory_caps(100, 70);
+    // A game in use (watched) of 60 moves and an idle one of 10.
+    let held = import(&s, &long).await;
+    let mut ws = common::wsc::connect(s.addr, &held).await;
+    let _ = common::wsc::next_of(&mut ws, "state").await;
+    let idle = import(&s, &small).await;
+    assert_eq!(s.app.plies_in_memory(), 70);
+    // 25 more moves do not fit even without the idle game: refused, and it stays.
+    let r = s
+        .post("/api/games/import", &json!({ "record": short }))
+        .await;
+    r.assert_error(503, "all in play: try again later");
+    assert!(r.header("retry-after").is_some(), "{:?}", r.headers);
+    assert!(s.app.holds(&held) && s.app.holds(&idle));
+    assert_eq!(s.app.plies_in_memory(), 70);
+    drop(ws);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_positions_request_loads_nothing() {
+    let s = TestServer::start("posnoload").await;
+    s.app.set_positions_at_once(1);
+    s.app.set_memory_caps(2, 1_000_000);
+    let (record, _) = (1..200)
+        .map(|seed| random_record(4000, seed))
+        .find(|(_, n)| *n >= 2000)
+        .expect("a random match of 2000 moves or more");
+    let long = import(&s, &record).await;
+    let (x, _) = hotseat(&s).await;
+    let (y, _) = hotseat(&s).await;
+    // The long game left memory for y; x and y are held.
+    assert!(!s.app.holds(&long) && s.app.holds(&x) && s.app.holds(&y));
+    // A replay of the long game loads it back (x leaves memory) and holds the one permit.
+    let (addr, path) = (s.addr, format!("/api/games/{long}/positions"));
+    let replay = tokio::spawn(async move { common::http(addr, "GET", &path, None).await });
+    while !s.app.holds(&long) {
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    assert!(!s.app.holds(&x));
+    // Refused while it runs: x is not loaded back, so nothing else leaves memory.
+    let r = s.get(&format!("/api/games/{x}/positions")).await;
+    r.assert_error(503, "busy replaying games for their positions");
+    assert!(!s.app.holds(&x) && s.app.holds(&long) && s.app.holds(&y));
+    assert_eq!(replay.await.unwrap().status, 200);
     s.stop().await;
 }
 
