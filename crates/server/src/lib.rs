@@ -353,6 +353,18 @@ impl Server {
         self.app.set_new_games_per_minute(n);
     }
 
+    /// How many hints one client may have running or waiting at once
+    /// ([`app::DEFAULT_HINTS_PER_CLIENT`] until set; see [`app::App::set_hints_per_client`]).
+    pub fn set_hints_per_client(&self, n: usize) {
+        self.app.set_hints_per_client(n);
+    }
+
+    /// How many `GET /api/games/{id}/positions` may replay games at once (see
+    /// [`app::App::set_positions_at_once`]). Call before [`Server::run`].
+    pub fn set_positions_at_once(&self, n: usize) {
+        self.app.set_positions_at_once(n);
+    }
+
     /// Caps the games held in memory: at most `games` games and `plies` moves over all of them
     /// ([`app::DEFAULT_MAX_GAMES_IN_MEMORY`], [`app::DEFAULT_MAX_PLIES_IN_MEMORY`] until set;
     /// see [`app::App::set_memory_caps`]).
