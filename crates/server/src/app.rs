@@ -406,27 +406,6 @@ pub(crate) fn state_message(state: &str) -> String {
     format!(r#"{{"type":"state","state":{state}}}"#)
 }
 
-/// A client's place among the hints running or waiting ([`App::set_hints_per_client`]), given
-/// back when dropped.
-struct ClientHint<'a> {
-    app: &'a App,
-    client: Option<std::net::IpAddr>,
-}
-
-impl Drop for ClientHint<'_> {
-    fn drop(&mut self) {
-        if let Some(ip) = self.client {
-            let mut all = lock(&self.app.hint_clients);
-            if let Some(n) = all.get_mut(&ip) {
-                *n -= 1;
-                if *n == 0 {
-                    all.remove(&ip);
-                }
-            }
-        }
-    }
-}
-
 /// Takes a game's hint guard back when dropped.
 struct HintGuard<'a>(&'a Slot);
 
@@ -449,7 +428,7 @@ pub struct App {
     damaged: Mutex<HashMap<String, String>>,
     engine: Arc<Semaphore>,
     /// Hints asked by each client (by [`crate::client::key`]) that are running or waiting.
-    hint_clients: Mutex<HashMap<std::net::IpAddr, usize>>,
+    hint_clients: Arc<Mutex<crate::client::PerClient>>,
     /// Hints one client may have running or waiting at once ([`App::set_hints_per_client`]).
     hints_per_client: AtomicUsize,
     /// Replays for `GET …/positions` running at once (on blocking threads), over every game;
@@ -849,7 +828,7 @@ impl App {
             damaged: Mutex::new(damaged),
             engine: Arc::new(Semaphore::new(threads)),
             hints: Arc::new(Semaphore::new(threads.saturating_sub(1).max(1))),
-            hint_clients: Mutex::new(HashMap::new()),
+            hint_clients: Arc::new(Mutex::new(crate::client::PerClient::default())),
             hints_per_client: AtomicUsize::new(DEFAULT_HINTS_PER_CLIENT),
             positions: Arc::new(Semaphore::new(threads.saturating_sub(1).max(1))),
             positions_at_once: AtomicUsize::new(threads.saturating_sub(1).max(1)),
@@ -949,29 +928,25 @@ impl App {
     ///
     /// # Errors
     /// 429 when the client has as many hints running or waiting as it may.
-    fn hint_place(&self, ip: Option<std::net::IpAddr>) -> Result<ClientHint<'_>, ApiError> {
-        let Some(ip) = ip.map(crate::client::key) else {
-            return Ok(ClientHint {
-                app: self,
-                client: None,
-            });
+    fn hint_place(
+        &self,
+        ip: Option<std::net::IpAddr>,
+    ) -> Result<Option<crate::client::Share>, ApiError> {
+        let Some(ip) = ip else {
+            return Ok(None);
         };
         let max = self.hints_per_client.load(Ordering::Relaxed);
-        let mut all = lock(&self.hint_clients);
-        let n = all.entry(ip).or_insert(0);
-        if *n >= max {
-            let mut e = ApiError::too_many(format!(
-                "too many hints from your address: at most {max} at once (running or waiting \
-                 for the engine); ask again once one is answered"
-            ));
-            e.retry_after = Some(1);
-            return Err(e);
+        match crate::client::PerClient::admit(&self.hint_clients, ip, max) {
+            Some(share) => Ok(Some(share)),
+            None => {
+                let mut e = ApiError::too_many(format!(
+                    "too many hints from your address: at most {max} at once (running or \
+                     waiting for the engine); ask again once one is answered"
+                ));
+                e.retry_after = Some(1);
+                Err(e)
+            }
         }
-        *n += 1;
-        Ok(ClientHint {
-            app: self,
-            client: Some(ip),
-        })
     }
 
     /// How many `GET /api/games/{id}/positions` may be replaying games at once (one core fewer

@@ -372,3 +372,50 @@ mod tests {
         assert_eq!(p.client(ip("127.0.0.1"), &h), ip("192.0.2.62"));
     }
 }
+
+/// How many of something each client has (the HTTP connections open,
+/// [`crate::conn::Limits::max_connections_per_client`]; the hints running or waiting,
+/// [`crate::app::App::set_hints_per_client`]), counted by [`key`].
+#[derive(Default)]
+pub(crate) struct PerClient {
+    open: std::collections::HashMap<IpAddr, usize>,
+}
+
+/// One place in a client's share, given back when dropped.
+pub(crate) struct Share {
+    table: std::sync::Arc<std::sync::Mutex<PerClient>>,
+    key: IpAddr,
+}
+
+impl PerClient {
+    /// A place for one more from `peer` (counted by its [`key`]), unless its client has `max`.
+    pub(crate) fn admit(
+        table: &std::sync::Arc<std::sync::Mutex<PerClient>>,
+        peer: IpAddr,
+        max: usize,
+    ) -> Option<Share> {
+        let key = key(peer);
+        let mut t = crate::app::lock(table);
+        let n = t.open.entry(key).or_insert(0);
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        Some(Share {
+            table: std::sync::Arc::clone(table),
+            key,
+        })
+    }
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        let mut t = crate::app::lock(&self.table);
+        if let Some(n) = t.open.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                t.open.remove(&self.key);
+            }
+        }
+    }
+}

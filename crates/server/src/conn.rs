@@ -132,7 +132,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let open = Arc::new(Semaphore::new(max));
-    let per_client = Arc::new(std::sync::Mutex::new(PerClient::default()));
+    let per_client = Arc::new(std::sync::Mutex::new(crate::client::PerClient::default()));
     let per_client_max = limits.max_connections_per_client.max(1);
     let body_timeout = limits.body_read_timeout;
     let router = router.layer(axum::middleware::from_fn(
@@ -291,7 +291,7 @@ pub async fn serve(
         let share = if proxies.trusts(peer.ip().to_canonical()) {
             None
         } else {
-            match PerClient::admit(&per_client, peer.ip(), per_client_max) {
+            match crate::client::PerClient::admit(&per_client, peer.ip(), per_client_max) {
                 Some(share) => Some(share),
                 None => {
                     tracing::debug!("connection from {peer} refused: it has {per_client_max} open");
@@ -341,51 +341,6 @@ pub async fn serve(
     // Every connection holds a permit until it ends.
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, open.acquire_many(max as u32)).await;
     Ok(())
-}
-
-/// The HTTP connections open from each client ([`Limits::max_connections_per_client`]).
-#[derive(Default)]
-struct PerClient {
-    open: std::collections::HashMap<std::net::IpAddr, usize>,
-}
-
-/// One connection's place in its client's share, given back when dropped.
-struct Share {
-    table: Arc<std::sync::Mutex<PerClient>>,
-    key: std::net::IpAddr,
-}
-
-impl PerClient {
-    /// A place for one more connection from `peer`, unless its client has `max` open.
-    fn admit(
-        table: &Arc<std::sync::Mutex<PerClient>>,
-        peer: std::net::IpAddr,
-        max: usize,
-    ) -> Option<Share> {
-        let key = crate::client::key(peer);
-        let mut t = crate::app::lock(table);
-        let n = t.open.entry(key).or_insert(0);
-        if *n >= max {
-            return None;
-        }
-        *n += 1;
-        Some(Share {
-            table: Arc::clone(table),
-            key,
-        })
-    }
-}
-
-impl Drop for Share {
-    fn drop(&mut self) {
-        let mut t = crate::app::lock(&self.table);
-        if let Some(n) = t.open.get_mut(&self.key) {
-            *n -= 1;
-            if *n == 0 {
-                t.open.remove(&self.key);
-            }
-        }
-    }
 }
 
 /// How long the answer to a connection over its client's share may take to be written.
