@@ -749,15 +749,20 @@ struct Saved {
 }
 
 impl Saved {
-    /// Saves `app`'s game as game `file_no`; the news says where, or why not.
-    fn save(&mut self, app: &mut App, saver: &Saver, file_no: u32) {
+    /// Saves `app`'s game as game `file_no`; the news says where, or why not. Returns the
+    /// file written (`None`: nothing written, as without `--save`, or the save failed).
+    fn save(&mut self, app: &mut App, saver: &Saver, file_no: u32) -> Option<PathBuf> {
         self.at = Some(app.generation);
         match saver.save(app, file_no) {
             Ok(Some(p)) => {
                 self.ok = true;
                 app.add_notice(&format!("Game record saved to {}.", p.display()));
+                Some(p)
             }
-            Ok(None) => self.ok = true,
+            Ok(None) => {
+                self.ok = true;
+                None
+            }
             Err(e) => {
                 self.ok = false;
                 // Said once: another `n` that fails the same way adds no copy.
@@ -771,6 +776,7 @@ impl Saved {
                 if !app.notice.as_deref().is_some_and(|n| n.contains(&text)) {
                     app.add_notice(&text);
                 }
+                None
             }
         }
     }
@@ -808,10 +814,8 @@ fn event_loop(
         // returned, and clearing it there raced with that thread. Setting up again is
         // idempotent (the key kinds are pushed once, see [`KeyStack`]), so a late or stray
         // SIGCONT costs one redraw and nothing more.
-        if signals.tstp.swap(false, Ordering::AcqRel) {
-            if suspend(terminal).is_err() {
-                break;
-            }
+        if signals.tstp.swap(false, Ordering::AcqRel) && suspend(terminal).is_err() {
+            break;
         }
         if signals.cont.swap(false, Ordering::AcqRel) && resume(terminal).is_err() {
             break;
@@ -828,7 +832,7 @@ fn event_loop(
         // A finished game is saved once its animation has shown the end (and again if taken
         // back and finished anew); `n` saves it earlier if need be.
         if app.state.is_over() && app.shown.is_none() && saved.at != Some(app.generation) {
-            saved.save(app, saver, *file_no);
+            let _ = saved.save(app, saver, *file_no);
         }
         // The computer's turn: think off the UI thread.
         if app.computer_to_move() && app.shown.is_none() && !app.busy {
@@ -976,11 +980,11 @@ fn event_loop(
                     // animation. If it cannot be written, the game stays (the news says why).
                     let mut told = String::new();
                     if saved.at != Some(app.generation) || !saved.ok {
-                        saved.save(app, saver, *file_no);
+                        let written = saved.save(app, saver, *file_no);
                         if !saved.ok {
                             continue;
                         }
-                        if let Some(p) = saver.path_of(*file_no) {
+                        if let Some(p) = written {
                             told = format!("Game {game_no}'s record saved to {}. ", p.display());
                         }
                     }
@@ -1202,6 +1206,34 @@ mod tests {
         assert!(saver
             .replay_line(&app)
             .contains("--position \"0,0,0,0,0,1,0/"));
+        // A finished game's save returns the file it wrote (the `n` notice names it from
+        // there), the one its notice names; game 2 goes to its numbered file.
+        let mut saved = Saved::default();
+        let written = saved.save(&mut app, &saver, 2);
+        assert!(saved.ok);
+        assert_eq!(written, Some(dir.join("p-2.txt")));
+        assert!(dir.join("p-2.txt").is_file());
+        let notice = app.notice.clone().unwrap_or_default();
+        assert!(
+            notice.contains(&format!("saved to {}.", dir.join("p-2.txt").display())),
+            "{notice}"
+        );
+        // Without `--save` nothing is written, and nothing is returned.
+        let unsaved = Saver {
+            path: None,
+            ..saver
+        };
+        let mut saved = Saved::default();
+        assert_eq!(saved.save(&mut app, &unsaved, 3), None);
+        assert!(saved.ok);
+        // A save that fails returns no file, and says why.
+        let failing = Saver {
+            path: Some(dir.join("no-such-dir").join("p.txt")),
+            ..unsaved
+        };
+        let mut saved = Saved::default();
+        assert_eq!(saved.save(&mut app, &failing, 1), None);
+        assert!(!saved.ok);
         std::fs::remove_dir_all(&dir).ok();
     }
 
