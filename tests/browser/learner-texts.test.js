@@ -93,7 +93,8 @@ test("the rules' endless moves: what a player sees on the page, how pussa finds 
     const onPage = page.locator('#rules-endless-on-page');
     assert.equal(await onPage.isVisible(), true, `${g}: the page's words are in view`);
     const text = await onPage.textContent();
-    assert.match(text, /would sow for ever is not ringed and cannot be played/);
+    assert.match(text, /would sow for ever cannot be played: it has only a thin dashed ring, not the full ring of a playable hole,/);
+    assert.doesNotMatch(text, /not ringed/, `${g}: no "not ringed" beside the thin dashed ring`);
     assert.match(text, /refused with the reason/);
     assert.match(text, /the turn line names only the holes you can play/);
     assert.match(text, /the round ends; its summary says which holes “would sow for ever”/);

@@ -531,6 +531,47 @@ fn on_signals() -> Arc<Signals> {
 /// protocol of kitty, foot, WezTerm, Ghostty…), and so tells a held key's auto-repeat apart.
 static KEYS_ENHANCED: AtomicBool = AtomicBool::new(false);
 
+/// Whether the game's key kinds are pushed on the terminal's stack of keyboard enhancement
+/// flags. A terminal keeps a stack: every push must be popped once, or the shell is left with
+/// the game's keys after `pussa play` ends. [`resume_terminal`] runs again after every SIGCONT
+/// (a stray one too, or one after a SIGSTOP that nothing popped before), so the push and the
+/// pop go through this guard: a push only when nothing is pushed, a pop only when something is.
+struct KeyStack {
+    pushed: AtomicBool,
+}
+
+impl KeyStack {
+    const fn new() -> Self {
+        Self {
+            pushed: AtomicBool::new(false),
+        }
+    }
+
+    /// Pushes the game's key kinds on `out`, unless they are pushed already.
+    fn push(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        use ratatui::crossterm::{event::PushKeyboardEnhancementFlags, execute};
+        if !self.pushed.swap(true, Ordering::AcqRel) {
+            if let Err(e) = execute!(out, PushKeyboardEnhancementFlags(key_flags())) {
+                self.pushed.store(false, Ordering::Release);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Pops the game's key kinds on `out` if they are pushed; failures are ignored (the
+    /// terminal may be gone).
+    fn pop(&self, out: &mut impl std::io::Write) {
+        use ratatui::crossterm::{event::PopKeyboardEnhancementFlags, execute};
+        if self.pushed.swap(false, Ordering::AcqRel) {
+            let _ = execute!(out, PopKeyboardEnhancementFlags);
+        }
+    }
+}
+
+/// The game's push on the terminal's stack of keyboard enhancement flags (see [`KeyStack`]).
+static KEY_STACK: KeyStack = KeyStack::new();
+
 /// The terminal set up for the game: raw mode, the alternate screen, key kinds reported if the
 /// terminal can, and a panic hook that gives the terminal back first. Unlike `ratatui::init`,
 /// nothing here prints to a terminal that may be gone (a panic while printing would abort the
@@ -583,11 +624,11 @@ fn key_flags() -> ratatui::crossterm::event::KeyboardEnhancementFlags {
 
 /// Raw mode, the alternate screen and the key kinds, again after [`leave_terminal`].
 fn resume_terminal() -> std::io::Result<()> {
-    use ratatui::crossterm::{event::PushKeyboardEnhancementFlags, execute, terminal};
+    use ratatui::crossterm::{execute, terminal};
     terminal::enable_raw_mode()?;
     execute!(std::io::stdout(), terminal::EnterAlternateScreen)?;
     if KEYS_ENHANCED.load(Ordering::Acquire) {
-        execute!(std::io::stdout(), PushKeyboardEnhancementFlags(key_flags()))?;
+        KEY_STACK.push(&mut std::io::stdout())?;
     }
     Ok(())
 }
@@ -595,10 +636,8 @@ fn resume_terminal() -> std::io::Result<()> {
 /// Gives the terminal back (cooked mode, the main screen, the cursor, the keys as they were)
 /// as far as it still exists: every failure is ignored, and nothing is printed.
 fn leave_terminal() {
-    use ratatui::crossterm::{cursor, event::PopKeyboardEnhancementFlags, execute, terminal};
-    if KEYS_ENHANCED.load(Ordering::Acquire) {
-        let _ = execute!(std::io::stdout(), PopKeyboardEnhancementFlags);
-    }
+    use ratatui::crossterm::{cursor, execute, terminal};
+    KEY_STACK.pop(&mut std::io::stdout());
     let _ = terminal::disable_raw_mode();
     let _ = execute!(
         std::io::stdout(),
@@ -710,15 +749,20 @@ struct Saved {
 }
 
 impl Saved {
-    /// Saves `app`'s game as game `file_no`; the news says where, or why not.
-    fn save(&mut self, app: &mut App, saver: &Saver, file_no: u32) {
+    /// Saves `app`'s game as game `file_no`; the news says where, or why not. Returns the
+    /// file written (`None`: nothing written, as without `--save`, or the save failed).
+    fn save(&mut self, app: &mut App, saver: &Saver, file_no: u32) -> Option<PathBuf> {
         self.at = Some(app.generation);
         match saver.save(app, file_no) {
             Ok(Some(p)) => {
                 self.ok = true;
                 app.add_notice(&format!("Game record saved to {}.", p.display()));
+                Some(p)
             }
-            Ok(None) => self.ok = true,
+            Ok(None) => {
+                self.ok = true;
+                None
+            }
             Err(e) => {
                 self.ok = false;
                 // Said once: another `n` that fails the same way adds no copy.
@@ -732,6 +776,7 @@ impl Saved {
                 if !app.notice.as_deref().is_some_and(|n| n.contains(&text)) {
                     app.add_notice(&text);
                 }
+                None
             }
         }
     }
@@ -764,12 +809,13 @@ fn event_loop(
     let mut repeats = KeyRepeat::default();
     'game: while !app.quit && !signals.stop.load(Ordering::Acquire) {
         // A stop from outside (`kill -TSTP`): the terminal is given back first. After any stop
-        // (SIGSTOP cannot be caught) the terminal is set up again and drawn whole.
-        if signals.tstp.swap(false, Ordering::AcqRel) {
-            if suspend(terminal).is_err() {
-                break;
-            }
-            signals.cont.store(false, Ordering::Release);
+        // (SIGSTOP cannot be caught) the terminal is set up again and drawn whole. The SIGCONT
+        // flag is only ever taken here: the signal thread may set it after `suspend` has
+        // returned, and clearing it there raced with that thread. Setting up again is
+        // idempotent (the key kinds are pushed once, see [`KeyStack`]), so a late or stray
+        // SIGCONT costs one redraw and nothing more.
+        if signals.tstp.swap(false, Ordering::AcqRel) && suspend(terminal).is_err() {
+            break;
         }
         if signals.cont.swap(false, Ordering::AcqRel) && resume(terminal).is_err() {
             break;
@@ -786,7 +832,7 @@ fn event_loop(
         // A finished game is saved once its animation has shown the end (and again if taken
         // back and finished anew); `n` saves it earlier if need be.
         if app.state.is_over() && app.shown.is_none() && saved.at != Some(app.generation) {
-            saved.save(app, saver, *file_no);
+            let _ = saved.save(app, saver, *file_no);
         }
         // The computer's turn: think off the UI thread.
         if app.computer_to_move() && app.shown.is_none() && !app.busy {
@@ -914,7 +960,6 @@ fn event_loop(
                     if suspend(terminal).is_err() {
                         break 'game;
                     }
-                    signals.cont.store(false, Ordering::Release);
                 }
                 Action::Faster | Action::Slower => {
                     app.apply(action);
@@ -935,11 +980,11 @@ fn event_loop(
                     // animation. If it cannot be written, the game stays (the news says why).
                     let mut told = String::new();
                     if saved.at != Some(app.generation) || !saved.ok {
-                        saved.save(app, saver, *file_no);
+                        let written = saved.save(app, saver, *file_no);
                         if !saved.ok {
                             continue;
                         }
-                        if let Some(p) = saver.path_of(*file_no) {
+                        if let Some(p) = written {
                             told = format!("Game {game_no}'s record saved to {}. ", p.display());
                         }
                     }
@@ -981,6 +1026,35 @@ fn event_loop(
 mod tests {
     use super::*;
     use pussa_egtb::{build_dir, BuildOptions};
+
+    /// The game's key kinds are pushed once however often the terminal is set up again (every
+    /// SIGCONT, a stray one too), and popped once however often it is given back: the
+    /// terminal's stack of keyboard enhancement flags is as it was when the game ends.
+    #[test]
+    fn key_kinds_are_pushed_and_popped_once_however_often_resumed() {
+        const PUSH: &str = "\x1b[>";
+        const POP: &str = "\x1b[<1u";
+        let keys = KeyStack::new();
+        let mut out = Vec::new();
+        // Start-up, then three SIGCONTs with no pop between (`kill -STOP`/`kill -CONT`).
+        for _ in 0..4 {
+            keys.push(&mut out).unwrap();
+        }
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert_eq!(text.matches(PUSH).count(), 1, "{text:?}");
+        // The exit, and a signal's `leave_terminal` racing with it.
+        keys.pop(&mut out);
+        keys.pop(&mut out);
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert_eq!(text.matches(POP).count(), 1, "{text:?}");
+        // Ctrl-Z then `fg`: one pop, one push again, balanced.
+        keys.push(&mut out).unwrap();
+        keys.push(&mut out).unwrap();
+        keys.pop(&mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.matches(PUSH).count(), 2, "{text:?}");
+        assert_eq!(text.matches(POP).count(), 2, "{text:?}");
+    }
 
     /// `--egtb none` turns the tables off; a directory must hold tables of the game (an error
     /// naming it otherwise); a directory with tables gives the oracle, verified in the
@@ -1132,6 +1206,34 @@ mod tests {
         assert!(saver
             .replay_line(&app)
             .contains("--position \"0,0,0,0,0,1,0/"));
+        // A finished game's save returns the file it wrote (the `n` notice names it from
+        // there), the one its notice names; game 2 goes to its numbered file.
+        let mut saved = Saved::default();
+        let written = saved.save(&mut app, &saver, 2);
+        assert!(saved.ok);
+        assert_eq!(written, Some(dir.join("p-2.txt")));
+        assert!(dir.join("p-2.txt").is_file());
+        let notice = app.notice.clone().unwrap_or_default();
+        assert!(
+            notice.contains(&format!("saved to {}.", dir.join("p-2.txt").display())),
+            "{notice}"
+        );
+        // Without `--save` nothing is written, and nothing is returned.
+        let unsaved = Saver {
+            path: None,
+            ..saver
+        };
+        let mut saved = Saved::default();
+        assert_eq!(saved.save(&mut app, &unsaved, 3), None);
+        assert!(saved.ok);
+        // A save that fails returns no file, and says why.
+        let failing = Saver {
+            path: Some(dir.join("no-such-dir").join("p.txt")),
+            ..unsaved
+        };
+        let mut saved = Saved::default();
+        assert_eq!(saved.save(&mut app, &failing, 1), None);
+        assert!(!saved.ok);
         std::fs::remove_dir_all(&dir).ok();
     }
 

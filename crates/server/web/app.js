@@ -3591,7 +3591,7 @@ async function showRules(g, section, { restore = null, focus = false } = {}) {
         'p',
         { class: 'on-page', id: 'rules-endless-on-page' },
         h('strong', {}, 'On this page: '),
-        'a hole of yours whose move would sow for ever is not ringed and cannot be played: it has only a thin dashed ring, and its label (or tooltip) says “would sow for ever”. Clicking it, or pressing its letter, is refused with the reason, and the turn line names only the holes you can play. If every move left to a player would sow for ever, that player cannot move and the round ends; its summary says which holes “would sow for ever”, and who takes the seeds left on the board: ',
+        'a hole of yours whose move would sow for ever cannot be played: it has only a thin dashed ring, not the full ring of a playable hole, and its label (or tooltip) says “would sow for ever”. Clicking it, or pressing its letter, is refused with the reason, and the turn line names only the holes you can play. If every move left to a player would sow for ever, that player cannot move and the round ends; its summary says which holes “would sow for ever”, and who takes the seeds left on the board: ',
         g.startsWith('pasu-pondi') ? 'in Pasu Pondi each player takes the seeds in their own row.' : 'the other player, who just moved, takes them all.',
       );
       if (folded) folded.before(onPage);
