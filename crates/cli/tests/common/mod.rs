@@ -6,6 +6,9 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../../../tests/support/process_dir.rs"]
+mod tmp;
+
 /// Runs `pussa` with `args`: whether it succeeded, its stdout and its stderr.
 pub fn pussa(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
@@ -20,28 +23,9 @@ pub fn pussa(args: &[&str]) -> (bool, String, String) {
 }
 
 /// The temporary directory `pussa-<tag>-<pid>` of this test process, under cargo's
-/// `CARGO_TARGET_TMPDIR` (target/tmp), never in the machine's /tmp. The test harness has no
-/// hook at exit, so a directory shared by a process's tests is removed by the next run: the
-/// `pussa-<tag>-<pid>` directories of processes that have ended are removed here (QA pass 18,
-/// review-tests #9).
+/// `CARGO_TARGET_TMPDIR` (target/tmp), created ([`tmp::process_dir`]).
 pub fn process_dir(tag: &str) -> PathBuf {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let prefix = format!("pussa-{tag}-");
-    if let Ok(entries) = std::fs::read_dir(root) {
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let ended = name
-                .strip_prefix(&prefix)
-                .and_then(|pid| pid.parse::<u32>().ok())
-                .is_some_and(|pid| {
-                    pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
-                });
-            if ended {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
-        }
-    }
-    let dir = root.join(format!("{prefix}{}", std::process::id()));
+    let dir = tmp::process_dir(tag);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

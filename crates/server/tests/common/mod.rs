@@ -2,7 +2,10 @@
 //! tiny HTTP/1.1 client over a raw `TcpStream`.
 #![allow(dead_code)]
 
+#[path = "../../../../tests/support/process_dir.rs"]
+mod tmp;
 pub mod wsc;
+use tmp::process_dir;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -20,31 +23,6 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
-}
-
-/// This test process's directory `pussa-<tag>-<pid>` under cargo's `CARGO_TARGET_TMPDIR`
-/// (target/tmp), never the machine's /tmp. The test harness has no hook at exit: the
-/// `pussa-<tag>-<pid>` directories of processes that have ended are removed here instead, so a
-/// run leaves only its own behind until the next (QA pass 18, review-tests #9).
-fn process_dir(tag: &str) -> PathBuf {
-    let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let prefix = format!("pussa-{tag}-");
-    if let Ok(entries) = std::fs::read_dir(root) {
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let ended = name
-                .strip_prefix(&prefix)
-                .and_then(|pid| pid.parse::<u32>().ok())
-                .is_some_and(|pid| {
-                    pid != std::process::id()
-                        && !std::path::Path::new(&format!("/proc/{pid}")).exists()
-                });
-            if ended {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
-        }
-    }
-    root.join(format!("{prefix}{}", std::process::id()))
 }
 
 /// A running server; stops when dropped.
