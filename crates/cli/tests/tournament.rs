@@ -295,6 +295,66 @@ fn misbehaving_engines_are_cut_off_and_stopped_whole() {
     }
 }
 
+/// An engine that prints one line over the 64 KiB line limit (a long `info string`) and then
+/// a legal move loses the game, as docs/protocol.md ("Writing a manager") and README say: the
+/// manager reads no more of its output. (README worded it as if it were only an overrun.)
+#[test]
+fn a_line_over_64_kib_loses_the_game_even_with_a_legal_move_after_it() {
+    let long = sh_engine(
+        "longline.sh",
+        "printf 'info string %070000d\\n' 0; echo bestmove A",
+    );
+    let spec = format!("engine:sh {}", long.display());
+    let csv = tmp("longline.csv");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "random",
+        &spec,
+        "--games",
+        "2",
+        "--quiet",
+        "--concurrency",
+        "1",
+        "--force",
+        "--results",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(wdl(&out), (2, 0, 0), "{out}");
+    assert_eq!(
+        out.matches(
+            "forfeited: engine printed a line longer than 65536 bytes while we waited for 'bestmove'"
+        )
+        .count(),
+        2,
+        "{out}"
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    for row in text.lines().skip(1) {
+        assert_eq!(row.split(',').nth(5), Some("forfeit"), "{row}");
+    }
+    // The docs list it with what loses a game (README's "So does one that prints a line
+    // over 64 KiB" followed the overruns, which play on).
+    for (doc, says) in [
+        (
+            "README.md",
+            "names something that is not a legal move, prints a line over 64 KiB",
+        ),
+        (
+            "docs/protocol.md",
+            "prints a line longer than the 64 KiB line limit",
+        ),
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(doc);
+        let text = std::fs::read_to_string(path).unwrap();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(says), "{doc} does not say '{says}'");
+        assert!(!text.contains("So does one that prints"), "{doc}");
+    }
+}
+
 #[test]
 fn a_single_game_has_no_pair_statistics() {
     let json = tmp("one.json");
