@@ -26,13 +26,15 @@ use pussa_rules::{Game, Mode, Side};
     after_help = "Players: level:<name> (a built-in level), search (full search under the \
     per-move limits; with none of --movetime, --depth, --nodes: 100 ms a move), nodes:<n> (the search with its own budget of n nodes a move, as the levels club to master use), mcts (Monte Carlo tree search under --nodes playouts and --movetime, 100 ms a move with no limit; it has no depth: with only --depth, 10000 playouts a move), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
     external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\"; it gets the per-move limits in go, go movetime 100 without).\n\n\
+    Names: a player is named in the summary, records and results by --name1/--name2, else by an external engine's `id name`, else as given; two players of one name get their number: `pussa 0.1.0 (1)`, `pussa 0.1.0 (2)`.\n\n\
     --sprt: fishtest's GSPRT on the complete pairs (pentanomial, logistic Elo), checked when a pair completes; the run ends on complete pairs.\n\n\
     Endgame tables: add +tables to a searching player (search, nodes:<n>, or a level from club up), e.g. \
     level:max+tables: it uses the tables of the game under --egtb (built by `pussa egtb build`, \
     with the closed-hole tables built there by `--closed` for match rounds) for exact values; \
     results name it with the +tables suffix.\n\n\
     Examples:\n  pussa tournament --game raja-pasu level:expert greedy --games 100 --sprt 0,50,0.05,0.05\n  \
-    pussa tournament --game raja-pasu level:max+tables level:max -n 200 --balanced-openings 20000"
+    pussa tournament --game raja-pasu level:max+tables level:max -n 200 --balanced-openings 20000\n  \
+    pussa tournament 'engine:\"./new/pussa engine\"' 'engine:\"./old/pussa engine\"' --name1 new --name2 old --tc 10+0.1 -n 200"
 )]
 pub struct Args {
     /// The first player (results are given for it).
@@ -85,6 +87,15 @@ pub struct Args {
     /// Nodes per move (search and engine players; playouts for mcts).
     #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(1, u64::MAX))]
     pub nodes: Option<u64>,
+    /// A game clock for each player instead of per-move limits, as cutechess-cli's tc=:
+    /// BASE+INC in seconds (60+1, 2+0.05; BASE alone is sudden death), or MOVES/BASE+INC
+    /// (40/60+1: BASE again after each 40 of a player's moves). External engines get
+    /// `go wtime … btime … [winc … binc …] [movestogo …]`; built-in players search with the
+    /// engine's time management of the same clock. A player whose clock runs out (by more
+    /// than a 10 ms margin) loses on time. The clock starts after the random opening and runs
+    /// through every round of a match. BASE and INC at most 86400 (a day), MOVES 1 to 1000.
+    #[arg(long, value_name = "[MOVES/]BASE[+INC]", conflicts_with_all = ["movetime", "depth", "nodes", "engine_timeout"], value_parser = time_control)]
+    pub tc: Option<tournament::TimeControl>,
     /// Games played at once, 1 to 256 (default: every core, at most 256).
     #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(1, MAX_CONCURRENCY as u64))]
     pub concurrency: Option<usize>,
@@ -126,6 +137,13 @@ pub struct Args {
     /// Rewritten like the JSON results. The name must end in .svg.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// The first player's name in the summary, the records' South/North tags and the
+    /// results (default: an external engine's `id name`, else the player as given).
+    #[arg(long, value_name = "NAME", value_parser = player_name)]
+    pub name1: Option<String>,
+    /// The second player's name (as --name1).
+    #[arg(long, value_name = "NAME", value_parser = player_name)]
+    pub name2: Option<String>,
     /// Let --pgn, --results and --plot write over existing files.
     #[arg(long)]
     pub force: bool,
@@ -213,6 +231,32 @@ mod sprt_args_tests {
     }
 }
 
+/// The value of `--name1` and `--name2`: one line of text, not empty, at most
+/// [`MAX_NAME_CHARS`] characters (leading and trailing spaces dropped).
+fn player_name(s: &str) -> Result<String, String> {
+    let name = s.trim();
+    if name.is_empty() {
+        return Err("a player's name cannot be empty".to_string());
+    }
+    if name.chars().any(char::is_control) {
+        return Err("a player's name is one line of text, without control characters".into());
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(format!(
+            "a player's name has at most {MAX_NAME_CHARS} characters"
+        ));
+    }
+    Ok(name.to_string())
+}
+
+/// The value of `--tc` ([`tournament::TimeControl`]).
+fn time_control(s: &str) -> Result<tournament::TimeControl, String> {
+    s.parse()
+}
+
+/// The most characters of a name given with `--name1` or `--name2`.
+const MAX_NAME_CHARS: usize = 100;
+
 /// Runs the tournament and prints the summary.
 ///
 /// # Errors
@@ -277,6 +321,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         balanced_openings: args.balanced_openings,
         exact_openings,
         on_overrun: None,
+        names: [None, None],
+        clock: args.tc,
     };
     for w in warnings(&args, &config) {
         errln!("warning: {w}");
@@ -288,7 +334,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         crate::outfile::check_writable(path)?;
     }
     // An engine that cannot start would lose every game: refused before the first.
-    config.check_engines().map_err(anyhow::Error::msg)?;
+    let ids = config.check_engines().map_err(anyhow::Error::msg)?;
+    // Named as given, else by the engine's `id name`, else by the spec; told apart if alike.
+    config.name_players([args.name1.clone(), args.name2.clone()], ids);
     // Each file is then a valid file of no games yet (the JSON says `"finished": false`),
     // swapped in whole, so a run stopped before its first game ends leaves no empty or half
     // file behind. The signals are heard from before the files are written, and the run is
@@ -326,7 +374,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let warned = std::sync::atomic::AtomicBool::new(false);
     // Each external engine's first time overrun is told as it happens (not when its game
     // ends), not only in the summary.
-    if let Some(allowed) = config.limits.engine_movetime() {
+    if let Some(allowed) = config.engine_movetime() {
         let overran = Arc::new([false, false].map(std::sync::atomic::AtomicBool::new));
         let names = [config.player_name(0), config.player_name(1)];
         let bar = bar.clone();
@@ -885,6 +933,10 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
         "game": config.game.name(),
         "mode": mode_name(config.mode),
         "players": report.players,
+        // Each player as given on the command line (an engine's command), whatever its name.
+        "specs": [config.player_spec(0), config.player_spec(1)],
+        // The game clock (`--tc`) as cutechess-cli writes it, or null.
+        "time_control": config.clock.map(|tc| tc.to_string()),
         "finished": finished,
         "wins": report.wdl.wins,
         "draws": report.wdl.draws,
@@ -924,7 +976,7 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
 /// longest answer and all its answers together, in milliseconds to the microsecond. An engine
 /// has its object (0 moves) from the start, before any of its games has finished.
 fn engine_time_json(config: &Config, report: &Report) -> serde_json::Value {
-    let allowed = config.limits.engine_movetime();
+    let allowed = config.engine_movetime();
     let players: Vec<serde_json::Value> = report
         .engine_time()
         .iter()
@@ -1078,6 +1130,13 @@ fn summary(config: &Config, report: &Report, stopped_by: Option<&str>) -> String
             None => String::new(),
         }
     );
+    // A player named otherwise than as given: what it is.
+    for i in 0..2 {
+        let spec = config.player_spec(i);
+        if report.players[i] != spec {
+            let _ = writeln!(s, "player {} {}: {spec}", i + 1, report.players[i]);
+        }
+    }
     if w.games() == 0 {
         // Only a run stopped before its first game ends: no score or Elo to make up.
         let _ = writeln!(
@@ -1212,6 +1271,18 @@ fn summary(config: &Config, report: &Report, stopped_by: Option<&str>) -> String
                 g.index + 1
             );
         }
+        if let Termination::Time { loser, reason } = &g.termination {
+            let who = if (*loser == Side::South) == (g.south_player == 0) {
+                &report.players[0]
+            } else {
+                &report.players[1]
+            };
+            let _ = writeln!(
+                s,
+                "game {}: {who} ({loser}) lost on time: {reason}",
+                g.index + 1
+            );
+        }
         if g.termination == Termination::RoundLimit {
             let _ = writeln!(
                 s,
@@ -1229,7 +1300,7 @@ fn summary(config: &Config, report: &Report, stopped_by: Option<&str>) -> String
 /// timeout, so it played with more time than it was given (cutechess-cli would have
 /// forfeited it on time).
 fn time_overruns(s: &mut String, config: &Config, report: &Report) {
-    let Some(allowed) = config.limits.engine_movetime() else {
+    let Some(allowed) = config.engine_movetime() else {
         return;
     };
     for (i, t) in report.engine_time().iter().enumerate() {
@@ -1284,22 +1355,31 @@ fn seats_and_lengths(s: &mut String, config: &Config, report: &Report) {
     let f = seats.first_mover;
     let (lo, hi) = f.wilson_interval();
     let forfeits = report.endings().forfeit;
-    if forfeits > 0 {
+    let on_time = report.endings().time;
+    if forfeits + on_time > 0 {
+        let mut left_out = Vec::new();
+        if forfeits > 0 {
+            left_out.push(format!(
+                "the {forfeits} forfeit{}",
+                if forfeits == 1 { "" } else { "s" }
+            ));
+        }
+        if on_time > 0 {
+            left_out.push(format!(
+                "the {on_time} loss{} on time",
+                if on_time == 1 { "" } else { "es" }
+            ));
+        }
         let _ = writeln!(
             s,
-            "seats and lengths: the {} game{} played out (the {forfeits} forfeit{} left out)",
+            "seats and lengths: the {} game{} played out ({} left out)",
             f.games(),
             if f.games() == 1 { "" } else { "s" },
-            if forfeits == 1 { "" } else { "s" }
+            left_out.join(" and ")
         );
     }
     if f.games() == 0 {
-        let e = report.endings();
-        let ended: Vec<String> = Ending::ALL
-            .iter()
-            .map(|&k| format!("{} {}", k.name().replace('_', " "), e.count(k)))
-            .collect();
-        let _ = writeln!(s, "ended: {}", ended.join("  "));
+        let _ = writeln!(s, "{}", ended_line(config, report));
         return;
     }
     let _ = writeln!(
@@ -1337,12 +1417,19 @@ fn seats_and_lengths(s: &mut String, config: &Config, report: &Report) {
             );
         }
     }
+    let _ = writeln!(s, "{}", ended_line(config, report));
+}
+
+/// The summary's `ended:` line: the games counted by how they ended (losses on time only
+/// under a clock, or when there are some).
+fn ended_line(config: &Config, report: &Report) -> String {
     let e = report.endings();
     let ended: Vec<String> = Ending::ALL
         .iter()
+        .filter(|&&k| k != Ending::Time || config.clock.is_some() || e.time > 0)
         .map(|&k| format!("{} {}", k.name().replace('_', " "), e.count(k)))
         .collect();
-    let _ = writeln!(s, "ended: {}", ended.join("  "));
+    format!("ended: {}", ended.join("  "))
 }
 
 fn csv_field(s: &str) -> String {
@@ -1386,6 +1473,7 @@ fn csv_row(config: &Config, players: &[String; 2], g: &GameResult) -> String {
         Termination::Normal => ("normal", String::new()),
         Termination::Forfeit { loser, reason } => ("forfeit", format!("{loser}: {reason}")),
         Termination::RoundLimit => ("round_limit", format!("{} rounds", config.max_rounds)),
+        Termination::Time { loser, reason } => ("time", format!("{loser}: {reason}")),
     };
     let first_mover_score = match g.first_mover_won() {
         Some(true) => "1",
@@ -1443,6 +1531,9 @@ fn record(config: &Config, players: &[String; 2], g: &GameResult) -> anyhow::Res
     rec.set_tag("Number", &(g.index + 1).to_string())?;
     rec.set_tag("South", &players[g.south_player])?;
     rec.set_tag("North", &players[1 - g.south_player])?;
+    if let Some(tc) = config.clock {
+        rec.set_tag("TimeControl", &tc.to_string())?;
+    }
     for (i, &mv) in g.moves.iter().enumerate() {
         rec.push(mv)
             .with_context(|| format!("game {}: move {}", g.index + 1, i + 1))?;
@@ -1454,6 +1545,10 @@ fn record(config: &Config, players: &[String; 2], g: &GameResult) -> anyhow::Res
         Termination::Normal => {}
         Termination::Forfeit { loser, reason } => {
             rec.set_tag("Termination", &format!("forfeit: {loser} {reason}"))?;
+            rec.set_result(RecordResult::from_winner(g.winner))?;
+        }
+        Termination::Time { loser, reason } => {
+            rec.set_tag("Termination", &format!("time forfeit: {loser} {reason}"))?;
             rec.set_result(RecordResult::from_winner(g.winner))?;
         }
         Termination::RoundLimit => {
@@ -1490,6 +1585,8 @@ mod tests {
             balanced_openings: None,
             exact_openings: None,
             on_overrun: None,
+            names: [None, None],
+            clock: None,
         }
     }
 

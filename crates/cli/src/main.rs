@@ -130,7 +130,8 @@ enum Command {
     /// alone takes the same options).
     Serve(cmd_serve::Args),
     /// Play a tournament between two players (levels, engines) with Elo and SPRT.
-    Tournament(cmd_tournament::Args),
+    // Boxed: its many options make it far larger than the other commands.
+    Tournament(Box<cmd_tournament::Args>),
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -147,7 +148,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Replay(args)) => cmd_replay::run(args),
         Some(Command::Rules(args)) => cmd_rules::run(args),
         Some(Command::Serve(args)) => cmd_serve::run(args),
-        Some(Command::Tournament(args)) => cmd_tournament::run(args),
+        Some(Command::Tournament(args)) => cmd_tournament::run(*args),
     }
 }
 

@@ -295,6 +295,147 @@ fn misbehaving_engines_are_cut_off_and_stopped_whole() {
     }
 }
 
+/// An engine that prints one line over the 64 KiB line limit (a long `info string`) and then
+/// a legal move loses the game, as docs/protocol.md ("Writing a manager") and README say: the
+/// manager reads no more of its output. (README worded it as if it were only an overrun.)
+#[test]
+fn a_line_over_64_kib_loses_the_game_even_with_a_legal_move_after_it() {
+    let long = sh_engine(
+        "longline.sh",
+        "printf 'info string %070000d\\n' 0; echo bestmove A",
+    );
+    let spec = format!("engine:sh {}", long.display());
+    let csv = tmp("longline.csv");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "random",
+        &spec,
+        "--games",
+        "2",
+        "--quiet",
+        "--concurrency",
+        "1",
+        "--force",
+        "--results",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(wdl(&out), (2, 0, 0), "{out}");
+    assert_eq!(
+        out.matches(
+            "forfeited: engine printed a line longer than 65536 bytes while we waited for 'bestmove'"
+        )
+        .count(),
+        2,
+        "{out}"
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    for row in text.lines().skip(1) {
+        assert_eq!(row.split(',').nth(5), Some("forfeit"), "{row}");
+    }
+    // The docs list it with what loses a game (README's "So does one that prints a line
+    // over 64 KiB" followed the overruns, which play on).
+    for (doc, says) in [
+        (
+            "README.md",
+            "names something that is not a legal move, prints a line over 64 KiB",
+        ),
+        (
+            "docs/protocol.md",
+            "prints a line longer than the 64 KiB line limit",
+        ),
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(doc);
+        let text = std::fs::read_to_string(path).unwrap();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(says), "{doc} does not say '{says}'");
+        assert!(!text.contains("So does one that prints"), "{doc}");
+    }
+}
+
+/// An external engine is named by its `id name` in the summary, the records' South and North
+/// tags, the CSV and the JSON (which keeps the command in `specs`); two players of one name
+/// are told apart by their number, and `--name1`/`--name2` name a player (the name was the
+/// command line everywhere, and nothing could name a player).
+#[test]
+fn engine_players_are_named_by_their_id_name_or_the_name_given() {
+    let pussa_bin = env!("CARGO_BIN_EXE_pussa");
+    let engine = format!("engine:\"{pussa_bin} engine\"");
+    let id = format!("pussa {}", env!("CARGO_PKG_VERSION"));
+    let pgn = tmp("names.pgn");
+    let json = tmp("names.json");
+    let csv = tmp("names.csv");
+    let run = |extra: &[&str], second: &str, results: &std::path::Path| {
+        let mut args = vec![
+            "tournament",
+            &engine,
+            second,
+            "-n",
+            "2",
+            "--depth",
+            "1",
+            "-q",
+            "--force",
+            "--pgn",
+            pgn.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = pussa(&args);
+        assert!(ok, "{err}");
+        out
+    };
+    // Both engines say the same `id name`: told apart by their number.
+    let out = run(&[], &engine, &json);
+    let (one, two) = (format!("{id} (1)"), format!("{id} (2)"));
+    assert!(
+        out.starts_with(&format!("{one} vs {two}: walak-pussa single games")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("player 1 {one}: {engine}\n"))
+            && out.contains(&format!("player 2 {two}: {engine}\n")),
+        "{out}"
+    );
+    let records = std::fs::read_to_string(&pgn).unwrap();
+    assert!(
+        records.contains(&format!("[South \"{one}\"]\n[North \"{two}\"]"))
+            && records.contains(&format!("[South \"{two}\"]\n[North \"{one}\"]")),
+        "{records}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["players"], serde_json::json!([one, two]));
+    assert_eq!(v["specs"], serde_json::json!([engine, engine]));
+    // A name given overrides the engine's; the other player keeps its own.
+    let out = run(
+        &["--name1", "new build", "--name2", " Greedy "],
+        "greedy",
+        &csv,
+    );
+    assert!(
+        out.starts_with("new build vs Greedy: ") && out.contains("player 2 Greedy: greedy\n"),
+        "{out}"
+    );
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = rows.lines().collect();
+    assert!(rows[1].starts_with("1,new build,Greedy,"), "{}", rows[1]);
+    assert!(rows[2].starts_with("2,Greedy,new build,"), "{}", rows[2]);
+    // The engine's own name with a built-in player: no number needed.
+    let out = run(&[], "greedy", &json);
+    assert!(out.starts_with(&format!("{id} vs greedy: ")), "{out}");
+    assert!(!out.contains("player 2 greedy: greedy"), "{out}");
+    // An empty name is refused.
+    let (ok, _, err) = pussa(&["tournament", "greedy", "random", "--name1", " "]);
+    assert!(
+        !ok && err.contains("a player's name cannot be empty"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_single_game_has_no_pair_statistics() {
     let json = tmp("one.json");
@@ -670,7 +811,9 @@ fn a_run_stopped_before_its_first_game_leaves_valid_files() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(v["games"].as_array().map(Vec::len), Some(0), "{v}");
-    assert_eq!(v["players"][0], "mcts", "{v}");
+    // The same player twice: told apart by their number; `specs` as given.
+    assert_eq!(v["players"][0], "mcts (1)", "{v}");
+    assert_eq!(v["specs"][0], "mcts", "{v}");
     let after: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(after, v);
@@ -1223,7 +1366,7 @@ fn outputs_write_through_links_and_never_replace_them() {
     let text = std::fs::read_to_string(&out_file).unwrap();
     assert_eq!(text.matches("[Event ").count(), 3, "{text}");
     let records_end = text.rfind("[Event ").unwrap();
-    let summary = text.find("random vs random").unwrap();
+    let summary = text.find("random (1) vs random (2)").unwrap();
     assert!(
         records_end < summary,
         "the summary is not after the records: {text}"

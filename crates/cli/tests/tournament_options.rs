@@ -49,10 +49,12 @@ fn an_overrun_is_warned_about_as_it_happens() {
     err.read_line(&mut line).unwrap();
     let warned = Instant::now();
     assert!(
-        line.starts_with("warning: player 1 engine:\"sh ")
-            && line.contains(
-                "answered later than its move time (20 ms, + 10 ms margin) in game 1 (move 1: "
-            ),
+        line.starts_with(&format!(
+            "warning: player 1 pussa {} answered ",
+            env!("CARGO_PKG_VERSION")
+        )) && line.contains(
+            "answered later than its move time (20 ms, + 10 ms margin) in game 1 (move 1: "
+        ),
         "{line}"
     );
     let status = child.wait().unwrap();
@@ -348,8 +350,10 @@ fn an_engines_time_overruns_are_reported() {
     // Told on stderr at once, for the first overrun.
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.starts_with("warning: player 1 engine:\"sh ")
-            && err.contains("answered later than its move time (20 ms, + 10 ms margin) in game 1"),
+        err.starts_with(&format!(
+            "warning: player 1 pussa {} answered ",
+            env!("CARGO_PKG_VERSION")
+        )) && err.contains("answered later than its move time (20 ms, + 10 ms margin) in game 1"),
         "{err}"
     );
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -405,7 +409,10 @@ fn an_engines_time_overruns_are_reported() {
         assert_eq!(builtin, "", "{row}");
     }
     assert!(
-        out.lines().any(|l| l.starts_with("time: player 1 engine:\"sh ")
+        out.lines().any(|l| l.starts_with(&format!(
+            "time: player 1 pussa {} answered ",
+            env!("CARGO_PKG_VERSION")
+        ))
             && l.contains(&format!(
                 "answered later than its move time (20 ms, + 10 ms margin) on {moves} of {moves} moves: longest "
             ))),

@@ -490,7 +490,11 @@ fn self_play_measures_the_seat() {
             "10",
         ],
     );
-    assert_eq!(v["players"][0], v["players"][1]);
+    // One name twice is told apart by the player's number.
+    assert_eq!(
+        v["players"],
+        serde_json::json!(["level:beginner (1)", "level:beginner (2)"])
+    );
     assert_eq!(v["games"].as_array().unwrap().len(), 10);
     let f = &v["first_mover"];
     let [w, d, l] = wdl(f);
@@ -503,14 +507,14 @@ fn self_play_measures_the_seat() {
         assert_eq!(first, [second[2], second[1], second[0]]);
     }
     assert!(
-        out.contains("player 1 level:beginner: moving first"),
+        out.contains("player 1 level:beginner (1): moving first"),
         "{out}"
     );
     assert!(
-        out.contains("player 2 level:beginner: moving first"),
+        out.contains("player 2 level:beginner (2): moving first"),
         "{out}"
     );
-    assert!(svg.contains("level:beginner vs level:beginner, 10 games"));
+    assert!(svg.contains("level:beginner (1) vs level:beginner (2), 10 games"));
 }
 
 #[test]

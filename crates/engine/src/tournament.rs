@@ -442,19 +442,23 @@ pub enum Ending {
     RoundLimit,
     /// A player broke and lost ([`Termination::Forfeit`]).
     Forfeit,
+    /// A player's clock ran out ([`Termination::Time`]).
+    Time,
 }
 
 impl Ending {
     /// Every ending, in the order results list them.
-    pub const ALL: [Ending; 5] = [
+    pub const ALL: [Ending; 6] = [
         Ending::Stuck,
         Ending::Repetition,
         Ending::OneRow,
         Ending::RoundLimit,
         Ending::Forfeit,
+        Ending::Time,
     ];
 
-    /// Its name in results: `stuck`, `repetition`, `one_row`, `round_limit` or `forfeit`.
+    /// Its name in results: `stuck`, `repetition`, `one_row`, `round_limit`, `forfeit` or
+    /// `time`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -463,6 +467,7 @@ impl Ending {
             Ending::OneRow => "one_row",
             Ending::RoundLimit => "round_limit",
             Ending::Forfeit => "forfeit",
+            Ending::Time => "time",
         }
     }
 }
@@ -480,6 +485,8 @@ pub struct Endings {
     pub round_limit: u32,
     /// Lost by a player that broke.
     pub forfeit: u32,
+    /// Lost on time.
+    pub time: u32,
 }
 
 impl Endings {
@@ -502,6 +509,7 @@ impl Endings {
             Ending::OneRow => self.one_row,
             Ending::RoundLimit => self.round_limit,
             Ending::Forfeit => self.forfeit,
+            Ending::Time => self.time,
         }
     }
 
@@ -512,6 +520,7 @@ impl Endings {
             Ending::OneRow => &mut self.one_row,
             Ending::RoundLimit => &mut self.round_limit,
             Ending::Forfeit => &mut self.forfeit,
+            Ending::Time => &mut self.time,
         }
     }
 }
@@ -950,6 +959,250 @@ impl MoveLimits {
     }
 }
 
+/// A game clock for each player (`pussa tournament --tc`), as cutechess-cli's `tc=`:
+/// `[MOVES/]BASE[+INC]` in seconds. Each player's clock starts at `base` when the game does
+/// (after the random opening, whose moves are not timed) and runs through every round of a
+/// match; after each of its moves it gets `increment`, and with `moves` it gets `base` again
+/// after each `moves` of its moves. A player whose move takes longer than its clock holds (plus
+/// [`TIME_MARGIN`]) loses on time ([`Termination::Time`]).
+///
+/// # Examples
+/// ```
+/// use std::time::Duration;
+/// use pussa_engine::tournament::TimeControl;
+/// let tc: TimeControl = "40/60+0.5".parse().unwrap();
+/// assert_eq!((tc.moves, tc.base, tc.increment), (Some(40), Duration::from_secs(60), Duration::from_millis(500)));
+/// assert_eq!(tc.to_string(), "40/60+0.5");
+/// assert_eq!("2".parse::<TimeControl>().unwrap().to_string(), "2+0");
+/// assert!("0+1".parse::<TimeControl>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeControl {
+    /// The player's moves in each period (`MOVES/`): its clock gets [`TimeControl::base`] again
+    /// after each that many of its moves; `None`: one period for the whole game.
+    pub moves: Option<u32>,
+    /// The time on the clock at the start (and added at each new period).
+    pub base: Duration,
+    /// Added to the clock after each move.
+    pub increment: Duration,
+}
+
+/// The most seconds of a [`TimeControl`]'s base or increment: a day.
+pub const MAX_TC_SECONDS: u64 = 86_400;
+
+/// The most moves of a [`TimeControl`]'s period (the protocol's bound on `movestogo`).
+pub const MAX_TC_MOVES: u32 = 1000;
+
+impl FromStr for TimeControl {
+    type Err = String;
+    fn from_str(s: &str) -> Result<TimeControl, String> {
+        let t = s.trim();
+        let form = "expected [MOVES/]BASE[+INC] in seconds, e.g. 60+1, 2+0.05 or 40/60+1";
+        let (moves, rest) = match t.split_once('/') {
+            Some((m, rest)) => {
+                let moves = match m.parse::<u32>() {
+                    Ok(n)
+                        if m.bytes().all(|b| b.is_ascii_digit())
+                            && (1..=MAX_TC_MOVES).contains(&n) =>
+                    {
+                        n
+                    }
+                    _ if m.bytes().all(|b| b.is_ascii_digit()) && !m.is_empty() => {
+                        return Err(format!(
+                            "time control '{s}': moves '{m}' is out of range 1..={MAX_TC_MOVES}"
+                        ))
+                    }
+                    _ => {
+                        return Err(format!(
+                            "time control '{s}': moves '{m}' is not a whole number ({form})"
+                        ))
+                    }
+                };
+                (Some(moves), rest)
+            }
+            None => (None, t),
+        };
+        let (base, inc) = match rest.split_once('+') {
+            Some((b, i)) => (b, Some(i)),
+            None => (rest, None),
+        };
+        let seconds = |what: &str, v: &str| -> Result<Duration, String> {
+            let (whole, frac) = v.split_once('.').unwrap_or((v, ""));
+            let digits = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
+            if v.is_empty()
+                || !digits(whole)
+                || !digits(frac)
+                || (whole.is_empty() && frac.is_empty())
+            {
+                return Err(format!(
+                    "time control '{s}': {what} '{v}' is not a number of seconds ({form})"
+                ));
+            }
+            if frac.len() > 3 {
+                return Err(format!(
+                    "time control '{s}': {what} '{v}' is finer than a millisecond"
+                ));
+            }
+            let whole_s: u64 = if whole.is_empty() {
+                0
+            } else {
+                whole.parse().unwrap_or(u64::MAX)
+            };
+            let ms: u64 = format!("{frac:0<3}").parse().unwrap_or(0);
+            if whole_s > MAX_TC_SECONDS || (whole_s == MAX_TC_SECONDS && ms > 0) {
+                return Err(format!(
+                    "time control '{s}': {what} '{v}' is above {MAX_TC_SECONDS} seconds (a day)"
+                ));
+            }
+            Ok(Duration::from_millis(whole_s * 1000 + ms))
+        };
+        let base = seconds("base", base)?;
+        if base.is_zero() {
+            return Err(format!("time control '{s}': the base time must be above 0"));
+        }
+        let increment = match inc {
+            Some(i) => seconds("increment", i)?,
+            None => Duration::ZERO,
+        };
+        Ok(TimeControl {
+            moves,
+            base,
+            increment,
+        })
+    }
+}
+
+impl fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = |d: Duration| {
+            let ms = d.as_millis();
+            let text = format!("{}.{:03}", ms / 1000, ms % 1000);
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        };
+        if let Some(m) = self.moves {
+            write!(f, "{m}/")?;
+        }
+        write!(f, "{}+{}", secs(self.base), secs(self.increment))
+    }
+}
+
+/// A player's clock during a game under a [`TimeControl`].
+#[derive(Clone, Copy, Debug)]
+struct PlayerClock {
+    /// The time left.
+    left: Duration,
+    /// The moves it played (for the periods).
+    moves: u32,
+}
+
+impl PlayerClock {
+    fn new(tc: &TimeControl) -> PlayerClock {
+        PlayerClock {
+            left: tc.base,
+            moves: 0,
+        }
+    }
+
+    /// Its moves until the clock is next filled (`movestogo`), with periods.
+    fn moves_to_go(&self, tc: &TimeControl) -> Option<u32> {
+        tc.moves.map(|m| m - self.moves % m)
+    }
+
+    /// The time a built-in player searches its move with: the engine crate's time management
+    /// ([`crate::time::clock_movetime`]), as `pussa engine` gives it under `go wtime … btime …`.
+    fn movetime(&self, tc: &TimeControl) -> Duration {
+        crate::time::clock_movetime(self.left, tc.increment, self.moves_to_go(tc))
+    }
+
+    /// Counts a move that took `took`; `Err` with the time that was left when it took longer
+    /// than that plus [`TIME_MARGIN`].
+    fn spend(&mut self, took: Duration, tc: &TimeControl) -> Result<(), Duration> {
+        if took > self.left + TIME_MARGIN {
+            return Err(self.left);
+        }
+        self.left = self.left.saturating_sub(took) + tc.increment;
+        self.moves += 1;
+        if tc.moves.is_some_and(|m| self.moves % m == 0) {
+            self.left += tc.base;
+        }
+        Ok(())
+    }
+}
+
+/// The `go` of an external engine under a clock: `go wtime … btime … [winc … binc …]
+/// [movestogo …]` (South's clock is `wtime`), in whole milliseconds, each at most the
+/// protocol's [`protocol::MAX_CLOCK_MS`].
+fn clock_go(tc: &TimeControl, clocks: &[PlayerClock; 2], side: Side) -> String {
+    let ms = |d: Duration| d.as_millis().min(u128::from(protocol::MAX_CLOCK_MS));
+    let mut s = format!(
+        "go wtime {} btime {}",
+        ms(clocks[Side::South.index()].left),
+        ms(clocks[Side::North.index()].left)
+    );
+    if !tc.increment.is_zero() {
+        let inc = ms(tc.increment);
+        s.push_str(&format!(" winc {inc} binc {inc}"));
+    }
+    if let Some(n) = clocks[side.index()].moves_to_go(tc) {
+        s.push_str(&format!(" movestogo {n}"));
+    }
+    s
+}
+
+/// A move of a time in milliseconds to the microsecond, for a reason (`1234.5`).
+fn ms_text(d: Duration) -> String {
+    let us = d.as_micros();
+    let s = format!("{}.{:03}", us / 1000, us % 1000);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Runs `f` with a stop flag that is raised after `after` (if `f` has not returned by then).
+fn with_stop_after<T>(after: Duration, f: impl FnOnce(Arc<AtomicBool>) -> T) -> T {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        let flag = Arc::clone(&stop);
+        scope.spawn(move || {
+            if let Err(RecvTimeoutError::Timeout) = rx.recv_timeout(after) {
+                flag.store(true, Ordering::Relaxed);
+            }
+        });
+        let r = f(Arc::clone(&stop));
+        drop(tx);
+        r
+    })
+}
+
+/// A level's move under a clock that allows `movetime`: a searching level searches with its
+/// own limits and at most `movetime` (the clock's share, with the levels' rule for starting
+/// iterations); a softmax level is stopped at `movetime` if it has not chosen by then.
+fn level_move_within(
+    state: &GameState,
+    level: Level,
+    seed: u64,
+    oracle: Option<Arc<dyn ExactOracle>>,
+    movetime: Duration,
+    started: Instant,
+) -> Option<Hole> {
+    if state.is_round_over() {
+        return None;
+    }
+    match level.limits(state.game(), state.mode(), seed) {
+        Some(own) => {
+            let limits = Limits {
+                movetime: Some(own.movetime.map_or(movetime, |t| t.min(movetime))),
+                oracle,
+                start: Some(started),
+                ..own
+            };
+            search(state, &limits, &mut |_| {}).best
+        }
+        None => with_stop_after(movetime, |stop| {
+            crate::choose_move_with_stop(state, level, seed, oracle, Some(stop))
+        }),
+    }
+}
+
 /// The largest immediate gain: the legal move after which the mover holds the most seeds (fours,
 /// captures and a round-ending sweep all count). Ties are broken with `rng`. `None` when no
 /// move is expected.
@@ -1378,6 +1631,23 @@ impl ExternalEngine {
             .map_err(|m| self.with_stderr(m))
     }
 
+    /// [`ExternalEngine::best_move`], waiting `wait` for the answer instead of the answer
+    /// timeout (a clock's time left: [`Config::clock`]).
+    ///
+    /// # Errors
+    /// As [`ExternalEngine::best_move`]; a timeout names `wait`.
+    pub fn best_move_within(
+        &mut self,
+        position: &str,
+        go_command: &str,
+        wait: Duration,
+    ) -> Result<Option<Hole>, String> {
+        let timeout = std::mem::replace(&mut self.timeout, wait);
+        let r = self.best_move(position, go_command);
+        self.timeout = timeout;
+        r
+    }
+
     fn best_move_inner(
         &mut self,
         position: &str,
@@ -1601,6 +1871,13 @@ pub enum Termination {
     },
     /// A match went on past the round limit and was scored a draw.
     RoundLimit,
+    /// A player's clock ran out ([`Config::clock`]) and it lost on time.
+    Time {
+        /// The seat of the player whose clock ran out.
+        loser: Side,
+        /// How: how long the move took, or waited for, and what was left on the clock.
+        reason: String,
+    },
 }
 
 /// One finished game.
@@ -1674,12 +1951,16 @@ impl GameResult {
         }
     }
 
-    /// True unless a player forfeited: the game ended by the rules or at the round limit.
+    /// True unless a player forfeited or lost on time: the game ended by the rules or at the
+    /// round limit.
     /// Only these count in the seat and length statistics ([`Seats`], [`Report::plies`],
     /// [`length_histogram`]).
     #[must_use]
     pub fn played_out(&self) -> bool {
-        !matches!(self.termination, Termination::Forfeit { .. })
+        !matches!(
+            self.termination,
+            Termination::Forfeit { .. } | Termination::Time { .. }
+        )
     }
 
     /// Plies played, the random opening's included (across rounds in a match).
@@ -1694,6 +1975,7 @@ impl GameResult {
     pub fn ending(&self) -> Ending {
         match (&self.termination, self.end) {
             (Termination::Forfeit { .. }, _) => Ending::Forfeit,
+            (Termination::Time { .. }, _) => Ending::Time,
             (Termination::RoundLimit, _) => Ending::RoundLimit,
             (Termination::Normal, Some(EndReason::OneRow)) => Ending::OneRow,
             (Termination::Normal, Some(EndReason::Repetition)) => Ending::Repetition,
@@ -1775,6 +2057,15 @@ pub struct Config {
     /// its move time plus [`TIME_MARGIN`], as it happens, not when its game ends: a caller
     /// that warns about overruns warns at the first one.
     pub on_overrun: Option<OverrunHook>,
+    /// The players' names in the results ([`Config::player_name`]) when they are not their
+    /// specs: a name the user gave, or an external engine's `id name`, as
+    /// [`Config::name_players`] sets them; `None`: the spec ([`Config::player_spec`]).
+    pub names: [Option<String>; 2],
+    /// A game clock for each player instead of [`Config::limits`] (which are then empty):
+    /// external engines get `go wtime … btime … [winc … binc …] [movestogo …]`, built-in
+    /// players search with the engine crate's time management of the same clock, and a player
+    /// whose clock runs out loses on time.
+    pub clock: Option<TimeControl>,
 }
 
 impl fmt::Debug for Config {
@@ -1799,20 +2090,57 @@ impl fmt::Debug for Config {
             .field("balanced_openings", &self.balanced_openings)
             .field("exact_openings", &self.exact_openings.is_some())
             .field("on_overrun", &self.on_overrun.is_some())
+            .field("names", &self.names)
+            .field("clock", &self.clock)
             .finish()
     }
 }
 
 impl Config {
-    /// Player `i`'s name as results give it: its spec, with [`TABLES_SUFFIX`] if it uses
-    /// endgame tables.
+    /// Player `i`'s spec as it was given: `engine:"<command line>"`, `level:max`, with
+    /// [`TABLES_SUFFIX`] if it uses endgame tables.
     #[must_use]
-    pub fn player_name(&self, i: usize) -> String {
+    pub fn player_spec(&self, i: usize) -> String {
         let mut s = self.players[i].to_string();
         if self.oracles[i].is_some() {
             s.push_str(TABLES_SUFFIX);
         }
         s
+    }
+
+    /// Player `i`'s name as results give it: its name in [`Config::names`] (a name the user
+    /// gave, or an external engine's `id name`), else its spec ([`Config::player_spec`]).
+    #[must_use]
+    pub fn player_name(&self, i: usize) -> String {
+        self.names[i].clone().unwrap_or_else(|| self.player_spec(i))
+    }
+
+    /// Sets [`Config::names`]: each player's `given` name, else the `id name` its external
+    /// engine gave (`ids`, from [`Config::check_engines`]; escaped with [`escape_untrusted`] and
+    /// cut to 60 characters), else none (its spec). Two players whose names are then the same
+    /// (`level:max` against itself, two builds whose engines both say `id name pussa 0.1.0`)
+    /// are told apart by their number: `pussa 0.1.0 (1)` and `pussa 0.1.0 (2)`.
+    pub fn name_players(&mut self, given: [Option<String>; 2], ids: [Option<String>; 2]) {
+        let [g0, g1] = given;
+        let [i0, i1] = ids;
+        let id = |id: Option<String>| id.map(|n| clip(n.trim())).filter(|n| !n.is_empty());
+        self.names = [g0.or_else(|| id(i0)), g1.or_else(|| id(i1))];
+        let (a, b) = (self.player_name(0), self.player_name(1));
+        if a == b {
+            self.names = [format!("{a} (1)"), format!("{b} (2)")].map(Some);
+        }
+    }
+
+    /// The move time an external engine's answers are held to for overruns
+    /// ([`MoveLimits::engine_movetime`]); none under a clock ([`Config::clock`]), where an
+    /// answer later than the clock allows loses on time instead.
+    #[must_use]
+    pub fn engine_movetime(&self) -> Option<Duration> {
+        if self.clock.is_some() {
+            None
+        } else {
+            self.limits.engine_movetime()
+        }
     }
 
     /// The effective external-engine timeout.
@@ -1835,14 +2163,17 @@ impl Config {
 
     /// Starts each external engine once and completes its handshake, then stops it: a run
     /// whose engine cannot start (a wrong path, a broken install) is refused before the first
-    /// game instead of being played as forfeits.
+    /// game instead of being played as forfeits. Returns the `id name` each engine gave (as
+    /// it gave it; `None` for a built-in player or an engine that gave none), for
+    /// [`Config::name_players`].
     ///
     /// # Errors
     /// The first engine that cannot start, with the reason.
-    pub fn check_engines(&self) -> Result<(), String> {
-        for i in 0..2 {
+    pub fn check_engines(&self) -> Result<[Option<String>; 2], String> {
+        let mut ids = [None, None];
+        for (i, id) in ids.iter_mut().enumerate() {
             if let PlayerSpec::Engine(cmd) = &self.players[i] {
-                ExternalEngine::start(
+                let e = ExternalEngine::start(
                     cmd,
                     self.game,
                     self.mode,
@@ -1850,9 +2181,10 @@ impl Config {
                     self.timeout(),
                 )
                 .map_err(|e| format!("player {} {}: {e}", i + 1, self.player_name(i)))?;
+                id.clone_from(&e.name);
             }
         }
-        Ok(())
+        Ok(ids)
     }
 }
 
@@ -2123,7 +2455,9 @@ fn play_game_from(
         position.played(mv);
     }
     let go = config.limits.go_command();
-    let allowed = config.limits.engine_movetime();
+    let allowed = config.engine_movetime();
+    // Under a clock: each seat's clock (South, North), from the end of the random opening.
+    let mut clocks = config.clock.as_ref().map(|tc| [PlayerClock::new(tc); 2]);
     // An engine's seat has its times even if it never answered (a forfeit at its first move).
     let mut engine_time: [Option<EngineTime>; 2] = [Side::South, Side::North].map(|side| {
         matches!(config.players[seat_player(side)], PlayerSpec::Engine(_)).then(EngineTime::default)
@@ -2142,17 +2476,31 @@ fn play_game_from(
         }
         let Some(side) = state.to_move() else { break };
         let move_seed = rng.next_u64();
+        let asked = Instant::now();
+        // Under a clock: the time a built-in player searches (the engine crate's time
+        // management of its clock), and the `go` of an engine.
+        let clock = config.clock.as_ref().zip(clocks.as_ref());
+        let clock_movetime = clock.map(|(tc, c)| c[side.index()].movetime(tc));
         let choice: Result<Option<Hole>, String> = match &mut players[side.index()] {
-            Player::Level(l, oracle) => Ok(choose_move_with_oracle(
-                &state,
-                *l,
-                move_seed,
-                oracle.clone(),
-            )),
+            Player::Level(l, oracle) => Ok(match clock_movetime {
+                Some(t) => level_move_within(&state, *l, move_seed, oracle.clone(), t, asked),
+                None => choose_move_with_oracle(&state, *l, move_seed, oracle.clone()),
+            }),
             Player::Search(oracle) => {
                 let limits = Limits {
                     oracle: oracle.clone(),
                     ..config.limits.search_limits(move_seed)
+                };
+                // The clock's share, with the levels' rule for new iterations, as `pussa
+                // engine` searches under `go wtime … btime …`.
+                let limits = match clock_movetime {
+                    Some(t) => Limits {
+                        movetime: Some(t),
+                        whole_movetime: false,
+                        start: Some(asked),
+                        ..limits
+                    },
+                    None => limits,
                 };
                 Ok(search(&state, &limits, &mut |_| {}).best)
             }
@@ -2161,19 +2509,38 @@ fn play_game_from(
                     nodes: Some(*n),
                     seed: move_seed,
                     oracle: oracle.clone(),
+                    movetime: clock_movetime,
+                    start: clock_movetime.map(|_| asked),
                     ..Limits::default()
                 };
                 Ok(search(&state, &limits, &mut |_| {}).best)
             }
             Player::Mcts => {
-                Ok(crate::mcts::search(&state, &config.limits.search_limits(move_seed)).best)
+                let limits = config.limits.search_limits(move_seed);
+                let limits = match clock_movetime {
+                    Some(t) => Limits {
+                        movetime: Some(t),
+                        start: Some(asked),
+                        ..limits
+                    },
+                    None => limits,
+                };
+                Ok(crate::mcts::search(&state, &limits).best)
             }
             Player::Random => Ok(random_move(&state, &mut rng)),
             Player::Greedy => Ok(greedy_move(&state, &mut rng)),
             Player::Engine(Err(e)) => Err(e.clone()),
             Player::Engine(Ok(engine)) => {
-                let asked = Instant::now();
-                let answer = engine.best_move(&position.line(), &go);
+                let answer = match clock {
+                    // Waited for until the clock runs out (and the margin): later, it has
+                    // lost on time, whatever it says.
+                    Some((tc, c)) => engine.best_move_within(
+                        &position.line(),
+                        &clock_go(tc, c, side),
+                        c[side.index()].left + TIME_MARGIN,
+                    ),
+                    None => engine.best_move(&position.line(), &go),
+                };
                 if answer.is_ok() {
                     let took = asked.elapsed();
                     engine_time[side.index()]
@@ -2192,6 +2559,26 @@ fn play_game_from(
                 answer
             }
         };
+        // Under a clock, a move (or a failure) that came after the clock ran out loses on time.
+        if let (Some(tc), Some(c)) = (&config.clock, clocks.as_mut()) {
+            let took = asked.elapsed();
+            if let Err(left) = c[side.index()].spend(took, tc) {
+                let how = match &choice {
+                    Ok(_) => format!("its move took {} ms", ms_text(took)),
+                    Err(_) => format!("no move within {} ms", ms_text(took)),
+                };
+                termination = Termination::Time {
+                    loser: side,
+                    reason: format!(
+                        "{how} with {} ms left on its clock ({tc}, + {} ms margin)",
+                        ms_text(left),
+                        TIME_MARGIN.as_millis()
+                    ),
+                };
+                forfeit_winner = Some(side.other());
+                break;
+            }
+        }
         let played = match choice {
             Ok(Some(mv)) => state
                 .play(mv)
@@ -2217,12 +2604,12 @@ fn play_game_from(
     }
     drop(players);
     let end = match (&termination, state.status()) {
-        (Termination::Forfeit { .. }, _) | (_, Status::Playing) => None,
+        (Termination::Forfeit { .. } | Termination::Time { .. }, _) | (_, Status::Playing) => None,
         (_, Status::RoundOver { result, .. } | Status::Over { result, .. }) => Some(result.reason),
     };
     let winner = match &termination {
         Termination::Normal => state.winner().flatten(),
-        Termination::Forfeit { .. } => forfeit_winner,
+        Termination::Forfeit { .. } | Termination::Time { .. } => forfeit_winner,
         Termination::RoundLimit => None,
     };
     GameResult {
@@ -2567,6 +2954,44 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A clock loses on time only past its time and the margin; it gets the increment after
+    /// each move and the base again after each period; the `go` names South's clock `wtime`.
+    #[test]
+    fn a_player_clock_counts_moves_increments_and_periods() {
+        let ms = Duration::from_millis;
+        let tc: TimeControl = "2/1+0.1".parse().unwrap();
+        let mut c = [PlayerClock::new(&tc); 2];
+        assert_eq!(
+            clock_go(&tc, &c, Side::North),
+            "go wtime 1000 btime 1000 winc 100 binc 100 movestogo 2"
+        );
+        assert_eq!(c[0].spend(ms(300), &tc), Ok(()));
+        assert_eq!((c[0].left, c[0].moves_to_go(&tc)), (ms(800), Some(1)));
+        // The period's last move: the increment, then the base again.
+        assert_eq!(c[0].spend(ms(800), &tc), Ok(()));
+        assert_eq!((c[0].left, c[0].moves_to_go(&tc)), (ms(1100), Some(2)));
+        assert!(c[0].movetime(&tc) < c[0].left);
+        // Within the margin is no loss; past it is, with the time that was left.
+        assert_eq!(c[1].spend(ms(1009), &tc), Ok(()));
+        assert_eq!(c[1].left, ms(100));
+        assert_eq!(c[1].spend(ms(111), &tc), Err(ms(100)));
+        let sudden: TimeControl = "60".parse().unwrap();
+        assert_eq!(
+            clock_go(&sudden, &[PlayerClock::new(&sudden); 2], Side::South),
+            "go wtime 60000 btime 60000"
+        );
+        assert_eq!("0.05+0".parse::<TimeControl>().unwrap().base, ms(50));
+        assert_eq!(
+            ".5+.25".parse::<TimeControl>().unwrap().to_string(),
+            "0.5+0.25"
+        );
+        for bad in [
+            "", "+1", "1+", "/1", "a/1", "1//2", "1+2+3", "-1", "1.2.3", "1001/1",
+        ] {
+            assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn untrusted_text_is_escaped_and_kept_whole() {
@@ -3013,7 +3438,7 @@ mod tests {
             ]
         );
         let e = Endings::from_games(&games);
-        assert_eq!(Ending::ALL.map(|x| e.count(x)), [1, 1, 1, 1, 1], "{e:?}");
+        assert_eq!(Ending::ALL.map(|x| e.count(x)), [1, 1, 1, 1, 1, 0], "{e:?}");
         let s = Spread::of(&games.iter().map(GameResult::plies).collect::<Vec<_>>()).unwrap();
         assert_eq!(
             (s.games, s.mean, s.median, s.min, s.max),
@@ -3065,6 +3490,8 @@ mod tests {
             balanced_openings: None,
             exact_openings: None,
             on_overrun: None,
+            names: [None, None],
+            clock: None,
         };
         let report = Report::of_games(&config, games, None);
         let p = report.plies().unwrap();
@@ -3357,6 +3784,8 @@ mod tests {
             balanced_openings: None,
             exact_openings: None,
             on_overrun: None,
+            names: [None, None],
+            clock: None,
         };
         for i in 0..2 {
             let g = play_game(&config, i);
@@ -3390,6 +3819,8 @@ mod tests {
             balanced_openings: None,
             exact_openings: None,
             on_overrun: None,
+            names: [None, None],
+            clock: None,
         };
         let seen = Mutex::new(Vec::new());
         let report = run(&config, &|g, so_far| {
@@ -3426,6 +3857,8 @@ mod tests {
                 balanced_openings: None,
                 exact_openings: None,
                 on_overrun: None,
+                names: [None, None],
+                clock: None,
             };
             let checked = Mutex::new(Vec::new());
             let report = run(&config, &|_, so_far| {
