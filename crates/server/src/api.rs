@@ -689,7 +689,8 @@ fn same_origin(origin: &str, hosts: &[String]) -> bool {
 /// unknown query parameter or a token given twice; 403 for a token that holds no seat; 429
 /// when the seat already has [`ws::MAX_SOCKETS_PER_SEAT`] connections, or (without a token)
 /// when the game already has [`ws::MAX_WATCHERS`] watchers, or when the client already has
-/// [`crate::conn::Limits::max_websockets_per_client`] connections open; 503 when the server
+/// [`crate::conn::Limits::max_websockets_per_client`] connections open, or its connections
+/// hold its share of the memory caps in other games ([`App::pin_share`]); 503 when the server
 /// has all its WebSocket connections open ([`ws::ClientPlace::admit`]); the upgrade's own status (400, 405 or 426) when the
 /// request is not a WebSocket upgrade, and 426 with `Sec-WebSocket-Version: 13` for a WebSocket
 /// version other than 13 (400 with that header when the version is missing).
