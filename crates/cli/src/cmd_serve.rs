@@ -8,6 +8,13 @@ use anyhow::Context as _;
 /// Default listening address.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 
+/// The most `--max-games-in-memory` takes.
+pub const MAX_GAMES_IN_MEMORY: u64 = 10_000_000;
+/// The fewest `--max-moves-in-memory` takes (fewer would refuse most games).
+pub const MIN_MOVES_IN_MEMORY: u64 = 1000;
+/// The most `--max-moves-in-memory` takes (some 20 GiB at about 200 bytes a move).
+pub const MAX_MOVES_IN_MEMORY: u64 = 100_000_000;
+
 /// Start the web server: play in the browser, against the computer, on one screen or online.
 #[derive(clap::Args, Debug, Default)]
 pub struct Args {
@@ -35,6 +42,24 @@ pub struct Args {
     /// in a burst of as many; more are answered 429 with Retry-After. 0: no limit [default: 120].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
     pub new_games_per_minute: Option<u32>,
+    /// Games held in memory at most (a stored game is loaded when asked for and leaves memory
+    /// when idle; past the cap a game nobody uses makes room, and when every game held is in
+    /// use new games and loads are answered 503 with Retry-After; one client's WebSockets may
+    /// hold an eighth of this and of --max-moves-in-memory) [default: 10000].
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(1, MAX_GAMES_IN_MEMORY))]
+    pub max_games_in_memory: Option<usize>,
+    /// Moves held in memory at most, over every game held (about 200 bytes each: the default
+    /// is about 100 MiB); a new game or import longer than this is refused [default: 500000].
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(MIN_MOVES_IN_MEMORY, MAX_MOVES_IN_MEMORY))]
+    pub max_moves_in_memory: Option<usize>,
+    /// Hints one client (IP address) may have running or waiting at once; more are answered
+    /// 429 [default: 2].
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(1, 1000))]
+    pub hints_per_client: Option<usize>,
+    /// Games replayed at once for GET …/positions (the page's replay and last-move caption);
+    /// more are answered 503 with Retry-After [default: one fewer than the cores, at least 1].
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(1, 1024))]
+    pub positions_at_once: Option<usize>,
     /// Reverse proxies to trust (comma-separated addresses or networks: `127.0.0.1`,
     /// `10.0.0.0/8`, `::1`): a request from one of them counts, for the per-client limits and
     /// in the log, as coming from the client address the proxy forwards in --proxy-header, and
@@ -322,6 +347,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let egtb = egtb_dir(args.egtb.as_deref())?;
     let claim_after = args.claim_after.map(std::time::Duration::from_secs);
     let new_games = args.new_games_per_minute;
+    let memory_caps = (args.max_games_in_memory, args.max_moves_in_memory);
+    let hints_per_client = args.hints_per_client;
+    let positions_at_once = args.positions_at_once;
     let proxies = match (args.trust_proxy.clone(), std::env::var("PUSSA_TRUST_PROXY")) {
         (Some(nets), _) => Some(nets),
         (None, Ok(s)) if !s.trim().is_empty() => Some(
@@ -391,6 +419,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         if let Some(n) = new_games {
             server.set_new_games_per_minute(n);
+        }
+        if memory_caps != (None, None) {
+            server.set_memory_caps(
+                memory_caps
+                    .0
+                    .unwrap_or(pussa_server::app::DEFAULT_MAX_GAMES_IN_MEMORY),
+                memory_caps
+                    .1
+                    .unwrap_or(pussa_server::app::DEFAULT_MAX_PLIES_IN_MEMORY),
+            );
+        }
+        if let Some(n) = hints_per_client {
+            server.set_hints_per_client(n);
+        }
+        if let Some(n) = positions_at_once {
+            server.set_positions_at_once(n);
+        }
+        {
+            let app = server.app();
+            let (games, moves) = app.memory_caps();
+            tracing::info!(
+                "memory: at most {games} games and {moves} moves held; {} hints per client; {} \
+                 positions replays at once",
+                app.hints_per_client(),
+                app.positions_at_once()
+            );
         }
         if let Some(dir) = &egtb {
             let games = server.use_tables(dir)?;

@@ -89,7 +89,22 @@ pub async fn create(
     Json(req): Json<CreateReq>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     app.allow_new_game(peer)?;
-    Ok((StatusCode::CREATED, Json(app.create(req).await?)))
+    let made = app.create(req).await;
+    Ok((StatusCode::CREATED, Json(given_back(&app, peer, made)?)))
+}
+
+/// A game made, or the error; a game not made for want of room in memory (`503`) gives its
+/// client's new game back ([`App::give_back_new_game`]).
+fn given_back(
+    app: &App,
+    peer: Option<std::net::IpAddr>,
+    made: Result<Value, ApiError>,
+) -> Result<Value, ApiError> {
+    made.inspect_err(|e| {
+        if e.status == StatusCode::SERVICE_UNAVAILABLE {
+            app.give_back_new_game(peer);
+        }
+    })
 }
 
 /// The client's address, when the server knows it (served by [`crate::conn::serve`]): the TCP
@@ -447,7 +462,7 @@ pub async fn import(
         None => live::Opponent::Hotseat,
         Some(o) => o.parse(rec.game(), rec.mode())?,
     };
-    let v = app
+    let made = app
         .create_game(NewGame {
             game: rec.game(),
             mode: rec.mode(),
@@ -458,8 +473,8 @@ pub async fn import(
             moves: rec.moves().iter().map(|m| m.hole).collect(),
             ended: record::ending(&rec, seat),
         })
-        .await?;
-    Ok((StatusCode::CREATED, Json(v)))
+        .await;
+    Ok((StatusCode::CREATED, Json(given_back(&app, peer, made)?)))
 }
 
 /// Most games `GET /api/games` lists at once (`limit`).
@@ -674,7 +689,8 @@ fn same_origin(origin: &str, hosts: &[String]) -> bool {
 /// unknown query parameter or a token given twice; 403 for a token that holds no seat; 429
 /// when the seat already has [`ws::MAX_SOCKETS_PER_SEAT`] connections, or (without a token)
 /// when the game already has [`ws::MAX_WATCHERS`] watchers, or when the client already has
-/// [`crate::conn::Limits::max_websockets_per_client`] connections open; 503 when the server
+/// [`crate::conn::Limits::max_websockets_per_client`] connections open, or its connections
+/// hold its share of the memory caps in other games ([`App::pin_share`]); 503 when the server
 /// has all its WebSocket connections open ([`ws::ClientPlace::admit`]); the upgrade's own status (400, 405 or 426) when the
 /// request is not a WebSocket upgrade, and 426 with `Sec-WebSocket-Version: 13` for a WebSocket
 /// version other than 13 (400 with that header when the version is missing).
@@ -704,7 +720,7 @@ pub async fn websocket(
     };
     // Places now, within the server's and the client's caps and the game's; the guards in
     // ws::serve give them back when the connection ends.
-    let client = ws::ClientPlace::admit(&app, peer, !seats.is_empty())?;
+    let client = ws::ClientPlace::admit(&app, peer, !seats.is_empty(), &slot, &id)?;
     let guard = ws::SocketGuard::admit(std::sync::Arc::clone(&slot), seats.first().copied(), &id)?;
     let upgrade = match upgrade {
         Ok(upgrade) => upgrade,

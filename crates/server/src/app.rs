@@ -49,7 +49,9 @@ pub struct Slot {
     /// How long the other seat must be away before a player may claim (milliseconds; shared
     /// with [`App`], set by embedders).
     claim_after_ms: Arc<AtomicU64>,
-    /// When a request or connection last asked for this game ([`App::evict_idle`]).
+    /// When a request or connection last asked for this game ([`App::evict_idle`]): a
+    /// request, or a WebSocket connection's opening, any message and its closing
+    /// ([`Slot::touch`]).
     last_used: Mutex<Instant>,
 }
 
@@ -129,6 +131,19 @@ impl Slot {
             computer_retry: AtomicBool::new(false),
             places: Mutex::new(crate::ws::Places::default()),
         })
+    }
+
+    /// The moves the game has now (counted against [`App::set_memory_caps`]).
+    #[must_use]
+    pub fn plies(&self) -> usize {
+        self.plies.load(Ordering::Relaxed)
+    }
+
+    /// Marks the game as asked for now (its place in the order [`App::set_memory_caps`] and
+    /// [`App::evict_idle`] drop idle games in): a request, or a WebSocket connection's opening,
+    /// messages and closing.
+    pub fn touch(&self) {
+        *lock(&self.last_used) = Instant::now();
     }
 
     /// The state after the last change (made from its text: for the answers that embed it).
@@ -419,10 +434,76 @@ impl Drop for HintGuard<'_> {
 /// ([`crate::store::Store::check_indexes`]) before it reads them again.
 pub const HEALTH_SCAN_EVERY: Duration = Duration::from_secs(60);
 
+/// The games held in memory, by id, and the room reserved for games being made (counted
+/// against [`App::set_memory_caps`] from the moment their room is found until they are held:
+/// see [`Reserved`]).
+struct Held {
+    slots: HashMap<String, Arc<Slot>>,
+    /// Games being made, and their moves, whose room is reserved.
+    pending: [usize; 2],
+}
+
+impl std::ops::Deref for Held {
+    type Target = HashMap<String, Arc<Slot>>;
+    fn deref(&self) -> &Self::Target {
+        &self.slots
+    }
+}
+
+impl std::ops::DerefMut for Held {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.slots
+    }
+}
+
+/// What [`App::make_room`] makes room for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Room {
+    /// A game to make (new, imported, a rematch): one longer than the cap on moves is refused
+    /// for good.
+    New,
+    /// A stored game loaded back: one longer than the cap on moves (the cap lowered since, or
+    /// the game grown while every game was in play) is served once every idle game is dropped.
+    Stored,
+    /// The moves a game held has just grown by (a commit): idle games are dropped until the
+    /// moves held fit again, as far as idle games allow; never refused.
+    Grown,
+}
+
+/// Room in memory reserved for a game being made ([`App::reserve`]): counted against the caps
+/// until the game is held ([`Reserved::hold`]), or given back when dropped (the game was not
+/// stored).
+struct Reserved<'a> {
+    app: &'a App,
+    plies: usize,
+    live: bool,
+}
+
+impl Reserved<'_> {
+    /// Holds `slot` as game `id` in `games` (the games' lock, held by the caller) in place of
+    /// the room reserved.
+    fn hold(mut self, games: &mut Held, id: String, slot: Arc<Slot>) {
+        games.pending[0] -= 1;
+        games.pending[1] -= self.plies;
+        self.live = false;
+        games.insert(id, slot);
+    }
+}
+
+impl Drop for Reserved<'_> {
+    fn drop(&mut self) {
+        if self.live {
+            let mut games = lock(&self.app.games);
+            games.pending[0] -= 1;
+            games.pending[1] -= self.plies;
+        }
+    }
+}
+
 /// Shared server state.
 pub struct App {
     store: Mutex<Store>,
-    games: Mutex<HashMap<String, Arc<Slot>>>,
+    games: Mutex<Held>,
     /// Stored games that cannot be rebuilt (a damaged row or move, an unknown computer level),
     /// with the reason: refused with a 409, flagged in the list, never played on.
     damaged: Mutex<HashMap<String, String>>,
@@ -483,6 +564,12 @@ pub const DEFAULT_NEW_GAMES_PER_MINUTE: u32 = 120;
 /// Hints one client address may have running or waiting at once unless set otherwise
 /// ([`App::set_hints_per_client`]).
 pub const DEFAULT_HINTS_PER_CLIENT: usize = 2;
+
+/// One client's WebSocket connections may hold in memory at most this fraction (1/8) of the
+/// caps on games and moves ([`App::pin_share`]): a game with a connection open cannot leave
+/// memory, so without a share one visitor watching many long games could fill the caps and
+/// have every other new game and stored game refused.
+pub const PIN_SHARE: usize = 8;
 
 /// Games held in memory at most unless set otherwise ([`App::set_memory_caps`]).
 pub const DEFAULT_MAX_GAMES_IN_MEMORY: usize = 10_000;
@@ -824,7 +911,10 @@ impl App {
         let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         let app = Arc::new(App {
             store: Mutex::new(store),
-            games: Mutex::new(games),
+            games: Mutex::new(Held {
+                slots: games,
+                pending: [0, 0],
+            }),
             damaged: Mutex::new(damaged),
             engine: Arc::new(Semaphore::new(threads)),
             hints: Arc::new(Semaphore::new(threads.saturating_sub(1).max(1))),
@@ -903,15 +993,53 @@ impl App {
         Err(e)
     }
 
+    /// Gives back to the client at `ip` the new game [`App::allow_new_game`] took for a game
+    /// that was not made for want of room in memory (a `503`): a client that waits as told is
+    /// not then refused for games it never got.
+    pub fn give_back_new_game(&self, ip: Option<std::net::IpAddr>) {
+        let per_minute = self.new_games_per_minute.load(Ordering::Relaxed);
+        let Some(ip) = ip.filter(|_| per_minute > 0) else {
+            return;
+        };
+        if let Some(a) = lock(&self.creations).get_mut(&crate::client::key(ip)) {
+            a.tokens = (a.tokens + 1.0).min(f64::from(per_minute));
+        }
+    }
+
     /// Caps what the games held in memory may weigh: at most `games` games and `plies` moves
     /// over all of them ([`DEFAULT_MAX_GAMES_IN_MEMORY`] and [`DEFAULT_MAX_PLIES_IN_MEMORY`]
     /// until set). A game asked for (loaded from the database) or made past either cap takes the
     /// place of the games nobody has asked for longest and that nothing holds (no connection,
     /// request or computer move), as [`App::evict_idle`] drops them; when no such game is left,
-    /// the request is refused with a `503`.
+    /// the request is refused with a `503`. Games being made count from the moment their room
+    /// is found. A move that takes the moves held past the cap drops idle games the same way
+    /// (the move itself is never refused); a stored game longer than the cap is loaded once
+    /// every idle game is dropped, a new one is refused for good. One client's WebSocket
+    /// connections may hold at most [`App::pin_share`] of the caps.
     pub fn set_memory_caps(&self, games: usize, plies: usize) {
         self.max_games.store(games.max(1), Ordering::Relaxed);
         self.max_plies.store(plies.max(1), Ordering::Relaxed);
+    }
+
+    /// The caps on memory in force: (games, moves) held at most ([`App::set_memory_caps`]).
+    #[must_use]
+    pub fn memory_caps(&self) -> (usize, usize) {
+        (
+            self.max_games.load(Ordering::Relaxed),
+            self.max_plies.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Hints one client may have running or waiting at once ([`App::set_hints_per_client`]).
+    #[must_use]
+    pub fn hints_per_client(&self) -> usize {
+        self.hints_per_client.load(Ordering::Relaxed)
+    }
+
+    /// `GET …/positions` replays that may run at once ([`App::set_positions_at_once`]).
+    #[must_use]
+    pub fn positions_at_once(&self) -> usize {
+        self.positions_at_once.load(Ordering::Acquire)
     }
 
     /// How many hints one client may have running or waiting at once (at least one;
@@ -975,33 +1103,43 @@ impl App {
         plies_of(&lock(&self.games))
     }
 
-    /// Makes room in `games` for a game of `plies` moves (see [`App::set_memory_caps`]):
-    /// drops the games nobody has asked for longest and that nothing holds until it fits.
-    /// Nothing is dropped when it would not fit even with every such game dropped.
+    /// Makes room in `games` for what `room` says (a game of `plies` moves to hold, or the
+    /// moves a held game has just grown by; see [`App::set_memory_caps`]): drops the games
+    /// nobody has asked for longest and that nothing holds until it fits. The room reserved
+    /// for games being made ([`App::reserve`]) counts as held. Nothing is dropped when a game
+    /// to hold would not fit even with every such game dropped.
     ///
     /// # Errors
-    /// 503 with `Retry-After` when it does not fit once every such game is dropped (nothing is
-    /// dropped then); 503 without `Retry-After` for a game longer than the cap on moves, which
-    /// never fits.
-    fn make_room(
-        &self,
-        games: &mut HashMap<String, Arc<Slot>>,
-        plies: usize,
-    ) -> Result<(), ApiError> {
+    /// 503 with `Retry-After` when a game to hold does not fit once every such game is dropped
+    /// (nothing is dropped then); 503 without `Retry-After` for a game to make
+    /// ([`Room::New`]) longer than the cap on moves, which never fits. [`Room::Grown`] is never
+    /// refused.
+    fn make_room(&self, games: &mut Held, plies: usize, room: Room) -> Result<(), ApiError> {
         let (max_games, max_plies) = (
             self.max_games.load(Ordering::Relaxed),
             self.max_plies.load(Ordering::Relaxed),
         );
-        if plies > max_plies {
+        if room == Room::New && plies > max_plies {
             return Err(ApiError::unavailable(format!(
                 "this game has {plies} moves, more than the server holds in memory \
                  ({max_plies} moves): it cannot be served here"
             )));
         }
-        let mut total = plies_of(games);
-        let fits =
-            |n: usize, total: usize| n < max_games && total.saturating_add(plies) <= max_plies;
-        if fits(games.len(), total) {
+        // A stored game longer than the cap needs every idle game gone, and no more.
+        let alone = room == Room::Stored && plies > max_plies;
+        let (adding, need) = match room {
+            Room::New => (1, plies),
+            Room::Stored if alone => (1, 0),
+            Room::Stored => (1, plies),
+            Room::Grown => (0, 0),
+        };
+        let mut total = plies_of(games).saturating_add(games.pending[1]);
+        let pending_games = games.pending[0];
+        let fits = |n: usize, total: usize| {
+            n + pending_games + adding <= max_games
+                && (alone || total.saturating_add(need) <= max_plies)
+        };
+        if !alone && fits(games.len(), total) {
             return Ok(());
         }
         // The idle ones, least recently asked for first.
@@ -1018,7 +1156,8 @@ impl App {
             .collect();
         let idle_plies: usize = idle.iter().map(|(_, _, n)| n).sum();
         // Decided before anything is dropped: a refusal leaves every game where it was.
-        if !fits(games.len() - idle.len(), total.saturating_sub(idle_plies)) {
+        if room != Room::Grown && !fits(games.len() - idle.len(), total.saturating_sub(idle_plies))
+        {
             let mut e = ApiError::unavailable(format!(
                 "the server holds as many games in memory as it may (at most {max_games} games \
                  and {max_plies} moves; this one has {plies}), all in play: try again later"
@@ -1028,13 +1167,42 @@ impl App {
         }
         idle.sort_unstable();
         for (_, id, n) in idle {
-            if fits(games.len(), total) {
+            if !alone && fits(games.len(), total) {
                 break;
             }
             games.remove(&id);
             total = total.saturating_sub(n);
         }
         Ok(())
+    }
+
+    /// Reserves room in memory for a game of `plies` moves about to be made (see
+    /// [`App::make_room`]): until it is held ([`Reserved::hold`]) or the reservation is dropped,
+    /// it counts against the caps, so that games made at once cannot together go over them.
+    ///
+    /// # Errors
+    /// As [`App::make_room`] for a new game.
+    fn reserve(&self, plies: usize) -> Result<Reserved<'_>, ApiError> {
+        let mut games = lock(&self.games);
+        self.make_room(&mut games, plies, Room::New)?;
+        games.pending[0] += 1;
+        games.pending[1] += plies;
+        Ok(Reserved {
+            app: self,
+            plies,
+            live: true,
+        })
+    }
+
+    /// The share of the caps on memory one client's WebSocket connections may hold in memory:
+    /// games and moves (see [`crate::ws::ClientPlace::admit`]), one [`PIN_SHARE`]th of each cap
+    /// (at least one game).
+    #[must_use]
+    pub fn pin_share(&self) -> (usize, usize) {
+        (
+            (self.max_games.load(Ordering::Relaxed) / PIN_SHARE).max(1),
+            self.max_plies.load(Ordering::Relaxed) / PIN_SHARE,
+        )
     }
 
     /// Drops from memory the games nobody has asked for in `idle` and that nothing holds (no
@@ -1223,7 +1391,7 @@ impl App {
         }
         let mut games = lock(&self.games);
         if let Some(s) = games.get(id) {
-            *lock(&s.last_used) = Instant::now();
+            s.touch();
             return Ok(Arc::clone(s));
         }
         let cannot =
@@ -1245,7 +1413,7 @@ impl App {
             }
         };
         drop(store);
-        self.make_room(&mut games, g.moves.len())?;
+        self.make_room(&mut games, g.moves.len(), Room::Stored)?;
         let slot = Slot::new(g, &self.claim_after_ms);
         games.insert(id.to_string(), Arc::clone(&slot));
         Ok(slot)
@@ -1288,6 +1456,11 @@ impl App {
             takeback: None,
         };
         slot.set_state(&g.to_json());
+        // The moves held grew: idle games make room for them (this one is held by the caller).
+        if !played.is_empty() {
+            let mut games = lock(&self.games);
+            let _ = self.make_room(&mut games, 0, Room::Grown);
+        }
         Ok(())
     }
 
@@ -1544,8 +1717,9 @@ impl App {
         if !g.state.is_over() {
             g.meta.ended = ended;
         }
-        // Room in memory first: a game refused for want of it is not stored.
-        self.make_room(&mut lock(&self.games), g.moves.len())?;
+        // Room in memory first, reserved until the game is held (games made at once count
+        // each other's): a game refused for want of it is not stored.
+        let room = self.reserve(g.moves.len())?;
         {
             let mut row = g.to_row();
             row.ply = g.moves.len() as i64;
@@ -1553,13 +1727,7 @@ impl App {
             lock(&self.store).insert_game_with_moves(&row, &letters)?;
         }
         let slot = Slot::new(g, &self.claim_after_ms);
-        {
-            // Room again under the lock that inserts, so concurrent creates cannot all pass the
-            // first check; the game is stored and must be served, so a refusal is ignored.
-            let mut games = lock(&self.games);
-            let _ = self.make_room(&mut games, slot.plies.load(Ordering::Relaxed));
-            games.insert(id.clone(), Arc::clone(&slot));
-        }
+        room.hold(&mut lock(&self.games), id.clone(), Arc::clone(&slot));
         let mut g = slot.game.lock().await;
         // The game is stored: it is answered whatever happens to the computer's moves (one that
         // fails is tried again, and comes in an update).
@@ -1699,7 +1867,10 @@ impl App {
             created = false;
             (new_id, token, new.state())
         } else {
-            // A new game: it counts against the asker's allowance, as any new game does.
+            // A new game: room in memory for it first (reserved until it is held), then it
+            // counts against the asker's allowance, as any new game does; a game refused for
+            // want of room uses none of it.
+            let room = self.reserve(0)?;
             self.allow_new_game(peer)?;
             let mine = util::new_token().map_err(ApiError::internal)?;
             let theirs = util::new_token().map_err(ApiError::internal)?;
@@ -1725,16 +1896,14 @@ impl App {
             };
             let mut new = LiveGame::new(meta).map_err(ApiError::internal)?;
             new.meta.series = Some(next_series(&g));
-            self.make_room(&mut lock(&self.games), 0)?;
             // The new game and the link to it are stored together, or neither.
             lock(&self.store).insert_rematch(id, &new.to_row())?;
             let state = new.to_json();
-            {
-                // Room again under the lock that inserts (see `create`); the game is stored.
-                let mut games = lock(&self.games);
-                let _ = self.make_room(&mut games, 0);
-                games.insert(new_id.clone(), Slot::new(new, &self.claim_after_ms));
-            }
+            room.hold(
+                &mut lock(&self.games),
+                new_id.clone(),
+                Slot::new(new, &self.claim_after_ms),
+            );
             g.meta.rematch = Some(new_id.clone());
             slot.set_state(&g.to_json());
             // Published under the old game's lock: a connection that reads the state without
@@ -2257,21 +2426,45 @@ impl App {
     /// `GET /api/games/{id}/positions`: the position before the first move, then every move
     /// replayed through the rules with its trace and the position after it.
     ///
+    /// A replay holds one of the permits [`App::set_positions_at_once`] sets from the copy of
+    /// the game to the end of the replay; a request for a game that is busy (its computer
+    /// thinking) holds none while it waits for the game.
+    ///
     /// # Errors
-    /// 404 for an unknown id; 500 as [`App::slot`], or for a stored move that no longer
-    /// replays.
+    /// 404 for an unknown id; 503 with `Retry-After` when every permit is taken; 500 as
+    /// [`App::slot`], or for a stored move that no longer replays.
     pub async fn positions(&self, id: &str) -> Result<String, ApiError> {
-        // The permit first: a refused request loads, waits on and clones nothing.
-        let Ok(permit) = Arc::clone(&self.positions).try_acquire_owned() else {
+        let busy = || {
             let mut e = ApiError::unavailable(format!(
                 "the server is busy replaying games for their positions (at most {} at once): \
                  try again in a moment",
                 self.positions_at_once.load(Ordering::Relaxed)
             ));
             e.retry_after = Some(1);
-            return Err(e);
+            e
         };
-        let g = self.snapshot(id).await?;
+        let permit = || {
+            Arc::clone(&self.positions)
+                .try_acquire_owned()
+                .map_err(|_| busy())
+        };
+        // The permit first: a request refused while every replay is taken loads, waits on and
+        // clones nothing.
+        let mut held = permit()?;
+        let slot = self.slot(id)?;
+        let g = if let Ok(g) = slot.game.try_lock() {
+            g.clone()
+        } else {
+            // The game is busy (its computer thinking, a move being stored): waiting for it
+            // holds no permit, which other games' replays may use meanwhile; the permit is
+            // taken again once the game is copied.
+            drop(held);
+            let g = slot.game.lock().await.clone();
+            held = permit()?;
+            g
+        };
+        drop(slot);
+        let permit = held;
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
             Self::replay_positions(&g).map(|v| v.to_string())

@@ -60,6 +60,10 @@ pub const MAX_SOCKETS_PER_SEAT: usize = 16;
 pub struct Connections {
     total: usize,
     by_client: std::collections::HashMap<std::net::IpAddr, usize>,
+    /// The games each client's connections hold in memory (a game with a connection open
+    /// cannot leave it), with how many of its connections each has: within the client's share
+    /// of the caps on memory ([`App::pin_share`]).
+    pinned: std::collections::HashMap<std::net::IpAddr, std::collections::HashMap<String, Pin>>,
     max: usize,
     max_per_client: usize,
 }
@@ -70,6 +74,7 @@ impl Default for Connections {
         Connections {
             total: 0,
             by_client: std::collections::HashMap::new(),
+            pinned: std::collections::HashMap::new(),
             max: limits.max_websockets,
             max_per_client: limits.max_websockets_per_client,
         }
@@ -90,29 +95,57 @@ impl Connections {
     }
 }
 
-/// Holds a WebSocket connection's place in the server's cap and its client's; gives them back
-/// when dropped.
+/// A game a client's connections hold in memory.
+struct Pin {
+    slot: Arc<Slot>,
+    sockets: usize,
+}
+
+impl std::fmt::Debug for Pin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pin")
+            .field("plies", &self.slot.plies())
+            .field("sockets", &self.sockets)
+            .finish()
+    }
+}
+
+/// Holds a WebSocket connection's place in the server's cap and its client's, and its game in
+/// its client's share of memory; gives them back when dropped.
 pub struct ClientPlace {
     app: Arc<App>,
     /// The client's key ([`crate::client::key`]).
     client: Option<std::net::IpAddr>,
+    /// The game's id.
+    game: String,
     /// The client's address, for the log.
     addr: Option<std::net::IpAddr>,
 }
 
 impl ClientPlace {
     /// Takes a place for a new WebSocket connection from `client` (its address; counted by
-    /// [`crate::client::key`]), `seated` when it carries a seat's token.
+    /// [`crate::client::key`]) to game `id` held in `slot`, `seated` when it carries a seat's
+    /// token.
+    ///
+    /// A connection holds its game in memory while it is open, so the games one client's
+    /// connections hold are kept within its share of the caps on memory ([`App::pin_share`]:
+    /// an eighth of the games and of the moves): a connection to one more game is refused when
+    /// the client's games, with this one, would go over it. A client may always connect to
+    /// one game, however long, and to the games it is connected to already.
     ///
     /// # Errors
     /// 429 `too many WebSocket connections from your address: …` when the client has its
-    /// share open; 503 `the server has too many WebSocket connections open: …` (with
-    /// `Retry-After`) when the server has its cap open, or seven eighths of it and the
-    /// connection is a watcher's: the last eighth is kept for the players.
+    /// share open; 429 `your address's WebSockets hold as many games in memory as one client
+    /// may: …` when the game would take the client over its share of memory; 503 `the server
+    /// has too many WebSocket connections open: …` (with `Retry-After`) when the server has
+    /// its cap open, or seven eighths of it and the connection is a watcher's: the last eighth
+    /// is kept for the players.
     pub fn admit(
         app: &Arc<App>,
         client: Option<std::net::IpAddr>,
         seated: bool,
+        slot: &Arc<Slot>,
+        id: &str,
     ) -> Result<ClientPlace, ApiError> {
         let addr = client;
         let client = client.map(crate::client::key);
@@ -134,19 +167,42 @@ impl ClientPlace {
         }
         if let Some(ip) = client {
             let max = c.max_per_client;
-            let mine = c.by_client.entry(ip).or_insert(0);
-            if *mine >= max {
+            if c.by_client.get(&ip).copied().unwrap_or(0) >= max {
                 return Err(ApiError::too_many(format!(
                     "too many WebSocket connections from your address: at most {max} at once, \
                      over every game; close some"
                 )));
             }
-            *mine += 1;
+            let pins = c.pinned.entry(ip).or_default();
+            if !pins.contains_key(id) && !pins.is_empty() {
+                let (games, plies) = app.pin_share();
+                let held: usize = pins
+                    .values()
+                    .map(|p| p.slot.plies())
+                    .sum::<usize>()
+                    .saturating_add(slot.plies());
+                if pins.len() >= games || held > plies {
+                    let e = ApiError::too_many(format!(
+                        "your address's WebSockets hold as many games in memory as one client \
+                         may: at most {games} games and {plies} moves in all (an eighth of \
+                         what the server holds); close the connections to other games first"
+                    ));
+                    return Err(e);
+                }
+            }
+            pins.entry(id.to_string())
+                .or_insert_with(|| Pin {
+                    slot: Arc::clone(slot),
+                    sockets: 0,
+                })
+                .sockets += 1;
+            *c.by_client.entry(ip).or_insert(0) += 1;
         }
         c.total += 1;
         Ok(ClientPlace {
             app: Arc::clone(app),
             client,
+            game: id.to_string(),
             addr,
         })
     }
@@ -161,6 +217,17 @@ impl Drop for ClientPlace {
                 *n -= 1;
                 if *n == 0 {
                     c.by_client.remove(&ip);
+                }
+            }
+            if let Some(pins) = c.pinned.get_mut(&ip) {
+                if let Some(p) = pins.get_mut(&self.game) {
+                    p.sockets -= 1;
+                    if p.sockets == 0 {
+                        pins.remove(&self.game);
+                    }
+                }
+                if pins.is_empty() {
+                    c.pinned.remove(&ip);
                 }
             }
         }
@@ -285,6 +352,7 @@ impl Seated {
     /// A new connection, holding `sides` from the start (its upgrade's token) or none (a
     /// watcher).
     fn new(slot: Arc<Slot>, place: SocketGuard, sides: &[Side]) -> Seated {
+        slot.touch();
         slot.connect(sides);
         let mut seats = [false, false];
         for side in sides {
@@ -316,6 +384,8 @@ impl Seated {
         if !std::mem::replace(&mut self.open, false) {
             return;
         }
+        // Asked for until now: the game leaves memory after those merely looked at since.
+        self.slot.touch();
         let seated = self.seats != [false, false];
         let held: Vec<Side> = Side::BOTH
             .into_iter()
@@ -583,6 +653,7 @@ pub async fn serve(
                     None => break,
                 };
                 last_heard = Instant::now();
+                slot.touch();
                 if !matches!(msg, Message::Pong(_) | Message::Close(_)) {
                     seated.heard();
                     silence.as_mut().reset(tokio::time::Instant::now() + PRESENCE_SILENCE);
