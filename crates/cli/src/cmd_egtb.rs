@@ -146,6 +146,11 @@ pub enum Sub {
 /// # Errors
 /// Bad arguments, missing or damaged tables, files that cannot be written.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if matches!(args.command, Sub::Build { .. }) {
+        // A table written past the file size limit fails with EFBIG (named, and its .tmp file
+        // removed) instead of the signal ending the build without a word.
+        crate::cmd_serve::ignore_file_size_signal();
+    }
     match args.command {
         Sub::Build {
             game,

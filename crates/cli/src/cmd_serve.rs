@@ -30,8 +30,9 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
     /// Endgame tables (built by `pussa egtb build`) for the computer (levels club and up) and
-    /// the hints: a directory, or `none`. Default: `data/egtb` if it holds tables. Start-up stays
-    /// quick: a game's tables are verified in the background when first needed.
+    /// the hints: a directory, or `none`. Default: `egtb` in the data directory (`--data DIR`
+    /// or PUSSA_DATA: DIR/egtb; else ./data/egtb) if it holds tables. Start-up stays quick: a
+    /// game's tables are verified in the background when first needed.
     #[arg(long, value_name = "DIR|none")]
     pub egtb: Option<String>,
     /// Seconds a player's friend must be away from an online game before the player may claim
@@ -84,11 +85,12 @@ fn parse_proxy_header(text: &str) -> Result<pussa_server::client::ProxyHeader, S
 }
 
 /// The tables directory `--egtb` asks for: `none` → none; a directory → it (an error if it
-/// holds no tables of any game); not given → `data/egtb` if it holds tables, else none.
+/// holds no tables of any game); not given → `<data>/egtb` if it holds tables, else none, where
+/// `<data>` is the data directory the database is in (`--data`, `PUSSA_DATA`, `./data`).
 ///
 /// # Errors
 /// An empty value, or a directory without tables.
-pub fn egtb_dir(egtb: Option<&str>) -> anyhow::Result<Option<PathBuf>> {
+pub fn egtb_dir(egtb: Option<&str>, data: &Path) -> anyhow::Result<Option<PathBuf>> {
     let has_any = |d: &std::path::Path| {
         pussa_rules::Game::ALL
             .into_iter()
@@ -108,7 +110,7 @@ pub fn egtb_dir(egtb: Option<&str>) -> anyhow::Result<Option<PathBuf>> {
             Ok(Some(dir))
         }
         None => {
-            let dir = PathBuf::from(crate::cmd_play::DEFAULT_EGTB);
+            let dir = data.join("egtb");
             Ok(has_any(&dir).then_some(dir))
         }
     }
@@ -305,7 +307,9 @@ fn open_lines(addr: SocketAddr) -> Vec<String> {
     lines
 }
 
-fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
+/// The server's configuration and its data directory (where the default tables are looked
+/// for: `--data`, `PUSSA_DATA`, `./data`; with `--db FILE`, `./data`, as before).
+fn resolve(args: Args) -> anyhow::Result<(pussa_server::Config, PathBuf)> {
     let addr = match args.addr {
         Some(a) => a,
         None => match std::env::var("PUSSA_ADDR") {
@@ -325,18 +329,25 @@ fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
         }
         Ok(dir.join("pussa.sqlite3"))
     };
-    let db = match (args.db, args.data) {
+    let default_data = PathBuf::from("data");
+    let (db, data) = match (args.db, args.data) {
         (Some(db), _) => {
             check_db_dir(&db)?;
-            db
+            (db, default_data)
         }
-        (None, Some(dir)) => data_dir(dir, "--data")?,
+        (None, Some(dir)) => (data_dir(dir.clone(), "--data")?, dir),
         (None, None) => match std::env::var_os("PUSSA_DATA").filter(|d| !d.is_empty()) {
-            Some(dir) => data_dir(PathBuf::from(dir), "PUSSA_DATA")?,
-            None => data_dir(PathBuf::from("data"), "the data directory")?,
+            Some(dir) => (
+                data_dir(PathBuf::from(&dir), "PUSSA_DATA")?,
+                PathBuf::from(dir),
+            ),
+            None => (
+                data_dir(default_data.clone(), "the data directory")?,
+                default_data,
+            ),
         },
     };
-    Ok(pussa_server::Config { addr, db })
+    Ok((pussa_server::Config { addr, db }, data))
 }
 
 /// Runs the server until Ctrl-C (or SIGTERM).
@@ -344,7 +355,10 @@ fn resolve(args: Args) -> anyhow::Result<pussa_server::Config> {
 /// # Errors
 /// A bad address or data directory, a database that cannot be opened, an address in use.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let egtb = egtb_dir(args.egtb.as_deref())?;
+    // A write past the file size limit (`ulimit -f`, systemd `LimitFSIZE=`) then fails with
+    // EFBIG and is answered as any failed write, instead of the signal killing the server.
+    ignore_file_size_signal();
+    let egtb_arg = args.egtb.clone();
     let claim_after = args.claim_after.map(std::time::Duration::from_secs);
     let new_games = args.new_games_per_minute;
     let memory_caps = (args.max_games_in_memory, args.max_moves_in_memory);
@@ -359,7 +373,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         _ => None,
     }
     .map(|nets| pussa_server::client::Proxies::trust(nets, args.proxy_header.unwrap_or_default()));
-    let config = resolve(args)?;
+    let (config, data) = resolve(args)?;
+    let egtb = egtb_dir(egtb_arg.as_deref(), &data)?;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -459,21 +474,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             )?;
         }
         let addr = server.local_addr();
-        let games = server.unfinished_games();
         for line in open_lines(addr) {
             outln!("{line}")?;
         }
         tracing::info!("listening on {addr}, games in {}", config.db.display());
-        if games > 0 {
-            outln!(
-                "pussa: {games} unfinished game(s) found sound in {}",
-                config.db.display()
-            )?;
+        for line in server.database().lines() {
+            outln!("{line}")?;
         }
         server.run(shutdown_signal()).await?;
         outln!("pussa: stopped")?;
         anyhow::Ok(())
     })
+}
+
+/// Ignores SIGXFSZ, which the OS sends a process that writes past its file size limit and
+/// which would end it without a word: the write fails with EFBIG instead, and the error is
+/// answered and logged ("file too large (the process's file size limit …)"), as PostgreSQL
+/// and other daemons do.
+pub fn ignore_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
 }
 
 async fn shutdown_signal() {

@@ -72,6 +72,17 @@ macro_rules! errln {
     }};
 }
 
+/// `pussa --version`: the release and the database schema this build reads and writes
+/// (`pussa 0.1.0 (database schema 2)`), which tells builds of one release apart where it
+/// matters to a club's database.
+static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "{} (database schema {})",
+        env!("CARGO_PKG_VERSION"),
+        pussa_server::store::SCHEMA_VERSION
+    )
+});
+
 mod cmd_analyze;
 mod cmd_bench;
 mod cmd_egtb;
@@ -94,7 +105,7 @@ mod tui;
 /// Without a subcommand, `pussa` is `pussa serve` and takes serve's options (`pussa --addr
 /// 127.0.0.1:9000`); they cannot be mixed with another subcommand.
 #[derive(Parser)]
-#[command(name = "pussa", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+#[command(name = "pussa", version = VERSION.as_str(), about, long_about = None, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

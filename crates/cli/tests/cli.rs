@@ -1584,3 +1584,17 @@ fn replay_says_why_a_match_ends_on_a_holding_too_small_for_a_hole() {
         "{text}"
     );
 }
+
+/// `pussa --version` names the database schema the build reads and writes, which tells apart
+/// builds that a club's database tells apart.
+#[test]
+fn the_version_names_the_database_schema() {
+    assert_eq!(
+        ok(&["--version"]).trim_end(),
+        format!(
+            "pussa {} (database schema {})",
+            env!("CARGO_PKG_VERSION"),
+            pussa_server::store::SCHEMA_VERSION
+        )
+    );
+}

@@ -233,18 +233,12 @@ fn the_soft_open_files_limit_is_raised_to_the_hard_one() {
 fn an_error_is_logged_with_the_request_it_happened_in() {
     let dir = temp("errspan");
     let err = dir.join("err");
-    // Files may not grow past 100 KiB (`ulimit -f` counts 512-byte blocks in sh; SIGXFSZ
-    // ignored: writes fail with EFBIG). The server opens its database within that, and the
-    // write-ahead log then grows with every game until a write fails: that new game is a
-    // 500, logged as an error. At the default level: errors only.
-    let s = serve(
-        "127.0.0.1:0",
-        &dir,
-        &err,
-        "trap '' XFSZ; ulimit -f 200;",
-        &[],
-        1,
-    );
+    // Files may not grow past 100 KiB (`ulimit -f` counts 512-byte blocks in sh). The server
+    // ignores SIGXFSZ itself (the signal would end it without a word): writes fail with EFBIG.
+    // It opens its database within that, and the write-ahead log then grows with every game
+    // until a write fails: that new game is a 500 naming the limit, logged as an error. At the
+    // default level: errors only.
+    let s = serve("127.0.0.1:0", &dir, &err, "ulimit -f 200;", &[], 1);
     let mut last = (0, String::new());
     for _ in 0..100 {
         last = http(
@@ -273,6 +267,16 @@ fn an_error_is_logged_with_the_request_it_happened_in() {
         line.contains(" ERROR request{method=POST path=/api/games client=127.0.0.1}: "),
         "{line}"
     );
+    assert!(
+        body.contains(
+            "internal error: database: file too large (the process's file size limit: ulimit \
+             -f, systemd LimitFSIZE=)"
+        ),
+        "{body}"
+    );
+    // The server lives on.
+    let (status, body) = http(s.addr, "GET", "/api/meta", None);
+    assert_eq!(status, 200, "{body}");
     assert!(
         !log.contains(" INFO "),
         "info lines at the default level:\n{log}"
@@ -336,7 +340,8 @@ fn a_trusted_proxy_that_sends_no_client_header_is_warned_about_once() {
 #[test]
 fn a_database_readable_by_others_is_warned_about_at_start_up() {
     use std::os::unix::fs::PermissionsExt as _;
-    let dir = temp("dbmode");
+    // A space in the path: the printed command quotes it.
+    let dir = temp("db mode");
     let db = dir.join("pussa.sqlite3");
     // A server made the database (0600: nothing to say), and stopped.
     let first = dir.join("err1");
@@ -361,8 +366,11 @@ fn a_database_readable_by_others_is_warned_about_at_start_up() {
         )),
         "{log}"
     );
+    // The files that exist (the first server was killed: its -wal and -shm are left), each
+    // quoted.
+    let cmd = format!("chmod 600 '{d}' '{d}-wal' '{d}-shm'");
     assert!(
-        warnings[0].contains(&format!("run chmod 600 {d} {d}-wal {d}-shm")),
+        warnings[0].contains(&format!("run {cmd} (the server leaves")),
         "{log}"
     );
     assert_eq!(
@@ -370,4 +378,109 @@ fn a_database_readable_by_others_is_warned_about_at_start_up() {
         0o644,
         "the mode is left as it is"
     );
+    drop(s);
+    // The command, pasted into a shell once the server has stopped, does what it says.
+    let out = Command::new("sh").arg("-c").arg(&cmd).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        std::fs::metadata(&db).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+}
+
+#[test]
+fn start_up_says_whether_the_database_is_new_or_what_it_holds() {
+    let dir = temp("dbline");
+    let data = dir.join("club");
+    let db = data.join("pussa.sqlite3");
+    let s = serve("127.0.0.1:0", &data, &dir.join("err1"), "", &[], 2);
+    assert_eq!(
+        s.lines[1],
+        format!("pussa: new database created at {}", db.display())
+    );
+    let (status, _) = http(
+        s.addr,
+        "POST",
+        "/api/games",
+        Some(&json!({"game": "raja-pasu", "opponent": {"kind": "hotseat"}})),
+    );
+    assert_eq!(status, 201);
+    drop(s);
+    let s = serve("127.0.0.1:0", &data, &dir.join("err2"), "", &[], 2);
+    assert_eq!(
+        s.lines[1],
+        format!("pussa: 1 game (1 unfinished) in {}", db.display())
+    );
+}
+
+/// The first line `pussa serve --addr 127.0.0.1:0` prints, run in `cwd` with `args` and `env`.
+fn first_line(cwd: &Path, args: &[&std::ffi::OsStr], env: &[(&str, &Path)]) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pussa"));
+    cmd.current_dir(cwd)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .args(args)
+        .env_remove("PUSSA_DATA")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    line.trim_end().to_string()
+}
+
+#[test]
+fn the_tables_in_the_data_directory_are_used_whichever_way_it_is_given() {
+    let dir = temp("egtbdata");
+    let data = dir.join("club").join("data");
+    let tables = data.join("egtb");
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args([
+            "egtb",
+            "build",
+            "--game",
+            "raja-pasu",
+            "--max-seeds",
+            "2",
+            "--quiet",
+            "--dir",
+        ])
+        .arg(&tables)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let said = format!(
+        "pussa: endgame tables from {}: raja-pasu (0..=2 seeds)",
+        tables.display()
+    );
+    // --data DIR from another working directory (a systemd unit without WorkingDirectory).
+    assert_eq!(
+        first_line(&dir, &["--data".as_ref(), data.as_ref()], &[]),
+        said
+    );
+    // PUSSA_DATA alike.
+    assert_eq!(first_line(&dir, &[], &[("PUSSA_DATA", &data)]), said);
+    // The default ./data from the club's folder, as before.
+    assert_eq!(
+        first_line(&dir.join("club"), &[], &[]),
+        "pussa: endgame tables from data/egtb: raja-pasu (0..=2 seeds)"
+    );
+    // `--egtb none` still goes without.
+    assert!(first_line(
+        &dir,
+        &[
+            "--data".as_ref(),
+            data.as_ref(),
+            "--egtb".as_ref(),
+            "none".as_ref()
+        ],
+        &[]
+    )
+    .starts_with("pussa: open "));
 }

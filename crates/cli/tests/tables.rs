@@ -1640,3 +1640,42 @@ fn a_missing_tables_hint_is_a_command_that_builds_them() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `egtb build` under a file size limit (`ulimit -f`, systemd `LimitFSIZE=`): the write past it
+/// fails (the build ignores SIGXFSZ, which would end it without a word), and the error names
+/// the limit in one line and leaves no `.tmp` file behind.
+#[cfg(unix)]
+#[test]
+fn a_build_past_the_file_size_limit_says_so_and_leaves_no_temporary_file() {
+    let dir = Scratch::new("fsize");
+    // 100 blocks of 512 bytes: the table of 8 seeds does not fit.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 100; exec \"$0\" egtb build --game raja-pasu --max-seeds 9 --quiet --dir \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_pussa"))
+        .arg(&*dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    // The first table past the limit (the one of 7 or 8 seeds) names the limit.
+    let games = dir.join("raja-pasu");
+    let line = err.trim_end();
+    let seeds: usize = line
+        .strip_prefix(&format!("error: {}/", games.display()))
+        .and_then(|rest| rest.split_once(".pegtb.tmp: "))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    let tmp = games.join(format!("{seeds}.pegtb.tmp"));
+    assert_eq!(
+        line,
+        format!(
+            "error: {}: file too large (the process's file size limit: ulimit -f, systemd \
+             LimitFSIZE=)",
+            tmp.display()
+        )
+    );
+    assert!(!tmp.exists(), "the partial file is removed");
+    assert!(games.join(format!("{}.pegtb", seeds - 1)).exists());
+}

@@ -41,11 +41,24 @@ pub const ENCODING: u16 = 1;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 64;
 
+/// The OS's error in words, as the messages give it: a write past the process's file size
+/// limit (`EFBIG`, `ulimit -f`, systemd `LimitFSIZE=`; the process ignores SIGXFSZ to see it)
+/// is named as that limit, not only "File too large".
+#[must_use]
+pub fn io_words(e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::FileTooLarge {
+        return "file too large (the process's file size limit: ulimit -f, systemd LimitFSIZE=)"
+            .to_string();
+    }
+    e.to_string()
+}
+
 /// Why a table file was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
-    /// The file could not be read or written.
-    #[error("{path}: {error}")]
+    /// The file could not be read or written (the OS's error; a write past the process's file
+    /// size limit is named as such, see [`io_words`]).
+    #[error("{path}: {}", io_words(error))]
     Io {
         /// The file.
         path: PathBuf,

@@ -55,6 +55,7 @@ pub async fn meta() -> Json<Value> {
         .collect();
     Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
+        "schema": crate::store::SCHEMA_VERSION,
         "games": games,
         "levels": engine::levels_json(),
         "default_level": pussa_engine::Level::DEFAULT.name(),

@@ -1341,6 +1341,7 @@ impl App {
         Ok(json!({
             "status": "ok",
             "version": env!("CARGO_PKG_VERSION"),
+            "schema": crate::store::SCHEMA_VERSION,
             "database": "ok",
             "uptime_s": self.started.elapsed().as_secs(),
             "games_in_memory": self.games_in_memory(),

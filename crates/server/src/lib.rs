@@ -8,7 +8,9 @@
 //!   with [`pussa_engine::choose_move_with_oracle`]; hints come from [`pussa_engine::search`];
 //!   both use the game's endgame tables when the server has them ([`Server::use_tables`]).
 //! - Storage: one SQLite file (WAL, readable and backed up online by other programs; a lock on
-//!   the database file itself keeps a second server out: [`store::Store::open`]; checkpointed
+//!   the database file itself, and one on its pid file as earlier releases took, keep a second
+//!   server out: [`store::Store::open`]; the schema is written, an older one upgraded, only once
+//!   the address is bound: [`Server::bind`]; checkpointed
 //!   when the server stops); each move is committed before it is
 //!   acknowledged, and every unfinished game is rebuilt from its moves when the server starts.
 //! - `GET /api/health` checks that the database accepts a write ([`app::App::health`]).
@@ -66,9 +68,54 @@ pub struct Config {
 pub struct Server {
     listener: tokio::net::TcpListener,
     app: Arc<app::App>,
+    database: Database,
     limits: conn::Limits,
     proxies: client::Proxies,
     evict_after: std::time::Duration,
+}
+
+/// What the server found in its database file when it opened it ([`Server::database`]).
+#[derive(Clone, Debug)]
+pub struct Database {
+    /// The file.
+    pub path: PathBuf,
+    /// Whether it held no tables (a missing or empty file): a new database was made.
+    pub created: bool,
+    /// The schema version the file had before it was upgraded in place to
+    /// [`store::SCHEMA_VERSION`] (which builds reading only that older version refuse), if
+    /// it was.
+    pub upgraded_from: Option<i32>,
+    /// Games stored, and how many of them are unfinished.
+    pub counts: (u64, u64),
+}
+
+impl Database {
+    /// The start-up lines that say what the file held: `pussa: upgraded FILE from schema 1 to
+    /// 2; …` when it was upgraded, then `pussa: new database created at FILE` or `pussa: 14
+    /// games (9 unfinished) in FILE`, so that a mistyped or moved data folder (a new, empty
+    /// database) is seen at once.
+    #[must_use]
+    pub fn lines(&self) -> Vec<String> {
+        let file = self.path.display();
+        let mut lines = Vec::new();
+        if let Some(from) = self.upgraded_from {
+            lines.push(format!(
+                "pussa: upgraded {file} from schema {from} to {}; earlier pussa builds can no \
+                 longer open it",
+                store::SCHEMA_VERSION
+            ));
+        }
+        lines.push(if self.created {
+            format!("pussa: new database created at {file}")
+        } else {
+            let (games, unfinished) = self.counts;
+            format!(
+                "pussa: {games} game{} ({unfinished} unfinished) in {file}",
+                if games == 1 { "" } else { "s" }
+            )
+        });
+        lines
+    }
 }
 
 /// The router: the API under `/api/`, the page everywhere else.
@@ -151,29 +198,41 @@ fn check_writable(db: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Warns (one line) when the database file can be read by its group or by others, as one made
-/// by an older pussa is (mode 0644): it holds every seat's token and every unused invite. The
-/// mode is the admin's to change (an existing file keeps it): the line names the `chmod`.
-fn warn_if_readable_by_others(db: &std::path::Path) {
+/// The warning (one line) for a database file that can be read by its group or by others, as
+/// one made by an older pussa is (mode 0644): it holds every seat's token and every unused
+/// invite. The mode is the admin's to change (an existing file keeps it): the line names the
+/// `chmod` to run, with the paths shell-quoted, on the files that exist before the server makes
+/// its own (SQLite gives a `-wal` and `-shm` file it makes the database file's mode).
+fn readable_by_others(db: &std::path::Path) -> Option<String> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        let Ok(meta) = std::fs::metadata(db) else {
-            return;
-        };
+        let meta = std::fs::metadata(db).ok()?;
         let mode = meta.permissions().mode() & 0o7777;
-        if mode & 0o077 != 0 {
-            let db = db.display();
-            tracing::warn!(
-                "the database {db} (mode {mode:04o}) can be read by other users than its owner, \
-                 and it holds every seat's token: run chmod 600 {db} {db}-wal {db}-shm (the \
-                 server leaves an existing file's mode as it is)"
-            );
+        if mode & 0o077 == 0 {
+            return None;
         }
+        let mut files = vec![util::shell_quote(&db.to_string_lossy())];
+        for suffix in ["-wal", "-shm"] {
+            let mut name = db.as_os_str().to_owned();
+            name.push(suffix);
+            if std::path::Path::new(&name).exists() {
+                files.push(util::shell_quote(&name.to_string_lossy()));
+            }
+        }
+        Some(format!(
+            "the database {} (mode {mode:04o}) can be read by other users than its owner, and \
+             it holds every seat's token: run chmod 600 {} (the server leaves an existing \
+             file's mode as it is; the -wal and -shm files SQLite makes next to it take its \
+             mode)",
+            db.display(),
+            files.join(" ")
+        ))
     }
     #[cfg(not(unix))]
     {
         let _ = db;
+        None
     }
 }
 
@@ -196,6 +255,10 @@ fn mode_text(meta: &std::fs::Metadata) -> String {
 
 impl Server {
     /// Opens (or creates) the database, rebuilds the unfinished games and binds the address.
+    /// The file is locked and checked first ([`store::Store::prepare`]), then the address is
+    /// bound, and only then is the schema written ([`store::Opening::finish`]): a start that
+    /// cannot listen leaves an older database as it was, not upgraded. [`Server::database`]
+    /// says what the file held.
     ///
     /// # Errors
     /// When the database cannot be opened (a file that is read-only or not ours, a directory
@@ -218,29 +281,54 @@ impl Server {
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         check_writable(&config.db)?;
-        let store = match store::Store::open(&config.db) {
-            Ok(store) => store,
+        let db = config.db.display();
+        let open_error = |e: store::OpenError| match e {
             // Another pussa serve holds the database file's lock (a refusal); SQLite's own lock
-            // held this long is another program's.
-            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {
-                anyhow::bail!(
-                    "cannot open the database {}: it is locked by another program (one holding \
-                     a write transaction open, such as the sqlite3 shell): close it first",
-                    config.db.display()
+            // held this long is another program's, or an older pussa serve's (which held
+            // SQLite's exclusive lock for its whole run).
+            store::OpenError::Locked(holders) => {
+                let by = match holders.as_slice() {
+                    [] => String::new(),
+                    [one] => format!(" (pid {one})"),
+                    many => format!(
+                        " (pids {})",
+                        many.iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                anyhow::anyhow!(
+                    "cannot open the database {db}: it is locked by another program{by}, perhaps \
+                     an older pussa serve still running, or one holding a write transaction \
+                     open such as the sqlite3 shell: stop or close it first"
                 )
             }
-            Err(store::OpenError::Refused(why)) => {
-                anyhow::bail!("cannot open the database {}: {why}", config.db.display())
+            store::OpenError::Refused(why) => {
+                anyhow::anyhow!("cannot open the database {db}: {why}")
             }
-            Err(store::OpenError::Sqlite(e)) => {
-                anyhow::bail!(
-                    "cannot open the database {}: {}",
-                    config.db.display(),
-                    store::sqlite_words(&e)
-                )
+            store::OpenError::Sqlite(e) => {
+                anyhow::anyhow!("cannot open the database {db}: {}", store::sqlite_words(&e))
             }
         };
-        warn_if_readable_by_others(&config.db);
+        // Before anything is written: the file is checked and locked, then the address bound,
+        // and only then is the schema written (an older one upgraded in place, for good), so
+        // that a start that cannot listen leaves the file as it was.
+        let readable = readable_by_others(&config.db);
+        let opening = store::Store::prepare(&config.db).map_err(open_error)?;
+        let listener = tokio::net::TcpListener::bind(config.addr)
+            .await
+            .with_context(|| format!("cannot listen on {}", config.addr))?;
+        let store = opening.finish().map_err(open_error)?;
+        if let Some(warning) = readable {
+            tracing::warn!("{warning}");
+        }
+        let database = Database {
+            path: config.db.clone(),
+            created: store.created(),
+            upgraded_from: store.upgraded_from(),
+            counts: store.counts().unwrap_or_default(),
+        };
         let app = app::App::open(store).map_err(|e| {
             anyhow::anyhow!(
                 "cannot read the database {}: {}",
@@ -248,16 +336,20 @@ impl Server {
                 store::sqlite_words(&e)
             )
         })?;
-        let listener = tokio::net::TcpListener::bind(config.addr)
-            .await
-            .with_context(|| format!("cannot listen on {}", config.addr))?;
         Ok(Server {
             listener,
             app,
+            database,
             limits: conn::Limits::default(),
             proxies: client::Proxies::default(),
             evict_after: app::DEFAULT_EVICT_AFTER,
         })
+    }
+
+    /// What the database file held when the server opened it (new, upgraded, how many games).
+    #[must_use]
+    pub fn database(&self) -> &Database {
+        &self.database
     }
 
     /// The address actually bound (useful with port 0).

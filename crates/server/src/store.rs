@@ -68,18 +68,23 @@ pub struct MoveRow {
 /// The database.
 pub struct Store {
     conn: Connection,
-    /// The database file itself, opened once more and locked (`flock`) while the store is
-    /// open (see [`take_lock`]). Declared after `conn`, so it is closed after SQLite's
-    /// connection: closing a descriptor of the file drops this process's POSIX locks on it.
-    _lock: std::fs::File,
+    /// The locks taken before the database was opened (see [`take_lock`]). Declared after
+    /// `conn`, so they are closed after SQLite's connection: closing a descriptor of the file
+    /// drops this process's POSIX locks on it.
+    _lock: Locks,
+    /// The schema version the file had before this store upgraded it, if it did.
+    upgraded_from: Option<i32>,
+    /// Whether the file held no tables when opened (a new database was made in it).
+    created: bool,
 }
 
 /// The pid file of the database at `db`: `<db>.lock` (`pussa.sqlite3.lock`). It holds the
 /// process id of the server that opened the database last, for the message that refuses a
-/// second server; it is left in place when the server stops. It is not the lock: the lock
-/// is on the database file itself (see [`Store::open`]), so that removing this file, or
-/// reaching the database by another path (a symlink, a hard link), does not let a second
-/// server in.
+/// second server; it is left in place when the server stops. The server holds a lock
+/// (`flock`) on it, as earlier pussa releases did, and on the database file itself (see
+/// [`Store::open`]), so that removing this file, or reaching the database by another path (a
+/// symlink, a hard link), does not let a second server in, and a release that locks only this
+/// file is kept out as well.
 #[must_use]
 pub fn lock_path(db: &Path) -> std::path::PathBuf {
     let mut name = db.as_os_str().to_owned();
@@ -90,16 +95,75 @@ pub fn lock_path(db: &Path) -> std::path::PathBuf {
 /// How long opening a database waits for another server to let go of its lock.
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Locks the database file at `path` itself (an exclusive `flock` on a descriptor of its own,
-/// creating the file when missing) and writes this process's id to its pid file
-/// ([`lock_path`]); answers the locked file and whether the pid file was made now. The lock
-/// belongs to the file (its inode), whatever path reaches it. `flock` locks are apart from the
+/// The locks an open store holds: the pid file ([`lock_path`]) and the database file itself,
+/// each opened once more and locked with an exclusive `flock`.
+struct Locks {
+    /// The database file's descriptor that holds its lock.
+    _db: std::fs::File,
+    /// The pid file, locked too, as releases before the lock on the database file locked it.
+    pid: std::fs::File,
+    /// Its path.
+    pid_path: std::path::PathBuf,
+    /// Whether the pid file was made by this opening and is to be removed when the locks are
+    /// let go before the database was opened (a refused or failed start leaves nothing).
+    made: bool,
+}
+
+impl Drop for Locks {
+    fn drop(&mut self) {
+        if self.made {
+            let _ = std::fs::remove_file(&self.pid_path);
+        }
+    }
+}
+
+impl Locks {
+    /// Writes this process's id to the pid file (once the database is open: a refused start
+    /// never overwrites the pid of the server that holds the file).
+    fn write_pid(&mut self) {
+        use std::io::{Seek as _, Write as _};
+        let _ = self.pid.set_len(0);
+        let _ = self.pid.seek(std::io::SeekFrom::Start(0));
+        let _ = writeln!(self.pid, "{}", std::process::id());
+        // The database is open: the pid file stays when the server stops.
+        self.made = false;
+    }
+}
+
+/// The process id written in the pid file at `pid_file`, when that process runs.
+fn running_pid(pid_file: &Path) -> Option<u32> {
+    let text = std::fs::read_to_string(pid_file).ok()?;
+    text.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|&p| process_alive(p))
+}
+
+/// Waits up to [`LOCK_WAIT`] for an exclusive `flock` on `file`: a server that is stopping (a
+/// restart) lets go within moments, as SQLite waits for its own locks.
+fn lock_waiting(file: &std::fs::File) -> Result<bool, OpenError> {
+    let t0 = std::time::Instant::now();
+    let mut locked = try_lock_exclusive(file)?;
+    while !locked && t0.elapsed() < LOCK_WAIT {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        locked = try_lock_exclusive(file)?;
+    }
+    Ok(locked)
+}
+
+/// Locks the pid file ([`lock_path`], made when missing) and then the database file at `path`
+/// itself (made when missing), each with an exclusive `flock` on a descriptor of its own,
+/// before anything else is written; the pid is written only once the database is open
+/// ([`Locks::write_pid`]). The lock on the database file belongs to the file (its inode),
+/// whatever path reaches it; the lock on the pid file is the one earlier releases took (and
+/// only that one), so that such a server, still running, keeps this one out and the other way
+/// round. `flock` locks are apart from the
 /// POSIX (`fcntl`) locks SQLite takes on the same file, so readers and backups work as with any
-/// WAL database. Refused, naming the problem, when another pussa serve holds the lock (for
-/// longer than [`LOCK_WAIT`]) or the pid file cannot be made (a directory that is not
-/// writable, with the OS's reason).
-fn take_lock(path: &Path) -> Result<(std::fs::File, bool), OpenError> {
-    use std::io::{Read as _, Write as _};
+/// WAL database. Refused, naming the problem (and the pid of the server that holds either lock,
+/// from the pid file), when another pussa serve holds one of them for longer than
+/// [`LOCK_WAIT`], or the files cannot be made (a directory that is not writable, with the OS's
+/// reason).
+fn take_lock(path: &Path) -> Result<Locks, OpenError> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -111,9 +175,52 @@ fn take_lock(path: &Path) -> Result<(std::fs::File, bool), OpenError> {
             dir.display()
         )
     };
-    // Read-only is enough for `flock`; a missing file is made (as SQLite would make it), readable
-    // by its owner only: it holds every seat's token and every unused invite. SQLite gives its
-    // `-wal` and `-shm` files the database file's mode. An existing file keeps its mode.
+    let pid_path = lock_path(path);
+    let refused = |pid_path: &Path, what: &str| {
+        let by = running_pid(pid_path).map_or(String::new(), |p| format!(" (pid {p})"));
+        OpenError::Refused(format!(
+            "another pussa serve{by} is using it (it holds {what})"
+        ))
+    };
+    // The pid file first, without truncating it: it names the server that holds the lock.
+    let existed = pid_path.exists();
+    let pid = private(
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+    .open(&pid_path)
+    .map_err(|e| {
+        OpenError::Refused(match e.kind() {
+            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                if !existed =>
+            {
+                not_writable(&e)
+            }
+            _ => format!("cannot write its lock file {}: {e}", pid_path.display()),
+        })
+    })?;
+    let made = !existed;
+    let locks_fail = |e: OpenError| {
+        if made {
+            let _ = std::fs::remove_file(&pid_path);
+        }
+        e
+    };
+    if !lock_waiting(&pid).map_err(locks_fail)? {
+        // Made now and locked by another already: another server starting this moment.
+        let what = format!(
+            "a lock on its pid file {}, as earlier releases did",
+            pid_path.display()
+        );
+        return Err(refused(&pid_path, &what));
+    }
+    // Read-only is enough for `flock`; a missing file is made (as SQLite would make it),
+    // readable by its owner only: it holds every seat's token and every unused invite. SQLite
+    // gives its `-wal` and `-shm` files the database file's mode. An existing file keeps its
+    // mode.
     let db = match std::fs::File::open(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => private(
             std::fs::OpenOptions::new()
@@ -126,62 +233,30 @@ fn take_lock(path: &Path) -> Result<(std::fs::File, bool), OpenError> {
         r => r,
     }
     .map_err(|e| {
-        OpenError::Refused(match e.kind() {
+        locks_fail(OpenError::Refused(match e.kind() {
             std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
                 if !path.exists() =>
             {
                 not_writable(&e)
             }
             _ => format!("cannot open it: {e}"),
-        })
+        }))
     })?;
-    // A server that is stopping (a restart) lets go within moments: wait for it a little, as
-    // SQLite waits for its own locks.
-    let t0 = std::time::Instant::now();
-    let mut locked = try_lock_exclusive(&db)?;
-    while !locked && t0.elapsed() < LOCK_WAIT {
-        std::thread::sleep(std::time::Duration::from_millis(25));
-        locked = try_lock_exclusive(&db)?;
+    if !lock_waiting(&db).map_err(locks_fail)? {
+        let what = format!(
+            "a lock on the database file itself, by whatever path, symlink or hard link; its \
+             pid is in {}",
+            pid_path.display()
+        );
+        let e = refused(&pid_path, &what);
+        return Err(locks_fail(e));
     }
-    let pid_file = lock_path(path);
-    if !locked {
-        let mut pid = String::new();
-        if let Ok(mut f) = std::fs::File::open(&pid_file) {
-            let _ = f.read_to_string(&mut pid);
-        }
-        let (by, pid_note) = match pid.trim().parse::<u32>() {
-            Ok(pid) if process_alive(pid) => (
-                format!(" (pid {pid})"),
-                format!("; its pid is in {}", pid_file.display()),
-            ),
-            _ => (String::new(), String::new()),
-        };
-        return Err(OpenError::Refused(format!(
-            "another pussa serve{by} is using it (it holds a lock on the database file itself, \
-             by whatever path, symlink or hard link{pid_note})"
-        )));
-    }
-    // Who holds it, for the message above and for the admin.
-    let existed = pid_file.exists();
-    let mut file = private(
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true),
-    )
-    .open(&pid_file)
-    .map_err(|e| {
-        OpenError::Refused(match e.kind() {
-            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-                if !existed =>
-            {
-                not_writable(&e)
-            }
-            _ => format!("cannot write its lock file {}: {e}", pid_file.display()),
-        })
-    })?;
-    let _ = writeln!(file, "{}", std::process::id());
-    Ok((db, !existed))
+    Ok(Locks {
+        _db: db,
+        pid,
+        pid_path,
+        made,
+    })
 }
 
 /// `options` creating a file readable and writable by its owner only (mode `0600`, or less if
@@ -231,9 +306,78 @@ fn try_lock_exclusive(file: &std::fs::File) -> Result<bool, OpenError> {
     if e.kind() == std::io::ErrorKind::WouldBlock {
         return Ok(false);
     }
-    Err(OpenError::Refused(format!(
-        "cannot lock the database file: {e}"
-    )))
+    Err(OpenError::Refused(format!("cannot lock it: {e}")))
+}
+
+/// The other processes that hold a POSIX (`fcntl`) lock on the database file at `db` or on its
+/// `-shm` file, as Linux's `/proc/locks` lists them, those holding a write lock first: SQLite's
+/// locks, held by another program's write transaction or by an older pussa serve (which kept
+/// SQLite's exclusive lock for its whole run). Empty where `/proc/locks` is not there.
+#[must_use]
+pub fn sqlite_lock_holders(db: &Path) -> Vec<u32> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        let Ok(text) = std::fs::read_to_string("/proc/locks") else {
+            return Vec::new();
+        };
+        let mut shm = db.as_os_str().to_owned();
+        shm.push("-shm");
+        // `/proc/locks` names a file as MAJOR:MINOR:INODE, the device numbers in hex.
+        let ids: Vec<(u64, u64, u64)> = [db.to_path_buf(), std::path::PathBuf::from(shm)]
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| {
+                let dev = m.dev();
+                (
+                    u64::from(libc::major(dev)),
+                    u64::from(libc::minor(dev)),
+                    m.ino(),
+                )
+            })
+            .collect();
+        let mut holders: Vec<(bool, u32)> = Vec::new();
+        for line in text.lines() {
+            // `1: POSIX  ADVISORY  WRITE 9507 08:01:123456 0 EOF`; a waiter's line has `->`.
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields.len() < 6 || fields[1] == "->" || fields[1] == "FLOCK" {
+                continue;
+            }
+            // This process's own locks (its connection's, as it fails) are not another's.
+            let Ok(pid) = fields[4].parse::<u32>() else {
+                continue;
+            };
+            if pid == std::process::id() {
+                continue;
+            }
+            let mut file = fields[5].split(':');
+            let (Some(maj), Some(min), Some(ino)) = (file.next(), file.next(), file.next()) else {
+                continue;
+            };
+            let parsed = (
+                u64::from_str_radix(maj, 16),
+                u64::from_str_radix(min, 16),
+                ino.parse::<u64>(),
+            );
+            let (Ok(maj), Ok(min), Ok(ino)) = parsed else {
+                continue;
+            };
+            if ids.contains(&(maj, min, ino)) {
+                let write = fields[3] == "WRITE";
+                match holders.iter_mut().find(|(_, p)| *p == pid) {
+                    Some(h) => h.0 |= write,
+                    None => holders.push((write, pid)),
+                }
+            }
+        }
+        holders.sort_by_key(|&(write, _)| !write);
+        holders.into_iter().map(|(_, p)| p).collect()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = db;
+        Vec::new()
+    }
 }
 
 /// Elsewhere no advisory lock is taken (SQLite's own locks still keep writers apart).
@@ -475,6 +619,10 @@ pub enum OpenError {
     /// The file is a database, but not one this pussa may use: another application's, a newer
     /// pussa's, or a damaged one. The message says which, in one line.
     Refused(String),
+    /// Another program holds SQLite's lock on the file (`database is locked`): the processes
+    /// that hold it, as [`sqlite_lock_holders`] found them when it was met (empty where the OS
+    /// does not say).
+    Locked(Vec<u32>),
 }
 
 impl std::fmt::Display for OpenError {
@@ -482,6 +630,7 @@ impl std::fmt::Display for OpenError {
         match self {
             OpenError::Sqlite(e) => write!(f, "{e}"),
             OpenError::Refused(why) => f.write_str(why),
+            OpenError::Locked(_) => f.write_str("database is locked"),
         }
     }
 }
@@ -502,19 +651,29 @@ impl OpenError {
     pub fn sqlite_error_code(&self) -> Option<rusqlite::ErrorCode> {
         match self {
             OpenError::Sqlite(e) => e.sqlite_error_code(),
+            OpenError::Locked(_) => Some(rusqlite::ErrorCode::DatabaseBusy),
             OpenError::Refused(_) => None,
         }
     }
 }
+
+/// What to do about a damaged database file, as the messages say it. `.dump` works with every
+/// sqlite3 shell (Debian 12's 3.40 stops at once on `.recover`); on a damaged file it ends its
+/// output with `ROLLBACK; -- due to errors`, which would throw away everything it saved, hence
+/// the `sed` that commits instead.
+pub const RECOVER: &str = "restore it from a backup, or, with the server stopped, save what \
+                           still reads with `sqlite3 FILE .dump | sed 's/^ROLLBACK; -- due to \
+                           errors$/COMMIT;/' | sqlite3 recovered.sqlite3` (or .recover instead \
+                           of .dump, with a sqlite3 that supports it) and serve that";
 
 /// SQLite's error in one line, as an admin reads it: a damaged file (`database disk image is
 /// malformed`) says what to do about it.
 #[must_use]
 pub fn sqlite_words(e: &rusqlite::Error) -> String {
     if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt) {
-        return "database disk image is malformed (part of the file is damaged: restore it from \
-                a backup, or save what still reads with sqlite3's .recover)"
-            .to_string();
+        return format!(
+            "database disk image is malformed (part of the file is damaged: {RECOVER})"
+        );
     }
     e.to_string()
 }
@@ -595,7 +754,8 @@ fn file_kind(meta: &std::fs::Metadata) -> &'static str {
 /// Checks, before anything is written, that `conn` is an empty database, a pussa database of
 /// this schema version or older, or a pussa database made before the schema marker (tables
 /// `games` and `moves`, with the original columns).
-fn check_identity(conn: &Connection) -> Result<(), OpenError> {
+/// Answers the file's schema version and whether it holds no tables yet (a new database).
+fn check_identity(conn: &Connection) -> Result<(i32, bool), OpenError> {
     let app_id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
     let version: i32 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     let tables: Vec<String> = {
@@ -614,11 +774,12 @@ fn check_identity(conn: &Connection) -> Result<(), OpenError> {
     if version > SCHEMA_VERSION {
         return Err(OpenError::Refused(format!(
             "written by a newer pussa (schema version {version}; this pussa reads up to \
-             {SCHEMA_VERSION}): use that version"
+             {SCHEMA_VERSION}): run a pussa that reads schema {version} (`pussa --version` \
+             says which schema a build reads), or restore the backup made before the upgrade"
         )));
     }
     if tables.is_empty() {
-        return Ok(());
+        return Ok((version, true));
     }
     let has = |t: &str| tables.iter().any(|n| n == t);
     let listed = || crate::util::cut(&tables.join(", "), 200).to_string();
@@ -647,8 +808,151 @@ fn check_identity(conn: &Connection) -> Result<(), OpenError> {
             )));
         }
     }
-    Ok(())
+    Ok((version, false))
 }
+
+/// A database file locked and checked by [`Store::prepare`], not yet written to.
+pub struct Opening {
+    conn: Connection,
+    path: std::path::PathBuf,
+    lock: Locks,
+    version: i32,
+    empty: bool,
+}
+
+impl Opening {
+    /// The file's schema version (`PRAGMA user_version`; 0 for a new file or one made before
+    /// the marker).
+    #[must_use]
+    pub fn schema_version(&self) -> i32 {
+        self.version
+    }
+
+    /// Whether the file holds no tables (a new database is made in it).
+    #[must_use]
+    pub fn is_new(&self) -> bool {
+        self.empty
+    }
+
+    /// Puts the database in WAL mode, makes its tables (or upgrades an older schema in place,
+    /// for good: older builds refuse it then), marks it as a pussa database of
+    /// [`SCHEMA_VERSION`] and writes the pid file.
+    ///
+    /// # Errors
+    /// SQLite's error (another program holding a write transaction open, an I/O error, a full
+    /// disk, the file size limit), named as [`Store`]'s writes name them.
+    pub fn finish(self) -> Result<Store, OpenError> {
+        let Opening {
+            conn,
+            path,
+            mut lock,
+            version,
+            empty,
+        } = self;
+        match Opening::write_schema(&conn) {
+            Ok(()) => {
+                lock.write_pid();
+                Ok(Store {
+                    conn,
+                    _lock: lock,
+                    upgraded_from: (!empty && version < SCHEMA_VERSION).then_some(version),
+                    created: empty,
+                })
+            }
+            Err(e) => {
+                let e = locked(&path, OpenError::Sqlite(os_cause(&conn, e)));
+                drop(conn);
+                drop(lock);
+                Err(e)
+            }
+        }
+    }
+
+    fn write_schema(conn: &Connection) -> rusqlite::Result<()> {
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        // WAL + NORMAL: a commit survives the process being killed (kill -9); only a power
+        // loss can take back the last commits.
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.execute_batch(SCHEMA)?;
+        migrate(conn)?;
+        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        conn.execute_batch("BEGIN IMMEDIATE; COMMIT;")?;
+        Ok(())
+    }
+}
+
+/// `e`, when it is SQLite's `database is locked`, as [`OpenError::Locked`] with the processes
+/// holding the lock on the file at `path`.
+fn locked(path: &Path, e: OpenError) -> OpenError {
+    match e {
+        OpenError::Sqlite(s)
+            if s.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) =>
+        {
+            OpenError::Locked(sqlite_lock_holders(path))
+        }
+        e => e,
+    }
+}
+
+/// `e` with its cause named when the OS's error behind it was the process's file size limit
+/// (`EFBIG`, `ulimit -f`, systemd `LimitFSIZE=`), which SQLite reports only as `disk I/O
+/// error`.
+fn os_cause(conn: &Connection, e: rusqlite::Error) -> rusqlite::Error {
+    #[cfg(unix)]
+    if let rusqlite::Error::SqliteFailure(code, _) = &e {
+        if code.code == rusqlite::ErrorCode::SystemIoFailure {
+            // SAFETY: the handle is only read by sqlite3_system_errno, on this thread, while
+            // `conn` is borrowed.
+            let errno = unsafe { rusqlite::ffi::sqlite3_system_errno(conn.handle()) };
+            if errno == libc::EFBIG {
+                return rusqlite::Error::SqliteFailure(*code, Some(FILE_TOO_LARGE.to_string()));
+            }
+            // SQLite does not always keep the OS's error (growing the -shm file at open): a
+            // write that failed under a file size limit is most likely that limit.
+            let writes = [
+                rusqlite::ffi::SQLITE_IOERR_WRITE,
+                rusqlite::ffi::SQLITE_IOERR_SHMSIZE,
+                rusqlite::ffi::SQLITE_IOERR_TRUNCATE,
+            ];
+            if let Some(limit) = file_size_limit().filter(|_| writes.contains(&code.extended_code))
+            {
+                return rusqlite::Error::SqliteFailure(
+                    *code,
+                    Some(format!(
+                        "disk I/O error: a write failed, most likely at the process's file size \
+                         limit of {limit} bytes (ulimit -f, systemd LimitFSIZE=)"
+                    )),
+                );
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = conn;
+    e
+}
+
+/// The process's file size limit in bytes (`RLIMIT_FSIZE`), when it has one.
+#[cfg(unix)]
+#[allow(clippy::useless_conversion)] // rlim_t is u64 on most systems, not all.
+fn file_size_limit() -> Option<u64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given, which lives for the call.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &raw mut lim) } != 0
+        || lim.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    Some(u64::from(lim.rlim_cur))
+}
+
+/// How a write refused by the process's file size limit (`EFBIG`) is named.
+pub const FILE_TOO_LARGE: &str = "file too large (the process's file size limit: ulimit -f, \
+                                  systemd LimitFSIZE=)";
 
 impl Store {
     /// Opens (creating if needed) the database file, in WAL mode, and its tables, and marks it
@@ -664,44 +968,97 @@ impl Store {
     /// One server per file: the store holds an exclusive `flock` on the database file itself
     /// for as long as it is open, so a second store on the same file is refused whatever path
     /// reaches it (a symlink, a hard link), and removing the pid file ([`lock_path`]) changes
-    /// nothing. The lock is on an extra descriptor of the file; as POSIX drops a process's
+    /// nothing; it also holds one on the pid file, the lock earlier releases took (and only
+    /// that), so that a server of such a release and this one keep each other out. Both are
+    /// taken before anything is written, and the pid is written only once the database is
+    /// open. The lock is on an extra descriptor of the file; as POSIX drops a process's
     /// `fcntl` locks on a file when any descriptor of it is closed, the store closes it only
     /// after SQLite's connection. (On NFS, Linux turns `flock` into `fcntl` locks: keep the
     /// database on a local disk, as SQLite asks anyway.)
     pub fn open(path: &Path) -> Result<Store, OpenError> {
-        check_file(path)?;
-        // One server per file: the games live in its memory too, so a second server on the same
-        // file would diverge. A lock on the database file itself keeps it out (by any path);
-        // SQLite's own locks stay the normal ones, so that readers and backups
-        // (`sqlite3 .backup`, `VACUUM INTO`) work alongside.
-        let (lock, made) = take_lock(path)?;
-        let opened = Store::open_locked(path);
-        if opened.is_err() && made {
-            // Nothing is left next to a file that is refused (the lock is still held here).
-            let _ = std::fs::remove_file(lock_path(path));
-        }
-        let conn = opened?;
-        Ok(Store { conn, _lock: lock })
+        Store::prepare(path)?.finish()
     }
 
-    fn open_locked(path: &Path) -> Result<Connection, OpenError> {
-        let conn = Connection::open(path)?;
-        // Readers and backups never block a write in WAL mode; another program's write
-        // transaction does, for a second at most, and then the write fails (`database is
-        // locked`).
-        conn.busy_timeout(std::time::Duration::from_secs(1))?;
-        check_identity(&conn)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        // WAL + NORMAL: a commit survives the process being killed (kill -9); only a power
-        // loss can take back the last commits.
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.execute_batch(SCHEMA)?;
-        migrate(&conn)?;
-        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-        conn.execute_batch("BEGIN IMMEDIATE; COMMIT;")?;
-        Ok(conn)
+    /// The first half of [`Store::open`]: takes the locks and checks what the file is, writing
+    /// nothing to it (a missing file is made empty, as is the pid file), so that a caller can
+    /// make sure of everything else it needs (its listening address) before
+    /// [`Opening::finish`] writes the schema, upgrading an older one in place for good.
+    ///
+    /// # Errors
+    /// As [`Store::open`], but for the errors of writing the schema.
+    pub fn prepare(path: &Path) -> Result<Opening, OpenError> {
+        check_file(path)?;
+        // One server per file: the games live in its memory too, so a second server on the same
+        // file would diverge. A lock on the database file itself keeps it out (by any path),
+        // and one on the pid file keeps out (and is kept out by) an earlier release, which
+        // locked only that; SQLite's own locks stay the normal ones, so that readers and
+        // backups (`sqlite3 .backup`, `VACUUM INTO`) work alongside.
+        let lock = take_lock(path)?;
+        let checked = Connection::open(path)
+            .map_err(OpenError::from)
+            .and_then(|conn| {
+                // Readers and backups never block a write in WAL mode; another program's write
+                // transaction does, for a second at most, and then the write fails (`database
+                // is locked`).
+                conn.busy_timeout(std::time::Duration::from_secs(1))?;
+                let (version, empty) = check_identity(&conn).map_err(|e| match e {
+                    // Reading a WAL database writes its -shm file.
+                    OpenError::Sqlite(e) => OpenError::Sqlite(os_cause(&conn, e)),
+                    other => other,
+                })?;
+                Ok((conn, version, empty))
+            });
+        match checked {
+            Ok((conn, version, empty)) => Ok(Opening {
+                conn,
+                path: path.to_path_buf(),
+                lock,
+                version,
+                empty,
+            }),
+            Err(e) => {
+                // Who holds SQLite's lock is read while this process's own descriptors of the
+                // file are open: closing one drops every POSIX lock the process holds on it.
+                let e = locked(path, e);
+                // Nothing is left next to a file that is refused (the lock is still held here).
+                drop(lock);
+                Err(e)
+            }
+        }
+    }
+
+    /// The schema version the file had before this store upgraded it (`Some(1)`), when it did.
+    #[must_use]
+    pub fn upgraded_from(&self) -> Option<i32> {
+        self.upgraded_from
+    }
+
+    /// Whether the file held no tables when it was opened: a new database was made in it.
+    #[must_use]
+    pub fn created(&self) -> bool {
+        self.created
+    }
+
+    /// How many games are stored, and how many of them are unfinished.
+    ///
+    /// # Errors
+    /// SQLite's error.
+    pub fn counts(&self) -> rusqlite::Result<(u64, u64)> {
+        self.conn.query_row(
+            "SELECT count(*), count(*) FILTER (WHERE finished IS NULL) FROM games",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+
+    /// Runs a write on the connection; an I/O error caused by the process's file size limit
+    /// (`EFBIG`) is named as such (SQLite says only `disk I/O error`).
+    fn writing<T>(
+        &mut self,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        let r = f(&mut self.conn);
+        r.map_err(|e| os_cause(&self.conn, e))
     }
 
     /// Writes the time of this check to the one row of the `health` table, in a transaction of
@@ -711,12 +1068,14 @@ impl Store {
     /// # Errors
     /// The write's error (`database or disk is full`, `database is locked`, an I/O error).
     pub fn check_write(&mut self) -> rusqlite::Result<()> {
-        self.conn.execute(
-            "INSERT INTO health (id, checked) VALUES (1, ?1) \
-             ON CONFLICT (id) DO UPDATE SET checked = excluded.checked",
-            [crate::util::now_unix()],
-        )?;
-        Ok(())
+        self.writing(|conn| {
+            conn.execute(
+                "INSERT INTO health (id, checked) VALUES (1, ?1) \
+                 ON CONFLICT (id) DO UPDATE SET checked = excluded.checked",
+                [crate::util::now_unix()],
+            )?;
+            Ok(())
+        })
     }
 
     /// Reads through what serving a game needs, cheaply (a few pages): the game stored last,
@@ -790,10 +1149,10 @@ impl Store {
     /// # Errors
     /// SQLite's error (an I/O error, a full disk).
     pub fn checkpoint(&mut self) -> rusqlite::Result<bool> {
-        let busy: i64 = self
-            .conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
-        Ok(busy == 0)
+        self.writing(|conn| {
+            let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+            Ok(busy == 0)
+        })
     }
 
     /// Stores a new game.
@@ -801,8 +1160,10 @@ impl Store {
     /// # Errors
     /// On a database error (e.g. a duplicate id).
     pub fn insert_game(&mut self, g: &GameRow) -> rusqlite::Result<()> {
-        self.conn.execute(INSERT_GAME, &insert_params(g)[..])?;
-        Ok(())
+        self.writing(|conn| {
+            conn.execute(INSERT_GAME, &insert_params(g)[..])?;
+            Ok(())
+        })
     }
 
     /// Stores a new game together with its first moves, in one transaction.
@@ -814,17 +1175,19 @@ impl Store {
         g: &GameRow,
         moves: &[String],
     ) -> rusqlite::Result<()> {
-        let tx = self.conn.transaction()?;
-        tx.execute(INSERT_GAME, &insert_params(g)[..])?;
-        {
-            let mut st = tx.prepare_cached(
-                "INSERT INTO moves (game_id, ply, mv, created) VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for (i, mv) in moves.iter().enumerate() {
-                st.execute(params![g.id, i as i64 + 1, mv, g.created])?;
+        self.writing(|conn| {
+            let tx = conn.transaction()?;
+            tx.execute(INSERT_GAME, &insert_params(g)[..])?;
+            {
+                let mut st = tx.prepare_cached(
+                    "INSERT INTO moves (game_id, ply, mv, created) VALUES (?1, ?2, ?3, ?4)",
+                )?;
+                for (i, mv) in moves.iter().enumerate() {
+                    st.execute(params![g.id, i as i64 + 1, mv, g.created])?;
+                }
             }
-        }
-        tx.commit()
+            tx.commit()
+        })
     }
 
     /// Appends moves `first_ply..` and updates the game's ply and result, in one transaction.
@@ -839,24 +1202,26 @@ impl Store {
         finished: Option<i64>,
         winner: Option<&str>,
     ) -> rusqlite::Result<()> {
-        let now = crate::util::now_unix();
-        let tx = self.conn.transaction()?;
-        {
-            let mut st = tx.prepare_cached(
-                "INSERT INTO moves (game_id, ply, mv, created) VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for (i, mv) in moves.iter().enumerate() {
-                st.execute(params![id, first_ply + i as i64, mv, now])?;
+        self.writing(|conn| {
+            let now = crate::util::now_unix();
+            let tx = conn.transaction()?;
+            {
+                let mut st = tx.prepare_cached(
+                    "INSERT INTO moves (game_id, ply, mv, created) VALUES (?1, ?2, ?3, ?4)",
+                )?;
+                for (i, mv) in moves.iter().enumerate() {
+                    st.execute(params![id, first_ply + i as i64, mv, now])?;
+                }
             }
-        }
-        let n = tx.execute(
-            "UPDATE games SET ply = ?2, finished = ?3, winner = ?4 WHERE id = ?1",
-            params![id, first_ply + moves.len() as i64 - 1, finished, winner],
-        )?;
-        if n != 1 {
-            return Err(rusqlite::Error::QueryReturnedNoRows);
-        }
-        tx.commit()
+            let n = tx.execute(
+                "UPDATE games SET ply = ?2, finished = ?3, winner = ?4 WHERE id = ?1",
+                params![id, first_ply + moves.len() as i64 - 1, finished, winner],
+            )?;
+            if n != 1 {
+                return Err(rusqlite::Error::QueryReturnedNoRows);
+            }
+            tx.commit()
+        })
     }
 
     /// Deletes every move after `keep_ply` and updates the game, in one transaction.
@@ -864,16 +1229,18 @@ impl Store {
     /// # Errors
     /// On a database error; nothing changes then.
     pub fn truncate_moves(&mut self, id: &str, keep_ply: i64) -> rusqlite::Result<()> {
-        let tx = self.conn.transaction()?;
-        tx.execute(
-            "DELETE FROM moves WHERE game_id = ?1 AND ply > ?2",
-            params![id, keep_ply],
-        )?;
-        tx.execute(
-            "UPDATE games SET ply = ?2, finished = NULL, winner = NULL WHERE id = ?1",
-            params![id, keep_ply],
-        )?;
-        tx.commit()
+        self.writing(|conn| {
+            let tx = conn.transaction()?;
+            tx.execute(
+                "DELETE FROM moves WHERE game_id = ?1 AND ply > ?2",
+                params![id, keep_ply],
+            )?;
+            tx.execute(
+                "UPDATE games SET ply = ?2, finished = NULL, winner = NULL WHERE id = ?1",
+                params![id, keep_ply],
+            )?;
+            tx.commit()
+        })
     }
 
     /// Stores `new`, the rematch of game `old`, and links `old` to it, in one transaction: either
@@ -883,16 +1250,18 @@ impl Store {
     /// On a database error, [`rusqlite::Error::QueryReturnedNoRows`] when `old` is unknown or
     /// already linked.
     pub fn insert_rematch(&mut self, old: &str, new: &GameRow) -> rusqlite::Result<()> {
-        let tx = self.conn.transaction()?;
-        tx.execute(INSERT_GAME, &insert_params(new)[..])?;
-        let n = tx.execute(
-            "UPDATE games SET rematch = ?2 WHERE id = ?1 AND rematch IS NULL",
-            params![old, new.id],
-        )?;
-        if n != 1 {
-            return Err(rusqlite::Error::QueryReturnedNoRows);
-        }
-        tx.commit()
+        self.writing(|conn| {
+            let tx = conn.transaction()?;
+            tx.execute(INSERT_GAME, &insert_params(new)[..])?;
+            let n = tx.execute(
+                "UPDATE games SET rematch = ?2 WHERE id = ?1 AND rematch IS NULL",
+                params![old, new.id],
+            )?;
+            if n != 1 {
+                return Err(rusqlite::Error::QueryReturnedNoRows);
+            }
+            tx.commit()
+        })
     }
 
     /// Ends a game the players ended (resigned, aborted, agreed, claimed): its ending, when,
@@ -908,14 +1277,16 @@ impl Store {
         finished: i64,
         winner: Option<&str>,
     ) -> rusqlite::Result<()> {
-        let n = self.conn.execute(
-            "UPDATE games SET ended = ?2, ended_by = ?3, finished = ?4, winner = ?5 WHERE id = ?1",
-            params![id, kind, by, finished, winner],
-        )?;
-        if n != 1 {
-            return Err(rusqlite::Error::QueryReturnedNoRows);
-        }
-        Ok(())
+        self.writing(|conn| {
+            let n = conn.execute(
+                "UPDATE games SET ended = ?2, ended_by = ?3, finished = ?4, winner = ?5 WHERE id = ?1",
+                params![id, kind, by, finished, winner],
+            )?;
+            if n != 1 {
+                return Err(rusqlite::Error::QueryReturnedNoRows);
+            }
+            Ok(())
+        })
     }
 
     /// The game whose rematch is `id`, if any.
@@ -937,12 +1308,14 @@ impl Store {
     /// # Errors
     /// On a database error.
     pub fn take_seat(&mut self, id: &str, seat: char, token: &str) -> rusqlite::Result<()> {
-        let col = if seat == 'S' { "token_s" } else { "token_n" };
-        self.conn.execute(
-            &format!("UPDATE games SET {col} = ?2, invite = NULL WHERE id = ?1"),
-            params![id, token],
-        )?;
-        Ok(())
+        self.writing(|conn| {
+            let col = if seat == 'S' { "token_s" } else { "token_n" };
+            conn.execute(
+                &format!("UPDATE games SET {col} = ?2, invite = NULL WHERE id = ?1"),
+                params![id, token],
+            )?;
+            Ok(())
+        })
     }
 
     /// A game's row.

@@ -130,6 +130,21 @@ pub fn cut_quoted(msg: &str) -> String {
     cut(&out, MESSAGE_MAX).into_owned()
 }
 
+/// `text` as one word for a POSIX shell: as it is when it holds only characters no shell
+/// treats specially (`data/pussa.sqlite3`), else in single quotes (`'club data/pussa.sqlite3'`,
+/// a quote inside written `'\''`), so that a command printed for an admin can be pasted.
+#[must_use]
+pub fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-./+:,@%=".contains(&b));
+    if plain {
+        return text.to_string();
+    }
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,5 +198,16 @@ mod tests {
         let id = new_game_id().unwrap();
         assert!(valid_game_id(&id), "{id}");
         assert!(!valid_game_id("../etc"));
+    }
+
+    #[test]
+    fn shell_quote_leaves_plain_paths_and_quotes_the_rest() {
+        assert_eq!(shell_quote("data/pussa.sqlite3"), "data/pussa.sqlite3");
+        assert_eq!(
+            shell_quote("club data/pussa.sqlite3"),
+            "'club data/pussa.sqlite3'"
+        );
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote(""), "''");
     }
 }

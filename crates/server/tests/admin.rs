@@ -114,8 +114,14 @@ async fn another_programs_write_lock_is_not_blamed_on_another_server() {
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
     let e = refusal(db.clone()).await;
     assert!(e.contains("locked by another program"), "{e}");
-    assert!(!e.contains("pussa serve"), "{e}");
+    assert!(!e.contains("another pussa serve"), "{e}");
     assert!(!e.contains('\n'), "{e}");
+    // It may be an older pussa serve still running (those held SQLite's exclusive lock for
+    // their whole run): the words say so.
+    assert!(
+        e.contains("perhaps an older pussa serve still running"),
+        "{e}"
+    );
     other.execute_batch("COMMIT").unwrap();
     // A reader (an open read transaction) keeps nobody out.
     other
@@ -125,6 +131,37 @@ async fn another_programs_write_lock_is_not_blamed_on_another_server() {
     hotseat_game(&s, "raja-pasu", "single", 1).await;
     s.stop().await;
     other.execute_batch("COMMIT").unwrap();
+    drop(other);
+    // Another process holding the lock (the sqlite3 shell, where installed) is named by its
+    // pid, as /proc/locks gives it.
+    #[cfg(target_os = "linux")]
+    if let Ok(mut shell) = std::process::Command::new("sqlite3")
+        .arg(&db)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    {
+        use std::io::{BufRead as _, Write as _};
+        let mut input = shell.stdin.take().unwrap();
+        writeln!(input, "BEGIN IMMEDIATE; SELECT 'held';").unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(shell.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim(), "held");
+        let e = refusal(db.clone()).await;
+        drop(input);
+        let _ = shell.wait();
+        assert!(
+            e.contains(&format!(
+                "it is locked by another program (pid {}), perhaps an older pussa serve still \
+                 running, or one holding a write transaction open such as the sqlite3 shell: \
+                 stop or close it first",
+                shell.id()
+            )),
+            "{e}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -239,10 +276,48 @@ async fn a_damaged_page_of_moves_flags_its_games_and_the_server_starts() {
         .unwrap()["damaged"]
         .clone();
     assert!(flagged.as_str().unwrap().contains("malformed"), "{flagged}");
+    // The words say how to save what still reads, in a form Debian 12's sqlite3 (3.40, whose
+    // .recover stops at once) runs too.
+    let r = s.get(&format!("/api/games/{last}")).await;
+    let body = r.json()["error"].as_str().unwrap().to_string();
+    let recipe = body
+        .split_once("save what still reads with `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(cmd, _)| cmd.to_string())
+        .unwrap_or_else(|| panic!("no recipe in {body}"));
+    assert!(recipe.starts_with("sqlite3 FILE .dump | "), "{recipe}");
+    assert!(recipe.ends_with(" | sqlite3 recovered.sqlite3"), "{recipe}");
     // Another game, whose moves are on a sound page, goes on.
     let st = s.get(&format!("/api/games/{first}")).await;
     assert_eq!(st.status, 200, "{}", st.body);
     s.stop().await;
+    // The recipe, run as written (where a sqlite3 shell is installed), saves the games whose
+    // pages read, and a server serves the file it makes.
+    let shell = std::process::Command::new("sqlite3")
+        .arg("--version")
+        .output();
+    if shell.is_ok_and(|o| o.status.success()) {
+        let saved = dir.join("saved");
+        std::fs::create_dir(&saved).unwrap();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(recipe.replace("FILE", &db.to_string_lossy()))
+            .current_dir(&saved)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        std::fs::rename(saved.join("recovered.sqlite3"), saved.join("pussa.sqlite3")).unwrap();
+        let recovered = Connection::open(saved.join("pussa.sqlite3")).unwrap();
+        assert!(
+            count(&recovered, "SELECT count(*) FROM games") >= 16,
+            "the games' rows were saved"
+        );
+        drop(recovered);
+        let s = TestServer::start_in(saved).await;
+        let st = s.get(&format!("/api/games/{first}")).await;
+        assert_eq!(st.status, 200, "{}", st.body);
+        s.stop().await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -255,6 +330,12 @@ async fn the_health_check_fails_while_the_database_does_not_accept_a_write() {
     assert_eq!(v["status"], "ok");
     assert_eq!(v["database"], "ok");
     assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    // The schema this build reads and writes, to tell builds of one release apart.
+    assert_eq!(v["schema"], pussa_server::store::SCHEMA_VERSION);
+    assert_eq!(
+        s.get("/api/meta").await.json()["schema"],
+        pussa_server::store::SCHEMA_VERSION
+    );
     // Another program holds the write lock: nothing could be stored, and the check says so
     // (`/api/meta` would still answer 200).
     let other = Connection::open(dir.join("pussa.sqlite3")).unwrap();
@@ -456,6 +537,76 @@ async fn the_health_check_fails_when_the_index_of_game_ids_is_damaged() {
     s.get("/api/health").await.assert_error(
         503,
         "the database cannot be read: database disk image is malformed",
+    );
+    s.stop().await;
+}
+
+/// Takes the lock earlier releases took (an exclusive `flock` on `pussa.sqlite3.lock`, and no
+/// other) as such a server holds it while it runs, with `pid` written in the file: the file,
+/// open, is the lock.
+fn hold_pid_file_lock(db: &std::path::Path, pid: u32) -> std::fs::File {
+    use std::io::Write as _;
+    use std::os::unix::io::AsRawFd as _;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(pussa_server::store::lock_path(db))
+        .unwrap();
+    writeln!(f, "{pid}").unwrap();
+    // SAFETY: flock on a descriptor that lives for the call.
+    let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(r, 0, "{}", std::io::Error::last_os_error());
+    f
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_of_an_earlier_release_holding_only_the_pid_file_lock_keeps_a_new_one_out() {
+    use std::os::unix::io::AsRawFd as _;
+    let dir = common::temp_dir("admin-oldlock");
+    let db = dir.join("pussa.sqlite3");
+    let s = TestServer::start_in(dir.clone()).await;
+    let id = hotseat_game(&s, "raja-pasu", "single", 3).await;
+    s.stop().await;
+    // An earlier release serving the file (a process of its own: its pid runs) holds only the
+    // pid file's lock.
+    let mut old = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let lock = hold_pid_file_lock(&db, old.id());
+    let e = refusal(db.clone()).await;
+    assert!(
+        e.contains(&format!(
+            "another pussa serve (pid {}) is using it",
+            old.id()
+        )),
+        "{e}"
+    );
+    assert!(e.contains("pussa.sqlite3.lock"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+    // The running server's pid is left in the file, and nothing was written to the database.
+    assert_eq!(
+        std::fs::read_to_string(pussa_server::store::lock_path(&db)).unwrap(),
+        format!("{}\n", old.id())
+    );
+    drop(lock);
+    let _ = old.kill();
+    let _ = old.wait();
+    // Once it has stopped, the new one starts; while it runs, an earlier release, which tries
+    // only the pid file's lock, is kept out.
+    let s = TestServer::start_in(dir.clone()).await;
+    assert_eq!(s.get(&format!("/api/games/{id}")).await.status, 200);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(pussa_server::store::lock_path(&db))
+        .unwrap();
+    // SAFETY: flock on a descriptor that lives for the call.
+    let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(r, -1, "the pid file is locked by the running server");
+    assert_eq!(
+        std::fs::read_to_string(pussa_server::store::lock_path(&db)).unwrap(),
+        format!("{}\n", std::process::id())
     );
     s.stop().await;
 }

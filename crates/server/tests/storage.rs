@@ -679,8 +679,98 @@ async fn a_version_1_database_is_upgraded_to_2_so_older_builds_refuse_it() {
     }
     let e = refusal(&dir).await;
     assert!(
-        e.contains("written by a newer pussa (schema version 3; this pussa reads up to 2): use that version"),
+        e.contains(
+            "written by a newer pussa (schema version 3; this pussa reads up to 2): run a pussa \
+             that reads schema 3 (`pussa --version` says which schema a build reads), or \
+             restore the backup made before the upgrade"
+        ),
         "{e}"
     );
     assert!(!e.contains('\n'), "one line: {e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_older_database_is_upgraded_only_once_the_address_is_bound_and_the_upgrade_is_said() {
+    let dir = common::temp_dir("store-upgrade-late");
+    let s = TestServer::start_in(dir.clone()).await;
+    for _ in 0..3 {
+        let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await;
+        assert_eq!(c.status, 201, "{}", c.body);
+    }
+    s.stop().await;
+    let db = dir.join("pussa.sqlite3");
+    let version = |db: &std::path::Path| -> (i32, i64) {
+        let conn = Connection::open(db).unwrap();
+        let v = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        let series = conn
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('games') WHERE name = 'series'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        (v, series)
+    };
+    // As version 1 wrote it.
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch("ALTER TABLE games DROP COLUMN series")
+            .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+    }
+    assert_eq!(version(&db), (1, 0));
+    // The address is held by another program: the start fails, and the file is still version
+    // 1, which the release that wrote it opens.
+    let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let config = pussa_server::Config {
+        addr: held.local_addr().unwrap(),
+        db: db.clone(),
+    };
+    let e = match pussa_server::Server::bind(&config).await {
+        Ok(_) => panic!("the server bound a held address"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(e.starts_with("cannot listen on "), "{e}");
+    assert_eq!(version(&db), (1, 0), "a failed start upgraded the file");
+    drop(held);
+    // A start that can listen upgrades it, and says so (and what the file holds).
+    let config = pussa_server::Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        db: db.clone(),
+    };
+    let server = pussa_server::Server::bind(&config).await.unwrap();
+    let d = db.display();
+    assert_eq!(
+        server.database().lines(),
+        [
+            format!(
+                "pussa: upgraded {d} from schema 1 to 2; earlier pussa builds can no longer \
+                 open it"
+            ),
+            format!("pussa: 3 games (3 unfinished) in {d}"),
+        ]
+    );
+    drop(server);
+    assert_eq!(version(&db), (2, 1));
+    // Started again: nothing left to upgrade.
+    let server = pussa_server::Server::bind(&config).await.unwrap();
+    assert_eq!(
+        server.database().lines(),
+        [format!("pussa: 3 games (3 unfinished) in {d}")]
+    );
+    drop(server);
+    // A mistyped data folder makes a new database, and says so.
+    let typo = common::temp_dir("store-upgrade-typo").join("pussa.sqlite3");
+    let server = pussa_server::Server::bind(&pussa_server::Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        db: typo.clone(),
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        server.database().lines(),
+        [format!("pussa: new database created at {}", typo.display())]
+    );
 }
