@@ -780,7 +780,11 @@ pub async fn method_not_allowed(
 }
 
 /// The web page's files.
-pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+pub async fn static_file(
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> Response {
     // `/api/` itself is not matched by the nested API router, nor is an API path with a
     // doubled slash (`//api/meta`, a base URL ending in `/`): answer them as the API does,
     // naming the path as sent.
@@ -819,5 +823,5 @@ pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Re
         )
             .into_response();
     }
-    assets::serve(path, uri.path())
+    assets::serve(path, uri.path(), &headers)
 }
