@@ -274,49 +274,80 @@ pub async fn abort(
     Ok(Json(app.abort(&id, &req.token).await?))
 }
 
-/// Body of `POST /api/games/{id}/draw`.
+/// Body of `POST /api/games/{id}/draw`: `offer` (the old form: true offers or accepts, false
+/// withdraws or declines), or `accept: true`, which accepts the friend's standing offer and
+/// nothing else.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DrawReq {
     token: String,
-    offer: bool,
+    #[serde(default)]
+    offer: Option<bool>,
+    #[serde(default)]
+    accept: bool,
+}
+
+/// What an offer request asks: `(offer, accept)` for [`App::draw`] and [`App::takeback`].
+///
+/// # Errors
+/// 400 for neither `offer` nor `accept: true`, and for `accept: true` with `offer: false`.
+fn offer_answer(offer: Option<bool>, accept: bool) -> Result<(bool, bool), ApiError> {
+    match (offer, accept) {
+        (Some(false), true) => Err(ApiError::bad_request(
+            "accept: true and offer: false contradict each other: send one of them",
+        )),
+        (_, true) => Ok((true, true)),
+        (Some(offer), false) => Ok((offer, false)),
+        (None, false) => Err(ApiError::bad_request(
+            "missing field `offer` (true or false), or `accept: true`",
+        )),
+    }
 }
 
 /// `POST /api/games/{id}/draw`.
 ///
 /// # Errors
-/// 404 for an unknown game; 403 for a token that holds no seat; 409 for a game that is not
-/// online, not joined yet or over; 500 for a database error. See [`App::draw`].
+/// 400 for neither `offer` nor `accept: true`, or `accept: true` with `offer: false`; 404 for
+/// an unknown game; 403 for a token that holds no seat; 409
+/// for a game that is not online, not joined yet or over, and for `accept: true` with no draw
+/// offer from the friend standing. See [`App::draw`].
 pub async fn draw(
     State(app): AppState,
     Path(id): Path<String>,
     Json(req): Json<DrawReq>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(app.draw(&id, &req.token, req.offer).await?))
+    let (offer, accept) = offer_answer(req.offer, req.accept)?;
+    Ok(Json(app.draw(&id, &req.token, offer, accept).await?))
 }
 
-/// Body of `POST /api/games/{id}/takeback`.
+/// Body of `POST /api/games/{id}/takeback`: `offer` or `accept`, as [`DrawReq`].
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TakebackReq {
     token: String,
-    offer: bool,
+    #[serde(default)]
+    offer: Option<bool>,
+    #[serde(default)]
+    accept: bool,
     expected_ply: Option<u64>,
 }
 
 /// `POST /api/games/{id}/takeback`.
 ///
 /// # Errors
-/// 404 for an unknown game; 403 for a token that holds no seat; 409 for a game that is not
-/// online, not joined yet or over, a stale `expected_ply`, or a proposal by a player who has
-/// not moved; 500 for a database error. See [`App::takeback`].
+/// 400 for neither `offer` nor `accept: true`, or `accept: true` with `offer: false`; 404 for
+/// an unknown game; 403 for a token that holds no seat; 409
+/// for a game that is not online, not joined yet or over, a stale `expected_ply`, a proposal
+/// by a player who has not moved, and `accept: true` with no proposal from the friend
+/// standing; 500 for a database error. See [`App::takeback`].
 pub async fn takeback(
     State(app): AppState,
     Path(id): Path<String>,
     Json(req): Json<TakebackReq>,
 ) -> Result<Json<Value>, ApiError> {
+    let (offer, accept) = offer_answer(req.offer, req.accept)?;
     Ok(Json(
-        app.takeback(&id, &req.token, req.offer, req.expected_ply)
+        app.takeback(&id, &req.token, offer, accept, req.expected_ply)
             .await?,
     ))
 }
@@ -797,7 +828,11 @@ pub async fn method_not_allowed(
 }
 
 /// The web page's files.
-pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+pub async fn static_file(
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> Response {
     // `/api/` itself is not matched by the nested API router, nor is an API path with a
     // doubled slash (`//api/meta`, a base URL ending in `/`): answer them as the API does,
     // naming the path as sent.
@@ -836,5 +871,5 @@ pub async fn static_file(method: axum::http::Method, uri: axum::http::Uri) -> Re
         )
             .into_response();
     }
-    assets::serve(path, uri.path())
+    assets::serve(path, uri.path(), &headers)
 }

@@ -855,6 +855,18 @@ fn seconds(d: Duration) -> String {
     }
 }
 
+/// The refusal of an `accept` with nothing of the other side's to accept (`what`: "draw
+/// offer", "takeback proposal"): withdrawn meanwhile (or answered, or lapsed), or one's own.
+fn nothing_to_accept(what: &str, own: bool) -> String {
+    if own {
+        format!("the {what} standing is your own: only your friend can accept it")
+    } else {
+        format!(
+            "the {what} was withdrawn: your friend has none standing now, so nothing was accepted"
+        )
+    }
+}
+
 /// The checks every online-only ending action makes: an online game (`what` names the action
 /// in the refusal), not over, the friend joined. Answers the caller's seat.
 fn online_seat(g: &LiveGame, token: &str, what: &str) -> Result<Side, ApiError> {
@@ -2169,15 +2181,30 @@ impl App {
 
     /// `POST /api/games/{id}/draw`: `offer` true makes a draw offer (or accepts the other
     /// side's: the game ends in an agreed draw); false withdraws one's own or declines theirs.
+    /// `accept` (with `offer` true) only accepts: with no offer of the other side's standing
+    /// (withdrawn meanwhile) it is refused, and no offer is made.
     ///
     /// # Errors
-    /// 404 unknown game; 403 a token that holds no seat; 409 not online, not joined, over; 500
-    /// as [`App::slot`], or a database error.
-    pub async fn draw(&self, id: &str, token: &str, offer: bool) -> Result<Value, ApiError> {
+    /// 404 unknown game; 403 a token that holds no seat; 409 not online, not joined, over, an
+    /// `accept` with no offer of the other side's standing; 500 as [`App::slot`], or a
+    /// database error.
+    pub async fn draw(
+        &self,
+        id: &str,
+        token: &str,
+        offer: bool,
+        accept: bool,
+    ) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
         let me = online_seat(&g, token, "a draw offer")?;
         let standing = g.meta.offers.draw;
+        if accept && standing.is_none_or(|by| by == me) {
+            return Err(ApiError::conflict(nothing_to_accept(
+                "draw offer",
+                standing == Some(me),
+            )));
+        }
         match (offer, standing) {
             (true, Some(by)) if by != me => {
                 let ending = Ending {
@@ -2202,17 +2229,20 @@ impl App {
 
     /// `POST /api/games/{id}/takeback`: `offer` true proposes to take back one's last move (or
     /// accepts the other side's proposal: the game goes back to just before the proposer's last
-    /// move); false withdraws one's own or declines theirs.
+    /// move); false withdraws one's own or declines theirs. `accept` (with `offer` true) only
+    /// accepts: with no proposal of the other side's standing it is refused, and nothing is
+    /// proposed.
     ///
     /// # Errors
     /// 404 unknown game; 403 a token that holds no seat; 409 not online, not joined, over,
-    /// stale `expected_ply`, a proposal by a player who has not moved; 500 as [`App::slot`], or
-    /// a database error.
+    /// stale `expected_ply`, a proposal by a player who has not moved, an `accept` with no
+    /// proposal of the other side's standing; 500 as [`App::slot`], or a database error.
     pub async fn takeback(
         &self,
         id: &str,
         token: &str,
         offer: bool,
+        accept: bool,
         expected_ply: Option<u64>,
     ) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
@@ -2220,6 +2250,12 @@ impl App {
         let me = online_seat(&g, token, "a takeback")?;
         check_ply(&g, expected_ply, "takeback")?;
         let standing = g.meta.offers.takeback;
+        if accept && standing.is_none_or(|by| by == me) {
+            return Err(ApiError::conflict(nothing_to_accept(
+                "takeback proposal",
+                standing == Some(me),
+            )));
+        }
         match (offer, standing) {
             (true, Some(by)) if by != me => {
                 let keep = g.moves.iter().rposition(|m| m.side == by).ok_or_else(|| {

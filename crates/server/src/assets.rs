@@ -1,7 +1,7 @@
 //! The embedded web page (every file under `crates/server/web/`, built into the binary) and the
 //! rules text.
 
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::ApiError;
@@ -43,23 +43,145 @@ pub fn find(path: &str) -> Option<&'static [u8]> {
     ASSETS.iter().find(|(p, _)| *p == path).map(|(_, b)| *b)
 }
 
+/// An embedded file as it is served: its `ETag` (a hash of the file) and, for a text file that
+/// gzip makes smaller, its gzip-compressed body.
+struct Prepared {
+    etag: String,
+    gzip: Option<Vec<u8>>,
+}
+
+/// Each file of [`ASSETS`] prepared once (on the first request for a page file), in the same
+/// order: the files are built into the binary, so neither the hash nor the compressed body can
+/// change while it runs.
+fn prepared() -> &'static [Prepared] {
+    static PREPARED: std::sync::OnceLock<Vec<Prepared>> = std::sync::OnceLock::new();
+    PREPARED.get_or_init(|| {
+        ASSETS
+            .iter()
+            .map(|(path, body)| Prepared {
+                etag: etag_of(body),
+                gzip: compressible(path).then(|| gzip(body)).flatten(),
+            })
+            .collect()
+    })
+}
+
+/// The strong entity tag of `body`: a 64-bit FNV-1a hash of its bytes, as 16 hex digits in
+/// quotes (stable across builds and platforms, unlike `std`'s hasher).
+#[must_use]
+pub fn etag_of(body: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in body {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("\"{h:016x}\"")
+}
+
+/// Files worth compressing: text (HTML, scripts, styles, SVG, Markdown); images and fonts are
+/// compressed already.
+fn compressible(path: &str) -> bool {
+    let t = content_type(path);
+    t.starts_with("text/") || t == "image/svg+xml" || t == "application/json"
+}
+
+/// `body` gzip-compressed, when that makes it smaller.
+fn gzip(body: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Write as _;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(body).ok()?;
+    let out = enc.finish().ok()?;
+    (out.len() < body.len()).then_some(out)
+}
+
+/// The `ETag` of the gzip representation of a file whose own tag is `etag` (a representation
+/// of its own: RFC 9110, 8.8.3).
+fn gzip_etag(etag: &str) -> String {
+    format!("{}-gzip\"", etag.trim_end_matches('"'))
+}
+
+/// The client's `Accept-Encoding` takes gzip: `gzip`, `x-gzip` or `*`, with no `q=0`.
+#[must_use]
+pub fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| {
+            let mut parts = item.split(';');
+            let coding = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                let p = p.trim().to_ascii_lowercase();
+                p.strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            matches!(coding.as_str(), "gzip" | "x-gzip" | "*") && !refused
+        })
+}
+
+/// `If-None-Match` names one of `tags` (or is `*`): the client's copy is current. Compared
+/// weakly (a `W/` prefix ignored), as RFC 9110 (13.1.2) has it for this header.
+fn not_modified(headers: &HeaderMap, tags: &[&str]) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == "*" || tags.contains(&t))
+}
+
 /// Answers a request for `path` (`""` is `index.html`); a missing file's 404 names `sent`,
 /// the path as the client sent it, cut to [`crate::util::QUOTE_MAX`] characters.
-pub fn serve(path: &str, sent: &str) -> Response {
+///
+/// Every file has an `ETag` (a hash of the file; the gzip form its own tag): a request whose
+/// `If-None-Match` names it is answered `304 Not Modified` with no body, so `Cache-Control:
+/// no-cache` costs a round trip, not the file. A text file is sent gzip-compressed (compressed
+/// once, on the first request) to a client whose `Accept-Encoding` takes gzip, with `Vary:
+/// Accept-Encoding`.
+pub fn serve(path: &str, sent: &str, request: &HeaderMap) -> Response {
     let path = if path.is_empty() || path.ends_with('/') {
         format!("{path}index.html")
     } else {
         path.to_string()
     };
-    match find(&path) {
-        Some(body) => {
-            let mut resp = (StatusCode::OK, body).into_response();
+    match ASSETS.iter().position(|(p, _)| *p == path) {
+        Some(index) => {
+            let body = ASSETS[index].1;
+            let prep = &prepared()[index];
+            let gz_tag = prep.gzip.as_ref().map(|_| gzip_etag(&prep.etag));
+            let gzipped = match (&prep.gzip, &gz_tag) {
+                (Some(gz), Some(tag)) if accepts_gzip(request) => Some((gz, tag)),
+                _ => None,
+            };
+            let etag = gzipped.map_or(prep.etag.as_str(), |(_, tag)| tag.as_str());
+            let mut tags = vec![prep.etag.as_str()];
+            tags.extend(gz_tag.as_deref());
+            let mut resp = if not_modified(request, &tags) {
+                StatusCode::NOT_MODIFIED.into_response()
+            } else if let Some((gz, _)) = gzipped {
+                let mut resp = (StatusCode::OK, gz.clone()).into_response();
+                resp.headers_mut()
+                    .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                resp
+            } else {
+                (StatusCode::OK, body).into_response()
+            };
             let h = resp.headers_mut();
+            if let Ok(v) = HeaderValue::from_str(etag) {
+                h.insert(header::ETAG, v);
+            }
+            if gz_tag.is_some() {
+                h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+            }
             h.insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static(content_type(&path)),
             );
-            // The page is small; always revalidate so a new build is picked up at once.
+            // Always revalidate (a cheap 304 while the file is the same) so a new build is
+            // picked up at once.
             h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
             h.insert(
                 header::X_CONTENT_TYPE_OPTIONS,

@@ -886,6 +886,97 @@ async fn a_draw_offer_made_on_ones_turn_stands_through_ones_own_move() {
     s.stop().await;
 }
 
+/// `accept: true` answers the friend's standing offer and nothing else (QA pass 19, mobile
+/// report, defect 2): once the offer or proposal is withdrawn it is refused with a 409 saying
+/// so, and no offer or proposal of the accepter's is made (the old `offer: true` made one).
+/// The old form keeps working; a contradictory or empty body is a 400.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_accept_of_a_withdrawn_offer_is_refused_and_proposes_nothing() {
+    let s = TestServer::start("end-accept-withdrawn").await;
+    let (id, south, north) = s.online_game_with("walak-pussa", "single", "S").await;
+    play_first(&s, &id, &south).await;
+    let st = play_first(&s, &id, &north).await;
+    let ply = st["ply"].clone();
+
+    // A takeback proposed and withdrawn; North's Accept arrives after the withdrawal.
+    ok(
+        &s,
+        &id,
+        "takeback",
+        json!({"token": south, "offer": true, "expected_ply": ply}),
+    )
+    .await;
+    ok(
+        &s,
+        &id,
+        "takeback",
+        json!({"token": south, "offer": false, "expected_ply": ply}),
+    )
+    .await;
+    post(
+        &s,
+        &id,
+        "takeback",
+        json!({"token": north, "accept": true, "expected_ply": ply}),
+    )
+    .await
+    .assert_error(409, "the takeback proposal was withdrawn");
+    let st = state(&s, &id).await;
+    assert_eq!(st["offers"], json!({"draw": null, "takeback": null}));
+    assert_eq!(st["ply"], ply);
+
+    // The same with a draw offer.
+    ok(&s, &id, "draw", json!({"token": south, "offer": true})).await;
+    ok(&s, &id, "draw", json!({"token": south, "offer": false})).await;
+    post(&s, &id, "draw", json!({"token": north, "accept": true}))
+        .await
+        .assert_error(409, "the draw offer was withdrawn");
+    let st = state(&s, &id).await;
+    assert_eq!(st["offers"], json!({"draw": null, "takeback": null}));
+    assert_eq!(st["ended"], Value::Null);
+
+    // One's own offer cannot be accepted.
+    ok(&s, &id, "draw", json!({"token": south, "offer": true})).await;
+    post(&s, &id, "draw", json!({"token": south, "accept": true}))
+        .await
+        .assert_error(409, "your own");
+    // Bodies that ask nothing or two contrary things.
+    post(&s, &id, "draw", json!({"token": north}))
+        .await
+        .assert_error(400, "accept");
+    post(
+        &s,
+        &id,
+        "draw",
+        json!({"token": north, "accept": true, "offer": false}),
+    )
+    .await
+    .assert_error(400, "contradict");
+
+    // A standing proposal is accepted by `accept: true` (`offer: true` may come with it).
+    ok(
+        &s,
+        &id,
+        "takeback",
+        json!({"token": south, "offer": true, "expected_ply": ply}),
+    )
+    .await;
+    let r = ok(
+        &s,
+        &id,
+        "takeback",
+        json!({"token": north, "accept": true, "offer": true, "expected_ply": ply}),
+    )
+    .await;
+    assert_eq!(r["undone"], 2, "{r}");
+    assert_eq!(r["state"]["ply"], 0);
+    // A standing draw offer is accepted: the game is drawn.
+    ok(&s, &id, "draw", json!({"token": south, "offer": true})).await;
+    let st = ok(&s, &id, "draw", json!({"token": north, "accept": true})).await["state"].clone();
+    assert_eq!(st["ended"], json!({"kind": "draw_agreed"}));
+    s.stop().await;
+}
+
 /// A tournament record of a match drawn at the round limit imports as drawn at the round limit
 /// (it became "draw agreed": QA pass 15) and is exported again with the same `Termination`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -54,6 +54,11 @@ export const api = {
   draw: (id, token, offer) => call('POST', `api/games/${encodeURIComponent(id)}/draw`, { token, offer }),
   takeback: (id, token, offer, expectedPly) =>
     call('POST', `api/games/${encodeURIComponent(id)}/takeback`, { token, offer, expected_ply: expectedPly }),
+  // Accepting answers the friend's standing offer and nothing else: once it is withdrawn the
+  // server refuses (409) rather than taking the request as an offer of one's own.
+  acceptDraw: (id, token) => call('POST', `api/games/${encodeURIComponent(id)}/draw`, { token, accept: true }),
+  acceptTakeback: (id, token, expectedPly) =>
+    call('POST', `api/games/${encodeURIComponent(id)}/takeback`, { token, accept: true, expected_ply: expectedPly }),
   claim: (id, token, result) => call('POST', `api/games/${encodeURIComponent(id)}/claim`, { token, result }),
   rematch: (id, token) => call('POST', `api/games/${encodeURIComponent(id)}/rematch`, { token }),
   importRecord: (record, opponent, seat) => call('POST', 'api/games/import', { record, opponent, seat }),

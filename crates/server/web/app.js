@@ -20,6 +20,14 @@ let meta = null;
 let game = null; // the open game's controller
 let pending = null; // a just created or joined game's answer, consumed by the game view
 let landingNotice = null;
+let landingKind = 'info'; // an error stays until closed; an information fades
+/**
+ * An invite whose seat could not be taken yet because the server could not be reached
+ * (`{id, invite, delay, timer, reason}`): kept in memory and in the address
+ * (`#/game/ID?invite=T`, so a reload tries again) and tried again until the server answers.
+ * Only the server's refusal (invite used, no such game) makes the visitor a watcher.
+ */
+let joining = null;
 /** The notice when the browser's storage refused a seat the server granted. */
 const SEAT_NOT_KEPT =
   'This browser does not let the page store your seat (site data blocked or storage full): you play in this page, but a reload or another tab will not know your seat.';
@@ -626,9 +634,11 @@ function route() {
   // skip link is); later ones move it into the new page.
   const moveFocus = routed !== null;
   routed = location.hash;
-  notice(landingNotice, 'info');
+  notice(landingNotice, landingKind);
   landingNotice = null;
-  const hash = location.hash || '#/';
+  landingKind = 'info';
+  // `#/game/ID?invite=T`: the game, with an invite whose seat is not taken yet (see `joining`).
+  const hash = (location.hash || '#/').split('?')[0];
   let parts;
   try {
     parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
@@ -694,7 +704,10 @@ function route() {
  * a bookmark or a copied address opens the game at that move, as `#/game/ID/PLY` does).
  */
 function gameAddress(id, ply = null) {
-  const here = `#/game/${encodeURIComponent(id)}${ply === null ? '' : `/${ply}`}`;
+  const here =
+    ply === null && joining && joining.id === id
+      ? inviteAddress(id, joining.invite)
+      : `#/game/${encodeURIComponent(id)}${ply === null ? '' : `/${ply}`}`;
   if (location.hash === here || !/^#\/game\//.test(location.hash)) return;
   history.replaceState(history.state, '', here);
   routed = here;
@@ -709,9 +722,28 @@ function inviteOf(url) {
   return inHash || url.searchParams.get('invite');
 }
 
+/** The address of game `id` that keeps `invite` while its seat is not taken yet. */
+function inviteAddress(id, invite) {
+  return `#/game/${encodeURIComponent(id)}?invite=${encodeURIComponent(invite)}`;
+}
+
 // An invite link (/?game=ID#invite=T, or the older /?game=ID&invite=T) or a watch link
-// (/?game=ID) lands here first.
+// (/?game=ID) lands here first; so does the address of an invite whose seat is not taken yet
+// (#/game/ID?invite=T, reloaded).
 async function landing() {
+  const kept = location.hash.match(/^#\/game\/([^/?]+)\?invite=([^&]+)$/);
+  if (kept) {
+    let id, invite;
+    try {
+      id = decodeURIComponent(kept[1]);
+      invite = decodeURIComponent(kept[2]);
+    } catch {
+      return;
+    }
+    if (seats.get(id)) history.replaceState(null, '', `${location.pathname}#/game/${encodeURIComponent(id)}`);
+    else await joinInvite(id, invite);
+    return;
+  }
   const q = new URLSearchParams(location.search);
   const id = q.get('game');
   if (!id) return;
@@ -732,18 +764,101 @@ async function landing() {
   await joinInvite(id, invite);
 }
 
-/** Takes the free seat of game `id` with `invite`; a refusal leaves a notice (the game is watched). */
+/** The notice while the seat of an invite waits for the server (see `joining`). */
+function joiningText(reason) {
+  return `Your seat is not taken yet: ${reason}. The page keeps trying and takes it as soon as the connection is back; meanwhile you watch the game.`;
+}
+
+/**
+ * Takes the free seat of game `id` with `invite`. A refusal by the server leaves a notice (the
+ * game is watched); no answer at all (the server cannot be reached) keeps the invite and tries
+ * again (see `joining`). True once the seat is taken.
+ */
 async function joinInvite(id, invite) {
   try {
     const r = await api.join(id, invite);
+    stopJoining();
     keepSeat(r.id || id, { token: r.token, seats: r.seats || [r.seat], invite });
     pending = { id: r.id || id, state: r.state, played: [] };
+    return true;
   } catch (e) {
+    if (e.status === 0) {
+      keepJoining(id, invite, e.message);
+      return false;
+    }
+    stopJoining();
     // No such game: its own "Game not found" page says so (there is nothing to watch).
-    if (e.status === 404) return;
+    if (e.status === 404) return false;
     if (!seats.get(id)) landingNotice = `Cannot take the seat: ${e.message}. You are watching this game.`;
+    return false;
   }
 }
+
+/** The seat of `invite` could not be asked for (`reason`): kept, asked again with a back-off. */
+function keepJoining(id, invite, reason) {
+  const first = !joining || joining.id !== id;
+  if (first) {
+    stopJoining();
+    joining = { id, invite, delay: 1000, timer: null, reason };
+  }
+  joining.reason = reason;
+  const here = inviteAddress(id, invite);
+  if (location.hash !== here && (first || location.hash.startsWith(`#/game/${encodeURIComponent(id)}`))) {
+    history.replaceState(null, '', `${location.pathname}${here}`);
+    if (routed !== null) routed = here;
+  }
+  landingNotice = joiningText(reason);
+  landingKind = 'error';
+  clearTimeout(joining.timer);
+  joining.timer = setTimeout(retryJoin, joining.delay);
+  joining.delay = Math.min(joining.delay * 2, 10000);
+}
+
+function stopJoining() {
+  if (joining) clearTimeout(joining.timer);
+  joining = null;
+}
+
+/**
+ * Asks again for the seat of the invite kept in `joining` (a timer, the browser back online,
+ * the game's connection open again). Once taken, the game is opened again as the player's.
+ */
+async function retryJoin() {
+  const j = joining;
+  if (!j || j.trying) return;
+  clearTimeout(j.timer);
+  j.trying = true;
+  const shown = game && game.id === j.id && !game.closed;
+  let ok = false;
+  try {
+    ok = await joinInvite(j.id, j.invite);
+  } finally {
+    j.trying = false;
+  }
+  if (joining === j) {
+    // Still no answer: the notice says so again (it may have been closed).
+    if (shown && game && game.id === j.id) notice(joiningText(j.reason));
+    landingNotice = null;
+    return;
+  }
+  const onGame = location.hash.startsWith(`#/game/${encodeURIComponent(j.id)}`);
+  if (onGame) history.replaceState(null, '', `${location.pathname}#/game/${encodeURIComponent(j.id)}`);
+  if (!ok) {
+    // Refused by the server: the page stays the watcher's, and says why.
+    if (onGame && landingNotice) notice(landingNotice, landingKind);
+    landingNotice = null;
+    landingKind = 'info';
+    return;
+  }
+  if (onGame) {
+    // The game is opened again as the player's (the watcher's view has no seat).
+    if (game) game.close();
+    game = null;
+    landingNotice = landingNotice ? `You have taken your seat. ${landingNotice}` : 'You have taken your seat: the connection is back.';
+    route();
+  }
+}
+window.addEventListener('online', () => joining && retryJoin());
 
 // ---------------------------------------------------------------------------------------------
 // New game, import, open by id
@@ -1077,19 +1192,22 @@ async function openTyped(input) {
   const hash = `#/game/${encodeURIComponent(id)}${ply === null ? '' : `/${ply}`}`;
   // A pasted invite link takes the free seat, exactly as opening the link does.
   const invite = (text.match(/[?&#]invite=([^&#\s]+)/) || [])[1];
+  let target = hash;
   if (invite && !seats.get(id)) {
     await joinInvite(id, decodeURIComponent(invite));
     input.value = '';
+    // Not taken for want of an answer: the address keeps the invite (see `joining`).
+    if (joining && joining.id === id) target = inviteAddress(id, joining.invite);
   } else if (invite) {
     const held = seats.get(id);
     if (held.invite !== decodeURIComponent(invite)) landingNotice = 'You already play in this game: the invite link is for your friend. Send it to them; opening it here does not take the other seat.';
   }
-  if (location.hash === hash) {
+  if (location.hash === target) {
     // The game shown already (or the id that was not found, typed again): open it afresh.
     if (game) game.close();
     game = null;
     route();
-  } else location.hash = hash;
+  } else location.hash = target;
 }
 
 function started(r, imported = false) {
@@ -1486,6 +1604,8 @@ class GameView {
       this.connNotice = false;
       // A move that could not be sent goes again (at the ply it was made for: never twice).
       if (this.unsent) setTimeout(() => this.resend(), 300);
+      // So does the seat of an invite that could not be taken.
+      if (joining && joining.id === this.id) setTimeout(retryJoin, 300);
     }
     if (this.state && !this.busy) this.renderTurn();
   }
@@ -1540,7 +1660,11 @@ class GameView {
       }
       m = { ...m, state };
     }
-    if (m.state) this.latest = m.state;
+    if (m.state) {
+      this.latest = m.state;
+      // Ordering for `request`: an answer older than a state the socket brought is not shown.
+      this.stateMessages = (this.stateMessages || 0) + 1;
+    }
     // Against the computer the socket brings your move as soon as it is stored, then the
     // reply: while the move's own answer (both of them) is awaited, it tells them together.
     if (m.type === 'update' && this.awaitingReply) {
@@ -2007,6 +2131,7 @@ class GameView {
     // opens this game).
     if (s.id === this.id) gameAddress(s.id);
     if (this.pendingOffer && !(s.offers && s.offers[this.pendingOffer])) this.pendingOffer = null;
+    if (s.id === this.id) this.clearUnsentNote(s.ply);
     this.setHeader(s);
     // Short names on the board's stores (the scoreboard has the long ones).
     // Same screen: optionally turn the board so the player to move has their row nearest.
@@ -2073,7 +2198,7 @@ class GameView {
   updateLegal(keepFocus = false) {
     const active = document.activeElement;
     const inBoard = active && this.board.svg.contains(active);
-    const live = this.myTurn() && !this.busy && !this.viewing();
+    const live = this.myTurn() && !this.busy && !this.viewing() && !this.unsent;
     this.board.setLegal(live ? this.state.legal : [], live ? endlessHoles(this.state) : []);
     // A keyboard player whose focus was on the board gets it back on a playable hole.
     const parked = active === document.body || active === $('#game-title') || active === $('#turn');
@@ -2106,6 +2231,13 @@ class GameView {
       t.textContent = `Sending your move ${this.sending}…`;
       return;
     }
+    // A move not sent yet: the board waits for it, and the turn line says so at once (the
+    // socket may take seconds to notice a lost connection).
+    if (this.kind === 'online' && this.unsent && this.connected !== false) {
+      t.classList.add('offline');
+      t.textContent = `Your move ${this.unsent.letter} is not sent yet: it is sent when the connection is back.`;
+      return;
+    }
     // Online, a lost connection is said where the player looks (the small label is easy to miss).
     if (this.kind === 'online' && this.socket && this.connected === false) {
       t.classList.add('offline');
@@ -2115,7 +2247,11 @@ class GameView {
       return;
     }
     if (this.waitingForFriend()) {
-      t.textContent = this.mine.size ? 'Waiting for your friend to join: send them the invite link below.' : 'Waiting for the second player.';
+      t.textContent = this.mine.size
+        ? 'Waiting for your friend to join: send them the invite link below.'
+        : joining && joining.id === this.id
+          ? 'Taking your seat: waiting for the connection to the server…'
+          : 'Waiting for the second player.';
       return;
     }
     if (this.myTurn()) {
@@ -2453,21 +2589,56 @@ class GameView {
     }
   }
 
-  /** Sends one of the online game's requests (`what` names it in a refusal); shows the answer. */
-  async request(what, call) {
+  /**
+   * Sends one of the online game's requests (`what` names it in a refusal); shows the answer.
+   * An answer is shown only if it cannot be older than what the page shows: a state the
+   * WebSocket brought while the request was on its way may be newer (the friend's offer made
+   * just after this request was handled), and the update of this request's own change comes
+   * on the socket after it anyway. `onRefused(e)`, when given, handles a refusal itself
+   * (returns true) before the general notice.
+   */
+  async request(what, call, onRefused = null) {
     if (!this.seat) return;
     notice(null);
+    const heard = this.stateMessages;
     try {
       const r = await call();
-      if (r && r.state) await this.enqueue(r.state, null, r.undone);
+      if (r && r.state && (this.stateMessages === heard || !this.socket?.live)) await this.enqueue(r.state, null, r.undone);
       return r || {};
     } catch (e) {
+      if (onRefused && onRefused(e)) return;
       // "stale …: the game is at ply 15, not 14; reload the state": the page has the new state
       // already; say it in a player's words.
       const msg = /^stale/.test(e.message) ? `${staleWords(e.message)}; try again if you still want to` : e.message;
       this.note(`Cannot ${what}: ${msg}`);
       if (this.state) this.renderActions();
     }
+  }
+
+  /**
+   * Accepts (`accept`) or declines the friend's standing offer of `kind` ('draw' or
+   * 'takeback'). An Accept that arrives after the friend withdrew the offer does nothing on
+   * the server (409): the player is told so, and the state is read again.
+   */
+  answerOffer(kind, accept) {
+    if (this.kind !== 'online' || !this.seat || (kind !== 'draw' && kind !== 'takeback')) return;
+    const what = kind === 'draw' ? 'draw offer' : 'takeback';
+    if (!accept) {
+      return kind === 'draw' ? this.draw(false) : this.takeback(false);
+    }
+    const call =
+      kind === 'draw' ? () => api.acceptDraw(this.id, this.seat.token) : () => api.acceptTakeback(this.id, this.seat.token, this.state?.ply);
+    return this.request(`accept the ${what}`, call, (e) => {
+      if (!(e instanceof ApiError && e.status === 409 && /withdrawn/.test(e.message))) return false;
+      this.note(
+        kind === 'draw'
+          ? 'Your friend withdrew the draw offer before your Accept arrived: the game goes on.'
+          : 'Your friend withdrew the takeback proposal before your Accept arrived: nothing was taken back.',
+        'info',
+      );
+      this.resync();
+      return true;
+    });
   }
 
   resign() {
@@ -2479,14 +2650,20 @@ class GameView {
     return this.request('abort the game', () => api.abort(this.id, this.seat.token));
   }
 
-  /** Offers (or withdraws, or answers) a draw. */
+  /** Offers (or withdraws, or declines) a draw. */
   draw(offer) {
-    return this.request(offer ? 'offer a draw' : 'answer the draw offer', () => api.draw(this.id, this.seat.token, offer));
+    const me = SIDE_LETTER[[...this.mine][0]];
+    const standing = this.state?.offers?.draw;
+    const what = offer ? 'offer a draw' : standing && standing !== me ? 'decline the draw offer' : 'withdraw the draw offer';
+    return this.request(what, () => api.draw(this.id, this.seat.token, offer));
   }
 
   takeback(offer) {
     if (this.kind !== 'online') return;
-    return this.request(offer ? 'propose a takeback' : 'answer the takeback', () => api.takeback(this.id, this.seat.token, offer, this.state?.ply));
+    const me = SIDE_LETTER[[...this.mine][0]];
+    const standing = this.state?.offers?.takeback;
+    const what = offer ? 'propose a takeback' : standing && standing !== me ? 'decline the takeback' : 'withdraw the takeback proposal';
+    return this.request(what, () => api.takeback(this.id, this.seat.token, offer, this.state?.ply));
   }
 
   /**
@@ -2524,6 +2701,12 @@ class GameView {
 
   async play(letter) {
     if (this.busy || !this.myTurn() || this.viewing() || this.sending) return;
+    if (this.unsent) {
+      // As on lichess, the board waits while a move is unacknowledged: a second tap never
+      // replaces the move waiting to be sent.
+      this.tell(`Your move ${this.unsent.letter} is not sent yet: it is sent when the connection is back.`);
+      return;
+    }
     if (!this.state.legal.includes(letter)) return;
     const ply = this.state.ply;
     this.setBusy(true);
@@ -2551,6 +2734,8 @@ class GameView {
       const r = await api.move(this.id, letter, this.seat.token, ply);
       this.awaitingReply = false;
       this.sending = null;
+      // A move sent again and played: the notice that it was not sent is stale.
+      this.clearUnsentNote(ply + 1);
       // The live update may have shown the move already (while it was still "sending").
       if (!this.closed && this.state && !this.busy) {
         this.renderTurn();
@@ -2565,7 +2750,9 @@ class GameView {
         // No answer: the move is kept and sent again once the connection is back.
         this.unsent = { letter, ply };
         this.connNotice = true;
-        this.note(`Move ${letter} not sent yet: ${e.message}. It is sent again when the connection is back.`);
+        const text = `Move ${letter} not sent yet: ${e.message}. It is sent again when the connection is back.`;
+        this.unsentNote = { ply, text };
+        this.note(text);
         if (this.socket && this.socket.live) setTimeout(() => this.resend(), 2000);
       } else if (e instanceof ApiError && (e.status === 409 || e.status === 422)) {
         // Refused because the game moved on, or as illegal on the server's position: the board
@@ -2595,6 +2782,20 @@ class GameView {
     }
     this.heldUpdate = false;
     if (lost) this.seatLost();
+  }
+
+  /**
+   * The notice "Move X not sent yet" goes as soon as a state at ply `ply` or later is shown
+   * (the move was played: the answer, a WebSocket update or a reconnection's state says so),
+   * and with it the move kept to send again: the game has moved on from where it was made.
+   */
+  clearUnsentNote(ply) {
+    const u = this.unsentNote;
+    if (this.unsent && ply > this.unsent.ply) this.unsent = null;
+    if (!u || ply <= u.ply) return;
+    this.unsentNote = null;
+    if (!this.gone() && !$('#notice').hidden && $('#notice-text').textContent === u.text) notice(null);
+    if (!this.unsent) this.connNotice = false;
   }
 
   /** A move refused because the game moved on (another window, the friend): said in words. */
@@ -2640,7 +2841,10 @@ class GameView {
     }
     this.unsent = null;
     if (this.state.ply !== u.ply) {
+      // The game moved on from where the move was made: it is not sent, and its notice goes.
+      this.clearUnsentNote(Infinity);
       this.renderTurn();
+      this.updateLegal();
       return;
     }
     this.play(u.letter);
@@ -2893,6 +3097,10 @@ class GameView {
     }
     if (this.sending) {
       this.tell(`Your move ${this.sending} is on its way.`);
+      return true;
+    }
+    if (this.unsent && this.myTurn()) {
+      this.tell(`Your move ${this.unsent.letter} is not sent yet: it is sent when the connection is back.`);
       return true;
     }
     if (this.busy) return false;
@@ -3158,26 +3366,12 @@ function setupGameControls() {
   // The button does what it says, as U does: propose, or withdraw one's own proposal; with the
   // friend's proposal standing it never accepts it, it leads to that proposal's Accept.
   $('#offer-takeback').addEventListener('click', () => game && game.state && game.takebackKey(false));
-  $('#offer-accept').addEventListener('click', () => {
-    if (!game) return;
-    if ($('#offer-bar').dataset.offer === 'draw') game.draw(true);
-    else game.takeback(true);
-  });
-  $('#offer-decline').addEventListener('click', () => {
-    if (!game) return;
-    if ($('#offer-bar').dataset.offer === 'draw') game.draw(false);
-    else game.takeback(false);
-  });
-  $('#offer2-accept').addEventListener('click', () => {
-    if (!game) return;
-    if ($('#offer-bar2').dataset.offer === 'draw') game.draw(true);
-    else game.takeback(true);
-  });
-  $('#offer2-decline').addEventListener('click', () => {
-    if (!game) return;
-    if ($('#offer-bar2').dataset.offer === 'draw') game.draw(false);
-    else game.takeback(false);
-  });
+  // Accept and Decline answer the offer their bar shows (`data-offer`): an Accept of an offer
+  // withdrawn meanwhile is refused by the server, never taken as an offer of one's own.
+  for (const [bar, accept, decline] of [['#offer-bar', '#offer-accept', '#offer-decline'], ['#offer-bar2', '#offer2-accept', '#offer2-decline']]) {
+    $(accept).addEventListener('click', () => game && game.answerOffer($(bar).dataset.offer, true));
+    $(decline).addEventListener('click', () => game && game.answerOffer($(bar).dataset.offer, false));
+  }
   // The "Your move" title of a background tab goes once the page is looked at.
   // A tab put in the background shows the move being animated at once (its end, its turn).
   // The bar over the rules or help follows the turn line of the game kept open behind them.
