@@ -136,7 +136,7 @@ impl GoLimits {
                 }
                 whole_number(v).map_err(|e| match e {
                     NumberError::NotWhole => {
-                        format!("go: {name} '{v}' is not a non-negative whole number")
+                        format!("go: {name} '{v}' is not a whole number")
                     }
                     NumberError::TooLarge => {
                         let range = match name {
@@ -489,14 +489,19 @@ enum NumberError {
     TooLarge,
 }
 
-/// Reads a protocol number: digits (an optional leading `+`, as `str::parse` takes), of any
-/// length; one too large for a `u64` is [`NumberError::TooLarge`], not "not a whole number".
+/// Reads a protocol number: ASCII digits only (no sign: `+1` and `-1` are not whole numbers,
+/// as a position string's counts are not), of any length; one too large for a `u64` is
+/// [`NumberError::TooLarge`], not "not a whole number".
 fn whole_number(text: &str) -> Result<u64, NumberError> {
-    let digits = text.strip_prefix('+').unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    if !is_digits(text) {
         return Err(NumberError::NotWhole);
     }
-    digits.parse().map_err(|_| NumberError::TooLarge)
+    text.parse().map_err(|_| NumberError::TooLarge)
+}
+
+/// True for a non-empty run of ASCII digits (what `str::parse` reads, less its leading `+`).
+fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Reads the words after `starts` in `position fen … starts …`: the starts of a match's rounds
@@ -515,7 +520,11 @@ fn parse_starts(words: &[&str], game: Game) -> Result<Vec<RoundStart>, String> {
         let (start, count) = match w.split_once('*') {
             Some((st, n)) => (
                 st,
-                n.parse::<u32>().ok().filter(|&n| n >= 1).ok_or_else(bad)?,
+                Some(n)
+                    .filter(|n| is_digits(n))
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(bad)?,
             ),
             None => (w, 1),
         };
@@ -523,6 +532,9 @@ fn parse_starts(words: &[&str], game: Game) -> Result<Vec<RoundStart>, String> {
         let [south, north, starter] = parts[..] else {
             return Err(bad());
         };
+        if !is_digits(south) || !is_digits(north) {
+            return Err(bad());
+        }
         let south: u8 = south.parse().map_err(|_| bad())?;
         let north: u8 = north.parse().map_err(|_| bad())?;
         let starter = Side::parse(starter).map_err(|_| bad())?;
@@ -1058,9 +1070,13 @@ impl<W: Write + Send + 'static> Engine<W> {
 
     fn newgame(&mut self, words: &[&str]) -> Result<(), String> {
         let (game, mode) = match words {
+            [] => return Err("newgame: expected 'newgame <game> [single|match]'".to_string()),
             [g] => (*g, "single"),
             [g, m] => (*g, *m),
-            _ => return Err("newgame: expected 'newgame <game> [single|match]'".to_string()),
+            [g, m, extra @ ..] => return Err(format!(
+                "newgame: found '{}' after '{g} {m}' (expected 'newgame <game> [single|match]')",
+                extra.join(" ")
+            )),
         };
         let game: Game = game.parse().map_err(|e| format!("newgame: {e}"))?;
         let mode = parse_mode(mode).map_err(|e| format!("newgame: {e}"))?;
@@ -1866,7 +1882,21 @@ mod tests {
             ),
             (
                 "go nodes 1e3",
-                "nodes '1e3' is not a non-negative whole number",
+                "go: nodes '1e3' is not a whole number",
+            ),
+            ("go depth +2", "go: depth '+2' is not a whole number"),
+            ("go movetime -5", "go: movetime '-5' is not a whole number"),
+            (
+                "setoption name Threads value +1",
+                "setoption: Threads '+1' is not a whole number",
+            ),
+            (
+                "setoption name Seed value +5",
+                "setoption: Seed '+5' is not a whole number",
+            ),
+            (
+                "newgame raja-pasu match extra",
+                "newgame: found 'extra' after 'raja-pasu match' (expected 'newgame <game> [single|match]')",
             ),
         ] {
             e.handle_line(cmd);
