@@ -601,6 +601,50 @@ fn go_with_a_clock_allocates_the_movers_time() {
     assert!(e.quit().success());
 }
 
+/// One legal move under a game clock: answered at once (a few milliseconds of search for the
+/// info line's value), not after the clock's share; `go movetime` stays an exact limit.
+#[test]
+fn a_forced_move_under_a_clock_is_answered_at_once() {
+    let mut e = Engine::start();
+    for fen in [
+        "0,0,0,0,0,0,5/4,4,4,4,4,4,4 13 10 S 1 walak-pussa",
+        "0,0,0,0,0,0,9/7,7,7,7,7,7,7 20 20 S 1 raja-pasu",
+    ] {
+        e.send(&format!("position fen {fen}"));
+        e.send("d");
+        let lines = e.until(|l| l.starts_with("legal "));
+        assert_eq!(lines.last().unwrap(), "legal G", "{fen}: {lines:?}");
+        // The share: (300 000 − 50) / 30 + 3/4 × 5 000 ≈ 13.7 s (it took 15-16 s before).
+        let t = Instant::now();
+        e.send("go wtime 300000 btime 300000 winc 5000 binc 5000");
+        let (lines, best) = e.bestmove();
+        let took = t.elapsed();
+        assert_eq!(best, "G", "{lines:?}");
+        assert!(
+            took < Duration::from_millis(1_000),
+            "{fen}: {took:?}: {lines:?}"
+        );
+        // The info line still gives the move's value.
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info depth ") && l.contains(" score seeds ")),
+            "{lines:?}"
+        );
+        // movetime is searched exactly, forced or not.
+        let t = Instant::now();
+        e.send("go movetime 300");
+        let (lines, best) = e.bestmove();
+        let took = t.elapsed();
+        assert_eq!(best, "G", "{lines:?}");
+        assert!(
+            took >= Duration::from_millis(290),
+            "{fen}: {took:?}: {lines:?}"
+        );
+    }
+    assert!(e.quit().success());
+}
+
 /// The `time` of an info line, in ms.
 fn info_time(line: &str) -> Option<u64> {
     let mut w = line.split_whitespace();

@@ -1073,10 +1073,12 @@ impl<W: Write + Send + 'static> Engine<W> {
             [] => return Err("newgame: expected 'newgame <game> [single|match]'".to_string()),
             [g] => (*g, "single"),
             [g, m] => (*g, *m),
-            [g, m, extra @ ..] => return Err(format!(
+            [g, m, extra @ ..] => {
+                return Err(format!(
                 "newgame: found '{}' after '{g} {m}' (expected 'newgame <game> [single|match]')",
                 extra.join(" ")
-            )),
+            ))
+            }
         };
         let game: Game = game.parse().map_err(|e| format!("newgame: {e}"))?;
         let mode = parse_mode(mode).map_err(|e| format!("newgame: {e}"))?;

@@ -1152,6 +1152,14 @@ fn search_on(
     if root.as_ref().is_some_and(|r| r.long) {
         clock.iterations_start_now();
     }
+    // One legal move (and none left unproven): a time-managed search keeps only a few
+    // milliseconds, enough for the value of its info line (params::FORCED_MOVE_MS).
+    if root
+        .as_ref()
+        .is_some_and(|r| r.kids.len() == 1 && r.unresolved.is_empty())
+    {
+        clock.forced_move();
+    }
     let Some(root) = root.filter(|r| !r.kids.is_empty()) else {
         return SearchResult {
             best: None,
