@@ -631,6 +631,21 @@ fn a_forced_move_under_a_clock_is_answered_at_once() {
                 .any(|l| l.starts_with("info depth ") && l.contains(" score seeds ")),
             "{lines:?}"
         );
+        // So with MultiPV (every move valued) and with searchmoves naming one move.
+        for go in [
+            "setoption name MultiPV value 3\ngo wtime 300000 btime 300000",
+            "setoption name MultiPV value 1\ngo wtime 300000 btime 300000 searchmoves G",
+        ] {
+            let t = Instant::now();
+            e.send(go);
+            let (lines, best) = e.bestmove();
+            let took = t.elapsed();
+            assert_eq!(best, "G", "{lines:?}");
+            assert!(
+                took < Duration::from_millis(1_000),
+                "{go}: {took:?}: {lines:?}"
+            );
+        }
         // movetime is searched exactly, forced or not.
         let t = Instant::now();
         e.send("go movetime 300");

@@ -1571,13 +1571,14 @@ type Counted = (Vec<MoveValue>, u64, u32, Vec<Hole>, Vec<Hole>);
 /// [`analyze_counted`], with the last depth completed, the moves whose values count on an
 /// estimated later round ([`Worker::est`]) and the moves left unresolved (not valued).
 fn analyze_counted_depth(state: &GameState, limits: &Limits) -> Counted {
-    analyze_counted_proof(state, limits, None, None, &mut |_, _, _| {})
+    analyze_counted_proof(state, limits, None, None, false, &mut |_, _, _| {})
 }
 
 /// [`analyze_report`] restricted to the root moves in `only` (all of them with `None`; the
 /// moves outside it are neither valued nor listed), calling `report` after every completed
 /// iteration with its depth, every move's value best first (as [`crate::Analysis::moves`]) and
-/// the nodes searched so far: the engine protocol's `MultiPV` and `searchmoves`.
+/// the nodes searched so far: the engine protocol's `MultiPV` and `searchmoves`. As [`search`],
+/// a time-managed search with one root move left keeps at most [`params::FORCED_MOVE_MS`].
 pub(crate) fn analyze_each_iteration(
     state: &GameState,
     limits: &Limits,
@@ -1585,7 +1586,7 @@ pub(crate) fn analyze_each_iteration(
     report: &mut dyn FnMut(u32, &[MoveValue], u64),
 ) -> crate::Analysis {
     let (mut moves, nodes, depth, est, unresolved) =
-        analyze_counted_proof(state, limits, None, only, report);
+        analyze_counted_proof(state, limits, None, only, true, report);
     for m in &mut moves {
         m.exact &= !est.contains(&m.mv);
     }
@@ -1607,8 +1608,14 @@ pub(crate) fn analyze_bounded(
     limits: &Limits,
     proof_laps: u64,
 ) -> Vec<MoveValue> {
-    let (mut moves, _, _, est, _) =
-        analyze_counted_proof(state, limits, Some(proof_laps), None, &mut |_, _, _| {});
+    let (mut moves, _, _, est, _) = analyze_counted_proof(
+        state,
+        limits,
+        Some(proof_laps),
+        None,
+        false,
+        &mut |_, _, _| {},
+    );
     for m in &mut moves {
         m.exact &= !est.contains(&m.mv);
     }
@@ -1616,13 +1623,15 @@ pub(crate) fn analyze_bounded(
 }
 
 /// [`analyze_counted_depth`], the root's proof bounded by `proof_laps` ([`root_moves`]), the
-/// root moves restricted to `only`, and `report` called after every completed iteration (see
-/// [`analyze_each_iteration`]).
+/// root moves restricted to `only`, a time-managed search with one root move shortened if
+/// `cap_forced` ([`Clock::forced_move`]), and `report` called after every completed iteration
+/// (see [`analyze_each_iteration`]).
 fn analyze_counted_proof(
     state: &GameState,
     limits: &Limits,
     proof_laps: Option<u64>,
     only: Option<Moves>,
+    cap_forced: bool,
     report: &mut dyn FnMut(u32, &[MoveValue], u64),
 ) -> Counted {
     let pos = *state.position();
@@ -1634,6 +1643,9 @@ fn analyze_counted_proof(
     if let Some(only) = only {
         root.kids.retain(|k| only.contains(k.0));
         root.unresolved.retain(|&mv| only.contains(mv));
+    }
+    if cap_forced && root.kids.len() == 1 && root.unresolved.is_empty() {
+        clock.forced_move();
     }
     if root.long {
         clock.iterations_start_now();
