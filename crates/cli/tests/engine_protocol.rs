@@ -601,6 +601,65 @@ fn go_with_a_clock_allocates_the_movers_time() {
     assert!(e.quit().success());
 }
 
+/// One legal move under a game clock: answered at once (a few milliseconds of search for the
+/// info line's value), not after the clock's share; `go movetime` stays an exact limit.
+#[test]
+fn a_forced_move_under_a_clock_is_answered_at_once() {
+    let mut e = Engine::start();
+    for fen in [
+        "0,0,0,0,0,0,5/4,4,4,4,4,4,4 13 10 S 1 walak-pussa",
+        "0,0,0,0,0,0,9/7,7,7,7,7,7,7 20 20 S 1 raja-pasu",
+    ] {
+        e.send(&format!("position fen {fen}"));
+        e.send("d");
+        let lines = e.until(|l| l.starts_with("legal "));
+        assert_eq!(lines.last().unwrap(), "legal G", "{fen}: {lines:?}");
+        // The share: (300 000 − 50) / 30 + 3/4 × 5 000 ≈ 13.7 s (it took 15-16 s before).
+        let t = Instant::now();
+        e.send("go wtime 300000 btime 300000 winc 5000 binc 5000");
+        let (lines, best) = e.bestmove();
+        let took = t.elapsed();
+        assert_eq!(best, "G", "{lines:?}");
+        assert!(
+            took < Duration::from_millis(1_000),
+            "{fen}: {took:?}: {lines:?}"
+        );
+        // The info line still gives the move's value.
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info depth ") && l.contains(" score seeds ")),
+            "{lines:?}"
+        );
+        // So with MultiPV (every move valued) and with searchmoves naming one move.
+        for go in [
+            "setoption name MultiPV value 3\ngo wtime 300000 btime 300000",
+            "setoption name MultiPV value 1\ngo wtime 300000 btime 300000 searchmoves G",
+        ] {
+            let t = Instant::now();
+            e.send(go);
+            let (lines, best) = e.bestmove();
+            let took = t.elapsed();
+            assert_eq!(best, "G", "{lines:?}");
+            assert!(
+                took < Duration::from_millis(1_000),
+                "{go}: {took:?}: {lines:?}"
+            );
+        }
+        // movetime is searched exactly, forced or not.
+        let t = Instant::now();
+        e.send("go movetime 300");
+        let (lines, best) = e.bestmove();
+        let took = t.elapsed();
+        assert_eq!(best, "G", "{lines:?}");
+        assert!(
+            took >= Duration::from_millis(290),
+            "{fen}: {took:?}: {lines:?}"
+        );
+    }
+    assert!(e.quit().success());
+}
+
 /// The `time` of an info line, in ms.
 fn info_time(line: &str) -> Option<u64> {
     let mut w = line.split_whitespace();
@@ -789,5 +848,101 @@ fn d_during_a_search_does_not_hold_isready_and_stop() {
     e.send("stop");
     let (lines, best) = e.bestmove();
     assert_ne!(best, "b", "{lines:?}");
+    assert!(e.quit().success());
+}
+
+/// The `info depth` lines of a search, as (depth, multipv, first pv move, score).
+fn multipv_lines(lines: &[String]) -> Vec<(u32, usize, String, i32)> {
+    lines
+        .iter()
+        .filter(|l| l.starts_with("info depth "))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(w[3], "multipv", "{l}");
+            let at = |key: &str| w.iter().position(|&x| x == key).map(|i| w[i + 1]);
+            (
+                w[2].parse().unwrap(),
+                w[4].parse().unwrap(),
+                at("pv").unwrap().to_string(),
+                at("seeds").unwrap().parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `setoption name MultiPV value N` (announced with its range) makes every iteration report
+/// the N best moves on `info … multipv K` lines, best first; `go searchmoves` restricts the
+/// moves searched; MultiPV 1 keeps the usual single line.
+#[test]
+fn multipv_reports_the_best_moves_and_searchmoves_restricts_them() {
+    let mut e = Engine::start();
+    e.send("pussa");
+    let hello = e.until(|l| l == "pussaok");
+    assert!(
+        hello
+            .iter()
+            .any(|l| l == "option name MultiPV type spin default 1 min 1 max 7"),
+        "{hello:?}"
+    );
+    e.send("newgame raja-pasu single");
+    e.send("position startpos");
+    e.send("setoption name MultiPV value 3");
+    e.send("go depth 4");
+    let (lines, best) = e.bestmove();
+    let pvs = multipv_lines(&lines);
+    assert_eq!(pvs.len(), 12, "{lines:?}");
+    for depth in 1..=4 {
+        let these: Vec<_> = pvs.iter().filter(|p| p.0 == depth).collect();
+        assert_eq!(
+            these.iter().map(|p| p.1).collect::<Vec<_>>(),
+            [1, 2, 3],
+            "{lines:?}"
+        );
+        assert!(these.windows(2).all(|w| w[0].3 >= w[1].3), "{lines:?}");
+        let mut firsts: Vec<&str> = these.iter().map(|p| p.2.as_str()).collect();
+        firsts.dedup();
+        assert_eq!(firsts.len(), 3, "three different moves: {lines:?}");
+    }
+    // The move played is the best line's.
+    assert_eq!(best, pvs[9].2, "{lines:?}");
+    // searchmoves: only the moves named, however many lines MultiPV allows.
+    e.send("setoption name MultiPV value 7");
+    e.send("go depth 3 searchmoves B C");
+    let (lines, best) = e.bestmove();
+    let pvs = multipv_lines(&lines);
+    assert_eq!(pvs.len(), 6, "{lines:?}");
+    assert!(pvs.iter().all(|p| p.2 == "B" || p.2 == "C"), "{lines:?}");
+    assert!(best == "B" || best == "C", "{lines:?}");
+    // Errors: one line each, nothing searched.
+    for (cmd, msg) in [
+        (
+            "setoption name MultiPV value 8",
+            "setoption: MultiPV 8 is out of range 1..=7",
+        ),
+        (
+            "go depth 2 searchmoves a",
+            "go: searchmoves: a is not a move here (South is to move; its moves are A B C D E F G)",
+        ),
+        (
+            "go searchmoves depth 2",
+            "go: 'searchmoves' needs moves (hole letters), found 'depth'",
+        ),
+    ] {
+        e.send(cmd);
+        e.send("isready");
+        let lines = e.until(|l| l == "readyok");
+        assert_eq!(
+            lines,
+            [format!("info string error: {msg}"), "readyok".to_string()],
+            "{cmd}"
+        );
+    }
+    // MultiPV 1: the usual lines, without multipv.
+    e.send("setoption name MultiPV value 1");
+    e.send("go depth 3");
+    let (lines, _) = e.bestmove();
+    let info: Vec<&String> = lines.iter().filter(|l| l.starts_with("info")).collect();
+    assert_eq!(info.len(), 3, "{lines:?}");
+    assert!(info.iter().all(|l| !l.contains("multipv")), "{lines:?}");
     assert!(e.quit().success());
 }

@@ -118,7 +118,9 @@ pub struct Limits {
     /// iteration's). `false` (the default): a new iteration starts only while less than
     /// [`params::ITERATION_START_PERCENT`] percent of the time is used, since the next one
     /// usually takes several times longer; the search then mostly ends after half to
-    /// two-thirds of `movetime`. The levels and tournaments' players keep the default (their
+    /// two-thirds of `movetime`, and a root with one legal move keeps at most
+    /// [`params::FORCED_MOVE_MS`] of it (the move cannot change; a game clock's time is kept
+    /// for later moves). The levels and tournaments' players keep the default (their
     /// measured strengths were played with it); `pussa engine`'s `go movetime` sets this.
     /// Either way the search ends earlier when the root's value is proven or
     /// [`params::MAX_DEPTH`] is reached.

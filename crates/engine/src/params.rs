@@ -35,6 +35,13 @@ pub const MIN_TIMED_NODES: u64 = 20_000;
 /// sowing takes very long), the deadline counts from then on.
 pub const FAR_PAST_MS: u64 = 20;
 
+/// A time-managed search ([`crate::Limits::whole_movetime`] `false`: a game clock's share, the
+/// levels' move times) whose root has one legal move keeps at most this many milliseconds of
+/// its move time: the move cannot change, and the time is better kept for later moves (as
+/// Stockfish caps a single legal move's search). The short search still gives the `info`
+/// line its value. `go movetime`, `depth` and `nodes` (exact limits) are not shortened.
+pub const FORCED_MOVE_MS: u64 = 20;
+
 /// The clock is also checked whenever the moves sown since the last check add up to this many
 /// laps (besides every [`CHECK_EVERY`] nodes), so that expensive nodes do not delay it; and a
 /// single sowing asks it every [`pussa_rules::INTERRUPT_LAPS`] laps.

@@ -6,12 +6,14 @@
 //! ```text
 //! pussa                                  → id name … / id author … / option … / pussaok
 //! isready                                → readyok (answered at once, even while searching)
-//! setoption name Threads value 2         (also Seed, Level, EGTBPath when tables can be loaded)
+//! setoption name Threads value 2         (also Seed, Level, MultiPV, EGTBPath when tables can be loaded)
 //! newgame raja-pasu match                (game, then single | match; default single)
 //! position startpos [first S|N] [moves A d C …]
 //! position fen <position string> [starts 28,28,S*2 …] [moves …]   (starts: earlier rounds')
 //! go depth N | nodes N | movetime MS | infinite   → info … lines, then bestmove X | bestmove none
 //! go wtime MS btime MS [winc MS binc MS] [movestogo N]   (a game clock; South's is wtime)
+//! go depth N searchmoves A C             (only these root moves; with MultiPV > 1 each
+//!                                         iteration reports the best N: info … multipv K …)
 //! stop                                   → the running search ends and says bestmove
 //! d | show                               → the board, the position string, the legal moves
 //! quit
@@ -47,10 +49,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use pussa_rules::{Game, GameState, Hole, Mode, RoundStart, Setup, Side, Status};
+use pussa_rules::{Game, GameState, Hole, Mode, Moves, RoundStart, Setup, Side, Status};
 
 use crate::{
-    choose_move_with_stop, params, search, ExactOracle, Level, Limits, SearchInfo, SearchResult,
+    choose_move_with_stop, params, search, ExactOracle, Level, Limits, MoveValue, SearchInfo,
+    SearchResult,
 };
 
 /// Opens the endgame tables of a game in a directory, for `setoption name EGTBPath`: `Ok(None)`
@@ -72,6 +75,8 @@ pub const MAX_MOVETIME_MS: u64 = 86_400_000;
 pub const MAX_CLOCK_MS: u64 = 7 * 86_400_000;
 /// What a bare `go` (no limit given) means: this many milliseconds of search.
 pub const DEFAULT_MOVETIME_MS: u64 = 1000;
+/// The largest `MultiPV` accepted: a row has 7 holes, so no position has more moves.
+pub const MAX_MULTIPV: usize = 7;
 
 /// Whether the command loop goes on after a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +109,8 @@ pub struct GoLimits {
     pub binc: Option<Duration>,
     /// `movestogo N`: moves until the clocks are next filled (at least 1).
     pub movestogo: Option<u32>,
+    /// `searchmoves M1 M2 …`: only these root moves are searched (and reported).
+    pub searchmoves: Option<Moves>,
 }
 
 impl GoLimits {
@@ -136,7 +143,7 @@ impl GoLimits {
                 }
                 whole_number(v).map_err(|e| match e {
                     NumberError::NotWhole => {
-                        format!("go: {name} '{v}' is not a non-negative whole number")
+                        format!("go: {name} '{v}' is not a whole number")
                     }
                     NumberError::TooLarge => {
                         let range = match name {
@@ -191,6 +198,23 @@ impl GoLimits {
                         _ => g.binc = d,
                     }
                 }
+                "searchmoves" => {
+                    let mut set = 0u16;
+                    while let Some(mv) = it.as_slice().first().and_then(|w| w.parse::<Hole>().ok())
+                    {
+                        it.next();
+                        set |= 1 << mv.index();
+                    }
+                    if set == 0 {
+                        return Err(format!(
+                            "go: 'searchmoves' needs moves (hole letters), found {}",
+                            it.as_slice()
+                                .first()
+                                .map_or("nothing".to_string(), |w| format!("'{w}'"))
+                        ));
+                    }
+                    g.searchmoves = Some(Moves::from_mask(set));
+                }
                 "movestogo" => {
                     let n = num("movestogo")?;
                     if n == 0 || n > 1000 {
@@ -200,7 +224,7 @@ impl GoLimits {
                 }
                 other => {
                     return Err(format!(
-                        "go: unknown limit '{other}' (expected depth N, nodes N, movetime MS, infinite, or a clock: wtime MS btime MS [winc MS binc MS] [movestogo N])"
+                        "go: unknown limit '{other}' (expected depth N, nodes N, movetime MS, infinite, searchmoves M..., or a clock: wtime MS btime MS [winc MS binc MS] [movestogo N])"
                     ))
                 }
             }
@@ -269,6 +293,8 @@ pub struct Engine<W: Write + Send + 'static> {
     threads: usize,
     seed: u64,
     level: Option<Level>,
+    /// `MultiPV`: how many best moves `go` reports, each on its own `info … multipv K` line.
+    multipv: usize,
     running: Option<Running>,
     /// The match round values being computed ([`crate::matchval::prepare`]) since `newgame`.
     preparing: Option<JoinHandle<()>>,
@@ -427,6 +453,23 @@ pub fn info_line(info: &SearchInfo) -> String {
     s
 }
 
+/// Formats one `info … multipv K …` line (`MultiPV` above 1, or `go searchmoves`): the `K`-th
+/// best move's value and line after the iteration of `depth` (0: none completed, no value).
+#[must_use]
+pub fn multipv_line(depth: u32, k: usize, m: &MoveValue, nodes: u64, elapsed: Duration) -> String {
+    let line = info_line(&SearchInfo {
+        depth,
+        score: m.score,
+        exact: m.exact,
+        nodes,
+        nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-9)) as u64,
+        elapsed,
+        pv: m.pv.clone(),
+    });
+    let head = format!("info depth {depth}");
+    format!("{head} multipv {k}{}", &line[head.len()..])
+}
+
 /// The board as text, as a player at South sees it: North's row on top (`g` … `a`), South's
 /// row below (`A` … `G`), closed holes as `x`, with the stores and whose turn it is.
 #[must_use]
@@ -489,14 +532,19 @@ enum NumberError {
     TooLarge,
 }
 
-/// Reads a protocol number: digits (an optional leading `+`, as `str::parse` takes), of any
-/// length; one too large for a `u64` is [`NumberError::TooLarge`], not "not a whole number".
+/// Reads a protocol number: ASCII digits only (no sign: `+1` and `-1` are not whole numbers,
+/// as a position string's counts are not), of any length; one too large for a `u64` is
+/// [`NumberError::TooLarge`], not "not a whole number".
 fn whole_number(text: &str) -> Result<u64, NumberError> {
-    let digits = text.strip_prefix('+').unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    if !is_digits(text) {
         return Err(NumberError::NotWhole);
     }
-    digits.parse().map_err(|_| NumberError::TooLarge)
+    text.parse().map_err(|_| NumberError::TooLarge)
+}
+
+/// True for a non-empty run of ASCII digits (what `str::parse` reads, less its leading `+`).
+fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Reads the words after `starts` in `position fen … starts …`: the starts of a match's rounds
@@ -515,7 +563,11 @@ fn parse_starts(words: &[&str], game: Game) -> Result<Vec<RoundStart>, String> {
         let (start, count) = match w.split_once('*') {
             Some((st, n)) => (
                 st,
-                n.parse::<u32>().ok().filter(|&n| n >= 1).ok_or_else(bad)?,
+                Some(n)
+                    .filter(|n| is_digits(n))
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(bad)?,
             ),
             None => (w, 1),
         };
@@ -523,6 +575,9 @@ fn parse_starts(words: &[&str], game: Game) -> Result<Vec<RoundStart>, String> {
         let [south, north, starter] = parts[..] else {
             return Err(bad());
         };
+        if !is_digits(south) || !is_digits(north) {
+            return Err(bad());
+        }
         let south: u8 = south.parse().map_err(|_| bad())?;
         let north: u8 = north.parse().map_err(|_| bad())?;
         let starter = Side::parse(starter).map_err(|_| bad())?;
@@ -739,6 +794,7 @@ impl<W: Write + Send + 'static> Engine<W> {
             threads: 1,
             seed: 0,
             level: None,
+            multipv: 1,
             running: None,
             preparing: None,
             broken: Arc::new(AtomicBool::new(false)),
@@ -915,6 +971,9 @@ impl<W: Write + Send + 'static> Engine<W> {
             "option name Level type combo default search var search var {}",
             levels.join(" var ")
         ));
+        self.send(&format!(
+            "option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"
+        ));
         if self.loader.is_some() {
             self.send("option name EGTBPath type string default <empty>");
         }
@@ -925,7 +984,7 @@ impl<W: Write + Send + 'static> Engine<W> {
 
     fn setoption(&mut self, words: &[&str]) -> Result<(), String> {
         let usage =
-            "setoption: expected 'setoption name <Threads|Seed|Level|EGTBPath> value <value>'";
+            "setoption: expected 'setoption name <Threads|Seed|Level|MultiPV|EGTBPath> value <value>'";
         if words.first().map(|w| w.to_ascii_lowercase()) != Some("name".into()) {
             return Err(usage.to_string());
         }
@@ -972,6 +1031,22 @@ impl<W: Write + Send + 'static> Engine<W> {
                     }
                 })?;
             }
+            "multipv" => {
+                let n = whole_number(&value).map_err(|e| match e {
+                    NumberError::NotWhole => {
+                        format!("setoption: MultiPV '{value}' is not a whole number")
+                    }
+                    NumberError::TooLarge => {
+                        format!("setoption: MultiPV {value} is out of range 1..={MAX_MULTIPV}")
+                    }
+                })?;
+                if !(1..=MAX_MULTIPV as u64).contains(&n) {
+                    return Err(format!(
+                        "setoption: MultiPV {n} is out of range 1..={MAX_MULTIPV}"
+                    ));
+                }
+                self.multipv = n as usize;
+            }
             "level" => {
                 if value.eq_ignore_ascii_case("search") {
                     self.level = None;
@@ -989,7 +1064,7 @@ impl<W: Write + Send + 'static> Engine<W> {
             "egtbpath" if self.loader.is_some() => self.set_egtb_path(&value)?,
             _ => {
                 return Err(format!(
-                    "setoption: unknown option '{name}' (options: Threads, Seed, Level{})",
+                    "setoption: unknown option '{name}' (options: Threads, Seed, Level, MultiPV{})",
                     if self.loader.is_some() {
                         ", EGTBPath"
                     } else {
@@ -1058,9 +1133,15 @@ impl<W: Write + Send + 'static> Engine<W> {
 
     fn newgame(&mut self, words: &[&str]) -> Result<(), String> {
         let (game, mode) = match words {
+            [] => return Err("newgame: expected 'newgame <game> [single|match]'".to_string()),
             [g] => (*g, "single"),
             [g, m] => (*g, *m),
-            _ => return Err("newgame: expected 'newgame <game> [single|match]'".to_string()),
+            [g, m, extra @ ..] => {
+                return Err(format!(
+                "newgame: found '{}' after '{g} {m}' (expected 'newgame <game> [single|match]')",
+                extra.join(" ")
+            ))
+            }
         };
         let game: Game = game.parse().map_err(|e| format!("newgame: {e}"))?;
         let mode = parse_mode(mode).map_err(|e| format!("newgame: {e}"))?;
@@ -1214,6 +1295,21 @@ impl<W: Write + Send + 'static> Engine<W> {
             self.send("bestmove none");
             return Ok(());
         }
+        // searchmoves names moves that can be sown here (an endless one is dropped by the
+        // root's proof, as every endless move is; proving it here could hold the loop).
+        if let Some(only) = g.searchmoves {
+            let candidates = state.position().candidates();
+            if let Some(bad) = only.into_iter().find(|&mv| !candidates.contains(mv)) {
+                let list: Vec<String> = candidates.map(|h| h.letter().to_string()).collect();
+                return Err(format!(
+                    "go: searchmoves: {bad} is not a move here ({} is to move; its moves are {})",
+                    state.position().to_move(),
+                    list.join(" ")
+                ));
+            }
+        }
+        let multipv = self.multipv;
+        let searchmoves = g.searchmoves;
         // The search goes at most MAX_DEPTH plies deep: a deeper `depth` is searched to it, and
         // says so (a level has its own limits). `infinite` (which ignores `movetime`) deepens
         // to it unless `depth` is given.
@@ -1331,6 +1427,50 @@ impl<W: Write + Send + 'static> Engine<W> {
                                 limits.stop.clone(),
                             ),
                         },
+                        // MultiPV above 1 or searchmoves: every (chosen) move valued, the
+                        // best `multipv` reported each iteration (`pussa analyze`'s search).
+                        None if multipv > 1 || searchmoves.is_some() => {
+                            let reported = Cell::new(false);
+                            let mut lines = |depth: u32, moves: &[MoveValue], nodes: u64| {
+                                reported.set(true);
+                                let elapsed = started.elapsed();
+                                for (k, m) in moves.iter().take(multipv).enumerate() {
+                                    send_to(
+                                        &out,
+                                        &broken,
+                                        &multipv_line(depth, k + 1, m, nodes, elapsed),
+                                    );
+                                }
+                            };
+                            let a = crate::search::analyze_each_iteration(
+                                &state,
+                                &limits,
+                                searchmoves,
+                                &mut lines,
+                            );
+                            if !reported.get() {
+                                // No iteration completed: the moves by their immediate gains,
+                                // with no value (as a single line's depth 0).
+                                lines(0, &a.moves, a.nodes);
+                            }
+                            let budget_left = limits.nodes.is_none_or(|n| a.nodes < n)
+                                && movetime.is_none_or(|t| started.elapsed() < t)
+                                && !limits
+                                    .stop
+                                    .as_ref()
+                                    .is_some_and(|s| s.load(Ordering::Relaxed));
+                            let exact = a.value().is_some_and(|(_, e)| e);
+                            if g.depth.is_none() && a.depth >= max && !exact && budget_left {
+                                send_to(
+                                    &out,
+                                    &broken,
+                                    &format!(
+                                        "info string the search reached its maximum depth {max}"
+                                    ),
+                                );
+                            }
+                            a.moves.first().map(|m| m.mv)
+                        }
                         None => {
                             let r = search(&state, &limits, &mut on_info);
                             final_info(&r);
@@ -1453,11 +1593,11 @@ pub fn parse_mode(s: &str) -> Result<Mode, String> {
 const HELP: [&str; 10] = [
     "pussa: identify, list options, answer pussaok",
     "isready: answer readyok",
-    "setoption name <Threads|Seed|Level|EGTBPath> value <v> (EGTBPath: a directory of endgame tables, or <empty>)",
+    "setoption name <Threads|Seed|Level|MultiPV|EGTBPath> value <v> (EGTBPath: a directory of endgame tables, or <empty>)",
     "newgame <walak-pussa|raja-pasu|pasu-pondi|pasu-pondi-6> [single|match]",
     "position startpos [first S|N] [moves <m> ...]",
     "position fen <position string> [starts <S holdings>,<N holdings>,<S|N>[*<count>] ...] [moves <m> ...]",
-    "go [depth N] [nodes N] [movetime MS] [infinite] [wtime MS btime MS [winc MS binc MS] [movestogo N]]",
+    "go [depth N] [nodes N] [movetime MS] [infinite] [searchmoves M ...] [wtime MS btime MS [winc MS binc MS] [movestogo N]]",
     "stop: end the search, answer bestmove",
     "d | show: print the board",
     "quit",
@@ -1866,7 +2006,21 @@ mod tests {
             ),
             (
                 "go nodes 1e3",
-                "nodes '1e3' is not a non-negative whole number",
+                "go: nodes '1e3' is not a whole number",
+            ),
+            ("go depth +2", "go: depth '+2' is not a whole number"),
+            ("go movetime -5", "go: movetime '-5' is not a whole number"),
+            (
+                "setoption name Threads value +1",
+                "setoption: Threads '+1' is not a whole number",
+            ),
+            (
+                "setoption name Seed value +5",
+                "setoption: Seed '+5' is not a whole number",
+            ),
+            (
+                "newgame raja-pasu match extra",
+                "newgame: found 'extra' after 'raja-pasu match' (expected 'newgame <game> [single|match]')",
             ),
         ] {
             e.handle_line(cmd);

@@ -1152,6 +1152,14 @@ fn search_on(
     if root.as_ref().is_some_and(|r| r.long) {
         clock.iterations_start_now();
     }
+    // One legal move (and none left unproven): a time-managed search keeps only a few
+    // milliseconds, enough for the value of its info line (params::FORCED_MOVE_MS).
+    if root
+        .as_ref()
+        .is_some_and(|r| r.kids.len() == 1 && r.unresolved.is_empty())
+    {
+        clock.forced_move();
+    }
     let Some(root) = root.filter(|r| !r.kids.is_empty()) else {
         return SearchResult {
             best: None,
@@ -1563,7 +1571,33 @@ type Counted = (Vec<MoveValue>, u64, u32, Vec<Hole>, Vec<Hole>);
 /// [`analyze_counted`], with the last depth completed, the moves whose values count on an
 /// estimated later round ([`Worker::est`]) and the moves left unresolved (not valued).
 fn analyze_counted_depth(state: &GameState, limits: &Limits) -> Counted {
-    analyze_counted_proof(state, limits, None)
+    analyze_counted_proof(state, limits, None, None, false, &mut |_, _, _| {})
+}
+
+/// [`analyze_report`] restricted to the root moves in `only` (all of them with `None`; the
+/// moves outside it are neither valued nor listed), calling `report` after every completed
+/// iteration with its depth, every move's value best first (as [`crate::Analysis::moves`]) and
+/// the nodes searched so far: the engine protocol's `MultiPV` and `searchmoves`. As [`search`],
+/// a time-managed search with one root move left keeps at most [`params::FORCED_MOVE_MS`].
+pub(crate) fn analyze_each_iteration(
+    state: &GameState,
+    limits: &Limits,
+    only: Option<Moves>,
+    report: &mut dyn FnMut(u32, &[MoveValue], u64),
+) -> crate::Analysis {
+    let (mut moves, nodes, depth, est, unresolved) =
+        analyze_counted_proof(state, limits, None, only, true, report);
+    for m in &mut moves {
+        m.exact &= !est.contains(&m.mv);
+    }
+    let settled = best_is_ceiling(state, &moves);
+    crate::Analysis {
+        moves,
+        depth,
+        nodes,
+        settled,
+        unresolved,
+    }
 }
 
 /// [`analyze`] with the root's proof of its long moves bounded to `proof_laps` laps where
@@ -1574,21 +1608,45 @@ pub(crate) fn analyze_bounded(
     limits: &Limits,
     proof_laps: u64,
 ) -> Vec<MoveValue> {
-    let (mut moves, _, _, est, _) = analyze_counted_proof(state, limits, Some(proof_laps));
+    let (mut moves, _, _, est, _) = analyze_counted_proof(
+        state,
+        limits,
+        Some(proof_laps),
+        None,
+        false,
+        &mut |_, _, _| {},
+    );
     for m in &mut moves {
         m.exact &= !est.contains(&m.mv);
     }
     moves
 }
 
-/// [`analyze_counted_depth`], the root's proof bounded by `proof_laps` ([`root_moves`]).
-fn analyze_counted_proof(state: &GameState, limits: &Limits, proof_laps: Option<u64>) -> Counted {
+/// [`analyze_counted_depth`], the root's proof bounded by `proof_laps` ([`root_moves`]), the
+/// root moves restricted to `only`, a time-managed search with one root move shortened if
+/// `cap_forced` ([`Clock::forced_move`]), and `report` called after every completed iteration
+/// (see [`analyze_each_iteration`]).
+fn analyze_counted_proof(
+    state: &GameState,
+    limits: &Limits,
+    proof_laps: Option<u64>,
+    only: Option<Moves>,
+    cap_forced: bool,
+    report: &mut dyn FnMut(u32, &[MoveValue], u64),
+) -> Counted {
     let pos = *state.position();
     if state.is_round_over() {
         return (Vec::new(), 0, 0, Vec::new(), Vec::new());
     }
     let mut clock = clock_of(limits);
-    let root = root_moves(&pos, &clock, limits, proof_laps);
+    let mut root = root_moves(&pos, &clock, limits, proof_laps);
+    if let Some(only) = only {
+        root.kids.retain(|k| only.contains(k.0));
+        root.unresolved.retain(|&mv| only.contains(mv));
+    }
+    if cap_forced && root.kids.len() == 1 && root.unresolved.is_empty() {
+        clock.forced_move();
+    }
     if root.long {
         clock.iterations_start_now();
     }
@@ -1679,6 +1737,12 @@ fn analyze_counted_proof(state: &GameState, limits: &Limits, proof_laps: Option<
         values = this;
         est = this_est;
         reached = depth;
+        let mut shown = values.clone();
+        for m in &mut shown {
+            m.exact &= !est.contains(&m.mv);
+        }
+        shown.sort_by(|a, b| b.score.cmp(&a.score).then(a.mv.index().cmp(&b.mv.index())));
+        report(depth, &shown, w.nodes);
         if all_exact {
             break;
         }

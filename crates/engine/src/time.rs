@@ -120,6 +120,24 @@ impl Clock {
         self.iterations = (now, self.deadline.map(|d| d.saturating_duration_since(now)));
     }
 
+    /// The root has one legal move: a time-managed search ([`Clock::whole_movetime`] `false`)
+    /// ends within [`params::FORCED_MOVE_MS`] from now, or by its own deadline if that is
+    /// sooner; its iterations count from now with that time. A search that uses its whole
+    /// move time (`go movetime`, searched exactly) or has none is left as it is.
+    pub fn forced_move(&mut self) {
+        if self.whole_movetime {
+            return;
+        }
+        let Some(deadline) = self.deadline else {
+            return;
+        };
+        let now = Instant::now();
+        let capped = deadline.min(now + Duration::from_millis(params::FORCED_MOVE_MS));
+        self.deadline = Some(capped);
+        self.movetime = Some(capped.saturating_duration_since(self.start));
+        self.iterations = (now, Some(capped.saturating_duration_since(now)));
+    }
+
     /// True if another iteration may be started: a good share of the iterations' move time is
     /// left (the move time, less what the root's proof took), or, with
     /// [`Clock::whole_movetime`], the deadline has not passed.
@@ -206,6 +224,28 @@ mod tests {
         assert!(clock(250, 100).must_stop_after(0));
         // No deadline: never.
         assert!(!Clock::started_at(now - ms(10_000), None, None).must_stop_after(0));
+    }
+
+    /// One legal move: a time-managed clock keeps at most FORCED_MOVE_MS; one that uses its
+    /// whole move time (`go movetime`) or has none keeps its deadline.
+    #[test]
+    fn a_forced_move_shortens_only_a_time_managed_search() {
+        let ms = Duration::from_millis;
+        let now = Instant::now();
+        let mut managed = Clock::started_at(now, Some(ms(16_000)), None);
+        managed.forced_move();
+        let d = managed.deadline.unwrap();
+        assert!(d <= Instant::now() + ms(params::FORCED_MOVE_MS), "{d:?}");
+        assert!(managed.movetime.unwrap() <= ms(params::FORCED_MOVE_MS + 1_000));
+        let mut whole = Clock::started_at(now, Some(ms(16_000)), None).with_whole_movetime(true);
+        whole.forced_move();
+        assert_eq!(whole.deadline, Some(now + ms(16_000)));
+        let mut short = Clock::started_at(now, Some(ms(5)), None);
+        short.forced_move();
+        assert_eq!(short.deadline, Some(now + ms(5)));
+        let mut none = Clock::started_at(now, None, None);
+        none.forced_move();
+        assert_eq!(none.deadline, None);
     }
 
     /// The clock's move time never reaches the clock, grows with the increment and with fewer
