@@ -37,10 +37,11 @@ test('two players online through the invite link, and a read-only watcher', asyn
   assert.equal(nearFirst, 'a');
   // Now South, the first mover, may move.
   await south.waitForFunction(() => document.querySelectorAll('svg.board .hole.legal').length === 7);
-  // The invite works once.
+  // The seat is taken once: another invite is refused (the same invite asked again is answered
+  // with the seat it took, docs/api.md).
   const { page: late } = await newPage(browser, server);
-  late.expectErrors(refusedWith(409)); // the used invite, refused
-  await late.goto(invite);
+  late.expectErrors(refusedWith(409)); // the seat taken, refused
+  await late.goto(invite.replace(/invite=[^&]+/, `invite=${'0'.repeat(32)}`));
   await late.waitForSelector('#notice:not([hidden])');
   assert.match(await late.textContent('#notice'), /watching/i);
   await late.context().close();

@@ -1776,6 +1776,9 @@ impl App {
     /// # Errors
     /// 404 unknown game; 409 not an online game or invite already used; 403 wrong invite; 500
     /// database error (as [`App::slot`]).
+    ///
+    /// Idempotent for the invite that took the seat: asked again with it, the join answers
+    /// the same seat and token (the retry of a join whose answer was lost).
     pub async fn join(&self, id: &str, invite: &str) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
@@ -1784,21 +1787,32 @@ impl App {
                 "game {id} is not an online game: there is no seat to join"
             )));
         }
+        let seat = g.meta.creator_seat.other();
+        // The invite is kept after the join: a join asked again with it (its first answer was
+        // lost on the way) is answered with the seat it took, never a second one. The invite
+        // is the secret of that seat, as the seat's token is.
+        let used = g.meta.tokens[seat.index()].clone();
+        if let (Some(expected), Some(token)) = (g.meta.invite.as_deref(), used.as_deref()) {
+            if util::secret_eq(expected, invite) {
+                let state = g.to_json();
+                return Ok(
+                    json!({"id": id, "seat": seat.letter().to_string(), "seats": [seat.letter().to_string()], "token": token, "state": state}),
+                );
+            }
+        }
         if g.meta.ended.is_some() {
             return Err(ApiError::conflict(g.over_message()));
         }
-        let Some(expected) = g.meta.invite.clone() else {
+        let Some(expected) = g.meta.invite.clone().filter(|_| used.is_none()) else {
             return Err(ApiError::conflict("invite already used: the seat is taken"));
         };
         if !util::secret_eq(&expected, invite) {
             return Err(ApiError::forbidden(format!("wrong invite for game {id}")));
         }
-        let seat = g.meta.creator_seat.other();
         let token = util::new_token().map_err(ApiError::internal)?;
         lock(&self.store).take_seat(id, seat.letter(), &token)?;
         g.meta.tokens[seat.index()] = Some(token.clone());
         *lock(&slot.tokens) = g.meta.tokens.clone();
-        g.meta.invite = None;
         let state = g.to_json();
         slot.set_state(&state);
         slot.publish_update(

@@ -100,25 +100,43 @@ fn gzip_etag(etag: &str) -> String {
     format!("{}-gzip\"", etag.trim_end_matches('"'))
 }
 
-/// The client's `Accept-Encoding` takes gzip: `gzip`, `x-gzip` or `*`, with no `q=0`.
+/// The client's `Accept-Encoding` takes gzip (RFC 9110, 12.5.3): `gzip` (or `x-gzip`) with a
+/// q-value above 0, or, when neither is listed, `*` with a q-value above 0. An explicit
+/// `gzip;q=0` refuses gzip whatever `*` says; no header, or one without either, is no gzip.
 #[must_use]
 pub fn accepts_gzip(headers: &HeaderMap) -> bool {
-    headers
+    let mut gzip: Option<f32> = None;
+    let mut any: Option<f32> = None;
+    for item in headers
         .get_all(header::ACCEPT_ENCODING)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .any(|item| {
-            let mut parts = item.split(';');
-            let coding = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-            let refused = parts.any(|p| {
-                let p = p.trim().to_ascii_lowercase();
-                p.strip_prefix("q=")
-                    .and_then(|q| q.trim().parse::<f32>().ok())
-                    .is_some_and(|q| q <= 0.0)
-            });
-            matches!(coding.as_str(), "gzip" | "x-gzip" | "*") && !refused
-        })
+    {
+        let mut parts = item.split(';');
+        let coding = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        // A missing or unreadable weight is 1 (an unreadable one is not taken as a refusal of
+        // what the client named; a weight outside 0..=1 is clamped).
+        let q = parts
+            .filter_map(|p| {
+                let (name, value) = p.split_once('=')?;
+                name.trim()
+                    .eq_ignore_ascii_case("q")
+                    .then(|| value.trim().parse::<f32>().ok())
+                    .flatten()
+            })
+            .next_back()
+            .unwrap_or(1.0)
+            .clamp(0.0, 1.0);
+        let slot = match coding.as_str() {
+            "gzip" | "x-gzip" => &mut gzip,
+            "*" => &mut any,
+            _ => continue,
+        };
+        // Listed twice: the highest weight counts.
+        *slot = Some(slot.map_or(q, |old: f32| old.max(q)));
+    }
+    gzip.or(any).is_some_and(|q| q > 0.0)
 }
 
 /// `If-None-Match` names one of `tags` (or is `*`): the client's copy is current. Compared

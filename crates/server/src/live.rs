@@ -321,7 +321,7 @@ pub struct Meta {
     pub creator_seat: Side,
     /// Seat secrets, `[South, North]`.
     pub tokens: [Option<String>; 2],
-    /// The unused invite.
+    /// The invite of the online game's second seat (kept once used: see [`crate::app::App::join`]).
     pub invite: Option<String>,
     /// Unix seconds.
     pub created: i64,

@@ -193,9 +193,22 @@ async fn online_seats_cannot_be_taken_or_played_by_strangers() {
     let north = j["token"].as_str().unwrap().to_string();
     assert_ne!(north, invite, "the seat's secret is not the invite");
     assert_eq!(j["state"]["seats"]["N"]["taken"], true);
-    s.post(&format!("/api/games/{id}/join"), &json!({"invite": invite}))
-        .await
-        .assert_error(409, "already used");
+    // The join asked again with the same invite (its answer was lost on the way) answers the
+    // seat it took, with the same token: never a second seat, never a refusal.
+    let again = s
+        .post(&format!("/api/games/{id}/join"), &json!({"invite": invite}))
+        .await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    let again = again.json();
+    assert_eq!(again["seat"], "N");
+    assert_eq!(again["token"], north.as_str());
+    // Any other invite is refused: the seat is taken.
+    s.post(
+        &format!("/api/games/{id}/join"),
+        &json!({"invite": "0".repeat(32)}),
+    )
+    .await
+    .assert_error(409, "already used");
 
     // A stranger, a watcher without a token, the invite itself: none may move.
     let path = format!("/api/games/{id}/moves");

@@ -132,6 +132,11 @@ async fn page_files_have_etags_answer_304_and_are_gzipped_when_accepted() {
         assert_eq!(other.body, embedded);
 
         // Compressed when the client takes gzip.
+        // Taken with a weight, or through `*` when gzip is not listed.
+        for taken in ["gzip;q=0.5, identity", "*", "br, *;q=0.1", "gzip;q=0.001"] {
+            let a = get(&s, path, &[&format!("Accept-Encoding: {taken}")]).await;
+            assert_eq!(a.header("content-encoding"), Some("gzip"), "{path} {taken}");
+        }
         let gz = get(&s, path, &["Accept-Encoding: gzip, deflate, br"]).await;
         assert_eq!(gz.status, 200, "{path}");
         assert_eq!(gz.header("content-encoding"), Some("gzip"), "{path}");
@@ -153,7 +158,19 @@ async fn page_files_have_etags_answer_304_and_are_gzipped_when_accepted() {
         assert_eq!(again.status, 304, "{path}");
         assert!(again.body.is_empty());
 
-        for refused in ["gzip;q=0", "identity", "br"] {
+        // An explicit `gzip;q=0` refuses gzip whatever `*` says (RFC 9110, 12.5.3: `*` is
+        // any coding not listed); `*;q=0` with gzip unlisted refuses it too.
+        for refused in [
+            "gzip;q=0",
+            "identity",
+            "br",
+            "gzip;q=0, *",
+            "*, gzip;q=0",
+            "gzip;q=0, *;q=1",
+            "GZIP; Q=0.000, *",
+            "*;q=0",
+            "identity, *;q=0",
+        ] {
             let a = get(&s, path, &[&format!("Accept-Encoding: {refused}")]).await;
             assert_eq!(a.header("content-encoding"), None, "{path} {refused}");
             assert_eq!(a.body, embedded, "{path} {refused}");

@@ -12,6 +12,17 @@ export class ApiError extends Error {
 
 /** A move not answered in this time is given up (and sent again once the connection is back). */
 export const MOVE_TIMEOUT_MS = 6000;
+/** A join not answered in this time is given up and asked again. */
+export const JOIN_TIMEOUT_MS = 8000;
+
+/**
+ * The answer says nothing about the request itself: no answer, a gateway's or proxy's error
+ * page (5xx: the server restarting behind nginx), or "too many requests" (429). Worth asking
+ * again, unlike a refusal (403, 404, 409, 422…).
+ */
+export function noAnswerYet(e) {
+  return e instanceof ApiError && (e.status === 0 || e.status === 429 || e.status >= 500);
+}
 
 async function call(method, path, body, timeoutMs = 0) {
   const opts = { method, headers: {} };
@@ -40,7 +51,9 @@ export const api = {
   meta: () => call('GET', 'api/meta'),
   rules: (game) => call('GET', `api/rules/${encodeURIComponent(game)}`),
   create: (req) => call('POST', 'api/games', req),
-  join: (id, invite) => call('POST', `api/games/${encodeURIComponent(id)}/join`, { invite }),
+  // A join not answered in time is given up and asked again (the server answers a join asked
+  // again with the invite that took the seat with that seat: it is never taken twice).
+  join: (id, invite) => call('POST', `api/games/${encodeURIComponent(id)}/join`, { invite }, JOIN_TIMEOUT_MS),
   state: (id) => call('GET', `api/games/${encodeURIComponent(id)}`),
   move: (id, move, token, expectedPly) =>
     call('POST', `api/games/${encodeURIComponent(id)}/moves`, { move, token, expected_ply: expectedPly }, MOVE_TIMEOUT_MS),

@@ -1,7 +1,7 @@
 // The page: routing between views, the new-game form, the game view (board, animation, move
 // list, scoreboard, undo, hint, export, invite), saved games and the rules pages.
 
-import { api, seats, sideIndex, GameSocket, SIDE_NAME, SIDE_LETTER, ApiError, pageLink } from './api.js';
+import { api, seats, sideIndex, GameSocket, SIDE_NAME, SIDE_LETTER, ApiError, pageLink, noAnswerYet } from './api.js';
 import { Board, Animator, LETTERS, SEEDS_PER_HOLE, holeIndex, reasonText, sweepText, cloneModel } from './board.js';
 import { markdown } from './markdown.js';
 import { storage } from './storage.js';
@@ -634,6 +634,12 @@ function route() {
   // skip link is); later ones move it into the new page.
   const moveFocus = routed !== null;
   routed = location.hash;
+  // Leaving the page of a game whose seat is still being asked for drops the invite: its seat
+  // is never taken behind the player's back while they do something else.
+  if (joining && !location.hash.startsWith(`#/game/${encodeURIComponent(joining.id)}`)) {
+    joining.cancelled = true;
+    stopJoining();
+  }
   notice(landingNotice, landingKind);
   landingNotice = null;
   landingKind = 'info';
@@ -741,7 +747,7 @@ async function landing() {
       return;
     }
     if (seats.get(id)) history.replaceState(null, '', `${location.pathname}#/game/${encodeURIComponent(id)}`);
-    else await joinInvite(id, invite);
+    else startJoining(id, invite);
     return;
   }
   const q = new URLSearchParams(location.search);
@@ -761,7 +767,19 @@ async function landing() {
     landingNotice = 'You already play in this game: the invite link is for your friend. Send it to them; opening it here does not take the other seat.';
     return;
   }
-  await joinInvite(id, invite);
+  startJoining(id, invite);
+}
+
+/**
+ * Asks for the seat of `invite` while the game is shown (its turn line says "Taking your
+ * seat…"): the page is never blank while the join is on its way. Once taken the game is opened
+ * again as the player's (see `retryJoin`).
+ */
+function startJoining(id, invite) {
+  stopJoining();
+  joining = { id, invite, delay: 1000, timer: null, reason: null, first: true };
+  history.replaceState(null, '', `${location.pathname}${inviteAddress(id, invite)}`);
+  retryJoin();
 }
 
 /** The notice while the seat of an invite waits for the server (see `joining`). */
@@ -774,19 +792,31 @@ function joiningText(reason) {
  * game is watched); no answer at all (the server cannot be reached) keeps the invite and tries
  * again (see `joining`). True once the seat is taken.
  */
-async function joinInvite(id, invite) {
+async function joinInvite(id, invite, attempt = null) {
   try {
     const r = await api.join(id, invite);
+    // Given up meanwhile (the player left the game's page): the seat is kept (the server took
+    // it and answers it again to this invite) but nothing is opened behind the player's back.
+    if (attempt && joining !== attempt) {
+      keepSeat(r.id || id, { token: r.token, seats: r.seats || [r.seat], invite });
+      return true;
+    }
     stopJoining();
     keepSeat(r.id || id, { token: r.token, seats: r.seats || [r.seat], invite });
     pending = { id: r.id || id, state: r.state, played: [] };
     return true;
   } catch (e) {
-    if (e.status === 0) {
-      keepJoining(id, invite, e.message);
+    if (attempt && joining !== attempt) return false;
+    // No answer, a proxy's 502/503 while the server restarts, a 429: not a refusal of the
+    // invite; it is kept and asked for again.
+    if (noAnswerYet(e)) {
+      keepJoining(id, invite, e.status === 0 ? e.message : `no answer from the server yet (${e.message})`);
       return false;
     }
     stopJoining();
+    // The seat taken meanwhile by this browser (another tab, with the same invite or not):
+    // the game is opened as the player's.
+    if (seats.get(id)) return true;
     // No such game: its own "Game not found" page says so (there is nothing to watch).
     if (e.status === 404) return false;
     if (!seats.get(id)) landingNotice = `Cannot take the seat: ${e.message}. You are watching this game.`;
@@ -802,6 +832,7 @@ function keepJoining(id, invite, reason) {
     joining = { id, invite, delay: 1000, timer: null, reason };
   }
   joining.reason = reason;
+  joining.failed = true;
   const here = inviteAddress(id, invite);
   if (location.hash !== here && (first || location.hash.startsWith(`#/game/${encodeURIComponent(id)}`))) {
     history.replaceState(null, '', `${location.pathname}${here}`);
@@ -828,19 +859,24 @@ async function retryJoin() {
   if (!j || j.trying) return;
   clearTimeout(j.timer);
   j.trying = true;
-  const shown = game && game.id === j.id && !game.closed;
   let ok = false;
   try {
-    ok = await joinInvite(j.id, j.invite);
+    ok = await joinInvite(j.id, j.invite, j);
   } finally {
     j.trying = false;
   }
   if (joining === j) {
-    // Still no answer: the notice says so again (it may have been closed).
-    if (shown && game && game.id === j.id) notice(joiningText(j.reason));
+    // Still no answer: the notice says so again (it may have been closed), and the game's
+    // turn line ("Taking your seat…").
+    if (game && game.id === j.id && !game.closed) {
+      notice(joiningText(j.reason));
+      if (game.state) game.renderTurn();
+    }
     landingNotice = null;
     return;
   }
+  // Given up (the player went elsewhere): nothing is shown.
+  if (j.cancelled) return;
   const onGame = location.hash.startsWith(`#/game/${encodeURIComponent(j.id)}`);
   if (onGame) history.replaceState(null, '', `${location.pathname}#/game/${encodeURIComponent(j.id)}`);
   if (!ok) {
@@ -854,7 +890,11 @@ async function retryJoin() {
     // The game is opened again as the player's (the watcher's view has no seat).
     if (game) game.close();
     game = null;
-    landingNotice = landingNotice ? `You have taken your seat. ${landingNotice}` : 'You have taken your seat: the connection is back.';
+    if (!j.first || j.failed) {
+      landingNotice = landingNotice ? `You have taken your seat. ${landingNotice}` : 'You have taken your seat: the connection is back.';
+    }
+    // The seat is taken: what is said of it is an information, not the error of the retries.
+    landingKind = 'info';
     route();
   }
 }
@@ -2131,7 +2171,12 @@ class GameView {
     // opens this game).
     if (s.id === this.id) gameAddress(s.id);
     if (this.pendingOffer && !(s.offers && s.offers[this.pendingOffer])) this.pendingOffer = null;
-    if (s.id === this.id) this.clearUnsentNote(s.ply);
+    // A game that ended (resigned, claimed, aborted, drawn…) or went back before the move makes
+    // an unsent move moot: its notice goes as when the move is played.
+    if (s.id === this.id) {
+      const moot = s.ended || s.match_over || (this.unsentNote && s.ply < this.unsentNote.ply);
+      this.clearUnsentNote(moot ? Infinity : s.ply);
+    }
     this.setHeader(s);
     // Short names on the board's stores (the scoreboard has the long ones).
     // Same screen: optionally turn the board so the player to move has their row nearest.
@@ -2746,7 +2791,16 @@ class GameView {
       this.awaitingReply = false;
       this.sending = null;
       if (!this.closed && this.state) this.board.clearMarks('pending');
-      if (e instanceof ApiError && e.status === 0 && this.kind === 'online') {
+      // The live update showing the move played (shown, or held while the answer was awaited).
+      const played = this.state && (this.state.ply > ply || (this.latest && this.latest.ply > ply));
+      if (e instanceof ApiError && e.status === 0 && this.kind === 'online' && this.state && (played || this.state.ended)) {
+        // Only the answer was lost: the live update showing the move played came first. The
+        // move is not "unsent"; the player is told the connection is being restored.
+        this.connNotice = true;
+        if (played) this.note(`Your move ${letter} is played; the connection to the server is being restored.`, 'info');
+        this.renderTurn();
+        this.updateLegal();
+      } else if (e instanceof ApiError && e.status === 0 && this.kind === 'online') {
         // No answer: the move is kept and sent again once the connection is back.
         this.unsent = { letter, ply };
         this.connNotice = true;
