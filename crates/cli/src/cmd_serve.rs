@@ -50,7 +50,8 @@ pub struct Args {
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(1, MAX_GAMES_IN_MEMORY))]
     pub max_games_in_memory: Option<usize>,
     /// Moves held in memory at most, over every game held (about 200 bytes each: the default
-    /// is about 100 MiB); a new game or import longer than this is refused [default: 500000].
+    /// is about 100 MiB); no one game may be longer: a move past it, and a new game, import or
+    /// stored game longer than this, are refused [default: 500000].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(MIN_MOVES_IN_MEMORY, MAX_MOVES_IN_MEMORY))]
     pub max_moves_in_memory: Option<usize>,
     /// Hints one client (IP address) may have running or waiting at once; more are answered

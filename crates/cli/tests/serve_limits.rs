@@ -197,8 +197,8 @@ fn the_resource_options_are_in_force_in_the_server() {
     assert_eq!(
         body["error"],
         format!(
-            "this game has {n} moves, more than the server holds in memory (1000 moves): it \
-             cannot be served here"
+            "this game has {n} moves, more than the server holds in memory (1000 moves, \
+             --max-moves-in-memory): it cannot be served here"
         )
     );
     // The log says what is in force.

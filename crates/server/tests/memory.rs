@@ -236,26 +236,76 @@ async fn moves_played_make_room_by_dropping_idle_games() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stored_game_that_grew_past_the_cap_on_moves_is_still_served() {
-    let s = TestServer::start("plies-long").await;
-    s.app.set_memory_caps(2, 30);
+async fn a_move_past_the_cap_on_moves_is_refused_and_the_game_blocks_no_one() {
+    // The tester's t_grow_block.py, scaled down: one game played with its page open.
+    let s = TestServer::start("plies-grow-cap").await;
+    s.app.set_memory_caps(10, 30);
     let (game, token) = hotseat(&s).await;
-    // Nothing else to drop: the game grows past the cap while it is played.
-    play(&s, &game, &token, 40).await;
-    assert_eq!(s.app.plies_in_memory(), 40);
-    // Two new games: the long one, idle, leaves memory for them.
-    hotseat(&s).await;
-    hotseat(&s).await;
-    assert!(!s.app.holds(&game));
-    // Loaded back (every idle game makes room), and played on.
-    let r = s.get(&format!("/api/games/{game}")).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    assert_eq!(r.json()["ply"], 40);
-    assert_eq!(s.app.games_in_memory(), 1);
-    play(&s, &game, &token, 1).await;
-    // A new game longer than the cap is still refused for good.
+    let mut ws = common::wsc::connect(s.addr, &game).await;
+    let _ = common::wsc::next_of(&mut ws, "state").await;
+    play(&s, &game, &token, 30).await;
+    assert_eq!(s.app.plies_in_memory(), 30);
+    // One more would make this game alone longer than the cap: refused, the game as it was.
+    let state = s.get(&format!("/api/games/{game}")).await.json();
+    let mv = state["legal"][0].as_str().unwrap();
+    let r = s
+        .post(
+            &format!("/api/games/{game}/moves"),
+            &json!({"token": token, "move": mv}),
+        )
+        .await;
+    r.assert_error(
+        409,
+        "as many as the server holds in memory for one game (30 moves",
+    );
+    assert!(r.body.contains("--max-moves-in-memory"), "{}", r.body);
+    assert_eq!(s.get(&format!("/api/games/{game}")).await.json()["ply"], 30);
+    assert_eq!(s.app.plies_in_memory(), 30);
+    // The moves held are within the cap: another client still makes a game.
+    let (status, body) = post_from(s.addr, "127.0.0.7", "/api/games", &hotseat_req()).await;
+    assert_eq!(status, 201, "{body}");
+    drop(ws);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_game_longer_than_a_lowered_cap_is_refused_for_good_and_blocks_no_one() {
+    // The tester's t_overcap_block.py, scaled down: a game imported under a higher cap, the
+    // cap lowered since (a restart with a smaller --max-moves-in-memory).
+    let s = TestServer::start("plies-lowered").await;
+    s.app.set_memory_caps(10, 40);
     let (record, n) = random_record(35, 3);
     assert_eq!(n, 35);
+    let long = import(&s, &record).await;
+    let (short, token) = hotseat(&s).await;
+    play(&s, &short, &token, 2).await;
+    s.app.set_memory_caps(10, 30);
+    s.app.evict_idle(std::time::Duration::ZERO);
+    assert_eq!(s.app.games_in_memory(), 0);
+    // Refused for good (no Retry-After), naming the option to raise; never loaded.
+    let r = s.get(&format!("/api/games/{long}")).await;
+    r.assert_error(
+        503,
+        "this game has 35 moves, more than the server holds in memory",
+    );
+    assert!(
+        r.body.contains("--max-moves-in-memory 35 or more"),
+        "{}",
+        r.body
+    );
+    assert_eq!(r.header("retry-after"), None);
+    let (status, body) = ws_from(s.addr, "127.0.0.2", &long)
+        .await
+        .expect_err("no socket on the long game");
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(s.app.games_in_memory(), 0);
+    // Everyone else's games are served: a new one, and the stored short one.
+    let (status, body) = post_from(s.addr, "127.0.0.3", "/api/games", &hotseat_req()).await;
+    assert_eq!(status, 201, "{body}");
+    let r = s.get(&format!("/api/games/{short}")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["ply"], 2);
+    // A new game longer than the cap is still refused for good.
     let r = s
         .post("/api/games/import", &json!({ "record": record }))
         .await;
