@@ -27,9 +27,29 @@ async fn connect_from(addr: SocketAddr, from: &str) -> tokio::net::TcpStream {
 
 /// A game's WebSocket from `from`, or the refusal's status and body.
 async fn ws_from(addr: SocketAddr, from: &str, id: &str) -> Result<Ws, (u16, String)> {
+    ws_seated_from(addr, from, id, None).await
+}
+
+/// A game's WebSocket from `from`, seated with `token` (in its subprotocols, as the page
+/// sends it) when given, or the refusal's status and body.
+async fn ws_seated_from(
+    addr: SocketAddr,
+    from: &str,
+    id: &str,
+    token: Option<&str>,
+) -> Result<Ws, (u16, String)> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     let stream = connect_from(addr, from).await;
-    let url = format!("ws://{addr}/api/games/{id}/ws");
-    match tokio_tungstenite::client_async(url, stream).await {
+    let mut req = format!("ws://{addr}/api/games/{id}/ws")
+        .into_client_request()
+        .unwrap();
+    if let Some(token) = token {
+        req.headers_mut().insert(
+            "Sec-WebSocket-Protocol",
+            format!("pussa, pussa.token.{token}").parse().unwrap(),
+        );
+    }
+    match tokio_tungstenite::client_async(req, stream).await {
         Ok((ws, _)) => Ok(ws),
         Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => Err((
             resp.status().as_u16(),
@@ -185,6 +205,33 @@ async fn one_clients_websockets_hold_at_most_an_eighth_of_memory_and_others_stil
             Err(e) => panic!("the share was not given back: {e:?}"),
         }
     }
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_players_seated_connection_to_their_own_game_is_not_refused_for_the_share() {
+    // The tester's t_share_player.py, scaled down: two players behind one address (one NAT),
+    // each with a long game; the share is 2 games and 25 moves.
+    let s = TestServer::start("pin-seated").await;
+    s.app.set_memory_caps(16, 200);
+    let (a, token_a) = hotseat(&s).await;
+    let (b, token_b) = hotseat(&s).await;
+    play(&s, &a, &token_a, 20).await;
+    play(&s, &b, &token_b, 20).await;
+    let _wa = ws_seated_from(s.addr, "127.0.0.20", &a, Some(&token_a))
+        .await
+        .expect("player 1's socket");
+    // Player 2's own game: 40 moves with the first, over the 25-move share, but seated.
+    let _wb = ws_seated_from(s.addr, "127.0.0.20", &b, Some(&token_b))
+        .await
+        .expect("player 2's socket to their own game is not refused");
+    // A watcher from that address is still held to the share.
+    let (c, token_c) = hotseat(&s).await;
+    play(&s, &c, &token_c, 1).await;
+    let (status, body) = ws_from(s.addr, "127.0.0.20", &c)
+        .await
+        .expect_err("a watcher over the share");
+    assert_eq!(status, 429, "{body}");
     s.stop().await;
 }
 
