@@ -94,15 +94,17 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(given_back(&app, peer, made)?)))
 }
 
-/// A game made, or the error; a game not made for want of room in memory (`503`) gives its
-/// client's new game back ([`App::give_back_new_game`]).
+/// A game made, or the error; a game not made for want of room in memory now (the `503` with
+/// `Retry-After`) gives its client's new game back ([`App::give_back_new_game`]). A game that
+/// can never be served (longer than the cap on moves: the `503` without `Retry-After`) keeps
+/// counting, so repeating it is throttled as any new game.
 fn given_back(
     app: &App,
     peer: Option<std::net::IpAddr>,
     made: Result<Value, ApiError>,
 ) -> Result<Value, ApiError> {
     made.inspect_err(|e| {
-        if e.status == StatusCode::SERVICE_UNAVAILABLE {
+        if e.status == StatusCode::SERVICE_UNAVAILABLE && e.retry_after.is_some() {
             app.give_back_new_game(peer);
         }
     })

@@ -1133,11 +1133,8 @@ impl App {
             self.max_games.load(Ordering::Relaxed),
             self.max_plies.load(Ordering::Relaxed),
         );
-        if room == Room::New && plies > max_plies {
-            return Err(ApiError::unavailable(format!(
-                "this game has {plies} moves, more than the server holds in memory \
-                 ({max_plies} moves, --max-moves-in-memory): it cannot be served here"
-            )));
+        if room == Room::New {
+            self.check_new_length(plies)?;
         }
         if room == Room::Stored && plies > max_plies {
             return Err(ApiError::unavailable(format!(
@@ -1188,6 +1185,22 @@ impl App {
             }
             games.remove(&id);
             total = total.saturating_sub(n);
+        }
+        Ok(())
+    }
+
+    /// Refuses for good a game to make of `plies` moves, longer than the cap on moves held in
+    /// memory: it never fits.
+    ///
+    /// # Errors
+    /// 503 without `Retry-After`, naming the cap and `--max-moves-in-memory`.
+    fn check_new_length(&self, plies: usize) -> Result<(), ApiError> {
+        let max_plies = self.max_plies.load(Ordering::Relaxed);
+        if plies > max_plies {
+            return Err(ApiError::unavailable(format!(
+                "this game has {plies} moves, more than the server holds in memory \
+                 ({max_plies} moves, --max-moves-in-memory): it cannot be served here"
+            )));
         }
         Ok(())
     }
@@ -1724,6 +1737,11 @@ impl App {
             moves,
             ended,
         } = new;
+        // Room in memory first, before the moves are replayed (their count is known): a record
+        // that can never be served, or one refused for want of room, costs no replay. The room
+        // is reserved until the game is held (games made at once count each other's); a game
+        // refused for want of it is not stored.
+        let room = self.reserve(moves.len())?;
         let token = util::new_token().map_err(ApiError::internal)?;
         let mut tokens = [None, None];
         tokens[seat.index()] = Some(token.clone());
@@ -1761,9 +1779,6 @@ impl App {
         if !g.state.is_over() {
             g.meta.ended = ended;
         }
-        // Room in memory first, reserved until the game is held (games made at once count
-        // each other's): a game refused for want of it is not stored.
-        let room = self.reserve(g.moves.len())?;
         {
             let mut row = g.to_row();
             row.ply = g.moves.len() as i64;

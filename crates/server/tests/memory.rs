@@ -470,3 +470,33 @@ async fn a_game_refused_for_want_of_memory_uses_none_of_the_clients_new_games() 
     );
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_that_can_never_be_served_keeps_counting_against_the_clients_new_games() {
+    // The tester's t_import_unthrottled.py, scaled down.
+    let s = TestServer::start("allow-overcap").await;
+    s.app.set_new_games_per_minute(3);
+    s.app.set_memory_caps(10, 30);
+    let (record, n) = random_record(35, 3);
+    assert_eq!(n, 35);
+    for _ in 0..3 {
+        let r = s
+            .post("/api/games/import", &json!({ "record": record }))
+            .await;
+        r.assert_error(503, "this game has 35 moves, more than the server holds");
+        assert_eq!(r.header("retry-after"), None);
+    }
+    // Refused for good, so each one used one of the client's three new games.
+    let r = s
+        .post("/api/games/import", &json!({ "record": record }))
+        .await;
+    r.assert_error(
+        429,
+        "too many new games from your address: at most 3 a minute",
+    );
+    s.post("/api/games", &hotseat_req()).await.assert_error(
+        429,
+        "too many new games from your address: at most 3 a minute",
+    );
+    s.stop().await;
+}
