@@ -202,7 +202,7 @@ fn the_resource_options_are_in_force_in_the_server() {
         )
     );
     // The log says what is in force.
-    let want = "memory: at most 1 games and 1000 moves held; 5 hints per client; 3 positions \
+    let want = "memory: at most 1 game and 1000 moves held; 5 hints per client; 3 positions \
                 replays at once";
     let t0 = Instant::now();
     let mut log = String::new();

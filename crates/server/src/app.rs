@@ -1172,8 +1172,9 @@ impl App {
         if room != Room::Grown && !fits(games.len() - idle.len(), total.saturating_sub(idle_plies))
         {
             let mut e = ApiError::unavailable(format!(
-                "the server holds as many games in memory as it may (at most {max_games} games \
-                 and {max_plies} moves; this one has {plies}), all in play: try again later"
+                "the server holds as many games in memory as it may (at most {} and \
+                 {max_plies} moves; this one has {plies}), all in play: try again later",
+                util::games(max_games)
             ));
             e.retry_after = Some(60);
             return Err(e);

@@ -184,10 +184,13 @@ impl ClientPlace {
                     .sum::<usize>()
                     .saturating_add(slot.plies());
                 if pins.len() >= games || held > plies {
+                    let (max_games, max_plies) = app.memory_caps();
                     let e = ApiError::too_many(format!(
                         "your address's WebSockets hold as many games in memory as one client \
-                         may: at most {games} games and {plies} moves in all (an eighth of \
-                         what the server holds); close the connections to other games first"
+                         may: at most {} and {plies} moves in all (of the {} and {max_plies} \
+                         moves the server holds); close the connections to other games first",
+                        crate::util::games(games),
+                        crate::util::games(max_games),
                     ));
                     return Err(e);
                 }

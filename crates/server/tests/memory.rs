@@ -500,3 +500,31 @@ async fn an_import_that_can_never_be_served_keeps_counting_against_the_clients_n
     );
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn small_caps_say_at_most_1_game_and_give_the_real_share() {
+    // The tester's t_one_games.py: with 8 games at most, one client's share is one game.
+    let s = TestServer::start("one-game").await;
+    s.app.set_memory_caps(8, 80);
+    let (a, _) = hotseat(&s).await;
+    let (b, _) = hotseat(&s).await;
+    let _wa = ws_from(s.addr, "127.0.0.30", &a).await.unwrap();
+    let (status, body) = ws_from(s.addr, "127.0.0.30", &b)
+        .await
+        .expect_err("over the share");
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        body.contains(
+            "at most 1 game and 10 moves in all (of the 8 games and 80 moves the server holds)"
+        ),
+        "{body}"
+    );
+    // One game at most, held by the socket: a new game is refused, in the singular.
+    s.app.set_memory_caps(1, 80);
+    s.post("/api/games", &hotseat_req()).await.assert_error(
+        503,
+        "the server holds as many games in memory as it may (at most 1 game and 80 moves; this \
+         one has 0), all in play",
+    );
+    s.stop().await;
+}
