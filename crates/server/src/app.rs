@@ -565,10 +565,11 @@ pub const DEFAULT_NEW_GAMES_PER_MINUTE: u32 = 120;
 /// ([`App::set_hints_per_client`]).
 pub const DEFAULT_HINTS_PER_CLIENT: usize = 2;
 
-/// One client's WebSocket connections may hold in memory at most this fraction (1/8) of the
-/// caps on games and moves ([`App::pin_share`]): a game with a connection open cannot leave
-/// memory, so without a share one visitor watching many long games could fill the caps and
-/// have every other new game and stored game refused.
+/// One client's watcher WebSocket connections may hold in memory at most this fraction (1/8)
+/// of the caps on games and moves ([`App::pin_share`]), checked when a connection opens: a
+/// game with a connection open cannot leave memory, so without a share one visitor opening
+/// many long games could fill the caps at once. It bounds what one address opens, not what its
+/// games grow to once open nor what many addresses open together.
 pub const PIN_SHARE: usize = 8;
 
 /// Games held in memory at most unless set otherwise ([`App::set_memory_caps`]).
