@@ -528,3 +528,24 @@ async fn small_caps_say_at_most_1_game_and_give_the_real_share() {
     );
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_probe_of_a_games_socket_says_why_an_upgrade_would_be_refused() {
+    // The page's probe after an upgrade that failed (defect 3 of the second pass): the share's
+    // refusal with its message, or 204 when a connection would be taken.
+    let s = TestServer::start("ws-probe").await;
+    s.app.set_memory_caps(16, 1_000_000);
+    let (a, _) = hotseat(&s).await;
+    let (b, _) = hotseat(&s).await;
+    let (c, _) = hotseat(&s).await;
+    let r = s.get(&format!("/api/games/{a}/ws?probe=1")).await;
+    assert_eq!(r.status, 204, "{}", r.body);
+    let _wa = ws_from(s.addr, "127.0.0.1", &a).await.unwrap();
+    let _wb = ws_from(s.addr, "127.0.0.1", &b).await.unwrap();
+    let r = s.get(&format!("/api/games/{c}/ws?probe=1")).await;
+    r.assert_error(
+        429,
+        "your address's WebSockets hold as many games in memory",
+    );
+    s.stop().await;
+}
