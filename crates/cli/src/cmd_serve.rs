@@ -45,12 +45,15 @@ pub struct Args {
     pub new_games_per_minute: Option<u32>,
     /// Games held in memory at most (a stored game is loaded when asked for and leaves memory
     /// when idle; past the cap a game nobody uses makes room, and when every game held is in
-    /// use new games and loads are answered 503 with Retry-After; one client's WebSockets may
-    /// hold an eighth of this and of --max-moves-in-memory) [default: 10000].
+    /// use new games and loads are answered 503 with Retry-After; one client's watcher
+    /// WebSockets may hold an eighth of this, at least one game, and of
+    /// --max-moves-in-memory: below 16 that is one game, so one address cannot watch a second
+    /// game, nor watch one while playing its own) [default: 10000].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(1, MAX_GAMES_IN_MEMORY))]
     pub max_games_in_memory: Option<usize>,
     /// Moves held in memory at most, over every game held (about 200 bytes each: the default
-    /// is about 100 MiB); a new game or import longer than this is refused [default: 500000].
+    /// is about 100 MiB); no one game may be longer: a move past it, and a new game, import or
+    /// stored game longer than this, are refused [default: 500000].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(MIN_MOVES_IN_MEMORY, MAX_MOVES_IN_MEMORY))]
     pub max_moves_in_memory: Option<usize>,
     /// Hints one client (IP address) may have running or waiting at once; more are answered
@@ -455,8 +458,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let app = server.app();
             let (games, moves) = app.memory_caps();
             tracing::info!(
-                "memory: at most {games} games and {moves} moves held; {} hints per client; {} \
+                "memory: at most {} and {moves} moves held; {} hints per client; {} \
                  positions replays at once",
+                pussa_server::util::games(games),
                 app.hints_per_client(),
                 app.positions_at_once()
             );

@@ -197,12 +197,12 @@ fn the_resource_options_are_in_force_in_the_server() {
     assert_eq!(
         body["error"],
         format!(
-            "this game has {n} moves, more than the server holds in memory (1000 moves): it \
-             cannot be served here"
+            "this game has {n} moves, more than the server holds in memory (1000 moves, \
+             --max-moves-in-memory): it cannot be served here"
         )
     );
     // The log says what is in force.
-    let want = "memory: at most 1 games and 1000 moves held; 5 hints per client; 3 positions \
+    let want = "memory: at most 1 game and 1000 moves held; 5 hints per client; 3 positions \
                 replays at once";
     let t0 = Instant::now();
     let mut log = String::new();

@@ -94,15 +94,17 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(given_back(&app, peer, made)?)))
 }
 
-/// A game made, or the error; a game not made for want of room in memory (`503`) gives its
-/// client's new game back ([`App::give_back_new_game`]).
+/// A game made, or the error; a game not made for want of room in memory now (the `503` with
+/// `Retry-After`) gives its client's new game back ([`App::give_back_new_game`]). A game that
+/// can never be served (longer than the cap on moves: the `503` without `Retry-After`) keeps
+/// counting, so repeating it is throttled as any new game.
 fn given_back(
     app: &App,
     peer: Option<std::net::IpAddr>,
     made: Result<Value, ApiError>,
 ) -> Result<Value, ApiError> {
     made.inspect_err(|e| {
-        if e.status == StatusCode::SERVICE_UNAVAILABLE {
+        if e.status == StatusCode::SERVICE_UNAVAILABLE && e.retry_after.is_some() {
             app.give_back_new_game(peer);
         }
     })
@@ -414,7 +416,7 @@ pub async fn hint(
     Path(id): Path<String>,
     uri: axum::http::Uri,
 ) -> Result<Json<Value>, ApiError> {
-    let mut q = crate::error::query(uri.query(), &["token"])?;
+    let mut q = crate::error::query(uri.query(), &["token", "probe"])?;
     let token = q.remove("token").ok_or_else(|| {
         ApiError::forbidden("a hint needs the seat's token: POST {\"token\": …} to this path")
     })?;
@@ -573,7 +575,7 @@ pub fn ws_token(
     uri: &axum::http::Uri,
     headers: &axum::http::HeaderMap,
 ) -> Result<Option<String>, ApiError> {
-    let mut q = crate::error::query(uri.query(), &["token"])?;
+    let mut q = crate::error::query(uri.query(), &["token", "probe"])?;
     let offered: Vec<&str> = headers
         .get_all(header::SEC_WEBSOCKET_PROTOCOL)
         .iter()
@@ -725,7 +727,8 @@ fn same_origin(origin: &str, hosts: &[String]) -> bool {
 /// hold its share of the memory caps in other games ([`App::pin_share`]); 503 when the server
 /// has all its WebSocket connections open ([`ws::ClientPlace::admit`]); the upgrade's own status (400, 405 or 426) when the
 /// request is not a WebSocket upgrade, and 426 with `Sec-WebSocket-Version: 13` for a WebSocket
-/// version other than 13 (400 with that header when the version is missing).
+/// version other than 13 (400 with that header when the version is missing); 204 for a plain
+/// `GET …/ws?probe=1` that would be taken (the page asks why an upgrade failed).
 pub async fn websocket(
     State(app): AppState,
     Peer(peer): Peer,
@@ -756,6 +759,9 @@ pub async fn websocket(
     let guard = ws::SocketGuard::admit(std::sync::Arc::clone(&slot), seats.first().copied(), &id)?;
     let upgrade = match upgrade {
         Ok(upgrade) => upgrade,
+        // A page's probe after an upgrade that failed (browsers do not tell why): a connection
+        // would be taken now.
+        Err(_) if ws_probe(&uri) => return Ok(StatusCode::NO_CONTENT.into_response()),
         Err(rej) => return Ok(upgrade_refused(&rej, &headers)),
     };
     Ok(upgrade
@@ -765,6 +771,15 @@ pub async fn websocket(
         .read_buffer_size(ws::READ_BUFFER)
         .write_buffer_size(ws::WRITE_BUFFER)
         .on_upgrade(move |socket| ws::serve(socket, app, slot, client, guard, seats)))
+}
+
+/// Whether a request for a game's socket is a probe (`?probe=1`): a plain `GET` that the page
+/// sends after an upgrade that failed, to learn why (a browser does not tell it). It is
+/// answered as the upgrade of a watcher would be (the refusal, with its message), or `204` when
+/// a connection would be taken.
+fn ws_probe(uri: &axum::http::Uri) -> bool {
+    uri.query()
+        .is_some_and(|q| q.split('&').any(|p| p == "probe=1"))
 }
 
 /// The answer to a request for a game's socket that is not a WebSocket upgrade this server

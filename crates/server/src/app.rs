@@ -462,8 +462,8 @@ enum Room {
     /// A game to make (new, imported, a rematch): one longer than the cap on moves is refused
     /// for good.
     New,
-    /// A stored game loaded back: one longer than the cap on moves (the cap lowered since, or
-    /// the game grown while every game was in play) is served once every idle game is dropped.
+    /// A stored game loaded back: one longer than the cap on moves (the cap lowered since it
+    /// was played) is refused for good, naming the option to raise.
     Stored,
     /// The moves a game held has just grown by (a commit): idle games are dropped until the
     /// moves held fit again, as far as idle games allow; never refused.
@@ -565,10 +565,11 @@ pub const DEFAULT_NEW_GAMES_PER_MINUTE: u32 = 120;
 /// ([`App::set_hints_per_client`]).
 pub const DEFAULT_HINTS_PER_CLIENT: usize = 2;
 
-/// One client's WebSocket connections may hold in memory at most this fraction (1/8) of the
-/// caps on games and moves ([`App::pin_share`]): a game with a connection open cannot leave
-/// memory, so without a share one visitor watching many long games could fill the caps and
-/// have every other new game and stored game refused.
+/// One client's watcher WebSocket connections may hold in memory at most this fraction (1/8)
+/// of the caps on games and moves ([`App::pin_share`]), checked when a connection opens: a
+/// game with a connection open cannot leave memory, so without a share one visitor opening
+/// many long games could fill the caps at once. It bounds what one address opens, not what its
+/// games grow to once open nor what many addresses open together.
 pub const PIN_SHARE: usize = 8;
 
 /// Games held in memory at most unless set otherwise ([`App::set_memory_caps`]).
@@ -1025,8 +1026,10 @@ impl App {
     /// request or computer move), as [`App::evict_idle`] drops them; when no such game is left,
     /// the request is refused with a `503`. Games being made count from the moment their room
     /// is found. A move that takes the moves held past the cap drops idle games the same way
-    /// (the move itself is never refused); a stored game longer than the cap is loaded once
-    /// every idle game is dropped, a new one is refused for good. One client's WebSocket
+    /// (the move is not refused for that); no one game may be longer than the cap on moves: a
+    /// move past it is refused (`409`), a new or stored game longer than it is refused for good
+    /// (`503` without `Retry-After`), so idle games can always bring the moves held under the
+    /// cap. One client's WebSocket
     /// connections may hold at most [`App::pin_share`] of the caps.
     pub fn set_memory_caps(&self, games: usize, plies: usize) {
         self.max_games.store(games.max(1), Ordering::Relaxed);
@@ -1123,35 +1126,34 @@ impl App {
     ///
     /// # Errors
     /// 503 with `Retry-After` when a game to hold does not fit once every such game is dropped
-    /// (nothing is dropped then); 503 without `Retry-After` for a game to make
-    /// ([`Room::New`]) longer than the cap on moves, which never fits. [`Room::Grown`] is never
-    /// refused.
+    /// (nothing is dropped then); 503 without `Retry-After` for a game to make or load
+    /// ([`Room::New`], [`Room::Stored`]) longer than the cap on moves, which never fits.
+    /// [`Room::Grown`] is never refused.
     fn make_room(&self, games: &mut Held, plies: usize, room: Room) -> Result<(), ApiError> {
         let (max_games, max_plies) = (
             self.max_games.load(Ordering::Relaxed),
             self.max_plies.load(Ordering::Relaxed),
         );
-        if room == Room::New && plies > max_plies {
+        if room == Room::New {
+            self.check_new_length(plies)?;
+        }
+        if room == Room::Stored && plies > max_plies {
             return Err(ApiError::unavailable(format!(
                 "this game has {plies} moves, more than the server holds in memory \
-                 ({max_plies} moves): it cannot be served here"
+                 ({max_plies} moves): it can be served again once the server is run with \
+                 --max-moves-in-memory {plies} or more"
             )));
         }
-        // A stored game longer than the cap needs every idle game gone, and no more.
-        let alone = room == Room::Stored && plies > max_plies;
         let (adding, need) = match room {
-            Room::New => (1, plies),
-            Room::Stored if alone => (1, 0),
-            Room::Stored => (1, plies),
+            Room::New | Room::Stored => (1, plies),
             Room::Grown => (0, 0),
         };
         let mut total = plies_of(games).saturating_add(games.pending[1]);
         let pending_games = games.pending[0];
         let fits = |n: usize, total: usize| {
-            n + pending_games + adding <= max_games
-                && (alone || total.saturating_add(need) <= max_plies)
+            n + pending_games + adding <= max_games && total.saturating_add(need) <= max_plies
         };
-        if !alone && fits(games.len(), total) {
+        if fits(games.len(), total) {
             return Ok(());
         }
         // The idle ones, least recently asked for first.
@@ -1171,19 +1173,36 @@ impl App {
         if room != Room::Grown && !fits(games.len() - idle.len(), total.saturating_sub(idle_plies))
         {
             let mut e = ApiError::unavailable(format!(
-                "the server holds as many games in memory as it may (at most {max_games} games \
-                 and {max_plies} moves; this one has {plies}), all in play: try again later"
+                "the server holds as many games in memory as it may (at most {} and \
+                 {max_plies} moves; this one has {plies}), all in play: try again later",
+                util::games(max_games)
             ));
             e.retry_after = Some(60);
             return Err(e);
         }
         idle.sort_unstable();
         for (_, id, n) in idle {
-            if !alone && fits(games.len(), total) {
+            if fits(games.len(), total) {
                 break;
             }
             games.remove(&id);
             total = total.saturating_sub(n);
+        }
+        Ok(())
+    }
+
+    /// Refuses for good a game to make of `plies` moves, longer than the cap on moves held in
+    /// memory: it never fits.
+    ///
+    /// # Errors
+    /// 503 without `Retry-After`, naming the cap and `--max-moves-in-memory`.
+    fn check_new_length(&self, plies: usize) -> Result<(), ApiError> {
+        let max_plies = self.max_plies.load(Ordering::Relaxed);
+        if plies > max_plies {
+            return Err(ApiError::unavailable(format!(
+                "this game has {plies} moves, more than the server holds in memory \
+                 ({max_plies} moves, --max-moves-in-memory): it cannot be served here"
+            )));
         }
         Ok(())
     }
@@ -1441,6 +1460,7 @@ impl App {
         next: LiveGame,
         played: &[Played],
     ) -> Result<(), ApiError> {
+        self.check_move_cap(g, next.moves.len())?;
         let first_ply = played.first().map_or(0, |p| p.rec.ply) as i64;
         let moves: Vec<String> = played
             .iter()
@@ -1473,6 +1493,26 @@ impl App {
         if !played.is_empty() {
             let mut games = lock(&self.games);
             let _ = self.make_room(&mut games, 0, Room::Grown);
+        }
+        Ok(())
+    }
+
+    /// Refuses a move that would make game `g` alone longer than the cap on moves held in
+    /// memory (`plies` moves with it): the game stays as it is, so that the moves held can
+    /// always be brought under the cap by dropping idle games.
+    ///
+    /// # Errors
+    /// 409 naming the cap and `--max-moves-in-memory`.
+    fn check_move_cap(&self, g: &LiveGame, plies: usize) -> Result<(), ApiError> {
+        let max_plies = self.max_plies.load(Ordering::Relaxed);
+        if plies > max_plies {
+            return Err(ApiError::conflict(format!(
+                "game {} has {} moves, as many as the server holds in memory for one game \
+                 ({max_plies} moves, --max-moves-in-memory): no more moves can be played in \
+                 it here",
+                g.meta.id,
+                g.moves.len()
+            )));
         }
         Ok(())
     }
@@ -1564,6 +1604,12 @@ impl App {
     ) -> Result<(), ApiError> {
         while let Some(side) = g.to_move() {
             if !g.is_computer(side) {
+                break;
+            }
+            // At the cap on moves, the computer does not move (nor try again): the game
+            // waits, as a human's move there would be refused.
+            if let Err(e) = self.check_move_cap(g, g.moves.len() + 1) {
+                tracing::warn!("{}", e.message);
                 break;
             }
             let Opponent::Computer { level } = &g.meta.opponent else {
@@ -1693,6 +1739,11 @@ impl App {
             moves,
             ended,
         } = new;
+        // Room in memory first, before the moves are replayed (their count is known): a record
+        // that can never be served, or one refused for want of room, costs no replay. The room
+        // is reserved until the game is held (games made at once count each other's); a game
+        // refused for want of it is not stored.
+        let room = self.reserve(moves.len())?;
         let token = util::new_token().map_err(ApiError::internal)?;
         let mut tokens = [None, None];
         tokens[seat.index()] = Some(token.clone());
@@ -1730,9 +1781,6 @@ impl App {
         if !g.state.is_over() {
             g.meta.ended = ended;
         }
-        // Room in memory first, reserved until the game is held (games made at once count
-        // each other's): a game refused for want of it is not stored.
-        let room = self.reserve(g.moves.len())?;
         {
             let mut row = g.to_row();
             row.ply = g.moves.len() as i64;

@@ -145,6 +145,16 @@ pub fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
+/// `n` games, in words: "1 game", "2 games".
+#[must_use]
+pub fn games(n: usize) -> String {
+    if n == 1 {
+        "1 game".to_string()
+    } else {
+        format!("{n} games")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

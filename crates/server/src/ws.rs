@@ -131,7 +131,9 @@ impl ClientPlace {
     /// connections hold are kept within its share of the caps on memory ([`App::pin_share`]:
     /// an eighth of the games and of the moves): a connection to one more game is refused when
     /// the client's games, with this one, would go over it. A client may always connect to
-    /// one game, however long, and to the games it is connected to already.
+    /// one game, however long, and to the games it is connected to already; a seated
+    /// connection (its seat's token) to its own game is never refused for the share (the share
+    /// is for watchers), though its game counts in the share its watchers are checked against.
     ///
     /// # Errors
     /// 429 `too many WebSocket connections from your address: …` when the client has its
@@ -174,7 +176,7 @@ impl ClientPlace {
                 )));
             }
             let pins = c.pinned.entry(ip).or_default();
-            if !pins.contains_key(id) && !pins.is_empty() {
+            if !seated && !pins.contains_key(id) && !pins.is_empty() {
                 let (games, plies) = app.pin_share();
                 let held: usize = pins
                     .values()
@@ -182,10 +184,13 @@ impl ClientPlace {
                     .sum::<usize>()
                     .saturating_add(slot.plies());
                 if pins.len() >= games || held > plies {
+                    let (max_games, max_plies) = app.memory_caps();
                     let e = ApiError::too_many(format!(
                         "your address's WebSockets hold as many games in memory as one client \
-                         may: at most {games} games and {plies} moves in all (an eighth of \
-                         what the server holds); close the connections to other games first"
+                         may: at most {} and {plies} moves in all (of the {} and {max_plies} \
+                         moves the server holds); close the connections to other games first",
+                        crate::util::games(games),
+                        crate::util::games(max_games),
                     ));
                     return Err(e);
                 }

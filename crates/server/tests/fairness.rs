@@ -154,7 +154,8 @@ async fn the_moves_held_in_memory_are_capped_over_every_game() {
         .await;
     r.assert_error(
         503,
-        "this game has 60 moves, more than the server holds in memory (50 moves)",
+        "this game has 60 moves, more than the server holds in memory (50 moves, \
+         --max-moves-in-memory)",
     );
     assert!(r.header("retry-after").is_none(), "{:?}", r.headers);
     let listed = s.get("/api/games").await.json();

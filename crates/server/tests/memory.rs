@@ -27,9 +27,29 @@ async fn connect_from(addr: SocketAddr, from: &str) -> tokio::net::TcpStream {
 
 /// A game's WebSocket from `from`, or the refusal's status and body.
 async fn ws_from(addr: SocketAddr, from: &str, id: &str) -> Result<Ws, (u16, String)> {
+    ws_seated_from(addr, from, id, None).await
+}
+
+/// A game's WebSocket from `from`, seated with `token` (in its subprotocols, as the page
+/// sends it) when given, or the refusal's status and body.
+async fn ws_seated_from(
+    addr: SocketAddr,
+    from: &str,
+    id: &str,
+    token: Option<&str>,
+) -> Result<Ws, (u16, String)> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     let stream = connect_from(addr, from).await;
-    let url = format!("ws://{addr}/api/games/{id}/ws");
-    match tokio_tungstenite::client_async(url, stream).await {
+    let mut req = format!("ws://{addr}/api/games/{id}/ws")
+        .into_client_request()
+        .unwrap();
+    if let Some(token) = token {
+        req.headers_mut().insert(
+            "Sec-WebSocket-Protocol",
+            format!("pussa, pussa.token.{token}").parse().unwrap(),
+        );
+    }
+    match tokio_tungstenite::client_async(req, stream).await {
         Ok((ws, _)) => Ok(ws),
         Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => Err((
             resp.status().as_u16(),
@@ -189,6 +209,33 @@ async fn one_clients_websockets_hold_at_most_an_eighth_of_memory_and_others_stil
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_players_seated_connection_to_their_own_game_is_not_refused_for_the_share() {
+    // The tester's t_share_player.py, scaled down: two players behind one address (one NAT),
+    // each with a long game; the share is 2 games and 25 moves.
+    let s = TestServer::start("pin-seated").await;
+    s.app.set_memory_caps(16, 200);
+    let (a, token_a) = hotseat(&s).await;
+    let (b, token_b) = hotseat(&s).await;
+    play(&s, &a, &token_a, 20).await;
+    play(&s, &b, &token_b, 20).await;
+    let _wa = ws_seated_from(s.addr, "127.0.0.20", &a, Some(&token_a))
+        .await
+        .expect("player 1's socket");
+    // Player 2's own game: 40 moves with the first, over the 25-move share, but seated.
+    let _wb = ws_seated_from(s.addr, "127.0.0.20", &b, Some(&token_b))
+        .await
+        .expect("player 2's socket to their own game is not refused");
+    // A watcher from that address is still held to the share.
+    let (c, token_c) = hotseat(&s).await;
+    play(&s, &c, &token_c, 1).await;
+    let (status, body) = ws_from(s.addr, "127.0.0.20", &c)
+        .await
+        .expect_err("a watcher over the share");
+    assert_eq!(status, 429, "{body}");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_played_over_a_websocket_leaves_memory_after_one_merely_looked_at() {
     let s = TestServer::start("lru-ws").await;
     s.app.set_memory_caps(2, 1_000_000);
@@ -236,26 +283,76 @@ async fn moves_played_make_room_by_dropping_idle_games() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stored_game_that_grew_past_the_cap_on_moves_is_still_served() {
-    let s = TestServer::start("plies-long").await;
-    s.app.set_memory_caps(2, 30);
+async fn a_move_past_the_cap_on_moves_is_refused_and_the_game_blocks_no_one() {
+    // The tester's t_grow_block.py, scaled down: one game played with its page open.
+    let s = TestServer::start("plies-grow-cap").await;
+    s.app.set_memory_caps(10, 30);
     let (game, token) = hotseat(&s).await;
-    // Nothing else to drop: the game grows past the cap while it is played.
-    play(&s, &game, &token, 40).await;
-    assert_eq!(s.app.plies_in_memory(), 40);
-    // Two new games: the long one, idle, leaves memory for them.
-    hotseat(&s).await;
-    hotseat(&s).await;
-    assert!(!s.app.holds(&game));
-    // Loaded back (every idle game makes room), and played on.
-    let r = s.get(&format!("/api/games/{game}")).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    assert_eq!(r.json()["ply"], 40);
-    assert_eq!(s.app.games_in_memory(), 1);
-    play(&s, &game, &token, 1).await;
-    // A new game longer than the cap is still refused for good.
+    let mut ws = common::wsc::connect(s.addr, &game).await;
+    let _ = common::wsc::next_of(&mut ws, "state").await;
+    play(&s, &game, &token, 30).await;
+    assert_eq!(s.app.plies_in_memory(), 30);
+    // One more would make this game alone longer than the cap: refused, the game as it was.
+    let state = s.get(&format!("/api/games/{game}")).await.json();
+    let mv = state["legal"][0].as_str().unwrap();
+    let r = s
+        .post(
+            &format!("/api/games/{game}/moves"),
+            &json!({"token": token, "move": mv}),
+        )
+        .await;
+    r.assert_error(
+        409,
+        "as many as the server holds in memory for one game (30 moves",
+    );
+    assert!(r.body.contains("--max-moves-in-memory"), "{}", r.body);
+    assert_eq!(s.get(&format!("/api/games/{game}")).await.json()["ply"], 30);
+    assert_eq!(s.app.plies_in_memory(), 30);
+    // The moves held are within the cap: another client still makes a game.
+    let (status, body) = post_from(s.addr, "127.0.0.7", "/api/games", &hotseat_req()).await;
+    assert_eq!(status, 201, "{body}");
+    drop(ws);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_game_longer_than_a_lowered_cap_is_refused_for_good_and_blocks_no_one() {
+    // The tester's t_overcap_block.py, scaled down: a game imported under a higher cap, the
+    // cap lowered since (a restart with a smaller --max-moves-in-memory).
+    let s = TestServer::start("plies-lowered").await;
+    s.app.set_memory_caps(10, 40);
     let (record, n) = random_record(35, 3);
     assert_eq!(n, 35);
+    let long = import(&s, &record).await;
+    let (short, token) = hotseat(&s).await;
+    play(&s, &short, &token, 2).await;
+    s.app.set_memory_caps(10, 30);
+    s.app.evict_idle(std::time::Duration::ZERO);
+    assert_eq!(s.app.games_in_memory(), 0);
+    // Refused for good (no Retry-After), naming the option to raise; never loaded.
+    let r = s.get(&format!("/api/games/{long}")).await;
+    r.assert_error(
+        503,
+        "this game has 35 moves, more than the server holds in memory",
+    );
+    assert!(
+        r.body.contains("--max-moves-in-memory 35 or more"),
+        "{}",
+        r.body
+    );
+    assert_eq!(r.header("retry-after"), None);
+    let (status, body) = ws_from(s.addr, "127.0.0.2", &long)
+        .await
+        .expect_err("no socket on the long game");
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(s.app.games_in_memory(), 0);
+    // Everyone else's games are served: a new one, and the stored short one.
+    let (status, body) = post_from(s.addr, "127.0.0.3", "/api/games", &hotseat_req()).await;
+    assert_eq!(status, 201, "{body}");
+    let r = s.get(&format!("/api/games/{short}")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["ply"], 2);
+    // A new game longer than the cap is still refused for good.
     let r = s
         .post("/api/games/import", &json!({ "record": record }))
         .await;
@@ -370,6 +467,85 @@ async fn a_game_refused_for_want_of_memory_uses_none_of_the_clients_new_games() 
     s.post("/api/games", &hotseat_req()).await.assert_error(
         429,
         "too many new games from your address: at most 3 a minute",
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_that_can_never_be_served_keeps_counting_against_the_clients_new_games() {
+    // The tester's t_import_unthrottled.py, scaled down.
+    let s = TestServer::start("allow-overcap").await;
+    s.app.set_new_games_per_minute(3);
+    s.app.set_memory_caps(10, 30);
+    let (record, n) = random_record(35, 3);
+    assert_eq!(n, 35);
+    for _ in 0..3 {
+        let r = s
+            .post("/api/games/import", &json!({ "record": record }))
+            .await;
+        r.assert_error(503, "this game has 35 moves, more than the server holds");
+        assert_eq!(r.header("retry-after"), None);
+    }
+    // Refused for good, so each one used one of the client's three new games.
+    let r = s
+        .post("/api/games/import", &json!({ "record": record }))
+        .await;
+    r.assert_error(
+        429,
+        "too many new games from your address: at most 3 a minute",
+    );
+    s.post("/api/games", &hotseat_req()).await.assert_error(
+        429,
+        "too many new games from your address: at most 3 a minute",
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn small_caps_say_at_most_1_game_and_give_the_real_share() {
+    // The tester's t_one_games.py: with 8 games at most, one client's share is one game.
+    let s = TestServer::start("one-game").await;
+    s.app.set_memory_caps(8, 80);
+    let (a, _) = hotseat(&s).await;
+    let (b, _) = hotseat(&s).await;
+    let _wa = ws_from(s.addr, "127.0.0.30", &a).await.unwrap();
+    let (status, body) = ws_from(s.addr, "127.0.0.30", &b)
+        .await
+        .expect_err("over the share");
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        body.contains(
+            "at most 1 game and 10 moves in all (of the 8 games and 80 moves the server holds)"
+        ),
+        "{body}"
+    );
+    // One game at most, held by the socket: a new game is refused, in the singular.
+    s.app.set_memory_caps(1, 80);
+    s.post("/api/games", &hotseat_req()).await.assert_error(
+        503,
+        "the server holds as many games in memory as it may (at most 1 game and 80 moves; this \
+         one has 0), all in play",
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_probe_of_a_games_socket_says_why_an_upgrade_would_be_refused() {
+    // The page's probe after an upgrade that failed (defect 3 of the second pass): the share's
+    // refusal with its message, or 204 when a connection would be taken.
+    let s = TestServer::start("ws-probe").await;
+    s.app.set_memory_caps(16, 1_000_000);
+    let (a, _) = hotseat(&s).await;
+    let (b, _) = hotseat(&s).await;
+    let (c, _) = hotseat(&s).await;
+    let r = s.get(&format!("/api/games/{a}/ws?probe=1")).await;
+    assert_eq!(r.status, 204, "{}", r.body);
+    let _wa = ws_from(s.addr, "127.0.0.1", &a).await.unwrap();
+    let _wb = ws_from(s.addr, "127.0.0.1", &b).await.unwrap();
+    let r = s.get(&format!("/api/games/{c}/ws?probe=1")).await;
+    r.assert_error(
+        429,
+        "your address's WebSockets hold as many games in memory",
     );
     s.stop().await;
 }

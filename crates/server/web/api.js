@@ -170,7 +170,8 @@ export const seats = {
 
 /**
  * A WebSocket to one game that reconnects after a drop. `onMessage` gets each parsed message;
- * `onStatus` gets 'open' | 'closed'. With `token` (a seat this browser holds) every connection
+ * `onStatus` gets 'open' | 'closed', or 'refused' and the server's reason when it refuses the
+ * connection (see `probe`). With `token` (a seat this browser holds) every connection
  * carries it in its subprotocols (`pussa`, `pussa.token.TOKEN`: a header, never the URL, which
  * proxies log), which seats it from the start, so the other player sees this one present; only
  * a connection made without it (a token that is no subprotocol value, or one refused at the
@@ -297,8 +298,39 @@ export class GameSocket {
     };
     ws.onclose = () => {
       if (withToken && !opened) this.tokenRefused = true;
+      if (!opened) this.probe(url);
       this.drop(ws);
     };
+  }
+
+  /**
+   * A browser does not tell a page why a WebSocket upgrade was refused, so after one that never
+   * opened the page asks the same URL with a plain GET (`?probe=1`): the server answers it as it
+   * would a watcher's upgrade (the next try here goes without the token too), with its refusal
+   * (429 too many watchers or over the address's share, 503 the server full, 404 no such game)
+   * or 204 when a connection would be taken. A refusal is told through
+   * `onStatus('refused', message)`; the page keeps trying with back-off, as for a lost
+   * connection, and says 'open' once one is taken.
+   */
+  probe(wsUrl) {
+    const url = new URL(wsUrl.href);
+    url.protocol = url.protocol === 'wss:' ? 'https:' : 'http:';
+    url.searchParams.set('probe', '1');
+    fetch(url.href, { cache: 'no-store' })
+      .then(async (r) => {
+        if (this.closed || this.live || r.ok) return;
+        let message = `${r.status} ${r.statusText}`;
+        try {
+          const body = await r.json();
+          if (typeof body.error === 'string') message = body.error;
+        } catch {
+          /* not JSON: the status says it */
+        }
+        if (!this.closed && !this.live) this.onStatus('refused', message);
+      })
+      .catch(() => {
+        /* no answer: the server is down, which 'reconnecting…' says already */
+      });
   }
 
   /** The connection is open and has been heard from lately. */

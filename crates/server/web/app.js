@@ -1488,7 +1488,7 @@ class GameView {
     this.socket = new GameSocket(
       this.id,
       (m) => this.onSocket(m),
-      (status) => this.onStatus(status),
+      (status, reason) => this.onStatus(status, reason),
       this.seat?.token,
       () => this.seatLost(),
     );
@@ -1630,10 +1630,22 @@ class GameView {
     this.announce(text);
   }
 
-  /** The live connection opened ('open') or was lost ('closed'). */
-  onStatus(status) {
+  /**
+   * The live connection opened ('open'), was lost ('closed'), or was refused by the server
+   * ('refused', with its reason: too many watchers, the address's share, the server full),
+   * which the page says instead of 'reconnecting…' alone; it keeps trying meanwhile.
+   */
+  onStatus(status, reason) {
     if (this.closed) return;
     const live = $('#live');
+    if (status === 'refused') {
+      live.textContent = 'not connected';
+      live.className = 'live closed';
+      this.connected = false;
+      this.connNotice = true;
+      notice(`The server refused this page's live connection (moves are not shown as they are played; trying again): ${reason}`);
+      return;
+    }
     live.textContent = status === 'open' ? 'live' : 'reconnecting…';
     live.className = `live ${status}`;
     this.connected = status === 'open';
