@@ -53,7 +53,17 @@ pub struct Slot {
     /// request, or a WebSocket connection's opening, any message and its closing
     /// ([`Slot::touch`]).
     last_used: Mutex<Instant>,
+    /// The invite that took the online game's second seat, and when: a join asked again with it
+    /// within [`JOIN_RETRY_WINDOW`] (its first answer was lost on the way) gets the same seat
+    /// and token. Memory only: the database spends the invite at the join, so a restart (or
+    /// the game leaving memory) closes the window.
+    spent_invite: Mutex<Option<(String, Instant)>>,
 }
+
+/// How long after a join the invite that took the seat still answers that seat (the retry of
+/// a join whose answer was lost): long enough for a phone to change networks, short enough
+/// that an invite link left in a chat is not a lasting key to the seat.
+pub const JOIN_RETRY_WINDOW: Duration = Duration::from_secs(120);
 
 /// A game's state after its last change, as kept in memory: the state JSON as text (what a
 /// `GET` and a WebSocket's first message send as they are), and the state without its `moves`
@@ -125,6 +135,7 @@ impl Slot {
             online: game.meta.opponent == Opponent::Online,
             claim_after_ms: Arc::clone(claim_after_ms),
             last_used: Mutex::new(now),
+            spent_invite: Mutex::new(None),
             game: tokio::sync::Mutex::new(game),
             tx,
             hint_busy: AtomicBool::new(false),
@@ -1825,8 +1836,9 @@ impl App {
     /// 404 unknown game; 409 not an online game or invite already used; 403 wrong invite; 500
     /// database error (as [`App::slot`]).
     ///
-    /// Idempotent for the invite that took the seat: asked again with it, the join answers
-    /// the same seat and token (the retry of a join whose answer was lost).
+    /// Idempotent for a while: asked again with the invite that took the seat within
+    /// [`JOIN_RETRY_WINDOW`], the join answers the same seat and token (the retry of a join
+    /// whose answer was lost); later, or after a restart, that invite is spent (409).
     pub async fn join(&self, id: &str, invite: &str) -> Result<Value, ApiError> {
         let slot = self.slot(id)?;
         let mut g = slot.game.lock().await;
@@ -1836,22 +1848,23 @@ impl App {
             )));
         }
         let seat = g.meta.creator_seat.other();
-        // The invite is kept after the join: a join asked again with it (its first answer was
-        // lost on the way) is answered with the seat it took, never a second one. The invite
-        // is the secret of that seat, as the seat's token is.
-        let used = g.meta.tokens[seat.index()].clone();
-        if let (Some(expected), Some(token)) = (g.meta.invite.as_deref(), used.as_deref()) {
-            if util::secret_eq(expected, invite) {
-                let state = g.to_json();
-                return Ok(
-                    json!({"id": id, "seat": seat.letter().to_string(), "seats": [seat.letter().to_string()], "token": token, "state": state}),
-                );
-            }
+        // A join asked again, shortly after, with the invite that took the seat (its first
+        // answer was lost on the way) is answered with that seat and token, never a second one.
+        let retried = lock(&slot.spent_invite)
+            .as_ref()
+            .is_some_and(|(spent, at)| {
+                at.elapsed() < JOIN_RETRY_WINDOW && util::secret_eq(spent, invite)
+            });
+        if let (true, Some(token)) = (retried, g.meta.tokens[seat.index()].as_deref()) {
+            let state = g.to_json();
+            return Ok(
+                json!({"id": id, "seat": seat.letter().to_string(), "seats": [seat.letter().to_string()], "token": token, "state": state}),
+            );
         }
         if g.meta.ended.is_some() {
             return Err(ApiError::conflict(g.over_message()));
         }
-        let Some(expected) = g.meta.invite.clone().filter(|_| used.is_none()) else {
+        let Some(expected) = g.meta.invite.clone() else {
             return Err(ApiError::conflict("invite already used: the seat is taken"));
         };
         if !util::secret_eq(&expected, invite) {
@@ -1861,6 +1874,8 @@ impl App {
         lock(&self.store).take_seat(id, seat.letter(), &token)?;
         g.meta.tokens[seat.index()] = Some(token.clone());
         *lock(&slot.tokens) = g.meta.tokens.clone();
+        g.meta.invite = None;
+        *lock(&slot.spent_invite) = Some((expected, Instant::now()));
         let state = g.to_json();
         slot.set_state(&state);
         slot.publish_update(

@@ -321,7 +321,8 @@ pub struct Meta {
     pub creator_seat: Side,
     /// Seat secrets, `[South, North]`.
     pub tokens: [Option<String>; 2],
-    /// The invite of the online game's second seat (kept once used: see [`crate::app::App::join`]).
+    /// The unused invite (a join asked again with the spent one shortly after is answered
+    /// from [`crate::app::Slot`]'s memory: see [`crate::app::App::join`]).
     pub invite: Option<String>,
     /// Unix seconds.
     pub created: i64,

@@ -26,8 +26,7 @@ pub struct GameRow {
     pub token_s: Option<String>,
     /// North's secret.
     pub token_n: Option<String>,
-    /// The invite for the free seat of an online game. Kept once used (the seat's token is
-    /// then set): a join asked again with it answers the seat it took.
+    /// The one-use invite for the free seat of an online game (`None` once used).
     pub invite: Option<String>,
     /// Unix seconds.
     pub created: i64,
@@ -1304,8 +1303,7 @@ impl Store {
             .optional()
     }
 
-    /// Gives the free seat to a player: sets its token (the invite is kept, so that a join
-    /// asked again with it answers this seat).
+    /// Gives the free seat to a player: sets its token and spends the invite.
     ///
     /// # Errors
     /// On a database error.
@@ -1313,7 +1311,7 @@ impl Store {
         self.writing(|conn| {
             let col = if seat == 'S' { "token_s" } else { "token_n" };
             conn.execute(
-                &format!("UPDATE games SET {col} = ?2 WHERE id = ?1"),
+                &format!("UPDATE games SET {col} = ?2, invite = NULL WHERE id = ?1"),
                 params![id, token],
             )?;
             Ok(())

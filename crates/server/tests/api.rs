@@ -1848,3 +1848,42 @@ async fn a_chunked_body_over_the_limit_is_413_with_connection_close() {
     assert!(got.contains("request body too large"), "{got}");
     s.stop().await;
 }
+
+/// The join's retry window is memory only: the database spends the invite at the join, so
+/// after a restart the invite that took the seat is refused, as any used invite is, and the
+/// seat's token still plays. (Within the window a retry answers the same seat and token:
+/// `online_seats_cannot_be_taken_or_played_by_strangers`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spent_invite_is_not_a_lasting_key_to_the_seat() {
+    let dir = common::temp_dir("api-invite-spent");
+    let s = TestServer::start_in(dir.clone()).await;
+    let c = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "opponent": {"kind": "online"}}),
+        )
+        .await;
+    assert_eq!(c.status, 201, "{}", c.body);
+    let c = c.json();
+    let id = c["id"].as_str().unwrap().to_string();
+    let invite = c["invite"]["token"].as_str().unwrap().to_string();
+    let j = s
+        .post(&format!("/api/games/{id}/join"), &json!({"invite": invite}))
+        .await;
+    assert_eq!(j.status, 200, "{}", j.body);
+    let north = j.json()["token"].as_str().unwrap().to_string();
+    let again = s
+        .post(&format!("/api/games/{id}/join"), &json!({"invite": invite}))
+        .await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.json()["token"], north.as_str());
+    s.stop().await;
+
+    let s = TestServer::start_in(dir).await;
+    s.post(&format!("/api/games/{id}/join"), &json!({"invite": invite}))
+        .await
+        .assert_error(409, "already used");
+    let state = s.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(state["seats"]["N"]["taken"], true);
+    s.stop().await;
+}
