@@ -9,8 +9,9 @@
 //!   both use the game's endgame tables when the server has them ([`Server::use_tables`]).
 //! - Storage: one SQLite file (WAL, readable and backed up online by other programs; a lock on
 //!   the database file itself, and one on its pid file as earlier releases took, keep a second
-//!   server out: [`store::Store::open`]; the schema is written, an older one upgraded, only once
-//!   the address is bound: [`Server::bind`]; checkpointed
+//!   server out: [`store::Store::open`]; the schema is written, an older one upgraded, in one
+//!   transaction committed only once the address is bound and the games read:
+//!   [`Server::bind`]; checkpointed
 //!   when the server stops); each move is committed before it is
 //!   acknowledged, and every unfinished game is rebuilt from its moves when the server starts.
 //! - `GET /api/health` checks that the database accepts a write ([`app::App::health`]).
@@ -85,6 +86,10 @@ pub struct Database {
     /// [`store::SCHEMA_VERSION`] (which builds reading only that older version refuse), if
     /// it was.
     pub upgraded_from: Option<i32>,
+    /// Whether it had the current tables and columns but no schema marker (a copy saved with
+    /// `sqlite3 FILE .dump`, as the recovery recipe makes): the marker was written, nothing
+    /// was upgraded.
+    pub marked: bool,
     /// Games stored, and how many of them are unfinished.
     pub counts: (u64, u64),
 }
@@ -102,6 +107,13 @@ impl Database {
             lines.push(format!(
                 "pussa: upgraded {file} from schema {from} to {}; earlier pussa builds can no \
                  longer open it",
+                store::SCHEMA_VERSION
+            ));
+        }
+        if self.marked {
+            lines.push(format!(
+                "pussa: {file} had the tables of schema {} without its marker (a copy saved \
+                 with .dump): marked as schema {0}, nothing upgraded",
                 store::SCHEMA_VERSION
             ));
         }
@@ -256,9 +268,10 @@ fn mode_text(meta: &std::fs::Metadata) -> String {
 impl Server {
     /// Opens (or creates) the database, rebuilds the unfinished games and binds the address.
     /// The file is locked and checked first ([`store::Store::prepare`]), then the address is
-    /// bound, and only then is the schema written ([`store::Opening::finish`]): a start that
-    /// cannot listen leaves an older database as it was, not upgraded. [`Server::database`]
-    /// says what the file held.
+    /// bound, and only then is the schema written ([`store::Opening::finish`]), in a
+    /// transaction committed once the games are read ([`store::Store::commit_opening`]): a
+    /// start that cannot listen, or that fails reading the games (a damaged page), leaves an
+    /// older database as it was, not upgraded. [`Server::database`] says what the file held.
     ///
     /// # Errors
     /// When the database cannot be opened (a file that is read-only or not ours, a directory
@@ -327,6 +340,7 @@ impl Server {
             path: config.db.clone(),
             created: store.created(),
             upgraded_from: store.upgraded_from(),
+            marked: store.marked(),
             counts: store.counts().unwrap_or_default(),
         };
         let app = app::App::open(store).map_err(|e| {
@@ -336,6 +350,9 @@ impl Server {
                 store::sqlite_words(&e)
             )
         })?;
+        // The schema (an upgrade, for good) is committed only now that the games have been
+        // read: a start that fails before leaves the file as it was.
+        app.commit_opening().map_err(open_error)?;
         Ok(Server {
             listener,
             app,

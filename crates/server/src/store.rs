@@ -71,11 +71,19 @@ pub struct Store {
     /// The locks taken before the database was opened (see [`take_lock`]). Declared after
     /// `conn`, so they are closed after SQLite's connection: closing a descriptor of the file
     /// drops this process's POSIX locks on it.
-    _lock: Locks,
+    lock: Locks,
+    /// The file.
+    path: std::path::PathBuf,
     /// The schema version the file had before this store upgraded it, if it did.
     upgraded_from: Option<i32>,
+    /// Whether the file had the current tables without the schema marker, which this store
+    /// wrote (a file saved with `.dump`).
+    marked: bool,
     /// Whether the file held no tables when opened (a new database was made in it).
     created: bool,
+    /// Whether the schema written when opening is still in an open transaction
+    /// ([`Store::commit_opening`]).
+    uncommitted: bool,
 }
 
 /// The pid file of the database at `db`: `<db>.lock` (`pussa.sqlite3.lock`). It holds the
@@ -588,7 +596,8 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
 pub const APPLICATION_ID: i32 = 0x7075_7373;
 /// The schema version this pussa writes (`PRAGMA user_version`). An older database (0: made
 /// before the marker; 1: before `series` and the `round_limit` ending) is upgraded in place
-/// when opened. A database with a higher version was written by a newer pussa and is refused,
+/// when opened (one without the marker, as `.dump` saves it, has the version its columns say).
+/// A database with a higher version was written by a newer pussa and is refused,
 /// so a change that older builds would misread (a new column they would not fill, a new
 /// `ended` value they would call damaged) raises it.
 ///
@@ -834,9 +843,12 @@ impl Opening {
         self.empty
     }
 
-    /// Puts the database in WAL mode, makes its tables (or upgrades an older schema in place,
-    /// for good: older builds refuse it then), marks it as a pussa database of
-    /// [`SCHEMA_VERSION`] and writes the pid file.
+    /// Puts the database in WAL mode and, in a transaction left open, makes its tables (or
+    /// upgrades an older schema in place) and marks it as a pussa database of
+    /// [`SCHEMA_VERSION`]. Nothing of that is in the file until [`Store::commit_opening`]: a
+    /// start that fails before it (a damaged table read when the games are restored) leaves the
+    /// file's schema as it was, which the release that wrote it still opens. The pid file is
+    /// written by the commit too.
     ///
     /// # Errors
     /// SQLite's error (another program holding a write transaction open, an I/O error, a full
@@ -845,22 +857,31 @@ impl Opening {
         let Opening {
             conn,
             path,
-            mut lock,
+            lock,
             version,
             empty,
         } = self;
+        let marker = version;
+        // A file without the marker: its columns say which schema it has.
+        let version = if !empty && version == 0 {
+            schema_by_columns(&conn).unwrap_or(0)
+        } else {
+            version
+        };
+        let current = !empty && marker == 0 && version == SCHEMA_VERSION;
         match Opening::write_schema(&conn) {
-            Ok(()) => {
-                lock.write_pid();
-                Ok(Store {
-                    conn,
-                    _lock: lock,
-                    upgraded_from: (!empty && version < SCHEMA_VERSION).then_some(version),
-                    created: empty,
-                })
-            }
+            Ok(()) => Ok(Store {
+                conn,
+                lock,
+                path,
+                upgraded_from: (!empty && version < SCHEMA_VERSION).then_some(version),
+                marked: current,
+                created: empty,
+                uncommitted: true,
+            }),
             Err(e) => {
                 let e = locked(&path, OpenError::Sqlite(os_cause(&conn, e)));
+                // Rolls back whatever was written of the schema.
                 drop(conn);
                 drop(lock);
                 Err(e)
@@ -874,13 +895,35 @@ impl Opening {
         // loss can take back the last commits.
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // The schema (and an upgrade) in one transaction, committed by
+        // `Store::commit_opening` once the games have been read.
+        conn.execute_batch("BEGIN IMMEDIATE")?;
         conn.execute_batch(SCHEMA)?;
         migrate(conn)?;
         conn.pragma_update(None, "application_id", APPLICATION_ID)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-        conn.execute_batch("BEGIN IMMEDIATE; COMMIT;")?;
         Ok(())
     }
+}
+
+/// The schema version a file without the schema marker (`user_version` 0) has by its
+/// `games` table's columns: [`SCHEMA_VERSION`] with every column, 1 with those of version 1
+/// (`rematch`, `ended`, `ended_by`), else 0 (made before the marker). A file saved with
+/// `sqlite3 FILE .dump` keeps its tables and columns but neither `user_version` nor
+/// `application_id`, so the columns say which schema it has.
+fn schema_by_columns(conn: &Connection) -> rusqlite::Result<i32> {
+    let mut st = conn.prepare("SELECT name FROM pragma_table_info('games')")?;
+    let names: Vec<String> = st
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let has = |col: &str| names.iter().any(|n| n == col);
+    Ok(if ADDED_COLS.iter().all(|(col, _)| has(col)) {
+        SCHEMA_VERSION
+    } else if ["rematch", "ended", "ended_by"].into_iter().all(has) {
+        1
+    } else {
+        0
+    })
 }
 
 /// `e`, when it is SQLite's `database is locked`, as [`OpenError::Locked`] with the processes
@@ -976,7 +1019,30 @@ impl Store {
     /// after SQLite's connection. (On NFS, Linux turns `flock` into `fcntl` locks: keep the
     /// database on a local disk, as SQLite asks anyway.)
     pub fn open(path: &Path) -> Result<Store, OpenError> {
-        Store::prepare(path)?.finish()
+        let mut store = Store::prepare(path)?.finish()?;
+        store.commit_opening()?;
+        Ok(store)
+    }
+
+    /// Commits the schema that [`Opening::finish`] wrote (an upgrade, for good) and writes the
+    /// pid file. A server calls it once it has read what it serves
+    /// ([`crate::app::App::open`]), so that a start that fails before leaves the file as it
+    /// was; a store dropped before it rolls the schema back. Nothing is done the second time.
+    ///
+    /// # Errors
+    /// SQLite's error (an I/O error, a full disk, the file size limit).
+    pub fn commit_opening(&mut self) -> Result<(), OpenError> {
+        if !self.uncommitted {
+            return Ok(());
+        }
+        let r = self.conn.execute_batch("COMMIT");
+        if let Err(e) = r {
+            let e = os_cause(&self.conn, e);
+            return Err(locked(&self.path, OpenError::Sqlite(e)));
+        }
+        self.uncommitted = false;
+        self.lock.write_pid();
+        Ok(())
     }
 
     /// The first half of [`Store::open`]: takes the locks and checks what the file is, writing
@@ -1031,6 +1097,14 @@ impl Store {
     #[must_use]
     pub fn upgraded_from(&self) -> Option<i32> {
         self.upgraded_from
+    }
+
+    /// Whether the file had the current tables and columns but no schema marker (a file saved
+    /// with `sqlite3 FILE .dump`, which keeps neither `user_version` nor `application_id`):
+    /// the marker was written, nothing was upgraded.
+    #[must_use]
+    pub fn marked(&self) -> bool {
+        self.marked
     }
 
     /// Whether the file held no tables when it was opened: a new database was made in it.
