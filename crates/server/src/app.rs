@@ -950,15 +950,6 @@ impl App {
         Ok(app)
     }
 
-    /// Commits the schema the store wrote when it was opened ([`Store::commit_opening`]), once
-    /// the games have been read: a start that fails before leaves the file as it was.
-    ///
-    /// # Errors
-    /// SQLite's error.
-    pub fn commit_opening(&self) -> Result<(), crate::store::OpenError> {
-        lock(&self.store).commit_opening()
-    }
-
     /// How long a seat of an online game must be away before the other player may claim the
     /// game (`POST /api/games/{id}/claim`); [`DEFAULT_CLAIM_AFTER`] until set.
     pub fn set_claim_after(&self, after: Duration) {

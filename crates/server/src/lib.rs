@@ -269,7 +269,7 @@ impl Server {
     /// Opens (or creates) the database, rebuilds the unfinished games and binds the address.
     /// The file is locked and checked first ([`store::Store::prepare`]), then the address is
     /// bound, and only then is the schema written ([`store::Opening::finish`]), in a
-    /// transaction committed once the games are read ([`store::Store::commit_opening`]): a
+    /// transaction committed once the games read ([`store::Store::commit_opening`]): a
     /// start that cannot listen, or that fails reading the games (a damaged page), leaves an
     /// older database as it was, not upgraded. [`Server::database`] says what the file held.
     ///
@@ -332,7 +332,17 @@ impl Server {
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .with_context(|| format!("cannot listen on {}", config.addr))?;
-        let store = opening.finish().map_err(open_error)?;
+        let mut store = opening.finish().map_err(open_error)?;
+        let cannot_read = |e: rusqlite::Error| {
+            anyhow::anyhow!(
+                "cannot read the database {}: {}",
+                config.db.display(),
+                store::sqlite_words(&e)
+            )
+        };
+        // The schema (an upgrade, for good) is committed only once the games read: a start
+        // that fails before leaves the file as it was.
+        store.commit_opening().map_err(cannot_read)?;
         if let Some(warning) = readable {
             tracing::warn!("{warning}");
         }
@@ -343,16 +353,7 @@ impl Server {
             marked: store.marked(),
             counts: store.counts().unwrap_or_default(),
         };
-        let app = app::App::open(store).map_err(|e| {
-            anyhow::anyhow!(
-                "cannot read the database {}: {}",
-                config.db.display(),
-                store::sqlite_words(&e)
-            )
-        })?;
-        // The schema (an upgrade, for good) is committed only now that the games have been
-        // read: a start that fails before leaves the file as it was.
-        app.commit_opening().map_err(open_error)?;
+        let app = app::App::open(store).map_err(cannot_read)?;
         Ok(Server {
             listener,
             app,

@@ -72,8 +72,6 @@ pub struct Store {
     /// `conn`, so they are closed after SQLite's connection: closing a descriptor of the file
     /// drops this process's POSIX locks on it.
     lock: Locks,
-    /// The file.
-    path: std::path::PathBuf,
     /// The schema version the file had before this store upgraded it, if it did.
     upgraded_from: Option<i32>,
     /// Whether the file had the current tables without the schema marker, which this store
@@ -86,16 +84,25 @@ pub struct Store {
     uncommitted: bool,
 }
 
-/// The pid file of the database at `db`: `<db>.lock` (`pussa.sqlite3.lock`). It holds the
-/// process id of the server that opened the database last, for the message that refuses a
-/// second server; it is left in place when the server stops. The server holds a lock
-/// (`flock`) on it, as earlier pussa releases did, and on the database file itself (see
-/// [`Store::open`]), so that removing this file, or reaching the database by another path (a
-/// symlink, a hard link), does not let a second server in, and a release that locks only this
-/// file is kept out as well.
+/// The pid file of the database at `db`: `<db>.lock` (`pussa.sqlite3.lock`) next to the file
+/// `db` names, a symlink followed (to the file it reaches, by its canonical path), so that
+/// every symlink to one database gives one pid file. It holds the process id of the server
+/// that opened the database last, for the message that refuses a second server; it is left in
+/// place when the server stops. The server holds a lock (`flock`) on it, as earlier pussa
+/// releases did, and on the database file itself (see [`Store::open`]), so that removing this
+/// file, or reaching the database by another path (a symlink, a hard link), does not let a
+/// second server of this release in, and a release that locks only this file is kept out as
+/// well when it reaches the database by the same file name or a symlink (not by a hard link
+/// under another name, nor once this file has been removed while the server runs).
 #[must_use]
 pub fn lock_path(db: &Path) -> std::path::PathBuf {
-    let mut name = db.as_os_str().to_owned();
+    let is_symlink = std::fs::symlink_metadata(db).is_ok_and(|m| m.file_type().is_symlink());
+    let file = if is_symlink {
+        std::fs::canonicalize(db).unwrap_or_else(|_| db.to_path_buf())
+    } else {
+        db.to_path_buf()
+    };
+    let mut name = file.into_os_string();
     name.push(".lock");
     std::path::PathBuf::from(name)
 }
@@ -190,6 +197,24 @@ fn take_lock(path: &Path) -> Result<Locks, OpenError> {
             "another pussa serve{by} is using it (it holds {what})"
         ))
     };
+    // The lock this release takes on the database file itself, named with where its pid is
+    // (when the pid file still names a running process).
+    let db_lock_words = |pid_path: &Path| {
+        let mut what = "a lock on the database file itself, by whatever path, symlink or hard link"
+            .to_string();
+        if running_pid(pid_path).is_some() {
+            what.push_str(&format!("; its pid is in {}", pid_path.display()));
+        }
+        what
+    };
+    // Whether another process holds the lock on the database file itself (a server of this
+    // release), tried without waiting and let go at once.
+    let db_locked_by_another = || {
+        std::fs::File::open(path)
+            .ok()
+            .and_then(|f| try_lock_exclusive(&f).ok())
+            .is_some_and(|locked| !locked)
+    };
     // The pid file first, without truncating it: it names the server that holds the lock.
     let existed = pid_path.exists();
     let pid = private(
@@ -218,11 +243,19 @@ fn take_lock(path: &Path) -> Result<Locks, OpenError> {
         e
     };
     if !lock_waiting(&pid).map_err(locks_fail)? {
-        // Made now and locked by another already: another server starting this moment.
-        let what = format!(
-            "a lock on its pid file {}, as earlier releases did",
-            pid_path.display()
-        );
+        // A server of this release holds the database file's lock too; one that holds only the
+        // pid file's is of an earlier release (or one of this release a moment from taking
+        // the other).
+        let what = if db_locked_by_another() {
+            db_lock_words(&pid_path)
+        } else {
+            format!(
+                "a lock on its pid file {} but not on the database file itself, as earlier \
+                 releases did",
+                pid_path.display()
+            )
+        };
+        // A pid file made now and locked by another already is that server's: left in place.
         return Err(refused(&pid_path, &what));
     }
     // Read-only is enough for `flock`; a missing file is made (as SQLite would make it),
@@ -251,12 +284,7 @@ fn take_lock(path: &Path) -> Result<Locks, OpenError> {
         }))
     })?;
     if !lock_waiting(&db).map_err(locks_fail)? {
-        let what = format!(
-            "a lock on the database file itself, by whatever path, symlink or hard link; its \
-             pid is in {}",
-            pid_path.display()
-        );
-        let e = refused(&pid_path, &what);
+        let e = refused(&pid_path, &db_lock_words(&pid_path));
         return Err(locks_fail(e));
     }
     Ok(Locks {
@@ -873,7 +901,6 @@ impl Opening {
             Ok(()) => Ok(Store {
                 conn,
                 lock,
-                path,
                 upgraded_from: (!empty && version < SCHEMA_VERSION).then_some(version),
                 marked: current,
                 created: empty,
@@ -1024,22 +1051,22 @@ impl Store {
         Ok(store)
     }
 
-    /// Commits the schema that [`Opening::finish`] wrote (an upgrade, for good) and writes the
-    /// pid file. A server calls it once it has read what it serves
-    /// ([`crate::app::App::open`]), so that a start that fails before leaves the file as it
-    /// was; a store dropped before it rolls the schema back. Nothing is done the second time.
+    /// Reads what a server reads first when it starts (the unfinished games' rows, through
+    /// [`Store::unfinished`]), still in the transaction [`Opening::finish`] opened, and only
+    /// then commits the schema it wrote (an upgrade, for good) and writes the pid file: a file
+    /// whose games cannot be read (a damaged page of the games table or its index) is left as
+    /// it was, schema and pid file, as is one whose start fails before this (a store dropped
+    /// before it rolls the schema back). Nothing is done the second time.
     ///
     /// # Errors
-    /// SQLite's error (an I/O error, a full disk, the file size limit).
-    pub fn commit_opening(&mut self) -> Result<(), OpenError> {
+    /// SQLite's error reading the games (`database disk image is malformed`) or committing (an
+    /// I/O error, a full disk, the file size limit); the schema is not committed then.
+    pub fn commit_opening(&mut self) -> rusqlite::Result<()> {
         if !self.uncommitted {
             return Ok(());
         }
-        let r = self.conn.execute_batch("COMMIT");
-        if let Err(e) = r {
-            let e = os_cause(&self.conn, e);
-            return Err(locked(&self.path, OpenError::Sqlite(e)));
-        }
+        self.unfinished()?;
+        self.writing(|conn| conn.execute_batch("COMMIT"))?;
         self.uncommitted = false;
         self.lock.write_pid();
         Ok(())
