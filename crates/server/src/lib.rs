@@ -213,8 +213,9 @@ fn check_writable(db: &std::path::Path) -> anyhow::Result<()> {
 /// The warning (one line) for a database file that can be read by its group or by others, as
 /// one made by an older pussa is (mode 0644): it holds every seat's token and every unused
 /// invite. The mode is the admin's to change (an existing file keeps it): the line names the
-/// `chmod` to run, with the paths shell-quoted, on the files that exist before the server makes
-/// its own (SQLite gives a `-wal` and `-shm` file it makes the database file's mode).
+/// `chmod` to run, with the path shell-quoted. SQLite's `-wal` and `-shm` files, which take
+/// the database file's mode, are made the owner's only by the server itself once it has
+/// opened the database (see `store::private_side_files`), so the command need not name them.
 fn readable_by_others(db: &std::path::Path) -> Option<String> {
     #[cfg(unix)]
     {
@@ -224,21 +225,13 @@ fn readable_by_others(db: &std::path::Path) -> Option<String> {
         if mode & 0o077 == 0 {
             return None;
         }
-        let mut files = vec![util::shell_quote(&db.to_string_lossy())];
-        for suffix in ["-wal", "-shm"] {
-            let mut name = db.as_os_str().to_owned();
-            name.push(suffix);
-            if std::path::Path::new(&name).exists() {
-                files.push(util::shell_quote(&name.to_string_lossy()));
-            }
-        }
         Some(format!(
             "the database {} (mode {mode:04o}) can be read by other users than its owner, and \
              it holds every seat's token: run chmod 600 {} (the server leaves an existing \
-             file's mode as it is; the -wal and -shm files SQLite makes next to it take its \
-             mode)",
+             database file's mode as it is; it makes its -wal and -shm files readable by their \
+             owner only)",
             db.display(),
-            files.join(" ")
+            util::shell_quote(&db.to_string_lossy())
         ))
     }
     #[cfg(not(unix))]

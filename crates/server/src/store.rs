@@ -898,14 +898,17 @@ impl Opening {
         };
         let current = !empty && marker == 0 && version == SCHEMA_VERSION;
         match Opening::write_schema(&conn) {
-            Ok(()) => Ok(Store {
-                conn,
-                lock,
-                upgraded_from: (!empty && version < SCHEMA_VERSION).then_some(version),
-                marked: current,
-                created: empty,
-                uncommitted: true,
-            }),
+            Ok(()) => {
+                private_side_files(&path);
+                Ok(Store {
+                    conn,
+                    lock,
+                    upgraded_from: (!empty && version < SCHEMA_VERSION).then_some(version),
+                    marked: current,
+                    created: empty,
+                    uncommitted: true,
+                })
+            }
             Err(e) => {
                 let e = locked(&path, OpenError::Sqlite(os_cause(&conn, e)));
                 // Rolls back whatever was written of the schema.
@@ -931,6 +934,38 @@ impl Opening {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         Ok(())
     }
+}
+
+/// Makes SQLite's `-wal` and `-shm` files of the database at `path` readable and writable by
+/// their owner only (`0600`) when their group or others may read them: SQLite gives them the
+/// database file's mode, `0644` for one made by an older pussa, and the `-wal` file holds
+/// every new seat's token until a checkpoint. The server, which made them (or left them, when
+/// it was killed), owns them; the database file's own mode stays the admin's (warned about at
+/// start). Called once the database is in WAL mode, so both files exist; they stay until the
+/// server closes the database. A file that cannot be changed (not ours) is left as it is.
+fn private_side_files(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        for suffix in ["-wal", "-shm"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            let side = Path::new(&name);
+            let Ok(meta) = std::fs::symlink_metadata(side) else {
+                continue;
+            };
+            if meta.is_file() && meta.permissions().mode() & 0o077 != 0 {
+                let mode = meta.permissions().mode() & 0o700 | 0o600;
+                if let Err(e) =
+                    std::fs::set_permissions(side, std::fs::Permissions::from_mode(mode))
+                {
+                    tracing::warn!("cannot make {} its owner's only: {e}", side.display());
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
 }
 
 /// The schema version a file without the schema marker (`user_version` 0) has by its
