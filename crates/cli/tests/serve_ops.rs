@@ -508,3 +508,47 @@ fn the_tables_in_the_data_directory_are_used_whichever_way_it_is_given() {
     )
     .starts_with("pussa: open "));
 }
+
+#[test]
+fn egtb_build_writes_where_serve_reads_and_db_files_tables_are_next_to_it() {
+    let dir = temp("egtbpd");
+    let data = dir.join("club");
+    std::fs::create_dir_all(&data).unwrap();
+    // With PUSSA_DATA set, `pussa egtb build` without --dir writes to $PUSSA_DATA/egtb, from
+    // any working directory ...
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .current_dir(&dir)
+        .env("PUSSA_DATA", &data)
+        .args([
+            "egtb",
+            "build",
+            "--game",
+            "raja-pasu",
+            "--max-seeds",
+            "2",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let tables = data.join("egtb");
+    assert!(tables.join("raja-pasu").is_dir(), "{out:?}");
+    assert!(!dir.join("data").exists(), "nothing written to ./data/egtb");
+    let said = format!(
+        "pussa: endgame tables from {}: raja-pasu (0..=2 seeds)",
+        tables.display()
+    );
+    // ... where `pussa serve` reads them.
+    assert_eq!(first_line(&dir, &[], &[("PUSSA_DATA", &data)]), said);
+    // --db FILE: the tables next to FILE, as --data DIR's are in DIR.
+    let db = data.join("pussa.sqlite3");
+    assert_eq!(first_line(&dir, &["--db".as_ref(), db.as_ref()], &[]), said);
+    let other = dir.join("elsewhere");
+    std::fs::create_dir_all(&other).unwrap();
+    assert!(first_line(
+        &dir,
+        &["--db".as_ref(), other.join("x.sqlite3").as_ref()],
+        &[("PUSSA_DATA", &data)]
+    )
+    .starts_with("pussa: open "));
+}
