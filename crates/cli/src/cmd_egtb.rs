@@ -29,8 +29,9 @@ pub enum Sub {
         /// refused before any work, with the limit.
         #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(0, u32::MAX.into()))]
         max_seeds: u32,
-        /// Where the tables live.
-        #[arg(long, default_value = "data/egtb")]
+        /// Where the tables live: `egtb` in the data directory ($PUSSA_DATA/egtb, else data/egtb),
+        /// where `pussa serve` reads them.
+        #[arg(long, default_value_os_t = crate::cmd_play::default_egtb_dir())]
         dir: PathBuf,
         /// Build every layer again even if a valid file is there.
         #[arg(long)]
@@ -56,8 +57,9 @@ pub enum Sub {
         /// The position string.
         #[arg(long)]
         position: String,
-        /// Where the tables live.
-        #[arg(long, default_value = "data/egtb")]
+        /// Where the tables live: `egtb` in the data directory ($PUSSA_DATA/egtb, else data/egtb),
+        /// where `pussa serve` reads them.
+        #[arg(long, default_value_os_t = crate::cmd_play::default_egtb_dir())]
         dir: PathBuf,
         /// Where the closed-hole tables live (default: --dir).
         #[arg(long)]
@@ -71,7 +73,7 @@ pub enum Sub {
         #[arg(long)]
         game: Game,
         /// Where the open-board tables live.
-        #[arg(long, default_value = "data/egtb")]
+        #[arg(long, default_value_os_t = crate::cmd_play::default_egtb_dir())]
         dir: PathBuf,
         /// Where the closed-hole tables live (default: --dir).
         #[arg(long)]
@@ -111,8 +113,9 @@ pub enum Sub {
         /// Start from this position string instead.
         #[arg(long, conflicts_with = "seeds_per_hole")]
         position: Option<String>,
-        /// Where the tables live.
-        #[arg(long, default_value = "data/egtb")]
+        /// Where the tables live: `egtb` in the data directory ($PUSSA_DATA/egtb, else data/egtb),
+        /// where `pussa serve` reads them.
+        #[arg(long, default_value_os_t = crate::cmd_play::default_egtb_dir())]
         dir: PathBuf,
         /// Give up after this many nodes.
         #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(0, u64::MAX), default_value_t = 200_000_000)]
@@ -128,8 +131,9 @@ pub enum Sub {
         /// Only this game (default: every game with tables).
         #[arg(long)]
         game: Option<Game>,
-        /// Where the tables live.
-        #[arg(long, default_value = "data/egtb")]
+        /// Where the tables live: `egtb` in the data directory ($PUSSA_DATA/egtb, else data/egtb),
+        /// where `pussa serve` reads them.
+        #[arg(long, default_value_os_t = crate::cmd_play::default_egtb_dir())]
         dir: PathBuf,
         /// Positions re-computed per layer, spread evenly over it (every position of a layer
         /// that has fewer; 0: none, only the files are checked).

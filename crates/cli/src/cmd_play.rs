@@ -152,11 +152,24 @@ pub fn terminal_refusal(stdin_tty: bool, stdout_tty: bool, term: Option<&str>) -
     ))
 }
 
-/// The default directory of the endgame tables.
+/// The default directory of the endgame tables when PUSSA_DATA is not set.
 pub const DEFAULT_EGTB: &str = "data/egtb";
 
+/// The default directory of the endgame tables: `egtb` in the data directory, `$PUSSA_DATA/egtb`
+/// when PUSSA_DATA is set (not empty), else [`DEFAULT_EGTB`] (`data/egtb`): where `pussa serve`
+/// reads them, so that `pussa egtb build` writes them where the server looks.
+#[must_use]
+pub fn default_egtb_dir() -> PathBuf {
+    std::env::var_os("PUSSA_DATA")
+        .filter(|d| !d.is_empty())
+        .map_or_else(
+            || PathBuf::from(DEFAULT_EGTB),
+            |d| PathBuf::from(d).join("egtb"),
+        )
+}
+
 /// The tables `--egtb` asks for: `none` → none; a directory → its tables of `game` (an error if
-/// it has none); not given → [`DEFAULT_EGTB`] if it holds tables of `game`, else none. Only the
+/// it has none); not given → [`default_egtb_dir`] if it holds tables of `game`, else none. Only the
 /// files' headers are read here; `on_done` hears when the payloads are verified or refused.
 ///
 /// # Errors
@@ -170,7 +183,7 @@ pub fn tables_option(
         Some(s) if s.eq_ignore_ascii_case("none") => return Ok(None),
         Some("") => anyhow::bail!("--egtb: expected a directory or none"),
         Some(s) => (PathBuf::from(s), true),
-        None => (PathBuf::from(DEFAULT_EGTB), false),
+        None => (default_egtb_dir(), false),
     };
     if !explicit && !pussa_egtb::oracle::has_tables(&dir, game) {
         return Ok(None);
@@ -1094,11 +1107,12 @@ mod tests {
             "{e}"
         );
         assert!(tables_option(Some(" "), Game::RajaPasu, None).is_err());
-        // The default: data/egtb relative to the working directory (the crate's, in tests).
+        // The default: data/egtb relative to the working directory (the crate's, in tests),
+        // or $PUSSA_DATA/egtb.
         let default = tables_option(None, Game::RajaPasu, None).unwrap();
         assert_eq!(
             default.is_some(),
-            pussa_egtb::oracle::has_tables(std::path::Path::new(DEFAULT_EGTB), Game::RajaPasu)
+            pussa_egtb::oracle::has_tables(&default_egtb_dir(), Game::RajaPasu)
         );
         std::fs::remove_dir_all(&dir).ok();
     }

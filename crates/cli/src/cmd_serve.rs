@@ -30,9 +30,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
     /// Endgame tables (built by `pussa egtb build`) for the computer (levels club and up) and
-    /// the hints: a directory, or `none`. Default: `egtb` in the data directory (`--data DIR`
-    /// or PUSSA_DATA: DIR/egtb; else ./data/egtb) if it holds tables. Start-up stays quick: a
-    /// game's tables are verified in the background when first needed.
+    /// the hints: a directory, or `none`. Default: `egtb` in the data directory, the one the
+    /// database is in (`--data DIR` or PUSSA_DATA: DIR/egtb; `--db FILE`: `egtb` next to FILE;
+    /// else ./data/egtb, where `pussa egtb build` writes them too) if it holds tables. Start-up
+    /// stays quick: a game's tables are verified in the background when first needed.
     #[arg(long, value_name = "DIR|none")]
     pub egtb: Option<String>,
     /// Seconds a player's friend must be away from an online game before the player may claim
@@ -89,7 +90,8 @@ fn parse_proxy_header(text: &str) -> Result<pussa_server::client::ProxyHeader, S
 
 /// The tables directory `--egtb` asks for: `none` → none; a directory → it (an error if it
 /// holds no tables of any game); not given → `<data>/egtb` if it holds tables, else none, where
-/// `<data>` is the data directory the database is in (`--data`, `PUSSA_DATA`, `./data`).
+/// `<data>` is the data directory the database is in (`--data`, `PUSSA_DATA`, `./data`, or the
+/// directory of `--db FILE`).
 ///
 /// # Errors
 /// An empty value, or a directory without tables.
@@ -311,7 +313,7 @@ fn open_lines(addr: SocketAddr) -> Vec<String> {
 }
 
 /// The server's configuration and its data directory (where the default tables are looked
-/// for: `--data`, `PUSSA_DATA`, `./data`; with `--db FILE`, `./data`, as before).
+/// for: `--data`, `PUSSA_DATA`, `./data`; with `--db FILE`, the directory of FILE).
 fn resolve(args: Args) -> anyhow::Result<(pussa_server::Config, PathBuf)> {
     let addr = match args.addr {
         Some(a) => a,
@@ -336,7 +338,13 @@ fn resolve(args: Args) -> anyhow::Result<(pussa_server::Config, PathBuf)> {
     let (db, data) = match (args.db, args.data) {
         (Some(db), _) => {
             check_db_dir(&db)?;
-            (db, default_data)
+            // The database's directory is the data directory, as with --data.
+            let dir = db
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf();
+            (db, dir)
         }
         (None, Some(dir)) => (data_dir(dir.clone(), "--data")?, dir),
         (None, None) => match std::env::var_os("PUSSA_DATA").filter(|d| !d.is_empty()) {

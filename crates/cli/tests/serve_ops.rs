@@ -352,7 +352,13 @@ fn a_database_readable_by_others_is_warned_about_at_start_up() {
         !std::fs::read_to_string(&first).unwrap().contains("chmod"),
         "a 0600 database is not warned about"
     );
-    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    // As an older pussa made them: the database and the -wal and -shm files the killed server
+    // left, all 0644.
+    let wal = dir.join("pussa.sqlite3-wal");
+    let shm = dir.join("pussa.sqlite3-shm");
+    for f in [&db, &wal, &shm] {
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
     let err = dir.join("err2");
     let s = serve("127.0.0.1:0", &dir, &err, "", &[], 1);
     assert_eq!(http(s.addr, "GET", "/api/meta", None).0, 200);
@@ -366,13 +372,31 @@ fn a_database_readable_by_others_is_warned_about_at_start_up() {
         )),
         "{log}"
     );
-    // The files that exist (the first server was killed: its -wal and -shm are left), each
-    // quoted.
-    let cmd = format!("chmod 600 '{d}' '{d}-wal' '{d}-shm'");
+    // The database file, quoted: the server makes its -wal and -shm files (which hold the new
+    // tokens until a checkpoint) its owner's only itself, while it runs.
+    let cmd = format!("chmod 600 '{d}'");
     assert!(
-        warnings[0].contains(&format!("run {cmd} (the server leaves")),
+        warnings[0].contains(&format!(
+            "run {cmd} (the server leaves an existing database file's mode as it is; it makes \
+             its -wal and -shm files readable by their owner only)"
+        )),
         "{log}"
     );
+    let (status, _) = http(
+        s.addr,
+        "POST",
+        "/api/games",
+        Some(&json!({"game": "raja-pasu", "opponent": {"kind": "hotseat"}})),
+    );
+    assert_eq!(status, 201);
+    for f in [&wal, &shm] {
+        assert_eq!(
+            std::fs::metadata(f).unwrap().permissions().mode() & 0o777,
+            0o600,
+            "{} while the server runs",
+            f.display()
+        );
+    }
     assert_eq!(
         std::fs::metadata(&db).unwrap().permissions().mode() & 0o777,
         0o644,
@@ -481,6 +505,50 @@ fn the_tables_in_the_data_directory_are_used_whichever_way_it_is_given() {
             "none".as_ref()
         ],
         &[]
+    )
+    .starts_with("pussa: open "));
+}
+
+#[test]
+fn egtb_build_writes_where_serve_reads_and_db_files_tables_are_next_to_it() {
+    let dir = temp("egtbpd");
+    let data = dir.join("club");
+    std::fs::create_dir_all(&data).unwrap();
+    // With PUSSA_DATA set, `pussa egtb build` without --dir writes to $PUSSA_DATA/egtb, from
+    // any working directory ...
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .current_dir(&dir)
+        .env("PUSSA_DATA", &data)
+        .args([
+            "egtb",
+            "build",
+            "--game",
+            "raja-pasu",
+            "--max-seeds",
+            "2",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let tables = data.join("egtb");
+    assert!(tables.join("raja-pasu").is_dir(), "{out:?}");
+    assert!(!dir.join("data").exists(), "nothing written to ./data/egtb");
+    let said = format!(
+        "pussa: endgame tables from {}: raja-pasu (0..=2 seeds)",
+        tables.display()
+    );
+    // ... where `pussa serve` reads them.
+    assert_eq!(first_line(&dir, &[], &[("PUSSA_DATA", &data)]), said);
+    // --db FILE: the tables next to FILE, as --data DIR's are in DIR.
+    let db = data.join("pussa.sqlite3");
+    assert_eq!(first_line(&dir, &["--db".as_ref(), db.as_ref()], &[]), said);
+    let other = dir.join("elsewhere");
+    std::fs::create_dir_all(&other).unwrap();
+    assert!(first_line(
+        &dir,
+        &["--db".as_ref(), other.join("x.sqlite3").as_ref()],
+        &[("PUSSA_DATA", &data)]
     )
     .starts_with("pussa: open "));
 }

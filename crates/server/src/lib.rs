@@ -9,8 +9,9 @@
 //!   both use the game's endgame tables when the server has them ([`Server::use_tables`]).
 //! - Storage: one SQLite file (WAL, readable and backed up online by other programs; a lock on
 //!   the database file itself, and one on its pid file as earlier releases took, keep a second
-//!   server out: [`store::Store::open`]; the schema is written, an older one upgraded, only once
-//!   the address is bound: [`Server::bind`]; checkpointed
+//!   server out: [`store::Store::open`]; the schema is written, an older one upgraded, in one
+//!   transaction committed only once the address is bound and the games read:
+//!   [`Server::bind`]; checkpointed
 //!   when the server stops); each move is committed before it is
 //!   acknowledged, and every unfinished game is rebuilt from its moves when the server starts.
 //! - `GET /api/health` checks that the database accepts a write ([`app::App::health`]).
@@ -85,6 +86,10 @@ pub struct Database {
     /// [`store::SCHEMA_VERSION`] (which builds reading only that older version refuse), if
     /// it was.
     pub upgraded_from: Option<i32>,
+    /// Whether it had the current tables and columns but no schema marker (a copy saved with
+    /// `sqlite3 FILE .dump`, as the recovery recipe makes): the marker was written, nothing
+    /// was upgraded.
+    pub marked: bool,
     /// Games stored, and how many of them are unfinished.
     pub counts: (u64, u64),
 }
@@ -102,6 +107,13 @@ impl Database {
             lines.push(format!(
                 "pussa: upgraded {file} from schema {from} to {}; earlier pussa builds can no \
                  longer open it",
+                store::SCHEMA_VERSION
+            ));
+        }
+        if self.marked {
+            lines.push(format!(
+                "pussa: {file} had the tables of schema {} without its marker (a copy saved \
+                 with .dump): marked as schema {0}, nothing upgraded",
                 store::SCHEMA_VERSION
             ));
         }
@@ -201,8 +213,9 @@ fn check_writable(db: &std::path::Path) -> anyhow::Result<()> {
 /// The warning (one line) for a database file that can be read by its group or by others, as
 /// one made by an older pussa is (mode 0644): it holds every seat's token and every unused
 /// invite. The mode is the admin's to change (an existing file keeps it): the line names the
-/// `chmod` to run, with the paths shell-quoted, on the files that exist before the server makes
-/// its own (SQLite gives a `-wal` and `-shm` file it makes the database file's mode).
+/// `chmod` to run, with the path shell-quoted. SQLite's `-wal` and `-shm` files, which take
+/// the database file's mode, are made the owner's only by the server itself once it has
+/// opened the database (see `store::private_side_files`), so the command need not name them.
 fn readable_by_others(db: &std::path::Path) -> Option<String> {
     #[cfg(unix)]
     {
@@ -212,21 +225,13 @@ fn readable_by_others(db: &std::path::Path) -> Option<String> {
         if mode & 0o077 == 0 {
             return None;
         }
-        let mut files = vec![util::shell_quote(&db.to_string_lossy())];
-        for suffix in ["-wal", "-shm"] {
-            let mut name = db.as_os_str().to_owned();
-            name.push(suffix);
-            if std::path::Path::new(&name).exists() {
-                files.push(util::shell_quote(&name.to_string_lossy()));
-            }
-        }
         Some(format!(
             "the database {} (mode {mode:04o}) can be read by other users than its owner, and \
              it holds every seat's token: run chmod 600 {} (the server leaves an existing \
-             file's mode as it is; the -wal and -shm files SQLite makes next to it take its \
-             mode)",
+             database file's mode as it is; it makes its -wal and -shm files readable by their \
+             owner only)",
             db.display(),
-            files.join(" ")
+            util::shell_quote(&db.to_string_lossy())
         ))
     }
     #[cfg(not(unix))]
@@ -256,9 +261,10 @@ fn mode_text(meta: &std::fs::Metadata) -> String {
 impl Server {
     /// Opens (or creates) the database, rebuilds the unfinished games and binds the address.
     /// The file is locked and checked first ([`store::Store::prepare`]), then the address is
-    /// bound, and only then is the schema written ([`store::Opening::finish`]): a start that
-    /// cannot listen leaves an older database as it was, not upgraded. [`Server::database`]
-    /// says what the file held.
+    /// bound, and only then is the schema written ([`store::Opening::finish`]), in a
+    /// transaction committed once the games read ([`store::Store::commit_opening`]): a
+    /// start that cannot listen, or that fails reading the games (a damaged page), leaves an
+    /// older database as it was, not upgraded. [`Server::database`] says what the file held.
     ///
     /// # Errors
     /// When the database cannot be opened (a file that is read-only or not ours, a directory
@@ -319,7 +325,17 @@ impl Server {
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .with_context(|| format!("cannot listen on {}", config.addr))?;
-        let store = opening.finish().map_err(open_error)?;
+        let mut store = opening.finish().map_err(open_error)?;
+        let cannot_read = |e: rusqlite::Error| {
+            anyhow::anyhow!(
+                "cannot read the database {}: {}",
+                config.db.display(),
+                store::sqlite_words(&e)
+            )
+        };
+        // The schema (an upgrade, for good) is committed only once the games read: a start
+        // that fails before leaves the file as it was.
+        store.commit_opening().map_err(cannot_read)?;
         if let Some(warning) = readable {
             tracing::warn!("{warning}");
         }
@@ -327,15 +343,10 @@ impl Server {
             path: config.db.clone(),
             created: store.created(),
             upgraded_from: store.upgraded_from(),
+            marked: store.marked(),
             counts: store.counts().unwrap_or_default(),
         };
-        let app = app::App::open(store).map_err(|e| {
-            anyhow::anyhow!(
-                "cannot read the database {}: {}",
-                config.db.display(),
-                store::sqlite_words(&e)
-            )
-        })?;
+        let app = app::App::open(store).map_err(cannot_read)?;
         Ok(Server {
             listener,
             app,

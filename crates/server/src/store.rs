@@ -71,23 +71,38 @@ pub struct Store {
     /// The locks taken before the database was opened (see [`take_lock`]). Declared after
     /// `conn`, so they are closed after SQLite's connection: closing a descriptor of the file
     /// drops this process's POSIX locks on it.
-    _lock: Locks,
+    lock: Locks,
     /// The schema version the file had before this store upgraded it, if it did.
     upgraded_from: Option<i32>,
+    /// Whether the file had the current tables without the schema marker, which this store
+    /// wrote (a file saved with `.dump`).
+    marked: bool,
     /// Whether the file held no tables when opened (a new database was made in it).
     created: bool,
+    /// Whether the schema written when opening is still in an open transaction
+    /// ([`Store::commit_opening`]).
+    uncommitted: bool,
 }
 
-/// The pid file of the database at `db`: `<db>.lock` (`pussa.sqlite3.lock`). It holds the
-/// process id of the server that opened the database last, for the message that refuses a
-/// second server; it is left in place when the server stops. The server holds a lock
-/// (`flock`) on it, as earlier pussa releases did, and on the database file itself (see
-/// [`Store::open`]), so that removing this file, or reaching the database by another path (a
-/// symlink, a hard link), does not let a second server in, and a release that locks only this
-/// file is kept out as well.
+/// The pid file of the database at `db`: `<db>.lock` (`pussa.sqlite3.lock`) next to the file
+/// `db` names, a symlink followed (to the file it reaches, by its canonical path), so that
+/// every symlink to one database gives one pid file. It holds the process id of the server
+/// that opened the database last, for the message that refuses a second server; it is left in
+/// place when the server stops. The server holds a lock (`flock`) on it, as earlier pussa
+/// releases did, and on the database file itself (see [`Store::open`]), so that removing this
+/// file, or reaching the database by another path (a symlink, a hard link), does not let a
+/// second server of this release in, and a release that locks only this file is kept out as
+/// well when it reaches the database by the same file name or a symlink (not by a hard link
+/// under another name, nor once this file has been removed while the server runs).
 #[must_use]
 pub fn lock_path(db: &Path) -> std::path::PathBuf {
-    let mut name = db.as_os_str().to_owned();
+    let is_symlink = std::fs::symlink_metadata(db).is_ok_and(|m| m.file_type().is_symlink());
+    let file = if is_symlink {
+        std::fs::canonicalize(db).unwrap_or_else(|_| db.to_path_buf())
+    } else {
+        db.to_path_buf()
+    };
+    let mut name = file.into_os_string();
     name.push(".lock");
     std::path::PathBuf::from(name)
 }
@@ -182,6 +197,24 @@ fn take_lock(path: &Path) -> Result<Locks, OpenError> {
             "another pussa serve{by} is using it (it holds {what})"
         ))
     };
+    // The lock this release takes on the database file itself, named with where its pid is
+    // (when the pid file still names a running process).
+    let db_lock_words = |pid_path: &Path| {
+        let mut what = "a lock on the database file itself, by whatever path, symlink or hard link"
+            .to_string();
+        if running_pid(pid_path).is_some() {
+            what.push_str(&format!("; its pid is in {}", pid_path.display()));
+        }
+        what
+    };
+    // Whether another process holds the lock on the database file itself (a server of this
+    // release), tried without waiting and let go at once.
+    let db_locked_by_another = || {
+        std::fs::File::open(path)
+            .ok()
+            .and_then(|f| try_lock_exclusive(&f).ok())
+            .is_some_and(|locked| !locked)
+    };
     // The pid file first, without truncating it: it names the server that holds the lock.
     let existed = pid_path.exists();
     let pid = private(
@@ -210,11 +243,19 @@ fn take_lock(path: &Path) -> Result<Locks, OpenError> {
         e
     };
     if !lock_waiting(&pid).map_err(locks_fail)? {
-        // Made now and locked by another already: another server starting this moment.
-        let what = format!(
-            "a lock on its pid file {}, as earlier releases did",
-            pid_path.display()
-        );
+        // A server of this release holds the database file's lock too; one that holds only the
+        // pid file's is of an earlier release (or one of this release a moment from taking
+        // the other).
+        let what = if db_locked_by_another() {
+            db_lock_words(&pid_path)
+        } else {
+            format!(
+                "a lock on its pid file {} but not on the database file itself, as earlier \
+                 releases did",
+                pid_path.display()
+            )
+        };
+        // A pid file made now and locked by another already is that server's: left in place.
         return Err(refused(&pid_path, &what));
     }
     // Read-only is enough for `flock`; a missing file is made (as SQLite would make it),
@@ -243,12 +284,7 @@ fn take_lock(path: &Path) -> Result<Locks, OpenError> {
         }))
     })?;
     if !lock_waiting(&db).map_err(locks_fail)? {
-        let what = format!(
-            "a lock on the database file itself, by whatever path, symlink or hard link; its \
-             pid is in {}",
-            pid_path.display()
-        );
-        let e = refused(&pid_path, &what);
+        let e = refused(&pid_path, &db_lock_words(&pid_path));
         return Err(locks_fail(e));
     }
     Ok(Locks {
@@ -588,7 +624,8 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
 pub const APPLICATION_ID: i32 = 0x7075_7373;
 /// The schema version this pussa writes (`PRAGMA user_version`). An older database (0: made
 /// before the marker; 1: before `series` and the `round_limit` ending) is upgraded in place
-/// when opened. A database with a higher version was written by a newer pussa and is refused,
+/// when opened (one without the marker, as `.dump` saves it, has the version its columns say).
+/// A database with a higher version was written by a newer pussa and is refused,
 /// so a change that older builds would misread (a new column they would not fill, a new
 /// `ended` value they would call damaged) raises it.
 ///
@@ -834,9 +871,12 @@ impl Opening {
         self.empty
     }
 
-    /// Puts the database in WAL mode, makes its tables (or upgrades an older schema in place,
-    /// for good: older builds refuse it then), marks it as a pussa database of
-    /// [`SCHEMA_VERSION`] and writes the pid file.
+    /// Puts the database in WAL mode and, in a transaction left open, makes its tables (or
+    /// upgrades an older schema in place) and marks it as a pussa database of
+    /// [`SCHEMA_VERSION`]. Nothing of that is in the file until [`Store::commit_opening`]: a
+    /// start that fails before it (a damaged table read when the games are restored) leaves the
+    /// file's schema as it was, which the release that wrote it still opens. The pid file is
+    /// written by the commit too.
     ///
     /// # Errors
     /// SQLite's error (another program holding a write transaction open, an I/O error, a full
@@ -845,22 +885,33 @@ impl Opening {
         let Opening {
             conn,
             path,
-            mut lock,
+            lock,
             version,
             empty,
         } = self;
+        let marker = version;
+        // A file without the marker: its columns say which schema it has.
+        let version = if !empty && version == 0 {
+            schema_by_columns(&conn).unwrap_or(0)
+        } else {
+            version
+        };
+        let current = !empty && marker == 0 && version == SCHEMA_VERSION;
         match Opening::write_schema(&conn) {
             Ok(()) => {
-                lock.write_pid();
+                private_side_files(&path);
                 Ok(Store {
                     conn,
-                    _lock: lock,
+                    lock,
                     upgraded_from: (!empty && version < SCHEMA_VERSION).then_some(version),
+                    marked: current,
                     created: empty,
+                    uncommitted: true,
                 })
             }
             Err(e) => {
                 let e = locked(&path, OpenError::Sqlite(os_cause(&conn, e)));
+                // Rolls back whatever was written of the schema.
                 drop(conn);
                 drop(lock);
                 Err(e)
@@ -874,13 +925,67 @@ impl Opening {
         // loss can take back the last commits.
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // The schema (and an upgrade) in one transaction, committed by
+        // `Store::commit_opening` once the games have been read.
+        conn.execute_batch("BEGIN IMMEDIATE")?;
         conn.execute_batch(SCHEMA)?;
         migrate(conn)?;
         conn.pragma_update(None, "application_id", APPLICATION_ID)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-        conn.execute_batch("BEGIN IMMEDIATE; COMMIT;")?;
         Ok(())
     }
+}
+
+/// Makes SQLite's `-wal` and `-shm` files of the database at `path` readable and writable by
+/// their owner only (`0600`) when their group or others may read them: SQLite gives them the
+/// database file's mode, `0644` for one made by an older pussa, and the `-wal` file holds
+/// every new seat's token until a checkpoint. The server, which made them (or left them, when
+/// it was killed), owns them; the database file's own mode stays the admin's (warned about at
+/// start). Called once the database is in WAL mode, so both files exist; they stay until the
+/// server closes the database. A file that cannot be changed (not ours) is left as it is.
+fn private_side_files(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        for suffix in ["-wal", "-shm"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            let side = Path::new(&name);
+            let Ok(meta) = std::fs::symlink_metadata(side) else {
+                continue;
+            };
+            if meta.is_file() && meta.permissions().mode() & 0o077 != 0 {
+                let mode = meta.permissions().mode() & 0o700 | 0o600;
+                if let Err(e) =
+                    std::fs::set_permissions(side, std::fs::Permissions::from_mode(mode))
+                {
+                    tracing::warn!("cannot make {} its owner's only: {e}", side.display());
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+/// The schema version a file without the schema marker (`user_version` 0) has by its
+/// `games` table's columns: [`SCHEMA_VERSION`] with every column, 1 with those of version 1
+/// (`rematch`, `ended`, `ended_by`), else 0 (made before the marker). A file saved with
+/// `sqlite3 FILE .dump` keeps its tables and columns but neither `user_version` nor
+/// `application_id`, so the columns say which schema it has.
+fn schema_by_columns(conn: &Connection) -> rusqlite::Result<i32> {
+    let mut st = conn.prepare("SELECT name FROM pragma_table_info('games')")?;
+    let names: Vec<String> = st
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let has = |col: &str| names.iter().any(|n| n == col);
+    Ok(if ADDED_COLS.iter().all(|(col, _)| has(col)) {
+        SCHEMA_VERSION
+    } else if ["rematch", "ended", "ended_by"].into_iter().all(has) {
+        1
+    } else {
+        0
+    })
 }
 
 /// `e`, when it is SQLite's `database is locked`, as [`OpenError::Locked`] with the processes
@@ -976,7 +1081,30 @@ impl Store {
     /// after SQLite's connection. (On NFS, Linux turns `flock` into `fcntl` locks: keep the
     /// database on a local disk, as SQLite asks anyway.)
     pub fn open(path: &Path) -> Result<Store, OpenError> {
-        Store::prepare(path)?.finish()
+        let mut store = Store::prepare(path)?.finish()?;
+        store.commit_opening()?;
+        Ok(store)
+    }
+
+    /// Reads what a server reads first when it starts (the unfinished games' rows, through
+    /// [`Store::unfinished`]), still in the transaction [`Opening::finish`] opened, and only
+    /// then commits the schema it wrote (an upgrade, for good) and writes the pid file: a file
+    /// whose games cannot be read (a damaged page of the games table or its index) is left as
+    /// it was, schema and pid file, as is one whose start fails before this (a store dropped
+    /// before it rolls the schema back). Nothing is done the second time.
+    ///
+    /// # Errors
+    /// SQLite's error reading the games (`database disk image is malformed`) or committing (an
+    /// I/O error, a full disk, the file size limit); the schema is not committed then.
+    pub fn commit_opening(&mut self) -> rusqlite::Result<()> {
+        if !self.uncommitted {
+            return Ok(());
+        }
+        self.unfinished()?;
+        self.writing(|conn| conn.execute_batch("COMMIT"))?;
+        self.uncommitted = false;
+        self.lock.write_pid();
+        Ok(())
     }
 
     /// The first half of [`Store::open`]: takes the locks and checks what the file is, writing
@@ -1031,6 +1159,14 @@ impl Store {
     #[must_use]
     pub fn upgraded_from(&self) -> Option<i32> {
         self.upgraded_from
+    }
+
+    /// Whether the file had the current tables and columns but no schema marker (a file saved
+    /// with `sqlite3 FILE .dump`, which keeps neither `user_version` nor `application_id`):
+    /// the marker was written, nothing was upgraded.
+    #[must_use]
+    pub fn marked(&self) -> bool {
+        self.marked
     }
 
     /// Whether the file held no tables when it was opened: a new database was made in it.

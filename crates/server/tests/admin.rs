@@ -610,3 +610,73 @@ async fn a_server_of_an_earlier_release_holding_only_the_pid_file_lock_keeps_a_n
     );
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_earlier_release_serving_the_file_keeps_a_new_one_out_that_reaches_it_by_a_symlink() {
+    let dir = common::temp_dir("admin-oldlock-symlink");
+    let db = dir.join("pussa.sqlite3");
+    let s = TestServer::start_in(dir.clone()).await;
+    hotseat_game(&s, "raja-pasu", "single", 1).await;
+    s.stop().await;
+    // An earlier release serving the file by its own path (it locks `pussa.sqlite3.lock`
+    // there, and only that) ...
+    let mut old = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let lock = hold_pid_file_lock(&db, old.id());
+    // ... and the new one started on a symlink of another name, in another directory.
+    let other = common::temp_dir("admin-oldlock-symlink-other");
+    let link = other.join("club.sqlite3");
+    std::os::unix::fs::symlink(&db, &link).unwrap();
+    assert_eq!(
+        pussa_server::store::lock_path(&link),
+        std::fs::canonicalize(&db)
+            .unwrap()
+            .with_extension("sqlite3.lock"),
+        "a symlink's pid file is the one next to the file it reaches"
+    );
+    let e = refusal(link.clone()).await;
+    assert!(
+        e.contains(&format!(
+            "another pussa serve (pid {}) is using it (it holds a lock on its pid file",
+            old.id()
+        )),
+        "{e}"
+    );
+    assert!(!other.join("club.sqlite3.lock").exists());
+    drop(lock);
+    let _ = old.kill();
+    let _ = old.wait();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_server_of_this_release_is_refused_as_such_not_as_an_earlier_release() {
+    let dir = common::temp_dir("admin-same-release");
+    let db = dir.join("pussa.sqlite3");
+    let s = TestServer::start_in(dir.clone()).await;
+    let e = refusal(db.clone()).await;
+    assert_eq!(
+        e,
+        format!(
+            "cannot open the database {}: another pussa serve (pid {}) is using it (it holds a \
+             lock on the database file itself, by whatever path, symlink or hard link; its pid \
+             is in {})",
+            db.display(),
+            std::process::id(),
+            pussa_server::store::lock_path(&db).display()
+        )
+    );
+    // With the pid file removed (a "stale" lock file), the refusal names no file that is gone.
+    std::fs::remove_file(pussa_server::store::lock_path(&db)).unwrap();
+    let e = refusal(db.clone()).await;
+    assert_eq!(
+        e,
+        format!(
+            "cannot open the database {}: another pussa serve is using it (it holds a lock on \
+             the database file itself, by whatever path, symlink or hard link)",
+            db.display()
+        )
+    );
+    s.stop().await;
+}

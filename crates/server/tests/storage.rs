@@ -774,3 +774,131 @@ async fn an_older_database_is_upgraded_only_once_the_address_is_bound_and_the_up
         [format!("pussa: new database created at {}", typo.display())]
     );
 }
+
+/// The schema version of the file at `db` and whether its games table has the `series`
+/// column (added by version 2).
+fn schema_of(db: &std::path::Path) -> (i32, bool) {
+    let conn = Connection::open(db).unwrap();
+    let v = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    let series: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM pragma_table_info('games') WHERE name = 'series'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    (v, series == 1)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_that_fails_reading_the_games_leaves_an_older_schema_as_it_was() {
+    let dir = common::temp_dir("store-upgrade-damaged");
+    let s = TestServer::start_in(dir.clone()).await;
+    for _ in 0..3 {
+        let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await;
+        assert_eq!(c.status, 201, "{}", c.body);
+    }
+    s.stop().await;
+    let db = dir.join("pussa.sqlite3");
+    // As version 1 wrote it, and then the games table's page damaged.
+    let (page_size, root) = {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch("ALTER TABLE games DROP COLUMN series")
+            .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        let page_size: u64 = conn
+            .pragma_query_value(None, "page_size", |r| r.get(0))
+            .unwrap();
+        let root: u64 = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'games'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        (page_size, root)
+    };
+    assert!(!dir.join("pussa.sqlite3-wal").exists());
+    {
+        use std::io::{Seek as _, Write as _};
+        let mut f = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
+        f.seek(std::io::SeekFrom::Start((root - 1) * page_size))
+            .unwrap();
+        f.write_all(&[0xff; 64]).unwrap();
+    }
+    std::fs::remove_file(pussa_server::store::lock_path(&db)).unwrap();
+    let before = std::fs::read(&db).unwrap();
+    assert_eq!(schema_of(&db), (1, false));
+    let e = refusal(&dir).await;
+    assert!(
+        e.starts_with(&format!(
+            "cannot read the database {}: database disk image is malformed",
+            db.display()
+        )),
+        "{e}"
+    );
+    // The file is as it was: schema 1, which the release that wrote it opens, byte for byte,
+    // and no pid file is left.
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the file was changed");
+    assert_eq!(
+        schema_of(&db),
+        (1, false),
+        "a failed start upgraded the file"
+    );
+    assert!(!pussa_server::store::lock_path(&db).exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_current_database_saved_with_dump_is_marked_not_announced_as_upgraded() {
+    let dir = common::temp_dir("store-dump-marker");
+    let s = TestServer::start_in(dir.clone()).await;
+    for _ in 0..2 {
+        let c = s.post("/api/games", &json!({"game": "raja-pasu"})).await;
+        assert_eq!(c.status, 201, "{}", c.body);
+    }
+    s.stop().await;
+    let db = dir.join("pussa.sqlite3");
+    // `sqlite3 FILE .dump | sqlite3 recovered.sqlite3` keeps the tables and columns but
+    // neither user_version nor application_id.
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", 0).unwrap();
+        conn.pragma_update(None, "application_id", 0).unwrap();
+    }
+    assert_eq!(schema_of(&db), (0, true));
+    let config = pussa_server::Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        db: db.clone(),
+    };
+    let server = pussa_server::Server::bind(&config).await.unwrap();
+    let d = db.display();
+    assert_eq!(
+        server.database().lines(),
+        [
+            format!(
+                "pussa: {d} had the tables of schema 2 without its marker (a copy saved with \
+                 .dump): marked as schema 2, nothing upgraded"
+            ),
+            format!("pussa: 2 games (2 unfinished) in {d}"),
+        ]
+    );
+    drop(server);
+    assert_eq!(schema_of(&db), (2, true));
+    // A version-1 file that lost its marker the same way is an upgrade from 1, said as such.
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch("ALTER TABLE games DROP COLUMN series")
+            .unwrap();
+        conn.pragma_update(None, "user_version", 0).unwrap();
+        conn.pragma_update(None, "application_id", 0).unwrap();
+    }
+    let server = pussa_server::Server::bind(&config).await.unwrap();
+    assert_eq!(
+        server.database().lines()[0],
+        format!(
+            "pussa: upgraded {d} from schema 1 to 2; earlier pussa builds can no longer open it"
+        )
+    );
+}
