@@ -247,3 +247,32 @@ fn bad_time_controls_are_one_line_errors() {
         );
     }
 }
+
+/// In a match under a clock, a built-in searching player's one-time match setup (the round
+/// values, about half a second) is done before its clock starts, as an engine gets `newgame`
+/// and `isready` first: the first searching player to move does not lose on time for it at a
+/// clock shorter than the setup (a whole clock of 0.3 s).
+#[test]
+fn built_in_players_match_setup_is_not_charged_to_their_clock() {
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "search",
+        "greedy",
+        "--match",
+        "--max-rounds",
+        "2",
+        "--tc",
+        "0.3+0.1",
+        "-n",
+        "2",
+        "--concurrency",
+        "1",
+    ]);
+    assert!(ok, "{err}");
+    assert!(!out.contains("lost on time"), "{out}");
+    let ended = out
+        .lines()
+        .find(|l| l.starts_with("ended:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(ended.ends_with("time 0"), "{out}");
+}

@@ -2456,6 +2456,19 @@ fn play_game_from(
     }
     let go = config.limits.go_command();
     let allowed = config.engine_movetime();
+    // A built-in searching player's one-time match setup (the round values, matchval::prepare)
+    // is done before any clock or move timer starts, as an external engine gets `newgame … match`
+    // and `isready` before its clock: otherwise the first search to meet them pays for them.
+    if config.mode == Mode::Match
+        && players.iter().any(|p| {
+            matches!(
+                p,
+                Player::Level(..) | Player::Search(_) | Player::Nodes(..) | Player::Mcts
+            )
+        })
+    {
+        crate::matchval::prepare(config.game);
+    }
     // Under a clock: each seat's clock (South, North), from the end of the random opening.
     let mut clocks = config.clock.as_ref().map(|tc| [PlayerClock::new(tc); 2]);
     // An engine's seat has its times even if it never answered (a forfeit at its first move).
