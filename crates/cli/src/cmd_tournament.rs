@@ -1449,7 +1449,7 @@ fn moves_text(moves: &[pussa_rules::Hole]) -> String {
 }
 
 /// The first line of the CSV results.
-const CSV_HEADER: &str = "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns\n";
+const CSV_HEADER: &str = "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms\n";
 
 /// One CSV row a game.
 fn csv(config: &Config, report: &Report) -> String {
@@ -1486,8 +1486,14 @@ fn csv_row(config: &Config, players: &[String; 2], g: &GameResult) -> String {
             .map(|t| t.overruns.to_string())
             .unwrap_or_default()
     };
+    // Under a clock, each seat's clock left at the end (South's, North's); empty without.
+    let clock = |seat: usize| {
+        g.final_clock_ms
+            .map(|c| c[seat].to_string())
+            .unwrap_or_default()
+    };
     format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         g.index + 1,
         csv_field(south),
         csv_field(north),
@@ -1507,7 +1513,10 @@ fn csv_row(config: &Config, players: &[String; 2], g: &GameResult) -> String {
         first_mover_score,
         g.ending().name(),
         overruns(0),
-        overruns(1)
+        overruns(1),
+        config.clock.map(|tc| tc.to_string()).unwrap_or_default(),
+        clock(0),
+        clock(1)
     )
 }
 
@@ -1522,6 +1531,19 @@ fn records(config: &Config, report: &Report) -> anyhow::Result<String> {
         text.push_str(&record(config, &report.players, g)?);
     }
     Ok(text)
+}
+
+/// A clock's time left (milliseconds) as PGN's `%clk` writes it, to the millisecond:
+/// `0:01:02.345`.
+fn clk_text(ms: f64) -> String {
+    let ms = ms.round() as u64;
+    format!(
+        "{}:{:02}:{:02}.{:03}",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000
+    )
 }
 
 /// Game `g` as a game record.
@@ -1539,6 +1561,13 @@ fn record(config: &Config, players: &[String; 2], g: &GameResult) -> anyhow::Res
             .with_context(|| format!("game {}: move {}", g.index + 1, i + 1))?;
         if i + 1 == g.opening.len() {
             rec.comment("end of the random opening");
+        }
+        // Under a clock, each timed move's clock left, as PGN's `[%clk h:mm:ss]` (to the ms).
+        if let Some(&left) = i
+            .checked_sub(g.opening.len())
+            .and_then(|k| g.clock_ms.get(k))
+        {
+            rec.comment(&format!("[%clk {}]", clk_text(left)));
         }
     }
     match &g.termination {
@@ -1605,6 +1634,8 @@ mod tests {
             first_mover: Side::South,
             end: None,
             engine_time: [None, None],
+            clock_ms: Vec::new(),
+            final_clock_ms: None,
         }
     }
 

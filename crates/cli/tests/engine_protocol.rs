@@ -946,3 +946,45 @@ fn multipv_reports_the_best_moves_and_searchmoves_restricts_them() {
     assert!(info.iter().all(|l| !l.contains("multipv")), "{lines:?}");
     assert!(e.quit().success());
 }
+
+/// `go searchmoves` naming only a move that is endless here (South's D sows for ever) is
+/// refused with one line naming it as endless, nothing searched and no `bestmove` (the engine
+/// never answers outside searchmoves), at every MultiPV; the moves an error lists are those
+/// `d` lists (no endless one). An endless move named with another is left out.
+#[test]
+fn searchmoves_naming_only_an_endless_move_is_refused_by_name() {
+    let mut e = Engine::start();
+    e.send("position fen 1,0,1,1,0,1,0/1,0,1,0,1,0,2 23 24 S 1 walak-pussa");
+    e.send("d");
+    e.send("isready");
+    let lines = e.until(|l| l == "readyok");
+    assert!(lines.iter().any(|l| l == "legal A C F"), "{lines:?}");
+    let endless = "info string error: go: searchmoves: D is not a move here: endless sowing: the same board recurs with the same hole about to be lifted (South is to move; its moves are A C F)";
+    for multipv in ["1", "7"] {
+        e.send(&format!("setoption name MultiPV value {multipv}"));
+        for go in [
+            "go depth 4 searchmoves D",
+            "go nodes 1 searchmoves D",
+            "go wtime 1000 btime 1000 searchmoves D",
+        ] {
+            e.send(go);
+            e.send("isready");
+            let lines = e.until(|l| l == "readyok");
+            assert_eq!(lines, [endless, "readyok"], "{go} at MultiPV {multipv}");
+        }
+    }
+    e.send("go depth 2 searchmoves B");
+    e.send("isready");
+    let lines = e.until(|l| l == "readyok");
+    assert_eq!(
+        lines,
+        [
+            "info string error: go: searchmoves: B is not a move here (South is to move; its moves are A C F)",
+            "readyok"
+        ]
+    );
+    e.send("go depth 2 searchmoves D C");
+    let (lines, best) = e.bestmove();
+    assert_eq!(best, "C", "{lines:?}");
+    assert!(e.quit().success());
+}

@@ -247,3 +247,109 @@ fn bad_time_controls_are_one_line_errors() {
         );
     }
 }
+
+/// In a match under a clock, a built-in searching player's one-time match setup (the round
+/// values, about half a second) is done before its clock starts, as an engine gets `newgame`
+/// and `isready` first: the first searching player to move does not lose on time for it at a
+/// clock shorter than the setup (a whole clock of 0.3 s).
+#[test]
+fn built_in_players_match_setup_is_not_charged_to_their_clock() {
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "search",
+        "greedy",
+        "--match",
+        "--max-rounds",
+        "2",
+        "--tc",
+        "0.3+0.1",
+        "-n",
+        "2",
+        "--concurrency",
+        "1",
+    ]);
+    assert!(ok, "{err}");
+    assert!(!out.contains("lost on time"), "{out}");
+    let ended = out
+        .lines()
+        .find(|l| l.starts_with("ended:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(ended.ends_with("time 0"), "{out}");
+}
+
+/// A `--tc` run keeps the clocks: the records have each timed move's clock left as a
+/// `{[%clk h:mm:ss.mmm]}` comment (none for the untimed random opening), the CSV the time
+/// control and each seat's clock at the end, and the JSON each game's `clock_ms` (a clock a
+/// timed move) and `final_clock_ms`, for built-in players as for engines. Without `--tc` none
+/// of them is there.
+#[test]
+fn a_clocked_run_records_the_clocks() {
+    let pgn = tmp("clocks.pgn");
+    let csv = tmp("clocks.csv");
+    let json = tmp("clocks.json");
+    for (out, tc) in [(&csv, true), (&json, true), (&csv, false)] {
+        let mut args = vec![
+            "tournament",
+            "nodes:2000",
+            "greedy",
+            "-n",
+            "2",
+            "-q",
+            "--force",
+        ];
+        if tc {
+            args.extend(["--tc", "10+0.1"]);
+        }
+        let (pgn_s, out_s) = (pgn.display().to_string(), out.display().to_string());
+        args.extend(["--pgn", &pgn_s, "--results", &out_s]);
+        let (ok, _, err) = pussa(&args);
+        assert!(ok, "{err}");
+        let records = std::fs::read_to_string(&pgn).unwrap();
+        let text = std::fs::read_to_string(out).unwrap();
+        if out == &json {
+            let v: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(v["time_control"], "10+0.1");
+            for g in v["games"].as_array().unwrap() {
+                let timed =
+                    g["moves"].as_array().unwrap().len() - g["opening"].as_array().unwrap().len();
+                let clocks = g["clock_ms"].as_array().unwrap();
+                assert_eq!(clocks.len(), timed, "{g}");
+                assert!(clocks.iter().all(|c| c.as_f64().unwrap() > 9000.0), "{g}");
+                let last = g["final_clock_ms"].as_array().unwrap();
+                assert_eq!(last.len(), 2, "{g}");
+            }
+            continue;
+        }
+        let mut lines = text.lines();
+        assert!(lines.next().unwrap().ends_with(
+            ",south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms"
+        ));
+        for row in lines {
+            let last: Vec<&str> = row.rsplit(',').take(3).collect();
+            if tc {
+                assert_eq!(last[2], "10+0.1", "{row}");
+                for c in &last[..2] {
+                    assert!(c.parse::<f64>().unwrap() > 9000.0, "{row}");
+                }
+            } else {
+                assert_eq!(last, ["", "", ""], "{row}");
+            }
+        }
+        let clk = records.matches("[%clk").count();
+        if tc {
+            // Two games, each with the opening's 4 plies untimed and one clock a timed move.
+            let plies: usize = text
+                .lines()
+                .skip(1)
+                .map(|r| r.split(',').nth(7).unwrap().parse::<usize>().unwrap() - 4)
+                .sum();
+            assert_eq!(clk, plies, "{records}");
+            assert!(
+                records.contains("{end of the random opening} 3."),
+                "{records}"
+            );
+        } else {
+            assert_eq!(clk, 0, "{records}");
+        }
+    }
+}

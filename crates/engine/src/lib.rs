@@ -100,7 +100,9 @@ pub struct Limits {
     /// `Some(0)`: nothing is searched;
     /// [`search`] returns at once the first legal move with `depth` 0, `nodes` 0, `exact` false
     /// and as score the margin so far in the round (seeds taken by the side to move minus by
-    /// the other): no value.
+    /// the other): no value. With a [`Limits::movetime`] as well, the search stops at
+    /// whichever comes first, and its hash table is no larger than a timed search's (a table
+    /// sized for the budget would cost a move time's worth of page faults).
     pub nodes: Option<u64>,
     /// Time for the move, from [`Limits::start`]; the search stops on time (the clock is
     /// checked every [`params::CHECK_EVERY`] nodes and every [`params::CHECK_EVERY_LAPS`] laps

@@ -1295,16 +1295,44 @@ impl<W: Write + Send + 'static> Engine<W> {
             self.send("bestmove none");
             return Ok(());
         }
-        // searchmoves names moves that can be sown here (an endless one is dropped by the
-        // root's proof, as every endless move is; proving it here could hold the loop).
+        // searchmoves names moves that can be sown here, and not only moves proven endless
+        // (one that is endless is left out, as every endless move is: with nothing else named,
+        // nothing would be left to search). The proof is bounded as `d`'s is (a move it leaves
+        // open counts as a move), and the moves an error lists are those `d` lists.
         if let Some(only) = g.searchmoves {
             let candidates = state.position().candidates();
+            let proven = crate::prove_moves(
+                &state,
+                &Limits {
+                    nodes: Some(params::PROOF_LAPS),
+                    ..Limits::default()
+                },
+            );
+            let playable = |mv: Hole| {
+                proven.legal.iter().any(|&(m, _)| m == mv) || proven.unresolved.contains(&mv)
+            };
+            let list = candidates
+                .filter(|&h| playable(h))
+                .map(|h| h.letter().to_string())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let to_move = state.position().to_move();
             if let Some(bad) = only.into_iter().find(|&mv| !candidates.contains(mv)) {
-                let list: Vec<String> = candidates.map(|h| h.letter().to_string()).collect();
                 return Err(format!(
-                    "go: searchmoves: {bad} is not a move here ({} is to move; its moves are {})",
-                    state.position().to_move(),
-                    list.join(" ")
+                    "go: searchmoves: {bad} is not a move here ({to_move} is to move; its moves are {list})"
+                ));
+            }
+            if !only.into_iter().any(playable) {
+                let named: Vec<String> = only.into_iter().map(|h| h.letter().to_string()).collect();
+                let (verb, each) = if named.len() == 1 {
+                    ("is", "")
+                } else {
+                    ("are", "each ")
+                };
+                return Err(format!(
+                    "go: searchmoves: {} {verb} not a move here: {each}{} ({to_move} is to move; its moves are {list})",
+                    named.join(" "),
+                    pussa_rules::IllegalReason::Endless
                 ));
             }
         }

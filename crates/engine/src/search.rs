@@ -972,7 +972,14 @@ struct Iteration {
 
 fn tt_entries(limits: &Limits) -> usize {
     if let Some(n) = limits.nodes {
-        return (n as usize).saturating_mul(2);
+        let entries = (n as usize).saturating_mul(2);
+        // Under a move time as well (a node budget bounded by a clock), no larger than a timed
+        // search's table: a table sized for millions of nodes costs a page fault per new page
+        // it touches, tens of milliseconds a move, which a short clock cannot pay.
+        return match limits.movetime {
+            Some(_) => entries.min(params::TT_ENTRIES_DEFAULT),
+            None => entries,
+        };
     }
     if limits.movetime.is_some() {
         return params::TT_ENTRIES_DEFAULT;
@@ -1825,6 +1832,33 @@ mod tests {
     /// fallback (`info depth 0`), where one thread searched 6 to 11 plies. Here the main thread
     /// starts only once every helper is waiting or done; it still completes its iterations with
     /// the budget (the helpers wait for its first one), as one thread does.
+    /// A node budget bounded by a move time (a `nodes:<n>` player or a level under a clock)
+    /// gets no larger table than a timed search: a table sized for millions of nodes made each
+    /// move pay tens of milliseconds of page faults, and such players lost on time at short
+    /// clocks where `search` did not. A node budget alone keeps its table.
+    #[test]
+    fn a_node_budget_under_a_move_time_gets_a_timed_searchs_table() {
+        let limits = |nodes, movetime| Limits {
+            nodes: Some(nodes),
+            movetime,
+            ..Limits::default()
+        };
+        let timed = Some(std::time::Duration::from_millis(5));
+        assert_eq!(tt_entries(&limits(3_000_000, None)), 6_000_000);
+        assert_eq!(
+            tt_entries(&limits(3_000_000, timed)),
+            params::TT_ENTRIES_DEFAULT
+        );
+        assert_eq!(tt_entries(&limits(20_000, timed)), 40_000);
+        assert_eq!(
+            tt_entries(&Limits {
+                movetime: timed,
+                ..Limits::default()
+            }),
+            params::TT_ENTRIES_DEFAULT
+        );
+    }
+
     #[test]
     fn a_shared_node_budget_always_completes_the_main_threads_first_iteration() {
         let mut after_g = GameState::new(Game::RajaPasu, Mode::Single, Side::South);

@@ -1149,6 +1149,11 @@ fn clock_go(tc: &TimeControl, clocks: &[PlayerClock; 2], side: Side) -> String {
     s
 }
 
+/// A time in milliseconds to the microsecond, as a number (`1234.5`).
+fn ms_f64(d: Duration) -> f64 {
+    d.as_micros() as f64 / 1000.0
+}
+
 /// A move of a time in milliseconds to the microsecond, for a reason (`1234.5`).
 fn ms_text(d: Duration) -> String {
     let us = d.as_micros();
@@ -1916,6 +1921,17 @@ pub struct GameResult {
     /// is an engine.
     #[serde(skip_serializing_if = "no_engine_time")]
     pub engine_time: [Option<EngineTime>; 2],
+    /// Under a clock ([`Config::clock`]): the mover's clock left after each of its timed moves
+    /// (every move after the random opening, increment included), in milliseconds to the
+    /// microsecond, in the order of the moves; empty without a clock (and then left out of
+    /// the JSON).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clock_ms: Vec<f64>,
+    /// Under a clock: each seat's (South, North) clock left at the end of the game, in
+    /// milliseconds to the microsecond (the loser's time left before its last move, for a
+    /// loss on time); `None` (left out of the JSON) without a clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_clock_ms: Option<[f64; 2]>,
 }
 
 fn no_engine_time(t: &[Option<EngineTime>; 2]) -> bool {
@@ -2456,8 +2472,22 @@ fn play_game_from(
     }
     let go = config.limits.go_command();
     let allowed = config.engine_movetime();
+    // A built-in searching player's one-time match setup (the round values, matchval::prepare)
+    // is done before any clock or move timer starts, as an external engine gets `newgame … match`
+    // and `isready` before its clock: otherwise the first search to meet them pays for them.
+    if config.mode == Mode::Match
+        && players.iter().any(|p| {
+            matches!(
+                p,
+                Player::Level(..) | Player::Search(_) | Player::Nodes(..) | Player::Mcts
+            )
+        })
+    {
+        crate::matchval::prepare(config.game);
+    }
     // Under a clock: each seat's clock (South, North), from the end of the random opening.
     let mut clocks = config.clock.as_ref().map(|tc| [PlayerClock::new(tc); 2]);
+    let mut clock_ms: Vec<f64> = Vec::new();
     // An engine's seat has its times even if it never answered (a forfeit at its first move).
     let mut engine_time: [Option<EngineTime>; 2] = [Side::South, Side::North].map(|side| {
         matches!(config.players[seat_player(side)], PlayerSpec::Engine(_)).then(EngineTime::default)
@@ -2578,6 +2608,7 @@ fn play_game_from(
                 forfeit_winner = Some(side.other());
                 break;
             }
+            clock_ms.push(ms_f64(c[side.index()].left));
         }
         let played = match choice {
             Ok(Some(mv)) => state
@@ -2626,6 +2657,8 @@ fn play_game_from(
         first_mover: FIRST_MOVER,
         end,
         engine_time,
+        clock_ms,
+        final_clock_ms: clocks.map(|c| c.map(|k| ms_f64(k.left))),
     }
 }
 
@@ -3251,6 +3284,8 @@ mod tests {
                 first_mover: Side::South,
                 end: None,
                 engine_time: [None, None],
+                clock_ms: Vec::new(),
+                final_clock_ms: None,
             };
         let normal = Termination::Normal;
         // Exact 0, South ended +2: North gave seeds away.
@@ -3324,6 +3359,8 @@ mod tests {
             first_mover: Side::South,
             end,
             engine_time: [None, None],
+            clock_ms: Vec::new(),
+            final_clock_ms: None,
         }
     }
 
@@ -3567,6 +3604,8 @@ mod tests {
             first_mover: Side::South,
             end: None,
             engine_time: [None, None],
+            clock_ms: Vec::new(),
+            final_clock_ms: None,
         };
         // Pair 0: South wins both (1 point for the first player); pair 1: the first player wins
         // both (2); pair 2: a draw and a first-player loss (½); game 6 has no partner.
