@@ -416,7 +416,7 @@ pub async fn hint(
     Path(id): Path<String>,
     uri: axum::http::Uri,
 ) -> Result<Json<Value>, ApiError> {
-    let mut q = crate::error::query(uri.query(), &["token", "probe"])?;
+    let mut q = crate::error::query(uri.query(), &["token"])?;
     let token = q.remove("token").ok_or_else(|| {
         ApiError::forbidden("a hint needs the seat's token: POST {\"token\": …} to this path")
     })?;

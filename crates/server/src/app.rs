@@ -1518,11 +1518,10 @@ impl App {
         let max_plies = self.max_plies.load(Ordering::Relaxed);
         if plies > max_plies {
             return Err(ApiError::conflict(format!(
-                "game {} has {} moves, as many as the server holds in memory for one game \
-                 ({max_plies} moves, --max-moves-in-memory): no more moves can be played in \
-                 it here",
-                g.meta.id,
-                g.moves.len()
+                "game {} would have {plies} moves, more than the server holds in memory for \
+                 one game ({max_plies} moves, --max-moves-in-memory): no more moves can be \
+                 played in it here",
+                g.meta.id
             )));
         }
         Ok(())

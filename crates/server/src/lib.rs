@@ -333,8 +333,9 @@ impl Server {
                 store::sqlite_words(&e)
             )
         };
-        // The schema (an upgrade, for good) is committed only once the games read: a start
-        // that fails before leaves the file as it was.
+        // The schema (an upgrade, for good) is committed only once the list of games reads: a
+        // start that fails before leaves the file as it was (a game whose moves cannot be read
+        // is then flagged as damaged, as always, not a failed start).
         store.commit_opening().map_err(cannot_read)?;
         if let Some(warning) = readable {
             tracing::warn!("{warning}");
@@ -344,7 +345,7 @@ impl Server {
             created: store.created(),
             upgraded_from: store.upgraded_from(),
             marked: store.marked(),
-            counts: store.counts().unwrap_or_default(),
+            counts: store.counts().map_err(cannot_read)?,
         };
         let app = app::App::open(store).map_err(cannot_read)?;
         Ok(Server {

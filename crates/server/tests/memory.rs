@@ -303,7 +303,7 @@ async fn a_move_past_the_cap_on_moves_is_refused_and_the_game_blocks_no_one() {
         .await;
     r.assert_error(
         409,
-        "as many as the server holds in memory for one game (30 moves",
+        "would have 31 moves, more than the server holds in memory for one game (30 moves",
     );
     assert!(r.body.contains("--max-moves-in-memory"), "{}", r.body);
     assert_eq!(s.get(&format!("/api/games/{game}")).await.json()["ply"], 30);
