@@ -1549,7 +1549,13 @@ pub(crate) fn analyze(state: &GameState, limits: &Limits) -> Vec<MoveValue> {
 
 /// [`analyze`], with the depth reached and the number of nodes searched.
 pub(crate) fn analyze_report(state: &GameState, limits: &Limits) -> crate::Analysis {
-    let (mut moves, nodes, depth, est, unresolved) = analyze_counted_depth(state, limits);
+    analysis_of(state, analyze_counted_depth(state, limits))
+}
+
+/// The [`crate::Analysis`] of a [`Counted`] answer: a value counting on an estimated later
+/// round is not exact.
+fn analysis_of(state: &GameState, counted: Counted) -> crate::Analysis {
+    let (mut moves, nodes, depth, est, unresolved) = counted;
     for m in &mut moves {
         m.exact &= !est.contains(&m.mv);
     }
@@ -1592,19 +1598,10 @@ pub(crate) fn analyze_each_iteration(
     only: Option<Moves>,
     report: &mut dyn FnMut(u32, &[MoveValue], u64),
 ) -> crate::Analysis {
-    let (mut moves, nodes, depth, est, unresolved) =
-        analyze_counted_proof(state, limits, None, only, true, report);
-    for m in &mut moves {
-        m.exact &= !est.contains(&m.mv);
-    }
-    let settled = best_is_ceiling(state, &moves);
-    crate::Analysis {
-        moves,
-        depth,
-        nodes,
-        settled,
-        unresolved,
-    }
+    analysis_of(
+        state,
+        analyze_counted_proof(state, limits, None, only, true, report),
+    )
 }
 
 /// [`analyze`] with the root's proof of its long moves bounded to `proof_laps` laps where

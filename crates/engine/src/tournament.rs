@@ -1074,15 +1074,15 @@ impl FromStr for TimeControl {
 
 impl fmt::Display for TimeControl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let secs = |d: Duration| {
-            let ms = d.as_millis();
-            let text = format!("{}.{:03}", ms / 1000, ms % 1000);
-            text.trim_end_matches('0').trim_end_matches('.').to_string()
-        };
         if let Some(m) = self.moves {
             write!(f, "{m}/")?;
         }
-        write!(f, "{}+{}", secs(self.base), secs(self.increment))
+        write!(
+            f,
+            "{}+{}",
+            thousandths(self.base.as_millis()),
+            thousandths(self.increment.as_millis())
+        )
     }
 }
 
@@ -1156,8 +1156,12 @@ fn ms_f64(d: Duration) -> f64 {
 
 /// A move of a time in milliseconds to the microsecond, for a reason (`1234.5`).
 fn ms_text(d: Duration) -> String {
-    let us = d.as_micros();
-    let s = format!("{}.{:03}", us / 1000, us % 1000);
+    thousandths(d.as_micros())
+}
+
+/// `n` thousandths as a decimal without trailing zeros: 1500 is `1.5`, 2000 is `2`.
+fn thousandths(n: u128) -> String {
+    let s = format!("{}.{:03}", n / 1000, n % 1000);
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 

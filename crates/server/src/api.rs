@@ -568,7 +568,7 @@ pub const WS_TOKEN_PREFIX: &str = "pussa.token.";
 /// older form, in the query (`?token=`).
 ///
 /// # Errors
-/// 400 for an unknown query parameter, a token given twice (both ways, or in two
+/// 400 for an unknown query parameter, a `probe` other than `1`, a token given twice (both ways, or in two
 /// subprotocol values), or a token offered in the subprotocol without [`WS_PROTOCOL`] (the
 /// server answers that one, so that the token is never echoed).
 pub fn ws_token(
@@ -576,6 +576,14 @@ pub fn ws_token(
     headers: &axum::http::HeaderMap,
 ) -> Result<Option<String>, ApiError> {
     let mut q = crate::error::query(uri.query(), &["token", "probe"])?;
+    if let Some(probe) = q.remove("probe") {
+        if probe != "1" {
+            return Err(ApiError::bad_request(format!(
+                "probe must be 1 (GET …/ws?probe=1 asks why an upgrade would be refused), not '{}'",
+                crate::util::cut(&probe, crate::util::QUOTE_MAX)
+            )));
+        }
+    }
     let offered: Vec<&str> = headers
         .get_all(header::SEC_WEBSOCKET_PROTOCOL)
         .iter()

@@ -540,6 +540,10 @@ async fn a_probe_of_a_games_socket_says_why_an_upgrade_would_be_refused() {
     let (c, _) = hotseat(&s).await;
     let r = s.get(&format!("/api/games/{a}/ws?probe=1")).await;
     assert_eq!(r.status, 204, "{}", r.body);
+    // Any other value is named, not taken for an upgrade.
+    s.get(&format!("/api/games/{a}/ws?probe=true"))
+        .await
+        .assert_error(400, "probe must be 1");
     let _wa = ws_from(s.addr, "127.0.0.1", &a).await.unwrap();
     let _wb = ws_from(s.addr, "127.0.0.1", &b).await.unwrap();
     let r = s.get(&format!("/api/games/{c}/ws?probe=1")).await;
