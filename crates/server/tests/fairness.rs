@@ -9,9 +9,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::TestServer;
-use pussa_rules::record::Record;
-use pussa_rules::{Game, Mode, Side};
+use common::{import, random_record, TestServer};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpSocket;
@@ -45,35 +43,6 @@ async fn hotseat(s: &TestServer) -> (String, String) {
         v["id"].as_str().unwrap().to_string(),
         v["token"].as_str().unwrap().to_string(),
     )
-}
-
-/// A legal Raja Pasu match record of random moves, at most `plies` long.
-fn random_record(plies: usize, seed: u64) -> (String, usize) {
-    let mut rec = Record::new(Game::RajaPasu, Mode::Match, Side::South);
-    let mut rng = seed;
-    let mut n = 0;
-    while n < plies && !rec.state().is_over() {
-        let mut next = rec.state().clone();
-        if next.is_round_over() {
-            next.next_round();
-        }
-        let legal: Vec<_> = next.legal_moves().into_iter().collect();
-        rng = rng
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        rec.push(legal[(rng >> 33) as usize % legal.len()]).unwrap();
-        n += 1;
-    }
-    (rec.to_string(), n)
-}
-
-/// Imports a record: its id.
-async fn import(s: &TestServer, record: &str) -> String {
-    let r = s
-        .post("/api/games/import", &json!({ "record": record }))
-        .await;
-    assert_eq!(r.status, 201, "{}", r.body);
-    r.json()["id"].as_str().unwrap().to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

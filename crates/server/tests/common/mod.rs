@@ -334,3 +334,39 @@ pub fn assert_matches_rules(state: &Value) {
     assert_eq!(state["match_over"], g.is_over());
     assert_eq!(state["ply"], state["moves"].as_array().unwrap().len());
 }
+
+/// A legal Raja Pasu match record of random moves, at most `plies` long.
+pub fn random_record(plies: usize, seed: u64) -> (String, usize) {
+    let mut rec = pussa_rules::record::Record::new(
+        pussa_rules::Game::RajaPasu,
+        pussa_rules::Mode::Match,
+        pussa_rules::Side::South,
+    );
+    let mut rng = seed;
+    let mut n = 0;
+    while n < plies && !rec.state().is_over() {
+        let mut next = rec.state().clone();
+        if next.is_round_over() {
+            next.next_round();
+        }
+        let legal: Vec<_> = next.legal_moves().into_iter().collect();
+        rng = rng
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        rec.push(legal[(rng >> 33) as usize % legal.len()]).unwrap();
+        n += 1;
+    }
+    (rec.to_string(), n)
+}
+
+/// Imports a record: its id.
+pub async fn import(s: &TestServer, record: &str) -> String {
+    let r = s
+        .post(
+            "/api/games/import",
+            &serde_json::json!({ "record": record }),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    r.json()["id"].as_str().unwrap().to_string()
+}
