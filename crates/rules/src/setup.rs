@@ -147,10 +147,30 @@ pub enum SetupError {
         /// The game.
         game: Game,
     },
-    /// A store of round 1 written `C+T` with `C` above 0, or a [`Setup`] of round 1 whose
-    /// `taken` is not its `stores`.
+    /// A store of round 1 written `C+T` with `C` above 0.
     #[error("position: {0}'s store: round 1 has nothing carried over; write the seeds taken as one number")]
     CarriedInRoundOne(Side),
+    /// A [`Setup`] of round 1 whose `taken` is not its `stores` (nothing is carried over into
+    /// round 1, so everything in store was taken in the round). A position string cannot say
+    /// this ([`SetupError::CarriedInRoundOne`] is its error).
+    #[error("position: round 1: {side} took {taken} seeds in the round but holds {stores} in store; nothing is carried over into round 1, so the seeds taken must equal the store")]
+    TakenNotStoreInRoundOne {
+        /// Whose store.
+        side: Side,
+        /// Seeds taken in the round (`Setup::taken`).
+        taken: u8,
+        /// Seeds in store (`Setup::stores`).
+        stores: u8,
+    },
+    /// A [`Setup`] with seeds in a closed hole (a position string writes a closed hole `x`, so
+    /// it cannot say this).
+    #[error("position: hole {hole} is closed but holds {seeds} seeds; a closed hole holds none")]
+    SeedsInClosedHole {
+        /// The hole.
+        hole: Hole,
+        /// The seeds in it.
+        seeds: u8,
+    },
     /// More seeds taken in the round than the store holds.
     #[error("position: {side} took {taken} seeds in the round, more than the {stores} in store")]
     TakenAboveStore {
@@ -273,10 +293,7 @@ impl Setup {
                     return Err(SetupError::ClosedInRoundOne(h));
                 }
                 if s != 0 {
-                    return Err(SetupError::HoleValue {
-                        hole: h,
-                        text: s.to_string(),
-                    });
+                    return Err(SetupError::SeedsInClosedHole { hole: h, seeds: s });
                 }
             }
         }
@@ -292,7 +309,11 @@ impl Setup {
             }
             let t = self.taken[side.index()];
             if self.round == 1 && t != s {
-                return Err(SetupError::CarriedInRoundOne(side));
+                return Err(SetupError::TakenNotStoreInRoundOne {
+                    side,
+                    taken: t,
+                    stores: s,
+                });
             }
             if t > s {
                 return Err(SetupError::TakenAboveStore {

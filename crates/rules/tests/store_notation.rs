@@ -68,9 +68,39 @@ fn carried_seeds_in_round_one_are_refused() {
     // A Setup built by hand: round 1 takes everything in store.
     let mut s = setup("0,0,0,0,0,0,1/0,0,0,0,0,0,1 50 46 S 1 raja-pasu");
     s.taken = [50, 40];
+    let e = s.validate().unwrap_err();
     assert_eq!(
-        s.validate(),
-        Err(SetupError::CarriedInRoundOne(Side::North))
+        e,
+        SetupError::TakenNotStoreInRoundOne {
+            side: Side::North,
+            taken: 40,
+            stores: 46
+        }
+    );
+    // The message names the rule, not text that was never written.
+    assert_eq!(
+        e.to_string(),
+        "position: round 1: North took 40 seeds in the round but holds 46 in store; nothing is \
+         carried over into round 1, so the seeds taken must equal the store"
+    );
+}
+
+#[test]
+fn a_hand_built_setup_with_seeds_in_a_closed_hole_names_the_closed_hole() {
+    let mut s = setup("x,7,7,7,7,7,7/7,7,7,7,7,7,7 3 4 S 2 raja-pasu");
+    s.board[0] = 3;
+    s.stores[0] = 0;
+    let e = s.validate().unwrap_err();
+    assert_eq!(
+        e,
+        SetupError::SeedsInClosedHole {
+            hole: "A".parse().unwrap(),
+            seeds: 3
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "position: hole A is closed but holds 3 seeds; a closed hole holds none"
     );
 }
 
