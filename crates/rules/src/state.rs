@@ -18,6 +18,56 @@ pub enum Mode {
     Match,
 }
 
+impl Mode {
+    /// Both modes, single first.
+    pub const ALL: [Mode; 2] = [Mode::Single, Mode::Match];
+
+    /// The mode's word, as records (`[Mode "match"]`), game strings, the engine protocol and
+    /// JSON write it: `single` or `match`.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::Mode;
+    /// assert_eq!(Mode::Match.name(), "match");
+    /// assert_eq!(Mode::Single.to_string(), "single");
+    /// assert_eq!(" Match ".parse::<Mode>()?, Mode::Match);
+    /// let err = "league".parse::<Mode>().unwrap_err();
+    /// assert_eq!(err.to_string(), "unknown mode 'league': expected single or match");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::Single => "single",
+            Mode::Match => "match",
+        }
+    }
+}
+
+impl core::fmt::Display for Mode {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl core::str::FromStr for Mode {
+    type Err = UnknownMode;
+
+    /// Reads [`Mode::name`], in any case and with blanks around it, as game names are read.
+    fn from_str(s: &str) -> Result<Mode, UnknownMode> {
+        let word = s.trim();
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(word))
+            .ok_or_else(|| UnknownMode(s.to_string()))
+    }
+}
+
+/// A word that is not a [`Mode`]'s name, as written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown mode '{0}': expected single or match")]
+pub struct UnknownMode(pub String);
+
 /// How a round ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoundResult {

@@ -541,3 +541,20 @@ fn play_traced_reports_nothing_for_an_endless_move() {
         Some(Event::Capture { .. } | Event::Stop { .. })
     ));
 }
+
+#[test]
+fn mode_has_a_name_display_and_from_str() {
+    for m in Mode::ALL {
+        assert_eq!(m.to_string(), m.name());
+        assert_eq!(m.name().parse::<Mode>().unwrap(), m);
+        // The same word as serde's.
+        assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{m}\""));
+    }
+    assert_eq!(" MATCH ".parse::<Mode>().unwrap(), Mode::Match);
+    let err = "league".parse::<Mode>().unwrap_err();
+    assert_eq!(err, pussa_rules::UnknownMode("league".into()));
+    assert_eq!(
+        err.to_string(),
+        "unknown mode 'league': expected single or match"
+    );
+}
