@@ -71,7 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map(|&(g, m)| {
                 json!({
                     "game": g.name(),
-                    "mode": pussa_server::live::mode_name(m),
+                    "mode": m.name(),
                     "levels": Level::ladder(g, m).iter().map(|l| l.name()).collect::<Vec<_>>(),
                     "default": Level::default_for(g, m).name(),
                 })

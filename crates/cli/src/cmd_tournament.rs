@@ -931,7 +931,7 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
     });
     Ok(serde_json::to_string_pretty(&serde_json::json!({
         "game": config.game.name(),
-        "mode": mode_name(config.mode),
+        "mode": config.mode.name(),
         "players": report.players,
         // Each player as given on the command line (an engine's command), whatever its name.
         "specs": [config.player_spec(0), config.player_spec(1)],
@@ -1078,13 +1078,6 @@ fn tables_for(
         wanted.map(|w| w.then(|| Arc::clone(&oracle))),
         exact_openings.then_some(oracle),
     ))
-}
-
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Single => "single",
-        Mode::Match => "match",
-    }
 }
 
 /// `x` if it is finite, with a negative zero made `0.0` (an even score gives an Elo of `-0.0`,

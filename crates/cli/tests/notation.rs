@@ -1464,3 +1464,42 @@ fn a_round_over_in_the_position_is_told_with_the_holdings_everywhere() {
         assert!(out.contains(told), "{name}: {out}");
     }
 }
+
+#[test]
+fn replay_of_a_round_ended_by_repetition_from_its_position_string_agrees_with_the_moves() {
+    let moves = "C a F e B c D d A e B f G g F b G a A b B c C d D e E f F g G";
+    let played = ok(&["replay", "--game", "raja-pasu", "--match", "--moves", moves]);
+    assert!(
+        played.contains("Round 1 is over: the position repeated"),
+        "{played}"
+    );
+    assert!(
+        played.contains("Holding: South 65, North 33; North will start round 2."),
+        "{played}"
+    );
+    // The between-rounds state's position string, as Setup::from_state writes it.
+    let text = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S repetition";
+    let read = ok(&["replay", "--match", "--position", text]);
+    assert!(
+        read.contains("the round is already over in this position: the position repeated."),
+        "{read}"
+    );
+    assert!(
+        read.contains("Holding: South 65, North 33; North will start round 2."),
+        "{read}"
+    );
+    // Round 2 is laid out alike.
+    let tail = |s: &str| s[s.find("Round 2:").unwrap()..].to_string();
+    assert_eq!(tail(&read), tail(&played));
+    // On a board with seeds the marker is refused, one line.
+    let err = fails(&[
+        "replay",
+        "--position",
+        "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa repetition",
+    ]);
+    assert_eq!(
+        err.trim(),
+        "error: --position: 'repetition' marks a round that ended by repetition, \
+         whose board is swept (each player took their own row), but the board holds 56 seeds"
+    );
+}

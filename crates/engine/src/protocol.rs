@@ -1144,7 +1144,7 @@ impl<W: Write + Send + 'static> Engine<W> {
             }
         };
         let game: Game = game.parse().map_err(|e| format!("newgame: {e}"))?;
-        let mode = parse_mode(mode).map_err(|e| format!("newgame: {e}"))?;
+        let mode: Mode = mode.parse().map_err(|e| format!("newgame: {e}"))?;
         // As UCI's ucinewgame: the running search ends first, and its bestmove is written
         // before the new game exists, so it cannot be read as a move of the new game.
         self.finish();
@@ -1603,18 +1603,6 @@ fn send_to<W: Write>(out: &Mutex<W>, broken: &AtomicBool, line: &str) {
     };
     if writeln!(w, "{line}").and_then(|()| w.flush()).is_err() {
         broken.store(true, Ordering::Relaxed);
-    }
-}
-
-/// Parses `single` or `match`.
-///
-/// # Errors
-/// A message naming the word.
-pub fn parse_mode(s: &str) -> Result<Mode, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "single" => Ok(Mode::Single),
-        "match" => Ok(Mode::Match),
-        _ => Err(format!("unknown mode '{s}': expected single or match")),
     }
 }
 

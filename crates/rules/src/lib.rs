@@ -51,7 +51,9 @@ pub use perft::{perft, perft_with_history};
 pub use playout::{play_random, playout, random_game, PlayoutResult, PlayoutScratch, Rng};
 pub use position::{IllegalMove, IllegalReason, MoveOutcome, Position, Sowing};
 pub use setup::{Setup, SetupError};
-pub use state::{GameState, Mode, MoveReport, RoundResult, RoundStart, Status, MAX_ROUND};
+pub use state::{
+    GameState, Mode, MoveReport, RoundResult, RoundStart, Status, UnknownMode, MAX_ROUND,
+};
 pub use trace::{EndReason, Event, NoTrace, Trace, INTERRUPT_LAPS};
 pub use types::{
     ClosingEnd, Direction, Game, Hole, Moves, ParseHoleError, ParseSideError, Side, StarterRule,

@@ -819,8 +819,7 @@ fn fmix64(mut k: u64) -> u64 {
 /// ```
 impl serde::Serialize for Position {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let round = if self.closed_mask() == 0 { 1 } else { 2 };
-        s.collect_str(&crate::Setup::from_position(self, round))
+        s.collect_str(&self.as_setup())
     }
 }
 
@@ -832,9 +831,21 @@ impl<'de> serde::Deserialize<'de> for Position {
     }
 }
 
+impl Position {
+    /// The position as serde and `Debug` write it: round 1, or 2 when holes are closed (a
+    /// position does not know its round; closed holes exist only from round 2), so the text
+    /// always reads back.
+    fn as_setup(&self) -> crate::Setup {
+        let round = if self.closed_mask() == 0 { 1 } else { 2 };
+        crate::Setup::from_position(self, round)
+    }
+}
+
+/// `Position(` and the position string serde writes `)`: round 1, or 2 when holes are closed,
+/// so the text can be pasted back into [`crate::Setup`].
 impl fmt::Debug for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Position({})", crate::Setup::from_position(self, 1))
+        write!(f, "Position({})", self.as_setup())
     }
 }
 

@@ -250,13 +250,6 @@ fn fold_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Single => "single",
-        Mode::Match => "match",
-    }
-}
-
 /// A game or match as a record: its tags, its start, its moves with comments, its result.
 ///
 /// A `Record` is always a legal game: [`Record::push`] and [`Record::parse`] replay every move.
@@ -325,7 +318,7 @@ impl Record {
         let first = start.position().to_move();
         let mut tags = vec![
             ("Game".to_string(), game.name().to_string()),
-            ("Mode".to_string(), mode_name(mode).to_string()),
+            ("Mode".to_string(), mode.to_string()),
             ("First".to_string(), first.letter().to_string()),
         ];
         if let Some(s) = &setup {
@@ -1007,10 +1000,9 @@ impl Parser {
         };
         let mode = match find("Mode") {
             None => Mode::Single,
-            Some(((_, v), l, c)) => match v.as_str() {
-                "single" => Mode::Single,
-                "match" => Mode::Match,
-                _ => {
+            Some(((_, v), l, c)) => match v.parse::<Mode>() {
+                Ok(m) => m,
+                Err(_) => {
                     return Parser::err_at(
                         *l,
                         *c,

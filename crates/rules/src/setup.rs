@@ -9,6 +9,13 @@
 //! ```
 //! A closed hole is written `x`. An optional seventh field names who started the round
 //! (`S` or `N`; by default the side to move); it matters only for who starts the next round.
+//! A round that ended by the repetition rule (its board swept) ends with the marker
+//! `repetition`, which the board cannot tell and which decides who starts the next round of a
+//! Raja Pasu match:
+//!
+//! ```text
+//! 0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S repetition
+//! ```
 //!
 //! From round 2 on, a store may be written `C+T`: `C` seeds kept in store from the last refill
 //! and `T` taken in this round (the store holds `C+T`). A plain number is everything taken in
@@ -59,6 +66,11 @@ pub struct Setup {
     pub round: u32,
     /// Who started this round.
     pub starter: Side,
+    /// The round is over, ended by the repetition rule (written as the marker `repetition` at
+    /// the end of the string). Such a round has its board swept, and a swept board alone reads
+    /// as a round that ended with no legal move (or, in Pasu Pondi, with the seeds in one row);
+    /// the reason decides who starts the next round of a Raja Pasu match.
+    pub repeated: bool,
 }
 
 /// What is wrong with a position string or a [`Setup`].
@@ -147,10 +159,30 @@ pub enum SetupError {
         /// The game.
         game: Game,
     },
-    /// A store of round 1 written `C+T` with `C` above 0, or a [`Setup`] of round 1 whose
-    /// `taken` is not its `stores`.
+    /// A store of round 1 written `C+T` with `C` above 0.
     #[error("position: {0}'s store: round 1 has nothing carried over; write the seeds taken as one number")]
     CarriedInRoundOne(Side),
+    /// A [`Setup`] of round 1 whose `taken` is not its `stores` (nothing is carried over into
+    /// round 1, so everything in store was taken in the round). A position string cannot say
+    /// this ([`SetupError::CarriedInRoundOne`] is its error).
+    #[error("position: round 1: {side} took {taken} seeds in the round but holds {stores} in store; nothing is carried over into round 1, so the seeds taken must equal the store")]
+    TakenNotStoreInRoundOne {
+        /// Whose store.
+        side: Side,
+        /// Seeds taken in the round (`Setup::taken`).
+        taken: u8,
+        /// Seeds in store (`Setup::stores`).
+        stores: u8,
+    },
+    /// A [`Setup`] with seeds in a closed hole (a position string writes a closed hole `x`, so
+    /// it cannot say this).
+    #[error("position: hole {hole} is closed but holds {seeds} seeds; a closed hole holds none")]
+    SeedsInClosedHole {
+        /// The hole.
+        hole: Hole,
+        /// The seeds in it.
+        seeds: u8,
+    },
     /// More seeds taken in the round than the store holds.
     #[error("position: {side} took {taken} seeds in the round, more than the {stores} in store")]
     TakenAboveStore {
@@ -161,6 +193,10 @@ pub enum SetupError {
         /// Seeds in store.
         stores: u8,
     },
+    /// The `repetition` marker ([`Setup::repeated`]) on a board that still holds seeds: a
+    /// round that ended by repetition has its board swept.
+    #[error("position: 'repetition' marks a round that ended by repetition, whose board is swept (each player took their own row), but the board holds {0} seeds")]
+    RepetitionNotSwept(u32),
     /// Closed holes in the first round.
     #[error("position: hole {0} is closed in round 1; holes close only from round 2 of a match")]
     ClosedInRoundOne(Hole),
@@ -214,11 +250,19 @@ impl Setup {
             to_move: pos.to_move(),
             round,
             starter: pos.to_move(),
+            repeated: false,
         }
     }
 
     /// The setup of a game in progress. Its [`Display`](fmt::Display) is the position string,
-    /// which [`str::parse`] reads back.
+    /// which [`str::parse`] reads back. [`Setup::game_state`] of it is the same game (in the
+    /// same mode): the position, the round, its starter, what each took in it, and for a round
+    /// that is over, who starts the next (a round ended by repetition is marked
+    /// [`Setup::repeated`]). What it does not keep: the positions seen earlier in the round
+    /// ([`GameState::history`]) and the starts of earlier rounds ([`GameState::round_starts`]);
+    /// for a round that is over, how many seeds the end swept off the board
+    /// (`RoundResult::swept`, already counted in the stores and takings) and the endless moves
+    /// of a round that ended with none legal. The [`GameState`] serde shape keeps them all.
     ///
     /// # Examples
     /// ```
@@ -238,6 +282,9 @@ impl Setup {
             round: state.round(),
             starter: state.round_starter(),
             taken: state.taken_this_round(),
+            repeated: state
+                .round_result()
+                .is_some_and(|r| r.reason == crate::EndReason::Repetition),
             ..Setup::from_position(state.position(), state.round())
         }
     }
@@ -273,10 +320,7 @@ impl Setup {
                     return Err(SetupError::ClosedInRoundOne(h));
                 }
                 if s != 0 {
-                    return Err(SetupError::HoleValue {
-                        hole: h,
-                        text: s.to_string(),
-                    });
+                    return Err(SetupError::SeedsInClosedHole { hole: h, seeds: s });
                 }
             }
         }
@@ -292,7 +336,11 @@ impl Setup {
             }
             let t = self.taken[side.index()];
             if self.round == 1 && t != s {
-                return Err(SetupError::CarriedInRoundOne(side));
+                return Err(SetupError::TakenNotStoreInRoundOne {
+                    side,
+                    taken: t,
+                    stores: s,
+                });
             }
             if t > s {
                 return Err(SetupError::TakenAboveStore {
@@ -312,6 +360,9 @@ impl Setup {
                 total,
                 game,
             });
+        }
+        if self.repeated && board != 0 {
+            return Err(SetupError::RepetitionNotSwept(board));
         }
         for side in Side::BOTH {
             let row = (self.closed >> (7 * side.index())) & 0x7f;
@@ -407,12 +458,13 @@ impl Setup {
     /// # Errors
     /// See [`Setup::validate`].
     pub fn game_state(&self, mode: Mode) -> Result<GameState, SetupError> {
-        Ok(GameState::from_position_taken(
+        Ok(GameState::from_setup_parts(
             self.position()?,
             mode,
             self.round,
             self.starter,
             self.taken,
+            self.repeated,
         ))
     }
 
@@ -421,12 +473,13 @@ impl Setup {
     /// # Errors
     /// See [`Setup::validate_ignoring_reachability`].
     pub fn game_state_ignoring_reachability(&self, mode: Mode) -> Result<GameState, SetupError> {
-        Ok(GameState::from_position_taken(
+        Ok(GameState::from_setup_parts(
             self.position_ignoring_reachability()?,
             mode,
             self.round,
             self.starter,
             self.taken,
+            self.repeated,
         ))
     }
 
@@ -471,6 +524,9 @@ impl fmt::Display for Setup {
         write!(f, " {} {} {}", self.to_move.letter(), self.round, self.game)?;
         if self.starter != self.to_move {
             write!(f, " {}", self.starter.letter())?;
+        }
+        if self.repeated {
+            f.write_str(" repetition")?;
         }
         Ok(())
     }
@@ -550,7 +606,16 @@ impl FromStr for Setup {
     /// reachability (closed holes in both rows, [`Setup::validate_ignoring_reachability`]): such
     /// a string parses, and [`Setup::position`] and [`Setup::game_state`] refuse it.
     fn from_str(s: &str) -> Result<Setup, SetupError> {
-        let fields: Vec<&str> = s.split_whitespace().collect();
+        let mut fields: Vec<&str> = s.split_whitespace().collect();
+        // The marker of a round ended by repetition ends the string; it is not one of the
+        // 6 or 7 fields.
+        let repeated = fields.len() > 6
+            && fields
+                .last()
+                .is_some_and(|w| w.eq_ignore_ascii_case("repetition"));
+        if repeated {
+            fields.pop();
+        }
         // A space inside the board moves every later field: say so before counting fields or
         // reading the game from the wrong one.
         if let Some(board) = board_cut_by_space(s) {
@@ -671,6 +736,7 @@ impl FromStr for Setup {
             to_move,
             round,
             starter,
+            repeated,
         };
         setup.validate_ignoring_reachability()?;
         Ok(setup)

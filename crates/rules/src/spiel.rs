@@ -7,7 +7,16 @@
 //!
 //! - **Players** are `0` (South) and `1` (North); [`SpielState::current_player`] is `None` once
 //!   the game or match is over (OpenSpiel's terminal player id). There are no chance nodes and no
-//!   hidden information: the games are deterministic and fully observed.
+//!   hidden information: the games are deterministic and of perfect information (both players
+//!   know everything, the history included).
+//! - **The observation is not a Markov state.** The repetition rule ends a round when a position
+//!   recurs in it, so what an action does depends on the positions seen earlier in the round
+//!   ([`GameState::history`]), which neither [`SpielState::observation_tensor`] nor
+//!   [`SpielState::observation_string`] holds: two states with equal observations can differ
+//!   in outcome and value (the same action ends the round in one and not in the other).
+//!   [`SpielState::repetition_actions`] lists the legal actions that would end the round by
+//!   repetition now, and [`SpielState::information_state_string`] (the actions from the
+//!   initial state) determines the whole state.
 //! - **Actions** are `0..7`: the hole of the player to move, counted from that player's own
 //!   left (`A`..`G` for South, `a`..`g` for North), as OpenSpiel's Oware counts them. So the same
 //!   action means the same hole of one's own row for either player.
@@ -27,8 +36,9 @@
 //!   play reaches (in 80,000 random matches, 20,000 of each game, no round lasted more than 105
 //!   actions), so that OpenSpiel code that sizes buffers by it is safe.
 //! - **Returns** are `+1`/`-1` for the winner and the loser and `0` each for a draw, given when
-//!   the game or match ends ([`Utility::WinLoss`], the default), or the final seed margin held
-//!   at the end ([`Utility::Margin`]: South's holding less North's, and its negation). Every
+//!   the game or match ends ([`Utility::WinLoss`], the default), or the final seed margin
+//!   ([`Utility::Margin`]: South's less North's, and its negation; the seeds taken in the round
+//!   for a single game, the holdings at the end for a match, as the winner is decided). Every
 //!   intermediate reward is `0`, so [`SpielState::rewards`] is the returns on the terminal state.
 //! - **The observation tensor** of a player, [`OBSERVATION_LEN`] numbers seen from that
 //!   player's side (their own row first), is laid out in [`SpielState::observation_tensor`].
@@ -65,7 +75,8 @@ use core::str::FromStr;
 
 use crate::record::{Record, RecordError};
 use crate::setup::{Setup, SetupError};
-use crate::state::{GameState, Mode};
+use crate::state::{GameState, Mode, MoveReport, RoundResult, Status};
+use crate::trace::EndReason;
 use crate::types::{Game, Hole, Side, UnknownGame};
 
 /// An action: the hole `0..7` of the player to move, from that player's own left.
@@ -103,12 +114,31 @@ pub enum Utility {
     /// `+1` for a win, `-1` for a loss, `0` for a draw (OpenSpiel's convention).
     #[default]
     WinLoss,
-    /// The seeds a player holds at the end less the seeds the other holds.
+    /// The seed margin, measured as the winner is decided: in a single game, the seeds a
+    /// player took in the round less those the other took (in round 1 that is what each holds;
+    /// a single game set up from a later round of a match does not count the seeds carried
+    /// into it); in a match, the seeds a player holds at the end less those the other holds.
+    /// Its sign is the result's (0 for a draw), except for a match stopped by `max_rounds`
+    /// (returns `[0, 0]`).
     Margin,
 }
 
 impl Utility {
-    /// The parameter's value: `win_loss` or `margin`.
+    /// Both utilities, the default first.
+    pub const ALL: [Utility; 2] = [Utility::WinLoss, Utility::Margin];
+
+    /// The parameter's value: `win_loss` or `margin`. [`Display`](fmt::Display) writes it and
+    /// [`FromStr`] reads it back (in any case, with blanks around it).
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::spiel::Utility;
+    /// assert_eq!(Utility::Margin.to_string(), "margin");
+    /// assert_eq!("WIN_LOSS".parse::<Utility>()?, Utility::WinLoss);
+    /// let err = "elo".parse::<Utility>().unwrap_err();
+    /// assert_eq!(err.to_string(), "unknown utility 'elo': expected win_loss or margin");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
@@ -117,6 +147,28 @@ impl Utility {
         }
     }
 }
+
+impl fmt::Display for Utility {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Utility {
+    type Err = UnknownUtility;
+    fn from_str(s: &str) -> Result<Utility, UnknownUtility> {
+        let word = s.trim();
+        Utility::ALL
+            .into_iter()
+            .find(|u| u.name().eq_ignore_ascii_case(word))
+            .ok_or_else(|| UnknownUtility(s.to_string()))
+    }
+}
+
+/// A word that is not a [`Utility`]'s name, as written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown utility '{0}': expected win_loss or margin")]
+pub struct UnknownUtility(pub String);
 
 /// Why a game string, an action or a serialized state was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -153,6 +205,15 @@ pub enum SpielError {
     /// An initial position that is not a valid position of the game.
     #[error(transparent)]
     Setup(#[from] SetupError),
+    /// [`SpielGame::with_first`] on a game that starts from a position
+    /// ([`SpielGame::with_start`]) with the other side to move: that side moves first.
+    #[error("first={first}: the game starts from a position with {to_move} to move, and its side to move moves first", first = first.letter())]
+    FirstNotStartsMover {
+        /// The side asked to move first.
+        first: Side,
+        /// The start position's side to move.
+        to_move: Side,
+    },
 }
 
 impl From<RecordError> for SpielError {
@@ -242,19 +303,11 @@ impl FromStr for SpielGame {
             let bad = |takes: &str| SpielError::Parameter(format!("{k}='{v}': takes {takes}"));
             match k.as_str() {
                 "mode" => {
-                    g.mode = match v.to_ascii_lowercase().as_str() {
-                        "single" => Mode::Single,
-                        "match" => Mode::Match,
-                        _ => return Err(bad("single or match")),
-                    }
+                    g.mode = v.parse().map_err(|_| bad("single or match"))?;
                 }
                 "first" => g.first = Side::parse(v).map_err(|_| bad("S or N"))?,
                 "utility" => {
-                    g.utility = match v.to_ascii_lowercase().as_str() {
-                        "win_loss" => Utility::WinLoss,
-                        "margin" => Utility::Margin,
-                        _ => return Err(bad("win_loss or margin")),
-                    }
+                    g.utility = v.parse().map_err(|_| bad("win_loss or margin"))?;
                 }
                 "max_rounds" => {
                     g.max_rounds = match v.parse::<u32>() {
@@ -276,16 +329,13 @@ impl FromStr for SpielGame {
 impl fmt::Display for SpielGame {
     /// The game string that [`load_game`] reads back (without a start position).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mode = match self.mode {
-            Mode::Single => "single",
-            Mode::Match => "match",
-        };
         write!(
             f,
-            "{}(mode={mode},first={},utility={},max_rounds={})",
+            "{}(mode={},first={},utility={},max_rounds={})",
             self.game.name(),
+            self.mode,
             self.first.letter(),
-            self.utility.name(),
+            self.utility,
             self.max_rounds
         )
     }
@@ -343,11 +393,53 @@ impl SpielGame {
         }
     }
 
-    /// The same game with `first` moving first.
-    #[must_use]
-    pub fn with_first(mut self, first: Side) -> SpielGame {
+    /// The same game with `first` moving first. A game that starts from a position
+    /// ([`SpielGame::with_start`]) has its side to move move first, so `first` must be that side.
+    ///
+    /// # Errors
+    /// [`SpielError::FirstNotStartsMover`] when the game has a start whose side to move is not
+    /// `first`.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::spiel::{load_game, SpielError};
+    /// use pussa_rules::Side;
+    /// let g = load_game("raja-pasu")?.with_first(Side::North)?;
+    /// assert_eq!(g.first(), Side::North);
+    /// assert_eq!(g.new_initial_state().current_player(), Some(1));
+    /// let started = g.with_start("0,0,0,0,0,1,2/1,0,0,0,0,0,0 40 54 S 1 raja-pasu".parse()?)?;
+    /// assert_eq!(started.first(), Side::South); // the start's side to move
+    /// assert!(matches!(
+    ///     started.with_first(Side::North),
+    ///     Err(SpielError::FirstNotStartsMover { first: Side::North, to_move: Side::South })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_first(mut self, first: Side) -> Result<SpielGame, SpielError> {
+        if let Some(start) = &self.start {
+            if start.to_move != first {
+                return Err(SpielError::FirstNotStartsMover {
+                    first,
+                    to_move: start.to_move,
+                });
+            }
+        }
         self.first = first;
-        self
+        Ok(self)
+    }
+
+    /// Who moves first: the game parameter `first`, or the start's side to move
+    /// ([`SpielGame::with_start`]).
+    #[must_use]
+    pub fn first(&self) -> Side {
+        self.first
+    }
+
+    /// The position the game starts from, if [`SpielGame::with_start`] gave one (`None`: the
+    /// start of the game).
+    #[must_use]
+    pub fn start(&self) -> Option<Setup> {
+        self.start
     }
 
     /// The same game with returns measured by `utility`.
@@ -463,11 +555,7 @@ impl SpielGame {
             return Err(SpielError::Record(format!(
                 "a record of {} ({}), not of {}",
                 rec.game().name(),
-                if rec.mode() == Mode::Match {
-                    "match"
-                } else {
-                    "single"
-                },
+                rec.mode(),
                 self
             )));
         }
@@ -678,7 +766,12 @@ impl SpielState {
                 None => [0.0, 0.0],
             },
             Utility::Margin => {
-                let s = self.state.position().stores();
+                // A single game is won by the seeds taken in its round (a round of a match
+                // played alone counts no seeds carried into it); a match by what is held.
+                let s = match (self.game.mode, self.state.status()) {
+                    (Mode::Single, Status::Over { result, .. }) => result.taken,
+                    _ => self.state.position().stores(),
+                };
                 let m = f64::from(s[0]) - f64::from(s[1]);
                 [m, -m]
             }
@@ -748,7 +841,9 @@ impl SpielState {
     /// decides who starts the next round in every game); last, in a match, the round number
     /// divided by the game's `max_rounds` (index 34: `1` in the round after which the match is
     /// stopped, a draw), `0` in a single game. So the tensor holds what the position string
-    /// ([`SpielState::observation_string`]) holds.
+    /// ([`SpielState::observation_string`]) holds, and no more: not the positions seen earlier
+    /// in the round, which the repetition rule looks at, so it is not a Markov state (see the
+    /// module's docs and [`SpielState::repetition_actions`]).
     ///
     /// # Panics
     /// Panics if `player` is not `0` or `1`, or `out` is not [`OBSERVATION_LEN`] long.
@@ -791,6 +886,57 @@ impl SpielState {
         };
     }
 
+    /// The legal actions that would end the round by the repetition rule (the position after
+    /// them has already occurred in this round), in increasing order: what the observation
+    /// leaves out of the round's history, as far as the next action goes. Empty when the state
+    /// is terminal. Together with [`SpielState::observation_tensor`] this tells apart states
+    /// whose observations are equal but whose actions do not do the same; deeper differences
+    /// (a repetition two actions away) need [`SpielState::information_state_string`] or the
+    /// rules state's [`GameState::history`].
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::spiel::load_game;
+    /// use pussa_rules::Setup;
+    /// let game = load_game("raja-pasu")?;
+    /// // Two seeds chase each other round the board: after these 13 actions, South's `F`
+    /// // (action 5) brings back the position after the first action.
+    /// let start: Setup = "0,0,0,0,0,0,1/0,0,0,0,0,0,1 46 50 S 1 raja-pasu".parse()?;
+    /// let mut s = game.clone().with_start(start)?.new_initial_state();
+    /// for a in [6, 6, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5] {
+    ///     s.apply_action(a)?;
+    /// }
+    /// assert_eq!(s.repetition_actions(), vec![5]);
+    /// assert!(s.child(5)?.is_terminal());
+    /// // The same position, set up afresh, has no history: the same observation, no repetition.
+    /// let fresh = game.with_start(Setup::from_state(s.game_state()))?.new_initial_state();
+    /// assert_eq!(fresh.observation_tensor(0), s.observation_tensor(0));
+    /// assert!(fresh.repetition_actions().is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn repetition_actions(&self) -> Vec<Action> {
+        self.legal_actions()
+            .into_iter()
+            .filter(|&a| {
+                let mut st = self.state.clone();
+                let Some(side) = st.to_move() else {
+                    return false;
+                };
+                matches!(
+                    st.play(Hole::of_side(side, a)),
+                    Ok(MoveReport {
+                        round_end: Some(RoundResult {
+                            reason: EndReason::Repetition,
+                            ..
+                        }),
+                        ..
+                    })
+                )
+            })
+            .collect()
+    }
+
     /// [`SpielState::observation_tensor_into`] into a new vector.
     ///
     /// # Panics
@@ -802,7 +948,9 @@ impl SpielState {
         v
     }
 
-    /// The observation as text: the position string (the whole state is public).
+    /// The observation as text: the position string. Like the tensor, it leaves out the
+    /// positions seen earlier in the round, which the repetition rule looks at (see
+    /// [`SpielState::repetition_actions`]).
     ///
     /// # Panics
     /// Panics if `player` is not `0` or `1`.
@@ -813,7 +961,8 @@ impl SpielState {
     }
 
     /// The information state as text: the actions played, as move letters from the initial
-    /// state (a perfect-information game's information state is its history).
+    /// state (a perfect-information game's information state is its history). Unlike the
+    /// observation, it determines the state, the repetition history included.
     ///
     /// # Panics
     /// Panics if `player` is not `0` or `1`.

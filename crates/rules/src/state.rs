@@ -18,6 +18,56 @@ pub enum Mode {
     Match,
 }
 
+impl Mode {
+    /// Both modes, single first.
+    pub const ALL: [Mode; 2] = [Mode::Single, Mode::Match];
+
+    /// The mode's word, as records (`[Mode "match"]`), game strings, the engine protocol and
+    /// JSON write it: `single` or `match`.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::Mode;
+    /// assert_eq!(Mode::Match.name(), "match");
+    /// assert_eq!(Mode::Single.to_string(), "single");
+    /// assert_eq!(" Match ".parse::<Mode>()?, Mode::Match);
+    /// let err = "league".parse::<Mode>().unwrap_err();
+    /// assert_eq!(err.to_string(), "unknown mode 'league': expected single or match");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::Single => "single",
+            Mode::Match => "match",
+        }
+    }
+}
+
+impl core::fmt::Display for Mode {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl core::str::FromStr for Mode {
+    type Err = UnknownMode;
+
+    /// Reads [`Mode::name`], in any case and with blanks around it, as game names are read.
+    fn from_str(s: &str) -> Result<Mode, UnknownMode> {
+        let word = s.trim();
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(word))
+            .ok_or_else(|| UnknownMode(s.to_string()))
+    }
+}
+
+/// A word that is not a [`Mode`]'s name, as written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown mode '{0}': expected single or match")]
+pub struct UnknownMode(pub String);
+
 /// How a round ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoundResult {
@@ -93,7 +143,7 @@ pub struct MoveReport {
 ///
 /// | field | value |
 /// |---|---|
-/// | `position` | the position string of [`crate::Setup::from_state`] (round, takings, starter) |
+/// | `position` | the position string of [`crate::Setup::from_state`] (round, takings, starter, the `repetition` marker of a round that ended by repetition) |
 /// | `mode` | `"single"` or `"match"` |
 /// | `status` | [`Status`] as JSON, e.g. `{"status":"playing"}` |
 /// | `history` | [`GameState::history`], each position as its board and side to move, `"2,1,7,7,7,0,7/0,0,6,1,6,6,0 N"` |
@@ -101,7 +151,7 @@ pub struct MoveReport {
 ///
 /// Reading validates the position string and checks the rest against it: `status` must be the
 /// one the position implies (a round that is over has its board swept), with the round's
-/// reason and sweep taken as written; `history` must end with the current position while a
+/// reason and sweep taken as written (a position marked `repetition` needs that reason); `history` must end with the current position while a
 /// move is expected and be empty otherwise, and hold no position twice (a repetition would
 /// have ended the round); `round_starts` is empty in a single game and lists at most one
 /// start per round, the last being this round's: its starter is the position's round starter
@@ -252,6 +302,44 @@ impl GameState {
         };
         g.check_end(&mut NoTrace);
         g
+    }
+
+    /// [`GameState::from_position_taken`] for a position string: when `repeated` (the string's
+    /// `repetition` marker, on a swept board), the round is over by the repetition rule, which
+    /// the board alone cannot tell (a swept board otherwise reads as "no legal move", or as
+    /// "one row" in Pasu Pondi).
+    pub(crate) fn from_setup_parts(
+        pos: Position,
+        mode: Mode,
+        round: u32,
+        starter: Side,
+        taken: [u8; 2],
+        repeated: bool,
+    ) -> GameState {
+        if !repeated {
+            return GameState::from_position_taken(pos, mode, round, starter, taken);
+        }
+        let stores = pos.stores();
+        let mut g = GameState {
+            pos,
+            mode,
+            round,
+            starter,
+            round_start_stores: [stores[0] - taken[0], stores[1] - taken[1]],
+            history: Vec::new(),
+            round_starts: Vec::new(),
+            status: Status::Playing,
+        };
+        g.end_round(EndReason::Repetition, &mut NoTrace);
+        g
+    }
+
+    /// How the round ended, if it is over.
+    pub(crate) fn round_result(&self) -> Option<RoundResult> {
+        match self.status {
+            Status::Playing => None,
+            Status::RoundOver { result, .. } | Status::Over { result, .. } => Some(result),
+        }
     }
 
     /// The current position.
@@ -489,6 +577,13 @@ impl GameState {
             self.history.push(self.pos.repetition_key());
             return None;
         };
+        Some(self.end_round(reason, trace))
+    }
+
+    /// Ends the round for `reason`: the sweep, the round's result, and the match's next step.
+    fn end_round<T: Trace>(&mut self, reason: EndReason, trace: &mut T) -> RoundResult {
+        let game = self.pos.game();
+        let to_move = self.pos.to_move();
         let each_own = match reason {
             EndReason::OneRow | EndReason::Repetition => true,
             EndReason::NoLegalMove { .. } => game.stuck_rule() == StuckRule::EachTakesOwnRow,
@@ -541,7 +636,7 @@ impl GameState {
         if let Status::Over { winner, .. } = self.status {
             trace.event(Event::MatchEnd { winner });
         }
-        Some(result)
+        result
     }
 
     /// Sets the starts of the match's rounds before this one ([`GameState::round_starts`] becomes
@@ -804,6 +899,18 @@ impl GameState {
             if stored != expected {
                 return Err(format!(
                     "status: {stored:?} does not match the position, which gives {expected:?}"
+                ));
+            }
+            let written_reason = match stored {
+                Status::Playing => None,
+                Status::RoundOver { result, .. } | Status::Over { result, .. } => {
+                    Some(result.reason)
+                }
+            };
+            if r.position.repeated && written_reason != Some(EndReason::Repetition) {
+                return Err(format!(
+                    "status: the position string says the round ended by repetition, but status \
+                     gives {written_reason:?}"
                 ));
             }
             g.status = stored;

@@ -151,6 +151,31 @@ fn debug_writes_holes_and_move_sets_as_letters() {
     );
 }
 
+#[test]
+fn debug_of_a_position_with_closed_holes_is_a_string_that_reads_back() {
+    let setup: Setup = "x,x,7,7,7,7,7/7,7,7,7,7,7,7 6 8 S 2 raja-pasu"
+        .parse()
+        .unwrap();
+    let pos = setup.position().unwrap();
+    let debug = format!("{pos:?}");
+    assert_eq!(
+        debug,
+        "Position(x,x,7,7,7,7,7/7,7,7,7,7,7,7 6 8 S 2 raja-pasu)"
+    );
+    let text = debug
+        .strip_prefix("Position(")
+        .and_then(|t| t.strip_suffix(')'))
+        .unwrap();
+    assert_eq!(text.parse::<Setup>().unwrap().position().unwrap(), pos);
+    // The same text as serde writes.
+    assert_eq!(serde_json::to_string(&pos).unwrap(), format!("\"{text}\""));
+    let start = Position::start(Game::RajaPasu);
+    assert_eq!(
+        format!("{start:?}"),
+        "Position(7,7,7,7,7,7,7/7,7,7,7,7,7,7 0 0 S 1 raja-pasu)"
+    );
+}
+
 // ---- serde ----
 
 fn round_trip<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(t: &T) -> String {
@@ -515,4 +540,21 @@ fn play_traced_reports_nothing_for_an_endless_move() {
         events.last(),
         Some(Event::Capture { .. } | Event::Stop { .. })
     ));
+}
+
+#[test]
+fn mode_has_a_name_display_and_from_str() {
+    for m in Mode::ALL {
+        assert_eq!(m.to_string(), m.name());
+        assert_eq!(m.name().parse::<Mode>().unwrap(), m);
+        // The same word as serde's.
+        assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{m}\""));
+    }
+    assert_eq!(" MATCH ".parse::<Mode>().unwrap(), Mode::Match);
+    let err = "league".parse::<Mode>().unwrap_err();
+    assert_eq!(err, pussa_rules::UnknownMode("league".into()));
+    assert_eq!(
+        err.to_string(),
+        "unknown mode 'league': expected single or match"
+    );
 }

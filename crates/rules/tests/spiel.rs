@@ -519,3 +519,171 @@ fn the_readme_deterministic_loop_ends_in_every_game() {
     assert!(state.is_truncated());
     assert_eq!(state.game_state().round(), 3);
 }
+
+// ---- QA fixes: the repetition history, with_first, the margin of a later round ----
+
+/// Plays random actions from `game`'s initial state until one of the legal actions would end
+/// the round by repetition; `None` if the game ends first.
+fn random_state_with_a_repetition(game: &SpielGame, seed: u64) -> Option<SpielState> {
+    let mut rng = Rng::new(seed);
+    let mut s = game.new_initial_state();
+    while !s.is_terminal() {
+        if !s.repetition_actions().is_empty() {
+            return Some(s);
+        }
+        let l = s.legal_actions();
+        s.apply_action(l[rng.below(l.len() as u32) as usize])
+            .unwrap();
+    }
+    None
+}
+
+#[test]
+fn repetition_actions_name_what_the_observation_leaves_out() {
+    for name in [
+        "walak-pussa",
+        "raja-pasu",
+        "pasu-pondi",
+        "pasu-pondi-6(mode=match)",
+    ] {
+        let game = load_game(name).unwrap();
+        let mut found = 0;
+        for seed in 0..400 {
+            let Some(s) = random_state_with_a_repetition(&game, seed) else {
+                continue;
+            };
+            found += 1;
+            // Exactly the legal actions whose move ends the round by repetition.
+            let g = s.game_state();
+            for a in s.legal_actions() {
+                let mut after = g.clone();
+                let report = after.play(Hole::of_side(g.to_move().unwrap(), a)).unwrap();
+                let repeats = matches!(
+                    report.round_end.map(|r| r.reason),
+                    Some(pussa_rules::EndReason::Repetition)
+                );
+                assert_eq!(
+                    s.repetition_actions().contains(&a),
+                    repeats,
+                    "{name} {s} {a}"
+                );
+            }
+            // The same position with no history: the same observation, no repetition.
+            let fresh = game
+                .clone()
+                .with_start(Setup::from_state(g))
+                .unwrap()
+                .new_initial_state();
+            for p in 0..2 {
+                assert_eq!(fresh.observation_tensor(p), s.observation_tensor(p));
+                assert_eq!(fresh.observation_string(p), s.observation_string(p));
+            }
+            assert!(fresh.repetition_actions().is_empty(), "{name} {s}");
+            if found == 5 {
+                break;
+            }
+        }
+        assert!(
+            found > 0,
+            "{name}: no state with a repetition in 400 random games"
+        );
+    }
+    // A terminal state has none.
+    let mut s = load_game("walak-pussa").unwrap().new_initial_state();
+    while !s.is_terminal() {
+        s.apply_action(s.legal_actions()[0]).unwrap();
+    }
+    assert!(s.repetition_actions().is_empty());
+}
+
+#[test]
+fn with_first_on_a_game_with_a_start_is_refused_unless_it_is_the_starts_mover() {
+    let start: Setup = "0,0,0,0,0,1,2/1,0,0,0,0,0,0 40 54 S 1 raja-pasu"
+        .parse()
+        .unwrap();
+    let game = load_game("raja-pasu").unwrap().with_start(start).unwrap();
+    assert_eq!(game.first(), Side::South);
+    assert_eq!(game.start(), Some(start));
+    let err = game.clone().with_first(Side::North).unwrap_err();
+    assert_eq!(
+        err,
+        SpielError::FirstNotStartsMover {
+            first: Side::North,
+            to_move: Side::South
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "first=N: the game starts from a position with South to move, and its side to move moves first"
+    );
+    // The start's own mover is accepted, and changes nothing.
+    assert_eq!(game.clone().with_first(Side::South).unwrap(), game);
+    // Without a start, first is who moves first; the getters say so.
+    let north = load_game("raja-pasu")
+        .unwrap()
+        .with_first(Side::North)
+        .unwrap();
+    assert_eq!((north.first(), north.start()), (Side::North, None));
+    assert_eq!(north.new_initial_state().current_player(), Some(1));
+    // Every game the builders can make survives serde, equal.
+    for g in [&game, &north] {
+        let json = serde_json::to_string(g).unwrap();
+        let back: SpielGame = serde_json::from_str(&json).unwrap();
+        assert_eq!(&back, g, "{json}");
+        assert_eq!(back.to_string(), g.to_string());
+        let state = g.new_initial_state();
+        let json = serde_json::to_string(&state).unwrap();
+        let back: SpielState = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, state, "{json}");
+    }
+}
+
+#[test]
+fn the_margin_of_a_single_game_from_a_later_round_counts_the_seeds_taken_in_it() {
+    // Round 3 of a Raja Pasu match played alone: North carries 14 seeds in.
+    let start: Setup = "x,x,7,7,7,7,7/7,7,7,7,7,7,7 0 14 S 3 raja-pasu"
+        .parse()
+        .unwrap();
+    let win_loss = load_game("raja-pasu").unwrap().with_start(start).unwrap();
+    let margin = win_loss.clone().with_utility(Utility::Margin);
+    let mut rng = Rng::new(11);
+    let mut checked = 0;
+    for _ in 0..200 {
+        let (mut a, mut b) = (win_loss.new_initial_state(), margin.new_initial_state());
+        while !a.is_terminal() {
+            let l = a.legal_actions();
+            let x = l[rng.below(l.len() as u32) as usize];
+            a.apply_action(x).unwrap();
+            b.apply_action(x).unwrap();
+        }
+        let Status::Over { result, .. } = b.game_state().status() else {
+            panic!("not over: {b}");
+        };
+        let m = f64::from(result.taken[0]) - f64::from(result.taken[1]);
+        assert_eq!(b.returns(), [m, -m], "{b}");
+        // The margin's sign is the result's.
+        let sign = |x: f64| (x > 0.0) as i32 - (x < 0.0) as i32;
+        assert_eq!(sign(b.returns()[0]), sign(a.returns()[0]), "{b}");
+        checked += 1;
+    }
+    assert_eq!(checked, 200);
+}
+
+#[test]
+fn utility_reads_and_writes_its_name() {
+    for u in Utility::ALL {
+        assert_eq!(u.to_string(), u.name());
+        assert_eq!(u.name().parse::<Utility>().unwrap(), u);
+    }
+    assert_eq!(" Margin ".parse::<Utility>().unwrap(), Utility::Margin);
+    let err = "elo".parse::<Utility>().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown utility 'elo': expected win_loss or margin"
+    );
+    // The game string's own message is kept.
+    assert_eq!(
+        load_game("raja-pasu(utility=elo)").unwrap_err().to_string(),
+        "game parameter utility='elo': takes win_loss or margin"
+    );
+}

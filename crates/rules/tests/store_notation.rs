@@ -68,9 +68,39 @@ fn carried_seeds_in_round_one_are_refused() {
     // A Setup built by hand: round 1 takes everything in store.
     let mut s = setup("0,0,0,0,0,0,1/0,0,0,0,0,0,1 50 46 S 1 raja-pasu");
     s.taken = [50, 40];
+    let e = s.validate().unwrap_err();
     assert_eq!(
-        s.validate(),
-        Err(SetupError::CarriedInRoundOne(Side::North))
+        e,
+        SetupError::TakenNotStoreInRoundOne {
+            side: Side::North,
+            taken: 40,
+            stores: 46
+        }
+    );
+    // The message names the rule, not text that was never written.
+    assert_eq!(
+        e.to_string(),
+        "position: round 1: North took 40 seeds in the round but holds 46 in store; nothing is \
+         carried over into round 1, so the seeds taken must equal the store"
+    );
+}
+
+#[test]
+fn a_hand_built_setup_with_seeds_in_a_closed_hole_names_the_closed_hole() {
+    let mut s = setup("x,7,7,7,7,7,7/7,7,7,7,7,7,7 3 4 S 2 raja-pasu");
+    s.board[0] = 3;
+    s.stores[0] = 0;
+    let e = s.validate().unwrap_err();
+    assert_eq!(
+        e,
+        SetupError::SeedsInClosedHole {
+            hole: "A".parse().unwrap(),
+            seeds: 3
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "position: hole A is closed but holds 3 seeds; a closed hole holds none"
     );
 }
 
@@ -159,4 +189,211 @@ fn numbers_too_large_for_any_integer_are_too_many_seeds_not_malformed() {
             SetupError::TooMany { .. } | SetupError::Number { .. }
         ));
     }
+}
+
+/// The Raja Pasu match of the QA report: round 1 ends by repetition, and South started it.
+const REPEATED_ROUND: &str = "C a F e B c D d A e B f G g F b G a A b B c C d D e E f F g G";
+
+fn played(game: Game, mode: Mode, moves: &str) -> GameState {
+    let mut g = GameState::new(game, mode, Side::South);
+    for m in moves.split_whitespace() {
+        g.play(m.parse::<Hole>().unwrap()).unwrap();
+    }
+    g
+}
+
+#[test]
+fn a_round_ended_by_repetition_is_marked_and_its_next_starter_reads_back() {
+    let g = played(Game::RajaPasu, Mode::Match, REPEATED_ROUND);
+    let Status::RoundOver {
+        result,
+        next_starter,
+    } = g.status()
+    else {
+        panic!("{:?}", g.status());
+    };
+    assert_eq!(result.reason, pussa_rules::EndReason::Repetition);
+    // Repetition: the player who did not start round 1 starts round 2.
+    assert_eq!(next_starter, Side::North);
+    let text = Setup::from_state(&g).to_string();
+    assert_eq!(
+        text,
+        "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S repetition"
+    );
+    let back = setup(&text).game_state(Mode::Match).unwrap();
+    let Status::RoundOver {
+        result: read,
+        next_starter: read_next,
+    } = back.status()
+    else {
+        panic!("{:?}", back.status());
+    };
+    // Everything but the sweep's size (already in the takings: the board is empty).
+    assert_eq!(
+        (read.reason, read.taken, read.winner),
+        (result.reason, result.taken, result.winner)
+    );
+    assert_eq!(read_next, Side::North);
+    assert_eq!(Setup::from_state(&back).to_string(), text);
+    let (mut a, mut b) = (g.clone(), back);
+    assert!(a.next_round() && b.next_round());
+    assert_eq!(Setup::from_state(&a), Setup::from_state(&b));
+    assert_eq!(
+        Setup::from_state(&b).to_string(),
+        "7,7,7,7,7,7,7/x,x,x,7,7,7,7 16 5 N 2 raja-pasu"
+    );
+    // A single game keeps its reason too.
+    let single = played(Game::RajaPasu, Mode::Single, REPEATED_ROUND);
+    let text = Setup::from_state(&single).to_string();
+    assert!(text.ends_with(" repetition"), "{text}");
+    let read = setup(&text).game_state(Mode::Single).unwrap();
+    assert_eq!(read.winner(), single.winner());
+    assert!(matches!(
+        read.status(),
+        Status::Over { result, .. } if result.reason == pussa_rules::EndReason::Repetition
+    ));
+    // The marker reads in any case, after the starter or without one.
+    let s = setup("0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S Repetition");
+    assert!(s.repeated);
+    let s = setup("0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu repetition");
+    assert!(s.repeated && s.starter == Side::North);
+}
+
+#[test]
+fn without_the_marker_a_swept_board_reads_as_before() {
+    // Strings written before the marker existed keep their meaning: no legal move for the side
+    // to move, so in Raja Pasu the other side took the leftovers and starts the next round.
+    let g = setup("0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S")
+        .game_state(Mode::Match)
+        .unwrap();
+    let Status::RoundOver {
+        result,
+        next_starter,
+    } = g.status()
+    else {
+        panic!("{:?}", g.status());
+    };
+    assert!(matches!(
+        result.reason,
+        pussa_rules::EndReason::NoLegalMove {
+            stuck: Side::North,
+            ..
+        }
+    ));
+    assert_eq!(next_starter, Side::South);
+}
+
+#[test]
+fn the_repetition_marker_on_a_board_with_seeds_is_refused() {
+    let e = "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa repetition"
+        .parse::<Setup>()
+        .unwrap_err();
+    assert_eq!(e, SetupError::RepetitionNotSwept(56));
+    assert_eq!(
+        e.to_string(),
+        "position: 'repetition' marks a round that ended by repetition, whose board is swept \
+         (each player took their own row), but the board holds 56 seeds"
+    );
+    // Still one of 6 or 7 fields when counted.
+    let e = "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa S N repetition"
+        .parse::<Setup>()
+        .unwrap_err();
+    assert_eq!(e, SetupError::FieldCount(8));
+}
+
+#[test]
+fn every_round_end_of_random_matches_reads_back_with_its_reason_and_next_round() {
+    let mut rng = pussa_rules::Rng::new(20);
+    let mut repetitions = 0;
+    for game in Game::ALL {
+        for _ in 0..60 {
+            let mut g = GameState::new(game, Mode::Match, Side::South);
+            for _ in 0..6 {
+                while !g.is_round_over() {
+                    let moves: Vec<Hole> = g.legal_moves().into_iter().collect();
+                    g.play(moves[rng.below(moves.len() as u32) as usize])
+                        .unwrap();
+                }
+                let text = Setup::from_state(&g).to_string();
+                let mut back = setup(&text).game_state(Mode::Match).unwrap();
+                // What follows is the same: the reason, the takings, the winner, the next
+                // starter. Only the sweep's size and the endless moves are not kept.
+                let strip = |s: Status| match s {
+                    Status::RoundOver {
+                        mut result,
+                        next_starter,
+                    } => {
+                        if let pussa_rules::EndReason::NoLegalMove { endless, .. } =
+                            &mut result.reason
+                        {
+                            *endless = pussa_rules::Moves::EMPTY;
+                        }
+                        result.swept = [0, 0];
+                        Status::RoundOver {
+                            result,
+                            next_starter,
+                        }
+                    }
+                    Status::Over { mut result, winner } => {
+                        if let pussa_rules::EndReason::NoLegalMove { endless, .. } =
+                            &mut result.reason
+                        {
+                            *endless = pussa_rules::Moves::EMPTY;
+                        }
+                        result.swept = [0, 0];
+                        Status::Over { result, winner }
+                    }
+                    s => s,
+                };
+                assert_eq!(strip(back.status()), strip(g.status()), "{game} {text}");
+                if let Status::RoundOver { result, .. } = g.status() {
+                    if result.reason == pussa_rules::EndReason::Repetition {
+                        repetitions += 1;
+                    }
+                }
+                // The serde shape still reads back equal.
+                let json = serde_json::to_string(&g).unwrap();
+                assert_eq!(
+                    serde_json::from_str::<GameState>(&json).unwrap(),
+                    g,
+                    "{json}"
+                );
+                if !g.next_round() {
+                    break;
+                }
+                assert!(back.next_round());
+                assert_eq!(
+                    Setup::from_state(&back),
+                    Setup::from_state(&g),
+                    "{game} {text}"
+                );
+            }
+        }
+    }
+    assert!(repetitions > 0, "no round ended by repetition");
+}
+
+#[test]
+fn a_states_json_agrees_with_the_repetition_marker_and_reads_without_it() {
+    let g = played(Game::RajaPasu, Mode::Match, REPEATED_ROUND);
+    let json: serde_json::Value = serde_json::to_value(&g).unwrap();
+    let text = json["position"].as_str().unwrap().to_string();
+    assert!(text.ends_with(" S repetition"), "{text}");
+    // JSON written before the marker existed: the status says repetition, and is believed.
+    let mut old = json.clone();
+    old["position"] = text.trim_end_matches(" repetition").into();
+    assert_eq!(serde_json::from_value::<GameState>(old).unwrap(), g);
+    // A marker that the status contradicts is refused.
+    let stuck = setup("0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S")
+        .game_state(Mode::Match)
+        .unwrap();
+    let mut bad = serde_json::to_value(&stuck).unwrap();
+    bad["position"] = text.clone().into();
+    let e = serde_json::from_value::<GameState>(bad)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("status: the position string says the round ended by repetition, but status gives Some(NoLegalMove"),
+        "{e}"
+    );
 }

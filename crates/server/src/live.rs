@@ -1,6 +1,8 @@
 //! A game held in memory: its row, the rules state rebuilt from its moves, and the JSON views.
 
-use pussa_rules::{Event, Game, GameState, Hole, Mode, RoundResult, Setup, Side, Status};
+use pussa_rules::{
+    Event, Game, GameState, Hole, Mode, RoundResult, Setup, Side, Status, UnknownMode,
+};
 use serde_json::{json, Value};
 
 use crate::error::ApiError;
@@ -372,23 +374,10 @@ pub fn parse_side(s: &str, field: &str) -> Result<Side, ApiError> {
 /// # Errors
 /// 400.
 pub fn parse_mode(s: &str) -> Result<Mode, ApiError> {
-    // Any case and surrounding blanks, as game names and levels are read.
-    match s.trim().to_ascii_lowercase().as_str() {
-        "single" => Ok(Mode::Single),
-        "match" => Ok(Mode::Match),
-        other => Err(ApiError::bad_request(format!(
-            "mode: unknown mode '{other}': expected single or match"
-        ))),
-    }
-}
-
-/// `single` / `match`.
-#[must_use]
-pub fn mode_name(m: Mode) -> &'static str {
-    match m {
-        Mode::Single => "single",
-        Mode::Match => "match",
-    }
+    // Any case and surrounding blanks, as game names and levels are read ([`Mode`]'s
+    // `FromStr`); the word is named as trimmed.
+    s.parse()
+        .map_err(|_| ApiError::bad_request(format!("mode: {}", UnknownMode(s.trim().into()))))
 }
 
 /// Letters of the holes in a bit mask.
@@ -768,7 +757,7 @@ impl LiveGame {
             "id": self.meta.id,
             "game": self.meta.game.name(),
             "title": self.meta.game.title(),
-            "mode": mode_name(self.meta.mode),
+            "mode": self.meta.mode.name(),
             "first": self.meta.first.letter().to_string(),
             "opponent": self.meta.opponent.to_json(),
             "seats": {"S": seat(Side::South), "N": seat(Side::North)},
@@ -813,7 +802,7 @@ impl LiveGame {
         GameRow {
             id: self.meta.id.clone(),
             game: self.meta.game.name().to_string(),
-            mode: mode_name(self.meta.mode).to_string(),
+            mode: self.meta.mode.to_string(),
             first: self.meta.first.letter().to_string(),
             opponent: self.meta.opponent.kind().to_string(),
             level,

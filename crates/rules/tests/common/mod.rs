@@ -182,5 +182,6 @@ pub fn random_setup(game: Game, rng: &mut pussa_rules::Rng, round: u32) -> Setup
         to_move,
         round,
         starter,
+        repeated: false,
     }
 }

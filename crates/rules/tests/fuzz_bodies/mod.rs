@@ -114,6 +114,7 @@ pub fn setup_from_bytes(data: &[u8]) -> Option<Setup> {
         to_move,
         round,
         starter: to_move,
+        repeated: false,
     };
     // Closed holes in both rows are allowed: no match reaches them, but they test the sowing.
     setup.validate_ignoring_reachability().ok()?;
