@@ -206,7 +206,7 @@ fn the_resource_options_are_in_force_in_the_server() {
                 replays at once";
     let t0 = Instant::now();
     let mut log = String::new();
-    while !log.contains(want) && t0.elapsed() < Duration::from_secs(10) {
+    while !log.contains(want) && t0.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(50));
         log = std::fs::read_to_string(&s.log).unwrap_or_default();
     }

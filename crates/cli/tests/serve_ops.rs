@@ -107,7 +107,7 @@ fn wait_for(path: &Path, needle: &str) -> String {
     let t0 = Instant::now();
     loop {
         let text = std::fs::read_to_string(path).unwrap_or_default();
-        if text.contains(needle) || t0.elapsed() > Duration::from_secs(10) {
+        if text.contains(needle) || t0.elapsed() > Duration::from_secs(30) {
             return text;
         }
         std::thread::sleep(Duration::from_millis(50));

@@ -20,7 +20,11 @@ fn tmp(name: &str) -> std::path::PathBuf {
 #[test]
 fn an_overrun_is_warned_about_as_it_happens() {
     use std::io::{BufRead, BufReader};
-    let engine = late_engine("late-warn.sh", "0.1");
+    // The engine's moves are searched to a fixed depth, not for the 20 ms it is given: the
+    // game, and so the number of late answers counted below (16), is then the same on every
+    // machine. Searched for 20 ms, the game depended on how deep the search got: on a loaded
+    // machine it was a game of 4 engine moves, where at least 5 are asserted.
+    let engine = late_engine_at_depth("late-warn.sh", "0.1", 2);
     let json = tmp("late-warn.json");
     let mut child = Command::new(env!("CARGO_BIN_EXE_pussa"))
         .args([
@@ -331,6 +335,21 @@ fn late_engine(name: &str, delay: &str) -> String {
         &path,
         format!(
             "while IFS= read -r l; do case \"$l\" in go*) sleep {delay};; esac; printf '%s\\n' \"$l\"; done | {} engine\n",
+            env!("CARGO_BIN_EXE_pussa")
+        ),
+    )
+    .unwrap();
+    format!("engine:sh {}", path.display())
+}
+
+/// As [`late_engine`], but every `go` is searched to `depth` whatever its limits: the moves,
+/// and so the games against a seeded player, do not depend on the machine's speed.
+fn late_engine_at_depth(name: &str, delay: &str, depth: u32) -> String {
+    let path = tmp(name);
+    std::fs::write(
+        &path,
+        format!(
+            "while IFS= read -r l; do case \"$l\" in go*) sleep {delay}; l='go depth {depth}';; esac; printf '%s\\n' \"$l\"; done | {} engine\n",
             env!("CARGO_BIN_EXE_pussa")
         ),
     )

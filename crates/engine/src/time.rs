@@ -169,9 +169,14 @@ impl Clock {
 /// A reserve of [`params::CLOCK_RESERVE_MS`] (a tenth of the clock when less is left) is kept
 /// back; of the rest the move's share is `rest / moves_to_go + 3/4 · increment`. The search
 /// runs with the levels' rule ([`crate::Limits::whole_movetime`] `false`: new iterations only
-/// within the first half of the time), so the time returned is twice that share, capped at the
-/// rest: on average the search spends about its share, and the deadline can take a long
-/// iteration to twice it, never past the clock less its reserve.
+/// within the first half of the time), so the time returned is twice that share, capped at half
+/// the rest: on average the search spends about its share, and the deadline can take a long
+/// iteration to twice it. Half the rest, because a search that has not reached
+/// [`params::MIN_TIMED_NODES`] nodes by its deadline (a slow or busy machine) goes on until the
+/// deadline is far past, by the move time again ([`Clock::must_stop_after`]): twice the time
+/// returned, still inside the clock less its reserve. (The cap used to be the whole rest: on a
+/// loaded machine the last moves before a clock was filled, or a small clock with a large
+/// increment, lost on time.)
 ///
 /// # Examples
 /// ```
@@ -180,8 +185,9 @@ impl Clock {
 /// let ms = Duration::from_millis;
 /// // Sudden death, 60 s: (60 000 − 50) / 30 ≈ 1998 ms share, searched with a 3996 ms deadline.
 /// assert_eq!(clock_movetime(ms(60_000), ms(0), None), ms(3996));
-/// // The last move before the clock is filled may use all but the reserve.
-/// assert_eq!(clock_movetime(ms(1_000), ms(0), Some(1)), ms(950));
+/// // The last move before the clock is filled: half of all but the reserve (twice that, the
+/// // most a search short of its nodes may take, is still inside the clock).
+/// assert_eq!(clock_movetime(ms(1_000), ms(0), Some(1)), ms(475));
 /// // Never more than the clock holds, whatever the increment.
 /// assert!(clock_movetime(ms(100), ms(5_000), None) < ms(100));
 /// // Any Duration is taken, without overflow.
@@ -200,7 +206,7 @@ pub fn clock_movetime(
     let share = (rest / moves).saturating_add(increment.saturating_mul(3) / 4);
     // Whole milliseconds, as the protocol counts them.
     let ms = |d: Duration| Duration::from_millis(d.as_millis().min(u128::from(u64::MAX)) as u64);
-    ms(share.saturating_mul(2).min(rest))
+    ms(share.saturating_mul(2).min(rest / 2))
 }
 
 #[cfg(test)]
@@ -248,8 +254,9 @@ mod tests {
         assert_eq!(none.deadline, None);
     }
 
-    /// The clock's move time never reaches the clock, grows with the increment and with fewer
-    /// moves to go, and is about twice the clock's share per move.
+    /// The clock's move time never reaches the clock (twice it, the most a search short of
+    /// its nodes takes, neither), grows with the increment and with fewer moves to go, and is
+    /// about twice the clock's share per move.
     #[test]
     fn clock_movetime_stays_inside_the_clock() {
         let ms = Duration::from_millis;
@@ -258,7 +265,7 @@ mod tests {
                 for mtg in [None, Some(1), Some(2), Some(40)] {
                     let t = clock_movetime(ms(remaining), ms(inc), mtg);
                     assert!(
-                        t <= ms(remaining) && (remaining < 10 || t < ms(remaining)),
+                        t * 2 <= ms(remaining) && (remaining < 10 || t * 2 < ms(remaining)),
                         "{remaining} {inc} {mtg:?}: {t:?}"
                     );
                     assert!(t >= clock_movetime(ms(remaining), ms(0), mtg));

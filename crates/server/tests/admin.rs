@@ -390,7 +390,7 @@ async fn a_computer_reply_that_cannot_be_stored_is_answered_as_stored_and_tried_
     let t0 = Instant::now();
     let st: Value = loop {
         let st = s.get(&format!("/api/games/{id}")).await.json();
-        if st["ply"] == 2 || t0.elapsed() > Duration::from_secs(15) {
+        if st["ply"] == 2 || t0.elapsed() > Duration::from_secs(30) {
             break st;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;

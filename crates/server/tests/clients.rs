@@ -130,7 +130,7 @@ async fn one_address_cannot_take_every_websocket_and_others_are_still_served() {
                 held.push(ws);
                 break;
             }
-            Err((429, _)) if t0.elapsed() < std::time::Duration::from_secs(5) => {
+            Err((429, _)) if t0.elapsed() < std::time::Duration::from_secs(30) => {
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }
             Err(e) => panic!("the place was not given back: {e:?}"),

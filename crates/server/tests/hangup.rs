@@ -124,7 +124,7 @@ async fn a_new_game_whose_client_hangs_up_still_gets_the_computers_first_move() 
         if let Some(g) = list["games"].as_array().unwrap().first() {
             break g["id"].as_str().unwrap().to_string();
         }
-        assert!(start.elapsed() < Duration::from_secs(10), "no game stored");
+        assert!(start.elapsed() < Duration::from_secs(30), "no game stored");
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     let st = wait_for(&s, &id, |st| st["ply"].as_u64() >= Some(1)).await;
@@ -153,7 +153,7 @@ async fn a_hint_whose_client_hangs_up_frees_the_games_hint() {
         }
         r.assert_error(429, "already being computed");
         assert!(
-            start.elapsed() < Duration::from_secs(10),
+            start.elapsed() < Duration::from_secs(30),
             "the hint guard of an abandoned hint was never given back"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
