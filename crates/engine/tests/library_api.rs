@@ -3,7 +3,8 @@
 //! value types write and read.
 
 use pussa_engine::{mcts, search, Limits};
-use pussa_rules::{Mode, Setup};
+use pussa_engine::reference;
+use pussa_rules::{perft, perft_with_history, Game, GameState, Mode, Rng, Setup, Side};
 
 /// `mcts::search` on a finished game gives that game's result on its −100..100 scale, with the
 /// sign of `search`'s margin, and calls it exact (it is the result, not an estimate).
@@ -36,4 +37,50 @@ fn mcts_on_a_finished_game_gives_its_result() {
             _ => assert_eq!(m.score, 0),
         }
     }
+}
+
+/// `perft_with_history` and `reference::minimax` take a state's own `GameState::history()`
+/// (whose last key is the position itself) as they take the history of the earlier positions
+/// only: same counts, same values; and a real repetition among the earlier ones still counts.
+#[test]
+fn history_with_or_without_the_position_itself_gives_the_same_answers() {
+    let mut rng = Rng::new(6);
+    let mut checked = 0;
+    for game in [Game::WalakPussa, Game::RajaPasu, Game::PasuPondi] {
+        let mut g = GameState::new(game, Mode::Single, Side::South);
+        for _ in 0..40 {
+            if g.is_round_over() {
+                break;
+            }
+            let moves: Vec<_> = g.legal_moves().collect();
+            g.play(moves[rng.below(moves.len() as u32) as usize]).unwrap();
+            if g.is_round_over() {
+                break;
+            }
+            let pos = *g.position();
+            let with_pos = g.history().to_vec();
+            assert_eq!(with_pos.last(), Some(&pos.repetition_key()));
+            let earlier = with_pos[..with_pos.len() - 1].to_vec();
+            let depth = 3;
+            let expected = perft_with_history(&pos, depth, &mut earlier.clone());
+            let mut h = with_pos.clone();
+            assert_eq!(perft_with_history(&pos, depth, &mut h), expected, "{game:?}");
+            assert_eq!(h, with_pos, "history restored");
+            if earlier.is_empty() {
+                assert_eq!(expected, perft(&pos, depth));
+            }
+            let value = reference::minimax(&pos, 3, &mut earlier.clone());
+            let mut h = with_pos.clone();
+            assert_eq!(reference::minimax(&pos, 3, &mut h), value, "{game:?}");
+            assert_eq!(h, with_pos, "history restored");
+            // The position seen before: a repetition, with or without itself last.
+            let mut seen = vec![pos.repetition_key(), 1];
+            assert_eq!(perft_with_history(&pos, depth, &mut seen), 0);
+            let mut seen = vec![pos.repetition_key(), pos.repetition_key()];
+            assert_eq!(perft_with_history(&pos, depth, &mut seen), 0);
+            assert!(reference::minimax(&pos, 3, &mut seen).1, "a repetition is exact");
+            checked += 1;
+        }
+    }
+    assert!(checked > 30, "{checked}");
 }
