@@ -405,8 +405,8 @@ impl Header {
         b[8..10].copy_from_slice(&VERSION.to_le_bytes());
         b[10..12].copy_from_slice(&ENCODING.to_le_bytes());
         b[12] = game_code(self.game);
-        b[13] = self.pattern.mine;
-        b[14] = self.pattern.theirs;
+        b[13] = self.pattern.mine();
+        b[14] = self.pattern.theirs();
         b[16..20].copy_from_slice(&(self.seeds as u32).to_le_bytes());
         b[24..32].copy_from_slice(&self.entries.to_le_bytes());
         b[32..40].copy_from_slice(&self.history.to_le_bytes());

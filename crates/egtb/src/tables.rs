@@ -200,7 +200,8 @@ impl Tables {
     /// Tables from layers built in memory, `layers[k]` for `k` seeds.
     ///
     /// # Panics
-    /// Panics if a layer has the wrong size.
+    /// Panics if `layers` is empty (tables hold at least the layer of 0 seeds) or a layer has
+    /// the wrong size.
     #[must_use]
     pub fn from_layers(game: Game, layers: Vec<Vec<u8>>) -> Tables {
         Tables::from_pattern_layers(game, Pattern::OPEN, layers)
@@ -210,9 +211,20 @@ impl Tables {
     /// (`layers[k]` as [`crate::build_pair_layer`] returns them).
     ///
     /// # Panics
-    /// Panics if a layer has the wrong size.
+    /// Panics if `layers` is empty (tables hold at least the layer of 0 seeds), has more than
+    /// [`crate::index::MAX_SEEDS`]` + 1` layers, or a layer has the wrong size.
     #[must_use]
     pub fn from_pattern_layers(game: Game, pattern: Pattern, layers: Vec<Vec<u8>>) -> Tables {
+        assert!(
+            !layers.is_empty(),
+            "no layers: tables hold at least the layer of 0 seeds"
+        );
+        assert!(
+            layers.len() <= crate::index::MAX_SEEDS + 1,
+            "{} layers: tables hold at most {} seeds",
+            layers.len(),
+            crate::index::MAX_SEEDS
+        );
         let ring = PairRing::new(game, pattern);
         for (k, l) in layers.iter().enumerate() {
             assert_eq!(l.len() as u64, ring.size(k), "layer {k} has the wrong size");
@@ -226,6 +238,10 @@ impl Tables {
 
     /// Builds every layer `0..=max_seeds` of the closed pattern `pattern` and its mirror in
     /// memory (no files).
+    ///
+    /// # Panics
+    /// Panics if `max_seeds` is above [`crate::max_build_seeds`] for the pattern (the builder
+    /// keeps ranks in 32 bits; the layers would not fit in memory anyway).
     #[must_use]
     pub fn build_pattern_in_memory(
         game: Game,
@@ -251,6 +267,9 @@ impl Tables {
     }
 
     /// Builds every layer `0..=max_seeds` in memory (no files), calling `progress` on the way.
+    ///
+    /// # Panics
+    /// Panics if `max_seeds` is above [`crate::max_build_seeds`] of the open board.
     #[must_use]
     pub fn build_in_memory(
         game: Game,
@@ -694,8 +713,16 @@ impl Tables {
     /// instead (a mismatch if a history among the local positions changes its value). Entries not
     /// determined, and those whose re-computation meets one, are counted apart
     /// ([`VerifyReport::unresolved`]), not as mismatches.
+    ///
+    /// # Panics
+    /// Panics if `k > self.max_seeds()` (there is no layer `k` to verify).
     #[must_use]
     pub fn verify_layer(&self, k: usize, samples: u64) -> VerifyReport {
+        assert!(
+            k <= self.max_seeds(),
+            "no layer of {k} seeds: the tables hold 0..={}",
+            self.max_seeds()
+        );
         let n = self.ring.size(k);
         let idxs = sample_ranks(n, samples);
         let undetermined = (0..n)
@@ -926,8 +953,8 @@ impl Tables {
         let rest = self.game.total_seeds() - k as u8;
         let stores = [rest - rest / 2, rest / 2];
         if parity {
-            let closed = self.game.closed_holes(Side::North, 7 - pattern.mine)
-                | self.game.closed_holes(Side::South, 7 - pattern.theirs);
+            let closed = self.game.closed_holes(Side::North, 7 - pattern.mine())
+                | self.game.closed_holes(Side::South, 7 - pattern.theirs());
             Position::from_parts_unchecked(
                 self.game,
                 crate::moves::rotate(&node.board),

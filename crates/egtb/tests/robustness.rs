@@ -488,3 +488,38 @@ fn a_second_build_into_the_same_directory_is_refused() {
     assert_eq!(Tables::open(&dir, game, None).unwrap().max_seeds(), 2);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Tables hold at least the layer of 0 seeds: `from_layers` refuses an empty list, with a
+/// message saying so, instead of making tables whose `max_seeds` wraps around.
+#[test]
+#[should_panic(expected = "no layers: tables hold at least the layer of 0 seeds")]
+fn tables_from_no_layers_are_refused() {
+    let _ = Tables::from_layers(Game::RajaPasu, Vec::new());
+}
+
+/// `verify_layer` beyond the tables' seeds panics with a message naming the layer and the
+/// tables' range (its documented `# Panics`), not an index out of bounds.
+#[test]
+fn verifying_a_layer_the_tables_do_not_hold_names_the_range() {
+    let t = Tables::build_in_memory(Game::WalakPussa, 4, BuildOptions::default(), &|_| {});
+    assert_eq!(t.max_seeds(), 4);
+    assert_eq!(t.verify_layer(4, 10).mismatches, 0);
+    for k in [5, 99] {
+        let err = std::panic::catch_unwind(|| t.verify_layer(k, 10)).unwrap_err();
+        let msg = err
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(msg, format!("no layer of {k} seeds: the tables hold 0..=4"));
+    }
+}
+
+/// A `Pattern` can only be made by its checked constructors, and reads back through getters.
+#[test]
+fn patterns_are_read_through_getters() {
+    let p = pussa_egtb::Pattern::new(2, 5);
+    assert_eq!((p.mine(), p.theirs()), (2, 5));
+    assert_eq!((p.flipped().mine(), p.flipped().theirs()), (5, 2));
+    assert_eq!(p.holes(), 7);
+    assert!(std::panic::catch_unwind(|| pussa_egtb::Pattern::new(7, 0)).is_err());
+}
