@@ -506,10 +506,7 @@ fn verifying_a_layer_the_tables_do_not_hold_names_the_range() {
     assert_eq!(t.verify_layer(4, 10).mismatches, 0);
     for k in [5, 99] {
         let err = std::panic::catch_unwind(|| t.verify_layer(k, 10)).unwrap_err();
-        let msg = err
-            .downcast_ref::<String>()
-            .cloned()
-            .unwrap_or_default();
+        let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
         assert_eq!(msg, format!("no layer of {k} seeds: the tables hold 0..=4"));
     }
 }

@@ -2,8 +2,8 @@
 //! answer at the edges (finished games, histories given as the state holds them) and what its
 //! value types write and read.
 
-use pussa_engine::{mcts, search, Limits};
 use pussa_engine::reference;
+use pussa_engine::{mcts, search, Limits};
 use pussa_rules::{perft, perft_with_history, Game, GameState, Mode, Rng, Setup, Side};
 
 /// `mcts::search` on a finished game gives that game's result on its −100..100 scale, with the
@@ -53,7 +53,8 @@ fn history_with_or_without_the_position_itself_gives_the_same_answers() {
                 break;
             }
             let moves: Vec<_> = g.legal_moves().collect();
-            g.play(moves[rng.below(moves.len() as u32) as usize]).unwrap();
+            g.play(moves[rng.below(moves.len() as u32) as usize])
+                .unwrap();
             if g.is_round_over() {
                 break;
             }
@@ -64,7 +65,11 @@ fn history_with_or_without_the_position_itself_gives_the_same_answers() {
             let depth = 3;
             let expected = perft_with_history(&pos, depth, &mut earlier.clone());
             let mut h = with_pos.clone();
-            assert_eq!(perft_with_history(&pos, depth, &mut h), expected, "{game:?}");
+            assert_eq!(
+                perft_with_history(&pos, depth, &mut h),
+                expected,
+                "{game:?}"
+            );
             assert_eq!(h, with_pos, "history restored");
             if earlier.is_empty() {
                 assert_eq!(expected, perft(&pos, depth));
@@ -78,9 +83,131 @@ fn history_with_or_without_the_position_itself_gives_the_same_answers() {
             assert_eq!(perft_with_history(&pos, depth, &mut seen), 0);
             let mut seen = vec![pos.repetition_key(), pos.repetition_key()];
             assert_eq!(perft_with_history(&pos, depth, &mut seen), 0);
-            assert!(reference::minimax(&pos, 3, &mut seen).1, "a repetition is exact");
+            assert!(
+                reference::minimax(&pos, 3, &mut seen).1,
+                "a repetition is exact"
+            );
             checked += 1;
         }
     }
     assert!(checked > 30, "{checked}");
+}
+
+/// The engine's results write to JSON and read back equal: what a web app of one's own sends
+/// its page and reads back.
+#[test]
+fn engine_results_round_trip_through_json() {
+    use pussa_engine::{analyze_report, Analysis, Level, MoveValue, SearchInfo, SearchResult};
+    let state = GameState::new(Game::RajaPasu, Mode::Single, Side::South);
+    let limits = Limits {
+        depth: Some(3),
+        ..Limits::default()
+    };
+    let mut infos: Vec<SearchInfo> = Vec::new();
+    let r = search(&state, &limits, &mut |i| infos.push(i.clone()));
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(
+        json.contains(&format!("\"best\":\"{}\"", r.best.unwrap())),
+        "{json}"
+    );
+    assert_eq!(serde_json::from_str::<SearchResult>(&json).unwrap(), r);
+    assert!(!infos.is_empty());
+    for i in &infos {
+        let json = serde_json::to_string(i).unwrap();
+        assert_eq!(&serde_json::from_str::<SearchInfo>(&json).unwrap(), i);
+    }
+    let a = analyze_report(&state, &limits);
+    let json = serde_json::to_string(&a).unwrap();
+    assert_eq!(serde_json::from_str::<Analysis>(&json).unwrap(), a);
+    let m = &a.moves[0];
+    let json = serde_json::to_string(m).unwrap();
+    assert_eq!(&serde_json::from_str::<MoveValue>(&json).unwrap(), m);
+    for level in Level::ALL {
+        let json = serde_json::to_string(&level).unwrap();
+        assert_eq!(json, format!("\"{}\"", level.name()));
+        assert_eq!(serde_json::from_str::<Level>(&json).unwrap(), level);
+    }
+    let err = serde_json::from_str::<Level>("\"grandmaster\"").unwrap_err();
+    assert!(
+        err.to_string().starts_with("unknown level 'grandmaster'"),
+        "{err}"
+    );
+}
+
+/// The tournament's result types read back what they write.
+#[test]
+fn tournament_results_round_trip_through_json() {
+    use pussa_engine::tournament::{
+        EngineTime, GameResult, Pentanomial, Report, SprtDecision, Termination, Wdl,
+    };
+    use pussa_rules::{EndReason, Hole};
+    fn same<T: serde::Serialize + serde::de::DeserializeOwned>(v: &T) {
+        let json = serde_json::to_value(v).unwrap();
+        let back: T = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&back).unwrap(), json);
+    }
+    let wdl = Wdl {
+        wins: 3,
+        draws: 1,
+        losses: 2,
+    };
+    let json = serde_json::to_string(&wdl).unwrap();
+    assert_eq!(serde_json::from_str::<Wdl>(&json).unwrap(), wdl);
+    let time = EngineTime {
+        moves: 4,
+        overruns: 1,
+        longest_us: 1_234_567,
+        total_us: 2_000_001,
+    };
+    let json = serde_json::to_string(&time).unwrap();
+    assert_eq!(serde_json::from_str::<EngineTime>(&json).unwrap(), time);
+    let played = GameResult {
+        index: 0,
+        south_player: 1,
+        opening: vec![Hole::from_letter('C').unwrap()],
+        moves: vec![
+            Hole::from_letter('C').unwrap(),
+            Hole::from_letter('e').unwrap(),
+        ],
+        winner: Some(Side::North),
+        termination: Termination::Normal,
+        stores: [40, 58],
+        rounds: 1,
+        final_position: "0,0,0,0,0,0,0/0,0,0,0,0,0,0 40 58 S 1 raja-pasu".into(),
+        exact: Some(-2),
+        first_mover: Side::South,
+        end: Some(EndReason::Repetition),
+        engine_time: [Some(time), None],
+        clock_ms: vec![950.5, 901.25],
+        final_clock_ms: Some([901.25, 1000.0]),
+    };
+    let forfeit = GameResult {
+        index: 1,
+        termination: Termination::Forfeit {
+            loser: Side::South,
+            reason: "illegal move".into(),
+        },
+        exact: None,
+        end: None,
+        engine_time: [None, None],
+        clock_ms: Vec::new(),
+        final_clock_ms: None,
+        ..played.clone()
+    };
+    same(&played);
+    same(&forfeit);
+    let report = Report {
+        players: ["level:club".into(), "greedy".into()],
+        games: vec![played, forfeit],
+        wdl,
+        pairs: Pentanomial([0, 1, 0, 0, 0]),
+        sprt: Some(SprtDecision::Continue),
+        llr: Some(-0.5),
+        sprt_games: None,
+        sprt_pairs: None,
+        stopped_early: false,
+    };
+    same(&report);
+    same(&report.seats());
+    same(&report.endings());
 }
