@@ -96,7 +96,9 @@ pub struct Tables {
     layers: Vec<Layer>,
 }
 
-/// One legal move with its exact value.
+/// One legal move with its exact value from the tables ([`Tables::move_values`]). Not to be
+/// confused with `pussa_engine::MoveValue`, a move's value as the engine's search finds it (in
+/// seeds, with an `exact` mark and a principal variation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveValue {
     /// The move.

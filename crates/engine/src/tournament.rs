@@ -703,7 +703,8 @@ pub enum PlayerSpec {
     Mcts,
     /// A uniformly random legal move (`random`).
     Random,
-    /// The move taking the most seeds at once, ties broken at random (`greedy`).
+    /// The move after which the mover holds the most seeds, ties broken at random (`greedy`,
+    /// [`greedy_most_held`]; not [`crate::arena::greedy_net_capture`]).
     Greedy,
     /// An external engine started with this command line and driven through the protocol
     /// (`engine:<command line>`).
@@ -1212,11 +1213,18 @@ fn level_move_within(
     }
 }
 
-/// The largest immediate gain: the legal move after which the mover holds the most seeds (fours,
-/// captures and a round-ending sweep all count). Ties are broken with `rng`. `None` when no
-/// move is expected.
+/// The tournament's `greedy` player ([`PlayerSpec::Greedy`]): the legal move after which the
+/// mover holds the most seeds (fours, captures and a round-ending sweep all count; the seeds the
+/// opponent takes during the move are not subtracted). Ties are broken with `rng`. `None` when
+/// no move is expected.
+///
+/// Not the same player as [`crate::arena::greedy_net_capture`]
+/// ([`crate::arena::Builtin::GreedyNetCapture`], the ladder example's `greedy`), which counts
+/// the seeds taken by the mover less those taken by the opponent, without the sweep, and takes
+/// the first move in board order among equals. Each keeps its own rule because measured
+/// results in docs/engine.md were played with it.
 #[must_use]
-pub fn greedy_move(state: &GameState, rng: &mut Rng) -> Option<Hole> {
+pub fn greedy_most_held(state: &GameState, rng: &mut Rng) -> Option<Hole> {
     let mover = state.to_move()?;
     let before = i32::from(state.position().store(mover));
     let mut best: Vec<Hole> = Vec::new();
@@ -2418,7 +2426,9 @@ pub fn exact_openings(
 }
 
 /// Plays game `index` of the tournament: player `index % 2` sits South (so each pair swaps
-/// seats), after the pair's random opening. With [`Config::exact_openings`] this chooses the
+/// seats), after the pair's random opening. (The crate root's [`crate::play_game`],
+/// [`crate::arena::play_game`], is another function: one game between any two
+/// [`crate::Player`]s, with no tournament configuration.) With [`Config::exact_openings`] this chooses the
 /// openings of every pair up to this one ([`exact_openings`]); [`run`] chooses them once.
 #[must_use]
 pub fn play_game(config: &Config, index: u32) -> GameResult {
@@ -2594,7 +2604,7 @@ fn play_game_from(
                 Ok(crate::mcts::search(&state, &limits).best)
             }
             Player::Random => Ok(random_move(&state, &mut rng)),
-            Player::Greedy => Ok(greedy_move(&state, &mut rng)),
+            Player::Greedy => Ok(greedy_most_held(&state, &mut rng)),
             Player::Engine(Err(e)) => Err(e.clone()),
             Player::Engine(Ok(engine)) => {
                 let answer = match clock {
@@ -3818,7 +3828,7 @@ mod tests {
         }
         let best = gains.iter().map(|g| g.0).max().unwrap();
         let mut rng = Rng::new(1);
-        let mv = greedy_move(&state, &mut rng).unwrap();
+        let mv = greedy_most_held(&state, &mut rng).unwrap();
         let mut s = state.clone();
         s.play(mv).unwrap();
         assert_eq!(s.position().store(Side::South), best);

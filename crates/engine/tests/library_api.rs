@@ -211,3 +211,26 @@ fn tournament_results_round_trip_through_json() {
     same(&report.seats());
     same(&report.endings());
 }
+
+/// The two greedy players have distinct names and rules: in this position (found by QA) the
+/// net capture of the arena and the most-held of the tournament choose different moves.
+#[test]
+fn the_two_greedy_players_are_named_apart() {
+    use pussa_engine::arena::{greedy_net_capture, Builtin};
+    use pussa_engine::tournament::greedy_most_held;
+    use pussa_engine::Player;
+    use pussa_rules::Hole;
+    let setup: Setup = "1,14,2,3,1,0,0/0,14,0,14,2,14,14 11 8 N 1 raja-pasu S"
+        .parse()
+        .unwrap();
+    let state = setup.game_state(Mode::Single).unwrap();
+    let e = Hole::from_letter('e').unwrap();
+    let d = Hole::from_letter('d').unwrap();
+    assert_eq!(greedy_net_capture(&state), Some(e));
+    for seed in 0..20 {
+        assert_eq!(greedy_most_held(&state, &mut Rng::new(seed)), Some(d));
+    }
+    let mut p = Builtin::GreedyNetCapture;
+    assert_eq!(p.name(), "greedy-net-capture");
+    assert_eq!(p.choose(&state), Ok(e));
+}
