@@ -214,6 +214,7 @@ pub struct MatchPlay {
 
 /// Why a match could not be played or solved.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum MatchError {
     /// A round could not be solved.
     #[error("round {round} ({start}): {error}")]

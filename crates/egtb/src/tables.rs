@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::format::{
     check_payload, count, map_table, pattern_path, table_files, table_path, FormatError, Header,
-    HEADER_LEN,
+    Remedy, HEADER_LEN,
 };
 use crate::index::MAX_SEEDS;
 use crate::moves::{canonical, move_letter, terminal_value, Pattern};
@@ -312,9 +312,11 @@ impl Tables {
     ) -> Result<(Mmap, Header), FormatError> {
         let path = pattern_path(dir, game, pattern, seeds);
         let Some(map) = map_table(&path)? else {
+            let (reason, remedy) = missing_reason(dir, game, pattern, seeds);
             return Err(FormatError::Missing {
-                reason: missing_reason(dir, game, pattern, seeds),
+                reason,
                 path,
+                remedy,
             });
         };
         let header = Header::parse_pattern(&map, &path, game, pattern, seeds)?;
@@ -371,6 +373,7 @@ impl Tables {
                 problems: vec![FormatError::Invalid {
                     path: pattern_path(dir, game, pattern, k),
                     reason: format!("no table can have {k} seeds (at most {MAX_SEEDS})"),
+                    remedy: None,
                 }],
             });
         }
@@ -388,8 +391,9 @@ impl Tables {
     ///
     /// # Errors
     /// A missing layer up to `max`, or (`max` is `None`) below the largest file, named with the
-    /// seed counts the directory has; any damaged or mismatched file, or a directory where a
-    /// file should be.
+    /// seed counts the directory has; no tables at all; any damaged or mismatched file, or a
+    /// directory where a file should be. A missing layer's or table's error says what builds it
+    /// ([`FormatError::remedy`], [`Remedy::Build`]); the message itself names no command.
     ///
     /// # Examples
     /// ```
@@ -432,8 +436,9 @@ impl Tables {
     ///
     /// # Errors
     /// A missing layer up to `max`, or (`max` is `None`) below the largest file, named with the
-    /// seed counts the directory has; any damaged or mismatched file, or a directory where a
-    /// file should be.
+    /// seed counts the directory has; no tables at all; any damaged or mismatched file, or a
+    /// directory where a file should be. A missing layer's or table's error says what builds it
+    /// ([`FormatError::remedy`], [`Remedy::Build`]); the message itself names no command.
     pub fn open_pattern(
         dir: &Path,
         game: Game,
@@ -473,14 +478,20 @@ impl Tables {
             refuse_gap(dir, game, pattern, k)?;
         }
         if layers.is_empty() {
-            let build = build_command(dir, game, pattern, max.unwrap_or(SUGGESTED_SEEDS));
             return Err(FormatError::Invalid {
                 path: pattern_path(dir, game, pattern, 0),
                 reason: if pattern.is_open() {
-                    format!("no tables for {game} (build them with `{build}`)")
+                    format!("no tables for {game}")
                 } else {
-                    format!("no tables for {game} with closed holes {pattern} (build them with `{build}`)")
+                    format!("no tables for {game} with closed holes {pattern}")
                 },
+                remedy: Some(Remedy::Build {
+                    dir: dir.to_path_buf(),
+                    game,
+                    pattern,
+                    max_seeds: max.unwrap_or(SUGGESTED_SEEDS),
+                    again: false,
+                }),
             });
         }
         Ok(Tables { game, ring, layers })
@@ -1342,26 +1353,28 @@ pub(crate) fn refuse_gap(
     Ok(())
 }
 
-/// The seed count a "build them with" hint suggests when nothing says how many are wanted: a
-/// few seconds of building on two cores.
+/// The seed count a [`Remedy::Build`] suggests when nothing says how many are wanted: a few
+/// seconds of building on two cores.
 const SUGGESTED_SEEDS: usize = 14;
 
-/// The command that builds the tables of `game` and `pattern` under `dir` up to `seeds` seeds,
-/// as it can be pasted: closed patterns (with their mirrors) are built with `--closed a-b`.
-fn build_command(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> String {
-    let mut cmd = format!(
-        "pussa egtb build --game {game} --max-seeds {seeds} --dir {}",
-        dir.display()
-    );
-    if !pattern.is_open() {
-        cmd.push_str(&format!(" --closed {}", &pattern.dir_name()[1..]));
-    }
-    cmd
-}
-
 /// Why a table file of `game` and `pattern` with `seeds` seeds is missing, in terms of the
-/// files the directory has: "the tables of raja-pasu under t go up to 4 seeds".
-fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> String {
+/// files the directory has ("the tables of raja-pasu under t go up to 4 seeds"), and what
+/// builds it.
+fn missing_reason(
+    dir: &Path,
+    game: Game,
+    pattern: Pattern,
+    seeds: usize,
+) -> (String, Option<Remedy>) {
+    let build = |max_seeds: usize, again: bool| {
+        Some(Remedy::Build {
+            dir: dir.to_path_buf(),
+            game,
+            pattern,
+            max_seeds,
+            again,
+        })
+    };
     let what = if pattern.is_open() {
         format!("tables of {game}")
     } else {
@@ -1369,16 +1382,16 @@ fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> Str
     };
     let found = table_files(dir, game, pattern);
     let Some(&top) = found.last() else {
-        let build = build_command(dir, game, pattern, seeds.max(SUGGESTED_SEEDS));
+        let remedy = build(seeds.max(SUGGESTED_SEEDS), false);
         if !dir.is_dir() {
-            return format!(
-                "there is no directory {} (a directory of tables, built with `{build}`)",
-                dir.display()
+            return (
+                format!("there is no directory {} of tables", dir.display()),
+                remedy,
             );
         }
-        return format!(
-            "there are no {what} under {} (build them with `{build}`)",
-            dir.display()
+        return (
+            format!("there are no {what} under {}", dir.display()),
+            remedy,
         );
     };
     let upto = format!(
@@ -1387,16 +1400,15 @@ fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> Str
         count(top as u64, "seed", "seeds")
     );
     if seeds > top {
-        upto
+        (upto, None)
     } else {
-        let build = build_command(dir, game, pattern, top);
         let gaps: Vec<String> = (0..top)
             .filter(|k| found.binary_search(k).is_err())
             .map(|k| k.to_string())
             .collect();
-        format!(
-            "{upto}, but not {} (`{build}` builds the missing layers again)",
-            gaps.join(", ")
+        (
+            format!("{upto}, but not {}", gaps.join(", ")),
+            build(top, true),
         )
     }
 }
@@ -1488,7 +1500,8 @@ pub enum LayerEvent {
 ///
 /// # Errors
 /// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
-/// work), a damaged or mismatched existing file (unless `rebuild`), or a file that cannot be
+/// work), a damaged or mismatched existing file (unless `rebuild`; its error's
+/// [`FormatError::remedy`] is [`Remedy::DeleteOrRebuild`]), or a file that cannot be
 /// written.
 pub fn build_dir(
     dir: &Path,
@@ -1518,7 +1531,8 @@ pub fn build_dir(
 ///
 /// # Errors
 /// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
-/// work), a damaged or mismatched existing file (unless `rebuild`), or a file that cannot be
+/// work), a damaged or mismatched existing file (unless `rebuild`; its error's
+/// [`FormatError::remedy`] is [`Remedy::DeleteOrRebuild`]), or a file that cannot be
 /// written.
 #[allow(clippy::too_many_arguments)]
 pub fn build_pattern_dir(
@@ -1539,15 +1553,17 @@ pub fn build_pattern_dir(
         return Err(FormatError::Invalid {
             path: pattern_path(dir, game, pattern, limit + 1),
             reason: too_many_seeds(game, pattern, max_seeds, limit),
+            remedy: None,
         });
     }
     // One build at a time writes a game's tables: two would write the same temporary files.
     let _lock = BuildLock::take(dir, game)?;
     let mut layers: Vec<Layer> = Vec::new();
     let refuse = |e| match e {
-        FormatError::Invalid { path, reason } => FormatError::Invalid {
+        FormatError::Invalid { path, reason, .. } => FormatError::Invalid {
             path,
-            reason: format!("{reason} (delete it or build with --rebuild)"),
+            reason,
+            remedy: Some(Remedy::DeleteOrRebuild),
         },
         e => e,
     };

@@ -9,7 +9,7 @@ use std::path::Path;
 use pussa_egtb::format::{is_possible_byte, table_path, write_table};
 use pussa_egtb::oracle::LazyTablesOracle;
 use pussa_egtb::solve::{SolveError, Solver};
-use pussa_egtb::{build_dir, index, BuildOptions, FormatError, Tables};
+use pussa_egtb::{build_dir, index, BuildOptions, FormatError, Remedy, Tables};
 use pussa_rules::{Game, GameState, Mode, Position, Side};
 
 use support::{build, temp_dir};
@@ -211,12 +211,9 @@ fn a_gap_below_the_largest_file_is_refused_by_every_opener() {
     let three = table_path(&dir, game, 3);
     std::fs::remove_file(&three).unwrap();
     let want = format!(
-        "{} is missing: the tables of raja-pasu under {} go up to 4 seeds, but not 3 \
-         (`pussa egtb build --game raja-pasu --max-seeds 4 --dir {}` builds the missing layers \
-         again)",
+        "{} is missing: the tables of raja-pasu under {} go up to 4 seeds, but not 3",
         three.display(),
         dir.display(),
-        dir.display()
     );
     assert_eq!(open_err(&dir, game, None), want);
     let e = LazyTablesOracle::open(&dir, game, None)
@@ -224,6 +221,17 @@ fn a_gap_below_the_largest_file_is_refused_by_every_opener() {
         .unwrap_err();
     assert!(matches!(e, FormatError::Missing { .. }), "{e}");
     assert_eq!(e.to_string(), want);
+    // The message describes the problem; what fixes it is data, for the caller to phrase.
+    assert_eq!(
+        e.remedy(),
+        Some(&Remedy::Build {
+            dir: dir.clone(),
+            game,
+            pattern: pussa_egtb::Pattern::OPEN,
+            max_seeds: 4,
+            again: true,
+        })
+    );
     let e = pussa_egtb::oracle::oracle(game, &dir)
         .map(|_| ())
         .unwrap_err();
@@ -519,4 +527,59 @@ fn patterns_are_read_through_getters() {
     assert_eq!((p.flipped().mine(), p.flipped().theirs()), (5, 2));
     assert_eq!(p.holes(), 7);
     assert!(std::panic::catch_unwind(|| pussa_egtb::Pattern::new(7, 0)).is_err());
+}
+
+/// The library's errors describe the problem and name no command line or CLI flag (a program
+/// embedding the crate may not ship `pussa`); what fixes them is [`FormatError::remedy`].
+#[test]
+fn table_errors_name_no_command_line() {
+    let dir = temp_dir("no-cli-words");
+    let game = Game::WalakPussa;
+    std::fs::create_dir_all(&dir).unwrap();
+    let e = Tables::open(&dir, game, None).map(|_| ()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: no tables for walak-pussa",
+            table_path(&dir, game, 0).display()
+        )
+    );
+    assert_eq!(
+        e.remedy(),
+        Some(&Remedy::Build {
+            dir: dir.clone(),
+            game,
+            pattern: pussa_egtb::Pattern::OPEN,
+            max_seeds: 14,
+            again: false,
+        })
+    );
+    // A damaged file a build would keep.
+    build(&dir, game, 2);
+    let two = table_path(&dir, game, 2);
+    let mut bytes = std::fs::read(&two).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01;
+    std::fs::write(&two, &bytes).unwrap();
+    let e = build_dir(
+        &dir,
+        game,
+        2,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .map(|_| ())
+    .unwrap_err();
+    let text = e.to_string();
+    assert_eq!(
+        text,
+        format!(
+            "{}: payload checksum mismatch: the table is damaged",
+            two.display()
+        )
+    );
+    assert_eq!(e.remedy(), Some(&Remedy::DeleteOrRebuild));
+    std::fs::remove_dir_all(&dir).ok();
 }

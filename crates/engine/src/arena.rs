@@ -130,6 +130,7 @@ impl GameRecord {
 
 /// Why a game could not be played to its end.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum GameError {
     /// An opening move is not legal.
     #[error("opening move {index} ({mv}) is illegal: {reason}")]
