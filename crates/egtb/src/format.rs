@@ -54,6 +54,21 @@ pub fn io_words(e: &std::io::Error) -> String {
 }
 
 /// Why a table file was refused.
+///
+/// New kinds of problems may be added (`#[non_exhaustive]`): a `match` outside this crate needs
+/// a `_` arm, so that a new variant is not a breaking change.
+/// ```compile_fail
+/// # use pussa_egtb::FormatError;
+/// fn kind(e: &FormatError) -> &str {
+///     match e {
+///         FormatError::Io { .. } => "io",
+///         FormatError::Invalid { .. } => "invalid",
+///         FormatError::Missing { .. } => "missing",
+///         FormatError::WrongKind { .. } => "wrong kind",
+///         FormatError::Busy { .. } => "busy",
+///     }
+/// }
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FormatError {

@@ -128,7 +128,17 @@ impl GameRecord {
     }
 }
 
-/// Why a game could not be played to its end.
+/// Why a game could not be played to its end. New kinds may be added (`#[non_exhaustive]`: a
+/// `match` outside this crate needs a `_` arm).
+/// ```compile_fail
+/// # use pussa_engine::arena::GameError;
+/// fn kind(e: &GameError) -> &str {
+///     match e {
+///         GameError::Opening { .. } => "opening",
+///         GameError::Player { .. } => "player",
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum GameError {
