@@ -584,13 +584,17 @@ impl Problems {
     ) -> anyhow::Result<()> {
         for l in &check.layers {
             for e in &l.problems {
-                outln!("  {}: {e}", plural(l.seeds as u64, "seed", "seeds"))?;
+                outln!(
+                    "  {}: {}",
+                    plural(l.seeds as u64, "seed", "seeds"),
+                    with_advice(e)
+                )?;
                 if matches!(e, pussa_egtb::FormatError::Missing { .. }) {
                     self.missing += 1;
                 } else {
                     self.damaged += 1;
                 }
-                self.first.get_or_insert_with(|| e.to_string());
+                self.first.get_or_insert_with(|| with_advice(e));
             }
         }
         let good = check.tables.as_ref().map_or(0, |t| t.max_seeds() + 1);
@@ -913,6 +917,41 @@ fn solve(
         pv.join(" ")
     )?;
     Ok(())
+}
+
+/// The command-line advice for an error of the tables, to follow its message: the library
+/// describes the problem and says what would fix it ([`pussa_egtb::Remedy`]); `pussa` names
+/// the command that does it. Empty when there is none.
+pub(crate) fn advice(e: &pussa_egtb::FormatError) -> String {
+    match e.remedy() {
+        Some(pussa_egtb::Remedy::Build {
+            dir,
+            game,
+            pattern,
+            max_seeds,
+            again,
+        }) => {
+            let mut cmd = format!(
+                "pussa egtb build --game {game} --max-seeds {max_seeds} --dir {}",
+                dir.display()
+            );
+            if !pattern.is_open() {
+                cmd.push_str(&format!(" --closed {}", &pattern.dir_name()[1..]));
+            }
+            if *again {
+                format!(" (`{cmd}` builds the missing layers again)")
+            } else {
+                format!(" (build them with `{cmd}`)")
+            }
+        }
+        Some(pussa_egtb::Remedy::DeleteOrRebuild) => " (delete it or build with --rebuild)".into(),
+        _ => String::new(),
+    }
+}
+
+/// An error of the tables as `pussa` shows it: its message and the command-line [`advice`].
+pub(crate) fn with_advice(e: &pussa_egtb::FormatError) -> String {
+    format!("{e}{}", advice(e))
 }
 
 #[cfg(test)]

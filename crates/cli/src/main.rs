@@ -224,7 +224,8 @@ fn main() -> ExitCode {
 
 /// The error's chain on one line, `context: cause: …` as `{:#}` writes it, except that a cause
 /// that starts with the name of the option its context just gave says it once: `--position:
-/// the board …`, not `--position: position: the board …`.
+/// the board …`, not `--position: position: the board …`; an error of the tables is followed
+/// by the command that fixes it ([`cmd_egtb::advice`]).
 fn error_line(e: &anyhow::Error) -> String {
     let mut out = String::new();
     let mut option: Option<String> = None;
@@ -240,6 +241,10 @@ fn error_line(e: &anyhow::Error) -> String {
         }
         out.push_str(said);
         option = text.strip_prefix("--").map(str::to_string);
+        // An error of the tables: the command that fixes it follows its message.
+        if let Some(f) = c.downcast_ref::<pussa_egtb::FormatError>() {
+            out.push_str(&cmd_egtb::advice(f));
+        }
     }
     out
 }

@@ -1680,3 +1680,42 @@ fn a_build_past_the_file_size_limit_says_so_and_leaves_no_temporary_file() {
     assert!(!tmp.exists(), "the partial file is removed");
     assert!(games.join(format!("{}.pegtb", seeds - 1)).exists());
 }
+
+/// The library's error for a damaged file a build would keep describes the damage only
+/// (`pussa_egtb::Remedy::DeleteOrRebuild` says what fixes it); `pussa egtb build` adds the
+/// advice in its own flags.
+#[test]
+fn egtb_build_over_a_damaged_file_advises_rebuild() {
+    let dir = small_tables("damaged-rebuild", 2);
+    let d = dir.to_str().unwrap();
+    let two = format!("{d}/raja-pasu/2.pegtb");
+    let mut bytes = std::fs::read(&two).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01;
+    std::fs::write(&two, &bytes).unwrap();
+    let build = |extra: &[&str]| {
+        let mut args = vec![
+            "egtb",
+            "build",
+            "--game",
+            "raja-pasu",
+            "--max-seeds",
+            "2",
+            "--dir",
+            d,
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        pussa(&args)
+    };
+    let (ok, _, err) = build(&[]);
+    assert_eq!(
+        one_line_error(ok, &err),
+        format!(
+            "error: {two}: payload checksum mismatch: the table is damaged (delete it or build \
+             with --rebuild)"
+        )
+    );
+    let (ok, _, err) = build(&["--rebuild"]);
+    assert!(ok, "{err}");
+}

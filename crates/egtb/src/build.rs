@@ -410,7 +410,8 @@ struct Bounds {
 /// Builds layer `k` of `game`'s open board from the finished layers `lower[0..k]`.
 ///
 /// # Panics
-/// Panics if `lower.len() != k` or a lower layer has the wrong size.
+/// Panics if `lower.len() != k`, a lower layer has the wrong size, or `k` is above
+/// [`max_build_seeds`] (the layer has more boards than 32-bit ranks hold).
 pub fn build_layer(
     game: Game,
     k: usize,
@@ -428,7 +429,8 @@ pub fn build_layer(
 /// it equals [`build_layer`].
 ///
 /// # Panics
-/// Panics if `lower.len() != k` or a lower layer has the wrong size.
+/// Panics if `lower.len() != k`, a lower layer has the wrong size, or `k` is above
+/// [`max_build_seeds`] for `pattern`.
 pub fn build_pair_layer(
     game: Game,
     pattern: Pattern,

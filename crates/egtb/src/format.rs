@@ -54,7 +54,23 @@ pub fn io_words(e: &std::io::Error) -> String {
 }
 
 /// Why a table file was refused.
+///
+/// New kinds of problems may be added (`#[non_exhaustive]`): a `match` outside this crate needs
+/// a `_` arm, so that a new variant is not a breaking change.
+/// ```compile_fail
+/// # use pussa_egtb::FormatError;
+/// fn kind(e: &FormatError) -> &str {
+///     match e {
+///         FormatError::Io { .. } => "io",
+///         FormatError::Invalid { .. } => "invalid",
+///         FormatError::Missing { .. } => "missing",
+///         FormatError::WrongKind { .. } => "wrong kind",
+///         FormatError::Busy { .. } => "busy",
+///     }
+/// }
+/// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FormatError {
     /// The file could not be read or written (the OS's error; a write past the process's file
     /// size limit is named as such, see [`io_words`]).
@@ -72,6 +88,8 @@ pub enum FormatError {
         path: PathBuf,
         /// What is wrong.
         reason: String,
+        /// What would fix it, when the library knows ([`FormatError::remedy`]).
+        remedy: Option<Remedy>,
     },
     /// A table file that is needed is not there.
     #[error("{path} is missing: {reason}")]
@@ -80,6 +98,8 @@ pub enum FormatError {
         path: PathBuf,
         /// What the directory holds instead (which seed counts).
         reason: String,
+        /// What would fix it, when the library knows ([`FormatError::remedy`]).
+        remedy: Option<Remedy>,
     },
     /// Something other than a table file is where a table file should be (a directory), or a
     /// file where a directory of tables should be.
@@ -99,7 +119,46 @@ pub enum FormatError {
     },
 }
 
+/// What would fix a [`FormatError`]. The library's messages describe the problem only; a front
+/// end turns this into its own advice (`pussa` prints the command line that does it, a program
+/// of one's own may call the API or show a button).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Remedy {
+    /// Building the tables of `game` (closed pattern `pattern`, with its mirror) under `dir` up
+    /// to `max_seeds` seeds ([`crate::build_dir`], [`crate::build_pattern_dir`]). `again`: the
+    /// directory has some of these layers, and the build makes the missing ones again.
+    Build {
+        /// The directory of tables (the one given to `open`/`build_dir`).
+        dir: PathBuf,
+        /// The game.
+        game: Game,
+        /// The closed pattern ([`Pattern::OPEN`] for the open board).
+        pattern: Pattern,
+        /// The seed counts to build, `0..=max_seeds`.
+        max_seeds: usize,
+        /// Some layers are there: the build makes the missing ones again.
+        again: bool,
+    },
+    /// Deleting the damaged file, or building with `rebuild: true` ([`crate::build_dir`]),
+    /// which builds it again instead of keeping it.
+    DeleteOrRebuild,
+}
+
 impl FormatError {
+    /// What would fix the error, when the library knows: a missing table or directory is built
+    /// ([`Remedy::Build`]), a damaged file a build would keep is deleted or rebuilt
+    /// ([`Remedy::DeleteOrRebuild`]).
+    #[must_use]
+    pub fn remedy(&self) -> Option<&Remedy> {
+        match self {
+            FormatError::Invalid { remedy, .. } | FormatError::Missing { remedy, .. } => {
+                remedy.as_ref()
+            }
+            _ => None,
+        }
+    }
+
     /// The file or directory the error is about.
     #[must_use]
     pub fn path(&self) -> &Path {
@@ -252,6 +311,7 @@ pub fn check_payload(payload: &[u8], header: &Header, path: &Path) -> Result<(),
     let bad = |reason: String| FormatError::Invalid {
         path: path.to_path_buf(),
         reason,
+        remedy: None,
     };
     if sum != header.checksum {
         return Err(bad("payload checksum mismatch: the table is damaged".into()));
@@ -405,8 +465,8 @@ impl Header {
         b[8..10].copy_from_slice(&VERSION.to_le_bytes());
         b[10..12].copy_from_slice(&ENCODING.to_le_bytes());
         b[12] = game_code(self.game);
-        b[13] = self.pattern.mine;
-        b[14] = self.pattern.theirs;
+        b[13] = self.pattern.mine();
+        b[14] = self.pattern.theirs();
         b[16..20].copy_from_slice(&(self.seeds as u32).to_le_bytes());
         b[24..32].copy_from_slice(&self.entries.to_le_bytes());
         b[32..40].copy_from_slice(&self.history.to_le_bytes());
@@ -445,6 +505,7 @@ impl Header {
         let bad = |reason: String| FormatError::Invalid {
             path: path.to_path_buf(),
             reason,
+            remedy: None,
         };
         if seeds > MAX_SEEDS {
             return Err(bad(format!(

@@ -39,7 +39,7 @@ pub use build::{
     build_layer, build_pair_layer, max_build_seeds, pair_layer_size, BuildOptions, LayerStats,
     Progress,
 };
-pub use format::FormatError;
+pub use format::{FormatError, Remedy};
 pub use moves::Pattern;
 pub use oracle::{LazyTablesOracle, TablesDir, TablesOracle};
 pub use tables::{

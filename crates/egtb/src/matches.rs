@@ -128,6 +128,7 @@ fn total(per_hole: u8) -> u32 {
 /// game's own number, or fewer for a reduced match) when South holds `south` seeds (North the
 /// rest) and `starter` moves first: each side fills `min(7, holding ÷ per_hole)` holes with
 /// `per_hole` seeds, the rest of its holding stays in its store, the other holes are closed.
+/// (`pussa_engine::matchval::round_board` is another thing: the board only, stores empty.)
 ///
 /// # Panics
 /// Panics if `south` is above the match's seeds (`14 × per_hole`), or if `per_hole` is 0 (a
@@ -213,6 +214,7 @@ pub struct MatchPlay {
 
 /// Why a match could not be played or solved.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum MatchError {
     /// A round could not be solved.
     #[error("round {round} ({start}): {error}")]

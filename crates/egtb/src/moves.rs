@@ -140,12 +140,16 @@ pub fn terminal_value(game: Game, b: &[u8; 14], moves: &Children) -> Option<i32>
 /// turning the ring by seven holes maps one closing onto the other, so a move from a board of
 /// pattern `(a, b)` leads to a board of pattern `(b, a)` seen from the new mover.
 /// The open board is `(0, 0)`.
+///
+/// Its counts are private, so that every `Pattern` is a real closing (at most six holes a
+/// row): build one with [`Pattern::new`] or [`Pattern::of_position`], read it with
+/// [`Pattern::mine`] and [`Pattern::theirs`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Pattern {
     /// Holes closed in the mover's row (0..=6).
-    pub mine: u8,
+    mine: u8,
     /// Holes closed in the opponent's row (0..=6).
-    pub theirs: u8,
+    theirs: u8,
 }
 
 impl Pattern {
@@ -160,6 +164,18 @@ impl Pattern {
     pub fn new(mine: u8, theirs: u8) -> Pattern {
         assert!(mine <= 6 && theirs <= 6, "at most 6 holes of a row close");
         Pattern { mine, theirs }
+    }
+
+    /// Holes closed in the mover's row (0..=6).
+    #[must_use]
+    pub fn mine(self) -> u8 {
+        self.mine
+    }
+
+    /// Holes closed in the opponent's row (0..=6).
+    #[must_use]
+    pub fn theirs(self) -> u8 {
+        self.theirs
     }
 
     /// The pattern seen from the other player.

@@ -147,6 +147,7 @@ impl ExactOracle for PatternsOracle {
 
 /// Where a [`LazyTablesOracle`] stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LoadStatus {
     /// Headers checked; the payloads are not verified yet (nothing asked for them).
     Waiting,

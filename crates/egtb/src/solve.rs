@@ -20,6 +20,7 @@ use crate::Tables;
 
 /// The search gave up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SolveError {
     /// The node limit was reached.
     #[error("node limit reached before the value was proved")]
@@ -41,7 +42,7 @@ pub enum SolveError {
     ClosedHoles,
     /// A table entry holds a value no board of its seeds can have (a damaged table, or tables
     /// not checked when they were opened, e.g. built in memory from bad layers).
-    #[error("the tables are inconsistent: an entry of {} holds the impossible value {value:+} (a damaged table: run `pussa egtb verify`)", crate::format::count(*.seeds as u64, "seed", "seeds"))]
+    #[error("the tables are inconsistent: an entry of {} holds the impossible value {value:+} (a damaged table: `Tables::verify_layer` finds its entries)", crate::format::count(*.seeds as u64, "seed", "seeds"))]
     ImpossibleValue {
         /// The seeds of the entry's board.
         seeds: usize,
@@ -50,7 +51,7 @@ pub enum SolveError {
     },
     /// The tables contradict themselves: no move of a position reaches the exact value they
     /// prove for it (a damaged table, or tables built wrongly).
-    #[error("the tables are inconsistent: no move of {} reaches its exact value {value:+} (a damaged table: run `pussa egtb verify`)", describe(.position))]
+    #[error("the tables are inconsistent: no move of {} reaches its exact value {value:+} (a damaged table: `Tables::verify_layer` finds its entries)", describe(.position))]
     Inconsistent {
         /// The position (its stores do not matter).
         position: Position,

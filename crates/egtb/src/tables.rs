@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::format::{
     check_payload, count, map_table, pattern_path, table_files, table_path, FormatError, Header,
-    HEADER_LEN,
+    Remedy, HEADER_LEN,
 };
 use crate::index::MAX_SEEDS;
 use crate::moves::{canonical, move_letter, terminal_value, Pattern};
@@ -96,7 +96,9 @@ pub struct Tables {
     layers: Vec<Layer>,
 }
 
-/// One legal move with its exact value.
+/// One legal move with its exact value from the tables ([`Tables::move_values`]). Not to be
+/// confused with `pussa_engine::MoveValue`, a move's value as the engine's search finds it (in
+/// seeds, with an `exact` mark and a principal variation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveValue {
     /// The move.
@@ -200,7 +202,8 @@ impl Tables {
     /// Tables from layers built in memory, `layers[k]` for `k` seeds.
     ///
     /// # Panics
-    /// Panics if a layer has the wrong size.
+    /// Panics if `layers` is empty (tables hold at least the layer of 0 seeds) or a layer has
+    /// the wrong size.
     #[must_use]
     pub fn from_layers(game: Game, layers: Vec<Vec<u8>>) -> Tables {
         Tables::from_pattern_layers(game, Pattern::OPEN, layers)
@@ -210,9 +213,20 @@ impl Tables {
     /// (`layers[k]` as [`crate::build_pair_layer`] returns them).
     ///
     /// # Panics
-    /// Panics if a layer has the wrong size.
+    /// Panics if `layers` is empty (tables hold at least the layer of 0 seeds), has more than
+    /// [`crate::index::MAX_SEEDS`]` + 1` layers, or a layer has the wrong size.
     #[must_use]
     pub fn from_pattern_layers(game: Game, pattern: Pattern, layers: Vec<Vec<u8>>) -> Tables {
+        assert!(
+            !layers.is_empty(),
+            "no layers: tables hold at least the layer of 0 seeds"
+        );
+        assert!(
+            layers.len() <= crate::index::MAX_SEEDS + 1,
+            "{} layers: tables hold at most {} seeds",
+            layers.len(),
+            crate::index::MAX_SEEDS
+        );
         let ring = PairRing::new(game, pattern);
         for (k, l) in layers.iter().enumerate() {
             assert_eq!(l.len() as u64, ring.size(k), "layer {k} has the wrong size");
@@ -226,6 +240,10 @@ impl Tables {
 
     /// Builds every layer `0..=max_seeds` of the closed pattern `pattern` and its mirror in
     /// memory (no files).
+    ///
+    /// # Panics
+    /// Panics if `max_seeds` is above [`crate::max_build_seeds`] for the pattern (the builder
+    /// keeps ranks in 32 bits; the layers would not fit in memory anyway).
     #[must_use]
     pub fn build_pattern_in_memory(
         game: Game,
@@ -251,6 +269,9 @@ impl Tables {
     }
 
     /// Builds every layer `0..=max_seeds` in memory (no files), calling `progress` on the way.
+    ///
+    /// # Panics
+    /// Panics if `max_seeds` is above [`crate::max_build_seeds`] of the open board.
     #[must_use]
     pub fn build_in_memory(
         game: Game,
@@ -291,9 +312,11 @@ impl Tables {
     ) -> Result<(Mmap, Header), FormatError> {
         let path = pattern_path(dir, game, pattern, seeds);
         let Some(map) = map_table(&path)? else {
+            let (reason, remedy) = missing_reason(dir, game, pattern, seeds);
             return Err(FormatError::Missing {
-                reason: missing_reason(dir, game, pattern, seeds),
+                reason,
                 path,
+                remedy,
             });
         };
         let header = Header::parse_pattern(&map, &path, game, pattern, seeds)?;
@@ -350,6 +373,7 @@ impl Tables {
                 problems: vec![FormatError::Invalid {
                     path: pattern_path(dir, game, pattern, k),
                     reason: format!("no table can have {k} seeds (at most {MAX_SEEDS})"),
+                    remedy: None,
                 }],
             });
         }
@@ -367,8 +391,9 @@ impl Tables {
     ///
     /// # Errors
     /// A missing layer up to `max`, or (`max` is `None`) below the largest file, named with the
-    /// seed counts the directory has; any damaged or mismatched file, or a directory where a
-    /// file should be.
+    /// seed counts the directory has; no tables at all; any damaged or mismatched file, or a
+    /// directory where a file should be. A missing layer's or table's error says what builds it
+    /// ([`FormatError::remedy`], [`Remedy::Build`]); the message itself names no command.
     ///
     /// # Examples
     /// ```
@@ -411,8 +436,9 @@ impl Tables {
     ///
     /// # Errors
     /// A missing layer up to `max`, or (`max` is `None`) below the largest file, named with the
-    /// seed counts the directory has; any damaged or mismatched file, or a directory where a
-    /// file should be.
+    /// seed counts the directory has; no tables at all; any damaged or mismatched file, or a
+    /// directory where a file should be. A missing layer's or table's error says what builds it
+    /// ([`FormatError::remedy`], [`Remedy::Build`]); the message itself names no command.
     pub fn open_pattern(
         dir: &Path,
         game: Game,
@@ -452,14 +478,20 @@ impl Tables {
             refuse_gap(dir, game, pattern, k)?;
         }
         if layers.is_empty() {
-            let build = build_command(dir, game, pattern, max.unwrap_or(SUGGESTED_SEEDS));
             return Err(FormatError::Invalid {
                 path: pattern_path(dir, game, pattern, 0),
                 reason: if pattern.is_open() {
-                    format!("no tables for {game} (build them with `{build}`)")
+                    format!("no tables for {game}")
                 } else {
-                    format!("no tables for {game} with closed holes {pattern} (build them with `{build}`)")
+                    format!("no tables for {game} with closed holes {pattern}")
                 },
+                remedy: Some(Remedy::Build {
+                    dir: dir.to_path_buf(),
+                    game,
+                    pattern,
+                    max_seeds: max.unwrap_or(SUGGESTED_SEEDS),
+                    again: false,
+                }),
             });
         }
         Ok(Tables { game, ring, layers })
@@ -694,8 +726,16 @@ impl Tables {
     /// instead (a mismatch if a history among the local positions changes its value). Entries not
     /// determined, and those whose re-computation meets one, are counted apart
     /// ([`VerifyReport::unresolved`]), not as mismatches.
+    ///
+    /// # Panics
+    /// Panics if `k > self.max_seeds()` (there is no layer `k` to verify).
     #[must_use]
     pub fn verify_layer(&self, k: usize, samples: u64) -> VerifyReport {
+        assert!(
+            k <= self.max_seeds(),
+            "no layer of {k} seeds: the tables hold 0..={}",
+            self.max_seeds()
+        );
         let n = self.ring.size(k);
         let idxs = sample_ranks(n, samples);
         let undetermined = (0..n)
@@ -926,8 +966,8 @@ impl Tables {
         let rest = self.game.total_seeds() - k as u8;
         let stores = [rest - rest / 2, rest / 2];
         if parity {
-            let closed = self.game.closed_holes(Side::North, 7 - pattern.mine)
-                | self.game.closed_holes(Side::South, 7 - pattern.theirs);
+            let closed = self.game.closed_holes(Side::North, 7 - pattern.mine())
+                | self.game.closed_holes(Side::South, 7 - pattern.theirs());
             Position::from_parts_unchecked(
                 self.game,
                 crate::moves::rotate(&node.board),
@@ -1313,26 +1353,28 @@ pub(crate) fn refuse_gap(
     Ok(())
 }
 
-/// The seed count a "build them with" hint suggests when nothing says how many are wanted: a
-/// few seconds of building on two cores.
+/// The seed count a [`Remedy::Build`] suggests when nothing says how many are wanted: a few
+/// seconds of building on two cores.
 const SUGGESTED_SEEDS: usize = 14;
 
-/// The command that builds the tables of `game` and `pattern` under `dir` up to `seeds` seeds,
-/// as it can be pasted: closed patterns (with their mirrors) are built with `--closed a-b`.
-fn build_command(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> String {
-    let mut cmd = format!(
-        "pussa egtb build --game {game} --max-seeds {seeds} --dir {}",
-        dir.display()
-    );
-    if !pattern.is_open() {
-        cmd.push_str(&format!(" --closed {}", &pattern.dir_name()[1..]));
-    }
-    cmd
-}
-
 /// Why a table file of `game` and `pattern` with `seeds` seeds is missing, in terms of the
-/// files the directory has: "the tables of raja-pasu under t go up to 4 seeds".
-fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> String {
+/// files the directory has ("the tables of raja-pasu under t go up to 4 seeds"), and what
+/// builds it.
+fn missing_reason(
+    dir: &Path,
+    game: Game,
+    pattern: Pattern,
+    seeds: usize,
+) -> (String, Option<Remedy>) {
+    let build = |max_seeds: usize, again: bool| {
+        Some(Remedy::Build {
+            dir: dir.to_path_buf(),
+            game,
+            pattern,
+            max_seeds,
+            again,
+        })
+    };
     let what = if pattern.is_open() {
         format!("tables of {game}")
     } else {
@@ -1340,16 +1382,16 @@ fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> Str
     };
     let found = table_files(dir, game, pattern);
     let Some(&top) = found.last() else {
-        let build = build_command(dir, game, pattern, seeds.max(SUGGESTED_SEEDS));
+        let remedy = build(seeds.max(SUGGESTED_SEEDS), false);
         if !dir.is_dir() {
-            return format!(
-                "there is no directory {} (a directory of tables, built with `{build}`)",
-                dir.display()
+            return (
+                format!("there is no directory {} of tables", dir.display()),
+                remedy,
             );
         }
-        return format!(
-            "there are no {what} under {} (build them with `{build}`)",
-            dir.display()
+        return (
+            format!("there are no {what} under {}", dir.display()),
+            remedy,
         );
     };
     let upto = format!(
@@ -1358,16 +1400,15 @@ fn missing_reason(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> Str
         count(top as u64, "seed", "seeds")
     );
     if seeds > top {
-        upto
+        (upto, None)
     } else {
-        let build = build_command(dir, game, pattern, top);
         let gaps: Vec<String> = (0..top)
             .filter(|k| found.binary_search(k).is_err())
             .map(|k| k.to_string())
             .collect();
-        format!(
-            "{upto}, but not {} (`{build}` builds the missing layers again)",
-            gaps.join(", ")
+        (
+            format!("{upto}, but not {}", gaps.join(", ")),
+            build(top, true),
         )
     }
 }
@@ -1459,7 +1500,8 @@ pub enum LayerEvent {
 ///
 /// # Errors
 /// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
-/// work), a damaged or mismatched existing file (unless `rebuild`), or a file that cannot be
+/// work), a damaged or mismatched existing file (unless `rebuild`; its error's
+/// [`FormatError::remedy`] is [`Remedy::DeleteOrRebuild`]), or a file that cannot be
 /// written.
 pub fn build_dir(
     dir: &Path,
@@ -1489,7 +1531,8 @@ pub fn build_dir(
 ///
 /// # Errors
 /// More seeds than the builder can build ([`crate::max_build_seeds`], checked before any
-/// work), a damaged or mismatched existing file (unless `rebuild`), or a file that cannot be
+/// work), a damaged or mismatched existing file (unless `rebuild`; its error's
+/// [`FormatError::remedy`] is [`Remedy::DeleteOrRebuild`]), or a file that cannot be
 /// written.
 #[allow(clippy::too_many_arguments)]
 pub fn build_pattern_dir(
@@ -1510,15 +1553,17 @@ pub fn build_pattern_dir(
         return Err(FormatError::Invalid {
             path: pattern_path(dir, game, pattern, limit + 1),
             reason: too_many_seeds(game, pattern, max_seeds, limit),
+            remedy: None,
         });
     }
     // One build at a time writes a game's tables: two would write the same temporary files.
     let _lock = BuildLock::take(dir, game)?;
     let mut layers: Vec<Layer> = Vec::new();
     let refuse = |e| match e {
-        FormatError::Invalid { path, reason } => FormatError::Invalid {
+        FormatError::Invalid { path, reason, .. } => FormatError::Invalid {
             path,
-            reason: format!("{reason} (delete it or build with --rebuild)"),
+            reason,
+            remedy: Some(Remedy::DeleteOrRebuild),
         },
         e => e,
     };

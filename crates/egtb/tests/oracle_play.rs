@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use pussa_egtb::{BuildOptions, Tables, TablesOracle};
-use pussa_engine::tournament::{greedy_move, random_move};
+use pussa_engine::tournament::{greedy_most_held, random_move};
 use pussa_engine::{choose_move_with_oracle, ExactOracle, Level};
 use pussa_rules::{Game, GameState, Hole, Mode, Position, Rng, Side};
 
@@ -140,7 +140,7 @@ fn never_throws_away_value(game: Game, level: Level, positions: usize, seed: u64
                 }
                 mv
             } else if greedy {
-                greedy_move(&state, &mut orng).expect("a move")
+                greedy_most_held(&state, &mut orng).expect("a move")
             } else {
                 random_move(&state, &mut orng).expect("a move")
             };

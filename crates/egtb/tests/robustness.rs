@@ -9,7 +9,7 @@ use std::path::Path;
 use pussa_egtb::format::{is_possible_byte, table_path, write_table};
 use pussa_egtb::oracle::LazyTablesOracle;
 use pussa_egtb::solve::{SolveError, Solver};
-use pussa_egtb::{build_dir, index, BuildOptions, FormatError, Tables};
+use pussa_egtb::{build_dir, index, BuildOptions, FormatError, Remedy, Tables};
 use pussa_rules::{Game, GameState, Mode, Position, Side};
 
 use support::{build, temp_dir};
@@ -211,12 +211,9 @@ fn a_gap_below_the_largest_file_is_refused_by_every_opener() {
     let three = table_path(&dir, game, 3);
     std::fs::remove_file(&three).unwrap();
     let want = format!(
-        "{} is missing: the tables of raja-pasu under {} go up to 4 seeds, but not 3 \
-         (`pussa egtb build --game raja-pasu --max-seeds 4 --dir {}` builds the missing layers \
-         again)",
+        "{} is missing: the tables of raja-pasu under {} go up to 4 seeds, but not 3",
         three.display(),
         dir.display(),
-        dir.display()
     );
     assert_eq!(open_err(&dir, game, None), want);
     let e = LazyTablesOracle::open(&dir, game, None)
@@ -224,6 +221,17 @@ fn a_gap_below_the_largest_file_is_refused_by_every_opener() {
         .unwrap_err();
     assert!(matches!(e, FormatError::Missing { .. }), "{e}");
     assert_eq!(e.to_string(), want);
+    // The message describes the problem; what fixes it is data, for the caller to phrase.
+    assert_eq!(
+        e.remedy(),
+        Some(&Remedy::Build {
+            dir: dir.clone(),
+            game,
+            pattern: pussa_egtb::Pattern::OPEN,
+            max_seeds: 4,
+            again: true,
+        })
+    );
     let e = pussa_egtb::oracle::oracle(game, &dir)
         .map(|_| ())
         .unwrap_err();
@@ -486,5 +494,92 @@ fn a_second_build_into_the_same_directory_is_refused() {
     drop(lock);
     build(pussa_egtb::Pattern::OPEN).unwrap();
     assert_eq!(Tables::open(&dir, game, None).unwrap().max_seeds(), 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Tables hold at least the layer of 0 seeds: `from_layers` refuses an empty list, with a
+/// message saying so, instead of making tables whose `max_seeds` wraps around.
+#[test]
+#[should_panic(expected = "no layers: tables hold at least the layer of 0 seeds")]
+fn tables_from_no_layers_are_refused() {
+    let _ = Tables::from_layers(Game::RajaPasu, Vec::new());
+}
+
+/// `verify_layer` beyond the tables' seeds panics with a message naming the layer and the
+/// tables' range (its documented `# Panics`), not an index out of bounds.
+#[test]
+fn verifying_a_layer_the_tables_do_not_hold_names_the_range() {
+    let t = Tables::build_in_memory(Game::WalakPussa, 4, BuildOptions::default(), &|_| {});
+    assert_eq!(t.max_seeds(), 4);
+    assert_eq!(t.verify_layer(4, 10).mismatches, 0);
+    for k in [5, 99] {
+        let err = std::panic::catch_unwind(|| t.verify_layer(k, 10)).unwrap_err();
+        let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert_eq!(msg, format!("no layer of {k} seeds: the tables hold 0..=4"));
+    }
+}
+
+/// A `Pattern` can only be made by its checked constructors, and reads back through getters.
+#[test]
+fn patterns_are_read_through_getters() {
+    let p = pussa_egtb::Pattern::new(2, 5);
+    assert_eq!((p.mine(), p.theirs()), (2, 5));
+    assert_eq!((p.flipped().mine(), p.flipped().theirs()), (5, 2));
+    assert_eq!(p.holes(), 7);
+    assert!(std::panic::catch_unwind(|| pussa_egtb::Pattern::new(7, 0)).is_err());
+}
+
+/// The library's errors describe the problem and name no command line or CLI flag (a program
+/// embedding the crate may not ship `pussa`); what fixes them is [`FormatError::remedy`].
+#[test]
+fn table_errors_name_no_command_line() {
+    let dir = temp_dir("no-cli-words");
+    let game = Game::WalakPussa;
+    std::fs::create_dir_all(&dir).unwrap();
+    let e = Tables::open(&dir, game, None).map(|_| ()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: no tables for walak-pussa",
+            table_path(&dir, game, 0).display()
+        )
+    );
+    assert_eq!(
+        e.remedy(),
+        Some(&Remedy::Build {
+            dir: dir.clone(),
+            game,
+            pattern: pussa_egtb::Pattern::OPEN,
+            max_seeds: 14,
+            again: false,
+        })
+    );
+    // A damaged file a build would keep.
+    build(&dir, game, 2);
+    let two = table_path(&dir, game, 2);
+    let mut bytes = std::fs::read(&two).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01;
+    std::fs::write(&two, &bytes).unwrap();
+    let e = build_dir(
+        &dir,
+        game,
+        2,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .map(|_| ())
+    .unwrap_err();
+    let text = e.to_string();
+    assert_eq!(
+        text,
+        format!(
+            "{}: payload checksum mismatch: the table is damaged",
+            two.display()
+        )
+    );
+    assert_eq!(e.remedy(), Some(&Remedy::DeleteOrRebuild));
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -2,7 +2,8 @@
 //! `cargo run --release -p pussa-engine --example ladder -- GAME P1 P2 GAMES [OPENING] [SEED]
 //! [FILTER_NODES]`.
 //!
-//! Players: `level:<name>`, `greedy`, `random`, `mcts:<ms>` (UCT for that many milliseconds a
+//! Players: `level:<name>`, `greedy` (the net capture, `arena::greedy_net_capture`: not the
+//! tournament's `greedy`, `tournament::greedy_most_held`), `random`, `mcts:<ms>` (UCT for that many milliseconds a
 //! move), `mctsn:<playouts>`, `search:<ms>` (the search on every core), `nodes:<n>`, `depth:<d>`.
 //! Games are played in pairs (the same random opening of OPENING plies, default 4, seats
 //! swapped; only openings within 3 seeds of even by a depth-10 search), several at once (RAYON_NUM_THREADS). Prints P1's wins, draws, losses, score and
@@ -20,7 +21,7 @@ fn player(spec: &str, seed: u64) -> Builtin {
     let num = || arg.parse::<u64>().expect("a number after ':'");
     match kind {
         "level" => Builtin::Level(arg.parse::<Level>().expect("a level"), seed),
-        "greedy" => Builtin::Greedy,
+        "greedy" => Builtin::GreedyNetCapture,
         "random" => Builtin::Random(seed),
         "mcts" => Builtin::Mcts(Limits {
             movetime: Some(Duration::from_millis(num())),

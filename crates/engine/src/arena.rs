@@ -27,9 +27,12 @@ pub enum Builtin {
     Search(Limits),
     /// UCT with these limits (nodes = playouts).
     Mcts(Limits),
-    /// The move with the largest immediate gain (seeds taken by the mover minus by the
-    /// opponent during the move); ties go to the first in board order.
-    Greedy,
+    /// The move with the largest net capture ([`greedy_net_capture`]: seeds taken by the mover
+    /// minus by the opponent during the sowing, no round-end sweep); ties go to the first in
+    /// board order. Not the `greedy` player of `pussa tournament`
+    /// ([`crate::tournament::greedy_most_held`]), which counts the seeds held after the move and
+    /// breaks ties at random. Named `greedy-net-capture` in reports.
+    GreedyNetCapture,
     /// A uniformly random legal move.
     Random(u64),
 }
@@ -40,7 +43,7 @@ impl Player for Builtin {
             Builtin::Level(l, _) => l.name().to_string(),
             Builtin::Search(l) => format!("search{l:?}"),
             Builtin::Mcts(l) => format!("mcts{l:?}"),
-            Builtin::Greedy => "greedy".to_string(),
+            Builtin::GreedyNetCapture => "greedy-net-capture".to_string(),
             Builtin::Random(_) => "random".to_string(),
         }
     }
@@ -56,7 +59,7 @@ impl Player for Builtin {
                 l.seed = l.seed.wrapping_add(1);
                 mcts::search(state, l).best
             }
-            Builtin::Greedy => greedy(state),
+            Builtin::GreedyNetCapture => greedy_net_capture(state),
             Builtin::Random(seed) => {
                 let mut rng = Rng::new(*seed);
                 *seed = rng.next_u64();
@@ -68,10 +71,20 @@ impl Player for Builtin {
     }
 }
 
-/// The legal move with the largest immediate gain for the mover (first in board order among
-/// equals); `None` iff no move is expected.
+/// The legal move with the largest net capture for the mover: the seeds it takes during the
+/// sowing minus those the opponent takes (fours sown into the opponent's row), the round-end
+/// sweep not counted; the first in board order among equals (deterministic). `None` iff no
+/// move is expected. The search's trap choice reads the opponent's replies with it, and
+/// [`Builtin::GreedyNetCapture`] plays it (the "greedy" of the ladder example's measures in
+/// docs/engine.md).
+///
+/// Not the same player as [`crate::tournament::greedy_most_held`], the `greedy` of
+/// `pussa tournament`: that one counts what the mover holds after the move (the round-end
+/// sweep included, the opponent's takings not subtracted) and breaks ties at random, so the
+/// two can choose different moves. Each keeps its own rule because measured results in
+/// docs/engine.md were played with it.
 #[must_use]
-pub fn greedy(state: &GameState) -> Option<Hole> {
+pub fn greedy_net_capture(state: &GameState) -> Option<Hole> {
     let pos = state.position();
     let me = pos.to_move().index();
     let mut best: Option<(i32, Hole)> = None;
@@ -115,8 +128,19 @@ impl GameRecord {
     }
 }
 
-/// Why a game could not be played to its end.
+/// Why a game could not be played to its end. New kinds may be added (`#[non_exhaustive]`: a
+/// `match` outside this crate needs a `_` arm).
+/// ```compile_fail
+/// # use pussa_engine::arena::GameError;
+/// fn kind(e: &GameError) -> &str {
+///     match e {
+///         GameError::Opening { .. } => "opening",
+///         GameError::Player { .. } => "player",
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum GameError {
     /// An opening move is not legal.
     #[error("opening move {index} ({mv}) is illegal: {reason}")]
@@ -143,6 +167,11 @@ pub enum GameError {
 /// Plays one single game or match of `game` between `south` and `north`, South first, after the
 /// `opening` moves; a match stops (undecided unless already won) after `max_rounds` rounds.
 ///
+/// This is the crate root's `play_game`: any two [`Player`]s, one game, no clock. Not to be
+/// confused with [`crate::tournament::play_game`], which plays game `index` of a tournament
+/// [`crate::tournament::Config`] (its seats, openings, limits and external engines) and
+/// returns a [`crate::tournament::GameResult`].
+///
 /// # Errors
 /// [`GameError`] when an opening move is illegal or a player fails or answers illegally.
 ///
@@ -150,7 +179,7 @@ pub enum GameError {
 /// ```
 /// use pussa_engine::arena::{play_game, Builtin};
 /// use pussa_rules::{Game, Mode};
-/// let mut a = Builtin::Greedy;
+/// let mut a = Builtin::GreedyNetCapture;
 /// let mut b = Builtin::Random(1);
 /// let rec = play_game(Game::RajaPasu, Mode::Single, &mut a, &mut b, &[], 1)?;
 /// assert!(rec.state.is_over());

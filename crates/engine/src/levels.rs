@@ -20,7 +20,7 @@ use pussa_rules::{Game, GameState, Hole, Mode, Rng};
 use crate::params;
 use crate::{search, ExactOracle, Limits};
 
-/// A playing level, weakest first.
+/// A playing level, weakest first. In serde it is its name (`"club"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
     /// Looks one move ahead, often picks a lesser move, blunders 30% of the time.
@@ -233,6 +233,22 @@ impl Level {
                 ..base
             }),
         }
+    }
+}
+
+/// A level is written as its name ([`Level::name`]: `"club"`).
+impl serde::Serialize for Level {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// A level is read as [`Level::from_str`] reads it: a name (`"club"`) or a number 1-7 as a
+/// string; anything else is an error with [`ParseLevelError`]'s message.
+impl<'de> serde::Deserialize<'de> for Level {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = <String as serde::Deserialize>::deserialize(deserializer)?;
+        s.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pussa_rules::{GameState, Hole, MoveOutcome, Position};
+use serde::{Deserialize, Serialize};
 
 /// `s` for a message: its first `max` characters and an ellipsis if it is longer.
 pub(crate) fn clip(s: &str, max: usize) -> String {
@@ -179,8 +180,9 @@ impl fmt::Debug for Limits {
     }
 }
 
-/// Progress of a search, reported after each completed iteration.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Progress of a search, reported after each completed iteration. Reads and writes serde
+/// (`elapsed` in serde's shape of a [`Duration`], `{"secs", "nanos"}`; moves as their letters).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchInfo {
     /// Depth completed, in plies.
     pub depth: u32,
@@ -199,8 +201,9 @@ pub struct SearchInfo {
     pub pv: Vec<Hole>,
 }
 
-/// The outcome of [`search`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The outcome of [`search`] (and of [`mcts::search`]). Reads and writes serde, moves as
+/// their letters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchResult {
     /// The best move; `None` iff no move is expected (round over or no legal move).
     pub best: Option<Hole>,
@@ -285,8 +288,10 @@ pub fn effective_threads(requested: usize) -> usize {
     requested.clamp(1, cores)
 }
 
-/// One legal move and its value, as [`analyze`] gives it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One legal move and its value, as [`analyze`] gives it (in seeds, with the line that
+/// proves it). Reads and writes serde. Not to be confused with `pussa_egtb::MoveValue`, a
+/// move's exact value from the endgame tables (its gain and the value after it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoveValue {
     /// The move.
     pub mv: Hole,
@@ -351,7 +356,8 @@ pub fn prove_moves(state: &GameState, limits: &Limits) -> ProvenMoves {
 }
 
 /// What [`analyze_report`] found: every legal move's value and how far the search went.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Reads and writes serde.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Analysis {
     /// Every legal move with its value, best first, as [`analyze`] gives them.
     pub moves: Vec<MoveValue>,

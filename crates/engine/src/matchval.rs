@@ -119,9 +119,26 @@ fn slot(game: Game, filled: [u8; 2], starter: Side) -> usize {
         + starter.index()
 }
 
-/// The start of a round with `filled` holes filled by each side, `starter` to move.
+/// The board of a round's start with `filled` holes filled by each side, `starter` to move,
+/// and **empty stores**: the position the round values of this module are searched from (a
+/// round's value is the margin of the seeds taken in it, in which the seeds carried in the
+/// stores play no part).
+///
+/// Not a position a match reaches: in a match the stores then hold the seeds not sown into the
+/// filled holes, so that the seeds add up to the game's total, and `filled` alone does not say
+/// how many (see `pussa_egtb::matches::round_start`, which takes South's holding and builds
+/// the position a match reaches). So its position string does not read back.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::matchval::round_board;
+/// use pussa_rules::{Game, Side};
+/// let p = round_board(Game::RajaPasu, [3, 7], Side::South);
+/// assert_eq!(p.stores(), [0, 0]);
+/// assert!(format!("{p:?}").starts_with("Position(x,x,x,x,7,7,7/7,7,7,7,7,7,7 0 0 S"));
+/// ```
 #[must_use]
-pub fn round_start(game: Game, filled: [u8; 2], starter: Side) -> Position {
+pub fn round_board(game: Game, filled: [u8; 2], starter: Side) -> Position {
     let sph = game.seeds_per_hole();
     let closed =
         game.closed_holes(Side::South, filled[0]) | game.closed_holes(Side::North, filled[1]);
@@ -129,7 +146,7 @@ pub fn round_start(game: Game, filled: [u8; 2], starter: Side) -> Position {
 }
 
 fn search_round(game: Game, filled: [u8; 2], starter: Side) -> i32 {
-    let pos = round_start(game, filled, starter);
+    let pos = round_board(game, filled, starter);
     let state = GameState::from_position(pos, Mode::Single, 1, starter);
     let limits = Limits {
         nodes: Some(params::MATCH_ROUND_NODES),

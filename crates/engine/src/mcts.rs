@@ -83,6 +83,13 @@ pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 /// without a move time. The best move is the most visited; `score` is its mean reward scaled to
 /// −100..100 (0 = a draw expected), not seeds; `exact` is false; `nodes` counts playouts.
 ///
+/// When no move is expected (the round is over, or the side to move has no legal move),
+/// nothing is searched: `best` is `None`, `nodes` and `depth` are 0, `score` is the round's
+/// result for the side to move on the same scale (a win 90..100, a draw 0, a loss −100..−90:
+/// the reward of that end, with its seed margin), and `exact` is true, since it is the
+/// result and not an estimate. [`crate::search`] answers the same case with the margin in
+/// seeds; the signs agree.
+///
 /// # Examples
 /// ```
 /// use pussa_engine::{mcts, Limits};
@@ -98,10 +105,22 @@ pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 #[must_use]
 pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
     let root_pos = *state.position();
+    let total = i32::from(root_pos.game().total_seeds());
+    let taken = state.taken_this_round();
+    // South's margin of the round so far.
+    let so_far = i32::from(taken[0]) - i32::from(taken[1]);
     if state.is_round_over() || !root_pos.has_legal_move() {
+        // No move expected: the round's result (the seeds left on the board going as the
+        // round's end gives them, if the state has not applied it yet), on the reward's scale.
+        let rest = if state.is_round_over() {
+            0
+        } else {
+            terminal_of(&root_pos, &[], true).unwrap_or(0)
+        };
+        let reward = reward_for(root_pos.to_move(), so_far + rest, total);
         return SearchResult {
             best: None,
-            score: 0,
+            score: ((reward - 0.5) * 200.0).round() as i32,
             exact: true,
             depth: 0,
             nodes: 0,
@@ -117,11 +136,7 @@ pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
     });
     let mut rng = Rng::new(limits.seed ^ 0x6d63_7473);
     let mut scratch = PlayoutScratch::default();
-    let total = i32::from(root_pos.game().total_seeds());
     let base = root_pos.stores();
-    let taken = state.taken_this_round();
-    // South's margin of the round so far.
-    let so_far = i32::from(taken[0]) - i32::from(taken[1]);
     let mut root_hist: Vec<u128> = state.history().to_vec();
     if root_hist.last() != Some(&root_pos.repetition_key()) {
         root_hist.push(root_pos.repetition_key());

@@ -1735,7 +1735,7 @@ mod tests {
                 if full.next_round() {
                     cmd.new_round(&full);
                 }
-                let Some(mv) = crate::arena::greedy(&full) else {
+                let Some(mv) = crate::arena::greedy_net_capture(&full) else {
                     break;
                 };
                 let line = cmd.compact_line();
@@ -1821,7 +1821,7 @@ mod tests {
                     break;
                 }
             }
-            let mv = crate::arena::greedy(&full).expect("the match goes on");
+            let mv = crate::arena::greedy_net_capture(&full).expect("the match goes on");
             full.play(mv).unwrap();
             cmd.played(mv);
             moves.push_str(if moves.is_empty() { " moves " } else { " " });

@@ -10,8 +10,24 @@ use crate::eval::{self, RoundEnd};
 use crate::params::SCALE;
 
 /// The minimax future margin of `pos` (internal units, side to move's view) to `depth` plies,
-/// `history` holding the repetition keys of the earlier positions of the round since seeds last
-/// left the board. Returns the value and whether every leaf was a real end of the round.
+/// `history` holding the repetition keys of the positions of the round since seeds last left
+/// the board: the earlier ones only, or with `pos`'s own key last, as
+/// [`GameState::history`] gives them (a last key equal to `pos`'s is `pos` itself, not an
+/// earlier visit: a move always passes the turn). `pos` is a repetition (a terminal value)
+/// when its key is among the earlier ones. Returns the value and whether every leaf was a real
+/// end of the round. `history` is restored on return.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::reference::minimax;
+/// use pussa_rules::{Game, GameState, Hole, Mode, Side};
+/// let mut g = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+/// g.play(Hole::from_letter('A')?)?;
+/// let pos = *g.position();
+/// let earlier = g.history()[..g.history().len() - 1].to_vec();
+/// assert_eq!(minimax(&pos, 3, &mut g.history().to_vec()), minimax(&pos, 3, &mut earlier.clone()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 ///
 /// # Panics
 /// Never in practice: it runs [`minimax_budget`] with a budget of `u64::MAX` nodes, which only
@@ -22,8 +38,26 @@ pub fn minimax(pos: &Position, depth: u32, history: &mut Vec<u128>) -> (i32, boo
 }
 
 /// [`minimax`] visiting at most `budget` nodes (decremented as it goes); `None` when the budget
-/// runs out first.
+/// runs out first. `history` as for [`minimax`].
 pub fn minimax_budget(
+    pos: &Position,
+    depth: u32,
+    history: &mut Vec<u128>,
+    budget: &mut u64,
+) -> Option<(i32, bool)> {
+    let key = pos.repetition_key();
+    if history.last() == Some(&key) {
+        history.pop();
+        let r = minimax_earlier(pos, depth, history, budget);
+        history.push(key);
+        r
+    } else {
+        minimax_earlier(pos, depth, history, budget)
+    }
+}
+
+/// [`minimax_budget`] with `history` holding only the positions before `pos`.
+fn minimax_earlier(
     pos: &Position,
     depth: u32,
     history: &mut Vec<u128>,
@@ -53,10 +87,10 @@ pub fn minimax_budget(
         };
         let gain = (i32::from(out.taken[me]) - i32::from(out.taken[1 - me])) * SCALE;
         let (v, e) = if out.seeds_taken() > 0 {
-            minimax_budget(&child, depth - 1, &mut Vec::new(), budget)?
+            minimax_earlier(&child, depth - 1, &mut Vec::new(), budget)?
         } else {
             history.push(key);
-            let r = minimax_budget(&child, depth - 1, history, budget);
+            let r = minimax_earlier(&child, depth - 1, history, budget);
             history.pop();
             r?
         };
@@ -109,5 +143,5 @@ fn minimax_root(
         .copied()
         .filter(|&k| k != pos.repetition_key())
         .collect();
-    minimax_budget(pos, depth, &mut h, &mut { budget })
+    minimax_earlier(pos, depth, &mut h, &mut { budget })
 }

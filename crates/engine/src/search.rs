@@ -1375,7 +1375,7 @@ fn greedy_trap(
         if child.is_round_over() {
             continue;
         }
-        let reply = crate::arena::greedy(&child)?;
+        let reply = crate::arena::greedy_net_capture(&child)?;
         child.play(reply).ok()?;
         let found = if child.is_round_over() {
             let winner = child.winner().flatten();
@@ -1499,7 +1499,7 @@ fn swindle(
             // A reply's value for us is minus the opponent's value.
             let flips = |v: &MoveValue| by_result && v.exact && result(-v.score) > result(r.score);
             let mistake = |v: &MoveValue| v.exact && -v.score > m.score;
-            let greedy = crate::arena::greedy(&child);
+            let greedy = crate::arena::greedy_net_capture(&child);
             let greedy_reply = replies.iter().find(|v| Some(v.mv) == greedy);
             let greedy_flips = greedy_reply.is_some_and(flips);
             // The greedy line further on, if its first reply does not already change the

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pussa_rules::{EndReason, Game, GameState, Hole, Mode, Rng, Setup, Side, Status};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::protocol::{self, LineRead};
 use crate::{choose_move_with_oracle, search, ExactOracle, Level, Limits};
@@ -35,7 +35,7 @@ use crate::{choose_move_with_oracle, search, ExactOracle, Level, Limits};
 // ---------------------------------------------------------------------------------------------
 
 /// Wins, draws and losses from the first player's point of view.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Wdl {
     /// Games the first player won.
     pub wins: u32,
@@ -156,7 +156,7 @@ impl Wdl {
 /// Results counted by pairs of games (the same opening, seats swapped): how many pairs gave the
 /// first player 0, ½, 1, 1½ or 2 points. Pairs take the seat and the opening out of the noise,
 /// which matters in these games, where the first mover wins most single games.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pentanomial(pub [u32; 5]);
 
 impl Pentanomial {
@@ -260,7 +260,7 @@ pub fn score_from_elo(elo: f64) -> f64 {
 
 /// A sequential probability ratio test of H0 "the Elo difference is `elo0`" against
 /// H1 "it is `elo1`", with error rates `alpha` (accept H1 when H0 holds) and `beta`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sprt {
     /// Elo under H0.
     pub elo0: f64,
@@ -273,7 +273,7 @@ pub struct Sprt {
 }
 
 /// What an SPRT says so far.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SprtDecision {
     /// The log-likelihood ratio crossed the upper bound: H1 (elo1) accepted.
@@ -429,7 +429,7 @@ fn mle_with_mean(observed: &[(f64, f64)], s: f64) -> Vec<f64> {
 pub const FIRST_MOVER: Side = Side::South;
 
 /// How a game ended, as [`GameResult::ending`] tells it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Ending {
     /// The player to move had no legal move ([`EndReason::NoLegalMove`]).
@@ -473,7 +473,7 @@ impl Ending {
 }
 
 /// Games counted by how they ended ([`Ending`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Endings {
     /// The player to move had no legal move.
     pub stuck: u32,
@@ -527,7 +527,7 @@ impl Endings {
 
 /// Results seen from the seats rather than the players: how the first mover
 /// ([`GameResult::first_mover`]) did, overall and for each player.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seats {
     /// Every game from the first mover's point of view: `wins` are the first mover's,
     /// `losses` the second mover's wins.
@@ -563,7 +563,7 @@ impl Seats {
 }
 
 /// The spread of a count over games (plies, rounds): mean, median, least and most.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     /// Games counted.
     pub games: u32,
@@ -610,7 +610,7 @@ impl Spread {
 
 /// One bar of the histogram of game lengths ([`length_histogram`]): the games of `from` to
 /// `to` plies (both included), by result seen from the seats.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LengthBin {
     /// The fewest plies counted here.
     pub from: u32,
@@ -703,7 +703,8 @@ pub enum PlayerSpec {
     Mcts,
     /// A uniformly random legal move (`random`).
     Random,
-    /// The move taking the most seeds at once, ties broken at random (`greedy`).
+    /// The move after which the mover holds the most seeds, ties broken at random (`greedy`,
+    /// [`greedy_most_held`]; not [`crate::arena::greedy_net_capture`]).
     Greedy,
     /// An external engine started with this command line and driven through the protocol
     /// (`engine:<command line>`).
@@ -1212,11 +1213,18 @@ fn level_move_within(
     }
 }
 
-/// The largest immediate gain: the legal move after which the mover holds the most seeds (fours,
-/// captures and a round-ending sweep all count). Ties are broken with `rng`. `None` when no
-/// move is expected.
+/// The tournament's `greedy` player ([`PlayerSpec::Greedy`]): the legal move after which the
+/// mover holds the most seeds (fours, captures and a round-ending sweep all count; the seeds the
+/// opponent takes during the move are not subtracted). Ties are broken with `rng`. `None` when
+/// no move is expected.
+///
+/// Not the same player as [`crate::arena::greedy_net_capture`]
+/// ([`crate::arena::Builtin::GreedyNetCapture`], the ladder example's `greedy`), which counts
+/// the seeds taken by the mover less those taken by the opponent, without the sweep, and takes
+/// the first move in board order among equals. Each keeps its own rule because measured
+/// results in docs/engine.md were played with it.
 #[must_use]
-pub fn greedy_move(state: &GameState, rng: &mut Rng) -> Option<Hole> {
+pub fn greedy_most_held(state: &GameState, rng: &mut Rng) -> Option<Hole> {
     let mover = state.to_move()?;
     let before = i32::from(state.position().store(mover));
     let mut best: Vec<Hole> = Vec::new();
@@ -1773,7 +1781,7 @@ pub const TIME_MARGIN: Duration = Duration::from_millis(10);
 /// no downward bias (whole milliseconds lost half a millisecond an answer), and an overrun is
 /// decided on that same microsecond value, so the longest answer of an engine that overran is
 /// always above the move time plus the margin. Serialized in milliseconds with microsecond
-/// fractions: `moves`, `overruns`, `longest_ms`, `total_ms`.
+/// fractions: `moves`, `overruns`, `longest_ms`, `total_ms` (and read back from them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EngineTime {
     /// Moves it answered.
@@ -1785,6 +1793,38 @@ pub struct EngineTime {
     pub longest_us: u64,
     /// All its answers together, in microseconds.
     pub total_us: u64,
+}
+
+/// [`EngineTime`] as it is written: milliseconds with microsecond fractions.
+#[derive(Deserialize)]
+struct EngineTimeMs {
+    moves: u32,
+    overruns: u32,
+    longest_ms: f64,
+    total_ms: f64,
+}
+
+/// Reads what [`EngineTime`]'s `Serialize` writes (milliseconds back to whole microseconds).
+impl<'de> Deserialize<'de> for EngineTime {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let t = EngineTimeMs::deserialize(deserializer)?;
+        let us = |ms: f64, field: &str| {
+            let us = (ms * 1000.0).round();
+            if us.is_finite() && (0.0..=u64::MAX as f64).contains(&us) {
+                Ok(us as u64)
+            } else {
+                Err(serde::de::Error::custom(format!(
+                    "{field} {ms} is not a time in milliseconds"
+                )))
+            }
+        };
+        Ok(EngineTime {
+            moves: t.moves,
+            overruns: t.overruns,
+            longest_us: us(t.longest_ms, "longest_ms")?,
+            total_us: us(t.total_ms, "total_ms")?,
+        })
+    }
 }
 
 impl Serialize for EngineTime {
@@ -1866,7 +1906,7 @@ pub struct Overrun {
 }
 
 /// How a game ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Termination {
     /// By the rules.
@@ -1890,7 +1930,7 @@ pub enum Termination {
 }
 
 /// One finished game.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GameResult {
     /// Game number, from 0.
     pub index: u32,
@@ -1912,29 +1952,29 @@ pub struct GameResult {
     pub final_position: String,
     /// With exact openings ([`Config::exact_openings`]): the exact final margin, South minus
     /// North, of the position after the opening with perfect play by both sides.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exact: Option<i32>,
     /// The seat that moved first (in a match, the first round's starter; the random opening's
     /// first move is its move): South in every tournament game.
     pub first_mover: Side,
     /// How the last round ended by the rules; `None` after a forfeit.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<EndReason>,
     /// For each seat (South, North) played by an external engine, how long it took to answer
     /// ([`EngineTime`]); `None` for a built-in player. Left out of the JSON when neither seat
     /// is an engine.
-    #[serde(skip_serializing_if = "no_engine_time")]
+    #[serde(default, skip_serializing_if = "no_engine_time")]
     pub engine_time: [Option<EngineTime>; 2],
     /// Under a clock ([`Config::clock`]): the mover's clock left after each of its timed moves
     /// (every move after the random opening, increment included), in milliseconds to the
     /// microsecond, in the order of the moves; empty without a clock (and then left out of
     /// the JSON).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clock_ms: Vec<f64>,
     /// Under a clock: each seat's (South, North) clock left at the end of the game, in
     /// milliseconds to the microsecond (the loser's time left before its last move, for a
     /// loss on time); `None` (left out of the JSON) without a clock.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_clock_ms: Option<[f64; 2]>,
 }
 
@@ -2386,7 +2426,9 @@ pub fn exact_openings(
 }
 
 /// Plays game `index` of the tournament: player `index % 2` sits South (so each pair swaps
-/// seats), after the pair's random opening. With [`Config::exact_openings`] this chooses the
+/// seats), after the pair's random opening. (The crate root's [`crate::play_game`],
+/// [`crate::arena::play_game`], is another function: one game between any two
+/// [`crate::Player`]s, with no tournament configuration.) With [`Config::exact_openings`] this chooses the
 /// openings of every pair up to this one ([`exact_openings`]); [`run`] chooses them once.
 #[must_use]
 pub fn play_game(config: &Config, index: u32) -> GameResult {
@@ -2562,7 +2604,7 @@ fn play_game_from(
                 Ok(crate::mcts::search(&state, &limits).best)
             }
             Player::Random => Ok(random_move(&state, &mut rng)),
-            Player::Greedy => Ok(greedy_move(&state, &mut rng)),
+            Player::Greedy => Ok(greedy_most_held(&state, &mut rng)),
             Player::Engine(Err(e)) => Err(e.clone()),
             Player::Engine(Ok(engine)) => {
                 let answer = match clock {
@@ -2667,7 +2709,7 @@ fn play_game_from(
 }
 
 /// What a whole tournament gave.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     /// The players, as given.
     pub players: [String; 2],
@@ -3786,7 +3828,7 @@ mod tests {
         }
         let best = gains.iter().map(|g| g.0).max().unwrap();
         let mut rng = Rng::new(1);
-        let mv = greedy_move(&state, &mut rng).unwrap();
+        let mv = greedy_most_held(&state, &mut rng).unwrap();
         let mut s = state.clone();
         s.play(mv).unwrap();
         assert_eq!(s.position().store(Side::South), best);

@@ -468,7 +468,7 @@ fn exact_values(st: &GameState) -> Option<Vec<pussa_engine::MoveValue>> {
 /// `left` moves. `first`: the reply's own proven value counts too (the search knows it from
 /// the replies it analysed).
 fn greedy_flip_depth(st: &GameState, me: Side, base: i32, left: u32, first: bool) -> Option<u32> {
-    let g = pussa_engine::arena::greedy(st)?;
+    let g = pussa_engine::arena::greedy_net_capture(st)?;
     if first {
         let replies = analyze(
             st,

@@ -6,9 +6,39 @@ use crate::types::Side;
 /// Counts the legal move sequences of exactly `depth` moves from `pos` within its round.
 ///
 /// A position where the round has ended (one row empty in Pasu Pondi, a repetition, no legal
-/// move) has no children. `history` holds the repetition keys of the positions already seen in
-/// the round since seeds last left the board (excluding `pos`); it is restored on return.
+/// move) has no children. `history` holds the repetition keys of the positions seen in the
+/// round since seeds last left the board: either the earlier ones only, or with `pos`'s own key
+/// last, as [`crate::GameState::history`] gives them (a last key equal to `pos`'s is `pos`
+/// itself, not an earlier visit: a move always passes the turn, so no position directly
+/// follows itself). `pos` is a repetition when its key is among the earlier ones. `history` is
+/// restored on return.
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{perft, perft_with_history, Game, GameState, Hole, Mode, Side};
+/// let mut g = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+/// g.play(Hole::from_letter('A')?)?;
+/// let pos = *g.position();
+/// let mut with_pos = g.history().to_vec();
+/// let mut without = with_pos[..with_pos.len() - 1].to_vec();
+/// assert_eq!(perft_with_history(&pos, 3, &mut with_pos), perft(&pos, 3));
+/// assert_eq!(perft_with_history(&pos, 3, &mut without), perft(&pos, 3));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn perft_with_history(pos: &Position, depth: u32, history: &mut Vec<u128>) -> u64 {
+    let key = pos.repetition_key();
+    if history.last() == Some(&key) {
+        history.pop();
+        let n = perft_earlier(pos, depth, history);
+        history.push(key);
+        n
+    } else {
+        perft_earlier(pos, depth, history)
+    }
+}
+
+/// [`perft_with_history`] with `history` holding only the positions before `pos`.
+fn perft_earlier(pos: &Position, depth: u32, history: &mut Vec<u128>) -> u64 {
     if depth == 0 {
         return 1;
     }
@@ -34,10 +64,10 @@ pub fn perft_with_history(pos: &Position, depth: u32, history: &mut Vec<u128>) -
         }
         if out.seeds_taken() > 0 {
             let mut fresh = Vec::new();
-            total += perft_with_history(&child, depth - 1, &mut fresh);
+            total += perft_earlier(&child, depth - 1, &mut fresh);
         } else {
             history.push(key);
-            total += perft_with_history(&child, depth - 1, history);
+            total += perft_earlier(&child, depth - 1, history);
             history.pop();
         }
     }
