@@ -214,3 +214,58 @@ fn every_crate_reads_only_files_inside_its_package() {
     }
     assert!(links >= 15 + 8, "only {links} links");
 }
+
+/// The sample systemd unit the README's Install and Upgrading sections refer to runs
+/// `pussa serve` with its data in its state directory (absolute: a service starts in `/`), as a
+/// user of its own, with the open-files limit docs/api.md asks for, and its options are the
+/// command's.
+#[test]
+fn the_sample_service_unit_is_the_one_the_docs_describe() {
+    let Some(root) = root() else {
+        eprintln!("skipped: not in the pussa workspace, so there is no contrib/pussa.service");
+        return;
+    };
+    let unit = std::fs::read_to_string(root.join("contrib/pussa.service")).unwrap();
+    let value = |key: &str| -> String {
+        let prefix = format!("{key}=");
+        let found: Vec<&str> = unit
+            .lines()
+            .filter_map(|l| l.strip_prefix(prefix.as_str()))
+            .collect();
+        assert_eq!(found.len(), 1, "{key}= once in the unit: {found:?}");
+        found[0].to_string()
+    };
+    let state = format!("/var/lib/{}", value("StateDirectory"));
+    let exec: Vec<String> = value("ExecStart")
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        exec[1..],
+        ["serve", "--data", state.as_str()],
+        "ExecStart serves from the state directory"
+    );
+    assert_eq!(value("WorkingDirectory"), state);
+    assert_eq!(value("DynamicUser"), "yes");
+    assert_eq!(value("User"), "pussa");
+    let nofile: u64 = value("LimitNOFILE").parse().unwrap();
+    let api = std::fs::read_to_string(root.join("docs/api.md")).unwrap();
+    assert!(
+        api.contains("to 8192 or more") && nofile >= 8192,
+        "LimitNOFILE={nofile}"
+    );
+    // The options are the command's (the binary this test runs).
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--data <DIR>"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains("## Install"));
+    let upgrading = &readme[readme.find("Upgrading:").unwrap()..];
+    let before_stop = &upgrading[..upgrading.find("systemctl stop pussa").unwrap()];
+    assert!(
+        before_stop.contains("[contrib/pussa.service](contrib/pussa.service)"),
+        "the Upgrading section's systemctl lines refer to the sample unit"
+    );
+}
