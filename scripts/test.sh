@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
 # The whole test suite, set-up included: Rust tests of every crate, the independent cross-checks
-# in release, then the browser tests (Debian's Chromium driven by playwright-core). Safe to run
-# on a fresh machine: it installs tmux, script, Chromium and Node.js with apt when missing.
+# in release, then the browser tests (Debian's Chromium driven by playwright-core). Needs a Rust
+# toolchain, 1.88 or newer (rustup; not installed here: README.md, "Install"). Otherwise safe to
+# run on a fresh Debian machine: it installs a C compiler (for the bundled SQLite), tmux, script,
+# Chromium and Node.js with apt when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 apt_install() { $SUDO apt-get update && $SUDO apt-get install -y "$@"; }
+echo "== Rust 1.88 or newer, and a C compiler for the bundled SQLite"
+if ! command -v cargo >/dev/null; then
+  echo "error: no cargo: the tests need a Rust toolchain, 1.88 or newer (https://rustup.rs; README.md, \"Install\")" >&2
+  exit 1
+fi
+if ! command -v cc >/dev/null; then
+  apt_install gcc libc6-dev
+fi
 echo "== tmux and script for the terminal tests (crates/cli/tests/play_tmux.rs, tournament_options.rs)"
 if ! command -v tmux >/dev/null || ! command -v script >/dev/null; then
   apt_install tmux bsdutils

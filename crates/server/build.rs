@@ -1,5 +1,10 @@
 //! Embeds the web page (every file under `web/`) and the rules text (`docs/rules.md`) into the
 //! server binary: generates `$OUT_DIR/assets.rs` with a static table of `include_bytes!`.
+//!
+//! The rules text is `docs/rules.md` of this crate: a symbolic link to the workspace's
+//! `docs/rules.md` (the one source), which `cargo package` copies into the package as a file.
+//! Without it the build fails: a server without the rules would answer the page's Rules panel
+//! with 404s.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -28,7 +33,7 @@ fn collect(dir: &Path, base: &Path, out: &mut Vec<(String, PathBuf)>) {
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let web = manifest.join("web");
-    let rules = manifest.join("../../docs/rules.md");
+    let rules = manifest.join("docs/rules.md");
     println!("cargo:rerun-if-changed={}", web.display());
     println!("cargo:rerun-if-changed={}", rules.display());
     println!("cargo:rerun-if-changed=build.rs");
@@ -49,17 +54,22 @@ fn main() {
         .unwrap();
     }
     src.push_str("];\n");
-    if rules.is_file() {
-        let abs = rules.canonicalize().unwrap_or(rules);
-        writeln!(
-            src,
-            "/// `docs/rules.md`.\npub static RULES_MD: Option<&str> = Some(include_str!({:?}));",
-            abs.display().to_string()
-        )
-        .unwrap();
-    } else {
-        src.push_str("/// `docs/rules.md` (absent at build time).\npub static RULES_MD: Option<&str> = None;\n");
+    if !rules.is_file() {
+        // One clear line, and the build stops: never a server shipped without its rules.
+        eprintln!(
+            "error: the rules text {} is missing: it is a link to the workspace's docs/rules.md, \
+             which the page's Rules panel serves; restore it (git checkout -- crates/server/docs/rules.md)",
+            rules.display()
+        );
+        std::process::exit(1);
     }
+    let abs = rules.canonicalize().unwrap_or(rules);
+    writeln!(
+        src,
+        "/// `docs/rules.md`.\npub static RULES_MD: &str = include_str!({:?});",
+        abs.display().to_string()
+    )
+    .unwrap();
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("assets.rs");
     std::fs::write(out, src).expect("write assets.rs");
 }

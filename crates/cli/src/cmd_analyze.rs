@@ -382,7 +382,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?,
         Mode::Match => writeln!(
             out,
-            "values: match values for {me} (docs/engine.md, \"Matches\"), in holdings \
+            "values: match values for {me} (docs/engine.md in pussa's source, \"Matches\"), in holdings \
              ({me}'s holding minus {you}'s, the seeds kept at the last refill included): the \
              holdings margin {me} can expect after the next round, or, where the round ends \
              the match, the final holdings margin ±200 (+200 for a match won, -200 for one \
@@ -418,7 +418,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         writeln!(
             out,
             "unresolved: {} (its sowing was neither seen to end nor proven endless within the \
-             time: not valued, and never played by the engine; docs/rules.md, \"Endless moves\")",
+             time: not valued, and never played by the engine; `pussa rules`, \"Endless moves\")",
             letters(&analysis.unresolved).join(" ")
         )?;
     }

@@ -100,13 +100,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?;
         if !left.is_empty() {
             outln!(
-                "Not offered there: {} (a ladder with them would have a step under 65%; docs/engine.md).",
+                "Not offered there: {} (a ladder with them would have a step under 65%; docs/engine.md in pussa's source).",
                 left.join(", ")
             )?;
         }
         return Ok(());
     }
-    outln!("The ladder of each game and mode (each level scores at least 65% against the one below; docs/engine.md):")?;
+    outln!("The ladder of each game and mode (each level scores at least 65% against the one below; docs/engine.md in pussa's source):")?;
     let width = Game::ALL.iter().map(|g| g.title().len()).max().unwrap_or(0);
     for (g, m) in pairs {
         let names: Vec<&str> = Level::ladder(g, m).iter().map(|l| l.name()).collect();

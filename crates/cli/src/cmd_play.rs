@@ -77,7 +77,8 @@ pub struct Args {
     pub seed: u64,
     /// Endgame tables (built by `pussa egtb build`) for the computer's moves (levels from club
     /// up) and the hints (in a hotseat game too): a directory, or `none` to play without.
-    /// Default: `data/egtb` if it holds tables of the game, else none. The tables are checked
+    /// Default: `egtb` in the data directory ($PUSSA_DATA/egtb, else data/egtb, where `pussa
+    /// egtb build` writes them) if it holds tables of the game, else none. The tables are checked
     /// in the background and used as soon as they are verified.
     #[arg(long, value_name = "DIR|none")]
     pub egtb: Option<String>,
@@ -157,7 +158,8 @@ pub const DEFAULT_EGTB: &str = "data/egtb";
 
 /// The default directory of the endgame tables: `egtb` in the data directory, `$PUSSA_DATA/egtb`
 /// when PUSSA_DATA is set (not empty), else [`DEFAULT_EGTB`] (`data/egtb`): where `pussa serve`
-/// reads them, so that `pussa egtb build` writes them where the server looks.
+/// reads them, so that `pussa egtb build` writes them where the server looks. The one default
+/// of every command (egtb, play, tournament, serve without --data or --db).
 #[must_use]
 pub fn default_egtb_dir() -> PathBuf {
     std::env::var_os("PUSSA_DATA")

@@ -5,10 +5,13 @@ use std::io::Write;
 use pussa_rules::Game;
 
 /// The rules page, one source for the command line and the repository.
-const RULES: &str = include_str!("../../../docs/rules.md");
+const RULES: &str = include_str!("../docs/rules.md");
 
 /// How moves, positions and game records are written (`pussa rules --notation`).
-const NOTATION: &str = include_str!("../../../docs/notation.md");
+const NOTATION: &str = include_str!("../docs/notation.md");
+
+/// The engine protocol, for front ends and tournament managers (`pussa rules --protocol`).
+const PROTOCOL: &str = include_str!("../docs/protocol.md");
 
 /// Print the rules of a game in words: the common sections and the game's own, with that game's
 /// worked moves and decisions. Without a game, the whole page; with --notation, how moves,
@@ -25,6 +28,10 @@ pub struct Args {
     /// `pussa replay --record` reads and `pussa play --save` writes).
     #[arg(long, conflicts_with_all = ["game", "game_opt"])]
     pub notation: bool,
+    /// Print the engine protocol instead (`pussa engine`, for front ends and tournament
+    /// managers): docs/protocol.md, built in.
+    #[arg(long, conflicts_with_all = ["game", "game_opt", "notation"])]
+    pub protocol: bool,
 }
 
 /// The page for `game`: every section but the other games' own (the same cut as the web
@@ -45,6 +52,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut out = crate::stdout();
     if args.notation {
         out.write_all(NOTATION.as_bytes())?;
+        return Ok(());
+    }
+    if args.protocol {
+        out.write_all(PROTOCOL.as_bytes())?;
         return Ok(());
     }
     out.write_all(rules_text(args.game.or(args.game_opt)).as_bytes())?;

@@ -221,6 +221,33 @@ fn check_db_dir(db: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Creates the default data directory `dir` (`./data`) if it is missing, as the server would
+/// (its owner's only, mode 0700), so that a failure names the full path, that it is the default
+/// relative to the current directory, and the way to choose another (a service started in `/`
+/// or a user in a directory they cannot write would otherwise read `cannot create data`).
+fn create_default_data(dir: &Path) -> anyhow::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt as _;
+        builder.mode(0o700);
+    }
+    builder.create(dir).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot create the data directory {} (the default ./{}, relative to the current \
+             directory {}): {e}; choose one with --data DIR or PUSSA_DATA",
+            cwd.join(dir).display(),
+            dir.display(),
+            cwd.display()
+        )
+    })
+}
+
 /// Raises the soft limit on open files (`RLIMIT_NOFILE`) to the hard limit, as servers do:
 /// every connection is a file descriptor, and the usual soft limit (1024) is below what the
 /// connection caps allow. Answers the limit now in force (`None` where there is none to read)
@@ -352,10 +379,13 @@ fn resolve(args: Args) -> anyhow::Result<(pussa_server::Config, PathBuf)> {
                 data_dir(PathBuf::from(&dir), "PUSSA_DATA")?,
                 PathBuf::from(dir),
             ),
-            None => (
-                data_dir(default_data.clone(), "the data directory")?,
-                default_data,
-            ),
+            None => {
+                create_default_data(&default_data)?;
+                (
+                    data_dir(default_data.clone(), "the data directory")?,
+                    default_data,
+                )
+            }
         },
     };
     Ok((pussa_server::Config { addr, db }, data))

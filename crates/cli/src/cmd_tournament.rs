@@ -67,7 +67,8 @@ pub struct Args {
     #[arg(long, conflicts_with = "balanced_openings")]
     pub exact_openings: bool,
     /// Where the endgame tables of `+tables` players and of --exact-openings are
-    /// (`<DIR>/<game>/<seeds>.pegtb`; default data/egtb). Given when neither uses the tables,
+    /// (`<DIR>/<game>/<seeds>.pegtb`; default: `egtb` in the data directory, $PUSSA_DATA/egtb,
+    /// else data/egtb, as every command). Given when neither uses the tables,
     /// it is warned about (and a missing directory with it).
     #[arg(long, value_name = "DIR")]
     pub egtb: Option<PathBuf>,
@@ -272,9 +273,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let (oracles, exact_openings) = tables_for(
         game,
-        args.egtb
-            .as_deref()
-            .unwrap_or(std::path::Path::new(DEFAULT_EGTB)),
+        &args
+            .egtb
+            .clone()
+            .unwrap_or_else(crate::cmd_play::default_egtb_dir),
         [t1, t2],
         [&args.player1, &args.player2],
         args.exact_openings,
@@ -464,9 +466,6 @@ const MAX_MS: u64 = 86_400_000;
 
 /// The most games `--concurrency` plays at once.
 const MAX_CONCURRENCY: usize = 256;
-
-/// The default of `--egtb`.
-const DEFAULT_EGTB: &str = "data/egtb";
 
 /// How many pairs' random openings the start-up check of short openings looks at, at most
 /// (the first ones): the check costs the same whatever `--games` is, so a long run meant to

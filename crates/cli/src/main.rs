@@ -123,6 +123,7 @@ enum Command {
     /// Endgame databases: build, probe, verify, solve, match.
     Egtb(cmd_egtb::Args),
     /// Speak the engine protocol on stdin/stdout (for front ends and tournament managers).
+    #[command(long_about = cmd_engine::LONG_ABOUT)]
     Engine(cmd_engine::Args),
     /// Tell one move lap by lap: lifts, relays, fours, the capture and the chain.
     Explain(cmd_explain::Args),

@@ -794,7 +794,7 @@ fn rules_prints_the_common_sections_and_the_games_own() {
             && all.contains("## Raja Pasu")
             && all.contains("## Pasu Pondi")
     );
-    assert_eq!(all, include_str!("../../../docs/rules.md"));
+    assert_eq!(all, include_str!("../docs/rules.md"));
 }
 
 #[test]
@@ -904,7 +904,7 @@ fn shell_words(line: &str) -> Vec<String> {
 
 #[test]
 fn the_readmes_command_line_examples_run() {
-    let readme = include_str!("../../../README.md");
+    let readme = include_str!("../README.md");
     let section = &readme[readme.find("## Command line").unwrap()..];
     let section = &section[..section[3..].find("\n## ").unwrap()];
     let mut ran = 0;
@@ -1278,7 +1278,7 @@ fn the_egtb_summary_names_every_subcommand() {
 fn rules_prints_the_notation() {
     assert_eq!(
         ok(&["rules", "--notation"]),
-        include_str!("../../../docs/notation.md")
+        include_str!("../docs/notation.md")
     );
     let o = pussa(&["rules", "raja-pasu", "--notation"]);
     assert_eq!(o.status.code(), Some(2));
@@ -1482,8 +1482,7 @@ fn explain_tells_raja_pasu_g_as_the_rules_do() {
     );
     // docs/rules.md gives the same laps.
     let rules =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/rules.md"))
-            .unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md")).unwrap();
     assert!(
         rules.contains("lift G (7) → a … g; lift A (7) → B … G a; lift b (8) → c … C;"),
         "rules.md"
@@ -1597,4 +1596,47 @@ fn the_version_names_the_database_schema() {
             pussa_server::store::SCHEMA_VERSION
         )
     );
+}
+
+/// `pussa engine --help` (and `pussa help engine`) shows the help written for it: where the
+/// protocol is, how the tables are loaded, an example session (the doc comment on the
+/// subcommand used to replace it with its one-line summary).
+#[test]
+fn engine_help_shows_the_protocol_the_tables_and_an_example() {
+    for args in [&["engine", "--help"][..], &["help", "engine"]] {
+        let help = ok(args);
+        for want in [
+            "`pussa rules --protocol`",
+            "setoption name EGTBPath value <dir>",
+            "newgame raja-pasu single",
+            "position startpos moves G",
+            "go depth 6",
+        ] {
+            assert!(help.contains(want), "{args:?} lacks {want}:\n{help}");
+        }
+    }
+    // The short help keeps the one-line summary.
+    assert!(ok(&["engine", "-h"]).starts_with("Speak the engine protocol on stdin/stdout"));
+}
+
+/// `pussa rules --protocol` prints docs/protocol.md, built in (what a front end or tournament
+/// manager author needs, and the engine's help points to it); the command's pointers to the
+/// docs name something an installed user can reach: a command, or the file "in pussa's
+/// source".
+#[test]
+fn rules_prints_the_protocol_and_the_pointers_to_docs_can_be_followed() {
+    assert_eq!(
+        ok(&["rules", "--protocol"]),
+        include_str!("../docs/protocol.md")
+    );
+    let o = pussa(&["rules", "--protocol", "--notation"]);
+    assert_eq!(o.status.code(), Some(2));
+    let levels = ok(&["levels"]);
+    assert!(
+        levels.contains("docs/engine.md in pussa's source"),
+        "{levels}"
+    );
+    for line in levels.lines().filter(|l| l.contains("docs/")) {
+        assert!(line.contains("in pussa's source"), "{line}");
+    }
 }

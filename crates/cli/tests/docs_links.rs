@@ -5,9 +5,14 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-/// The repository's root.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+/// The repository's root, when this crate is built in its workspace (whose `Cargo.toml` lists
+/// `crates/cli`); `None` in the crate's own package (a `.crate` unpacked by a distribution),
+/// which carries only the docs the command embeds, not the whole docs tree whose links this
+/// checks.
+fn root() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
+    manifest.contains("\"crates/cli\"").then_some(root)
 }
 
 /// The text outside fenced code blocks (``` … ```), where links are links.
@@ -77,7 +82,13 @@ fn link_targets(md: &str) -> Vec<String> {
 
 #[test]
 fn every_relative_link_and_anchor_in_the_docs_resolves() {
-    let root = root();
+    let Some(root) = root() else {
+        eprintln!(
+            "skipped: not in the pussa workspace (no ../../Cargo.toml listing crates/cli), so \
+             there is no README.md and docs/ tree to check"
+        );
+        return;
+    };
     let mut files = vec![root.join("README.md")];
     let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
         .unwrap()
@@ -136,4 +147,125 @@ fn anchors_are_githubs() {
         assert!(a.contains(want), "{want}: {a:?}");
     }
     assert!(!a.contains("not-a-heading"));
+}
+
+/// Every crate builds and tests from its own package (`cargo package` takes only the crate's
+/// directory): no source or test reaches out of its crate with `../../`, and the docs, README
+/// and licence texts a crate needs are links inside it to the workspace's one copy (which
+/// `cargo package` copies as files), so the texts stay single-sourced.
+#[test]
+fn every_crate_reads_only_files_inside_its_package() {
+    let Some(root) = root() else {
+        eprintln!("skipped: not in the pussa workspace, so there are no sibling crates to check");
+        return;
+    };
+    let mut links = 0;
+    for krate in ["rules", "engine", "egtb", "server", "cli"] {
+        let dir = root.join("crates").join(krate);
+        for name in ["README.md", "LICENSE-MIT", "LICENSE-APACHE"] {
+            let p = dir.join(name);
+            assert!(
+                p.symlink_metadata()
+                    .is_ok_and(|m| m.file_type().is_symlink()),
+                "{} is not a link to the workspace's {name}",
+                p.display()
+            );
+            assert_eq!(
+                p.canonicalize().unwrap(),
+                root.join(name).canonicalize().unwrap()
+            );
+            links += 1;
+        }
+        if let Ok(docs) = std::fs::read_dir(dir.join("docs")) {
+            for e in docs {
+                let p = e.unwrap().path();
+                let name = p.file_name().unwrap();
+                assert!(
+                    p.symlink_metadata().unwrap().file_type().is_symlink(),
+                    "{} is a copy, not a link to docs/{}",
+                    p.display(),
+                    name.to_string_lossy()
+                );
+                assert_eq!(
+                    p.canonicalize().unwrap(),
+                    root.join("docs").join(name).canonicalize().unwrap()
+                );
+                links += 1;
+            }
+        }
+        let mut stack = vec![dir.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() && !p.ends_with("web") && !p.ends_with("node_modules") {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    // Spelled in pieces, so that this very file does not match.
+                    let up = ["..", "/", ".."].concat();
+                    assert!(
+                        !text.contains(&format!("\"{up}/")) && !text.contains(&format!("/{up}")),
+                        "{} reads a file outside its crate",
+                        p.display()
+                    );
+                }
+            }
+        }
+    }
+    assert!(links >= 15 + 8, "only {links} links");
+}
+
+/// The sample systemd unit the README's Install and Upgrading sections refer to runs
+/// `pussa serve` with its data in its state directory (absolute: a service starts in `/`), as a
+/// user of its own, with the open-files limit docs/api.md asks for, and its options are the
+/// command's.
+#[test]
+fn the_sample_service_unit_is_the_one_the_docs_describe() {
+    let Some(root) = root() else {
+        eprintln!("skipped: not in the pussa workspace, so there is no contrib/pussa.service");
+        return;
+    };
+    let unit = std::fs::read_to_string(root.join("contrib/pussa.service")).unwrap();
+    let value = |key: &str| -> String {
+        let prefix = format!("{key}=");
+        let found: Vec<&str> = unit
+            .lines()
+            .filter_map(|l| l.strip_prefix(prefix.as_str()))
+            .collect();
+        assert_eq!(found.len(), 1, "{key}= once in the unit: {found:?}");
+        found[0].to_string()
+    };
+    let state = format!("/var/lib/{}", value("StateDirectory"));
+    let exec: Vec<String> = value("ExecStart")
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        exec[1..],
+        ["serve", "--data", state.as_str()],
+        "ExecStart serves from the state directory"
+    );
+    assert_eq!(value("WorkingDirectory"), state);
+    assert_eq!(value("DynamicUser"), "yes");
+    assert_eq!(value("User"), "pussa");
+    let nofile: u64 = value("LimitNOFILE").parse().unwrap();
+    let api = std::fs::read_to_string(root.join("docs/api.md")).unwrap();
+    assert!(
+        api.contains("to 8192 or more") && nofile >= 8192,
+        "LimitNOFILE={nofile}"
+    );
+    // The options are the command's (the binary this test runs).
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--data <DIR>"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains("## Install"));
+    let upgrading = &readme[readme.find("Upgrading:").unwrap()..];
+    let before_stop = &upgrading[..upgrading.find("systemctl stop pussa").unwrap()];
+    assert!(
+        before_stop.contains("[contrib/pussa.service](contrib/pussa.service)"),
+        "the Upgrading section's systemctl lines refer to the sample unit"
+    );
 }

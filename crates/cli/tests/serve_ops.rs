@@ -552,3 +552,130 @@ fn egtb_build_writes_where_serve_reads_and_db_files_tables_are_next_to_it() {
     )
     .starts_with("pussa: open "));
 }
+
+/// Started where it cannot create its default data directory (a service started in `/`, a user
+/// in a directory they cannot write), `pussa serve` names the full path, that it is the default
+/// relative to the current directory, and how to choose another (it said `cannot create data`).
+/// `/proc` refuses a new directory even to root.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_default_data_directory_that_cannot_be_created_is_named_in_full() {
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .current_dir("/proc")
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env_remove("PUSSA_DATA")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(
+            "error: cannot create the data directory /proc/data (the default ./data, relative \
+             to the current directory /proc): "
+        ),
+        "{err}"
+    );
+    assert!(
+        err.trim_end()
+            .ends_with("; choose one with --data DIR or PUSSA_DATA"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // The tables' directory: a verb too (it said `/proc/x/walak-pussa: No such file …`).
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["egtb", "build", "--game", "walak-pussa", "--max-seeds", "1"])
+        .args(["--quiet", "--dir", "/proc/pussa-egtb"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: cannot create the directory /proc/pussa-egtb/walak-pussa: "),
+        "{err}"
+    );
+}
+
+/// `pussa tournament` looks for the tables of its `+tables` players where `pussa egtb build`
+/// wrote them, `$PUSSA_DATA/egtb` when PUSSA_DATA is set, as every other command does (it looked
+/// in ./data/egtb only); `pussa play --help` states that default.
+#[test]
+fn tournament_finds_the_tables_under_pussa_data_as_every_command() {
+    let dir = temp("tourndata");
+    let data = dir.join("club");
+    let build = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .current_dir(&dir)
+        .env("PUSSA_DATA", &data)
+        .args([
+            "egtb",
+            "build",
+            "--game",
+            "walak-pussa",
+            "--max-seeds",
+            "3",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "{build:?}");
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .current_dir(&dir)
+        .env("PUSSA_DATA", &data)
+        .args([
+            "tournament",
+            "--game",
+            "walak-pussa",
+            "level:club+tables",
+            "level:beginner",
+        ])
+        .args(["--games", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!dir.join("data").exists(), "nothing looked for in ./data");
+    // Without the tables there, the error names $PUSSA_DATA/egtb, not data/egtb.
+    let empty = dir.join("empty");
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .current_dir(&dir)
+        .env("PUSSA_DATA", &empty)
+        .args([
+            "tournament",
+            "--game",
+            "walak-pussa",
+            "level:club+tables",
+            "level:beginner",
+        ])
+        .args(["--games", "2"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains(&format!("under {}", empty.join("egtb").display())),
+        "{err}"
+    );
+    let help = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["help", "play"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("Default: `egtb` in the data directory ($PUSSA_DATA/egtb, else data/egtb"),
+        "{help}"
+    );
+    let help = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(["help", "tournament"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(help.contains("$PUSSA_DATA/egtb, else data/egtb"), "{help}");
+}

@@ -612,8 +612,7 @@ fn an_infinite_elo_is_null_beside_its_score() {
     assert_eq!(v["score"], 0.0);
     assert!(v["elo"].is_null() && v["elo_pairs"].is_null(), "{v}");
     let docs =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/engine.md"))
-            .unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/engine.md")).unwrap();
     assert!(
         docs.contains("`elo`, `elo_pairs`: `null` with no games (no complete pair), or when the score is 0 or 1"),
         "docs/engine.md does not say what a null elo means"
@@ -639,7 +638,7 @@ fn an_engine_that_exits_at_start_up_gets_one_message() {
         assert_eq!(err.trim_end(), want);
     }
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     assert!(
         readme.contains(&format!("`{want}`")),
         "README quotes another message"

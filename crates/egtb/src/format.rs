@@ -81,6 +81,14 @@ pub enum FormatError {
         /// The cause.
         error: std::io::Error,
     },
+    /// The directory of the tables could not be created (the OS's error).
+    #[error("cannot create the directory {path}: {}", io_words(error))]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        error: std::io::Error,
+    },
     /// The file is not a table or is damaged.
     #[error("{path}: {reason}")]
     Invalid {
@@ -164,6 +172,7 @@ impl FormatError {
     pub fn path(&self) -> &Path {
         match self {
             FormatError::Io { path, .. }
+            | FormatError::CreateDir { path, .. }
             | FormatError::Invalid { path, .. }
             | FormatError::Missing { path, .. }
             | FormatError::WrongKind { path, .. }
@@ -613,6 +622,7 @@ pub fn pattern_path(dir: &Path, game: Game, pattern: Pattern, seeds: usize) -> P
 ///
 /// # Errors
 /// [`FormatError::Io`] if the file cannot be written (no temporary file is left behind),
+/// [`FormatError::CreateDir`] if its directory cannot be created,
 /// [`FormatError::WrongKind`] if a directory is where the file goes (or a file where a directory
 /// of tables goes).
 pub fn write_table(
@@ -631,6 +641,7 @@ pub fn write_table(
 ///
 /// # Errors
 /// [`FormatError::Io`] if the file cannot be written (no temporary file is left behind),
+/// [`FormatError::CreateDir`] if its directory cannot be created,
 /// [`FormatError::WrongKind`] if a directory is where the file goes (or a file where a directory
 /// of tables goes).
 pub fn write_pattern_table(
@@ -655,7 +666,10 @@ pub fn write_pattern_table(
                 what: "a file, not a directory: the tables cannot be written under it".into(),
             });
         }
-        std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+        std::fs::create_dir_all(parent).map_err(|error| FormatError::CreateDir {
+            path: parent.to_path_buf(),
+            error,
+        })?;
     }
     if path.is_dir() {
         return Err(FormatError::WrongKind {

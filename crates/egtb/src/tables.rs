@@ -1269,7 +1269,8 @@ impl BuildLock {
     ///
     /// # Errors
     /// [`FormatError::Busy`] if another build holds it, [`FormatError::WrongKind`] for a file
-    /// where the directory should be, [`FormatError::Io`] if the lock file cannot be made.
+    /// where the directory should be, [`FormatError::CreateDir`] if the directory cannot be
+    /// created, [`FormatError::Io`] if the lock file cannot be made.
     pub fn take(dir: &Path, game: Game) -> Result<BuildLock, FormatError> {
         let folder = dir.join(game.name());
         if let Some(file) = folder.ancestors().find(|a| a.is_file()) {
@@ -1282,7 +1283,10 @@ impl BuildLock {
             path: path.to_path_buf(),
             error,
         };
-        std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e))?;
+        std::fs::create_dir_all(&folder).map_err(|error| FormatError::CreateDir {
+            path: folder.clone(),
+            error,
+        })?;
         let path = folder.join(".build.lock");
         let file = std::fs::OpenOptions::new()
             .read(true)

@@ -147,7 +147,7 @@ fn solver_above_small_closed_tables_agrees_with_full_tables() {
         let mut rng = Rng::new(5);
         let mut solved = 0;
         while solved < 40 {
-            let q = if rng.next_u64() % 2 == 0 {
+            let q = if rng.next_u64().is_multiple_of(2) {
                 p
             } else {
                 p.flipped()

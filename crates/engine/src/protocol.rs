@@ -1588,7 +1588,7 @@ impl<W: Write + Send + 'static> Engine<W> {
         ));
         if !proven.unresolved.is_empty() {
             self.send(&format!(
-                "unresolved {} (not proven legal or endless within {} laps: docs/rules.md, \"Endless moves\")",
+                "unresolved {} (not proven legal or endless within {} laps: `pussa rules`, \"Endless moves\")",
                 list(&mut proven.unresolved.iter().copied()),
                 params::PROOF_LAPS
             ));

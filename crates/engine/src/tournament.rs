@@ -1123,7 +1123,7 @@ impl PlayerClock {
         }
         self.left = self.left.saturating_sub(took) + tc.increment;
         self.moves += 1;
-        if tc.moves.is_some_and(|m| self.moves % m == 0) {
+        if tc.moves.is_some_and(|m| self.moves.is_multiple_of(m)) {
             self.left += tc.base;
         }
         Ok(())
@@ -2933,7 +2933,7 @@ pub fn run(
     // second game of a pair already begun.
     let take = || loop {
         let i = next.load(Ordering::SeqCst);
-        if i >= config.games || (stop.load(Ordering::SeqCst) && i % 2 == 0) {
+        if i >= config.games || (stop.load(Ordering::SeqCst) && i.is_multiple_of(2)) {
             return None;
         }
         if next
@@ -3230,7 +3230,7 @@ mod tests {
 
         fn solve(&self, _: &pussa_rules::Position) -> Option<i32> {
             let n = self.0.fetch_add(1, Ordering::Relaxed);
-            (n % 2 == 0).then_some(3)
+            n.is_multiple_of(2).then_some(3)
         }
     }
 

@@ -635,7 +635,7 @@ impl Position {
                 if b == saved_board && n == saved_hole {
                     return Sown::Endless;
                 }
-                if T::INTERRUPTS && laps % INTERRUPT_LAPS == 0 && t.interrupt(laps) {
+                if T::INTERRUPTS && laps.is_multiple_of(INTERRUPT_LAPS) && t.interrupt(laps) {
                     return Sown::Interrupted;
                 }
                 steps += 1;

@@ -101,7 +101,7 @@ fn drive(
 }
 
 fn side(k: u64) -> Side {
-    if k % 2 == 0 {
+    if k.is_multiple_of(2) {
         Side::South
     } else {
         Side::North

@@ -109,7 +109,7 @@ fn reading_ignores_move_numbers_and_accepts_loose_layout() {
 
 #[test]
 fn the_example_in_the_notation_doc_is_a_real_match_in_canonical_form() {
-    let doc = include_str!("../../../docs/notation.md");
+    let doc = include_str!("../docs/notation.md");
     let start = doc.find("[Game \"raja-pasu\"]").unwrap();
     let text = &doc[start..start + doc[start..].find("```").unwrap()];
     let rec = Record::parse(text).unwrap();

@@ -356,15 +356,12 @@ pub fn rules_for_the_page(md: &str, game: pussa_rules::Game) -> String {
 /// `GET /api/rules/{game}`.
 ///
 /// # Errors
-/// 404 for an unknown game, and when the rules text was not built in.
+/// 404 for an unknown game.
 pub fn rules(game: &str) -> Result<Response, ApiError> {
     let game: pussa_rules::Game = game
         .parse()
         .map_err(|e| ApiError::not_found(format!("{e}")))?;
-    let md = RULES_MD.ok_or_else(|| {
-        ApiError::not_found("the rules text (docs/rules.md) was not built into this server")
-    })?;
-    let mut resp = rules_for_the_page(md, game).into_response();
+    let mut resp = rules_for_the_page(RULES_MD, game).into_response();
     resp.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/markdown; charset=utf-8"),
@@ -409,7 +406,7 @@ mod tests {
     /// page named files and commands a player cannot reach).
     #[test]
     fn the_real_pages_are_one_game_texts() {
-        let md = include_str!("../../../docs/rules.md");
+        let md = RULES_MD;
         for game in Game::ALL {
             let page = rules_section(md, game);
             let title = page_title(game);

@@ -284,7 +284,7 @@ impl Server {
             }
             builder
                 .create(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
+                .with_context(|| format!("cannot create the data directory {}", dir.display()))?;
         }
         check_writable(&config.db)?;
         let db = config.db.display();

@@ -886,8 +886,8 @@ async fn updates_carry_what_changed_and_rebuild_the_state_through_a_long_match()
         rng ^= rng >> 7;
         rng ^= rng << 17;
         // Every other round's end is taken back at once; other undos now and then.
-        let undo =
-            std::mem::take(&mut undo_next) || (st["ply"].as_u64().unwrap() > 0 && rng % 13 == 0);
+        let undo = std::mem::take(&mut undo_next)
+            || (st["ply"].as_u64().unwrap() > 0 && rng.is_multiple_of(13));
         let r = if undo {
             s.post(&format!("/api/games/{id}/undo"), &json!({"token": token}))
                 .await

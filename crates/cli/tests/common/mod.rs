@@ -6,7 +6,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "../../../../tests/support/process_dir.rs"]
+#[path = "process_dir.rs"]
 mod tmp;
 
 /// Runs `pussa` with `args`: whether it succeeded, its stdout and its stderr.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use pussa_egtb::{build_dir, BuildOptions, Tables};
 use pussa_rules::Game;
 
-#[path = "../../../../tests/support/process_dir.rs"]
+#[path = "process_dir.rs"]
 mod tmp;
 use tmp::process_dir;
 

@@ -2,7 +2,7 @@
 //! tiny HTTP/1.1 client over a raw `TcpStream`.
 #![allow(dead_code)]
 
-#[path = "../../../../tests/support/process_dir.rs"]
+#[path = "process_dir.rs"]
 mod tmp;
 pub mod wsc;
 use tmp::process_dir;
