@@ -13,6 +13,15 @@ const NOTATION: &str = include_str!("../docs/notation.md");
 /// The engine protocol, for front ends and tournament managers (`pussa rules --protocol`).
 const PROTOCOL: &str = include_str!("../docs/protocol.md");
 
+// The three texts are symbolic links to the workspace's docs; a checkout without symbolic links
+// turns each into a one-line file holding the link's path, which would be printed as the text.
+// Fail the build instead, with one line that says why.
+const _: () = assert!(
+    RULES.len() > 1000 && NOTATION.len() > 1000 && PROTOCOL.len() > 1000,
+    "crates/cli/docs/rules.md, notation.md or protocol.md holds a symbolic link's path, not the document: \
+     check pussa out with symbolic links (git config core.symlinks true, then check out again)"
+);
+
 /// Print the rules of a game in words: the common sections and the game's own, with that game's
 /// worked moves and decisions. Without a game, the whole page; with --notation, how moves,
 /// positions and game records are written.

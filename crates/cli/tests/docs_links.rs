@@ -153,6 +153,20 @@ fn anchors_are_githubs() {
 /// directory): no source or test reaches out of its crate with `../../`, and the docs, README
 /// and licence texts a crate needs are links inside it to the workspace's one copy (which
 /// `cargo package` copies as files), so the texts stay single-sourced.
+/// A file a crate ships or embeds holds the document, not a symbolic link's path: a checkout
+/// without symbolic links (`core.symlinks=false`) makes each link a one-line file such as
+/// `../../LICENSE-MIT`, which a package made from it would ship as its licence text.
+fn assert_not_a_link_stub(p: &Path) {
+    let text = std::fs::read(p).unwrap_or_default();
+    assert!(
+        text.len() > 500 && !text.starts_with(b"../"),
+        "{} holds a symbolic link's path ({:?}), not the file: check pussa out with symbolic \
+         links (git config core.symlinks true, then check out again)",
+        p.display(),
+        String::from_utf8_lossy(&text[..text.len().min(80)]).trim()
+    );
+}
+
 #[test]
 fn every_crate_reads_only_files_inside_its_package() {
     let Some(root) = root() else {
@@ -164,6 +178,7 @@ fn every_crate_reads_only_files_inside_its_package() {
         let dir = root.join("crates").join(krate);
         for name in ["README.md", "LICENSE-MIT", "LICENSE-APACHE"] {
             let p = dir.join(name);
+            assert_not_a_link_stub(&p);
             assert!(
                 p.symlink_metadata()
                     .is_ok_and(|m| m.file_type().is_symlink()),
@@ -180,6 +195,7 @@ fn every_crate_reads_only_files_inside_its_package() {
             for e in docs {
                 let p = e.unwrap().path();
                 let name = p.file_name().unwrap();
+                assert_not_a_link_stub(&p);
                 assert!(
                     p.symlink_metadata().unwrap().file_type().is_symlink(),
                     "{} is a copy, not a link to docs/{}",
