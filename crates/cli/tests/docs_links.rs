@@ -233,8 +233,9 @@ fn every_crate_reads_only_files_inside_its_package() {
 
 /// The sample systemd unit the README's Install and Upgrading sections refer to runs
 /// `pussa serve` with its data in its state directory (absolute: a service starts in `/`), as a
-/// user of its own, with the open-files limit docs/api.md asks for, and its options are the
-/// command's.
+/// user of its own, with the open-files limit docs/api.md asks for, trusting the same-host
+/// reverse proxy it tells the reader to put in front (`--trust-proxy 127.0.0.1`, as "Web play"
+/// says), and its options are the command's.
 #[test]
 fn the_sample_service_unit_is_the_one_the_docs_describe() {
     let Some(root) = root() else {
@@ -258,8 +259,15 @@ fn the_sample_service_unit_is_the_one_the_docs_describe() {
         .collect();
     assert_eq!(
         exec[1..],
-        ["serve", "--data", state.as_str()],
-        "ExecStart serves from the state directory"
+        [
+            "serve",
+            "--data",
+            state.as_str(),
+            "--trust-proxy",
+            "127.0.0.1"
+        ],
+        "ExecStart serves from the state directory, behind the same-host proxy README's \
+         \"Web play\" sets up (--trust-proxy 127.0.0.1, or every member is one client)"
     );
     assert_eq!(value("WorkingDirectory"), state);
     assert_eq!(value("DynamicUser"), "yes");
@@ -275,8 +283,14 @@ fn the_sample_service_unit_is_the_one_the_docs_describe() {
         .args(["serve", "--help"])
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&help.stdout).contains("--data <DIR>"));
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("--data <DIR>"));
+    assert!(help.contains("--trust-proxy"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains("Run the server with `--trust-proxy 127.0.0.1` behind it"),
+        "README's \"Web play\" gives the unit's proxy option"
+    );
     assert!(readme.contains("## Install"));
     let upgrading = &readme[readme.find("Upgrading:").unwrap()..];
     let before_stop = &upgrading[..upgrading.find("systemctl stop pussa").unwrap()];
