@@ -176,7 +176,13 @@ fn every_crate_reads_only_files_inside_its_package() {
     let mut links = 0;
     for krate in ["rules", "engine", "egtb", "server", "cli"] {
         let dir = root.join("crates").join(krate);
-        for name in ["README.md", "LICENSE-MIT", "LICENSE-APACHE"] {
+        // The command's package shows the product README; each library crate has its own.
+        let shared: &[&str] = if krate == "cli" {
+            &["README.md", "LICENSE-MIT", "LICENSE-APACHE"]
+        } else {
+            &["LICENSE-MIT", "LICENSE-APACHE"]
+        };
+        for &name in shared {
             let p = dir.join(name);
             assert_not_a_link_stub(&p);
             assert!(
@@ -228,7 +234,7 @@ fn every_crate_reads_only_files_inside_its_package() {
             }
         }
     }
-    assert!(links >= 15 + 8, "only {links} links");
+    assert!(links >= 11 + 8, "only {links} links");
 }
 
 /// The sample systemd unit the README's Install and Upgrading sections refer to runs
@@ -298,4 +304,46 @@ fn the_sample_service_unit_is_the_one_the_docs_describe() {
         before_stop.contains("[contrib/pussa.service](contrib/pussa.service)"),
         "the Upgrading section's systemctl lines refer to the sample unit"
     );
+}
+
+/// Each library crate's README (its crates.io page) is its own short page, not the product
+/// README: it names the crate, has an example (run as a doctest: `#[cfg(doctest)]` in lib.rs),
+/// points to the workspace, and has no relative links (a package has no files to follow them
+/// to, and crates.io resolves them through a `repository` pussa does not have).
+#[test]
+fn each_library_crate_has_a_short_readme_of_its_own() {
+    let Some(root) = root() else {
+        eprintln!("skipped: not in the pussa workspace, so there are no sibling crates to check");
+        return;
+    };
+    for krate in ["rules", "engine", "egtb", "server"] {
+        let dir = root.join("crates").join(krate);
+        let p = dir.join("README.md");
+        assert_not_a_link_stub(&p);
+        assert!(
+            !p.symlink_metadata().unwrap().file_type().is_symlink(),
+            "{} is a link, not the crate's own README",
+            p.display()
+        );
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.starts_with(&format!("# pussa-{krate}\n")),
+            "{}",
+            p.display()
+        );
+        assert!(text.lines().count() < 60, "{} is not short", p.display());
+        assert!(text.contains("```rust"), "{} has no example", p.display());
+        assert!(text.contains("pussa workspace"), "{}", p.display());
+        let relative: Vec<String> = link_targets(&text)
+            .into_iter()
+            .filter(|t| !t.starts_with("http") && !t.starts_with('#'))
+            .collect();
+        assert!(relative.is_empty(), "{}: {relative:?}", p.display());
+        let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
+        assert!(
+            lib.contains("#[cfg(doctest)]\n#[doc = include_str!(\"../README.md\")]"),
+            "{}'s example is not a doctest",
+            p.display()
+        );
+    }
 }
