@@ -347,3 +347,40 @@ fn each_library_crate_has_a_short_readme_of_its_own() {
         );
     }
 }
+
+/// README's Install section names every shared library the built binary needs at run time (it
+/// said "only the C library", and `libgcc_s.so.1` and `libm.so.6` were needed too): the ELF
+/// `NEEDED` entries of this test's `pussa`, read with `readelf -d` (skipped where there is none).
+#[test]
+fn the_install_section_names_every_library_the_binary_links() {
+    let Some(root) = root() else {
+        eprintln!("skipped: not in the pussa workspace, so there is no README to check");
+        return;
+    };
+    let Ok(out) = std::process::Command::new("readelf")
+        .args(["-d", env!("CARGO_BIN_EXE_pussa")])
+        .output()
+    else {
+        eprintln!("skipped: no readelf to list the binary's libraries");
+        return;
+    };
+    if !out.status.success() {
+        eprintln!("skipped: readelf cannot read the binary (not ELF?)");
+        return;
+    }
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme.find("## Install").unwrap();
+    let install = &readme[start..start + 4 + readme[start + 4..].find("\n## ").unwrap()];
+    let needed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("(NEEDED)"))
+        .filter_map(|l| Some(l.split_once('[')?.1.split_once(']')?.0.to_string()))
+        .collect();
+    assert!(!needed.is_empty(), "no NEEDED entries");
+    for lib in &needed {
+        assert!(
+            install.contains(&format!("`{lib}`")),
+            "README's Install section does not name {lib}, which the binary needs: {needed:?}"
+        );
+    }
+}
