@@ -4,7 +4,8 @@
 //! The rules text is `docs/rules.md` of this crate: a symbolic link to the workspace's
 //! `docs/rules.md` (the one source), which `cargo package` copies into the package as a file.
 //! Without it the build fails: a server without the rules would answer the page's Rules panel
-//! with 404s.
+//! with 404s. So does a checkout without symbolic links (`core.symlinks=false`), where the link
+//! is a one-line file holding its path rather than the rules.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -60,6 +61,19 @@ fn main() {
             "error: the rules text {} is missing: it is a link to the workspace's docs/rules.md, \
              which the page's Rules panel serves; restore it (git checkout -- crates/server/docs/rules.md)",
             rules.display()
+        );
+        std::process::exit(1);
+    }
+    // A checkout without symbolic links (Git for Windows' default core.symlinks=false, some
+    // archive tools) makes the link a one-line file holding the path it points to:
+    // a file, but not the rules. The real page is many kilobytes.
+    let text = std::fs::read_to_string(&rules).unwrap_or_default();
+    if text.len() < 1000 || text.starts_with("../") {
+        eprintln!(
+            "error: {} holds a symbolic link's path ({:?}), not the rules text: check pussa out with \
+             symbolic links (git config core.symlinks true, then check out again)",
+            rules.display(),
+            text.trim()
         );
         std::process::exit(1);
     }

@@ -147,6 +147,33 @@ pub enum Sub {
 
 /// Runs `pussa egtb`.
 ///
+/// How to choose another directory of tables than the one an error names.
+const CHOOSE_DIR: &str = "choose one with --dir DIR or PUSSA_DATA (its egtb directory)";
+
+/// `dir` made absolute against the current directory, for messages.
+fn absolute(dir: &std::path::Path) -> PathBuf {
+    std::env::current_dir().map_or_else(|_| dir.to_path_buf(), |cwd| cwd.join(dir))
+}
+
+/// Where `dir` came from, for messages: the default (`$PUSSA_DATA/egtb`, or `data/egtb`
+/// relative to the current directory, which it names) or `--dir`.
+fn which_dir(dir: &std::path::Path) -> String {
+    if dir != crate::cmd_play::default_egtb_dir() {
+        return "given with --dir".into();
+    }
+    match std::env::var_os("PUSSA_DATA").filter(|d| !d.is_empty()) {
+        Some(data) => format!(
+            "the default: egtb in PUSSA_DATA={}",
+            std::path::Path::new(&data).display()
+        ),
+        None => format!(
+            "the default {}, relative to the current directory {}",
+            crate::cmd_play::DEFAULT_EGTB,
+            std::env::current_dir().unwrap_or_default().display()
+        ),
+    }
+}
+
 /// # Errors
 /// Bad arguments, missing or damaged tables, files that cannot be written.
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -174,7 +201,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 budget,
                 &list,
             ),
-        },
+        }
+        .map_err(
+            |e| match e.downcast_ref::<pussa_egtb::format::FormatError>() {
+                // The default directory, which the user did not name: say where it is and why.
+                Some(pussa_egtb::format::FormatError::CreateDir { path, error })
+                    if dir == crate::cmd_play::default_egtb_dir() =>
+                {
+                    anyhow::anyhow!(
+                        "cannot create the directory {} for the tables ({}): {error}; {}",
+                        absolute(path).display(),
+                        which_dir(&dir),
+                        CHOOSE_DIR
+                    )
+                }
+                _ => e,
+            },
+        ),
         Sub::Probe {
             game,
             position,
@@ -185,6 +228,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             &position,
             &dir,
             closed_dir.as_deref(),
+        ),
+        Sub::Verify { ref dir, .. } if !dir.exists() => bail!(
+            "the directory of tables {} does not exist ({}); build tables there with `pussa egtb \
+             build`, or {CHOOSE_DIR}",
+            absolute(dir).display(),
+            which_dir(dir)
         ),
         Sub::Verify {
             game,

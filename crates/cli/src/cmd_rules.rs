@@ -13,6 +13,15 @@ const NOTATION: &str = include_str!("../docs/notation.md");
 /// The engine protocol, for front ends and tournament managers (`pussa rules --protocol`).
 const PROTOCOL: &str = include_str!("../docs/protocol.md");
 
+// The three texts are symbolic links to the workspace's docs; a checkout without symbolic links
+// turns each into a one-line file holding the link's path, which would be printed as the text.
+// Fail the build instead, with one line that says why.
+const _: () = assert!(
+    RULES.len() > 1000 && NOTATION.len() > 1000 && PROTOCOL.len() > 1000,
+    "crates/cli/docs/rules.md, notation.md or protocol.md holds a symbolic link's path, not the document: \
+     check pussa out with symbolic links (git config core.symlinks true, then check out again)"
+);
+
 /// Print the rules of a game in words: the common sections and the game's own, with that game's
 /// worked moves and decisions. Without a game, the whole page; with --notation, how moves,
 /// positions and game records are written.
@@ -29,7 +38,7 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["game", "game_opt"])]
     pub notation: bool,
     /// Print the engine protocol instead (`pussa engine`, for front ends and tournament
-    /// managers): docs/protocol.md, built in.
+    /// managers): docs/protocol.md, built in (its links to docs/engine.md say where that file is).
     #[arg(long, conflicts_with_all = ["game", "game_opt", "notation"])]
     pub protocol: bool,
 }
@@ -44,6 +53,44 @@ pub fn rules_text(game: Option<Game>) -> String {
     }
 }
 
+/// The engine protocol as `pussa rules --protocol` prints it: docs/protocol.md with its links
+/// to engine.md (which is not built in or installed) written as where that file is, "docs/engine.md
+/// in pussa's source", as the command's other pointers are: `[engine.md, "Matches"](engine.md#…)`
+/// becomes `docs/engine.md in pussa's source, "Matches"`.
+#[must_use]
+pub fn protocol_text() -> String {
+    const WHERE: &str = "docs/engine.md in pussa's source";
+    let mut out = String::with_capacity(PROTOCOL.len());
+    let mut rest = PROTOCOL;
+    while let Some(open) = rest.find('[') {
+        let link = rest[open..].find("](engine.md").and_then(|close| {
+            let label = &rest[open + 1..open + close];
+            let after = &rest[open + close + 2..];
+            (!label.contains(['[', ']', '\n']))
+                .then(|| after.find(')'))
+                .flatten()
+                .map(|end| (label, open + close + 2 + end + 1))
+        });
+        match link {
+            Some((label, next)) => {
+                out.push_str(&rest[..open]);
+                if label.contains("engine.md") {
+                    out.push_str(&label.replacen("engine.md", WHERE, 1));
+                } else {
+                    out.push_str(&format!("{label} ({WHERE})"));
+                }
+                rest = &rest[next..];
+            }
+            None => {
+                out.push_str(&rest[..=open]);
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Runs `pussa rules`.
 ///
 /// # Errors
@@ -55,7 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     if args.protocol {
-        out.write_all(PROTOCOL.as_bytes())?;
+        out.write_all(protocol_text().as_bytes())?;
         return Ok(());
     }
     out.write_all(rules_text(args.game.or(args.game_opt)).as_bytes())?;

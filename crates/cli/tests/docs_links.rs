@@ -153,6 +153,20 @@ fn anchors_are_githubs() {
 /// directory): no source or test reaches out of its crate with `../../`, and the docs, README
 /// and licence texts a crate needs are links inside it to the workspace's one copy (which
 /// `cargo package` copies as files), so the texts stay single-sourced.
+/// A file a crate ships or embeds holds the document, not a symbolic link's path: a checkout
+/// without symbolic links (`core.symlinks=false`) makes each link a one-line file such as
+/// `../../LICENSE-MIT`, which a package made from it would ship as its licence text.
+fn assert_not_a_link_stub(p: &Path) {
+    let text = std::fs::read(p).unwrap_or_default();
+    assert!(
+        text.len() > 500 && !text.starts_with(b"../"),
+        "{} holds a symbolic link's path ({:?}), not the file: check pussa out with symbolic \
+         links (git config core.symlinks true, then check out again)",
+        p.display(),
+        String::from_utf8_lossy(&text[..text.len().min(80)]).trim()
+    );
+}
+
 #[test]
 fn every_crate_reads_only_files_inside_its_package() {
     let Some(root) = root() else {
@@ -162,8 +176,15 @@ fn every_crate_reads_only_files_inside_its_package() {
     let mut links = 0;
     for krate in ["rules", "engine", "egtb", "server", "cli"] {
         let dir = root.join("crates").join(krate);
-        for name in ["README.md", "LICENSE-MIT", "LICENSE-APACHE"] {
+        // The command's package shows the product README; each library crate has its own.
+        let shared: &[&str] = if krate == "cli" {
+            &["README.md", "LICENSE-MIT", "LICENSE-APACHE"]
+        } else {
+            &["LICENSE-MIT", "LICENSE-APACHE"]
+        };
+        for &name in shared {
             let p = dir.join(name);
+            assert_not_a_link_stub(&p);
             assert!(
                 p.symlink_metadata()
                     .is_ok_and(|m| m.file_type().is_symlink()),
@@ -180,6 +201,7 @@ fn every_crate_reads_only_files_inside_its_package() {
             for e in docs {
                 let p = e.unwrap().path();
                 let name = p.file_name().unwrap();
+                assert_not_a_link_stub(&p);
                 assert!(
                     p.symlink_metadata().unwrap().file_type().is_symlink(),
                     "{} is a copy, not a link to docs/{}",
@@ -212,13 +234,14 @@ fn every_crate_reads_only_files_inside_its_package() {
             }
         }
     }
-    assert!(links >= 15 + 8, "only {links} links");
+    assert!(links >= 11 + 8, "only {links} links");
 }
 
 /// The sample systemd unit the README's Install and Upgrading sections refer to runs
 /// `pussa serve` with its data in its state directory (absolute: a service starts in `/`), as a
-/// user of its own, with the open-files limit docs/api.md asks for, and its options are the
-/// command's.
+/// user of its own, with the open-files limit docs/api.md asks for, trusting the same-host
+/// reverse proxy it tells the reader to put in front (`--trust-proxy 127.0.0.1`, as "Web play"
+/// says), and its options are the command's.
 #[test]
 fn the_sample_service_unit_is_the_one_the_docs_describe() {
     let Some(root) = root() else {
@@ -242,8 +265,15 @@ fn the_sample_service_unit_is_the_one_the_docs_describe() {
         .collect();
     assert_eq!(
         exec[1..],
-        ["serve", "--data", state.as_str()],
-        "ExecStart serves from the state directory"
+        [
+            "serve",
+            "--data",
+            state.as_str(),
+            "--trust-proxy",
+            "127.0.0.1"
+        ],
+        "ExecStart serves from the state directory, behind the same-host proxy README's \
+         \"Web play\" sets up (--trust-proxy 127.0.0.1, or every member is one client)"
     );
     assert_eq!(value("WorkingDirectory"), state);
     assert_eq!(value("DynamicUser"), "yes");
@@ -259,8 +289,14 @@ fn the_sample_service_unit_is_the_one_the_docs_describe() {
         .args(["serve", "--help"])
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&help.stdout).contains("--data <DIR>"));
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("--data <DIR>"));
+    assert!(help.contains("--trust-proxy"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains("Run the server with `--trust-proxy 127.0.0.1` behind it"),
+        "README's \"Web play\" gives the unit's proxy option"
+    );
     assert!(readme.contains("## Install"));
     let upgrading = &readme[readme.find("Upgrading:").unwrap()..];
     let before_stop = &upgrading[..upgrading.find("systemctl stop pussa").unwrap()];
@@ -268,4 +304,83 @@ fn the_sample_service_unit_is_the_one_the_docs_describe() {
         before_stop.contains("[contrib/pussa.service](contrib/pussa.service)"),
         "the Upgrading section's systemctl lines refer to the sample unit"
     );
+}
+
+/// Each library crate's README (its crates.io page) is its own short page, not the product
+/// README: it names the crate, has an example (run as a doctest: `#[cfg(doctest)]` in lib.rs),
+/// points to the workspace, and has no relative links (a package has no files to follow them
+/// to, and crates.io resolves them through a `repository` pussa does not have).
+#[test]
+fn each_library_crate_has_a_short_readme_of_its_own() {
+    let Some(root) = root() else {
+        eprintln!("skipped: not in the pussa workspace, so there are no sibling crates to check");
+        return;
+    };
+    for krate in ["rules", "engine", "egtb", "server"] {
+        let dir = root.join("crates").join(krate);
+        let p = dir.join("README.md");
+        assert_not_a_link_stub(&p);
+        assert!(
+            !p.symlink_metadata().unwrap().file_type().is_symlink(),
+            "{} is a link, not the crate's own README",
+            p.display()
+        );
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.starts_with(&format!("# pussa-{krate}\n")),
+            "{}",
+            p.display()
+        );
+        assert!(text.lines().count() < 60, "{} is not short", p.display());
+        assert!(text.contains("```rust"), "{} has no example", p.display());
+        assert!(text.contains("pussa workspace"), "{}", p.display());
+        let relative: Vec<String> = link_targets(&text)
+            .into_iter()
+            .filter(|t| !t.starts_with("http") && !t.starts_with('#'))
+            .collect();
+        assert!(relative.is_empty(), "{}: {relative:?}", p.display());
+        let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
+        assert!(
+            lib.contains("#[cfg(doctest)]\n#[doc = include_str!(\"../README.md\")]"),
+            "{}'s example is not a doctest",
+            p.display()
+        );
+    }
+}
+
+/// README's Install section names every shared library the built binary needs at run time (it
+/// said "only the C library", and `libgcc_s.so.1` and `libm.so.6` were needed too): the ELF
+/// `NEEDED` entries of this test's `pussa`, read with `readelf -d` (skipped where there is none).
+#[test]
+fn the_install_section_names_every_library_the_binary_links() {
+    let Some(root) = root() else {
+        eprintln!("skipped: not in the pussa workspace, so there is no README to check");
+        return;
+    };
+    let Ok(out) = std::process::Command::new("readelf")
+        .args(["-d", env!("CARGO_BIN_EXE_pussa")])
+        .output()
+    else {
+        eprintln!("skipped: no readelf to list the binary's libraries");
+        return;
+    };
+    if !out.status.success() {
+        eprintln!("skipped: readelf cannot read the binary (not ELF?)");
+        return;
+    }
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme.find("## Install").unwrap();
+    let install = &readme[start..start + 4 + readme[start + 4..].find("\n## ").unwrap()];
+    let needed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("(NEEDED)"))
+        .filter_map(|l| Some(l.split_once('[')?.1.split_once(']')?.0.to_string()))
+        .collect();
+    assert!(!needed.is_empty(), "no NEEDED entries");
+    for lib in &needed {
+        assert!(
+            install.contains(&format!("`{lib}`")),
+            "README's Install section does not name {lib}, which the binary needs: {needed:?}"
+        );
+    }
 }

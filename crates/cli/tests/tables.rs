@@ -1719,3 +1719,70 @@ fn egtb_build_over_a_damaged_file_advises_rebuild() {
     let (ok, _, err) = build(&["--rebuild"]);
     assert!(ok, "{err}");
 }
+
+/// `pussa egtb build` and `verify` with the default tables directory where it cannot be created
+/// or does not exist name the full path, that it is the default (relative to the current
+/// directory, or under PUSSA_DATA) and how to choose another, as `pussa serve` does.
+#[test]
+fn egtb_errors_about_the_default_directory_say_where_and_how_to_choose() {
+    let run = |cwd: &Path, data: Option<&str>, args: &[&str]| -> (bool, String) {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pussa"));
+        cmd.args(args).current_dir(cwd).stdin(Stdio::null());
+        match data {
+            Some(d) => cmd.env("PUSSA_DATA", d),
+            None => cmd.env_remove("PUSSA_DATA"),
+        };
+        let out = cmd.output().expect("run pussa");
+        let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        (out.status.success(), err)
+    };
+    let build = ["egtb", "build", "--game", "walak-pussa", "--max-seeds", "2"];
+    // /proc: not even root can create data/ there.
+    let (ok, err) = run(Path::new("/proc"), None, &build);
+    assert!(!ok);
+    assert!(
+        err.starts_with(
+            "error: cannot create the directory /proc/data/egtb/walak-pussa for the tables \
+             (the default data/egtb, relative to the current directory /proc): "
+        ) && err.ends_with("; choose one with --dir DIR or PUSSA_DATA (its egtb directory)"),
+        "{err}"
+    );
+    let (ok, err) = run(Path::new("/"), Some("/proc/pussa-data"), &build);
+    assert!(!ok);
+    assert!(
+        err.starts_with(
+            "error: cannot create the directory /proc/pussa-data/egtb/walak-pussa for the \
+             tables (the default: egtb in PUSSA_DATA=/proc/pussa-data): "
+        ),
+        "{err}"
+    );
+    let scratch = empty_dir("verify-default");
+    let empty: &Path = &scratch;
+    let (ok, err) = run(empty, None, &["egtb", "verify"]);
+    assert!(!ok);
+    assert_eq!(
+        err,
+        format!(
+            "error: the directory of tables {}/data/egtb does not exist (the default data/egtb, \
+             relative to the current directory {}); build tables there with `pussa egtb build`, \
+             or choose one with --dir DIR or PUSSA_DATA (its egtb directory)",
+            empty.display(),
+            empty.display()
+        )
+    );
+    let missing = empty.join("nowhere");
+    let (ok, err) = run(
+        Path::new("/"),
+        None,
+        &["egtb", "verify", "--dir", missing.to_str().unwrap()],
+    );
+    assert!(!ok);
+    assert!(
+        err.starts_with(&format!(
+            "error: the directory of tables {} does not exist (given with --dir)",
+            missing.display()
+        )),
+        "{err}"
+    );
+}

@@ -23,6 +23,12 @@
 //! - [`matches`](mod@matches): whole matches: rounds played perfectly for seeds, and the match states solved.
 #![warn(missing_docs)]
 
+// The crate's README.md (its crates.io page) is compiled and run as a doctest, so its example
+// stays in step with the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
+
 mod build;
 pub mod format;
 pub mod index;

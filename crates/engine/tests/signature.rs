@@ -16,11 +16,11 @@ fn the_search_signature_is_the_one_the_docs_quote() {
         nodes, SIGNATURE,
         "`pussa bench --search` now gives signature {nodes}, the docs quote {SIGNATURE}. If the \
          search changed on purpose, update every quote of the signature (README.md, \
-         docs/engine.md: grep -rn {SIGNATURE}) and SIGNATURE in this test; if not, the change \
+         crates/engine/README.md, docs/engine.md: grep -rn {SIGNATURE}) and SIGNATURE in this test; if not, the change \
          altered the search's behaviour by mistake"
     );
-    // The docs quote this very number (README.md and docs/engine.md of this crate are links to
-    // the workspace's, copied into the package as files).
+    // The docs quote this very number (the crate's own README.md; docs/engine.md of this crate
+    // is a link to the workspace's, copied into the package as a file).
     let root = env!("CARGO_MANIFEST_DIR");
     for doc in ["README.md", "docs/engine.md"] {
         let text = std::fs::read_to_string(format!("{root}/{doc}")).unwrap();

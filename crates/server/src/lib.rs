@@ -30,6 +30,12 @@
 //! ```
 #![warn(missing_docs)]
 
+// The crate's README.md (its crates.io page) is compiled and run as a doctest, so its example
+// stays in step with the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
+
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
