@@ -614,7 +614,7 @@ fn with_first_on_a_game_with_a_start_is_refused_unless_it_is_the_starts_mover() 
     );
     assert_eq!(
         err.to_string(),
-        "first=N: the game starts from a position with South to move, and its side to move moves first"
+        "first=N: South moves first from the game's start position"
     );
     // The start's own mover is accepted, and changes nothing.
     assert_eq!(game.clone().with_first(Side::South).unwrap(), game);
@@ -636,6 +636,81 @@ fn with_first_on_a_game_with_a_start_is_refused_unless_it_is_the_starts_mover() 
         let back: SpielState = serde_json::from_str(&json).unwrap();
         assert_eq!(back, state, "{json}");
     }
+}
+
+#[test]
+fn a_start_at_a_round_that_is_over_has_the_next_rounds_starter_move_first() {
+    // Round 1 of a match is over with North to move; South took the leftovers and starts
+    // round 2.
+    let over: Setup = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S"
+        .parse()
+        .unwrap();
+    let g = load_game("raja-pasu(mode=match)")
+        .unwrap()
+        .with_start(over)
+        .unwrap();
+    let x = g.new_initial_state();
+    assert_eq!(x.current_player(), Some(0));
+    assert_eq!(g.first(), Side::South);
+    assert_eq!(
+        g.to_string(),
+        "raja-pasu(mode=match,first=S,utility=win_loss,max_rounds=100)"
+    );
+    // The state's record and its game agree on who moves first.
+    assert!(x.serialize().contains("[First \"S\"]"), "{}", x.serialize());
+    // with_first accepts the side that really moves first and refuses the other, truly.
+    assert_eq!(g.clone().with_first(Side::South).unwrap(), g);
+    let err = g.clone().with_first(Side::North).unwrap_err();
+    assert_eq!(
+        err,
+        SpielError::FirstNotStartsMover {
+            first: Side::North,
+            to_move: Side::South
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "first=N: South moves first from the game's start position"
+    );
+    // An explicit first= that contradicts the start is refused by with_start too, in either
+    // order; one that agrees is accepted.
+    let err = load_game("raja-pasu(mode=match,first=N)")
+        .unwrap()
+        .with_start(over)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        SpielError::FirstNotStartsMover {
+            first: Side::North,
+            to_move: Side::South
+        }
+    );
+    let south_to_move: Setup = "0,0,0,0,0,1,2/1,0,0,0,0,0,0 40 54 S 1 raja-pasu"
+        .parse()
+        .unwrap();
+    assert!(load_game("raja-pasu(first=N)")
+        .unwrap()
+        .with_start(south_to_move)
+        .is_err());
+    assert!(load_game("raja-pasu")
+        .unwrap()
+        .with_first(Side::North)
+        .unwrap()
+        .with_start(south_to_move)
+        .is_err());
+    assert_eq!(
+        load_game("raja-pasu(first=S)")
+            .unwrap()
+            .with_start(south_to_move)
+            .unwrap()
+            .first(),
+        Side::South
+    );
+    // Serde round-trips the game, its first mover included.
+    let json = serde_json::to_string(&g).unwrap();
+    let back: SpielGame = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, g, "{json}");
+    assert_eq!(back.first(), Side::South);
 }
 
 #[test]
