@@ -922,7 +922,10 @@ impl SpielState {
     /// decides who starts the next round in every game); last, in a match, the round number
     /// divided by the game's `max_rounds` (index 34: `1` in the round after which the match is
     /// stopped, a draw), `0` in a single game. So the tensor holds what the position string
-    /// ([`SpielState::observation_string`]) holds, and no more: not the positions seen earlier
+    /// ([`SpielState::observation_string`]) holds, except the `repetition` marker that ends the
+    /// string of a terminal state whose last round ended by repetition (only a terminal state
+    /// shows it: a match goes on to the next round at once, and on a terminal state the marker
+    /// decides nothing, the returns being set), and no more: not the positions seen earlier
     /// in the round, which the repetition rule looks at, so it is not a Markov state (see the
     /// module's docs and [`SpielState::repetition_actions`]).
     ///
@@ -1031,7 +1034,9 @@ impl SpielState {
 
     /// The observation as text: the position string. Like the tensor, it leaves out the
     /// positions seen earlier in the round, which the repetition rule looks at (see
-    /// [`SpielState::repetition_actions`]).
+    /// [`SpielState::repetition_actions`]). On a terminal state whose last round ended by
+    /// repetition it ends with the marker `repetition`, which the tensor does not hold (see
+    /// [`SpielState::observation_tensor_into`]).
     ///
     /// # Panics
     /// Panics if `player` is not `0` or `1`.

@@ -714,6 +714,42 @@ fn a_start_at_a_round_that_is_over_has_the_next_rounds_starter_move_first() {
 }
 
 #[test]
+fn the_observation_string_of_a_repetition_ending_has_the_marker_the_tensor_leaves_out() {
+    // Two seeds chase each other round the board; South's F then repeats a position and ends
+    // the single game.
+    let start: Setup = "0,0,0,0,0,0,1/0,0,0,0,0,0,1 46 50 S 1 raja-pasu"
+        .parse()
+        .unwrap();
+    let game = load_game("raja-pasu").unwrap().with_start(start).unwrap();
+    let mut s = game.new_initial_state();
+    for a in [6, 6, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5] {
+        s.apply_action(a).unwrap();
+    }
+    let before = s.observation_tensor(0);
+    s.apply_action(5).unwrap();
+    assert!(s.is_terminal());
+    for player in 0..2 {
+        let text = s.observation_string(player);
+        assert!(text.ends_with(" repetition"), "{text}");
+        // The same position without the marker (a round ended with no legal move) has the
+        // same tensor: the marker is the one thing the string holds and the tensor does not.
+        let unmarked: Setup = text.trim_end_matches(" repetition").parse().unwrap();
+        let other = game
+            .clone()
+            .with_start(unmarked)
+            .unwrap()
+            .new_initial_state();
+        assert!(other.is_terminal());
+        assert!(!other.observation_string(player).ends_with("repetition"));
+        assert_eq!(
+            other.observation_tensor(player),
+            s.observation_tensor(player)
+        );
+    }
+    assert_ne!(before, s.observation_tensor(0));
+}
+
+#[test]
 fn the_margin_of_a_single_game_from_a_later_round_counts_the_seeds_taken_in_it() {
     // Round 3 of a Raja Pasu match played alone: North carries 14 seeds in.
     let start: Setup = "x,x,7,7,7,7,7/7,7,7,7,7,7,7 0 14 S 3 raja-pasu"
