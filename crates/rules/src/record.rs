@@ -131,7 +131,35 @@ pub struct RecordMove {
 }
 
 /// What is wrong with a record, or with a change to one.
+///
+/// It is `#[non_exhaustive]`: a later version may add variants, so a `match` outside this
+/// crate needs a wildcard arm. Naming every variant is not enough:
+/// ```compile_fail,E0004
+/// use pussa_rules::record::RecordError;
+/// fn kind(e: &RecordError) -> u8 {
+///     match e {
+///         RecordError::Syntax { .. } => 0,
+///         RecordError::Move { .. } => 0,
+///         RecordError::Tag { .. } => 0,
+///         RecordError::Result { .. } => 0,
+///     }
+/// }
+/// ```
+/// With the wildcard it compiles:
+/// ```
+/// use pussa_rules::record::RecordError;
+/// fn kind(e: &RecordError) -> u8 {
+///     match e {
+///         RecordError::Syntax { .. } => 0,
+///         RecordError::Move { .. } => 0,
+///         RecordError::Tag { .. } => 0,
+///         RecordError::Result { .. } => 0,
+///         _ => 1,
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RecordError {
     /// The text is malformed or inconsistent at a place.
     #[error("line {line}, column {column}: {message}")]

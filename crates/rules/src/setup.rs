@@ -74,7 +74,77 @@ pub struct Setup {
 }
 
 /// What is wrong with a position string or a [`Setup`].
+///
+/// It is `#[non_exhaustive]`: a later version may add variants, so a `match` outside this
+/// crate needs a wildcard arm. Naming every variant is not enough:
+/// ```compile_fail,E0004
+/// use pussa_rules::SetupError;
+/// fn kind(e: &SetupError) -> u8 {
+///     match e {
+///         SetupError::FieldCount { .. } => 0,
+///         SetupError::ExtraField { .. } => 0,
+///         SetupError::BoardSpace { .. } => 0,
+///         SetupError::Rows { .. } => 0,
+///         SetupError::RowLength { .. } => 0,
+///         SetupError::HoleValue { .. } => 0,
+///         SetupError::Number { .. } => 0,
+///         SetupError::Side { .. } => 0,
+///         SetupError::Starter { .. } => 0,
+///         SetupError::Game { .. } => 0,
+///         SetupError::RoundZero { .. } => 0,
+///         SetupError::RoundTooHigh { .. } => 0,
+///         SetupError::ClosedMask { .. } => 0,
+///         SetupError::TooMany { .. } => 0,
+///         SetupError::Total { .. } => 0,
+///         SetupError::CarriedInRoundOne { .. } => 0,
+///         SetupError::TakenNotStoreInRoundOne { .. } => 0,
+///         SetupError::SeedsInClosedHole { .. } => 0,
+///         SetupError::TakenAboveStore { .. } => 0,
+///         SetupError::RepetitionNotSwept { .. } => 0,
+///         SetupError::ClosedInRoundOne { .. } => 0,
+///         SetupError::ClosedPattern { .. } => 0,
+///         SetupError::BothRowsClosed { .. } => 0,
+///         SetupError::RowClosed { .. } => 0,
+///         SetupError::WrongGame { .. } => 0,
+///     }
+/// }
+/// ```
+/// With the wildcard it compiles:
+/// ```
+/// use pussa_rules::SetupError;
+/// fn kind(e: &SetupError) -> u8 {
+///     match e {
+///         SetupError::FieldCount { .. } => 0,
+///         SetupError::ExtraField { .. } => 0,
+///         SetupError::BoardSpace { .. } => 0,
+///         SetupError::Rows { .. } => 0,
+///         SetupError::RowLength { .. } => 0,
+///         SetupError::HoleValue { .. } => 0,
+///         SetupError::Number { .. } => 0,
+///         SetupError::Side { .. } => 0,
+///         SetupError::Starter { .. } => 0,
+///         SetupError::Game { .. } => 0,
+///         SetupError::RoundZero { .. } => 0,
+///         SetupError::RoundTooHigh { .. } => 0,
+///         SetupError::ClosedMask { .. } => 0,
+///         SetupError::TooMany { .. } => 0,
+///         SetupError::Total { .. } => 0,
+///         SetupError::CarriedInRoundOne { .. } => 0,
+///         SetupError::TakenNotStoreInRoundOne { .. } => 0,
+///         SetupError::SeedsInClosedHole { .. } => 0,
+///         SetupError::TakenAboveStore { .. } => 0,
+///         SetupError::RepetitionNotSwept { .. } => 0,
+///         SetupError::ClosedInRoundOne { .. } => 0,
+///         SetupError::ClosedPattern { .. } => 0,
+///         SetupError::BothRowsClosed { .. } => 0,
+///         SetupError::RowClosed { .. } => 0,
+///         SetupError::WrongGame { .. } => 0,
+///         _ => 1,
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SetupError {
     /// Too few space-separated fields (the `repetition` marker not counted).
     #[error("position: expected 6 or 7 fields (board, South's store, North's store, side to move, round, game[, round starter]); found {0}")]

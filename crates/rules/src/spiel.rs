@@ -171,7 +171,45 @@ impl FromStr for Utility {
 pub struct UnknownUtility(pub String);
 
 /// Why a game string, an action or a serialized state was refused.
+///
+/// It is `#[non_exhaustive]`: a later version may add variants, so a `match` outside this
+/// crate needs a wildcard arm. Naming every variant is not enough:
+/// ```compile_fail,E0004
+/// use pussa_rules::spiel::SpielError;
+/// fn kind(e: &SpielError) -> u8 {
+///     match e {
+///         SpielError::UnknownGame { .. } => 0,
+///         SpielError::Parameter { .. } => 0,
+///         SpielError::Syntax { .. } => 0,
+///         SpielError::NotAnAction { .. } => 0,
+///         SpielError::IllegalAction { .. } => 0,
+///         SpielError::NothingToUndo { .. } => 0,
+///         SpielError::Record { .. } => 0,
+///         SpielError::Setup { .. } => 0,
+///         SpielError::FirstNotStartsMover { .. } => 0,
+///     }
+/// }
+/// ```
+/// With the wildcard it compiles:
+/// ```
+/// use pussa_rules::spiel::SpielError;
+/// fn kind(e: &SpielError) -> u8 {
+///     match e {
+///         SpielError::UnknownGame { .. } => 0,
+///         SpielError::Parameter { .. } => 0,
+///         SpielError::Syntax { .. } => 0,
+///         SpielError::NotAnAction { .. } => 0,
+///         SpielError::IllegalAction { .. } => 0,
+///         SpielError::NothingToUndo { .. } => 0,
+///         SpielError::Record { .. } => 0,
+///         SpielError::Setup { .. } => 0,
+///         SpielError::FirstNotStartsMover { .. } => 0,
+///         _ => 1,
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SpielError {
     /// The game's name is not one of the games.
     #[error(transparent)]
