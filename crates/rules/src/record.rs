@@ -1244,12 +1244,18 @@ impl Parser {
         }
         // The result is checked against the moves first: a token that contradicts them is
         // named as such, whatever the tag says; only then is the tag checked against the token.
+        // With no moves, a game that is over was over in the Position tag itself: say so.
+        let ender = if rec.moves.is_empty() {
+            "the Position tag is a game that is already over"
+        } else {
+            "the moves end the game"
+        };
         let contradicts_moves = |(r, l, c): (RecordResult, usize, usize)| match rec.state.winner() {
             Some(w) if RecordResult::from_winner(w) != r => Parser::err_at(
                 l,
                 c,
                 format!(
-                    "result {r}, but the moves end the game with {}",
+                    "result {r}, but {ender} with {}",
                     RecordResult::from_winner(w)
                 ),
             ),
