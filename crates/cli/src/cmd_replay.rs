@@ -216,6 +216,7 @@ pub fn play_moves(
     let mut numbering = Numbering::new(start_round);
     let mut marker = None;
     let mut result = None;
+    let mut played = false;
     for token in tokens {
         if let Some(r) = result {
             if let MoveToken::Refused(why) = token {
@@ -267,6 +268,7 @@ pub fn play_moves(
             .play(mv)
             .map_err(|e| anyhow!("move {label}: {}", e.reason))?;
         numbering.played(mv, round);
+        played = true;
         each(&prefix, mv, &report, g)?;
     }
     // A trailing marker stands before the move that comes next (the one `explain --move`
@@ -279,7 +281,11 @@ pub fn play_moves(
     if let (Some(r), Some(w)) = (result, g.winner()) {
         let actual = RecordResult::from_winner(w);
         if actual != r {
-            bail!("result {r}, but the moves end the game with {actual}");
+            if played {
+                bail!("result {r}, but the moves end the game with {actual}");
+            }
+            // No move: the game was over in the start position itself.
+            bail!("result {r}, but the position is a game that is already over with {actual}");
         }
     }
     Ok(result)

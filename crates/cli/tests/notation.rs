@@ -713,6 +713,18 @@ fn moves_take_a_records_comments_and_final_result() {
     );
 }
 
+/// A result against a start position that is already a finished game, with no moves, names the
+/// position, not "the moves".
+#[test]
+fn a_result_against_a_finished_start_with_no_moves_names_the_position() {
+    let over = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S repetition";
+    assert_eq!(
+        fails(&["replay", "--position", over, "--moves", "*"]),
+        "error: result *, but the position is a game that is already over with 1-0\n"
+    );
+    ok(&["replay", "--position", over, "--moves", "1-0"]);
+}
+
 #[test]
 fn a_round_marker_in_moves_is_quoted_as_typed_with_the_record_readers_verdict() {
     for marker in ["R99999999999999999999999", "R4294967296", "R0"] {

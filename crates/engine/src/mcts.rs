@@ -137,10 +137,8 @@ pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
     let mut rng = Rng::new(limits.seed ^ 0x6d63_7473);
     let mut scratch = PlayoutScratch::default();
     let base = root_pos.stores();
-    let mut root_hist: Vec<u128> = state.history().to_vec();
-    if root_hist.last() != Some(&root_pos.repetition_key()) {
-        root_hist.push(root_pos.repetition_key());
-    }
+    let mut root_hist = pussa_rules::earlier_history(state.history(), &root_pos).to_vec();
+    root_hist.push(root_pos.repetition_key());
     let mut nodes = vec![Node {
         pos: root_pos,
         mv: 255,

@@ -45,15 +45,10 @@ pub fn minimax_budget(
     history: &mut Vec<u128>,
     budget: &mut u64,
 ) -> Option<(i32, bool)> {
-    let key = pos.repetition_key();
-    if history.last() == Some(&key) {
-        history.pop();
-        let r = minimax_earlier(pos, depth, history, budget);
-        history.push(key);
-        r
-    } else {
-        minimax_earlier(pos, depth, history, budget)
-    }
+    let own = history.split_off(pussa_rules::earlier_history(history, pos).len());
+    let r = minimax_earlier(pos, depth, history, budget);
+    history.extend(own);
+    r
 }
 
 /// [`minimax_budget`] with `history` holding only the positions before `pos`.
@@ -119,29 +114,17 @@ pub fn minimax_state_budget(state: &GameState, depth: u32, budget: u64) -> Optio
         return None;
     }
     let pos = state.position();
-    let mut hist = state.history().to_vec();
-    if hist.last() == Some(&pos.repetition_key()) {
-        hist.pop();
-    }
     // The root itself is never a repetition (the state says a move is expected).
-    let (v, e) = minimax_root(pos, depth, &mut hist, budget)?;
+    let (v, e) = minimax_root(pos, depth, state.history(), budget)?;
     let t = state.taken_this_round();
     let me = pos.to_move();
     let offset = i32::from(t[me.index()]) - i32::from(t[me.other().index()]);
     Some((offset + crate::search::to_seeds(v), e))
 }
 
-fn minimax_root(
-    pos: &Position,
-    depth: u32,
-    history: &mut [u128],
-    budget: u64,
-) -> Option<(i32, bool)> {
-    // As `minimax`, without the repetition test at the root.
-    let mut h: Vec<u128> = history
-        .iter()
-        .copied()
-        .filter(|&k| k != pos.repetition_key())
-        .collect();
+fn minimax_root(pos: &Position, depth: u32, history: &[u128], budget: u64) -> Option<(i32, bool)> {
+    // `history` may end with the root's own key (a state's history does); only that key is
+    // dropped, never a real earlier visit.
+    let mut h = pussa_rules::earlier_history(history, pos).to_vec();
     minimax_earlier(pos, depth, &mut h, &mut { budget })
 }

@@ -53,7 +53,7 @@ mod state;
 mod trace;
 mod types;
 
-pub use perft::{perft, perft_with_history};
+pub use perft::{earlier_history, perft, perft_with_history};
 pub use playout::{play_random, playout, random_game, PlayoutResult, PlayoutScratch, Rng};
 pub use position::{IllegalMove, IllegalReason, MoveOutcome, Position, Sowing};
 pub use setup::{Setup, SetupError};

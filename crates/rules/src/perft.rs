@@ -10,8 +10,8 @@ use crate::types::Side;
 /// round since seeds last left the board: either the earlier ones only, or with `pos`'s own key
 /// last, as [`crate::GameState::history`] gives them (a last key equal to `pos`'s is `pos`
 /// itself, not an earlier visit: a move always passes the turn, so no position directly
-/// follows itself). `pos` is a repetition when its key is among the earlier ones. `history` is
-/// restored on return.
+/// follows itself; [`earlier_history`] tells the two apart). `pos` is a repetition when its
+/// key is among the earlier ones. `history` is restored on return.
 ///
 /// # Examples
 /// ```
@@ -26,14 +26,37 @@ use crate::types::Side;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn perft_with_history(pos: &Position, depth: u32, history: &mut Vec<u128>) -> u64 {
-    let key = pos.repetition_key();
-    if history.last() == Some(&key) {
-        history.pop();
-        let n = perft_earlier(pos, depth, history);
-        history.push(key);
-        n
-    } else {
-        perft_earlier(pos, depth, history)
+    let own = history.split_off(earlier_history(history, pos).len());
+    let n = perft_earlier(pos, depth, history);
+    history.extend(own);
+    n
+}
+
+/// The positions seen before `pos` in a repetition history that may end with `pos`'s own key:
+/// `history` without its last key when that key is `pos`'s. [`crate::GameState::history`]
+/// ends with the current position's key, and a search's own history usually does not; both
+/// mean the same earlier positions. A last key equal to `pos`'s is `pos` itself, never an
+/// earlier visit (a move always passes the turn, so no position directly follows itself);
+/// any other occurrence of `pos`'s key is a real earlier visit and stays, so `pos` is a
+/// repetition exactly when its key is in the result.
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{earlier_history, Game, GameState, Hole, Mode, Side};
+/// let mut g = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+/// g.play(Hole::from_letter('A')?)?;
+/// let (pos, h) = (*g.position(), g.history());
+/// assert_eq!(h.last(), Some(&pos.repetition_key()));
+/// assert_eq!(earlier_history(h, &pos), &h[..h.len() - 1]);
+/// let earlier = &h[..h.len() - 1];
+/// assert_eq!(earlier_history(earlier, &pos), earlier);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn earlier_history<'a>(history: &'a [u128], pos: &Position) -> &'a [u128] {
+    match history.split_last() {
+        Some((&last, earlier)) if last == pos.repetition_key() => earlier,
+        _ => history,
     }
 }
 

@@ -68,7 +68,41 @@ impl MoveOutcome {
 }
 
 /// Why a move cannot be played.
+///
+/// It is `#[non_exhaustive]`: a later version may add variants, so a `match` outside this
+/// crate needs a wildcard arm. Naming every variant is not enough:
+/// ```compile_fail,E0004
+/// use pussa_rules::IllegalReason;
+/// fn kind(e: &IllegalReason) -> u8 {
+///     match e {
+///         IllegalReason::NotYourHole { .. } => 0,
+///         IllegalReason::Empty { .. } => 0,
+///         IllegalReason::Closed { .. } => 0,
+///         IllegalReason::Endless { .. } => 0,
+///         IllegalReason::RoundOver { .. } => 0,
+///         IllegalReason::GameOver { .. } => 0,
+///         IllegalReason::MatchOver { .. } => 0,
+///     }
+/// }
+/// ```
+/// With the wildcard it compiles:
+/// ```
+/// use pussa_rules::IllegalReason;
+/// fn kind(e: &IllegalReason) -> u8 {
+///     match e {
+///         IllegalReason::NotYourHole { .. } => 0,
+///         IllegalReason::Empty { .. } => 0,
+///         IllegalReason::Closed { .. } => 0,
+///         IllegalReason::Endless { .. } => 0,
+///         IllegalReason::RoundOver { .. } => 0,
+///         IllegalReason::GameOver { .. } => 0,
+///         IllegalReason::MatchOver { .. } => 0,
+///         _ => 1,
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum IllegalReason {
     /// The hole is in the other player's row.
     NotYourHole {

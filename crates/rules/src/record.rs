@@ -131,7 +131,35 @@ pub struct RecordMove {
 }
 
 /// What is wrong with a record, or with a change to one.
+///
+/// It is `#[non_exhaustive]`: a later version may add variants, so a `match` outside this
+/// crate needs a wildcard arm. Naming every variant is not enough:
+/// ```compile_fail,E0004
+/// use pussa_rules::record::RecordError;
+/// fn kind(e: &RecordError) -> u8 {
+///     match e {
+///         RecordError::Syntax { .. } => 0,
+///         RecordError::Move { .. } => 0,
+///         RecordError::Tag { .. } => 0,
+///         RecordError::Result { .. } => 0,
+///     }
+/// }
+/// ```
+/// With the wildcard it compiles:
+/// ```
+/// use pussa_rules::record::RecordError;
+/// fn kind(e: &RecordError) -> u8 {
+///     match e {
+///         RecordError::Syntax { .. } => 0,
+///         RecordError::Move { .. } => 0,
+///         RecordError::Tag { .. } => 0,
+///         RecordError::Result { .. } => 0,
+///         _ => 1,
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RecordError {
     /// The text is malformed or inconsistent at a place.
     #[error("line {line}, column {column}: {message}")]
@@ -1216,12 +1244,18 @@ impl Parser {
         }
         // The result is checked against the moves first: a token that contradicts them is
         // named as such, whatever the tag says; only then is the tag checked against the token.
+        // With no moves, a game that is over was over in the Position tag itself: say so.
+        let ender = if rec.moves.is_empty() {
+            "the Position tag is a game that is already over"
+        } else {
+            "the moves end the game"
+        };
         let contradicts_moves = |(r, l, c): (RecordResult, usize, usize)| match rec.state.winner() {
             Some(w) if RecordResult::from_winner(w) != r => Parser::err_at(
                 l,
                 c,
                 format!(
-                    "result {r}, but the moves end the game with {}",
+                    "result {r}, but {ender} with {}",
                     RecordResult::from_winner(w)
                 ),
             ),

@@ -74,11 +74,92 @@ pub struct Setup {
 }
 
 /// What is wrong with a position string or a [`Setup`].
+///
+/// It is `#[non_exhaustive]`: a later version may add variants, so a `match` outside this
+/// crate needs a wildcard arm. Naming every variant is not enough:
+/// ```compile_fail,E0004
+/// use pussa_rules::SetupError;
+/// fn kind(e: &SetupError) -> u8 {
+///     match e {
+///         SetupError::FieldCount { .. } => 0,
+///         SetupError::ExtraField { .. } => 0,
+///         SetupError::BoardSpace { .. } => 0,
+///         SetupError::Rows { .. } => 0,
+///         SetupError::RowLength { .. } => 0,
+///         SetupError::HoleValue { .. } => 0,
+///         SetupError::Number { .. } => 0,
+///         SetupError::Side { .. } => 0,
+///         SetupError::Starter { .. } => 0,
+///         SetupError::Game { .. } => 0,
+///         SetupError::RoundZero { .. } => 0,
+///         SetupError::RoundTooHigh { .. } => 0,
+///         SetupError::ClosedMask { .. } => 0,
+///         SetupError::TooMany { .. } => 0,
+///         SetupError::Total { .. } => 0,
+///         SetupError::CarriedInRoundOne { .. } => 0,
+///         SetupError::TakenNotStoreInRoundOne { .. } => 0,
+///         SetupError::SeedsInClosedHole { .. } => 0,
+///         SetupError::TakenAboveStore { .. } => 0,
+///         SetupError::RepetitionNotSwept { .. } => 0,
+///         SetupError::ClosedInRoundOne { .. } => 0,
+///         SetupError::ClosedPattern { .. } => 0,
+///         SetupError::BothRowsClosed { .. } => 0,
+///         SetupError::RowClosed { .. } => 0,
+///         SetupError::WrongGame { .. } => 0,
+///     }
+/// }
+/// ```
+/// With the wildcard it compiles:
+/// ```
+/// use pussa_rules::SetupError;
+/// fn kind(e: &SetupError) -> u8 {
+///     match e {
+///         SetupError::FieldCount { .. } => 0,
+///         SetupError::ExtraField { .. } => 0,
+///         SetupError::BoardSpace { .. } => 0,
+///         SetupError::Rows { .. } => 0,
+///         SetupError::RowLength { .. } => 0,
+///         SetupError::HoleValue { .. } => 0,
+///         SetupError::Number { .. } => 0,
+///         SetupError::Side { .. } => 0,
+///         SetupError::Starter { .. } => 0,
+///         SetupError::Game { .. } => 0,
+///         SetupError::RoundZero { .. } => 0,
+///         SetupError::RoundTooHigh { .. } => 0,
+///         SetupError::ClosedMask { .. } => 0,
+///         SetupError::TooMany { .. } => 0,
+///         SetupError::Total { .. } => 0,
+///         SetupError::CarriedInRoundOne { .. } => 0,
+///         SetupError::TakenNotStoreInRoundOne { .. } => 0,
+///         SetupError::SeedsInClosedHole { .. } => 0,
+///         SetupError::TakenAboveStore { .. } => 0,
+///         SetupError::RepetitionNotSwept { .. } => 0,
+///         SetupError::ClosedInRoundOne { .. } => 0,
+///         SetupError::ClosedPattern { .. } => 0,
+///         SetupError::BothRowsClosed { .. } => 0,
+///         SetupError::RowClosed { .. } => 0,
+///         SetupError::WrongGame { .. } => 0,
+///         _ => 1,
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SetupError {
-    /// Wrong number of space-separated fields.
+    /// Too few space-separated fields (the `repetition` marker not counted).
     #[error("position: expected 6 or 7 fields (board, South's store, North's store, side to move, round, game[, round starter]); found {0}")]
     FieldCount(usize),
+    /// More than 7 fields: a word after the round starter that is not the `repetition`
+    /// marker (a misspelt marker, or a field too many), or the marker written twice or before
+    /// the round starter. `found` counts the fields, markers not counted; `word` is the first
+    /// word that does not belong (`repetition` itself when the marker is doubled or misplaced).
+    #[error("position: expected 6 or 7 fields (board, South's store, North's store, side to move, round, game[, round starter]), optionally followed by `repetition`; found {found}: {}", extra_word(word))]
+    ExtraField {
+        /// The fields found, the `repetition` marker not counted.
+        found: usize,
+        /// The first word that does not belong.
+        word: String,
+    },
     /// A space inside the board (`4,4,4,4,4,4,4/ 4,4,4,4,4,4,4`), which splits it into
     /// several fields: the board as written, spaces and all.
     #[error("position: the board '{0}' has a space in it: write the board without spaces, two rows of 7 holes split by '/' (4,4,4,4,4,4,4/4,4,4,4,4,4,4)")]
@@ -599,6 +680,15 @@ impl From<crate::types::UnknownGame> for SetupError {
     }
 }
 
+/// Why `word`, found after a position string's seven fields, does not belong.
+fn extra_word(word: &str) -> String {
+    if word.eq_ignore_ascii_case("repetition") {
+        "the marker `repetition` comes once, last (after the round starter)".to_string()
+    } else {
+        format!("'{word}' is not the marker `repetition`")
+    }
+}
+
 impl FromStr for Setup {
     type Err = SetupError;
 
@@ -609,10 +699,8 @@ impl FromStr for Setup {
         let mut fields: Vec<&str> = s.split_whitespace().collect();
         // The marker of a round ended by repetition ends the string; it is not one of the
         // 6 or 7 fields.
-        let repeated = fields.len() > 6
-            && fields
-                .last()
-                .is_some_and(|w| w.eq_ignore_ascii_case("repetition"));
+        let is_marker = |w: &str| w.eq_ignore_ascii_case("repetition");
+        let repeated = fields.len() > 6 && fields.last().is_some_and(|w| is_marker(w));
         if repeated {
             fields.pop();
         }
@@ -621,8 +709,17 @@ impl FromStr for Setup {
         if let Some(board) = board_cut_by_space(s) {
             return Err(SetupError::BoardSpace(board.to_string()));
         }
-        if !(6..=7).contains(&fields.len()) {
+        if fields.len() < 6 {
             return Err(SetupError::FieldCount(fields.len()));
+        }
+        if fields.len() > 7 {
+            // A marker left among the fields is doubled or misplaced; otherwise the first
+            // word after the round starter is one too many (a misspelt marker, say).
+            let word = fields.iter().find(|w| is_marker(w)).unwrap_or(&fields[7]);
+            return Err(SetupError::ExtraField {
+                found: fields.iter().filter(|w| !is_marker(w)).count(),
+                word: (*word).to_string(),
+            });
         }
         // The board's shape first, which needs no game.
         let rows: Vec<&str> = fields[0].split('/').collect();

@@ -171,7 +171,45 @@ impl FromStr for Utility {
 pub struct UnknownUtility(pub String);
 
 /// Why a game string, an action or a serialized state was refused.
+///
+/// It is `#[non_exhaustive]`: a later version may add variants, so a `match` outside this
+/// crate needs a wildcard arm. Naming every variant is not enough:
+/// ```compile_fail,E0004
+/// use pussa_rules::spiel::SpielError;
+/// fn kind(e: &SpielError) -> u8 {
+///     match e {
+///         SpielError::UnknownGame { .. } => 0,
+///         SpielError::Parameter { .. } => 0,
+///         SpielError::Syntax { .. } => 0,
+///         SpielError::NotAnAction { .. } => 0,
+///         SpielError::IllegalAction { .. } => 0,
+///         SpielError::NothingToUndo { .. } => 0,
+///         SpielError::Record { .. } => 0,
+///         SpielError::Setup { .. } => 0,
+///         SpielError::FirstNotStartsMover { .. } => 0,
+///     }
+/// }
+/// ```
+/// With the wildcard it compiles:
+/// ```
+/// use pussa_rules::spiel::SpielError;
+/// fn kind(e: &SpielError) -> u8 {
+///     match e {
+///         SpielError::UnknownGame { .. } => 0,
+///         SpielError::Parameter { .. } => 0,
+///         SpielError::Syntax { .. } => 0,
+///         SpielError::NotAnAction { .. } => 0,
+///         SpielError::IllegalAction { .. } => 0,
+///         SpielError::NothingToUndo { .. } => 0,
+///         SpielError::Record { .. } => 0,
+///         SpielError::Setup { .. } => 0,
+///         SpielError::FirstNotStartsMover { .. } => 0,
+///         _ => 1,
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SpielError {
     /// The game's name is not one of the games.
     #[error(transparent)]
@@ -206,12 +244,15 @@ pub enum SpielError {
     #[error(transparent)]
     Setup(#[from] SetupError),
     /// [`SpielGame::with_first`] on a game that starts from a position
-    /// ([`SpielGame::with_start`]) with the other side to move: that side moves first.
-    #[error("first={first}: the game starts from a position with {to_move} to move, and its side to move moves first", first = first.letter())]
+    /// ([`SpielGame::with_start`]) from which the other side moves first, or
+    /// [`SpielGame::with_start`] of such a position on a game whose `first` was given
+    /// (`first=` in [`load_game`]'s string, or [`SpielGame::with_first`]).
+    #[error("first={first}: {to_move} moves first from the game's start position", first = first.letter())]
     FirstNotStartsMover {
         /// The side asked to move first.
         first: Side,
-        /// The start position's side to move.
+        /// The side that moves first from the start position: its side to move, or, for a
+        /// round that is over, the next round's starter.
         to_move: Side,
     },
 }
@@ -223,15 +264,33 @@ impl From<RecordError> for SpielError {
 }
 
 /// A game and its parameters, OpenSpiel's `Game`: a factory of initial states.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct SpielGame {
     game: Game,
     mode: Mode,
     first: Side,
+    /// Whether `first` was given (`first=`, [`SpielGame::with_first`]) rather than defaulted:
+    /// [`SpielGame::with_start`] then refuses a start from which the other side moves first.
+    first_given: bool,
     utility: Utility,
     max_rounds: u32,
     start: Option<Setup>,
 }
+
+/// Two games are equal when they play the same: whether `first` was given or defaulted
+/// does not count.
+impl PartialEq for SpielGame {
+    fn eq(&self, other: &SpielGame) -> bool {
+        self.game == other.game
+            && self.mode == other.mode
+            && self.first() == other.first()
+            && self.utility == other.utility
+            && self.max_rounds == other.max_rounds
+            && self.start == other.start
+    }
+}
+
+impl Eq for SpielGame {}
 
 /// A game from a game string in OpenSpiel's form: a name, optionally followed by parameters
 /// in parentheses, e.g. `walak-pussa`, `raja-pasu(mode=match)`,
@@ -305,7 +364,10 @@ impl FromStr for SpielGame {
                 "mode" => {
                     g.mode = v.parse().map_err(|_| bad("single or match"))?;
                 }
-                "first" => g.first = Side::parse(v).map_err(|_| bad("S or N"))?,
+                "first" => {
+                    g.first = Side::parse(v).map_err(|_| bad("S or N"))?;
+                    g.first_given = true;
+                }
                 "utility" => {
                     g.utility = v.parse().map_err(|_| bad("win_loss or margin"))?;
                 }
@@ -334,7 +396,7 @@ impl fmt::Display for SpielGame {
             "{}(mode={},first={},utility={},max_rounds={})",
             self.game.name(),
             self.mode,
-            self.first.letter(),
+            self.first().letter(),
             self.utility,
             self.max_rounds
         )
@@ -350,6 +412,7 @@ impl SpielGame {
             game,
             mode,
             first: Side::South,
+            first_given: false,
             utility: Utility::WinLoss,
             max_rounds: DEFAULT_MAX_ROUNDS,
             start: None,
@@ -394,11 +457,12 @@ impl SpielGame {
     }
 
     /// The same game with `first` moving first. A game that starts from a position
-    /// ([`SpielGame::with_start`]) has its side to move move first, so `first` must be that side.
+    /// ([`SpielGame::with_start`]) has its side to move move first (or, from a round that is
+    /// over, the next round's starter), so `first` must be that side.
     ///
     /// # Errors
-    /// [`SpielError::FirstNotStartsMover`] when the game has a start whose side to move is not
-    /// `first`.
+    /// [`SpielError::FirstNotStartsMover`] when the game has a start from which the other side
+    /// moves first.
     ///
     /// # Examples
     /// ```
@@ -407,7 +471,8 @@ impl SpielGame {
     /// let g = load_game("raja-pasu")?.with_first(Side::North)?;
     /// assert_eq!(g.first(), Side::North);
     /// assert_eq!(g.new_initial_state().current_player(), Some(1));
-    /// let started = g.with_start("0,0,0,0,0,1,2/1,0,0,0,0,0,0 40 54 S 1 raja-pasu".parse()?)?;
+    /// let started = load_game("raja-pasu")?
+    ///     .with_start("0,0,0,0,0,1,2/1,0,0,0,0,0,0 40 54 S 1 raja-pasu".parse()?)?;
     /// assert_eq!(started.first(), Side::South); // the start's side to move
     /// assert!(matches!(
     ///     started.with_first(Side::North),
@@ -416,23 +481,50 @@ impl SpielGame {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_first(mut self, first: Side) -> Result<SpielGame, SpielError> {
-        if let Some(start) = &self.start {
-            if start.to_move != first {
+        if let Some(mover) = self.start_mover() {
+            if mover != first {
                 return Err(SpielError::FirstNotStartsMover {
                     first,
-                    to_move: start.to_move,
+                    to_move: mover,
                 });
             }
         }
         self.first = first;
+        self.first_given = true;
         Ok(self)
     }
 
-    /// Who moves first: the game parameter `first`, or the start's side to move
-    /// ([`SpielGame::with_start`]).
+    /// Who moves first: the game parameter `first`, or, for a game with a start
+    /// ([`SpielGame::with_start`]), the player to move in the initial state: the start's side
+    /// to move, or, when the start is a round that is over and the match goes on, the next
+    /// round's starter (the start's side to move if nobody moves: a finished game).
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::spiel::load_game;
+    /// use pussa_rules::Side;
+    /// // Round 1 is over (South took the leftovers): South starts round 2.
+    /// let over = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S".parse()?;
+    /// let g = load_game("raja-pasu(mode=match)")?.with_start(over)?;
+    /// assert_eq!(g.first(), Side::South);
+    /// assert_eq!(g.new_initial_state().current_player(), Some(0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn first(&self) -> Side {
-        self.first
+        self.start_mover().unwrap_or(self.first)
+    }
+
+    /// The side that moves first from the start, if the game has one: the initial state's
+    /// player to move, or the start's side to move when nobody moves.
+    fn start_mover(&self) -> Option<Side> {
+        let setup = self.start?;
+        Some(
+            self.new_initial_state()
+                .state
+                .to_move()
+                .unwrap_or(setup.to_move),
+        )
     }
 
     /// The position the game starts from, if [`SpielGame::with_start`] gave one (`None`: the
@@ -450,14 +542,41 @@ impl SpielGame {
     }
 
     /// The same game whose initial state is the position `setup` (a position string's
-    /// contents; its side to move moves first).
+    /// contents; its side to move moves first, or, for a round that is over, the next round's
+    /// starter: see [`SpielGame::first`]).
     ///
     /// # Errors
-    /// [`SpielError::Setup`] when `setup` is not a valid position of this game.
+    /// [`SpielError::Setup`] when `setup` is not a valid position of this game;
+    /// [`SpielError::FirstNotStartsMover`] when the game's `first` was given (`first=` in
+    /// [`load_game`]'s string, or [`SpielGame::with_first`]) and the other side moves first from
+    /// `setup`, as [`SpielGame::with_first`] refuses the same two calls in the other order.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::spiel::{load_game, SpielError};
+    /// use pussa_rules::Side;
+    /// let south_to_move = "0,0,0,0,0,1,2/1,0,0,0,0,0,0 40 54 S 1 raja-pasu".parse()?;
+    /// assert!(matches!(
+    ///     load_game("raja-pasu(first=N)")?.with_start(south_to_move),
+    ///     Err(SpielError::FirstNotStartsMover { first: Side::North, to_move: Side::South })
+    /// ));
+    /// // Without `first=`, the start decides.
+    /// assert_eq!(load_game("raja-pasu")?.with_start(south_to_move)?.first(), Side::South);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn with_start(mut self, setup: Setup) -> Result<SpielGame, SpielError> {
         setup.expect_game(self.game)?;
         setup.game_state(self.mode)?;
-        self.first = setup.to_move;
+        let mut started = self.clone();
+        started.start = Some(setup);
+        let mover = started.first();
+        if self.first_given && self.first != mover {
+            return Err(SpielError::FirstNotStartsMover {
+                first: self.first,
+                to_move: mover,
+            });
+        }
+        self.first = mover;
         self.start = Some(setup);
         Ok(self)
     }
@@ -841,7 +960,10 @@ impl SpielState {
     /// decides who starts the next round in every game); last, in a match, the round number
     /// divided by the game's `max_rounds` (index 34: `1` in the round after which the match is
     /// stopped, a draw), `0` in a single game. So the tensor holds what the position string
-    /// ([`SpielState::observation_string`]) holds, and no more: not the positions seen earlier
+    /// ([`SpielState::observation_string`]) holds, except the `repetition` marker that ends the
+    /// string of a terminal state whose last round ended by repetition (only a terminal state
+    /// shows it: a match goes on to the next round at once, and on a terminal state the marker
+    /// decides nothing, the returns being set), and no more: not the positions seen earlier
     /// in the round, which the repetition rule looks at, so it is not a Markov state (see the
     /// module's docs and [`SpielState::repetition_actions`]).
     ///
@@ -950,7 +1072,9 @@ impl SpielState {
 
     /// The observation as text: the position string. Like the tensor, it leaves out the
     /// positions seen earlier in the round, which the repetition rule looks at (see
-    /// [`SpielState::repetition_actions`]).
+    /// [`SpielState::repetition_actions`]). On a terminal state whose last round ended by
+    /// repetition it ends with the marker `repetition`, which the tensor does not hold (see
+    /// [`SpielState::observation_tensor_into`]).
     ///
     /// # Panics
     /// Panics if `player` is not `0` or `1`.

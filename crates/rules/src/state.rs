@@ -280,6 +280,24 @@ impl GameState {
         starter: Side,
         taken: [u8; 2],
     ) -> GameState {
+        let mut g = GameState::unstarted(pos, mode, round, starter, taken);
+        g.check_end(&mut NoTrace);
+        g
+    }
+
+    /// The state at `pos` in round `round` with nothing played and the round not yet checked
+    /// for its end: the one construction [`GameState::from_position_taken`] and
+    /// [`GameState::from_setup_parts`] share.
+    ///
+    /// # Panics
+    /// Panics if `round` is 0 or above [`MAX_ROUND`], or if `taken` is above `pos`'s stores.
+    fn unstarted(
+        pos: Position,
+        mode: Mode,
+        round: u32,
+        starter: Side,
+        taken: [u8; 2],
+    ) -> GameState {
         assert!(
             (1..=MAX_ROUND).contains(&round),
             "round {round} is outside 1..={MAX_ROUND}"
@@ -289,25 +307,26 @@ impl GameState {
             taken[0] <= stores[0] && taken[1] <= stores[1],
             "taken {taken:?} is above the stores {stores:?}"
         );
-        let round_start_stores = [stores[0] - taken[0], stores[1] - taken[1]];
-        let mut g = GameState {
+        GameState {
             pos,
             mode,
             round,
             starter,
-            round_start_stores,
+            round_start_stores: [stores[0] - taken[0], stores[1] - taken[1]],
             history: Vec::with_capacity(16),
             round_starts: Vec::new(),
             status: Status::Playing,
-        };
-        g.check_end(&mut NoTrace);
-        g
+        }
     }
 
     /// [`GameState::from_position_taken`] for a position string: when `repeated` (the string's
     /// `repetition` marker, on a swept board), the round is over by the repetition rule, which
     /// the board alone cannot tell (a swept board otherwise reads as "no legal move", or as
     /// "one row" in Pasu Pondi).
+    ///
+    /// # Panics
+    /// As [`GameState::from_position_taken`]: if `round` is 0 or above [`MAX_ROUND`], or if
+    /// `taken` is above `pos`'s stores.
     pub(crate) fn from_setup_parts(
         pos: Position,
         mode: Mode,
@@ -316,21 +335,12 @@ impl GameState {
         taken: [u8; 2],
         repeated: bool,
     ) -> GameState {
-        if !repeated {
-            return GameState::from_position_taken(pos, mode, round, starter, taken);
+        let mut g = GameState::unstarted(pos, mode, round, starter, taken);
+        if repeated {
+            g.end_round(EndReason::Repetition, &mut NoTrace);
+        } else {
+            g.check_end(&mut NoTrace);
         }
-        let stores = pos.stores();
-        let mut g = GameState {
-            pos,
-            mode,
-            round,
-            starter,
-            round_start_stores: [stores[0] - taken[0], stores[1] - taken[1]],
-            history: Vec::new(),
-            round_starts: Vec::new(),
-            status: Status::Playing,
-        };
-        g.end_round(EndReason::Repetition, &mut NoTrace);
         g
     }
 
@@ -975,5 +985,43 @@ impl GameState {
             g.round_starts = r.round_starts;
         }
         Ok(g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn swept() -> Position {
+        Position::from_parts_unchecked(Game::RajaPasu, [0; 14], 0, [65, 33], Side::North)
+    }
+
+    #[test]
+    #[should_panic(expected = "round 0 is outside")]
+    fn a_repeated_setup_state_checks_its_round_as_from_position_taken_does() {
+        let _ = GameState::from_setup_parts(swept(), Mode::Match, 0, Side::South, [0, 0], true);
+    }
+
+    #[test]
+    #[should_panic(expected = "is above the stores")]
+    fn a_repeated_setup_state_checks_its_takings_as_from_position_taken_does() {
+        let _ = GameState::from_setup_parts(swept(), Mode::Match, 1, Side::South, [66, 0], true);
+    }
+
+    #[test]
+    fn a_repeated_setup_state_is_the_unrepeated_one_ended_by_repetition() {
+        let plain =
+            GameState::from_setup_parts(swept(), Mode::Match, 1, Side::South, [5, 3], false);
+        assert_eq!(
+            plain,
+            GameState::from_position_taken(swept(), Mode::Match, 1, Side::South, [5, 3])
+        );
+        let repeated =
+            GameState::from_setup_parts(swept(), Mode::Match, 1, Side::South, [5, 3], true);
+        assert_eq!(repeated.taken_this_round(), [5, 3]);
+        assert_eq!(
+            repeated.round_result().map(|r| r.reason),
+            Some(EndReason::Repetition)
+        );
     }
 }

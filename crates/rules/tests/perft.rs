@@ -149,3 +149,29 @@ fn perft_depth_zero_is_one_and_depth_one_counts_legal_moves() {
         );
     }
 }
+
+/// `earlier_history` drops only a last key that is the position itself: a state's own history
+/// and the earlier positions alone give the same slice, and a real earlier visit (the key
+/// anywhere but last) stays, so the position is a repetition exactly when its key is left in.
+#[test]
+fn earlier_history_drops_only_the_position_itself_last() {
+    use pussa_rules::{earlier_history, GameState, Hole, Mode, Side};
+    let mut g = GameState::new(Game::WalakPussa, Mode::Single, Side::South);
+    g.play(Hole::from_letter('A').unwrap()).unwrap();
+    let pos = *g.position();
+    let key = pos.repetition_key();
+    let with_pos = g.history();
+    assert_eq!(with_pos.last(), Some(&key));
+    let earlier = &with_pos[..with_pos.len() - 1];
+    assert_eq!(earlier_history(with_pos, &pos), earlier);
+    assert_eq!(earlier_history(earlier, &pos), earlier);
+    assert_eq!(earlier_history(&[], &pos), &[] as &[u128]);
+    // A real earlier visit stays, with or without the position itself last.
+    assert_eq!(earlier_history(&[key, 1], &pos), &[key, 1]);
+    assert_eq!(earlier_history(&[key, 1, key], &pos), &[key, 1]);
+    assert_eq!(earlier_history(&[key, key], &pos), &[key]);
+    // perft_with_history follows it, and restores the history.
+    let mut h = vec![key, 1, key];
+    assert_eq!(pussa_rules::perft_with_history(&pos, 2, &mut h), 0);
+    assert_eq!(h, [key, 1, key]);
+}

@@ -590,3 +590,26 @@ fn the_first_tag_takes_side_letters_in_either_case() {
             .contains(&format!("[First \"{}\"]", side.letter())));
     }
 }
+
+/// A record with no moves whose `Position` tag is already a finished game (a single game whose
+/// round ended by repetition) reads with the result that position gives, and a result that
+/// contradicts it names the Position tag, not "the moves".
+#[test]
+fn a_record_with_no_moves_from_a_finished_position_names_the_position_tag() {
+    let record = |res: &str| {
+        format!(
+            "[Game \"raja-pasu\"]\n[Position \"0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S repetition\"]\n[Result \"{res}\"]\n\n{res}\n"
+        )
+    };
+    let rec = Record::parse(&record("1-0")).unwrap();
+    assert!(rec.state().is_over());
+    assert_eq!(rec.state().winner(), Some(Some(Side::South)));
+    assert_eq!(Record::parse(&rec.to_string()).unwrap(), rec);
+    for wrong in ["*", "0-1", "1/2-1/2"] {
+        let (_, _, message) = syntax_error(&record(wrong));
+        assert_eq!(
+            message,
+            format!("result {wrong}, but the Position tag is a game that is already over with 1-0")
+        );
+    }
+}

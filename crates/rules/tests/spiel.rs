@@ -614,7 +614,7 @@ fn with_first_on_a_game_with_a_start_is_refused_unless_it_is_the_starts_mover() 
     );
     assert_eq!(
         err.to_string(),
-        "first=N: the game starts from a position with South to move, and its side to move moves first"
+        "first=N: South moves first from the game's start position"
     );
     // The start's own mover is accepted, and changes nothing.
     assert_eq!(game.clone().with_first(Side::South).unwrap(), game);
@@ -636,6 +636,117 @@ fn with_first_on_a_game_with_a_start_is_refused_unless_it_is_the_starts_mover() 
         let back: SpielState = serde_json::from_str(&json).unwrap();
         assert_eq!(back, state, "{json}");
     }
+}
+
+#[test]
+fn a_start_at_a_round_that_is_over_has_the_next_rounds_starter_move_first() {
+    // Round 1 of a match is over with North to move; South took the leftovers and starts
+    // round 2.
+    let over: Setup = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S"
+        .parse()
+        .unwrap();
+    let g = load_game("raja-pasu(mode=match)")
+        .unwrap()
+        .with_start(over)
+        .unwrap();
+    let x = g.new_initial_state();
+    assert_eq!(x.current_player(), Some(0));
+    assert_eq!(g.first(), Side::South);
+    assert_eq!(
+        g.to_string(),
+        "raja-pasu(mode=match,first=S,utility=win_loss,max_rounds=100)"
+    );
+    // The state's record and its game agree on who moves first.
+    assert!(x.serialize().contains("[First \"S\"]"), "{}", x.serialize());
+    // with_first accepts the side that really moves first and refuses the other, truly.
+    assert_eq!(g.clone().with_first(Side::South).unwrap(), g);
+    let err = g.clone().with_first(Side::North).unwrap_err();
+    assert_eq!(
+        err,
+        SpielError::FirstNotStartsMover {
+            first: Side::North,
+            to_move: Side::South
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "first=N: South moves first from the game's start position"
+    );
+    // An explicit first= that contradicts the start is refused by with_start too, in either
+    // order; one that agrees is accepted.
+    let err = load_game("raja-pasu(mode=match,first=N)")
+        .unwrap()
+        .with_start(over)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        SpielError::FirstNotStartsMover {
+            first: Side::North,
+            to_move: Side::South
+        }
+    );
+    let south_to_move: Setup = "0,0,0,0,0,1,2/1,0,0,0,0,0,0 40 54 S 1 raja-pasu"
+        .parse()
+        .unwrap();
+    assert!(load_game("raja-pasu(first=N)")
+        .unwrap()
+        .with_start(south_to_move)
+        .is_err());
+    assert!(load_game("raja-pasu")
+        .unwrap()
+        .with_first(Side::North)
+        .unwrap()
+        .with_start(south_to_move)
+        .is_err());
+    assert_eq!(
+        load_game("raja-pasu(first=S)")
+            .unwrap()
+            .with_start(south_to_move)
+            .unwrap()
+            .first(),
+        Side::South
+    );
+    // Serde round-trips the game, its first mover included.
+    let json = serde_json::to_string(&g).unwrap();
+    let back: SpielGame = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, g, "{json}");
+    assert_eq!(back.first(), Side::South);
+}
+
+#[test]
+fn the_observation_string_of_a_repetition_ending_has_the_marker_the_tensor_leaves_out() {
+    // Two seeds chase each other round the board; South's F then repeats a position and ends
+    // the single game.
+    let start: Setup = "0,0,0,0,0,0,1/0,0,0,0,0,0,1 46 50 S 1 raja-pasu"
+        .parse()
+        .unwrap();
+    let game = load_game("raja-pasu").unwrap().with_start(start).unwrap();
+    let mut s = game.new_initial_state();
+    for a in [6, 6, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5] {
+        s.apply_action(a).unwrap();
+    }
+    let before = s.observation_tensor(0);
+    s.apply_action(5).unwrap();
+    assert!(s.is_terminal());
+    for player in 0..2 {
+        let text = s.observation_string(player);
+        assert!(text.ends_with(" repetition"), "{text}");
+        // The same position without the marker (a round ended with no legal move) has the
+        // same tensor: the marker is the one thing the string holds and the tensor does not.
+        let unmarked: Setup = text.trim_end_matches(" repetition").parse().unwrap();
+        let other = game
+            .clone()
+            .with_start(unmarked)
+            .unwrap()
+            .new_initial_state();
+        assert!(other.is_terminal());
+        assert!(!other.observation_string(player).ends_with("repetition"));
+        assert_eq!(
+            other.observation_tensor(player),
+            s.observation_tensor(player)
+        );
+    }
+    assert_ne!(before, s.observation_tensor(0));
 }
 
 #[test]

@@ -298,7 +298,64 @@ fn the_repetition_marker_on_a_board_with_seeds_is_refused() {
     let e = "4,4,4,4,4,4,4/4,4,4,4,4,4,4 0 0 S 1 walak-pussa S N repetition"
         .parse::<Setup>()
         .unwrap_err();
-    assert_eq!(e, SetupError::FieldCount(8));
+    assert_eq!(
+        e,
+        SetupError::ExtraField {
+            found: 8,
+            word: "N".into()
+        }
+    );
+}
+
+#[test]
+fn a_misspelt_doubled_or_misplaced_repetition_marker_is_named_in_the_error() {
+    const FIELDS: &str = "position: expected 6 or 7 fields (board, South's store, North's store, \
+        side to move, round, game[, round starter]), optionally followed by `repetition`; found";
+    let over = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu";
+    for (tail, found, word, why) in [
+        // Misspelt: not the marker, and not counted as it.
+        (
+            "S repetitio",
+            8,
+            "repetitio",
+            "'repetitio' is not the marker `repetition`",
+        ),
+        (
+            "S repeat",
+            8,
+            "repeat",
+            "'repeat' is not the marker `repetition`",
+        ),
+        // Doubled: the marker is not counted as a field.
+        (
+            "S repetition repetition",
+            7,
+            "repetition",
+            "the marker `repetition` comes once, last (after the round starter)",
+        ),
+        // Before the round starter.
+        (
+            "repetition S",
+            7,
+            "repetition",
+            "the marker `repetition` comes once, last (after the round starter)",
+        ),
+    ] {
+        let text = format!("{over} {tail}");
+        let e = text.parse::<Setup>().unwrap_err();
+        assert_eq!(
+            e,
+            SetupError::ExtraField {
+                found,
+                word: word.into()
+            },
+            "{text}"
+        );
+        assert_eq!(e.to_string(), format!("{FIELDS} {found}: {why}"), "{text}");
+    }
+    // The marker in its place still reads.
+    let s: Setup = format!("{over} S repetition").parse().unwrap();
+    assert!(s.repeated);
 }
 
 #[test]
