@@ -151,6 +151,9 @@ pub enum Remedy {
     /// Deleting the damaged file, or building with `rebuild: true` ([`crate::build_dir`]),
     /// which builds it again instead of keeping it.
     DeleteOrRebuild,
+    /// Checking the tables ([`crate::Tables::verify_layer`]): their entries contradict
+    /// themselves ([`crate::solve::SolveError::remedy`]), and the check names the damaged file.
+    Verify,
 }
 
 impl FormatError {

@@ -131,6 +131,16 @@ fn the_solver_reports_inconsistent_tables_instead_of_panicking() {
         }
     );
     assert!(e.to_string().contains("impossible value +63"), "{e}");
+    // The message names no command or method; the remedy says what finds the damaged file.
+    assert!(e.to_string().ends_with("(a damaged table)"), "{e}");
+    assert_eq!(e.remedy(), Some(Remedy::Verify));
+    let m = pussa_egtb::matches::MatchError::Solve {
+        round: 2,
+        start: "start".into(),
+        error: e,
+    };
+    assert_eq!(m.remedy(), Some(Remedy::Verify));
+    assert_eq!(SolveError::NodeLimit.remedy(), None);
 
     // Every 4-seed board worth +4 (in range, the right parity): the roots read +4 from the
     // table, and the principal variation finds no move reaching it.
@@ -149,7 +159,9 @@ fn the_solver_reports_inconsistent_tables_instead_of_panicking() {
                     e.to_string()
                         .starts_with("the tables are inconsistent: no move of the board ")
                         && e.to_string()
-                            .contains(&format!("its exact value {value:+}")),
+                            .contains(&format!("its exact value {value:+}"))
+                        && e.to_string().ends_with("(a damaged table)")
+                        && e.remedy() == Some(Remedy::Verify),
                     "{e}"
                 );
             }
