@@ -302,7 +302,8 @@ fn engine_protocol_last_pv_starts_with_the_bestmove_with_tables() {
     e.quit();
 }
 
-/// A damaged table file is refused by `EGTBPath` with the file's name; the engine goes on.
+/// A damaged table file is refused by `EGTBPath` with the file's name and what fixes it
+/// (`Tables::open` gives it `Remedy::DeleteOrRebuild`, as a build does); the engine goes on.
 #[test]
 fn engine_protocol_refuses_a_damaged_table() {
     let dir = empty_dir("damaged");
@@ -327,7 +328,8 @@ fn engine_protocol_refuses_a_damaged_table() {
         got.len() == 1
             && got[0].starts_with("info string error: ")
             && got[0].contains("3.pegtb")
-            && got[0].contains("checksum"),
+            && got[0].contains("checksum")
+            && got[0].ends_with("the table is damaged (delete it or build with --rebuild)"),
         "{got:?}"
     );
     let (_, mv) = e.bestmove("go depth 2");
