@@ -972,7 +972,13 @@ fn solve(
 /// describes the problem and says what would fix it ([`pussa_egtb::Remedy`]); `pussa` names
 /// the command that does it. Empty when there is none.
 pub(crate) fn advice(e: &pussa_egtb::FormatError) -> String {
-    match e.remedy() {
+    remedy_advice(e.remedy())
+}
+
+/// The command-line advice for what fixes an error of the tables ([`pussa_egtb::Remedy`]):
+/// the `pussa` command that does it, in parentheses after a blank. Empty when there is none.
+pub(crate) fn remedy_advice(remedy: Option<&pussa_egtb::Remedy>) -> String {
+    match remedy {
         Some(pussa_egtb::Remedy::Build {
             dir,
             game,
@@ -994,6 +1000,7 @@ pub(crate) fn advice(e: &pussa_egtb::FormatError) -> String {
             }
         }
         Some(pussa_egtb::Remedy::DeleteOrRebuild) => " (delete it or build with --rebuild)".into(),
+        Some(pussa_egtb::Remedy::Verify) => " (run `pussa egtb verify`)".into(),
         _ => String::new(),
     }
 }

@@ -22,9 +22,12 @@ pub const LONG_ABOUT: &str =
 pub struct Args {}
 
 /// Opens a game's tables for the protocol's `EGTBPath` (every file checked now, as UCI engines
-/// load their tablebases when the option is set).
+/// load their tablebases when the option is set). An error keeps the command-line advice
+/// (the `pussa egtb build` command that builds a missing layer, as `pussa` errors say).
 fn loader() -> Arc<TablesLoader> {
-    Arc::new(|game, dir| pussa_egtb::oracle::oracle(game, dir).map_err(|e| e.to_string()))
+    Arc::new(|game, dir| {
+        pussa_egtb::oracle::oracle(game, dir).map_err(|e| crate::cmd_egtb::with_advice(&e))
+    })
 }
 
 /// Runs the protocol loop until `quit` or the end of input.

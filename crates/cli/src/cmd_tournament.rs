@@ -24,7 +24,7 @@ use pussa_rules::{Game, Mode, Side};
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Players: level:<name> (a built-in level), search (full search under the \
-    per-move limits; with none of --movetime, --depth, --nodes: 100 ms a move), nodes:<n> (the search with its own budget of n nodes a move, as the levels club to master use), mcts (Monte Carlo tree search under --nodes playouts and --movetime, 100 ms a move with no limit; it has no depth: with only --depth, 10000 playouts a move), random, greedy (largest immediate gain), engine:\"<command line>\" (an \
+    per-move limits; with none of --movetime, --depth, --nodes: 100 ms a move), nodes:<n> (the search with its own budget of n nodes a move, as the levels club to master use), mcts (Monte Carlo tree search under --nodes playouts and --movetime, 100 ms a move with no limit; it has no depth: with only --depth, 10000 playouts a move), random, greedy-most-held (or greedy: the move after which it holds the most seeds), engine:\"<command line>\" (an \
     external engine speaking the protocol, e.g. engine:\"target/release/pussa engine\"; it gets the per-move limits in go, go movetime 100 without).\n\n\
     Names: a player is named in the summary, records and results by --name1/--name2, else by an external engine's `id name`, else as given; two players of one name get their number: `pussa 0.1.0 (1)`, `pussa 0.1.0 (2)`.\n\n\
     --sprt: fishtest's GSPRT on the complete pairs (pentanomial, logistic Elo), checked when a pair completes; the run ends on complete pairs.\n\n\

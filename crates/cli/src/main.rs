@@ -245,7 +245,53 @@ fn error_line(e: &anyhow::Error) -> String {
         // An error of the tables: the command that fixes it follows its message.
         if let Some(f) = c.downcast_ref::<pussa_egtb::FormatError>() {
             out.push_str(&cmd_egtb::advice(f));
+        } else if let Some(f) = c.downcast_ref::<pussa_egtb::solve::SolveError>() {
+            out.push_str(&cmd_egtb::remedy_advice(f.remedy().as_ref()));
+        } else if let Some(f) = c.downcast_ref::<pussa_egtb::matches::MatchError>() {
+            out.push_str(&cmd_egtb::remedy_advice(f.remedy().as_ref()));
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inconsistent tables found by the solver (`egtb solve`, `probe`) or by a match's round
+    /// (`egtb match`): the message says what is wrong and `pussa` adds the command that finds
+    /// the damaged file (the library's message names no command).
+    #[test]
+    fn an_inconsistent_table_error_ends_with_the_verify_advice() {
+        use pussa_egtb::matches::MatchError;
+        use pussa_egtb::solve::SolveError;
+        let impossible = SolveError::ImpossibleValue {
+            seeds: 4,
+            value: 63,
+        };
+        let e = anyhow::Error::new(impossible).context("solving 0,1,0,2,0,0,0/1,0,0,0,1,0,1");
+        let line = error_line(&e);
+        assert!(
+            line.starts_with("solving 0,1,0,2,0,0,0/1,0,0,0,1,0,1: the tables are inconsistent")
+                && line.ends_with("(a damaged table) (run `pussa egtb verify`)"),
+            "{line}"
+        );
+        let e = anyhow::Error::new(MatchError::Solve {
+            round: 2,
+            start: "start".into(),
+            error: impossible,
+        });
+        let line = error_line(&e);
+        assert!(
+            line.starts_with("round 2 (start): the tables are inconsistent")
+                && line.ends_with("(a damaged table) (run `pussa egtb verify`)"),
+            "{line}"
+        );
+        // Other errors of the solver get no advice.
+        let e = anyhow::Error::new(SolveError::NodeLimit);
+        assert_eq!(
+            error_line(&e),
+            "node limit reached before the value was proved"
+        );
+    }
 }

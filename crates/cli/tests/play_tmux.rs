@@ -922,14 +922,16 @@ fn a_held_key_plays_one_move_in_a_hotseat_game() {
 }
 
 /// `+` pressed down to "off" while a lap is on screen ends the move at once; it used to wait
-/// out the frame's old time (here 10 s).
+/// out the frame's old time (here 10 s). Raja Pasu's first move A has a dozen lifts, so the
+/// sowing is still on screen when the tenth press comes (checked: it must not pass with a move
+/// that ended before it).
 #[test]
 fn speed_keys_act_on_the_frame_on_screen() {
     let Some(t) = tmux("pussa-test-speed") else {
         return;
     };
     let cmd = format!(
-        "{} play --hotseat --egtb none --delay 10000; echo EXIT=$?; sleep 60",
+        "{} play --hotseat --egtb none --game raja-pasu --delay 10000; echo EXIT=$?; sleep 60",
         pussa()
     );
     t.start(100, 30, &cmd);
@@ -945,6 +947,12 @@ fn speed_keys_act_on_the_frame_on_screen() {
         let want = format!("Animation: {ms} ms a lap");
         t.wait_for(&want, |s| words(s).contains(&want));
     }
+    // The tenth press must reach a sowing still on screen, or the test tests nothing.
+    let before = t.screen();
+    assert!(
+        !before.contains("North: your move"),
+        "the move ended early, before the last press:\n{before}"
+    );
     t.keys(&["+"]);
     let pressed = Instant::now();
     // Both: at 50 ms a lap (the ninth press) the move may end before the tenth press has

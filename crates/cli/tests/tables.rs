@@ -302,7 +302,8 @@ fn engine_protocol_last_pv_starts_with_the_bestmove_with_tables() {
     e.quit();
 }
 
-/// A damaged table file is refused by `EGTBPath` with the file's name; the engine goes on.
+/// A damaged table file is refused by `EGTBPath` with the file's name and what fixes it
+/// (`Tables::open` gives it `Remedy::DeleteOrRebuild`, as a build does); the engine goes on.
 #[test]
 fn engine_protocol_refuses_a_damaged_table() {
     let dir = empty_dir("damaged");
@@ -327,7 +328,8 @@ fn engine_protocol_refuses_a_damaged_table() {
         got.len() == 1
             && got[0].starts_with("info string error: ")
             && got[0].contains("3.pegtb")
-            && got[0].contains("checksum"),
+            && got[0].contains("checksum")
+            && got[0].ends_with("the table is damaged (delete it or build with --rebuild)"),
         "{got:?}"
     );
     let (_, mv) = e.bestmove("go depth 2");
@@ -1099,10 +1101,14 @@ fn a_missing_middle_layer_is_refused_by_analyze_engine_and_tournament() {
 
     let mut engine = Engine::start();
     let got = engine.ask(&format!("setoption name EGTBPath value {d}"));
+    // The engine's error keeps the command that builds the layer again, as `pussa` errors do.
     assert!(
         got.len() == 1
             && got[0].starts_with("info string error: ")
-            && got[0].contains(&format!("{d}/raja-pasu/3.pegtb is missing")),
+            && got[0].contains(&want)
+            && got[0].ends_with(&format!(
+                "(`pussa egtb build --game raja-pasu --max-seeds 5 --dir {d}` builds the missing layers again)"
+            )),
         "{got:?}"
     );
     engine.quit();

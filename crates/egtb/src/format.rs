@@ -56,16 +56,33 @@ pub fn io_words(e: &std::io::Error) -> String {
 /// Why a table file was refused.
 ///
 /// New kinds of problems may be added (`#[non_exhaustive]`): a `match` outside this crate needs
-/// a `_` arm, so that a new variant is not a breaking change.
+/// a `_` arm, so that a new variant is not a breaking change. Every variant listed, without it,
+/// does not compile:
 /// ```compile_fail
 /// # use pussa_egtb::FormatError;
 /// fn kind(e: &FormatError) -> &str {
 ///     match e {
 ///         FormatError::Io { .. } => "io",
+///         FormatError::CreateDir { .. } => "create dir",
 ///         FormatError::Invalid { .. } => "invalid",
 ///         FormatError::Missing { .. } => "missing",
 ///         FormatError::WrongKind { .. } => "wrong kind",
 ///         FormatError::Busy { .. } => "busy",
+///     }
+/// }
+/// ```
+/// The same `match` with a `_` arm compiles (the wildcard is all that was missing):
+/// ```
+/// # use pussa_egtb::FormatError;
+/// fn kind(e: &FormatError) -> &str {
+///     match e {
+///         FormatError::Io { .. } => "io",
+///         FormatError::CreateDir { .. } => "create dir",
+///         FormatError::Invalid { .. } => "invalid",
+///         FormatError::Missing { .. } => "missing",
+///         FormatError::WrongKind { .. } => "wrong kind",
+///         FormatError::Busy { .. } => "busy",
+///         _ => "another",
 ///     }
 /// }
 /// ```
@@ -151,6 +168,9 @@ pub enum Remedy {
     /// Deleting the damaged file, or building with `rebuild: true` ([`crate::build_dir`]),
     /// which builds it again instead of keeping it.
     DeleteOrRebuild,
+    /// Checking the tables ([`crate::Tables::verify_layer`]): their entries contradict
+    /// themselves ([`crate::solve::SolveError::remedy`]), and the check names the damaged file.
+    Verify,
 }
 
 impl FormatError {

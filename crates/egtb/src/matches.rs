@@ -231,6 +231,18 @@ pub enum MatchError {
     NoTables(String),
 }
 
+impl MatchError {
+    /// What would fix the error, when the library knows: that of a round's
+    /// [`SolveError::remedy`].
+    #[must_use]
+    pub fn remedy(&self) -> Option<crate::Remedy> {
+        match self {
+            MatchError::Solve { error, .. } => error.remedy(),
+            MatchError::NoTables(_) => None,
+        }
+    }
+}
+
 /// Solves one round start: its exact margin for the player to move, with a principal variation.
 fn solve_round(
     tables: &MatchTables,

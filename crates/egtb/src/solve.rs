@@ -16,7 +16,7 @@ use crate::moves::{canonical, move_letter, row_margin, seeds, terminal_value, Pa
 use crate::ring::{PairRing, Ring};
 use crate::search::Lookup;
 use crate::value::Entry;
-use crate::Tables;
+use crate::{Remedy, Tables};
 
 /// The search gave up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -42,7 +42,7 @@ pub enum SolveError {
     ClosedHoles,
     /// A table entry holds a value no board of its seeds can have (a damaged table, or tables
     /// not checked when they were opened, e.g. built in memory from bad layers).
-    #[error("the tables are inconsistent: an entry of {} holds the impossible value {value:+} (a damaged table: `Tables::verify_layer` finds its entries)", crate::format::count(*.seeds as u64, "seed", "seeds"))]
+    #[error("the tables are inconsistent: an entry of {} holds the impossible value {value:+} (a damaged table)", crate::format::count(*.seeds as u64, "seed", "seeds"))]
     ImpossibleValue {
         /// The seeds of the entry's board.
         seeds: usize,
@@ -51,7 +51,7 @@ pub enum SolveError {
     },
     /// The tables contradict themselves: no move of a position reaches the exact value they
     /// prove for it (a damaged table, or tables built wrongly).
-    #[error("the tables are inconsistent: no move of {} reaches its exact value {value:+} (a damaged table: `Tables::verify_layer` finds its entries)", describe(.position))]
+    #[error("the tables are inconsistent: no move of {} reaches its exact value {value:+} (a damaged table)", describe(.position))]
     Inconsistent {
         /// The position (its stores do not matter).
         position: Position,
@@ -66,6 +66,21 @@ pub enum SolveError {
         /// The position's pattern.
         position: Pattern,
     },
+}
+
+impl SolveError {
+    /// What would fix the error, when the library knows: inconsistent tables
+    /// ([`SolveError::ImpossibleValue`], [`SolveError::Inconsistent`]) are checked
+    /// ([`Remedy::Verify`]) to find the damaged file. The message itself names no command.
+    #[must_use]
+    pub fn remedy(&self) -> Option<Remedy> {
+        match self {
+            SolveError::ImpossibleValue { .. } | SolveError::Inconsistent { .. } => {
+                Some(Remedy::Verify)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The board of `pos` with the player to move, for a message: "0,1,0,2,0,0,0/1,0,0,0,1,0,1

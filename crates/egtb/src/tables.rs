@@ -393,7 +393,10 @@ impl Tables {
     /// A missing layer up to `max`, or (`max` is `None`) below the largest file, named with the
     /// seed counts the directory has; no tables at all; any damaged or mismatched file, or a
     /// directory where a file should be. A missing layer's or table's error says what builds it
-    /// ([`FormatError::remedy`], [`Remedy::Build`]); the message itself names no command.
+    /// ([`FormatError::remedy`], [`Remedy::Build`]: up to `max` when more seeds are asked for
+    /// than were built, if the builder can build that many), a damaged or mismatched file's that
+    /// it is deleted or rebuilt ([`Remedy::DeleteOrRebuild`], as [`build_dir`] says); the message
+    /// itself names no command.
     ///
     /// # Examples
     /// ```
@@ -438,7 +441,9 @@ impl Tables {
     /// A missing layer up to `max`, or (`max` is `None`) below the largest file, named with the
     /// seed counts the directory has; no tables at all; any damaged or mismatched file, or a
     /// directory where a file should be. A missing layer's or table's error says what builds it
-    /// ([`FormatError::remedy`], [`Remedy::Build`]); the message itself names no command.
+    /// ([`FormatError::remedy`], [`Remedy::Build`]), a damaged or mismatched file's that it is
+    /// deleted or rebuilt ([`Remedy::DeleteOrRebuild`]), as for [`Tables::open`]; the message
+    /// itself names no command.
     pub fn open_pattern(
         dir: &Path,
         game: Game,
@@ -459,9 +464,10 @@ impl Tables {
             {
                 break;
             }
-            let (map, _) = Tables::open_pattern_layer(dir, game, pattern, k)?;
+            let fix = |e| build_up_to(damaged_remedy(e), max);
+            let (map, _) = Tables::open_pattern_layer(dir, game, pattern, k).map_err(fix)?;
             let second = if ring.has_two() {
-                let (m, _) = Tables::open_pattern_layer(dir, game, mirror, k)?;
+                let (m, _) = Tables::open_pattern_layer(dir, game, mirror, k).map_err(fix)?;
                 Some(Backing::Mapped(m))
             } else {
                 None
@@ -475,7 +481,7 @@ impl Tables {
         if max.is_none() {
             // Layers run from 0 without a gap: a file of more seeds past the first missing
             // layer is refused, never silently left out.
-            refuse_gap(dir, game, pattern, k)?;
+            refuse_gap(dir, game, pattern, k).map_err(damaged_remedy)?;
         }
         if layers.is_empty() {
             return Err(FormatError::Invalid {
@@ -1357,6 +1363,63 @@ pub(crate) fn refuse_gap(
     Ok(())
 }
 
+/// A file that [`Tables::open`] found damaged or mismatched ([`FormatError::Invalid`] with no
+/// remedy yet) is fixed as [`build_dir`] says for it: [`Remedy::DeleteOrRebuild`].
+fn damaged_remedy(e: FormatError) -> FormatError {
+    match e {
+        FormatError::Invalid {
+            path,
+            reason,
+            remedy: None,
+        } => FormatError::Invalid {
+            path,
+            reason,
+            remedy: Some(Remedy::DeleteOrRebuild),
+        },
+        e => e,
+    }
+}
+
+/// A missing layer's [`Remedy::Build`] when `max` seeds were asked for: up to them (not only
+/// to the first missing layer), if the builder can build that many.
+fn build_up_to(e: FormatError, max: Option<usize>) -> FormatError {
+    match (e, max) {
+        (
+            FormatError::Missing {
+                path,
+                reason,
+                remedy:
+                    Some(Remedy::Build {
+                        dir,
+                        game,
+                        pattern,
+                        max_seeds,
+                        again,
+                    }),
+            },
+            Some(m),
+        ) => {
+            let max_seeds = if m <= crate::max_build_seeds(game, pattern) {
+                max_seeds.max(m)
+            } else {
+                max_seeds
+            };
+            FormatError::Missing {
+                path,
+                reason,
+                remedy: Some(Remedy::Build {
+                    dir,
+                    game,
+                    pattern,
+                    max_seeds,
+                    again,
+                }),
+            }
+        }
+        (e, _) => e,
+    }
+}
+
 /// The seed count a [`Remedy::Build`] suggests when nothing says how many are wanted: a few
 /// seconds of building on two cores.
 const SUGGESTED_SEEDS: usize = 14;
@@ -1404,7 +1467,14 @@ fn missing_reason(
         count(top as u64, "seed", "seeds")
     );
     if seeds > top {
-        (upto, None)
+        // More seeds than were built: building up to them keeps the layers there and adds
+        // the rest, if the builder can build that many.
+        let remedy = if seeds <= crate::max_build_seeds(game, pattern) {
+            build(seeds, false)
+        } else {
+            None
+        };
+        (upto, remedy)
     } else {
         let gaps: Vec<String> = (0..top)
             .filter(|k| found.binary_search(k).is_err())

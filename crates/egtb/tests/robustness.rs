@@ -131,6 +131,16 @@ fn the_solver_reports_inconsistent_tables_instead_of_panicking() {
         }
     );
     assert!(e.to_string().contains("impossible value +63"), "{e}");
+    // The message names no command or method; the remedy says what finds the damaged file.
+    assert!(e.to_string().ends_with("(a damaged table)"), "{e}");
+    assert_eq!(e.remedy(), Some(Remedy::Verify));
+    let m = pussa_egtb::matches::MatchError::Solve {
+        round: 2,
+        start: "start".into(),
+        error: e,
+    };
+    assert_eq!(m.remedy(), Some(Remedy::Verify));
+    assert_eq!(SolveError::NodeLimit.remedy(), None);
 
     // Every 4-seed board worth +4 (in range, the right parity): the roots read +4 from the
     // table, and the principal variation finds no move reaching it.
@@ -149,7 +159,9 @@ fn the_solver_reports_inconsistent_tables_instead_of_panicking() {
                     e.to_string()
                         .starts_with("the tables are inconsistent: no move of the board ")
                         && e.to_string()
-                            .contains(&format!("its exact value {value:+}")),
+                            .contains(&format!("its exact value {value:+}"))
+                        && e.to_string().ends_with("(a damaged table)")
+                        && e.remedy() == Some(Remedy::Verify),
                     "{e}"
                 );
             }
@@ -581,5 +593,38 @@ fn table_errors_name_no_command_line() {
         )
     );
     assert_eq!(e.remedy(), Some(&Remedy::DeleteOrRebuild));
+    // The same damaged file found by `Tables::open`: the same remedy.
+    let e = Tables::open(&dir, game, None).map(|_| ()).unwrap_err();
+    assert_eq!(e.to_string(), text);
+    assert_eq!(e.remedy(), Some(&Remedy::DeleteOrRebuild));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Opening more seeds than were built: the missing layer's remedy builds up to the seeds asked
+/// for (the layers there are kept); past what the builder can build, there is none.
+#[test]
+fn opening_more_seeds_than_built_says_what_builds_them() {
+    let dir = temp_dir("open-above-top");
+    let game = Game::WalakPussa;
+    build(&dir, game, 3);
+    let e = Tables::open(&dir, game, Some(6)).map(|_| ()).unwrap_err();
+    assert!(matches!(e, FormatError::Missing { .. }), "{e}");
+    assert!(e.to_string().contains("go up to 3 seeds"), "{e}");
+    assert_eq!(
+        e.remedy(),
+        Some(&Remedy::Build {
+            dir: dir.clone(),
+            game,
+            pattern: pussa_egtb::Pattern::OPEN,
+            max_seeds: 6,
+            again: false,
+        })
+    );
+    let too_many = pussa_egtb::max_build_seeds(game, pussa_egtb::Pattern::OPEN) + 1;
+    let e = Tables::open_layer(&dir, game, too_many)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(e, FormatError::Missing { .. }), "{e}");
+    assert_eq!(e.remedy(), None, "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }

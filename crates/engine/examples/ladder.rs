@@ -2,8 +2,9 @@
 //! `cargo run --release -p pussa-engine --example ladder -- GAME P1 P2 GAMES [OPENING] [SEED]
 //! [FILTER_NODES]`.
 //!
-//! Players: `level:<name>`, `greedy` (the net capture, `arena::greedy_net_capture`: not the
-//! tournament's `greedy`, `tournament::greedy_most_held`), `random`, `mcts:<ms>` (UCT for that many milliseconds a
+//! Players: `level:<name>`, `greedy-net-capture` (`arena::greedy_net_capture`; `greedy` is an
+//! alias of it here, not the tournament's `greedy`, which is `greedy-most-held`,
+//! `tournament::greedy_most_held`), `random`, `mcts:<ms>` (UCT for that many milliseconds a
 //! move), `mctsn:<playouts>`, `search:<ms>` (the search on every core), `nodes:<n>`, `depth:<d>`.
 //! Games are played in pairs (the same random opening of OPENING plies, default 4, seats
 //! swapped; only openings within 3 seeds of even by a depth-10 search), several at once (RAYON_NUM_THREADS). Prints P1's wins, draws, losses, score and
@@ -21,7 +22,8 @@ fn player(spec: &str, seed: u64) -> Builtin {
     let num = || arg.parse::<u64>().expect("a number after ':'");
     match kind {
         "level" => Builtin::Level(arg.parse::<Level>().expect("a level"), seed),
-        "greedy" => Builtin::GreedyNetCapture,
+        // `greedy` is an alias here: the tournament's `greedy` is `greedy-most-held`.
+        "greedy-net-capture" | "greedy" => Builtin::GreedyNetCapture,
         "random" => Builtin::Random(seed),
         "mcts" => Builtin::Mcts(Limits {
             movetime: Some(Duration::from_millis(num())),
@@ -160,4 +162,22 @@ fn main() {
         margin,
         t.elapsed().as_secs_f64()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pussa_engine::arena::Player;
+
+    /// `greedy-net-capture` names the net-capture player, as its reports do; `greedy` is its
+    /// alias here (the tournament's `greedy` is `greedy-most-held`, another player).
+    #[test]
+    fn greedy_net_capture_is_accepted_and_greedy_is_its_alias() {
+        assert!(matches!(
+            player("greedy-net-capture", 1),
+            Builtin::GreedyNetCapture
+        ));
+        assert!(matches!(player("greedy", 1), Builtin::GreedyNetCapture));
+        assert_eq!(player("greedy", 1).name(), "greedy-net-capture");
+    }
 }

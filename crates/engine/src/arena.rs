@@ -129,13 +129,25 @@ impl GameRecord {
 }
 
 /// Why a game could not be played to its end. New kinds may be added (`#[non_exhaustive]`: a
-/// `match` outside this crate needs a `_` arm).
+/// `match` outside this crate needs a `_` arm). Every variant listed, without it, does not
+/// compile:
 /// ```compile_fail
 /// # use pussa_engine::arena::GameError;
 /// fn kind(e: &GameError) -> &str {
 ///     match e {
 ///         GameError::Opening { .. } => "opening",
 ///         GameError::Player { .. } => "player",
+///     }
+/// }
+/// ```
+/// The same `match` with a `_` arm compiles (the wildcard is all that was missing):
+/// ```
+/// # use pussa_engine::arena::GameError;
+/// fn kind(e: &GameError) -> &str {
+///     match e {
+///         GameError::Opening { .. } => "opening",
+///         GameError::Player { .. } => "player",
+///         _ => "another",
 ///     }
 /// }
 /// ```

@@ -84,11 +84,13 @@ pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 /// −100..100 (0 = a draw expected), not seeds; `exact` is false; `nodes` counts playouts.
 ///
 /// When no move is expected (the round is over, or the side to move has no legal move),
-/// nothing is searched: `best` is `None`, `nodes` and `depth` are 0, `score` is the round's
-/// result for the side to move on the same scale (a win 90..100, a draw 0, a loss −100..−90:
-/// the reward of that end, with its seed margin), and `exact` is true, since it is the
-/// result and not an estimate. [`crate::search`] answers the same case with the margin in
-/// seeds; the signs agree.
+/// nothing is searched: `best` is `None`, `nodes` and `depth` are 0, `score` is the result for
+/// the side to move on the same scale (a win 90..100, a draw 0, a loss −100..−90: the reward
+/// of that end, with its seed margin), and `exact` is true, since it is the result and not an
+/// estimate. In a single game the result is the round's margin; in a match it is the holdings
+/// margin (the stores, what was carried over plus what was taken this round), so a round lost
+/// by a side that still holds more is a win for it. [`crate::search`] answers the same case
+/// with the same margin in seeds (`search`'s root offset); the signs agree in both modes.
 ///
 /// # Examples
 /// ```
@@ -110,14 +112,22 @@ pub fn search(state: &GameState, limits: &Limits) -> SearchResult {
     // South's margin of the round so far.
     let so_far = i32::from(taken[0]) - i32::from(taken[1]);
     if state.is_round_over() || !root_pos.has_legal_move() {
-        // No move expected: the round's result (the seeds left on the board going as the
-        // round's end gives them, if the state has not applied it yet), on the reward's scale.
+        // No move expected: the result (the seeds left on the board going as the round's end
+        // gives them, if the state has not applied it yet), on the reward's scale. In a match,
+        // the holdings margin, as `search` counts it, not the round's.
         let rest = if state.is_round_over() {
             0
         } else {
             terminal_of(&root_pos, &[], true).unwrap_or(0)
         };
-        let reward = reward_for(root_pos.to_move(), so_far + rest, total);
+        let base = match state.mode() {
+            pussa_rules::Mode::Single => so_far,
+            pussa_rules::Mode::Match => {
+                let stores = root_pos.stores();
+                i32::from(stores[0]) - i32::from(stores[1])
+            }
+        };
+        let reward = reward_for(root_pos.to_move(), base + rest, total);
         return SearchResult {
             best: None,
             score: ((reward - 0.5) * 200.0).round() as i32,

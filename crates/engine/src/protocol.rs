@@ -394,8 +394,10 @@ pub fn read_line_capped<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> io::Res
     })
 }
 
-/// The most characters of an error message (which quotes what it was sent).
-const MAX_ERROR_CHARS: usize = 200;
+/// The most characters of an error message (which quotes what it was sent): enough for an
+/// `EGTBPath` error, which names its directory several times and ends with the command that
+/// builds a missing layer.
+const MAX_ERROR_CHARS: usize = 1_000;
 
 /// Reads and drops the rest of a line (up to and including its newline, or to the end).
 fn skip_line<R: BufRead>(input: &mut R) -> io::Result<()> {
@@ -1676,11 +1678,11 @@ mod tests {
             lines[2]
         );
         assert!(
-            lines[2].ends_with("… (cut at 200 characters)"),
+            lines[2].ends_with("… (cut at 1000 characters)"),
             "{}",
             lines[2]
         );
-        assert!(lines[2].chars().count() < 260, "{}", lines[2]);
+        assert!(lines[2].chars().count() < 1_060, "{}", lines[2]);
         assert_eq!(lines[3], "readyok");
     }
 

@@ -170,13 +170,15 @@ impl Clock {
 /// back; of the rest the move's share is `rest / moves_to_go + 3/4 · increment`. The search
 /// runs with the levels' rule ([`crate::Limits::whole_movetime`] `false`: new iterations only
 /// within the first half of the time), so the time returned is twice that share, capped at half
-/// the rest: on average the search spends about its share, and the deadline can take a long
-/// iteration to twice it. Half the rest, because a search that has not reached
-/// [`params::MIN_TIMED_NODES`] nodes by its deadline (a slow or busy machine) goes on until the
-/// deadline is far past, by the move time again ([`Clock::must_stop_after`]): twice the time
-/// returned, still inside the clock less its reserve. (The cap used to be the whole rest: on a
-/// loaded machine the last moves before a clock was filled, or a small clock with a large
-/// increment, lost on time.)
+/// the rest and at the rest less [`params::FAR_PAST_MS`]: on average the search spends about its
+/// share, and the deadline can take a long iteration to twice it. The cap, because a search that
+/// has not reached [`params::MIN_TIMED_NODES`] nodes by its deadline (a slow or busy machine)
+/// goes on until the deadline is far past, by the move time again and at least
+/// [`params::FAR_PAST_MS`] (20 ms) ([`Clock::must_stop_after`]): the time returned plus the
+/// larger of itself and 20 ms, still inside the clock less its reserve (a clock whose rest is
+/// under 20 ms gets a move time of 0). (The cap used to be the whole rest: on a loaded machine
+/// the last moves before a clock was filled, or a small clock with a large increment, lost on
+/// time.)
 ///
 /// # Examples
 /// ```
@@ -206,7 +208,9 @@ pub fn clock_movetime(
     let share = (rest / moves).saturating_add(increment.saturating_mul(3) / 4);
     // Whole milliseconds, as the protocol counts them.
     let ms = |d: Duration| Duration::from_millis(d.as_millis().min(u128::from(u64::MAX)) as u64);
-    ms(share.saturating_mul(2).min(rest / 2))
+    // The worst stop, t + max(t, FAR_PAST_MS), must fit in the rest.
+    let cap = (rest / 2).min(rest.saturating_sub(Duration::from_millis(params::FAR_PAST_MS)));
+    ms(share.saturating_mul(2).min(cap))
 }
 
 #[cfg(test)]
@@ -254,19 +258,38 @@ mod tests {
         assert_eq!(none.deadline, None);
     }
 
-    /// The clock's move time never reaches the clock (twice it, the most a search short of
-    /// its nodes takes, neither), grows with the increment and with fewer moves to go, and is
-    /// about twice the clock's share per move.
+    /// The clock's move time, plus the most a search short of its nodes runs past it (the
+    /// move time again, at least FAR_PAST_MS), fits in the clock less its reserve; the move
+    /// time grows with the increment and with fewer moves to go, and is about twice the
+    /// clock's share per move.
     #[test]
     fn clock_movetime_stays_inside_the_clock() {
         let ms = Duration::from_millis;
-        for remaining in [0, 1, 10, 60, 500, 1_000, 10_000, 300_000, 604_800_000] {
+        let far = ms(params::FAR_PAST_MS);
+        for remaining in [
+            0,
+            1,
+            10,
+            25,
+            30,
+            45,
+            60,
+            80,
+            500,
+            1_000,
+            10_000,
+            300_000,
+            604_800_000,
+        ] {
+            let reserve = (ms(remaining) / 10).min(ms(params::CLOCK_RESERVE_MS));
+            let rest = ms(remaining) - reserve;
             for inc in [0, 100, 2_000, 100_000] {
                 for mtg in [None, Some(1), Some(2), Some(40)] {
                     let t = clock_movetime(ms(remaining), ms(inc), mtg);
+                    let worst_stop = t + t.max(far);
                     assert!(
-                        t * 2 <= ms(remaining) && (remaining < 10 || t * 2 < ms(remaining)),
-                        "{remaining} {inc} {mtg:?}: {t:?}"
+                        worst_stop <= rest || (rest < far && t.is_zero()),
+                        "{remaining} {inc} {mtg:?}: {t:?}, worst stop {worst_stop:?}, rest {rest:?}"
                     );
                     assert!(t >= clock_movetime(ms(remaining), ms(0), mtg));
                     assert!(t <= clock_movetime(ms(remaining), ms(inc), Some(1)));
@@ -275,5 +298,8 @@ mod tests {
         }
         assert_eq!(clock_movetime(ms(30_050), ms(0), None), ms(2_000));
         assert_eq!(clock_movetime(ms(30_050), ms(400), Some(10)), ms(6_600));
+        // A small clock with a large increment: rest 27 ms, so 7 ms (worst stop 27 ms), not
+        // 13 ms (worst stop 33 ms, past the clock).
+        assert_eq!(clock_movetime(ms(30), ms(100), None), ms(7));
     }
 }

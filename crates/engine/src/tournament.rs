@@ -703,8 +703,9 @@ pub enum PlayerSpec {
     Mcts,
     /// A uniformly random legal move (`random`).
     Random,
-    /// The move after which the mover holds the most seeds, ties broken at random (`greedy`,
-    /// [`greedy_most_held`]; not [`crate::arena::greedy_net_capture`]).
+    /// The move after which the mover holds the most seeds, ties broken at random
+    /// (`greedy-most-held`, or its alias `greedy`; [`greedy_most_held`]; not
+    /// [`crate::arena::greedy_net_capture`], the ladder example's `greedy-net-capture`).
     Greedy,
     /// An external engine started with this command line and driven through the protocol
     /// (`engine:<command line>`).
@@ -811,9 +812,10 @@ impl FromStr for PlayerSpec {
             "search" => Ok(PlayerSpec::Search),
             "mcts" => Ok(PlayerSpec::Mcts),
             "random" => Ok(PlayerSpec::Random),
-            "greedy" => Ok(PlayerSpec::Greedy),
+            // `greedy` is an alias: the arena's other greedy player is `greedy-net-capture`.
+            "greedy-most-held" | "greedy" => Ok(PlayerSpec::Greedy),
             _ => Err(format!(
-                "unknown player '{s}': expected level:<name>, search, nodes:<n>, mcts, random, greedy or engine:\"<command>\""
+                "unknown player '{s}': expected level:<name>, search, nodes:<n>, mcts, random, greedy-most-held (or greedy) or engine:\"<command>\""
             )),
         }
     }
@@ -3693,6 +3695,16 @@ mod tests {
     fn player_specs_parse() {
         assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random);
         assert_eq!("greedy".parse::<PlayerSpec>().unwrap(), PlayerSpec::Greedy);
+        // The unambiguous name of the same player (the arena has a greedy-net-capture too).
+        assert_eq!(
+            "greedy-most-held".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Greedy
+        );
+        assert_eq!(
+            " Greedy-Most-Held ".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Greedy
+        );
+        assert!("greedy-net-capture".parse::<PlayerSpec>().is_err());
         assert_eq!("MCTS".parse::<PlayerSpec>().unwrap(), PlayerSpec::Mcts);
         assert_eq!("search".parse::<PlayerSpec>().unwrap(), PlayerSpec::Search);
         assert_eq!(

@@ -39,6 +39,34 @@ fn mcts_on_a_finished_game_gives_its_result() {
     }
 }
 
+/// In a match, `mcts::search` on a finished round counts the holdings, as `search` does: a
+/// round that South lost (34 to 43 taken) while it holds more overall (16+34 to 5+43) is a win
+/// for South to move, and a loss for North to move.
+#[test]
+fn mcts_on_a_finished_match_round_counts_the_holdings_as_search_does() {
+    for (text, sign) in [
+        ("0,0,0,0,0,0,0/x,x,x,0,0,0,0 16+34 5+43 S 2 raja-pasu", 1),
+        ("0,0,0,0,0,0,0/x,x,x,0,0,0,0 16+34 5+43 N 2 raja-pasu", -1),
+    ] {
+        let setup: Setup = text.parse().unwrap();
+        let state = setup.game_state(Mode::Match).unwrap();
+        assert!(state.is_round_over(), "{text}");
+        let m = mcts::search(&state, &Limits::default());
+        let a = search(&state, &Limits::default(), &mut |_| {});
+        assert_eq!(
+            (m.best, m.exact, m.nodes, m.depth),
+            (None, true, 0, 0),
+            "{text}"
+        );
+        assert_eq!(a.score.signum(), sign, "{text}: {a:?}");
+        assert_eq!(m.score.signum(), sign, "{text}: {m:?}");
+        match sign {
+            1 => assert!(m.score >= 90, "{m:?}"),
+            _ => assert!(m.score <= -90, "{m:?}"),
+        }
+    }
+}
+
 /// `perft_with_history` and `reference::minimax` take a state's own `GameState::history()`
 /// (whose last key is the position itself) as they take the history of the earlier positions
 /// only: same counts, same values; and a real repetition among the earlier ones still counts.
