@@ -151,11 +151,13 @@ pub enum SetupError {
     FieldCount(usize),
     /// More than 7 fields: a word after the round starter that is not the `repetition`
     /// marker (a misspelt marker, or a field too many), or the marker written twice or before
-    /// the round starter. `found` counts the fields, markers not counted; `word` is the first
+    /// the round starter (also on a 6-field string: `… 1 walak-pussa repetition repetition`,
+    /// `… 1 walak-pussa repetitoin`). `found` counts the fields, markers not counted; `word` is the first
     /// word that does not belong (`repetition` itself when the marker is doubled or misplaced).
     #[error("position: expected 6 or 7 fields (board, South's store, North's store, side to move, round, game[, round starter]), optionally followed by `repetition`; found {found}: {}", extra_word(word))]
     ExtraField {
-        /// The fields found, the `repetition` marker not counted.
+        /// The fields found, the `repetition` marker not counted (nor, on a 6-field string, a
+        /// misspelt marker in the round starter's place: `… 1 walak-pussa repetitoin` finds 6).
         found: usize,
         /// The first word that does not belong.
         word: String,
@@ -681,6 +683,32 @@ impl From<crate::types::UnknownGame> for SetupError {
 }
 
 /// Why `word`, found after a position string's seven fields, does not belong.
+/// Whether `word` looks like a misspelt `repetition` marker (`repetitoin`, `Repetiton`,
+/// `repeat`): it starts with `rep`, or is within 3 edits of `repetition`, in any case. No
+/// round starter (`S`, `N`, `South`, `North`) does.
+fn looks_like_marker(word: &str) -> bool {
+    const MARKER: &[u8] = b"repetition";
+    let w = word.to_ascii_lowercase();
+    if w.len() < 4 {
+        return false;
+    }
+    if w.starts_with("rep") {
+        return true;
+    }
+    // Levenshtein distance, one row at a time.
+    let mut prev: Vec<usize> = (0..=MARKER.len()).collect();
+    for (i, &c) in w.as_bytes().iter().enumerate() {
+        let mut row = vec![i + 1; MARKER.len() + 1];
+        for (j, &m) in MARKER.iter().enumerate() {
+            row[j + 1] = (prev[j] + usize::from(c != m))
+                .min(prev[j + 1] + 1)
+                .min(row[j] + 1);
+        }
+        prev = row;
+    }
+    prev[MARKER.len()] <= 3
+}
+
 fn extra_word(word: &str) -> String {
     if word.eq_ignore_ascii_case("repetition") {
         "the marker `repetition` comes once, last (after the round starter)".to_string()
@@ -821,6 +849,14 @@ impl FromStr for Setup {
         let to_move =
             Side::parse(fields[3]).map_err(|_| SetupError::Side(fields[3].to_string()))?;
         let starter = match fields.get(6) {
+            // In the round starter's place, a second marker (the first was taken off the end)
+            // or a misspelt one is named as such, not as a bad round starter.
+            Some(t) if is_marker(t) || looks_like_marker(t) => {
+                return Err(SetupError::ExtraField {
+                    found: 6,
+                    word: (*t).to_string(),
+                })
+            }
             Some(t) => Side::parse(t).map_err(|_| SetupError::Starter((*t).to_string()))?,
             None => to_move,
         };

@@ -277,13 +277,15 @@ pub struct SpielGame {
     start: Option<Setup>,
 }
 
-/// Two games are equal when they play the same: whether `first` was given or defaulted
-/// does not count.
+/// Two games are equal when they behave the same: the same parameters and start, and `first`
+/// given in both or in neither (a game given `first=` refuses, in [`SpielGame::with_start`],
+/// a start that one with `first` defaulted accepts).
 impl PartialEq for SpielGame {
     fn eq(&self, other: &SpielGame) -> bool {
         self.game == other.game
             && self.mode == other.mode
             && self.first() == other.first()
+            && self.first_given == other.first_given
             && self.utility == other.utility
             && self.max_rounds == other.max_rounds
             && self.start == other.start
@@ -389,16 +391,19 @@ impl FromStr for SpielGame {
 }
 
 impl fmt::Display for SpielGame {
-    /// The game string that [`load_game`] reads back (without a start position).
+    /// The game string that [`load_game`] reads back (without a start position), equal to
+    /// this game when it has no start. `first=` is written only when `first` was given
+    /// (`first=` read, or [`SpielGame::with_first`]), so the game read back refuses, or accepts,
+    /// the same starts in [`SpielGame::with_start`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}(mode={},", self.game.name(), self.mode)?;
+        if self.first_given {
+            write!(f, "first={},", self.first().letter())?;
+        }
         write!(
             f,
-            "{}(mode={},first={},utility={},max_rounds={})",
-            self.game.name(),
-            self.mode,
-            self.first().letter(),
-            self.utility,
-            self.max_rounds
+            "utility={},max_rounds={})",
+            self.utility, self.max_rounds
         )
     }
 }
@@ -458,7 +463,8 @@ impl SpielGame {
 
     /// The same game with `first` moving first. A game that starts from a position
     /// ([`SpielGame::with_start`]) has its side to move move first (or, from a round that is
-    /// over, the next round's starter), so `first` must be that side.
+    /// over, the next round's starter), so `first` must be that side, and the game is returned
+    /// unchanged.
     ///
     /// # Errors
     /// [`SpielError::FirstNotStartsMover`] when the game has a start from which the other side
@@ -488,6 +494,8 @@ impl SpielGame {
                     to_move: mover,
                 });
             }
+            // The start decides already: its own mover changes nothing.
+            return Ok(self);
         }
         self.first = first;
         self.first_given = true;
@@ -1144,9 +1152,10 @@ struct GameRepr {
 }
 
 /// A game is written as its game string ([`load_game`] reads it) and its start position, if
-/// [`SpielGame::with_start`] gave one: JSON `{"game":"raja-pasu(mode=match,first=S,utility=win_loss,max_rounds=100)"}`
+/// [`SpielGame::with_start`] gave one: JSON `{"game":"raja-pasu(mode=match,utility=win_loss,max_rounds=100)"}`
 /// or `{"game":"…","start":"<position string>"}`. Reading checks both as [`load_game`] and
-/// [`SpielGame::with_start`] do.
+/// [`SpielGame::with_start`] do, except that with a start the start decides who moves first:
+/// a `first=` in the game string (which older versions always wrote) is not checked against it.
 impl serde::Serialize for SpielGame {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         GameRepr {
@@ -1160,9 +1169,15 @@ impl serde::Serialize for SpielGame {
 impl<'de> serde::Deserialize<'de> for SpielGame {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SpielGame, D::Error> {
         let r = GameRepr::deserialize(d)?;
-        let g = load_game(&r.game).map_err(serde::de::Error::custom)?;
+        let mut g = load_game(&r.game).map_err(serde::de::Error::custom)?;
         match r.start {
-            Some(setup) => g.with_start(setup).map_err(serde::de::Error::custom),
+            Some(setup) => {
+                // The start's mover moves first; whether `first` was given is kept.
+                let given = std::mem::replace(&mut g.first_given, false);
+                let mut g = g.with_start(setup).map_err(serde::de::Error::custom)?;
+                g.first_given = given;
+                Ok(g)
+            }
             None => Ok(g),
         }
     }

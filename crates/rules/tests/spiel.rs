@@ -652,9 +652,10 @@ fn a_start_at_a_round_that_is_over_has_the_next_rounds_starter_move_first() {
     let x = g.new_initial_state();
     assert_eq!(x.current_player(), Some(0));
     assert_eq!(g.first(), Side::South);
+    // `first` was not given, so the game string leaves it out.
     assert_eq!(
         g.to_string(),
-        "raja-pasu(mode=match,first=S,utility=win_loss,max_rounds=100)"
+        "raja-pasu(mode=match,utility=win_loss,max_rounds=100)"
     );
     // The state's record and its game agree on who moves first.
     assert!(x.serialize().contains("[First \"S\"]"), "{}", x.serialize());
@@ -797,4 +798,47 @@ fn utility_reads_and_writes_its_name() {
         load_game("raja-pasu(utility=elo)").unwrap_err().to_string(),
         "game parameter utility='elo': takes win_loss or margin"
     );
+}
+
+#[test]
+fn a_game_round_tripped_through_its_string_accepts_the_same_starts() {
+    let north_to_move: Setup = "0,0,0,0,0,1,2/1,0,0,0,0,0,0 40 54 N 1 raja-pasu"
+        .parse()
+        .unwrap();
+    let g = load_game("raja-pasu").unwrap();
+    assert_eq!(
+        g.to_string(),
+        "raja-pasu(mode=single,utility=win_loss,max_rounds=100)"
+    );
+    let back = load_game(&g.to_string()).unwrap();
+    assert_eq!(back, g);
+    let started = back.with_start(north_to_move).unwrap();
+    assert_eq!(started.first(), Side::North);
+    // Through serde too.
+    let json = serde_json::to_string(&g).unwrap();
+    let back: SpielGame = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.with_start(north_to_move).unwrap().first(), Side::North);
+    // A game given first=S keeps it through its string, and still refuses North's start.
+    let given = load_game("raja-pasu(first=S)").unwrap();
+    assert_eq!(
+        given.to_string(),
+        "raja-pasu(mode=single,first=S,utility=win_loss,max_rounds=100)"
+    );
+    let back = load_game(&given.to_string()).unwrap();
+    assert_eq!(back, given);
+    assert!(back.with_start(north_to_move).is_err());
+    // Equality follows behaviour: given first=S is not the defaulted South.
+    assert_ne!(given, g);
+}
+
+#[test]
+fn old_form_json_of_a_start_at_a_round_that_is_over_still_reads() {
+    // Older versions always wrote first=, as the start's side to move (N here), though South,
+    // who took the leftovers, starts round 2.
+    let json = r#"{"game":"raja-pasu(mode=match,first=N,utility=win_loss,max_rounds=100)","start":"0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S"}"#;
+    let g: SpielGame = serde_json::from_str(json).unwrap();
+    assert_eq!(g.first(), Side::South);
+    assert_eq!(g.new_initial_state().current_player(), Some(0));
+    let again: SpielGame = serde_json::from_str(&serde_json::to_string(&g).unwrap()).unwrap();
+    assert_eq!(again, g);
 }

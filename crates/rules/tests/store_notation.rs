@@ -359,6 +359,55 @@ fn a_misspelt_doubled_or_misplaced_repetition_marker_is_named_in_the_error() {
 }
 
 #[test]
+fn a_doubled_or_misspelt_marker_on_a_six_field_string_is_named_not_taken_for_the_starter() {
+    const FIELDS: &str = "position: expected 6 or 7 fields (board, South's store, North's store, \
+        side to move, round, game[, round starter]), optionally followed by `repetition`; found 6";
+    let over = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 28 28 S 1 walak-pussa";
+    for (tail, word, why) in [
+        (
+            "repetition repetition",
+            "repetition",
+            "the marker `repetition` comes once, last (after the round starter)",
+        ),
+        (
+            "REPETITION repetition",
+            "REPETITION",
+            "the marker `repetition` comes once, last (after the round starter)",
+        ),
+        (
+            "repetitoin",
+            "repetitoin",
+            "'repetitoin' is not the marker `repetition`",
+        ),
+        (
+            "Repetiton",
+            "Repetiton",
+            "'Repetiton' is not the marker `repetition`",
+        ),
+    ] {
+        let text = format!("{over} {tail}");
+        let e = text.parse::<Setup>().unwrap_err();
+        assert_eq!(
+            e,
+            SetupError::ExtraField {
+                found: 6,
+                word: word.into()
+            },
+            "{text}"
+        );
+        assert_eq!(e.to_string(), format!("{FIELDS}: {why}"), "{text}");
+    }
+    // A real bad round starter keeps its own message.
+    for bad in ["X", "East", "Sud"] {
+        let e = format!("{over} {bad}").parse::<Setup>().unwrap_err();
+        assert_eq!(e, SetupError::Starter(bad.into()), "{bad}");
+    }
+    // The marker alone, and a good starter then the marker, still read.
+    assert!(setup(&format!("{over} repetition")).repeated);
+    assert!(setup(&format!("{over} N repetition")).repeated);
+}
+
+#[test]
 fn every_round_end_of_random_matches_reads_back_with_its_reason_and_next_round() {
     let mut rng = pussa_rules::Rng::new(20);
     let mut repetitions = 0;
