@@ -2,8 +2,8 @@
 # The whole test suite, set-up included: Rust tests of every crate, the independent cross-checks
 # in release, then the browser tests (Debian's Chromium driven by playwright-core). Needs a Rust
 # toolchain, 1.88 or newer (rustup; not installed here: README.md, "Install"). Otherwise safe to
-# run on a fresh Debian machine: it installs a C compiler (for the bundled SQLite), tmux, script,
-# Chromium and Node.js with apt when missing.
+# run on a fresh Debian machine: it installs a C compiler (for the bundled SQLite), readelf
+# (binutils), tmux, script, Chromium and Node.js with apt when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -16,6 +16,12 @@ fi
 if ! command -v cc >/dev/null; then
   apt_install gcc libc6-dev
 fi
+echo "== readelf (binutils) for the Install section's library check (crates/cli/tests/docs_links.rs)"
+if ! command -v readelf >/dev/null; then
+  apt_install binutils
+fi
+# The check then fails rather than skips if readelf is still missing.
+export PUSSA_REQUIRE_READELF=1
 echo "== tmux and script for the terminal tests (crates/cli/tests/play_tmux.rs, tournament_options.rs)"
 if ! command -v tmux >/dev/null || ! command -v script >/dev/null; then
   apt_install tmux bsdutils

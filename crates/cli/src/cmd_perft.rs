@@ -43,8 +43,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let pos = *state.position();
     // The positions already seen in this round, except the current one (perft checks it itself).
-    let mut seen = state.history().to_vec();
-    seen.pop();
+    let seen = pussa_rules::earlier_history(state.history(), state.position()).to_vec();
     let round_over = state.is_round_over();
     let mut out = crate::stdout();
     let start = Instant::now();

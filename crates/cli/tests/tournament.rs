@@ -415,7 +415,8 @@ fn engine_players_are_named_by_their_id_name_or_the_name_given() {
         &csv,
     );
     assert!(
-        out.starts_with("new build vs Greedy: ") && out.contains("player 2 Greedy: greedy\n"),
+        out.starts_with("new build vs Greedy: ")
+            && out.contains("player 2 Greedy: greedy-most-held\n"),
         "{out}"
     );
     let rows = std::fs::read_to_string(&csv).unwrap();
@@ -424,8 +425,14 @@ fn engine_players_are_named_by_their_id_name_or_the_name_given() {
     assert!(rows[2].starts_with("2,Greedy,new build,"), "{}", rows[2]);
     // The engine's own name with a built-in player: no number needed.
     let out = run(&[], "greedy", &json);
-    assert!(out.starts_with(&format!("{id} vs greedy: ")), "{out}");
-    assert!(!out.contains("player 2 greedy: greedy"), "{out}");
+    assert!(
+        out.starts_with(&format!("{id} vs greedy-most-held: ")),
+        "{out}"
+    );
+    assert!(
+        !out.contains("player 2 greedy-most-held: greedy-most-held"),
+        "{out}"
+    );
     // An empty name is refused.
     let (ok, _, err) = pussa(&["tournament", "greedy", "random", "--name1", " "]);
     assert!(

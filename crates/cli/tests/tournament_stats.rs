@@ -235,7 +235,7 @@ fn first_mover_counts_agree_with_the_games() {
     assert!(out.contains(&line), "{line}\n{out}");
     assert!(
         out.contains("player 1 level:beginner: moving first ")
-            && out.contains("player 2 greedy: moving first "),
+            && out.contains("player 2 greedy-most-held: moving first "),
         "{out}"
     );
 }

@@ -30,9 +30,9 @@ pub const ITERATION_START_PERCENT: u32 = 50;
 pub const MIN_TIMED_NODES: u64 = 20_000;
 
 /// ... unless the deadline is far past: by the move time again and at least this many
-/// milliseconds ([`crate::time::Clock::must_stop_after`]). Ordinary positions search
-/// [`MIN_TIMED_NODES`] nodes in a few milliseconds; where the nodes are expensive (moves whose
-/// sowing takes very long), the deadline counts from then on.
+/// milliseconds ([`crate::time::Clock::must_stop_after`]; a move time of 0 gets no grace).
+/// Ordinary positions search [`MIN_TIMED_NODES`] nodes in a few milliseconds; where the nodes
+/// are expensive (moves whose sowing takes very long), the deadline counts from then on.
 pub const FAR_PAST_MS: u64 = 20;
 
 /// A time-managed search ([`crate::Limits::whole_movetime`] `false`: a game clock's share, the

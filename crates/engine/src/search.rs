@@ -1024,11 +1024,7 @@ fn taken_margin(state: &GameState) -> i32 {
 
 /// The root's history: the positions of the round that may recur, without the root itself.
 fn root_history(state: &GameState) -> Vec<u128> {
-    let mut h = state.history().to_vec();
-    if h.last() == Some(&state.position().repetition_key()) {
-        h.pop();
-    }
-    h
+    pussa_rules::earlier_history(state.history(), state.position()).to_vec()
 }
 
 /// In a match, the most a value at `pos` can be worth to either side, in internal units: the

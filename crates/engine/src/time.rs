@@ -101,13 +101,12 @@ impl Clock {
     }
 
     /// True once the deadline is passed by the move time again and by at least
-    /// [`params::FAR_PAST_MS`].
+    /// [`params::FAR_PAST_MS`]; a move time of 0 (a game clock whose rest is under
+    /// [`params::FAR_PAST_MS`], [`clock_movetime`]) gets no grace: the search stops at its
+    /// first look at the clock and answers with what it has (the fallback move at worst).
     fn far_past(&self) -> bool {
         match (self.deadline, self.movetime) {
-            (Some(d), Some(t)) => {
-                let grace = t.max(Duration::from_millis(params::FAR_PAST_MS));
-                Instant::now() >= d + grace
-            }
+            (Some(d), Some(t)) => Instant::now() >= d + far_past_grace(t),
             _ => false,
         }
     }
@@ -161,6 +160,17 @@ impl Clock {
     }
 }
 
+/// How far past its deadline a search with move time `t` short of [`params::MIN_TIMED_NODES`]
+/// nodes may go ([`Clock::must_stop_after`]): `t` again and at least [`params::FAR_PAST_MS`],
+/// or nothing for a move time of 0.
+fn far_past_grace(t: Duration) -> Duration {
+    if t.is_zero() {
+        Duration::ZERO
+    } else {
+        t.max(Duration::from_millis(params::FAR_PAST_MS))
+    }
+}
+
 /// The move time given to a search under a game clock (the engine protocol's `go wtime W btime B
 /// [winc I binc J] [movestogo N]`), for a side with `remaining` on its clock, `increment` added
 /// after each move and `moves_to_go` moves until the clock is next filled (`None`: sudden death,
@@ -175,8 +185,10 @@ impl Clock {
 /// has not reached [`params::MIN_TIMED_NODES`] nodes by its deadline (a slow or busy machine)
 /// goes on until the deadline is far past, by the move time again and at least
 /// [`params::FAR_PAST_MS`] (20 ms) ([`Clock::must_stop_after`]): the time returned plus the
-/// larger of itself and 20 ms, still inside the clock less its reserve (a clock whose rest is
-/// under 20 ms gets a move time of 0). (The cap used to be the whole rest: on a loaded machine
+/// larger of itself and 20 ms, still inside the clock less its reserve. A clock whose rest is
+/// under 20 ms gets a move time of 0, which has no such grace: the search stops at its first
+/// look at the clock and answers at once (the move of depth 1, or the unsearched fallback, the
+/// legal move with the largest immediate gain). (The cap used to be the whole rest: on a loaded machine
 /// the last moves before a clock was filled, or a small clock with a large increment, lost on
 /// time.)
 ///
@@ -232,6 +244,8 @@ mod tests {
         assert!(clock(35, 10).must_stop_after(0));
         assert!(!clock(150, 100).must_stop_after(0));
         assert!(clock(250, 100).must_stop_after(0));
+        // A move time of 0 (a clock with under FAR_PAST_MS left): no grace, stop at once.
+        assert!(clock(0, 0).must_stop_after(0));
         // No deadline: never.
         assert!(!Clock::started_at(now - ms(10_000), None, None).must_stop_after(0));
     }
@@ -265,7 +279,6 @@ mod tests {
     #[test]
     fn clock_movetime_stays_inside_the_clock() {
         let ms = Duration::from_millis;
-        let far = ms(params::FAR_PAST_MS);
         for remaining in [
             0,
             1,
@@ -286,9 +299,9 @@ mod tests {
             for inc in [0, 100, 2_000, 100_000] {
                 for mtg in [None, Some(1), Some(2), Some(40)] {
                     let t = clock_movetime(ms(remaining), ms(inc), mtg);
-                    let worst_stop = t + t.max(far);
+                    let worst_stop = t + far_past_grace(t);
                     assert!(
-                        worst_stop <= rest || (rest < far && t.is_zero()),
+                        worst_stop <= rest,
                         "{remaining} {inc} {mtg:?}: {t:?}, worst stop {worst_stop:?}, rest {rest:?}"
                     );
                     assert!(t >= clock_movetime(ms(remaining), ms(0), mtg));

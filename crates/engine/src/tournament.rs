@@ -704,7 +704,7 @@ pub enum PlayerSpec {
     /// A uniformly random legal move (`random`).
     Random,
     /// The move after which the mover holds the most seeds, ties broken at random
-    /// (`greedy-most-held`, or its alias `greedy`; [`greedy_most_held`]; not
+    /// (`greedy-most-held`, or its alias `greedy`, shown as `greedy-most-held`; [`greedy_most_held`]; not
     /// [`crate::arena::greedy_net_capture`], the ladder example's `greedy-net-capture`).
     Greedy,
     /// An external engine started with this command line and driven through the protocol
@@ -829,7 +829,7 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Nodes(n) => write!(f, "nodes:{n}"),
             PlayerSpec::Mcts => f.write_str("mcts"),
             PlayerSpec::Random => f.write_str("random"),
-            PlayerSpec::Greedy => f.write_str("greedy"),
+            PlayerSpec::Greedy => f.write_str("greedy-most-held"),
             // Quoted unless the command has quotes of its own (then as the user wrote it).
             PlayerSpec::Engine(c) if c.contains('"') => write!(f, "engine:{c}"),
             PlayerSpec::Engine(c) => write!(f, "engine:\"{c}\""),
@@ -3705,6 +3705,15 @@ mod tests {
             PlayerSpec::Greedy
         );
         assert!("greedy-net-capture".parse::<PlayerSpec>().is_err());
+        // Shown by its unambiguous name, which reads back as the same player.
+        assert_eq!(PlayerSpec::Greedy.to_string(), "greedy-most-held");
+        assert_eq!(
+            PlayerSpec::Greedy
+                .to_string()
+                .parse::<PlayerSpec>()
+                .unwrap(),
+            PlayerSpec::Greedy
+        );
         assert_eq!("MCTS".parse::<PlayerSpec>().unwrap(), PlayerSpec::Mcts);
         assert_eq!("search".parse::<PlayerSpec>().unwrap(), PlayerSpec::Search);
         assert_eq!(

@@ -71,8 +71,7 @@ impl<T: serde::Serialize> IntoResponse for Json<T> {
 /// `GET /api/rules/{game}`.
 ///
 /// # Errors
-/// 404 for an unknown game, or when the rules text was not built into the server (see
-/// [`assets::rules`]).
+/// 404 for an unknown game ([`assets::rules`]).
 pub async fn rules(Path(game): Path<String>) -> Result<Response, ApiError> {
     assets::rules(&game)
 }
