@@ -797,6 +797,30 @@ fn rules_prints_the_common_sections_and_the_games_own() {
     assert_eq!(all, include_str!("../docs/rules.md"));
 }
 
+/// `pussa bench --search` prints the search's signature, and this package's README (the
+/// workspace's) quotes that very number: crates/engine/tests/signature.rs checks the engine's
+/// docs against the number the docs quote; this checks the `pussa` docs against the command.
+#[test]
+fn the_readme_quotes_the_signature_bench_search_prints() {
+    let out = ok(&["bench", "--search"]);
+    let signature = out
+        .lines()
+        .find_map(|l| l.strip_prefix("signature "))
+        .unwrap_or_else(|| panic!("no signature line: {out}"))
+        .trim();
+    assert!(signature.parse::<u64>().is_ok(), "{out}");
+    let total = out
+        .lines()
+        .find(|l| l.starts_with("total "))
+        .unwrap_or_else(|| panic!("no total line: {out}"));
+    assert_eq!(total.split_whitespace().nth(1), Some(signature), "{out}");
+    let readme = include_str!("../README.md");
+    assert!(
+        readme.contains(&format!("**{signature}**")),
+        "README.md does not quote the signature {signature} that `pussa bench --search` prints"
+    );
+}
+
 #[test]
 fn bench_prints_a_row_per_thread_and_a_total() {
     let out = ok(&[

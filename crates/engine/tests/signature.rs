@@ -20,21 +20,10 @@ fn the_search_signature_is_the_one_the_docs_quote() {
          altered the search's behaviour by mistake"
     );
     // The docs quote this very number (the crate's own README.md; docs/engine.md of this crate
-    // is a link to the workspace's, copied into the package as a file; the workspace's
-    // README.md when there is one).
+    // is a link to the workspace's, copied into the package as a file).
     let root = env!("CARGO_MANIFEST_DIR");
-    let mut docs = vec![
-        format!("{root}/README.md"),
-        format!("{root}/docs/engine.md"),
-    ];
-    // In the workspace (not in the unpacked crate), the README the `pussa` command and the
-    // repository show quotes it too.
-    let workspace_readme = format!("{root}/../../README.md");
-    if std::path::Path::new(&format!("{root}/../../Cargo.toml")).is_file() {
-        docs.push(workspace_readme);
-    }
-    for doc in docs {
-        let text = std::fs::read_to_string(&doc).unwrap();
+    for doc in ["README.md", "docs/engine.md"] {
+        let text = std::fs::read_to_string(format!("{root}/{doc}")).unwrap();
         assert!(
             text.contains(&SIGNATURE.to_string()),
             "{doc} does not quote the search signature {SIGNATURE}"
