@@ -1608,14 +1608,28 @@ fn replay_says_why_a_match_ends_on_a_holding_too_small_for_a_hole() {
     );
 }
 
-/// `pussa --version` names the database schema the build reads and writes, which tells apart
-/// builds that a club's database tells apart.
+/// `pussa --version` names the commit it was built from (in a git checkout) and the database
+/// schema the build reads and writes, which tells apart builds that a bug report or a club's
+/// database tells apart.
 #[test]
-fn the_version_names_the_database_schema() {
+fn the_version_names_the_commit_and_the_database_schema() {
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8(o.stdout).unwrap().trim()[..9].to_string());
+    let commit = match (std::env::var("PUSSA_COMMIT"), head) {
+        (Ok(given), _) if !given.is_empty() => format!("commit {given}, "),
+        (_, Some(head)) => format!("commit {head}, "),
+        // Built from the unpacked package: no commit to name.
+        _ => String::new(),
+    };
     assert_eq!(
         ok(&["--version"]).trim_end(),
         format!(
-            "pussa {} (database schema {})",
+            "pussa {} ({commit}database schema {})",
             env!("CARGO_PKG_VERSION"),
             pussa_server::store::SCHEMA_VERSION
         )
