@@ -7,10 +7,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-apt_install() { $SUDO apt-get update && $SUDO apt-get install -y "$@"; }
+apt_install() {
+  if [ -n "$SUDO" ] && ! command -v sudo >/dev/null; then
+    echo "error: the tests need $* and installing them needs root: run this as root, install sudo, or install them yourself (apt-get install $*)" >&2
+    exit 1
+  fi
+  $SUDO apt-get update && $SUDO apt-get install -y "$@"
+}
 echo "== Rust 1.88 or newer, and a C compiler for the bundled SQLite"
 if ! command -v cargo >/dev/null; then
   echo "error: no cargo: the tests need a Rust toolchain, 1.88 or newer (https://rustup.rs; README.md, \"Install\")" >&2
+  exit 1
+fi
+rust_version=$(rustc --version | awk '{print $2}')
+if ! printf '1.88.0\n%s\n' "${rust_version%%-*}" | sort -V -C; then
+  echo "error: the tests need Rust 1.88 or newer, found rustc $rust_version (rustup update; README.md, \"Install\")" >&2
   exit 1
 fi
 if ! command -v cc >/dev/null; then

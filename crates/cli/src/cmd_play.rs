@@ -387,7 +387,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(Box::new(move |g, r| {
             let text = match r {
                 Ok(max) => format!("endgame tables of {g} (up to {max} seeds) in use"),
-                Err(e) => format!("endgame tables not used: {e}"),
+                Err(e) => format!(
+                    "endgame tables not used: {}",
+                    crate::cmd_egtb::with_advice(e)
+                ),
             };
             let _ = told.send(Answer::Tables(text));
         })),

@@ -797,6 +797,30 @@ fn rules_prints_the_common_sections_and_the_games_own() {
     assert_eq!(all, include_str!("../docs/rules.md"));
 }
 
+/// `pussa bench --search` prints the search's signature, and this package's README (the
+/// workspace's) quotes that very number: crates/engine/tests/signature.rs checks the engine's
+/// docs against the number the docs quote; this checks the `pussa` docs against the command.
+#[test]
+fn the_readme_quotes_the_signature_bench_search_prints() {
+    let out = ok(&["bench", "--search"]);
+    let signature = out
+        .lines()
+        .find_map(|l| l.strip_prefix("signature "))
+        .unwrap_or_else(|| panic!("no signature line: {out}"))
+        .trim();
+    assert!(signature.parse::<u64>().is_ok(), "{out}");
+    let total = out
+        .lines()
+        .find(|l| l.starts_with("total "))
+        .unwrap_or_else(|| panic!("no total line: {out}"));
+    assert_eq!(total.split_whitespace().nth(1), Some(signature), "{out}");
+    let readme = include_str!("../README.md");
+    assert!(
+        readme.contains(&format!("**{signature}**")),
+        "README.md does not quote the signature {signature} that `pussa bench --search` prints"
+    );
+}
+
 #[test]
 fn bench_prints_a_row_per_thread_and_a_total() {
     let out = ok(&[
@@ -1584,14 +1608,28 @@ fn replay_says_why_a_match_ends_on_a_holding_too_small_for_a_hole() {
     );
 }
 
-/// `pussa --version` names the database schema the build reads and writes, which tells apart
-/// builds that a club's database tells apart.
+/// `pussa --version` names the commit it was built from (in a git checkout) and the database
+/// schema the build reads and writes, which tells apart builds that a bug report or a club's
+/// database tells apart.
 #[test]
-fn the_version_names_the_database_schema() {
+fn the_version_names_the_commit_and_the_database_schema() {
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8(o.stdout).unwrap().trim()[..9].to_string());
+    let commit = match (std::env::var("PUSSA_COMMIT"), head) {
+        (Ok(given), _) if !given.is_empty() => format!("commit {given}, "),
+        (_, Some(head)) => format!("commit {head}, "),
+        // Built from the unpacked package: no commit to name.
+        _ => String::new(),
+    };
     assert_eq!(
         ok(&["--version"]).trim_end(),
         format!(
-            "pussa {} (database schema {})",
+            "pussa {} ({commit}database schema {})",
             env!("CARGO_PKG_VERSION"),
             pussa_server::store::SCHEMA_VERSION
         )

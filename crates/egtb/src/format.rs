@@ -173,6 +173,38 @@ pub enum Remedy {
     Verify,
 }
 
+/// The fix in plain words, for a front end with no command line of its own to name (a server's
+/// log): "build the tables of raja-pasu up to 12 seeds in data/egtb", "delete the damaged file
+/// or build its tables again", "verify the tables".
+impl std::fmt::Display for Remedy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Remedy::Build {
+                dir,
+                game,
+                pattern,
+                max_seeds,
+                again,
+            } => {
+                let what = if *again {
+                    "build the missing tables"
+                } else {
+                    "build the tables"
+                };
+                write!(f, "{what} of {game}")?;
+                if !pattern.is_open() {
+                    write!(f, " with closed holes {}", &pattern.dir_name()[1..])?;
+                }
+                write!(f, " up to {max_seeds} seeds in {}", dir.display())
+            }
+            Remedy::DeleteOrRebuild => {
+                f.write_str("delete the damaged file or build its tables again")
+            }
+            Remedy::Verify => f.write_str("verify the tables"),
+        }
+    }
+}
+
 impl FormatError {
     /// What would fix the error, when the library knows: a missing table or directory is built
     /// ([`Remedy::Build`]), a damaged file a build would keep is deleted or rebuilt
@@ -735,6 +767,37 @@ pub fn write_pattern_table(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remedy_reads_in_plain_words() {
+        let build = Remedy::Build {
+            dir: PathBuf::from("data/egtb"),
+            game: Game::RajaPasu,
+            pattern: Pattern::OPEN,
+            max_seeds: 12,
+            again: false,
+        };
+        assert_eq!(
+            build.to_string(),
+            "build the tables of raja-pasu up to 12 seeds in data/egtb"
+        );
+        let again = Remedy::Build {
+            dir: PathBuf::from("data/egtb"),
+            game: Game::RajaPasu,
+            pattern: Pattern::OPEN,
+            max_seeds: 12,
+            again: true,
+        };
+        assert_eq!(
+            again.to_string(),
+            "build the missing tables of raja-pasu up to 12 seeds in data/egtb"
+        );
+        assert_eq!(
+            Remedy::DeleteOrRebuild.to_string(),
+            "delete the damaged file or build its tables again"
+        );
+        assert_eq!(Remedy::Verify.to_string(), "verify the tables");
+    }
 
     #[test]
     fn checksum_sees_every_byte_and_the_length() {

@@ -1284,7 +1284,8 @@ impl App {
         self.tables.get().and_then(|t| t.oracle(game))
     }
 
-    /// Verifies every game's tables now (see [`crate::Server::verify_tables`]).
+    /// Verifies every game's tables now (see [`crate::Server::verify_tables`]); an error says
+    /// what fixes it ([`table_error`]).
     pub fn verify_tables(&self) -> Vec<(Game, Result<usize, String>)> {
         let Some(t) = self.tables.get() else {
             return Vec::new();
@@ -1295,7 +1296,7 @@ impl App {
             .map(|o| {
                 (
                     o.game(),
-                    o.wait().map(|t| t.max_seeds()).map_err(ToString::to_string),
+                    o.wait().map(|t| t.max_seeds()).map_err(table_error),
                 )
             })
             .collect()
@@ -2689,4 +2690,13 @@ fn plies_of(games: &HashMap<String, Arc<Slot>>) -> usize {
         .values()
         .map(|s| s.plies.load(Ordering::Relaxed))
         .sum()
+}
+
+/// An error of the tables as the server's log and [`App::verify_tables`] give it: the library's
+/// message, and what fixes it in plain words ([`pussa_egtb::Remedy`]) when the library knows.
+pub(crate) fn table_error(e: &pussa_egtb::FormatError) -> String {
+    match e.remedy() {
+        Some(r) => format!("{e} ({r})"),
+        None => e.to_string(),
+    }
 }

@@ -396,7 +396,7 @@ impl Server {
     ) -> Result<Vec<(pussa_rules::Game, usize)>, pussa_egtb::FormatError> {
         let tables = pussa_egtb::TablesDir::open(dir, |game, r| match r {
             Ok(max) => tracing::info!("endgame tables of {game} (0..={max} seeds) verified"),
-            Err(e) => tracing::error!("endgame tables of {game} not used: {e}"),
+            Err(e) => tracing::error!("endgame tables of {game} not used: {}", app::table_error(e)),
         })?;
         let games = tables.games();
         self.app.set_tables(tables);

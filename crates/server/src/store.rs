@@ -726,6 +726,25 @@ fn corrupt(why: String) -> rusqlite::Error {
 /// The first 16 bytes of every SQLite database file.
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
+/// The oldest SQLite the server's queries run on: 3.30 (aggregate `FILTER` clauses; upserts
+/// are older). The bundled copy (the default feature `bundled-sqlite`) is always newer; a build
+/// that links the system's library (`--no-default-features`) may meet an older one.
+pub const MIN_SQLITE: i32 = 3_030_000;
+
+/// Refuses an SQLite library older than [`MIN_SQLITE`] (`number` as
+/// `rusqlite::version_number` gives it, `text` as `rusqlite::version`), before any file is
+/// touched: its first query would otherwise fail with a syntax error far from the cause.
+fn check_sqlite_version(number: i32, text: &str) -> Result<(), OpenError> {
+    if number >= MIN_SQLITE {
+        return Ok(());
+    }
+    Err(OpenError::Refused(format!(
+        "the SQLite library this pussa is linked with is {text}, older than 3.30, which the \
+         server's queries need: upgrade the system's libsqlite3, or build pussa with its bundled \
+         SQLite (the default feature `bundled-sqlite`)"
+    )))
+}
+
 /// Refuses, before SQLite opens it (opening may write a journal next to it), a `path` that
 /// exists but is not a regular file (a device, a FIFO, a directory) or a file of other data.
 /// A missing or empty file is a new database.
@@ -1115,6 +1134,7 @@ impl Store {
     /// # Errors
     /// As [`Store::open`], but for the errors of writing the schema.
     pub fn prepare(path: &Path) -> Result<Opening, OpenError> {
+        check_sqlite_version(rusqlite::version_number(), rusqlite::version())?;
         check_file(path)?;
         // One server per file: the games live in its memory too, so a second server on the same
         // file would diverge. A lock on the database file itself keeps it out (by any path),
@@ -1562,6 +1582,22 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_sqlite_older_than_3_30_is_refused_by_name() {
+        let err = check_sqlite_version(3_029_000, "3.29.0")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("3.29.0")
+                && err.contains("older than 3.30")
+                && err.contains("bundled-sqlite"),
+            "{err}"
+        );
+        assert!(check_sqlite_version(3_030_000, "3.30.0").is_ok());
+        // The library this build links passes.
+        assert!(check_sqlite_version(rusqlite::version_number(), rusqlite::version()).is_ok());
+    }
 
     fn row(id: &str) -> GameRow {
         GameRow {

@@ -203,3 +203,44 @@ async fn the_computer_and_the_hints_play_the_tables_best_moves() {
     handle.await.unwrap();
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A table file damaged after its header (a checksum that no longer matches) is found when the
+/// server verifies the tables, and the error says what fixes it, not only what is wrong (the
+/// library's `Remedy`, in words: the server has no command line to name).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_table_is_reported_with_its_fix() {
+    let dir = common::temp_dir("tables-damaged");
+    let egtb = dir.join("egtb");
+    let game = Game::RajaPasu;
+    build_dir(
+        &egtb,
+        game,
+        4,
+        BuildOptions::default(),
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .unwrap();
+    let file = pussa_egtb::format::table_path(&egtb, game, 4);
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x5a;
+    std::fs::write(&file, &bytes).unwrap();
+    let config = pussa_server::Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        db: dir.join("pussa.sqlite3"),
+    };
+    let server = pussa_server::Server::bind(&config).await.expect("bind");
+    server.use_tables(&egtb).expect("the headers are sound");
+    let verified = server.verify_tables();
+    assert_eq!(verified.len(), 1, "{verified:?}");
+    let (g, result) = &verified[0];
+    assert_eq!(*g, game);
+    let err = result.as_ref().expect_err("a damaged file is not used");
+    assert!(err.contains("4.pegtb"), "names the file: {err}");
+    assert!(
+        err.ends_with("(delete the damaged file or build its tables again)"),
+        "says the fix: {err}"
+    );
+}
