@@ -5,14 +5,12 @@ use std::time::Duration;
 
 use anyhow::bail;
 use pussa_engine::{analyze_report, Limits};
+use pussa_rules::narrate;
 use pussa_rules::record::RecordResult;
 use pussa_rules::{EndReason, Game, GameState, Hole, Mode, RoundResult, Setup, Side, Status};
 use serde::Serialize;
 
-use crate::cmd_replay::{
-    holding_words, over_at_once, parse_moves, play_moves, refill_lines, result_words,
-    round_end_words, start_state, StateJson,
-};
+use crate::cmd_replay::{over_at_once, parse_moves, play_moves, start_state, StateJson};
 
 /// List every legal move of a position with its value for the player to move if that move is
 /// played and both sides then play best: in a single game the round's final seed margin (seeds
@@ -171,12 +169,12 @@ fn next_round_told(g: &mut GameState) -> Vec<String> {
     };
     let game = g.game();
     let mut lines = vec![
-        round_end_words(game, &result),
-        holding_words(g, next_starter),
+        narrate::round_end(game, &result),
+        narrate::holding(g, Some(next_starter)),
     ];
     let mut refill = Vec::new();
     g.next_round_traced(&mut refill);
-    lines.extend(refill_lines(game, &refill));
+    lines.extend(narrate::refill_lines(game, &refill));
     lines
 }
 
@@ -303,7 +301,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             return Ok(());
         }
         let what = if mode == Mode::Match { "match" } else { "game" };
-        let result = result_words(&g);
+        let result = narrate::result(&g).unwrap_or_default();
         match over_why {
             Some(why) => bail!(
                 "{here}: {why}, so the {what} is over ({result}): there is no move to analyse"

@@ -3,15 +3,11 @@
 use std::io::Write;
 
 use anyhow::{anyhow, bail};
+use pussa_rules::narrate;
 use pussa_rules::record::RecordResult;
-use pussa_rules::{
-    Direction, EndReason, Event, Game, GameState, Hole, IllegalReason, Mode, Position, Side, Status,
-};
+use pussa_rules::{EndReason, Event, Game, GameState, Hole, IllegalReason, Mode, Side, Status};
 
-use crate::cmd_replay::{
-    board, game_of, holding_words, over_at_once, parse_moves, play_moves, refill_lines,
-    result_words, round_end_words, start_state,
-};
+use crate::cmd_replay::{board, game_of, over_at_once, parse_moves, play_moves, start_state};
 
 /// Tell a move lap by lap: every lift and where its seeds went, the fours taken on the way,
 /// the empty hole that ends the sowing, the capture across it (and Walak-pussa's chain), and
@@ -58,220 +54,6 @@ pub struct Args {
     pub json: bool,
 }
 
-/// The next open hole after `i` in the game's direction.
-fn next_open(pos: &Position, i: Hole) -> Hole {
-    let step = |k: usize| match pos.game().direction() {
-        Direction::Counterclockwise => (k + 1) % 14,
-        Direction::Clockwise => (k + 13) % 14,
-    };
-    let mut k = step(i.index());
-    for _ in 0..14 {
-        if pos.is_open(Hole::ALL[k]) {
-            break;
-        }
-        k = step(k);
-    }
-    Hole::ALL[k]
-}
-
-/// The holes a lap's seeds fell in: all of them when five or fewer, else "first … last"; a lap
-/// whose last seed alone crosses into the other row shows the row's last hole too, so that the
-/// crossing shows ("B … G a"), as docs/rules.md tells Raja Pasu's `G`.
-fn drops(holes: &[Hole]) -> String {
-    if holes.len() <= 5 {
-        holes
-            .iter()
-            .map(|h| h.letter().to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    } else {
-        let (last, rest) = holes.split_last().unwrap_or((&holes[0], &[]));
-        let row = rest[0].owner();
-        if last.owner() != row && rest.iter().all(|h| h.owner() == row) {
-            format!("{} … {} {last}", rest[0], rest[rest.len() - 1])
-        } else {
-            format!("{} … {last}", holes[0])
-        }
-    }
-}
-
-/// The seeds of a capture as a pronoun: "it" for one seed, "them" for more.
-fn them(seeds: u8) -> &'static str {
-    if seeds == 1 {
-        "it"
-    } else {
-        "them"
-    }
-}
-
-/// Several fours taken in one lap, holes in the order they reached 4: "North takes a four
-/// twice (8 seeds): f, b", or with both players taking "fours are taken (12 seeds): e by South,
-/// a by North, c by South".
-fn fours_taken(fours: &[(Hole, Side)]) -> String {
-    let seeds = 4 * fours.len();
-    let owner = fours[0].1;
-    if fours.iter().all(|&(_, o)| o == owner) {
-        let times = match fours.len() {
-            2 => "twice".to_string(),
-            n => format!("{n} times"),
-        };
-        let holes: Vec<String> = fours.iter().map(|(h, _)| h.to_string()).collect();
-        format!(
-            "{owner} takes a four {times} ({seeds} seeds): {}",
-            holes.join(", ")
-        )
-    } else {
-        let each: Vec<String> = fours.iter().map(|(h, o)| format!("{h} by {o}")).collect();
-        format!("fours are taken ({seeds} seeds): {}", each.join(", "))
-    }
-}
-
-/// One lap: the hole lifted and its seeds, the holes sown, the fours taken (hole, owner, made
-/// by the lap's last seed).
-struct Lap {
-    lift: (Hole, u8),
-    sown: Vec<Hole>,
-    fours: Vec<(Hole, Side, bool)>,
-}
-
-/// One lap in words: "lift d (10) → e … G, and G reaches 4: South takes 4". `open` is the
-/// number of open holes: a lap of that many seeds or more goes round the ring, which is said,
-/// with the seeds the emptied starting hole gets (the contract does not skip it).
-fn lap_line(lap: &Lap, open: usize) -> String {
-    let mut s = format!(
-        "lift {} ({}) → {}",
-        lap.lift.0,
-        lap.lift.1,
-        drops(&lap.sown)
-    );
-    let rounds = lap.sown.len() / open.max(1);
-    if rounds > 0 {
-        let times = match rounds {
-            1 => "once".to_string(),
-            2 => "twice".to_string(),
-            n => format!("{n} times"),
-        };
-        let back = lap.sown.iter().filter(|&&h| h == lap.lift.0).count();
-        s.push_str(&format!(
-            " ({times} round the ring: the emptied {} gets {})",
-            lap.lift.0,
-            if back == 1 {
-                "a seed".to_string()
-            } else {
-                format!("{back} seeds")
-            }
-        ));
-    }
-    match lap.fours.as_slice() {
-        [] => {}
-        [(h, owner, true)] => s.push_str(&format!(", and {h} reaches 4: {owner} takes 4")),
-        [(h, owner, false)] => s.push_str(&format!(", {h} reaches 4 on the way: {owner} takes 4")),
-        many => {
-            let fours: Vec<(Hole, Side)> = many.iter().map(|&(h, o, _)| (h, o)).collect();
-            s.push_str(&format!(", and {}", fours_taken(&fours)));
-        }
-    }
-    s
-}
-
-/// The move `mv` from `before`, told in lines. `after` is the position once the move is sown
-/// (before any end-of-round sweep); `events` is the full trace of the move.
-#[must_use]
-pub fn narrate(before: &Position, after: &Position, events: &[Event]) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut lap: Option<Lap> = None;
-    let open = Hole::ALL.iter().filter(|&&h| before.is_open(h)).count();
-    let flush = |lap: &mut Option<Lap>, lines: &mut Vec<String>| {
-        if let Some(l) = lap.take() {
-            lines.push(lap_line(&l, open));
-        }
-    };
-    let mut last = None;
-    let mut last_capture: Option<Hole> = None;
-    for e in events {
-        match *e {
-            Event::Lift { hole, seeds, .. } => {
-                flush(&mut lap, &mut lines);
-                lap = Some(Lap {
-                    lift: (hole, seeds),
-                    sown: Vec::new(),
-                    fours: Vec::new(),
-                });
-            }
-            Event::Drop { hole, .. } => {
-                if let Some(l) = lap.as_mut() {
-                    l.sown.push(hole);
-                }
-            }
-            Event::Four { hole, owner } => {
-                if let Some(l) = lap.as_mut() {
-                    let at_end = l.sown.len() == usize::from(l.lift.1);
-                    l.fours.push((hole, owner, at_end));
-                }
-            }
-            Event::Stop { last: h, empty } => {
-                flush(&mut lap, &mut lines);
-                last = Some(h);
-                lines.push(format!("the hole after {h} is {empty}, empty: sowing ends"));
-                let m = next_open(before, empty);
-                if m == h {
-                    lines.push(format!(
-                        "the hole after it is {m}, where the last seed fell: nothing is taken"
-                    ));
-                } else if after.seeds(m) == 0
-                    && !events
-                        .iter()
-                        .any(|e| matches!(e, Event::Capture { hole, .. } if *hole == m))
-                {
-                    lines.push(format!(
-                        "the hole after it, {m}, is empty too: nothing is taken"
-                    ));
-                }
-            }
-            Event::Capture {
-                hole,
-                seeds,
-                by,
-                chained,
-            } => {
-                if chained {
-                    let prev = last_capture.unwrap_or(hole);
-                    let e = next_open(before, prev);
-                    lines.push(format!(
-                        "the hole after {prev} ({e}) is empty and the one after it, {hole}, holds {seeds}: {by} takes {} too",
-                        them(seeds)
-                    ));
-                } else {
-                    lines.push(format!(
-                        "the hole after it, {hole}, holds {seeds}: {by} takes {}",
-                        them(seeds)
-                    ));
-                }
-                last_capture = Some(hole);
-            }
-            Event::RoundEnd { .. } | Event::Refill { .. } | Event::MatchEnd { .. } => {
-                flush(&mut lap, &mut lines);
-            }
-        }
-    }
-    flush(&mut lap, &mut lines);
-    // Why Walak-pussa's chain stopped.
-    if let (true, Some(c), Some(h)) = (before.game().chain_capture(), last_capture, last) {
-        let e = next_open(after, c);
-        let f = next_open(after, e);
-        lines.push(if after.seeds(e) != 0 {
-            format!("the hole after {c} ({e}) is not empty, so the chain stops")
-        } else if f == h {
-            format!(
-                "the hole after {c} ({e}) is empty, but the one after it is {f}, where the last seed fell: the chain stops"
-            )
-        } else {
-            format!("the hole after {c} ({e}) is empty, and so is {f}: the chain stops")
-        });
-    }
-    lines
-}
-
 /// Runs `pussa explain`.
 ///
 /// # Errors
@@ -309,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bail!(
                 "move {}: the moves given end the round: {why}, so the {what} is over ({})",
                 args.mv,
-                result_words(&g)
+                narrate::result(&g).unwrap_or_default()
             );
         }
         g.next_round();
@@ -335,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bail!(
                 "move {}: {over_here}, so the {what} is over ({})",
                 args.mv,
-                result_words(&g)
+                narrate::result(&g).unwrap_or_default()
             );
         }
         if let Status::RoundOver {
@@ -347,7 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 reason: result.reason,
                 swept: result.swept,
             });
-            ended = Some((result, holding_words(&g, next_starter)));
+            ended = Some((result, narrate::holding(&g, Some(next_starter))));
         }
         g.next_round_traced(&mut events);
         if let Err(e) = g.clone().play(args.mv) {
@@ -369,7 +151,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // In a match, a round's end goes on with the refill of the next round, as the server's trace.
     let next = match g.status() {
         Status::RoundOver { next_starter, .. } => {
-            let holding = holding_words(&g, next_starter);
+            let holding = narrate::holding(&g, Some(next_starter));
             g.next_round_traced(&mut events).then_some(holding)
         }
         _ => None,
@@ -380,10 +162,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         writeln!(out)?;
         return Ok(());
     }
-    let mut after = before;
-    after
-        .play(args.mv)
-        .map_err(|e| anyhow!("move {}: {}", args.mv, e.reason))?;
     if let (true, Some(why)) = (laid_out, &over) {
         writeln!(
             out,
@@ -391,7 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             before_round
         )?;
         if let Some((result, holding)) = &ended {
-            writeln!(out, "{}", round_end_words(game, result))?;
+            writeln!(out, "{}", narrate::round_end(game, result))?;
             writeln!(out, "{holding}")?;
         }
         write_refill(&mut out, game, &events[..laid])?;
@@ -403,13 +181,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         before.to_move(),
         args.mv
     )?;
-    for line in narrate(&before, &after, &events[laid..]) {
+    for line in narrate::move_lines(&before, &events[laid..]) {
         writeln!(out, "  {line}")?;
     }
     let t = report.outcome.taken;
     writeln!(out, "Taken: South {}, North {}.", t[0], t[1])?;
     if let Some(r) = report.round_end {
-        writeln!(out, "{}", round_end_words(game, &r))?;
+        writeln!(out, "{}", narrate::round_end(game, &r))?;
     }
     if let Some(holding) = next {
         writeln!(out, "{holding}")?;
@@ -431,121 +209,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// Writes the refill among `events`, if there is one: "Round N:" and its words, indented.
 fn write_refill(out: &mut impl Write, game: Game, events: &[Event]) -> std::io::Result<()> {
-    for line in refill_lines(game, events) {
+    for line in narrate::refill_lines(game, events) {
         writeln!(out, "{line}")?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pussa_rules::Rng;
-
-    /// Narrates every move of random games of every kind and checks the story against the
-    /// trace: one line per lap, one per capture, the stop, and the chain's end in Walak-pussa.
-    #[test]
-    fn every_move_of_random_games_is_told_consistently() {
-        let mut rng = Rng::new(12);
-        // Which of the chain's endings have been told.
-        let mut endings = [false; 4];
-        for game in Game::ALL {
-            for _ in 0..30 {
-                let mut g = GameState::new(game, Mode::Match, Side::South);
-                while !g.is_over() {
-                    if g.is_round_over() {
-                        g.next_round();
-                        continue;
-                    }
-                    let legal = g.legal_moves();
-                    let mv = legal.nth(rng.below(legal.len() as u32) as usize).unwrap();
-                    let before = *g.position();
-                    let mut after = before;
-                    after.play(mv).unwrap();
-                    let mut events = Vec::new();
-                    g.play_traced(mv, &mut events).unwrap();
-                    let lines = narrate(&before, &after, &events);
-                    let count = |p: &dyn Fn(&Event) -> bool| events.iter().filter(|e| p(e)).count();
-                    let lifts = count(&|e| matches!(e, Event::Lift { .. }));
-                    let captures = count(&|e| matches!(e, Event::Capture { .. }));
-                    let fours = count(&|e| matches!(e, Event::Four { .. }));
-                    assert_eq!(
-                        lines.iter().filter(|l| l.starts_with("lift ")).count(),
-                        lifts
-                    );
-                    assert_eq!(
-                        lines
-                            .iter()
-                            .filter(|l| {
-                                ["takes them", "takes them too", "takes it", "takes it too"]
-                                    .iter()
-                                    .any(|w| l.ends_with(w))
-                            })
-                            .count(),
-                        captures,
-                        "{lines:#?}"
-                    );
-                    assert_eq!(
-                        lines
-                            .iter()
-                            .filter(|l| l.ends_with(": sowing ends"))
-                            .count(),
-                        1
-                    );
-                    // One four a line ("reaches 4"), or several with their seeds ("(8 seeds)").
-                    let told_fours: usize = lines
-                        .iter()
-                        .flat_map(|l| l.split("; "))
-                        .map(|l| {
-                            if l.contains(" reaches 4") {
-                                1
-                            } else if let Some((_, rest)) = l.split_once("four") {
-                                let rest = rest.split_once(" (").map_or("", |(_, r)| r);
-                                let n: usize = rest
-                                    .split_once(" seeds)")
-                                    .and_then(|(n, _)| n.parse().ok())
-                                    .unwrap_or(0);
-                                n / 4
-                            } else {
-                                0
-                            }
-                        })
-                        .sum();
-                    assert_eq!(told_fours, fours, "{lines:#?}");
-                    let chain_end = lines
-                        .iter()
-                        .filter(|l| l.ends_with("the chain stops"))
-                        .count();
-                    assert_eq!(
-                        chain_end,
-                        usize::from(game.chain_capture() && captures > 0),
-                        "{lines:#?}"
-                    );
-                    if captures == 0 {
-                        assert!(
-                            lines.last().unwrap().ends_with("nothing is taken"),
-                            "{lines:#?}"
-                        );
-                    }
-                    for l in &lines {
-                        for (k, words) in [
-                            "too",
-                            "not empty, so the chain stops",
-                            "where the last seed fell: the chain stops",
-                        ]
-                        .into_iter()
-                        .enumerate()
-                        {
-                            endings[k] |= l.ends_with(words);
-                        }
-                        endings[3] |= l.contains(", and so is ");
-                    }
-                }
-            }
-        }
-        assert_eq!(
-            endings, [true; 4],
-            "chained capture, the chain's three endings"
-        );
-    }
 }

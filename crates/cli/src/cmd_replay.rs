@@ -4,11 +4,9 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context};
+use pussa_rules::narrate;
 use pussa_rules::record::{Numbering, Record, RecordResult};
-use pussa_rules::{
-    EndReason, Event, Game, GameState, Hole, Mode, MoveReport, Moves, Position, RoundResult, Setup,
-    Side, Status, MAX_ROUND,
-};
+use pussa_rules::{Event, Game, GameState, Hole, Mode, MoveReport, Position, Setup, Side, Status};
 use serde::Serialize;
 
 /// Replay a game or match move by move. Each move is a hole letter: `A`..`G` for South,
@@ -413,30 +411,7 @@ pub fn over_at_once(g: &GameState) -> Option<String> {
         Status::Playing => return None,
         Status::RoundOver { result, .. } | Status::Over { result, .. } => result,
     };
-    Some(match result.reason {
-        EndReason::OneRow => match result.swept {
-            [0, 0] => "no seed is left on the board".to_string(),
-            [_, 0] => "every seed lies in South's row".to_string(),
-            _ => "every seed lies in North's row".to_string(),
-        },
-        EndReason::NoLegalMove { stuck, endless } => no_move_words(stuck, endless),
-        EndReason::Repetition => "the position repeated".to_string(),
-    })
-}
-
-/// "North has no legal move", and why when the player had seeds to lift: the holes whose
-/// sowing is endless (never offered), e.g. "(its only move, g, would sow for ever)".
-#[must_use]
-pub fn no_move_words(stuck: Side, endless: Moves) -> String {
-    let names: Vec<String> = endless.map(|h| h.to_string()).collect();
-    match names.as_slice() {
-        [] => format!("{stuck} has no legal move"),
-        [one] => format!("{stuck} has no legal move (its only move, {one}, would sow for ever)"),
-        [rest @ .., last] => format!(
-            "{stuck} has no legal move (its only moves, {} and {last}, would each sow for ever)",
-            rest.join(", ")
-        ),
-    }
+    Some(narrate::end_reason(&result))
 }
 
 /// A result a record decides without its moves finishing the game (a resignation).
@@ -547,160 +522,6 @@ pub fn board(g: &GameState) -> String {
     lines[..lines.len().saturating_sub(1)].join("\n")
 }
 
-/// "South 3, North 0".
-fn pair(p: [u8; 2]) -> String {
-    format!("South {}, North {}", p[0], p[1])
-}
-
-/// Names the holes of a mask, e.g. "A B".
-fn holes(mask: u16) -> String {
-    Hole::ALL
-        .iter()
-        .filter(|h| mask & (1 << h.index()) != 0)
-        .map(|h| h.letter().to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The end of a round in words.
-pub fn round_end_words(game: Game, r: &RoundResult) -> String {
-    let how = match r.reason {
-        EndReason::OneRow => {
-            format!(
-                "every seed left lies in one row; each player takes their own row ({})",
-                pair(r.swept)
-            )
-        }
-        EndReason::Repetition => format!(
-            "the position repeated; each player takes their own row ({})",
-            pair(r.swept)
-        ),
-        EndReason::NoLegalMove { stuck, endless } => {
-            let none = no_move_words(stuck, endless);
-            if r.swept[0] + r.swept[1] == 0 {
-                format!("{none}; no seeds are left on the board")
-            } else if game.stuck_rule() == pussa_rules::StuckRule::EachTakesOwnRow {
-                format!(
-                    "{none}; each player takes their own row ({})",
-                    pair(r.swept)
-                )
-            } else {
-                let taker = stuck.other();
-                let n = r.swept[taker.index()];
-                format!(
-                    "{none}; {taker} takes the {n} seed{} left on the board",
-                    if n == 1 { "" } else { "s" }
-                )
-            }
-        }
-    };
-    let who = match r.winner {
-        Some(s) => format!("{s} wins the round"),
-        None => "the round is drawn".to_string(),
-    };
-    format!(
-        "Round {} is over: {how}. Taken in the round: {}; {who}.",
-        r.round,
-        pair(r.taken)
-    )
-}
-
-/// The line after a match's round end: what each player holds and who starts the next round,
-/// "Holding: South 36, North 20; North will start round 4." `g` is the state whose round is
-/// over (its stores are the holdings), `next_starter` the next round's starter.
-#[must_use]
-pub fn holding_words(g: &GameState, next_starter: Side) -> String {
-    format!(
-        "Holding: {}; {next_starter} will start round {}.",
-        pair(g.position().stores()),
-        g.round() + 1
-    )
-}
-
-/// The result of a game or match that is over, with why a match ended early, in the words of
-/// `replay`'s last line: "South wins", "a draw", or "South wins: North holds 5, too few to fill
-/// a hole of 7 seeds".
-#[must_use]
-pub fn result_words(g: &GameState) -> String {
-    let Some(winner) = g.winner() else {
-        return "not over".to_string();
-    };
-    let result = match winner {
-        Some(side) => format!("{side} wins"),
-        None => "a draw".to_string(),
-    };
-    // A match ends when a player cannot fill a hole: say who and why.
-    let need = g.game().seeds_per_hole();
-    match short_holding_words(g.position().stores(), need) {
-        Some(who) if g.mode() == Mode::Match => {
-            format!("{result}: {who}, too few to fill a hole of {need} seeds")
-        }
-        _ => result,
-    }
-}
-
-/// Who holds too few seeds to fill one hole of `seeds_per_hole`, the reason a match ends before
-/// its last round: "North holds 5", "South holds 3 and North 4"; `None` when both can fill one.
-#[must_use]
-pub fn short_holding_words(held: [u8; 2], seeds_per_hole: u8) -> Option<String> {
-    let short: Vec<Side> = [Side::South, Side::North]
-        .into_iter()
-        .filter(|s| held[s.index()] < seeds_per_hole)
-        .collect();
-    match short.as_slice() {
-        [] => None,
-        [s] => Some(format!("{s} holds {}", held[s.index()])),
-        _ => Some(format!("South holds {} and North {}", held[0], held[1])),
-    }
-}
-
-/// The last line of a finished game or match. A match is won on the seeds held; a single game on
-/// the seeds taken in its round, which from round 2 on are not the stores (those also hold what
-/// was carried over): the holdings are then told as well.
-fn game_over_words(g: &GameState, result: &RoundResult, winner: Option<Side>) -> String {
-    let s = g.position().stores();
-    if g.mode() == Mode::Match {
-        let verdict = match winner {
-            Some(w) => format!("{w} wins, {} to {}", s[w.index()], s[w.other().index()]),
-            None => format!("a draw, {} to {}", s[0], s[1]),
-        };
-        // Why the match ended, in the terminal game's words: a holding too small to fill one
-        // hole, or the last round a match plays.
-        return match short_holding_words(s, g.game().seeds_per_hole()) {
-            Some(who) => format!(
-                "{who}, too few to fill a hole of {} seeds, so the match is over: {verdict}.",
-                g.game().seeds_per_hole()
-            ),
-            None => format!(
-                "The match is over: {verdict} (round {MAX_ROUND} is the last a match plays)."
-            ),
-        };
-    }
-    let t = result.taken;
-    let held = if g.round() > 1 {
-        format!(" (holding South {}, North {})", s[0], s[1])
-    } else {
-        String::new()
-    };
-    match winner {
-        Some(w) if g.round() > 1 => format!(
-            "The game is over: {w} wins the round, {} to {} taken{held}.",
-            t[w.index()],
-            t[w.other().index()]
-        ),
-        Some(w) => format!(
-            "The game is over: {w} wins, {} to {}.",
-            t[w.index()],
-            t[w.other().index()]
-        ),
-        None if g.round() > 1 => format!(
-            "The game is over: the round is drawn, {} to {} taken{held}.",
-            t[0], t[1]
-        ),
-        None => format!("The game is over: a draw, {} to {}.", t[0], t[1]),
-    }
-}
-
 impl<W: Write> Text<W> {
     /// The record's tags, then the game, the mode and the round.
     fn title(&mut self, g: &GameState) -> anyhow::Result<()> {
@@ -732,12 +553,14 @@ impl<W: Write> Text<W> {
                 result,
                 next_starter,
             } => {
-                writeln!(self.out, "{}", round_end_words(g.game(), &result))?;
-                writeln!(self.out, "{}", holding_words(g, next_starter))?;
+                writeln!(self.out, "{}", narrate::round_end(g.game(), &result))?;
+                writeln!(self.out, "{}", narrate::holding(g, Some(next_starter)))?;
             }
-            Status::Over { result, winner } => {
-                writeln!(self.out, "{}", round_end_words(g.game(), &result))?;
-                writeln!(self.out, "{}", game_over_words(g, &result, winner))?;
+            Status::Over { result, .. } => {
+                writeln!(self.out, "{}", narrate::round_end(g.game(), &result))?;
+                if let Some(over) = narrate::game_over(g) {
+                    writeln!(self.out, "{over}")?;
+                }
             }
         }
         Ok(())
@@ -797,19 +620,11 @@ impl<W: Write> Show for Text<W> {
         g: &GameState,
         ends: bool,
     ) -> anyhow::Result<()> {
-        let t = r.outcome.taken;
-        let took = match (t[0], t[1]) {
-            (0, 0) => "nothing taken".to_string(),
-            (s, 0) => format!("South takes {s}"),
-            (0, nn) => format!("North takes {nn}"),
-            (s, nn) => format!("South takes {s}, North takes {nn}"),
-        };
-        let laps = r.outcome.laps;
         writeln!(
             self.out,
-            "\n{number} {} plays {mv}: {laps} lap{}, {took}.",
+            "\n{number} {} plays {mv}: {}.",
             mv.owner(),
-            if laps == 1 { "" } else { "s" }
+            narrate::outcome(&r.outcome)
         )?;
         if let Some(Some(c)) = self.comments.get(n - 1) {
             writeln!(self.out, "{{{c}}}")?;
@@ -818,8 +633,8 @@ impl<W: Write> Show for Text<W> {
             // The match ends with this round: what each holds, no next round.
             Status::RoundOver { result, .. } if ends => {
                 writeln!(self.out, "{}", board(g))?;
-                writeln!(self.out, "{}", round_end_words(g.game(), &result))?;
-                writeln!(self.out, "Holding: {}.", pair(g.position().stores()))?;
+                writeln!(self.out, "{}", narrate::round_end(g.game(), &result))?;
+                writeln!(self.out, "{}", narrate::holding(g, None))?;
                 Ok(())
             }
             _ => self.state(g),
@@ -827,7 +642,7 @@ impl<W: Write> Show for Text<W> {
     }
 
     fn next_round(&mut self, refill: Option<&Event>, g: &GameState) -> anyhow::Result<()> {
-        let lines = refill_lines(
+        let lines = narrate::refill_lines(
             g.game(),
             refill.map(std::slice::from_ref).unwrap_or_default(),
         );
@@ -836,61 +651,6 @@ impl<W: Write> Show for Text<W> {
         }
         self.state(g)
     }
-}
-
-/// A refill among `events` in words: "Round N:", then its lines indented, as `replay`, `explain` and
-/// `analyze` write it.
-pub fn refill_lines(game: Game, events: &[Event]) -> Vec<String> {
-    let mut lines = Vec::new();
-    for e in events {
-        if let Event::Refill {
-            round,
-            filled,
-            remainder,
-            closed,
-            starter,
-        } = *e
-        {
-            lines.push(format!("Round {round}:"));
-            for line in refill_words(game, filled, remainder, closed, starter) {
-                lines.push(format!("  {line}"));
-            }
-        }
-    }
-    lines
-}
-
-/// A refill in words: one line for each player (holes filled, closed, left in store), then the
-/// starter.
-pub fn refill_words(
-    game: Game,
-    filled: [u8; 2],
-    remainder: [u8; 2],
-    closed: u16,
-    starter: Side,
-) -> Vec<String> {
-    let mut lines = Vec::new();
-    for side in Side::BOTH {
-        let i = side.index();
-        let row = closed & (0x7f << (7 * i));
-        let shut = if row == 0 {
-            String::new()
-        } else {
-            format!(", {} closed", holes(row))
-        };
-        let fill = if filled[i] == 1 {
-            format!("1 hole with {} seeds", game.seeds_per_hole())
-        } else {
-            format!("{} holes with {} each", filled[i], game.seeds_per_hole())
-        };
-        lines.push(format!(
-            "{side} fills {fill}{shut}; {} stay{} in the store.",
-            remainder[i],
-            if remainder[i] == 1 { "s" } else { "" },
-        ));
-    }
-    lines.push(format!("{starter} starts."));
-    lines
 }
 
 /// Lays out every next round that is due, showing each.

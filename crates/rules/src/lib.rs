@@ -12,6 +12,8 @@
 //!   rule, refills, closed holes, who starts each round, the end of a match.
 //! - [`Trace`]: every event of a move (lifts, drops, fours, the stop, captures, the round's end,
 //!   refills), emitted by the same code that plays the move and compiled away with [`NoTrace`].
+//! - [`narrate`]: a move told lap by lap, a round's end, a refill and a result in words (what
+//!   `pussa explain` and `pussa replay` print), from a trace and the state.
 //! - [`Setup`]: the one-line position string; [`record`]: game records.
 //! - [`spiel`]: the OpenSpiel-shaped interface researchers know (`load_game`,
 //!   `legal_actions`, `apply_action`, `returns`, `observation_tensor`, `serialize`).
@@ -43,6 +45,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctest;
 
+pub mod narrate;
 mod perft;
 mod playout;
 mod position;

@@ -5,14 +5,13 @@
 use std::collections::VecDeque;
 
 use pussa_engine::Level;
+use pussa_rules::narrate;
 use pussa_rules::{Direction, EndReason, Event, GameState, Hole, Mode, Side, Status};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
-
-use crate::cmd_replay::round_end_words;
 
 /// Who plays against the human at `seat`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -234,9 +233,7 @@ pub fn reason_text(reason: EndReason) -> String {
     match reason {
         EndReason::OneRow => "every seed is in one row".into(),
         EndReason::Repetition => "the position repeated".into(),
-        EndReason::NoLegalMove { stuck, endless } => {
-            crate::cmd_replay::no_move_words(stuck, endless)
-        }
+        EndReason::NoLegalMove { stuck, endless } => narrate::no_legal_move(stuck, endless),
     }
 }
 
@@ -509,7 +506,7 @@ impl App {
                 format!(
                     "{} Holding: South {}, North {}. Next: South fills {}, North {}; {} starts \
                      round {}. Press Enter.",
-                    round_end_words(game, &result),
+                    narrate::round_end(game, &result),
                     st[0],
                     st[1],
                     fills(st[0]),
@@ -519,7 +516,7 @@ impl App {
                 )
             }
             Status::Over { result, winner } => {
-                let mut text = round_end_words(game, &result);
+                let mut text = narrate::round_end(game, &result);
                 let single = self.state.mode() == Mode::Single;
                 // A single game is won on the seeds taken in its round; from round 2 on the
                 // stores also hold what was carried over, told as the holdings.
@@ -546,7 +543,7 @@ impl App {
                 if self.state.mode() == Mode::Match {
                     // Why the match ends: a holding too small to fill one hole.
                     let sph = game.seeds_per_hole();
-                    if let Some(who) = crate::cmd_replay::short_holding_words(st, sph) {
+                    if let Some(who) = narrate::short_holding(st, sph) {
                         text.push_str(&format!(
                             " {who}, too few to fill a hole of {sph} seeds, so the match is \
                              over: {verdict}."
