@@ -142,6 +142,17 @@ pub enum EndKind {
 }
 
 impl EndKind {
+    /// Every kind: the values the state's `ended.kind`, the game list's `ended` and the
+    /// `ended` column can hold (docs/api.md lists each).
+    pub const ALL: [EndKind; 6] = [
+        EndKind::Resign,
+        EndKind::Abort,
+        EndKind::DrawAgreed,
+        EndKind::ClaimWin,
+        EndKind::ClaimDraw,
+        EndKind::RoundLimit,
+    ];
+
     /// The name in the state's `ended.kind` and in the `ended` column.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -158,16 +169,7 @@ impl EndKind {
     /// The kind named `name`.
     #[must_use]
     pub fn from_name(name: &str) -> Option<EndKind> {
-        [
-            EndKind::Resign,
-            EndKind::Abort,
-            EndKind::DrawAgreed,
-            EndKind::ClaimWin,
-            EndKind::ClaimDraw,
-            EndKind::RoundLimit,
-        ]
-        .into_iter()
-        .find(|k| k.name() == name)
+        EndKind::ALL.into_iter().find(|k| k.name() == name)
     }
 }
 

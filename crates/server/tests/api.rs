@@ -1890,3 +1890,41 @@ async fn a_spent_invite_is_not_a_lasting_key_to_the_seat() {
     assert_eq!(state["seats"]["N"]["taken"], true);
     s.stop().await;
 }
+
+/// The backticked words of `text` (`` `resign` `` → `resign`).
+fn backticked(text: &str) -> std::collections::BTreeSet<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// docs/api.md names every value of `ended` the server writes, no more, in each place it lists
+/// them: the game list (which once left out `round_limit`), the state's `ended` table and the
+/// Storage section's `ended` column.
+#[test]
+fn the_api_docs_list_every_ended_value() {
+    use pussa_server::live::EndKind;
+    let doc = include_str!("../docs/api.md");
+    let code: std::collections::BTreeSet<String> =
+        EndKind::ALL.iter().map(|k| k.name().to_string()).collect();
+    assert_eq!(code.len(), 6);
+    let after = |start: &str, end: &str| -> String {
+        let at = doc
+            .find(start)
+            .unwrap_or_else(|| panic!("docs/api.md has no {start:?}"));
+        let rest = &doc[at + start.len()..];
+        rest[..rest.find(end).unwrap()].to_string()
+    };
+    let list = after("`ended` names how (", "; `null`");
+    assert_eq!(backticked(&list), code, "the game list's `ended`: {list}");
+    let storage = after("has its `ended` (", ")");
+    assert_eq!(backticked(&storage), code, "the `ended` column: {storage}");
+    let table: std::collections::BTreeSet<String> = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `{\"kind\": \""))
+        .map(|l| l[..l.find('"').unwrap()].to_string())
+        .collect();
+    assert_eq!(table, code, "the state's `ended` table");
+}
