@@ -361,6 +361,12 @@ pub struct LiveGame {
     /// `round_end` and the next round's `refill`, which begin the first move's trace (as
     /// `pussa explain --match` tells them). Empty otherwise.
     pub opening: Vec<Event>,
+    /// When the last move ended a round of a match and the next round was laid out (`state`):
+    /// the state that move left, the round's end, swept, with the holdings in the stores. A
+    /// game the players end here (a resignation between rounds, an imported match drawn at its
+    /// round limit) ends with that round: the state shows this, as `pussa replay` shows the
+    /// game's record (docs/notation.md, "JSON states"). `None` otherwise.
+    pub round_end: Option<GameState>,
 }
 
 /// `Side` from `S`/`N`.
@@ -475,8 +481,8 @@ impl LiveGame {
 
     /// What ending `e` of this game was, in words (the record's `Termination` tag):
     /// [`Ending::text`], with the round limit for [`EndKind::RoundLimit`]
-    /// (`drawn at the round limit (100)`: the round the last move ended; the next one is laid
-    /// out).
+    /// (`drawn at the round limit (100)`: the round the last move ended, which the match ends
+    /// with).
     #[must_use]
     pub fn ending_text(&self, e: Ending) -> String {
         match e.kind {
@@ -487,7 +493,21 @@ impl LiveGame {
 
     /// The last round played to its end: the round limit of a game drawn at it.
     fn limit_round(&self) -> u32 {
-        self.state.round().saturating_sub(1).max(1)
+        match &self.round_end {
+            Some(end) => end.round(),
+            None => self.state.round().saturating_sub(1).max(1),
+        }
+    }
+
+    /// The state the game is shown at: [`LiveGame::state`], or for a game the players ended
+    /// right after a move that ended a round of a match, that round's end
+    /// ([`LiveGame::round_end`]): the match ends with that round, the next is not played.
+    #[must_use]
+    pub fn shown_state(&self) -> &GameState {
+        match (&self.meta.ended, &self.round_end) {
+            (Some(_), Some(end)) => end,
+            _ => &self.state,
+        }
     }
 
     /// The state's `ended`: [`Ending::to_json`], with `rounds` (the limit) for a game drawn at
@@ -573,6 +593,7 @@ impl LiveGame {
             rounds,
             start,
             opening,
+            round_end: None,
         })
     }
 
@@ -676,7 +697,10 @@ impl LiveGame {
             }
         }
         self.state.play_traced(mv, trace)?;
+        let ended_round = self.state.is_round_over().then(|| self.state.clone());
         advance(&mut self.state, &mut self.rounds, trace);
+        // Kept only when the next round was laid out (a match that goes on).
+        self.round_end = ended_round.filter(|s| s.round() != self.state.round());
         let rec = MoveRec {
             ply: self.moves.len() + 1,
             round,
@@ -725,7 +749,7 @@ impl LiveGame {
     /// The state JSON (see docs/api.md).
     #[must_use]
     pub fn to_json(&self) -> Value {
-        let st = &self.state;
+        let st = self.shown_state();
         let pos = st.position();
         let ended = self.meta.ended.is_some();
         let seat = |side: Side| -> Value {
