@@ -1285,7 +1285,7 @@ impl App {
     }
 
     /// Verifies every game's tables now (see [`crate::Server::verify_tables`]); an error says
-    /// what fixes it ([`table_error`]).
+    /// what fixes it (`table_error`).
     pub fn verify_tables(&self) -> Vec<(Game, Result<usize, String>)> {
         let Some(t) = self.tables.get() else {
             return Vec::new();
