@@ -317,7 +317,9 @@ pub struct Meta {
     pub game: Game,
     /// Single or match.
     pub mode: Mode,
-    /// Who moved first.
+    /// Who moves first: round 1's first mover, or, from a position, who plays the game's first
+    /// move (its side to move, or the next round's starter when its round is over and the match
+    /// goes on: [`GameState::next_mover`]; [`LiveGame::new`] sets it so).
     pub first: Side,
     /// The opponent.
     pub opponent: Opponent,
@@ -557,11 +559,16 @@ impl LiveGame {
     ///
     /// # Errors
     /// When `meta.setup` is not a valid position.
-    pub fn new(meta: Meta) -> Result<LiveGame, pussa_rules::SetupError> {
+    pub fn new(mut meta: Meta) -> Result<LiveGame, pussa_rules::SetupError> {
         let mut state = match &meta.setup {
             Some(setup) => setup.game_state(meta.mode)?,
             None => GameState::new(meta.game, meta.mode, meta.first),
         };
+        // From a position, who plays the first move (games stored before named the position's
+        // side to move, also where its round was over).
+        if meta.setup.is_some() {
+            meta.first = state.next_mover();
+        }
         let mut rounds = Vec::new();
         let mut opening = Vec::new();
         let start = match (&meta.setup, state.status()) {
