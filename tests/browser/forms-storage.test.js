@@ -224,3 +224,27 @@ test('storage refusing writes: the friend keeps the seat taken with the invite, 
   page.checkClean();
   await page.context().close();
 });
+
+test("a tournament's record names the computer as level:NAME and is imported against it (QA pass 21)", async () => {
+  const { server, browser } = env;
+  const { page } = await newPage(browser, server);
+  await home(page, server);
+  // `pussa tournament --pgn` writes `level:club`; the page read only the export's and the
+  // terminal game's forms, so this record stayed a hot-seat game.
+  await page.fill('#import-text', '[Game "raja-pasu"]\n[South "level:club"]\n[North "Bob"]\n\n1. G *\n');
+  assert.equal(await page.isChecked('input[name="import-opponent"][value="computer"]'), true);
+  assert.equal(await page.inputValue('#import-level'), 'club');
+  assert.equal(await page.inputValue('#import-seat'), 'N');
+  // A tournament player with endgame tables: `level:novice+tables`.
+  await page.fill('#import-text', '[Game "walak-pussa"]\n[South "Ann"]\n[North "level:novice+tables"]\n\n*\n');
+  assert.equal(await page.isChecked('input[name="import-opponent"][value="computer"]'), true);
+  assert.equal(await page.inputValue('#import-level'), 'novice');
+  assert.equal(await page.inputValue('#import-seat'), 'S');
+  await page.click('#import-form button[type="submit"]');
+  const id = await gameId(page);
+  const st = await server.get(`/api/games/${id}`);
+  assert.deepEqual(st.opponent, { kind: 'computer', level: 'novice' });
+  assert.equal(st.seats.S.kind, 'human');
+  page.checkClean();
+  await page.context().close();
+});

@@ -20,6 +20,14 @@ test('a match imported as drawn at the round limit is told so on the page', asyn
   });
   const turn = await page.textContent('#turn');
   assert.equal(turn.trim(), 'Drawn at the round limit (1 round).');
+  // The match ends with its last round (QA pass 21): the page shows that round's end, swept,
+  // the holdings in the stores, as the server's state and `pussa replay` give it, not round 2
+  // laid out with the refill's remainders.
+  const st = await assertShowsServer(page, server, r.id, 'at the round limit');
+  assert.equal(st.round, 1);
+  assert.deepEqual(st.board, Array(14).fill(0));
+  assert.equal(st.stores[0] + st.stores[1], 98);
+  page.checkClean();
 });
 
 test('a match imported from a position whose round is over starts there and plays its first move from it', async () => {

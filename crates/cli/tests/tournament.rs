@@ -1491,3 +1491,85 @@ fn an_engine_of_the_earlier_protocol_plays_matches_across_rounds() {
         "{positions:?}"
     );
 }
+
+/// A match forfeited on the first move of a round ends with the round before it: the results'
+/// final position, stores and rounds are that round's end, swept, with the holdings in the
+/// stores, as `pussa replay` of the tournament's own record ends it (they were the next round's
+/// layout: QA pass 21). The engine (North, who starts round 2 of a Pasu Pondi match: the
+/// starters alternate) plays legal moves in round 1 and South's `A` in round 2.
+#[test]
+fn a_match_forfeited_on_a_rounds_first_move_ends_with_the_round_before() {
+    let script = tmp("forfeits-round-2.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "P='{}'\n\
+             while read -r l; do case \"$l\" in\n\
+             pussa) echo pussaok;; isready) echo readyok;;\n\
+             newgame*) g=\"$l\";; position*) p=\"$l\";;\n\
+             go*) out=$(printf '%s\\n%s\\nd\\nquit\\n' \"$g\" \"$p\" | \"$P\" engine)\n\
+             round=$(echo \"$out\" | sed -n 's/^fen //p' | cut -d' ' -f5)\n\
+             if [ \"$round\" = 1 ]; then echo \"bestmove $(echo \"$out\" | sed -n 's/^legal //p' | cut -d' ' -f1)\"; else echo 'bestmove A'; fi;;\n\
+             quit) exit 0;; esac; done\n",
+            env!("CARGO_BIN_EXE_pussa")
+        ),
+    )
+    .unwrap();
+    let pgn = tmp("forfeit-round-start.pgn");
+    let json = tmp("forfeit-round-start.json");
+    let spec = format!("engine:sh {}", script.display());
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "greedy",
+        &spec,
+        "--game",
+        "pasu-pondi",
+        "--match",
+        "--games",
+        "1",
+        "--max-rounds",
+        "5",
+        "--quiet",
+        "--force",
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let g = &results["games"][0];
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert!(
+        text.contains("[Termination \"forfeit: North played an illegal move"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("R2"),
+        "no move of round 2 was played: {text}"
+    );
+    // The record read by the rules ends where `pussa replay` ends it: round 1's end.
+    let rec = pussa_rules::record::Record::parse(&text).unwrap();
+    let end = rec.state();
+    assert!(end.is_round_over() && end.round() == 1);
+    assert_eq!(g["winner"], "S", "{g}");
+    assert_eq!(g["rounds"], 1, "{g}");
+    assert_eq!(
+        g["stores"],
+        serde_json::json!(end.position().stores()),
+        "{g}"
+    );
+    assert_eq!(
+        g["final_position"],
+        pussa_rules::Setup::from_state(end).to_string(),
+        "{g}"
+    );
+    // And `pussa replay --json`'s last line says the same.
+    let (ok, out, err) = pussa(&["replay", "--record", pgn.to_str().unwrap(), "--json"]);
+    assert!(ok, "{err}");
+    let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(last["round"], 1);
+    assert_eq!(last["stores"], g["stores"]);
+    assert_eq!(last["winner"], "S");
+}

@@ -2542,14 +2542,21 @@ fn play_game_from(
     });
     let mut termination = Termination::Normal;
     let mut forfeit_winner = None;
+    // The state at the end of the last round while no move of the next round (laid out) has
+    // been played: a match forfeited on a round's first move ends with that round (its end,
+    // swept, the holdings in the stores), as `pussa replay` of the game's record ends it
+    // (docs/notation.md, "JSON states"), not with the next round's layout.
+    let mut round_end: Option<GameState> = None;
     loop {
         if matches!(state.status(), Status::RoundOver { .. }) {
             if state.round() >= config.max_rounds {
                 termination = Termination::RoundLimit;
                 break;
             }
+            let ended = state.clone();
             if state.next_round() {
                 position.new_round(&state);
+                round_end = Some(ended);
             }
         }
         let Some(side) = state.to_move() else { break };
@@ -2670,6 +2677,7 @@ fn play_game_from(
             Ok(mv) => {
                 moves.push(mv);
                 position.played(mv);
+                round_end = None;
             }
             Err(reason) => {
                 termination = Termination::Forfeit {
@@ -2682,6 +2690,13 @@ fn play_game_from(
         }
     }
     drop(players);
+    // Forfeited (or lost on time) on the first move of a round: the match ends with the round
+    // before it.
+    if let (Termination::Forfeit { .. } | Termination::Time { .. }, Some(ended)) =
+        (&termination, round_end)
+    {
+        state = ended;
+    }
     let end = match (&termination, state.status()) {
         (Termination::Forfeit { .. } | Termination::Time { .. }, _) | (_, Status::Playing) => None,
         (_, Status::RoundOver { result, .. } | Status::Over { result, .. }) => Some(result.reason),

@@ -18,8 +18,9 @@
 //! - **Tags** come first, one a line: `[Name "value"]`, with `\"` and `\\` as the only escapes.
 //!   `Game` is required. `Mode` is `single` (default) or `match`; `First` is `S` (default) or `N`
 //!   (or `s`, `n`), who moves first; `Position` (optional) is a position string (see [`Setup`]) the record starts
-//!   from, and then `First` must be its side to move; `Result` is the result token below. Any
-//!   other tags (`Date` as `YYYY.MM.DD`, `South`, `North`, `Event`, `Termination`, …) are kept
+//!   from, and then `First` must be who moves first from it: its side to move, or, when its
+//!   round is over and a match goes on, the next round's starter (its side to move is read
+//!   too); `Result` is the result token below. Any other tags (`Date` as `YYYY.MM.DD`, `South`, `North`, `Event`, `Termination`, …) are kept
 //!   in their order.
 //! - **Moves** are the letters `A`..`G` (South) and `a`..`g` (North). Move numbers (`3.` before
 //!   South's move, `3...` before a North move that opens a round or follows a comment) count
@@ -343,7 +344,7 @@ impl Record {
     }
 
     fn with_start(game: Game, mode: Mode, setup: Option<Setup>, start: GameState) -> Record {
-        let first = start.position().to_move();
+        let first = start.next_mover();
         let mut tags = vec![
             ("Game".to_string(), game.name().to_string()),
             ("Mode".to_string(), mode.to_string()),
@@ -532,10 +533,12 @@ impl Record {
         self.mode
     }
 
-    /// Who moves first in the record.
+    /// Who moves first in the record: who plays its first move, the start's side to move, or,
+    /// from a `Position` whose round is over in a match, the next round's starter
+    /// ([`GameState::next_mover`]).
     #[must_use]
     pub fn first(&self) -> Side {
-        self.start.position().to_move()
+        self.start.next_mover()
     }
 
     /// The position the record starts from, if not the start of the game.
@@ -1071,7 +1074,14 @@ impl Parser {
                 if let Err(e) = setup.expect_game(game) {
                     return Parser::err_at(*l, *c, format!("tag Position: {e}"));
                 }
-                if first.is_some_and(|f| f != setup.to_move) {
+                let rec = match Record::from_setup(setup, mode) {
+                    Ok(r) => r,
+                    Err(e) => return Parser::err_at(*l, *c, e.to_string()),
+                };
+                // `First` is who moves first: the position's side to move, or, when its round
+                // is over and the match goes on, the next round's starter (records written
+                // before named the position's side to move there, which is still read).
+                if first.is_some_and(|f| f != rec.first() && f != setup.to_move) {
                     return Parser::err_at(
                         *l,
                         *c,
@@ -1082,10 +1092,7 @@ impl Parser {
                         ),
                     );
                 }
-                match Record::from_setup(setup, mode) {
-                    Ok(r) => r,
-                    Err(e) => return Parser::err_at(*l, *c, e.to_string()),
-                }
+                rec
             }
         };
         // Keep the tags as written; add the managed ones that were left out.
@@ -1096,9 +1103,9 @@ impl Parser {
                 rec.put_tag(&n, v);
             }
         }
-        // `First` as writers write it, in capitals.
-        if let Some(f) = first {
-            rec.put_tag("First", f.letter().to_string());
+        // `First` as writers write it, in capitals: who moves first.
+        if first.is_some() {
+            rec.put_tag("First", rec.first().letter().to_string());
         }
 
         // Moves.

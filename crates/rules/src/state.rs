@@ -448,6 +448,29 @@ impl GameState {
         matches!(self.status, Status::Playing).then(|| self.pos.to_move())
     }
 
+    /// Who moves next: the side to move; once a round of a match is over (the match going on),
+    /// the next round's starter; once the game or match is over, the position's side to move
+    /// (nobody moves again). A game or record started from this state's position has this
+    /// player move first (`First` in records, `first` in the web state).
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_rules::{Mode, Setup, Side};
+    /// // Round 1 is over, North to move in the position: South took the leftovers and starts
+    /// // round 2.
+    /// let over: Setup = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S".parse()?;
+    /// assert_eq!(over.game_state(Mode::Match)?.next_mover(), Side::South);
+    /// assert_eq!(over.game_state(Mode::Single)?.next_mover(), Side::North);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn next_mover(&self) -> Side {
+        match self.status {
+            Status::RoundOver { next_starter, .. } => next_starter,
+            _ => self.pos.to_move(),
+        }
+    }
+
     /// True unless a move is expected.
     #[must_use]
     pub fn is_round_over(&self) -> bool {

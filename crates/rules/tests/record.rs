@@ -613,3 +613,32 @@ fn a_record_with_no_moves_from_a_finished_position_names_the_position_tag() {
         );
     }
 }
+
+/// `First` is who moves first: from a `Position` whose round is over in a match, the next
+/// round's starter, who plays the record's first move (writers wrote the position's side to
+/// move, who never moves there: QA pass 21). Readers take both; writers write the first mover.
+#[test]
+fn from_a_position_whose_round_is_over_first_is_the_next_rounds_starter() {
+    // Round 1 is over with North to move in the position; South took the leftovers and
+    // starts round 2.
+    let pos = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S";
+    let setup: pussa_rules::Setup = pos.parse().unwrap();
+    let rec = Record::from_setup(setup, Mode::Match).unwrap();
+    assert_eq!(rec.first(), Side::South);
+    assert!(rec.to_string().contains("[First \"S\"]"), "{rec}");
+    for tag in ["S", "N"] {
+        let text = format!(
+            "[Game \"raja-pasu\"]\n[Mode \"match\"]\n[First \"{tag}\"]\n[Position \"{pos}\"]\n\nR2 1. A *\n"
+        );
+        let rec = Record::parse(&text).unwrap_or_else(|e| panic!("First {tag}: {e}"));
+        assert_eq!(rec.first(), Side::South, "First {tag}");
+        assert!(rec.to_string().contains("[First \"S\"]"), "{rec}");
+    }
+    // A single game from it is over at once: nobody moves, `First` stays the position's.
+    let rec = Record::from_setup(setup, Mode::Single).unwrap();
+    assert_eq!(rec.first(), Side::North);
+    // Mid-round, the position's side to move and nothing else.
+    let mid = "[Game \"raja-pasu\"]\n[First \"S\"]\n\
+               [Position \"14,2,3,1,0,0,0/14,0,14,2,14,14,1 11 8 N 1 raja-pasu S\"]\n\n*\n";
+    assert!(Record::parse(mid).is_err());
+}

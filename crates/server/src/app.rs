@@ -1689,25 +1689,29 @@ impl App {
                 let bad = |e: pussa_rules::SetupError| ApiError::bad_request(e.to_string());
                 let setup: pussa_rules::Setup = p.trim().parse().map_err(bad)?;
                 setup.expect_game(game).map_err(bad)?;
-                setup.game_state(mode).map_err(bad)?;
-                Some(setup)
+                let mover = setup.game_state(mode).map_err(bad)?.next_mover();
+                Some((setup, mover))
             }
         };
+        // Who moves first from a position: its side to move, or, when its round is over and
+        // the match goes on, the next round's starter (`GameState::next_mover`). The position's
+        // own side to move is taken too, as records read `First` (docs/notation.md).
         let first = match (&setup, req.first.as_deref()) {
             (None, f) => live::parse_side(f.unwrap_or("S"), "first")?,
-            (Some(setup), None) => setup.to_move,
-            (Some(setup), Some(f)) => {
+            (Some((_, mover)), None) => *mover,
+            (Some((setup, mover)), Some(f)) => {
                 let first = live::parse_side(f, "first")?;
-                if first != setup.to_move {
+                if first != *mover && first != setup.to_move {
                     return Err(ApiError::bad_request(format!(
                         "first: {}, but the position has {} to move",
                         first.letter(),
                         setup.to_move.letter()
                     )));
                 }
-                first
+                *mover
             }
         };
+        let setup = setup.map(|(setup, _)| setup);
         let seat = live::parse_side(req.seat.as_deref().unwrap_or("S"), "seat")?;
         let opponent = match req.opponent {
             None => Opponent::Hotseat,

@@ -142,6 +142,17 @@ pub enum EndKind {
 }
 
 impl EndKind {
+    /// Every kind: the values the state's `ended.kind`, the game list's `ended` and the
+    /// `ended` column can hold (docs/api.md lists each).
+    pub const ALL: [EndKind; 6] = [
+        EndKind::Resign,
+        EndKind::Abort,
+        EndKind::DrawAgreed,
+        EndKind::ClaimWin,
+        EndKind::ClaimDraw,
+        EndKind::RoundLimit,
+    ];
+
     /// The name in the state's `ended.kind` and in the `ended` column.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -158,16 +169,7 @@ impl EndKind {
     /// The kind named `name`.
     #[must_use]
     pub fn from_name(name: &str) -> Option<EndKind> {
-        [
-            EndKind::Resign,
-            EndKind::Abort,
-            EndKind::DrawAgreed,
-            EndKind::ClaimWin,
-            EndKind::ClaimDraw,
-            EndKind::RoundLimit,
-        ]
-        .into_iter()
-        .find(|k| k.name() == name)
+        EndKind::ALL.into_iter().find(|k| k.name() == name)
     }
 }
 
@@ -315,7 +317,9 @@ pub struct Meta {
     pub game: Game,
     /// Single or match.
     pub mode: Mode,
-    /// Who moved first.
+    /// Who moves first: round 1's first mover, or, from a position, who plays the game's first
+    /// move (its side to move, or the next round's starter when its round is over and the match
+    /// goes on: [`GameState::next_mover`]; [`LiveGame::new`] sets it so).
     pub first: Side,
     /// The opponent.
     pub opponent: Opponent,
@@ -359,6 +363,12 @@ pub struct LiveGame {
     /// `round_end` and the next round's `refill`, which begin the first move's trace (as
     /// `pussa explain --match` tells them). Empty otherwise.
     pub opening: Vec<Event>,
+    /// When the last move ended a round of a match and the next round was laid out (`state`):
+    /// the state that move left, the round's end, swept, with the holdings in the stores. A
+    /// game the players end here (a resignation between rounds, an imported match drawn at its
+    /// round limit) ends with that round: the state shows this, as `pussa replay` shows the
+    /// game's record (docs/notation.md, "JSON states"). `None` otherwise.
+    pub round_end: Option<GameState>,
 }
 
 /// `Side` from `S`/`N`.
@@ -473,8 +483,8 @@ impl LiveGame {
 
     /// What ending `e` of this game was, in words (the record's `Termination` tag):
     /// [`Ending::text`], with the round limit for [`EndKind::RoundLimit`]
-    /// (`drawn at the round limit (100)`: the round the last move ended; the next one is laid
-    /// out).
+    /// (`drawn at the round limit (100)`: the round the last move ended, which the match ends
+    /// with).
     #[must_use]
     pub fn ending_text(&self, e: Ending) -> String {
         match e.kind {
@@ -485,7 +495,21 @@ impl LiveGame {
 
     /// The last round played to its end: the round limit of a game drawn at it.
     fn limit_round(&self) -> u32 {
-        self.state.round().saturating_sub(1).max(1)
+        match &self.round_end {
+            Some(end) => end.round(),
+            None => self.state.round().saturating_sub(1).max(1),
+        }
+    }
+
+    /// The state the game is shown at: [`LiveGame::state`], or for a game the players ended
+    /// right after a move that ended a round of a match, that round's end
+    /// ([`LiveGame::round_end`]): the match ends with that round, the next is not played.
+    #[must_use]
+    pub fn shown_state(&self) -> &GameState {
+        match (&self.meta.ended, &self.round_end) {
+            (Some(_), Some(end)) => end,
+            _ => &self.state,
+        }
     }
 
     /// The state's `ended`: [`Ending::to_json`], with `rounds` (the limit) for a game drawn at
@@ -535,11 +559,16 @@ impl LiveGame {
     ///
     /// # Errors
     /// When `meta.setup` is not a valid position.
-    pub fn new(meta: Meta) -> Result<LiveGame, pussa_rules::SetupError> {
+    pub fn new(mut meta: Meta) -> Result<LiveGame, pussa_rules::SetupError> {
         let mut state = match &meta.setup {
             Some(setup) => setup.game_state(meta.mode)?,
             None => GameState::new(meta.game, meta.mode, meta.first),
         };
+        // From a position, who plays the first move (games stored before named the position's
+        // side to move, also where its round was over).
+        if meta.setup.is_some() {
+            meta.first = state.next_mover();
+        }
         let mut rounds = Vec::new();
         let mut opening = Vec::new();
         let start = match (&meta.setup, state.status()) {
@@ -571,6 +600,7 @@ impl LiveGame {
             rounds,
             start,
             opening,
+            round_end: None,
         })
     }
 
@@ -674,7 +704,10 @@ impl LiveGame {
             }
         }
         self.state.play_traced(mv, trace)?;
+        let ended_round = self.state.is_round_over().then(|| self.state.clone());
         advance(&mut self.state, &mut self.rounds, trace);
+        // Kept only when the next round was laid out (a match that goes on).
+        self.round_end = ended_round.filter(|s| s.round() != self.state.round());
         let rec = MoveRec {
             ply: self.moves.len() + 1,
             round,
@@ -723,7 +756,7 @@ impl LiveGame {
     /// The state JSON (see docs/api.md).
     #[must_use]
     pub fn to_json(&self) -> Value {
-        let st = &self.state;
+        let st = self.shown_state();
         let pos = st.position();
         let ended = self.meta.ended.is_some();
         let seat = |side: Side| -> Value {

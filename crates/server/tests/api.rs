@@ -1890,3 +1890,82 @@ async fn a_spent_invite_is_not_a_lasting_key_to_the_seat() {
     assert_eq!(state["seats"]["N"]["taken"], true);
     s.stop().await;
 }
+
+/// The backticked words of `text` (`` `resign` `` → `resign`).
+fn backticked(text: &str) -> std::collections::BTreeSet<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// docs/api.md names every value of `ended` the server writes, no more, in each place it lists
+/// them: the game list (which once left out `round_limit`), the state's `ended` table and the
+/// Storage section's `ended` column.
+#[test]
+fn the_api_docs_list_every_ended_value() {
+    use pussa_server::live::EndKind;
+    let doc = include_str!("../docs/api.md");
+    let code: std::collections::BTreeSet<String> =
+        EndKind::ALL.iter().map(|k| k.name().to_string()).collect();
+    assert_eq!(code.len(), 6);
+    let after = |start: &str, end: &str| -> String {
+        let at = doc
+            .find(start)
+            .unwrap_or_else(|| panic!("docs/api.md has no {start:?}"));
+        let rest = &doc[at + start.len()..];
+        rest[..rest.find(end).unwrap()].to_string()
+    };
+    let list = after("`ended` names how (", "; `null`");
+    assert_eq!(backticked(&list), code, "the game list's `ended`: {list}");
+    let storage = after("has its `ended` (", ")");
+    assert_eq!(backticked(&storage), code, "the `ended` column: {storage}");
+    let table: std::collections::BTreeSet<String> = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `{\"kind\": \""))
+        .map(|l| l[..l.find('"').unwrap()].to_string())
+        .collect();
+    assert_eq!(table, code, "the state's `ended` table");
+}
+
+/// `first` is who moves first: from a position whose round is over in a match, the next
+/// round's starter, who plays the first move. Creating with it was refused (`400 first: S, but
+/// the position has N to move`) and the state and the record said N (QA pass 21); the
+/// position's own side to move is still taken, and reported as who really moves first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_is_who_moves_first_from_a_position_whose_round_is_over() {
+    let s = TestServer::start("api-first").await;
+    let over = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S";
+    for first in [Some("S"), None, Some("N")] {
+        let mut body = json!({"game": "raja-pasu", "mode": "match", "position": over});
+        if let Some(f) = first {
+            body["first"] = json!(f);
+        }
+        let r = s.post("/api/games", &body).await;
+        assert_eq!(r.status, 201, "first {first:?}: {}", r.body);
+        let st = r.json()["state"].clone();
+        assert_eq!(st["first"], "S", "first {first:?}");
+        assert_eq!(st["to_move"], "S", "first {first:?}");
+        let id = st["id"].as_str().unwrap();
+        let rec = s.get(&format!("/api/games/{id}/record")).await.body;
+        assert!(rec.contains("[First \"S\"]"), "{rec}");
+        // The record imports back with the same first mover.
+        let again = s.post("/api/games/import", &json!({"record": rec})).await;
+        assert_eq!(again.status, 201, "{}", again.body);
+        assert_eq!(again.json()["state"]["first"], "S");
+    }
+    // Mid-round, the position's side to move moves first, whoever started the round.
+    let mid = "14,2,3,1,0,0,0/14,0,14,2,14,14,1 11 8 N 1 raja-pasu S";
+    let r = s
+        .post("/api/games", &json!({"game": "raja-pasu", "position": mid}))
+        .await;
+    assert_eq!(r.json()["state"]["first"], "N", "{}", r.body);
+    s.post(
+        "/api/games",
+        &json!({"game": "raja-pasu", "position": mid, "first": "S"}),
+    )
+    .await
+    .assert_error(400, "first: S, but the position has N to move");
+    s.stop().await;
+}

@@ -1075,3 +1075,121 @@ async fn a_claimant_whose_open_socket_is_silent_is_told_to_ping() {
     drop(ws_s);
     s.stop().await;
 }
+
+/// The state's fields that `pussa replay --json`'s last line of the game's record gives, from
+/// the record read by the rules (whose state after the last move is what `replay` shows: a
+/// match whose result is decided after a round-ending move ends with that round, the next not
+/// laid out, docs/notation.md "JSON states"), checked against `st`.
+fn assert_ends_as_its_record_replays(st: &Value, record: &str) {
+    use pussa_rules::record::Record;
+    use pussa_rules::Setup;
+    let rec = Record::parse(record).expect("the record reads");
+    let end = rec.state();
+    let pos = end.position();
+    let closed: Vec<String> = pussa_server::live::closed_letters(pos.closed_mask());
+    assert_eq!(st["round"], json!(end.round()), "round: {st}");
+    assert_eq!(st["board"], json!(pos.board()), "board: {st}");
+    assert_eq!(st["closed"], json!(closed), "closed: {st}");
+    assert_eq!(st["stores"], json!(pos.stores()), "stores: {st}");
+    assert_eq!(st["taken"], json!(end.taken_this_round()), "taken: {st}");
+    assert_eq!(
+        st["position"],
+        json!(Setup::from_state(end).to_string()),
+        "position: {st}"
+    );
+    assert_eq!(
+        (
+            &st["to_move"],
+            &st["legal"],
+            &st["round_over"],
+            &st["match_over"]
+        ),
+        (&Value::Null, &json!([]), &json!(true), &json!(true))
+    );
+}
+
+/// A match resigned right after the move that ended a round ends with that round: the state is
+/// the round's end, swept, the holdings in the stores, as `pussa replay` of its record shows it
+/// (the state laid out round 2, with the refill's remainders as stores: QA pass 21), and so it
+/// reads back after a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_resigned_right_after_a_round_ending_move_ends_with_that_round() {
+    let s = TestServer::start("end-resign-between").await;
+    let r = s
+        .post(
+            "/api/games",
+            &json!({"game": "raja-pasu", "mode": "match", "opponent": {"kind": "hotseat"}}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    let token = r.json()["token"].as_str().unwrap().to_string();
+    // These moves end round 1 with 16. E e (South holds 59, North 39).
+    let moves = "B f C d G g A b E e D a F f G g E e F f G g A a B b C c D d E e";
+    let mut st = Value::Null;
+    for mv in moves.split(' ') {
+        st = ok(&s, &id, "moves", json!({"move": mv, "token": token})).await["state"].clone();
+    }
+    assert_eq!(
+        st["round"], 2,
+        "the next round is laid out while the match goes on"
+    );
+    let st = ok(&s, &id, "resign", json!({"token": token})).await["state"].clone();
+    assert_eq!(st["ended"], json!({"kind": "resign", "by": "N"}));
+    assert_eq!(st["winner"], "S");
+    let rec = s.get(&format!("/api/games/{id}/record")).await.body;
+    assert!(rec.trim_end().ends_with("16. E e 1-0"), "{rec}");
+    assert_eq!(st["round"], 1, "{st}");
+    assert_eq!(st["stores"], json!([59, 39]), "{st}");
+    assert_ends_as_its_record_replays(&st, &rec);
+    // The last move is marked in its round, the one shown.
+    assert_eq!(st["moves"][31]["round"], st["round"]);
+    // Read back after a restart, the same.
+    let dir = s.dir.clone();
+    s.stop().await;
+    let s = TestServer::start_in(dir).await;
+    let again = s.get(&format!("/api/games/{id}")).await.json();
+    assert_ends_as_its_record_replays(&again, &rec);
+    s.stop().await;
+}
+
+/// A tournament's match drawn at its round limit, imported, ends at the limit's round: round
+/// 8, swept, the holdings in the stores, the tournament's own final position (the state said
+/// round 9, with the refill's remainders 22 and 2 as stores: QA pass 21); after a restart too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imported_match_drawn_at_the_round_limit_ends_with_the_limits_round() {
+    let s = TestServer::start("end-round-limit-state").await;
+    let record = "[Game \"walak-pussa\"]\n[Mode \"match\"]\n[South \"level:casual\"]\n\
+        [North \"level:beginner\"]\n[First \"S\"]\n[Result \"1/2-1/2\"]\n\
+        [Event \"pussa tournament\"]\n[Termination \"drawn at the round limit (8)\"]\n\n\
+        1. G f 2. B b 3. D f 4. E b 5. E e 6. D f 7. C a 8. D g 9. C\n\
+        R2 1... e 2. G f 3. G f 4. D\n\
+        R3 1... d 2. F f 3. C f 4. A g 5. B e 6. E g 7. F f 8. A d\n\
+        R4 1... g 2. F g 3. E g 4. E g 5. B e 6. B g 7. A\n\
+        R5 1... d 2. F e 3. C f 4. G g 5. F g 6. D\n\
+        R6 1... g 2. E f 3. C\nR7 1... g 2. A g 3. G\nR8 1... g 2. E g 3. E 1/2-1/2\n";
+    let imp = s
+        .post("/api/games/import", &json!({"record": record}))
+        .await;
+    assert_eq!(imp.status, 201, "{}", imp.body);
+    let st = imp.json()["state"].clone();
+    let id = st["id"].as_str().unwrap().to_string();
+    assert_eq!(st["ended"], json!({"kind": "round_limit", "rounds": 8}));
+    // `pussa tournament`'s `final_position` of this game.
+    assert_eq!(
+        st["position"],
+        "0,0,0,0,0,0,0/x,x,x,x,x,0,0 20+30 0+6 N 8 walak-pussa"
+    );
+    assert_eq!(st["stores"], json!([50, 6]));
+    assert_ends_as_its_record_replays(&st, record);
+    let rec = s.get(&format!("/api/games/{id}/record")).await.body;
+    assert!(rec.contains("drawn at the round limit (8)"), "{rec}");
+    assert_ends_as_its_record_replays(&st, &rec);
+    let dir = s.dir.clone();
+    s.stop().await;
+    let s = TestServer::start_in(dir).await;
+    let again = s.get(&format!("/api/games/{id}")).await.json();
+    assert_eq!(again["ended"], json!({"kind": "round_limit", "rounds": 8}));
+    assert_ends_as_its_record_replays(&again, record);
+    s.stop().await;
+}

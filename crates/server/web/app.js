@@ -960,8 +960,9 @@ function storeForm(form) {
 
 /**
  * The level a record's `South`/`North` tag names for pussa, with the player's seat: `{level,
- * seat}`, or null when neither tag names one. Both writers are read: the server's export
- * (`pussa level club`) and the terminal game's `pussa play --save` (`North (computer, club)`).
+ * seat}`, or null when neither tag names one. Every writer is read: the server's export
+ * (`pussa level club`), `pussa tournament --pgn` (`level:club`, `level:club+tables` for a player
+ * with endgame tables) and the terminal game's `pussa play --save` (`North (computer, club)`).
  */
 function recordOpponent(text) {
   const tag = (name) => {
@@ -970,7 +971,10 @@ function recordOpponent(text) {
   };
   const level = (v, side) => {
     if (!v) return null;
-    const m = v.match(/^pussa level (\S+)$/) || v.match(new RegExp(`^${side} \\(computer, (\\S+)\\)$`));
+    const m =
+      v.match(/^pussa level (\S+)$/) ||
+      v.match(/^level:([^\s+]+)(?:\+tables)?$/) ||
+      v.match(new RegExp(`^${side} \\(computer, (\\S+)\\)$`));
     return m ? m[1] : null;
   };
   const north = level(tag('North'), 'North');
@@ -1140,8 +1144,9 @@ function setupHome() {
   // The opponent and seat chosen by hand (not derived from the text pasted): a record that
   // names no computer then leaves them as they are.
   let importByHand = false;
-  // A record that names pussa as a player (`[North "pussa level club"]`, or the terminal
-  // game's `[North "North (computer, club)"]`) is played against it again, at that level, the
+  // A record that names pussa as a player (`[North "pussa level club"]`, the tournament's
+  // `[North "level:club"]`, or the terminal game's `[North "North (computer, club)"]`) is
+  // played against it again, at that level, the
   // player in the other seat; a level that cannot be kept is said in the note. A record that
   // names no computer goes back to this screen, unless the player chose the opponent by hand.
   const fromRecord = () => {
