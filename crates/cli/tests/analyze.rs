@@ -158,6 +158,50 @@ fn bad_input_is_a_clear_error() {
     assert!(e.contains("over"), "{e}");
 }
 
+/// `--depth` and `--movetime` take the engine protocol's ranges with its behaviour (QA pass 21,
+/// interop #9): a depth beyond the search's maximum of 96 is searched to 96 with a note on
+/// stderr, `--movetime 0` answers at once; out of those ranges is a usage error.
+#[test]
+fn depth_and_movetime_take_the_engine_protocols_ranges() {
+    let p = "0,0,1,0,0,0,0/0,0,0,1,0,0,0 51 45 S 1 raja-pasu";
+    for depth in ["200", "1000"] {
+        let o = pussa(&["analyze", "--position", p, "--depth", depth, "--json"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!(
+                "note: --depth {depth} is beyond the search's maximum depth 96; searching to depth 96\n"
+            )
+        );
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["value"], 8, "{v}");
+        assert_eq!(v["value_exact"], true, "{v}");
+    }
+    // 96 itself is no clamp: nothing on stderr.
+    let o = pussa(&["analyze", "--position", p, "--depth", "96", "--json"]);
+    assert!(o.status.success() && o.stderr.is_empty());
+    let start = std::time::Instant::now();
+    let o = pussa(&[
+        "analyze",
+        "--game",
+        "raja-pasu",
+        "--movetime",
+        "0",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["moves"].as_array().unwrap().len(), 7, "{v}");
+    assert!(v["depth"].as_u64().unwrap() <= 1, "{v}");
+    let e = fails(&["analyze", "--game", "raja-pasu", "--depth", "1001"]);
+    assert!(e.contains("1001 is not in 1..=1000"), "{e}");
+    let e = fails(&["analyze", "--game", "raja-pasu", "--depth", "0"]);
+    assert!(e.contains("0 is not in 1..=1000"), "{e}");
+    let e = fails(&["analyze", "--game", "raja-pasu", "--movetime", "86400001"]);
+    assert!(e.contains("86400001 is not in 0..=86400000"), "{e}");
+}
+
 #[test]
 fn endgame_tables_give_exact_values_without_search() {
     let dir = std::env::temp_dir().join(format!("pussa-analyze-egtb-{}", std::process::id()));
