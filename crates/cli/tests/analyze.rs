@@ -271,6 +271,111 @@ fn endgame_tables_give_exact_values_without_search() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A position string starts the round's history, so where the tables' value is exact for a
+/// history that starts there (what `egtb probe` calls exact, `Tables::probe_fresh` and
+/// `Tables::move_values`), `analyze --egtb` gives the root and every move those values, marked
+/// exact, at any depth: also after moves that took nothing, whose values may depend on the
+/// root recurring (QA pass 21, interop #3).
+#[test]
+fn tables_value_a_root_they_cover_exactly_at_any_depth() {
+    let dir = std::env::temp_dir().join(format!("pussa-analyze-root-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "4",
+        "--dir",
+        d,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let tables = pussa_egtb::Tables::open(&dir, Game::RajaPasu, None).unwrap();
+    // The QA report's two positions (the first exact only for a history that starts there,
+    // the second for any), then random positions of up to 4 seeds.
+    let mut positions = vec![
+        "1,0,0,0,0,0,0/1,0,0,0,0,0,0 47 49 S 1 raja-pasu N".to_string(),
+        "1,0,0,1,0,0,0/0,1,0,0,0,0,0 57 38 S 1 raja-pasu".to_string(),
+    ];
+    let mut rng = pussa_rules::Rng::new(21);
+    while positions.len() < 40 {
+        let mut board = [0u8; 14];
+        let k = 2 + rng.below(3);
+        for _ in 0..k {
+            board[rng.below(14) as usize] += 1;
+        }
+        let south = rng.below(98 - k);
+        let row = |r: &[u8]| {
+            r.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let p = format!(
+            "{}/{} {south} {} {} 1 raja-pasu",
+            row(&board[..7]),
+            row(&board[7..]),
+            98 - k - south,
+            if rng.below(2) == 0 { "S" } else { "N" }
+        );
+        let ok = p
+            .parse::<Setup>()
+            .ok()
+            .and_then(|s| s.game_state(Mode::Single).ok())
+            .is_some_and(|g| !g.is_round_over());
+        if ok {
+            positions.push(p);
+        }
+    }
+    let mut history_dependent = 0;
+    for p in &positions {
+        let state = p
+            .parse::<Setup>()
+            .unwrap()
+            .game_state(Mode::Single)
+            .unwrap();
+        let pos = *state.position();
+        let me = pos.to_move().index();
+        let taken = state.taken_this_round();
+        let so_far = i32::from(taken[me]) - i32::from(taken[1 - me]);
+        let value = tables.probe_fresh(&pos).expect("covered");
+        if tables.probe(&pos).is_none() {
+            history_dependent += 1;
+        }
+        let moves = tables.move_values(&pos).unwrap();
+        for depth in ["1", "2"] {
+            let v = ok_json(&[
+                "analyze",
+                "--position",
+                p,
+                "--egtb",
+                d,
+                "--depth",
+                depth,
+                "--json",
+            ]);
+            assert_eq!(v["value"], so_far + value, "{p} depth {depth}: {v}");
+            assert_eq!(v["value_exact"], true, "{p} depth {depth}: {v}");
+            let got = v["moves"].as_array().unwrap();
+            assert_eq!(got.len(), moves.len(), "{p}: {v}");
+            for m in &moves {
+                let g = got
+                    .iter()
+                    .find(|g| g["move"] == m.mv.letter().to_string())
+                    .unwrap_or_else(|| panic!("{p}: {} missing: {v}", m.mv));
+                assert_eq!(g["score"], so_far + m.value.unwrap(), "{p} {}: {v}", m.mv);
+                assert_eq!(g["exact"], true, "{p} {}: {v}", m.mv);
+            }
+        }
+    }
+    assert!(
+        history_dependent > 0,
+        "no position exact only for its own history"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// In a match the values are match values (docs/engine.md, "Matches"), not the round's margin:
 /// the header says so, and the JSON names its mode, the scale, the depth and the position's value.
 #[test]

@@ -1792,3 +1792,43 @@ fn egtb_errors_about_the_default_directory_say_where_and_how_to_choose() {
         "{err}"
     );
 }
+
+/// `EGTBPath`: a position given alone starts its round's history, so a root the tables cover is
+/// valued at once (`go depth 1`), exactly, with the tables' value for a history that starts
+/// there, also where a non-capturing move can return to it (QA pass 21, interop #3).
+#[test]
+fn engine_protocol_values_a_root_the_tables_cover_at_depth_one() {
+    let dir = tables_dir();
+    let tables = Tables::open(dir, Game::RajaPasu, None).unwrap();
+    let mut e = Engine::start();
+    let set = e.ask(&format!("setoption name EGTBPath value {}", dir.display()));
+    assert!(set.iter().all(|l| !l.contains("error")), "{set:?}");
+    let mut fens = vec!["1,0,0,0,0,0,0/1,0,0,0,0,0,0 47 49 S 1 raja-pasu N".to_string()];
+    let mut dependent = 0;
+    for pos in positions(400, 21) {
+        if tables.probe(&pos).is_none() && tables.probe_fresh(&pos).is_some() && dependent < 12 {
+            dependent += 1;
+            fens.push(Setup::from_position(&pos, 1).to_string());
+        }
+    }
+    assert!(dependent > 5, "{dependent}");
+    for fen in &fens {
+        let setup: Setup = fen.parse().unwrap();
+        let pos = setup.position().unwrap();
+        let me = pos.to_move().index();
+        let so_far = i32::from(setup.taken[me]) - i32::from(setup.taken[1 - me]);
+        let want = so_far + tables.probe_fresh(&pos).unwrap();
+        e.send("newgame raja-pasu single");
+        e.send(&format!("position fen {fen}"));
+        let (lines, _) = e.bestmove("go depth 1");
+        let info = lines
+            .iter()
+            .rfind(|l| l.starts_with("info depth"))
+            .unwrap_or_else(|| panic!("{fen}: {lines:?}"));
+        assert!(
+            info.starts_with(&format!("info depth 1 score seeds {want} exact yes")),
+            "{fen}: want {want}: {lines:?}"
+        );
+    }
+    e.quit();
+}
