@@ -553,21 +553,22 @@ fn tournament_exact_openings() {
     assert!(openings[0] != openings[2] && openings[2] != openings[4] && openings[0] != openings[4]);
     // The CSV carries the exact margin, before the seat's three columns (first_mover,
     // first_mover_score, ending), the engines' overruns (south_overruns, north_overruns) and
-    // the clock columns (time_control, south_clock_ms, north_clock_ms).
+    // the clock columns (time_control, south_clock_ms, north_clock_ms), the game's name and
+    // index.
     let a = args(&csv);
     let (ok, _, err) = pussa(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(ok, "{err}");
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(
         text.lines().next().unwrap().ends_with(
-            ",exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms"
+            ",exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game,index"
         ),
         "{text}"
     );
     assert!(
         text.lines()
             .skip(1)
-            .all(|l| l.rsplit(',').nth(8) == Some("0")),
+            .all(|l| l.rsplit(',').nth(10) == Some("0")),
         "{text}"
     );
 
