@@ -1833,3 +1833,82 @@ fn engine_protocol_values_a_root_the_tables_cover_at_depth_one() {
     }
     e.quit();
 }
+
+/// `egtb probe --json`: the tables' value as the round's final margin (`value`, as `analyze
+/// --json` names it) and as the seeds still to take (`future`), the history it holds for, and
+/// every move's `score`, `future`, `gain` and `best`, as `Tables` gives them; `analyze --egtb`
+/// agrees (QA pass 21, interop #7).
+#[test]
+fn egtb_probe_json_gives_the_tables_values_and_history_condition() {
+    let dir = tables_dir();
+    let d = dir.to_str().unwrap();
+    let tables = Tables::open(dir, Game::RajaPasu, None).unwrap();
+    let mut kinds = std::collections::BTreeSet::new();
+    for pos in positions(30, 7) {
+        let fen = Setup::from_position(&pos, 1).to_string();
+        let (ok, out, err) = pussa(&["egtb", "probe", "--position", &fen, "--dir", d, "--json"]);
+        assert!(ok, "{fen}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+        assert_eq!(out.lines().count(), 1);
+        assert_eq!(v["game"], "raja-pasu");
+        assert_eq!(v["position"], fen);
+        let me = pos.to_move().index();
+        let stores = pos.stores();
+        assert_eq!(v["taken"], serde_json::json!(stores));
+        let so_far = i32::from(stores[me]) - i32::from(stores[1 - me]);
+        let future = tables.probe_fresh(&pos).unwrap();
+        assert_eq!(v["future"], future, "{fen}: {v}");
+        assert_eq!(v["value"], so_far + future, "{fen}: {v}");
+        let history = if tables.probe(&pos).is_some() {
+            "any"
+        } else {
+            "starts_here"
+        };
+        assert_eq!(v["history"], history, "{fen}: {v}");
+        kinds.insert(history);
+        let moves = v["moves"].as_array().unwrap();
+        let want = tables.move_values(&pos).unwrap();
+        assert_eq!(moves.len(), want.len(), "{fen}: {v}");
+        for m in &want {
+            let got = moves
+                .iter()
+                .find(|g| g["move"] == m.mv.letter().to_string())
+                .unwrap();
+            let value = m.value.unwrap();
+            assert_eq!(got["future"], value, "{fen}: {v}");
+            assert_eq!(got["score"], so_far + value, "{fen}: {v}");
+            assert_eq!(got["gain"], m.gain, "{fen}: {v}");
+            assert_eq!(got["best"], value == future, "{fen}: {v}");
+        }
+        // Best first.
+        let scores: Vec<i64> = moves.iter().map(|m| m["score"].as_i64().unwrap()).collect();
+        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{fen}: {v}");
+        // analyze --egtb gives the same value, exact, at depth 1.
+        let (ok, out, err) = pussa(&[
+            "analyze",
+            "--position",
+            &fen,
+            "--egtb",
+            d,
+            "--depth",
+            "1",
+            "--json",
+        ]);
+        assert!(ok, "{err}");
+        let a: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(a["value"], v["value"], "{fen}: {a}");
+        assert_eq!(a["value_exact"], true, "{fen}: {a}");
+    }
+    assert_eq!(kinds.len(), 2, "both history conditions seen: {kinds:?}");
+    // Not covered, and a round already over: one-line errors, with --json too.
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "probe",
+        "--position",
+        "0,0,0,0,0,0,0/0,0,0,0,0,0,0 57 41 S 1 raja-pasu",
+        "--dir",
+        d,
+        "--json",
+    ]);
+    assert!(!ok && err.starts_with("error: the round is over"), "{err}");
+}
