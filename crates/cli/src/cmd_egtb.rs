@@ -1153,6 +1153,7 @@ mod tests {
             position: pos.clone(),
             dir: dir.clone(),
             closed_dir: None,
+            json: false,
         })
         .expect("probe");
         let too_many = "5,5,5,5,5,5,5/5,5,5,5,5,5,5 0 0 S 1 pasu-pondi".to_string();
@@ -1161,6 +1162,7 @@ mod tests {
             position: too_many,
             dir: dir.clone(),
             closed_dir: None,
+            json: false,
         })
         .unwrap_err();
         let e = format!("{e:#}");
@@ -1177,6 +1179,7 @@ mod tests {
             position: "0,1,0,2,0,0,0/1,0,0,0,1,0,5 60 0 S 1 pasu-pondi".to_string(),
             dir: dir.clone(),
             closed_dir: None,
+            json: false,
         })
         .unwrap_err();
         let e = format!("{e:#}");
@@ -1221,6 +1224,7 @@ mod tests {
             position: pos,
             dir: dir.clone(),
             closed_dir: None,
+            json: false,
         })
         .unwrap_err();
         assert!(format!("{e:#}").contains("checksum mismatch"), "{e:#}");
