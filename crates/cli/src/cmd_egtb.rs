@@ -130,6 +130,10 @@ pub enum Sub {
         /// the largest layer there uses all there are, and says so).
         #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
         max_seeds: Option<usize>,
+        /// Print one JSON object instead of text (docs/egtb.md, "solve --json"): `value` (the
+        /// round's final margin, as `analyze --json`), `future`, `pv`, `nodes`.
+        #[arg(long)]
+        json: bool,
     },
     /// Check every table file (header, size, checksum, values possible) and re-compute sample
     /// positions; every file from 0 seeds to the largest is checked, and a missing one reported.
@@ -283,6 +287,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             dir,
             nodes,
             max_seeds,
+            json,
         } => solve(
             crate::cmd_replay::game_of(game, position.as_deref())?,
             seeds_per_hole,
@@ -290,6 +295,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             &dir,
             nodes,
             max_seeds,
+            json,
         ),
     }
 }
@@ -984,13 +990,16 @@ fn solve(
     dir: &std::path::Path,
     nodes: u64,
     max_seeds: Option<usize>,
+    json: bool,
 ) -> anyhow::Result<()> {
+    let mut setup = None;
     let (pos, what) = match (per_hole, position) {
         (_, Some(p)) => {
             let state = parse_position(game, p)?;
             if state.is_round_over() {
                 bail!("the round is over in this position: there is nothing to solve");
             }
+            setup = Some(Setup::from_state(&state));
             (*state.position(), "the position".to_string())
         }
         (Some(s), None) if s != game.seeds_per_hole() => (
@@ -1027,6 +1036,25 @@ fn solve(
         )
     })?;
     let side = pos.to_move();
+    if json {
+        let setup = setup.unwrap_or_else(|| Setup::from_position(&pos, 1));
+        let taken = setup.taken;
+        let so_far = i32::from(taken[side.index()]) - i32::from(taken[side.other().index()]);
+        let out = serde_json::json!({
+            "game": game.name(),
+            "position": setup.to_string(),
+            "to_move": if side == Side::South { "S" } else { "N" },
+            "taken": taken,
+            "value": so_far + sol.value,
+            "future": sol.value,
+            "history": "starts_here",
+            "pv": sol.pv.iter().map(|h| h.letter().to_string()).collect::<Vec<_>>(),
+            "nodes": sol.nodes,
+            "tables_max_seeds": tables.max_seeds(),
+        });
+        outln!("{out}")?;
+        return Ok(());
+    }
     let who = if position.is_some() {
         "to move"
     } else {
@@ -1194,6 +1222,7 @@ mod tests {
             dir: dir.clone(),
             nodes: 1_000_000,
             max_seeds: Some(4),
+            json: false,
         })
         .expect("solve above the tables");
         sub(Sub::Verify {

@@ -1912,3 +1912,49 @@ fn egtb_probe_json_gives_the_tables_values_and_history_condition() {
     ]);
     assert!(!ok && err.starts_with("error: the round is over"), "{err}");
 }
+
+/// `egtb solve --json`: the solver's value as `probe --json` names it (`value` the round's
+/// final margin, `future` the seeds still to take, for a history that starts at the position),
+/// its line and nodes; the text says the same value (QA pass 21, interop #7).
+#[test]
+fn egtb_solve_json_gives_the_value_as_probe_json_names_it() {
+    let dir = tables_dir();
+    let d = dir.to_str().unwrap();
+    let tables = Tables::open(dir, Game::RajaPasu, None).unwrap();
+    for fen in [
+        // Within the tables: the probe's value for a history that starts here.
+        "1,0,0,0,0,0,0/1,0,0,0,0,0,0 47 49 S 1 raja-pasu N",
+        // Above them (11 seeds): searched down to them.
+        "1,2,0,1,0,3,0/0,1,0,2,0,0,1 40 47 S 1 raja-pasu",
+    ] {
+        let (ok, out, err) = pussa(&["egtb", "solve", "--position", fen, "--dir", d, "--json"]);
+        assert!(ok, "{fen}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["position"], fen);
+        assert_eq!(v["history"], "starts_here");
+        assert_eq!(v["tables_max_seeds"], MAX);
+        let setup: Setup = fen.parse().unwrap();
+        let pos = setup.position().unwrap();
+        let me = pos.to_move().index();
+        let so_far = i32::from(setup.taken[me]) - i32::from(setup.taken[1 - me]);
+        let future = v["future"].as_i64().unwrap() as i32;
+        assert_eq!(v["value"], so_far + future, "{v}");
+        if let Some(want) = tables.probe_fresh(&pos) {
+            assert_eq!(future, want, "{v}");
+        }
+        let (ok, text, _) = pussa(&["egtb", "solve", "--position", fen, "--dir", d]);
+        assert!(ok);
+        assert!(
+            text.starts_with(&format!("the position: value {future:+} for ")),
+            "{text}"
+        );
+        let pv: Vec<String> = v["pv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        assert!(text.contains(&pv.join(" ")), "{text}: {v}");
+        assert!(v["nodes"].as_u64().unwrap() > 0);
+    }
+}
