@@ -67,7 +67,7 @@ impl ExactOracle for TablesOracle {
 /// Nodes the tables' search over a history ([`ExactOracle::probe_with_history`],
 /// [`Tables::probe_with_history_within`]) may take before it gives up (the engine's search
 /// then searches the position itself): a bound on what one probe can cost a timed search.
-pub const HISTORY_PROBE_NODES: u64 = 1 << 20;
+pub const HISTORY_PROBE_NODES: u64 = 1 << 18;
 
 /// Nodes a [`ExactOracle::solve`] may search before it gives up.
 pub const SOLVE_NODES: u64 = 5_000_000;
