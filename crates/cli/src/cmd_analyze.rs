@@ -4,6 +4,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use anyhow::bail;
+use pussa_engine::protocol::{MAX_GO_DEPTH, MAX_MOVETIME_MS as MAX_GO_MOVETIME_MS};
 use pussa_engine::{analyze_report, Limits};
 use pussa_rules::narrate;
 use pussa_rules::record::RecordResult;
@@ -40,11 +41,15 @@ pub struct Args {
     /// `replay` takes them: a decided result at the end (`1-0`, a resignation) ends the game.
     #[arg(long, allow_hyphen_values = true)]
     pub moves: Option<String>,
-    /// Search this many plies deep (default 12, less if every value is proven sooner).
-    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(1, 96), conflicts_with = "movetime")]
+    /// Search this many plies deep (default 12, less if every value is proven sooner): 1 to
+    /// 1000, as the engine protocol's `go depth`; the search goes at most 96 plies deep, so a
+    /// deeper one is searched to 96 (a note on stderr says so).
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u32>(1, MAX_GO_DEPTH.into()), conflicts_with = "movetime")]
     pub depth: Option<u32>,
-    /// Search for this many milliseconds instead of to a fixed depth.
-    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(1, 3_600_000))]
+    /// Search for this many milliseconds instead of to a fixed depth: 0 to 86400000 (a day), as
+    /// the engine protocol's `go movetime`; 0 answers at once, with the moves' immediate gains
+    /// (depth 0) if no iteration is completed by then.
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<u64>(0, MAX_GO_MOVETIME_MS))]
     pub movetime: Option<u64>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
@@ -318,8 +323,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 anyhow::anyhow!("--egtb: no {} tables in {}", game, dir.display())
             })?),
         };
+    // The search goes at most MAX_DEPTH plies deep: a deeper --depth is searched to it, and
+    // says so, as the engine protocol's `go depth` does.
+    let max = pussa_engine::params::MAX_DEPTH;
+    if let Some(d) = args.depth.filter(|&d| d > max) {
+        errln!(
+            "note: --depth {d} is beyond the search's maximum depth {max}; searching to depth {max}"
+        );
+    }
     let limits = Limits {
-        depth: args.depth,
+        depth: args.depth.map(|d| d.min(max)),
         movetime: args.movetime.map(Duration::from_millis),
         oracle,
         ..Limits::default()

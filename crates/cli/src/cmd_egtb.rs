@@ -64,6 +64,12 @@ pub enum Sub {
         /// Where the closed-hole tables live (default: --dir).
         #[arg(long)]
         closed_dir: Option<PathBuf>,
+        /// Print one JSON object instead of text (docs/egtb.md, "probe --json"): the value as
+        /// the round's final margin (`value`, as `analyze --json` has it) and as the seeds
+        /// still to take (`future`), the history it holds for (`history`: `any` or
+        /// `starts_here`), and each move's `score`, `future` and `gain`.
+        #[arg(long)]
+        json: bool,
     },
     /// Play a match with every round perfect for seeds, and solve the match states by
     /// backward induction on the rounds' exact margins. Both read the tables, open board and
@@ -124,6 +130,10 @@ pub enum Sub {
         /// the largest layer there uses all there are, and says so).
         #[arg(long, allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(0, usize::MAX as u64))]
         max_seeds: Option<usize>,
+        /// Print one JSON object instead of text (docs/egtb.md, "solve --json"): `value` (the
+        /// round's final margin, as `analyze --json`), `future`, `pv`, `nodes`.
+        #[arg(long)]
+        json: bool,
     },
     /// Check every table file (header, size, checksum, values possible) and re-compute sample
     /// positions; every file from 0 seeds to the largest is checked, and a missing one reported.
@@ -223,11 +233,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             position,
             dir,
             closed_dir,
+            json,
         } => probe(
             crate::cmd_replay::game_of(game, Some(&position))?,
             &position,
             &dir,
             closed_dir.as_deref(),
+            json,
         ),
         Sub::Verify { ref dir, .. } if !dir.exists() => bail!(
             "the directory of tables {} does not exist ({}); build tables there with `pussa egtb \
@@ -275,6 +287,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             dir,
             nodes,
             max_seeds,
+            json,
         } => solve(
             crate::cmd_replay::game_of(game, position.as_deref())?,
             seeds_per_hole,
@@ -282,6 +295,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             &dir,
             nodes,
             max_seeds,
+            json,
         ),
     }
 }
@@ -481,11 +495,47 @@ fn parse_position(game: Game, position: &str) -> anyhow::Result<pussa_rules::Gam
     setup.game_state(Mode::Single).context("--position")
 }
 
+/// `egtb probe --json`: one object (docs/egtb.md, "probe --json").
+#[derive(serde::Serialize)]
+struct ProbeJson {
+    game: &'static str,
+    position: String,
+    to_move: &'static str,
+    /// Seeds taken in the round so far, `[South, North]`.
+    taken: [u8; 2],
+    /// The round's final margin for the player to move (taken so far included), as
+    /// `analyze --json`'s `value`; null if not determined.
+    value: Option<i32>,
+    /// The seeds still to take, player to move minus opponent; null if not determined.
+    future: Option<i32>,
+    /// `"any"`: exact for any history of the round; `"starts_here"`: exact when the round's
+    /// history starts at this position; null if not determined.
+    history: Option<&'static str>,
+    /// Every legal move, best first (equal values and undetermined ones in board order).
+    moves: Vec<ProbeMoveJson>,
+}
+
+#[derive(serde::Serialize)]
+struct ProbeMoveJson {
+    #[serde(rename = "move")]
+    mv: String,
+    /// The round's final margin if the move is played, then perfect play (as `analyze`'s
+    /// `moves[].score`); null if not determined.
+    score: Option<i32>,
+    /// The seeds still to take from now, this move's included; null if not determined.
+    future: Option<i32>,
+    /// Seeds the move takes now, mover minus opponent.
+    gain: i32,
+    /// The move's value is the position's.
+    best: bool,
+}
+
 fn probe(
     game: Game,
     position: &str,
     dir: &std::path::Path,
     closed_dir: Option<&std::path::Path>,
+    json: bool,
 ) -> anyhow::Result<()> {
     let state = parse_position(game, position)?;
     let pos = *state.position();
@@ -559,6 +609,42 @@ fn probe(
         Tables::open_pattern(dir, game, pattern, Some(k)).map_err(needed)?
     };
     let side = pos.to_move();
+    if json {
+        let taken = state.taken_this_round();
+        let so_far = i32::from(taken[side.index()]) - i32::from(taken[side.other().index()]);
+        let (future, history) = match tables.entry(&pos) {
+            Some(Entry::Value { margin, history }) => (
+                Some(margin),
+                Some(if history { "starts_here" } else { "any" }),
+            ),
+            Some(Entry::Unknown) => (None, None),
+            None => bail!("not covered by the tables"),
+        };
+        let mut moves = tables.move_values(&pos).unwrap_or_default();
+        moves.sort_by_key(|m| std::cmp::Reverse(m.value.unwrap_or(i32::MIN)));
+        let best = moves.first().and_then(|m| m.value);
+        let out = ProbeJson {
+            game: game.name(),
+            position: Setup::from_state(&state).to_string(),
+            to_move: if side == Side::South { "S" } else { "N" },
+            taken,
+            value: future.map(|f| so_far + f),
+            future,
+            history,
+            moves: moves
+                .iter()
+                .map(|m| ProbeMoveJson {
+                    mv: m.mv.letter().to_string(),
+                    score: m.value.map(|v| so_far + v),
+                    future: m.value,
+                    gain: m.gain,
+                    best: m.value.is_some() && m.value == best,
+                })
+                .collect(),
+        };
+        outln!("{}", serde_json::to_string(&out)?)?;
+        return Ok(());
+    }
     match tables.entry(&pos) {
         Some(Entry::Value { margin, history }) => {
             outln!(
@@ -904,13 +990,16 @@ fn solve(
     dir: &std::path::Path,
     nodes: u64,
     max_seeds: Option<usize>,
+    json: bool,
 ) -> anyhow::Result<()> {
+    let mut setup = None;
     let (pos, what) = match (per_hole, position) {
         (_, Some(p)) => {
             let state = parse_position(game, p)?;
             if state.is_round_over() {
                 bail!("the round is over in this position: there is nothing to solve");
             }
+            setup = Some(Setup::from_state(&state));
             (*state.position(), "the position".to_string())
         }
         (Some(s), None) if s != game.seeds_per_hole() => (
@@ -947,6 +1036,25 @@ fn solve(
         )
     })?;
     let side = pos.to_move();
+    if json {
+        let setup = setup.unwrap_or_else(|| Setup::from_position(&pos, 1));
+        let taken = setup.taken;
+        let so_far = i32::from(taken[side.index()]) - i32::from(taken[side.other().index()]);
+        let out = serde_json::json!({
+            "game": game.name(),
+            "position": setup.to_string(),
+            "to_move": if side == Side::South { "S" } else { "N" },
+            "taken": taken,
+            "value": so_far + sol.value,
+            "future": sol.value,
+            "history": "starts_here",
+            "pv": sol.pv.iter().map(|h| h.letter().to_string()).collect::<Vec<_>>(),
+            "nodes": sol.nodes,
+            "tables_max_seeds": tables.max_seeds(),
+        });
+        outln!("{out}")?;
+        return Ok(());
+    }
     let who = if position.is_some() {
         "to move"
     } else {
@@ -1073,6 +1181,7 @@ mod tests {
             position: pos.clone(),
             dir: dir.clone(),
             closed_dir: None,
+            json: false,
         })
         .expect("probe");
         let too_many = "5,5,5,5,5,5,5/5,5,5,5,5,5,5 0 0 S 1 pasu-pondi".to_string();
@@ -1081,6 +1190,7 @@ mod tests {
             position: too_many,
             dir: dir.clone(),
             closed_dir: None,
+            json: false,
         })
         .unwrap_err();
         let e = format!("{e:#}");
@@ -1097,6 +1207,7 @@ mod tests {
             position: "0,1,0,2,0,0,0/1,0,0,0,1,0,5 60 0 S 1 pasu-pondi".to_string(),
             dir: dir.clone(),
             closed_dir: None,
+            json: false,
         })
         .unwrap_err();
         let e = format!("{e:#}");
@@ -1111,6 +1222,7 @@ mod tests {
             dir: dir.clone(),
             nodes: 1_000_000,
             max_seeds: Some(4),
+            json: false,
         })
         .expect("solve above the tables");
         sub(Sub::Verify {
@@ -1141,6 +1253,7 @@ mod tests {
             position: pos,
             dir: dir.clone(),
             closed_dir: None,
+            json: false,
         })
         .unwrap_err();
         assert!(format!("{e:#}").contains("checksum mismatch"), "{e:#}");

@@ -337,6 +337,12 @@ pub struct StateJson {
     round_over: bool,
     match_over: bool,
     winner: Option<&'static str>,
+    /// The position string of the state shown (docs/notation.md), as `analyze --position` and
+    /// the engine's `position fen` read it: [`Setup::from_state`].
+    position: String,
+    /// Seeds taken in this round by `[South, North]` (part of `stores`), as the web state's
+    /// `taken`.
+    taken: [u8; 2],
 }
 
 impl StateJson {
@@ -363,6 +369,8 @@ impl StateJson {
             round_over: g.is_round_over(),
             match_over: g.is_over(),
             winner: g.winner().map(side_word),
+            position: Setup::from_state(g).to_string(),
+            taken: g.taken_this_round(),
         }
     }
 
@@ -387,7 +395,22 @@ impl StateJson {
     /// and its player to move, with no legal move and `round_over` true.
     fn given(given: &Position, g: &GameState) -> StateJson {
         let closed = given.closed_mask();
+        // What each took in the round before the sweep: the stores as given less what each kept
+        // from the last refill (which the sweep does not change).
+        let (stores, taken) = (g.position().stores(), g.taken_this_round());
+        let kept = [0, 1].map(|i| stores[i] - taken[i]);
+        let taken = [0, 1].map(|i| given.stores()[i] - kept[i]);
+        let setup = Setup {
+            board: given.board(),
+            closed,
+            stores: given.stores(),
+            taken,
+            to_move: given.to_move(),
+            ..Setup::from_state(g)
+        };
         StateJson {
+            position: setup.to_string(),
+            taken,
             round: g.round(),
             board: given.board(),
             closed: (0..14).filter(|i| closed & (1 << i) != 0).collect(),

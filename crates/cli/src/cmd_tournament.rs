@@ -1440,8 +1440,8 @@ fn moves_text(moves: &[pussa_rules::Hole]) -> String {
         .join(" ")
 }
 
-/// The first line of the CSV results.
-const CSV_HEADER: &str = "game,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms\n";
+/// The first line of the CSV results (docs/engine.md, "Results" lists the columns).
+const CSV_HEADER: &str = "number,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game,index\n";
 
 /// One CSV row a game.
 fn csv(config: &Config, report: &Report) -> String {
@@ -1485,7 +1485,7 @@ fn csv_row(config: &Config, players: &[String; 2], g: &GameResult) -> String {
             .unwrap_or_default()
     };
     format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         g.index + 1,
         csv_field(south),
         csv_field(north),
@@ -1501,14 +1501,16 @@ fn csv_row(config: &Config, players: &[String; 2], g: &GameResult) -> String {
         moves_text(&g.moves),
         csv_field(&g.final_position),
         g.exact.map(|v| v.to_string()).unwrap_or_default(),
-        g.first_mover,
+        g.first_mover.letter(),
         first_mover_score,
         g.ending().name(),
         overruns(0),
         overruns(1),
         config.clock.map(|tc| tc.to_string()).unwrap_or_default(),
         clock(0),
-        clock(1)
+        clock(1),
+        config.game.name(),
+        g.index
     )
 }
 

@@ -158,6 +158,50 @@ fn bad_input_is_a_clear_error() {
     assert!(e.contains("over"), "{e}");
 }
 
+/// `--depth` and `--movetime` take the engine protocol's ranges with its behaviour (QA pass 21,
+/// interop #9): a depth beyond the search's maximum of 96 is searched to 96 with a note on
+/// stderr, `--movetime 0` answers at once; out of those ranges is a usage error.
+#[test]
+fn depth_and_movetime_take_the_engine_protocols_ranges() {
+    let p = "0,0,1,0,0,0,0/0,0,0,1,0,0,0 51 45 S 1 raja-pasu";
+    for depth in ["200", "1000"] {
+        let o = pussa(&["analyze", "--position", p, "--depth", depth, "--json"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!(
+                "note: --depth {depth} is beyond the search's maximum depth 96; searching to depth 96\n"
+            )
+        );
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["value"], 8, "{v}");
+        assert_eq!(v["value_exact"], true, "{v}");
+    }
+    // 96 itself is no clamp: nothing on stderr.
+    let o = pussa(&["analyze", "--position", p, "--depth", "96", "--json"]);
+    assert!(o.status.success() && o.stderr.is_empty());
+    let start = std::time::Instant::now();
+    let o = pussa(&[
+        "analyze",
+        "--game",
+        "raja-pasu",
+        "--movetime",
+        "0",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["moves"].as_array().unwrap().len(), 7, "{v}");
+    assert!(v["depth"].as_u64().unwrap() <= 1, "{v}");
+    let e = fails(&["analyze", "--game", "raja-pasu", "--depth", "1001"]);
+    assert!(e.contains("1001 is not in 1..=1000"), "{e}");
+    let e = fails(&["analyze", "--game", "raja-pasu", "--depth", "0"]);
+    assert!(e.contains("0 is not in 1..=1000"), "{e}");
+    let e = fails(&["analyze", "--game", "raja-pasu", "--movetime", "86400001"]);
+    assert!(e.contains("86400001 is not in 0..=86400000"), "{e}");
+}
+
 #[test]
 fn endgame_tables_give_exact_values_without_search() {
     let dir = std::env::temp_dir().join(format!("pussa-analyze-egtb-{}", std::process::id()));
@@ -224,6 +268,111 @@ fn endgame_tables_give_exact_values_without_search() {
     }
     let e = fails(&["analyze", "--game", "raja-pasu", "--egtb", d]);
     assert!(e.contains("no raja-pasu tables"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A position string starts the round's history, so where the tables' value is exact for a
+/// history that starts there (what `egtb probe` calls exact, `Tables::probe_fresh` and
+/// `Tables::move_values`), `analyze --egtb` gives the root and every move those values, marked
+/// exact, at any depth: also after moves that took nothing, whose values may depend on the
+/// root recurring (QA pass 21, interop #3).
+#[test]
+fn tables_value_a_root_they_cover_exactly_at_any_depth() {
+    let dir = std::env::temp_dir().join(format!("pussa-analyze-root-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "4",
+        "--dir",
+        d,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let tables = pussa_egtb::Tables::open(&dir, Game::RajaPasu, None).unwrap();
+    // The QA report's two positions (the first exact only for a history that starts there,
+    // the second for any), then random positions of up to 4 seeds.
+    let mut positions = vec![
+        "1,0,0,0,0,0,0/1,0,0,0,0,0,0 47 49 S 1 raja-pasu N".to_string(),
+        "1,0,0,1,0,0,0/0,1,0,0,0,0,0 57 38 S 1 raja-pasu".to_string(),
+    ];
+    let mut rng = pussa_rules::Rng::new(21);
+    while positions.len() < 40 {
+        let mut board = [0u8; 14];
+        let k = 2 + rng.below(3);
+        for _ in 0..k {
+            board[rng.below(14) as usize] += 1;
+        }
+        let south = rng.below(98 - k);
+        let row = |r: &[u8]| {
+            r.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let p = format!(
+            "{}/{} {south} {} {} 1 raja-pasu",
+            row(&board[..7]),
+            row(&board[7..]),
+            98 - k - south,
+            if rng.below(2) == 0 { "S" } else { "N" }
+        );
+        let ok = p
+            .parse::<Setup>()
+            .ok()
+            .and_then(|s| s.game_state(Mode::Single).ok())
+            .is_some_and(|g| !g.is_round_over());
+        if ok {
+            positions.push(p);
+        }
+    }
+    let mut history_dependent = 0;
+    for p in &positions {
+        let state = p
+            .parse::<Setup>()
+            .unwrap()
+            .game_state(Mode::Single)
+            .unwrap();
+        let pos = *state.position();
+        let me = pos.to_move().index();
+        let taken = state.taken_this_round();
+        let so_far = i32::from(taken[me]) - i32::from(taken[1 - me]);
+        let value = tables.probe_fresh(&pos).expect("covered");
+        if tables.probe(&pos).is_none() {
+            history_dependent += 1;
+        }
+        let moves = tables.move_values(&pos).unwrap();
+        for depth in ["1", "2"] {
+            let v = ok_json(&[
+                "analyze",
+                "--position",
+                p,
+                "--egtb",
+                d,
+                "--depth",
+                depth,
+                "--json",
+            ]);
+            assert_eq!(v["value"], so_far + value, "{p} depth {depth}: {v}");
+            assert_eq!(v["value_exact"], true, "{p} depth {depth}: {v}");
+            let got = v["moves"].as_array().unwrap();
+            assert_eq!(got.len(), moves.len(), "{p}: {v}");
+            for m in &moves {
+                let g = got
+                    .iter()
+                    .find(|g| g["move"] == m.mv.letter().to_string())
+                    .unwrap_or_else(|| panic!("{p}: {} missing: {v}", m.mv));
+                assert_eq!(g["score"], so_far + m.value.unwrap(), "{p} {}: {v}", m.mv);
+                assert_eq!(g["exact"], true, "{p} {}: {v}", m.mv);
+            }
+        }
+    }
+    assert!(
+        history_dependent > 0,
+        "no position exact only for its own history"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

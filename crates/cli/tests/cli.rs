@@ -3,7 +3,7 @@
 use std::process::Command;
 
 use pussa_rules::record::Record;
-use pussa_rules::{perft, Game, GameState, Hole, Mode, Position, Rng, Side};
+use pussa_rules::{perft, Game, GameState, Hole, Mode, Position, Rng, Setup, Side};
 use serde_json::{json, Value};
 
 mod run;
@@ -26,6 +26,8 @@ fn expected(g: &GameState) -> Value {
             Some(Side::North) => "N",
             None => "draw",
         }),
+        "position": Setup::from_state(g).to_string(),
+        "taken": g.taken_this_round().to_vec(),
     })
 }
 
@@ -120,9 +122,11 @@ fn replay_json_has_exactly_the_fields_and_the_contracts_worked_first_moves() {
                     "closed",
                     "legal",
                     "match_over",
+                    "position",
                     "round",
                     "round_over",
                     "stores",
+                    "taken",
                     "to_move",
                     "winner"
                 ]

@@ -399,6 +399,39 @@ fn ds_fen_reads_back_with_the_rounds_takings_and_at_the_last_round() {
     assert!(e.quit().success());
 }
 
+/// `d` on a game or match that is over names no move: `legal none` (docs/protocol.md, the
+/// Commands table), as `go` answers `bestmove none` there (QA pass 21, interop #8).
+#[test]
+fn d_on_a_finished_game_says_legal_none() {
+    let mut e = Engine::start();
+    for (newgame, fen) in [
+        (
+            "newgame raja-pasu single",
+            "0,0,0,0,0,0,0/0,0,0,0,0,0,0 48 50 N 1 raja-pasu repetition",
+        ),
+        (
+            "newgame raja-pasu match",
+            "0,0,0,0,0,0,0/1,0,0,0,0,0,0 95 2 S 1 raja-pasu",
+        ),
+    ] {
+        e.send(newgame);
+        e.send(&format!("position fen {fen}"));
+        e.send("d");
+        let got = e.until(|l| l.starts_with("legal "));
+        assert_eq!(got.last().unwrap(), "legal none", "{fen}: {got:?}");
+        e.send("go depth 2");
+        let (_, best) = e.bestmove();
+        assert_eq!(best, "none", "{fen}");
+    }
+    // A position with moves lists them.
+    e.send("newgame raja-pasu single");
+    e.send("position fen 0,0,1,0,0,0,0/0,0,0,1,0,0,0 51 45 S 1 raja-pasu");
+    e.send("d");
+    let got = e.until(|l| l.starts_with("legal "));
+    assert_eq!(got.last().unwrap(), "legal C", "{got:?}");
+    assert!(e.quit().success());
+}
+
 /// The depth of an `info depth N …` line.
 fn info_depth(line: &str) -> Option<u32> {
     line.strip_prefix("info depth ")?

@@ -415,7 +415,7 @@ fn numbers_too_large_for_an_option_name_the_real_problem() {
     );
     assert_eq!(
         usage_error(&["analyze", "--game", "walak-pussa", "--depth", "99999999999"]),
-        "error: invalid value '99999999999' for '--depth <DEPTH>': 99999999999 is not in 1..=96"
+        "error: invalid value '99999999999' for '--depth <DEPTH>': 99999999999 is not in 1..=1000"
     );
     // Tournament and serve options read numbers the same way.
     assert_eq!(
@@ -542,7 +542,7 @@ fn negative_numbers_name_the_option_and_its_range() {
         ),
         (
             &["analyze", "--game", "raja-pasu", "--depth", "-3"],
-            "'-3' for '--depth <DEPTH>': -3 is not in 1..=96",
+            "'-3' for '--depth <DEPTH>': -3 is not in 1..=1000",
         ),
         (
             &["perft", "--game", "raja-pasu", "--depth", "-1"],

@@ -553,21 +553,22 @@ fn tournament_exact_openings() {
     assert!(openings[0] != openings[2] && openings[2] != openings[4] && openings[0] != openings[4]);
     // The CSV carries the exact margin, before the seat's three columns (first_mover,
     // first_mover_score, ending), the engines' overruns (south_overruns, north_overruns) and
-    // the clock columns (time_control, south_clock_ms, north_clock_ms).
+    // the clock columns (time_control, south_clock_ms, north_clock_ms), the game's name and
+    // index.
     let a = args(&csv);
     let (ok, _, err) = pussa(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(ok, "{err}");
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(
         text.lines().next().unwrap().ends_with(
-            ",exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms"
+            ",exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game,index"
         ),
         "{text}"
     );
     assert!(
         text.lines()
             .skip(1)
-            .all(|l| l.rsplit(',').nth(8) == Some("0")),
+            .all(|l| l.rsplit(',').nth(10) == Some("0")),
         "{text}"
     );
 
@@ -1791,4 +1792,169 @@ fn egtb_errors_about_the_default_directory_say_where_and_how_to_choose() {
         )),
         "{err}"
     );
+}
+
+/// `EGTBPath`: a position given alone starts its round's history, so a root the tables cover is
+/// valued at once (`go depth 1`), exactly, with the tables' value for a history that starts
+/// there, also where a non-capturing move can return to it (QA pass 21, interop #3).
+#[test]
+fn engine_protocol_values_a_root_the_tables_cover_at_depth_one() {
+    let dir = tables_dir();
+    let tables = Tables::open(dir, Game::RajaPasu, None).unwrap();
+    let mut e = Engine::start();
+    let set = e.ask(&format!("setoption name EGTBPath value {}", dir.display()));
+    assert!(set.iter().all(|l| !l.contains("error")), "{set:?}");
+    let mut fens = vec!["1,0,0,0,0,0,0/1,0,0,0,0,0,0 47 49 S 1 raja-pasu N".to_string()];
+    let mut dependent = 0;
+    for pos in positions(400, 21) {
+        if tables.probe(&pos).is_none() && tables.probe_fresh(&pos).is_some() && dependent < 12 {
+            dependent += 1;
+            fens.push(Setup::from_position(&pos, 1).to_string());
+        }
+    }
+    assert!(dependent > 5, "{dependent}");
+    for fen in &fens {
+        let setup: Setup = fen.parse().unwrap();
+        let pos = setup.position().unwrap();
+        let me = pos.to_move().index();
+        let so_far = i32::from(setup.taken[me]) - i32::from(setup.taken[1 - me]);
+        let want = so_far + tables.probe_fresh(&pos).unwrap();
+        e.send("newgame raja-pasu single");
+        e.send(&format!("position fen {fen}"));
+        let (lines, _) = e.bestmove("go depth 1");
+        let info = lines
+            .iter()
+            .rfind(|l| l.starts_with("info depth"))
+            .unwrap_or_else(|| panic!("{fen}: {lines:?}"));
+        assert!(
+            info.starts_with(&format!("info depth 1 score seeds {want} exact yes")),
+            "{fen}: want {want}: {lines:?}"
+        );
+    }
+    e.quit();
+}
+
+/// `egtb probe --json`: the tables' value as the round's final margin (`value`, as `analyze
+/// --json` names it) and as the seeds still to take (`future`), the history it holds for, and
+/// every move's `score`, `future`, `gain` and `best`, as `Tables` gives them; `analyze --egtb`
+/// agrees (QA pass 21, interop #7).
+#[test]
+fn egtb_probe_json_gives_the_tables_values_and_history_condition() {
+    let dir = tables_dir();
+    let d = dir.to_str().unwrap();
+    let tables = Tables::open(dir, Game::RajaPasu, None).unwrap();
+    let mut kinds = std::collections::BTreeSet::new();
+    for pos in positions(30, 7) {
+        let fen = Setup::from_position(&pos, 1).to_string();
+        let (ok, out, err) = pussa(&["egtb", "probe", "--position", &fen, "--dir", d, "--json"]);
+        assert!(ok, "{fen}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+        assert_eq!(out.lines().count(), 1);
+        assert_eq!(v["game"], "raja-pasu");
+        assert_eq!(v["position"], fen);
+        let me = pos.to_move().index();
+        let stores = pos.stores();
+        assert_eq!(v["taken"], serde_json::json!(stores));
+        let so_far = i32::from(stores[me]) - i32::from(stores[1 - me]);
+        let future = tables.probe_fresh(&pos).unwrap();
+        assert_eq!(v["future"], future, "{fen}: {v}");
+        assert_eq!(v["value"], so_far + future, "{fen}: {v}");
+        let history = if tables.probe(&pos).is_some() {
+            "any"
+        } else {
+            "starts_here"
+        };
+        assert_eq!(v["history"], history, "{fen}: {v}");
+        kinds.insert(history);
+        let moves = v["moves"].as_array().unwrap();
+        let want = tables.move_values(&pos).unwrap();
+        assert_eq!(moves.len(), want.len(), "{fen}: {v}");
+        for m in &want {
+            let got = moves
+                .iter()
+                .find(|g| g["move"] == m.mv.letter().to_string())
+                .unwrap();
+            let value = m.value.unwrap();
+            assert_eq!(got["future"], value, "{fen}: {v}");
+            assert_eq!(got["score"], so_far + value, "{fen}: {v}");
+            assert_eq!(got["gain"], m.gain, "{fen}: {v}");
+            assert_eq!(got["best"], value == future, "{fen}: {v}");
+        }
+        // Best first.
+        let scores: Vec<i64> = moves.iter().map(|m| m["score"].as_i64().unwrap()).collect();
+        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{fen}: {v}");
+        // analyze --egtb gives the same value, exact, at depth 1.
+        let (ok, out, err) = pussa(&[
+            "analyze",
+            "--position",
+            &fen,
+            "--egtb",
+            d,
+            "--depth",
+            "1",
+            "--json",
+        ]);
+        assert!(ok, "{err}");
+        let a: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(a["value"], v["value"], "{fen}: {a}");
+        assert_eq!(a["value_exact"], true, "{fen}: {a}");
+    }
+    assert_eq!(kinds.len(), 2, "both history conditions seen: {kinds:?}");
+    // Not covered, and a round already over: one-line errors, with --json too.
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "probe",
+        "--position",
+        "0,0,0,0,0,0,0/0,0,0,0,0,0,0 57 41 S 1 raja-pasu",
+        "--dir",
+        d,
+        "--json",
+    ]);
+    assert!(!ok && err.starts_with("error: the round is over"), "{err}");
+}
+
+/// `egtb solve --json`: the solver's value as `probe --json` names it (`value` the round's
+/// final margin, `future` the seeds still to take, for a history that starts at the position),
+/// its line and nodes; the text says the same value (QA pass 21, interop #7).
+#[test]
+fn egtb_solve_json_gives_the_value_as_probe_json_names_it() {
+    let dir = tables_dir();
+    let d = dir.to_str().unwrap();
+    let tables = Tables::open(dir, Game::RajaPasu, None).unwrap();
+    for fen in [
+        // Within the tables: the probe's value for a history that starts here.
+        "1,0,0,0,0,0,0/1,0,0,0,0,0,0 47 49 S 1 raja-pasu N",
+        // Above them (11 seeds): searched down to them.
+        "1,2,0,1,0,3,0/0,1,0,2,0,0,1 40 47 S 1 raja-pasu",
+    ] {
+        let (ok, out, err) = pussa(&["egtb", "solve", "--position", fen, "--dir", d, "--json"]);
+        assert!(ok, "{fen}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["position"], fen);
+        assert_eq!(v["history"], "starts_here");
+        assert_eq!(v["tables_max_seeds"], MAX);
+        let setup: Setup = fen.parse().unwrap();
+        let pos = setup.position().unwrap();
+        let me = pos.to_move().index();
+        let so_far = i32::from(setup.taken[me]) - i32::from(setup.taken[1 - me]);
+        let future = v["future"].as_i64().unwrap() as i32;
+        assert_eq!(v["value"], so_far + future, "{v}");
+        if let Some(want) = tables.probe_fresh(&pos) {
+            assert_eq!(future, want, "{v}");
+        }
+        let (ok, text, _) = pussa(&["egtb", "solve", "--position", fen, "--dir", d]);
+        assert!(ok);
+        assert!(
+            text.starts_with(&format!("the position: value {future:+} for ")),
+            "{text}"
+        );
+        let pv: Vec<String> = v["pv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        assert!(text.contains(&pv.join(" ")), "{text}: {v}");
+        assert!(v["nodes"].as_u64().unwrap() > 0);
+    }
 }

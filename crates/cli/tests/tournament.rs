@@ -56,7 +56,7 @@ fn two_levels_with_records_and_csv() {
     let csv = std::fs::read_to_string(&csv).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows.len(), 7, "{csv}");
-    assert!(rows[0].starts_with("game,south,north,result"));
+    assert!(rows[0].starts_with("number,south,north,result"));
     // Seats alternate within each pair, and the pair shares its opening.
     assert!(rows[1].starts_with("1,level:casual,random,"), "{}", rows[1]);
     assert!(rows[2].starts_with("2,random,level:casual,"), "{}", rows[2]);
@@ -75,6 +75,98 @@ fn two_levels_with_records_and_csv() {
         let rec = pussa_rules::record::Record::parse(&r).unwrap_or_else(|e| panic!("{e}\n{r}"));
         let result = rows[i + 1].split(',').nth(3).unwrap();
         assert_eq!(rec.result().token(), result);
+    }
+}
+
+/// The fields of a CSV row (quoted fields may hold commas; `""` is a quote).
+fn csv_fields(row: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = row.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                out.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(String::new()),
+            c => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+/// The CSV results spell what the JSON results hold as the JSON does (QA pass 21, interop #5):
+/// `first_mover` `S`/`N`, `game` the game's name, `index` from 0, and `number` (from 1, as the
+/// records' `Number` tag); the header is docs/engine.md's list.
+#[test]
+fn csv_results_spell_values_as_the_json_results_do() {
+    let (csv, json) = (tmp("spell.csv"), tmp("spell.json"));
+    for out in [&csv, &json] {
+        let (ok, _, err) = pussa(&[
+            "tournament",
+            "level:beginner",
+            "level:novice",
+            "--game",
+            "pasu-pondi",
+            "--match",
+            "--games",
+            "2",
+            "--max-rounds",
+            "3",
+            "--seed",
+            "1",
+            "--quiet",
+            "--force",
+            "--results",
+            out.to_str().unwrap(),
+        ]);
+        assert!(ok, "{err}");
+    }
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    assert_eq!(
+        header,
+        "number,south,north,result,first_player_score,termination,reason,plies,rounds,\
+         south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,\
+         first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,\
+         north_clock_ms,game,index"
+    );
+    let names: Vec<&str> = header.split(',').collect();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let games = v["games"].as_array().unwrap();
+    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    assert_eq!(rows.len(), games.len());
+    for (row, g) in rows.iter().zip(games) {
+        assert_eq!(row.len(), names.len(), "{row:?}");
+        let col = |name: &str| row[names.iter().position(|n| *n == name).unwrap()].as_str();
+        assert_eq!(col("game"), "pasu-pondi");
+        assert_eq!(col("game"), v["game"]);
+        assert_eq!(col("index"), g["index"].to_string());
+        assert_eq!(
+            col("number"),
+            (g["index"].as_u64().unwrap() + 1).to_string()
+        );
+        assert_eq!(col("first_mover"), g["first_mover"], "{row:?}");
+        assert!(["S", "N"].contains(&col("first_mover")), "{row:?}");
+        assert_eq!(col("termination"), g["termination"]["kind"], "{row:?}");
+        assert_eq!(col("final_position"), g["final_position"]);
+        assert_eq!(col("rounds"), g["rounds"].to_string());
+        assert_eq!(col("south_seeds"), g["stores"][0].to_string());
+        assert_eq!(col("north_seeds"), g["stores"][1].to_string());
+        assert_eq!(
+            col("plies"),
+            g["moves"].as_array().unwrap().len().to_string()
+        );
+        let result = match g["winner"].as_str().unwrap() {
+            "S" => "1-0",
+            "N" => "0-1",
+            _ => "1/2-1/2",
+        };
+        assert_eq!(col("result"), result, "{row:?}");
     }
 }
 

@@ -411,13 +411,14 @@ fn an_engines_time_overruns_are_reported() {
     let mut lines = text.lines();
     assert!(
         lines.next().unwrap().ends_with(
-            ",ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms"
+            ",ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game,index"
         ),
         "{text}"
     );
     for (i, row) in lines.enumerate() {
-        // The overruns, before the clock columns (empty without --tc).
-        let mut last = row.rsplit(',').skip(3);
+        // The overruns, before the clock columns (empty without --tc), the game's name and
+        // index.
+        let mut last = row.rsplit(',').skip(5);
         let (north, south) = (last.next().unwrap(), last.next().unwrap());
         // Game 1: the engine sits South; game 2: North.
         let (engine, builtin) = if i == 0 {

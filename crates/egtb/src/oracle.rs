@@ -54,10 +54,20 @@ impl ExactOracle for TablesOracle {
         self.0.probe(pos)
     }
 
+    fn probe_with_history(&self, pos: &Position, history: &[u128]) -> Option<i32> {
+        self.0
+            .probe_with_history_within(pos, history, HISTORY_PROBE_NODES)
+    }
+
     fn solve(&self, pos: &Position) -> Option<i32> {
         solve_value(&self.0, pos)
     }
 }
+
+/// Nodes the tables' search over a history ([`ExactOracle::probe_with_history`],
+/// [`Tables::probe_with_history_within`]) may take before it gives up (the engine's search
+/// then searches the position itself): a bound on what one probe can cost a timed search.
+pub const HISTORY_PROBE_NODES: u64 = 1 << 18;
 
 /// Nodes a [`ExactOracle::solve`] may search before it gives up.
 pub const SOLVE_NODES: u64 = 5_000_000;
@@ -138,6 +148,11 @@ impl ExactOracle for PatternsOracle {
 
     fn probe_any_history(&self, pos: &Position) -> Option<i32> {
         self.tables(pos)?.probe(pos)
+    }
+
+    fn probe_with_history(&self, pos: &Position, history: &[u128]) -> Option<i32> {
+        self.tables(pos)?
+            .probe_with_history_within(pos, history, HISTORY_PROBE_NODES)
     }
 
     fn solve(&self, pos: &Position) -> Option<i32> {
@@ -315,6 +330,11 @@ impl ExactOracle for LazyTablesOracle {
 
     fn probe_any_history(&self, pos: &Position) -> Option<i32> {
         self.tables_for(pos)?.probe(pos)
+    }
+
+    fn probe_with_history(&self, pos: &Position, history: &[u128]) -> Option<i32> {
+        self.tables_for(pos)?
+            .probe_with_history_within(pos, history, HISTORY_PROBE_NODES)
     }
 
     fn solve(&self, pos: &Position) -> Option<i32> {

@@ -637,6 +637,18 @@ impl Tables {
     /// `None` if not covered or not determined.
     #[must_use]
     pub fn probe_with_history(&self, pos: &Position, history: &[u128]) -> Option<i32> {
+        self.probe_with_history_within(pos, history, 1 << 24)
+    }
+
+    /// [`Tables::probe_with_history`] with the search over the history's layer limited to
+    /// `budget` nodes: `None` as well where it would need more.
+    #[must_use]
+    pub fn probe_with_history_within(
+        &self,
+        pos: &Position,
+        history: &[u128],
+        budget: u64,
+    ) -> Option<i32> {
         let side = self.side_of(pos)?;
         let b = canonical(pos);
         let k = crate::moves::seeds(&b);
@@ -649,7 +661,7 @@ impl Tables {
             } => return Some(margin),
             Entry::Value { .. } => {}
         }
-        let mut s = PathSearch::new(self, 1 << 24);
+        let mut s = PathSearch::new(self, budget);
         let me = pos.to_move();
         for &key in history {
             if key == pos.repetition_key() {

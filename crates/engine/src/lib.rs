@@ -84,6 +84,22 @@ pub trait ExactOracle: Send + Sync {
         None
     }
 
+    /// The value of `pos` when the positions seen earlier in the round since seeds last left
+    /// the board are `history` (repetition keys, oldest first, as
+    /// [`pussa_rules::GameState::history`] keeps them; `pos` itself not among them): exact for
+    /// that history, whether or not it is exact for every other. The search asks this right
+    /// after a root move that took nothing, so that a root the tables cover gets exact values
+    /// for its moves at any depth (the round's history is known there: a position string
+    /// starts it). By default [`ExactOracle::probe`] for an empty history, else
+    /// [`ExactOracle::probe_any_history`].
+    fn probe_with_history(&self, pos: &Position, history: &[u128]) -> Option<i32> {
+        if history.is_empty() {
+            self.probe(pos)
+        } else {
+            self.probe_any_history(pos)
+        }
+    }
+
     /// The exact value of `pos` (in the units of [`ExactOracle::probe`]) when the round's
     /// repetition history starts at `pos`, found by a full search down to the tables if `pos`
     /// has more seeds than they hold; `None` if that is out of the implementation's reach.

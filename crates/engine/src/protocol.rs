@@ -69,6 +69,9 @@ pub const ENGINE_NAME: &str = concat!("pussa ", env!("CARGO_PKG_VERSION"));
 pub const ENGINE_AUTHOR: &str = "the pussa developers";
 /// The largest `Threads` value accepted.
 pub const MAX_THREADS: usize = 256;
+/// The largest `go depth` accepted; a depth above [`crate::params::MAX_DEPTH`] is searched to
+/// that depth (an `info string` says so).
+pub const MAX_GO_DEPTH: u32 = 1000;
 /// The largest `go movetime` accepted, in milliseconds (a day); longer searches use `infinite`.
 pub const MAX_MOVETIME_MS: u64 = 86_400_000;
 /// The largest clock time (`wtime`, `btime`, `winc`, `binc`) accepted, in milliseconds (a week).
@@ -147,7 +150,7 @@ impl GoLimits {
                     }
                     NumberError::TooLarge => {
                         let range = match name {
-                            "depth" => "1..=1000".to_string(),
+                            "depth" => format!("1..={MAX_GO_DEPTH}"),
                             "nodes" => format!("1..={}", u64::MAX),
                             "movetime" => format!("0..={MAX_MOVETIME_MS} (use infinite)"),
                             "movestogo" => "1..=1000".to_string(),
@@ -160,8 +163,8 @@ impl GoLimits {
             match w.to_ascii_lowercase().as_str() {
                 "depth" => {
                     let d = num("depth")?;
-                    if d == 0 || d > 1000 {
-                        return Err(format!("go: depth {d} is out of range 1..=1000"));
+                    if d == 0 || d > u64::from(MAX_GO_DEPTH) {
+                        return Err(format!("go: depth {d} is out of range 1..={MAX_GO_DEPTH}"));
                     }
                     g.depth = Some(d as u32);
                 }

@@ -504,6 +504,10 @@ pub(crate) struct Worker<'a> {
     root_moves: Moves,
     /// Laps sown since the clock was last checked ([`params::CHECK_EVERY_LAPS`]).
     laps: u64,
+    /// The oracle's values of the root's children for the root's history
+    /// ([`ExactOracle::probe_with_history`], [`Worker::root_child_probe`]): each is asked
+    /// once, not at every iteration.
+    root_probes: Vec<(u128, u64, Option<i32>)>,
 }
 
 impl<'a> Worker<'a> {
@@ -539,6 +543,7 @@ impl<'a> Worker<'a> {
             root_best: None,
             root_moves: Moves::from_mask(u16::MAX),
             laps: 0,
+            root_probes: Vec::new(),
         };
         for &k in root_history {
             w.path.push(k);
@@ -711,6 +716,19 @@ impl<'a> Worker<'a> {
         r
     }
 
+    /// The oracle's value of `pos`, a child of the root reached by a move that took nothing,
+    /// for the round's history on the path (`path[base..]`: the root's history and the root),
+    /// asked once per child and history.
+    fn root_child_probe(&mut self, oracle: &dyn ExactOracle, pos: &Position) -> Option<i32> {
+        let key = (pos.repetition_key(), self.set_hash);
+        if let Some(&(_, _, v)) = self.root_probes.iter().find(|&&(k, h, _)| (k, h) == key) {
+            return v;
+        }
+        let v = oracle.probe_with_history(pos, &self.path[self.base..]);
+        self.root_probes.push((key.0, key.1, v));
+        v
+    }
+
     /// One node of [`Worker::negamax`] (which tracks the repetitions its subtree matched, and
     /// whether it counted on an estimated later round).
     fn node(
@@ -743,7 +761,20 @@ impl<'a> Worker<'a> {
                 let v = if self.base == self.path.len() {
                     oracle.probe(pos)
                 } else {
-                    oracle.probe_any_history(pos)
+                    oracle.probe_any_history(pos).or_else(|| {
+                        // Right after a root move that took nothing, the round's history is
+                        // the root's and the root: a value exact for that history (the
+                        // tables' search over it) holds here, and the node's value depends on
+                        // that history, as a repetition's would.
+                        if ply != 1 {
+                            return None;
+                        }
+                        let v = self.root_child_probe(oracle, pos);
+                        if v.is_some() {
+                            self.rep_low = self.rep_low.min(self.base);
+                        }
+                        v
+                    })
                 };
                 if let Some(v) = v {
                     let (adjust, est) = self.view.map_or((0, false), |m| m.adjust(pos, v, None));
