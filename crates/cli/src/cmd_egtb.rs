@@ -905,12 +905,15 @@ fn solve(
     nodes: u64,
     max_seeds: Option<usize>,
 ) -> anyhow::Result<()> {
+    // With --position: the seeds each side took in the round so far (for its final margin).
+    let mut taken = None;
     let (pos, what) = match (per_hole, position) {
         (_, Some(p)) => {
             let state = parse_position(game, p)?;
             if state.is_round_over() {
                 bail!("the round is over in this position: there is nothing to solve");
             }
+            taken = Some(state.taken_this_round());
             (*state.position(), "the position".to_string())
         }
         (Some(s), None) if s != game.seeds_per_hole() => (
@@ -947,10 +950,12 @@ fn solve(
         )
     })?;
     let side = pos.to_move();
+    // A position's value is the seeds still to be taken, as `egtb probe` labels it (at a
+    // start nothing is taken yet: it is the round's final margin).
     let who = if position.is_some() {
-        "to move"
+        format!("to move; future seeds, {side} minus opponent")
     } else {
-        "the first player"
+        "the first player".to_string()
     };
     outln!(
         "{what}: value {:+} for {side} ({who}), tables 0..={}, {}, {:.2} s (tables opened in {load:.2} s)",
@@ -959,6 +964,15 @@ fn solve(
         plural(sol.nodes, "node", "nodes"),
         t1.elapsed().as_secs_f64()
     )?;
+    if let Some(taken) = taken {
+        // As `egtb probe`: what each took in the round so far plus the seeds still to take.
+        let me = i32::from(taken[side.index()]);
+        let them = i32::from(taken[side.other().index()]);
+        outln!(
+            "final margin of the round, seeds taken in it included: {:+} for {side}",
+            me - them + sol.value
+        )?;
+    }
     let pv: Vec<String> = sol.pv.iter().map(ToString::to_string).collect();
     outln!(
         "principal variation ({}): {}",
