@@ -951,7 +951,10 @@ fn egtb_wording_of_the_side_to_move_and_counts_of_one() {
     ]);
     assert!(ok, "{err}");
     assert!(
-        out.starts_with("the position: value +1 for North (to move), tables 0..=1, ")
+        out.starts_with(
+            "the position: value +1 for North (to move; future seeds, North minus opponent), \
+             tables 0..=1, "
+        ) && out.contains("final margin of the round, seeds taken in it included: -96 for North")
             && out.contains("principal variation (1 move): a")
             && !out.contains("first player"),
         "{out}"
