@@ -993,6 +993,8 @@ fn solve(
     json: bool,
 ) -> anyhow::Result<()> {
     let mut setup = None;
+    // With --position: the seeds each side took in the round so far (for its final margin).
+    let mut taken = None;
     let (pos, what) = match (per_hole, position) {
         (_, Some(p)) => {
             let state = parse_position(game, p)?;
@@ -1000,6 +1002,7 @@ fn solve(
                 bail!("the round is over in this position: there is nothing to solve");
             }
             setup = Some(Setup::from_state(&state));
+            taken = Some(state.taken_this_round());
             (*state.position(), "the position".to_string())
         }
         (Some(s), None) if s != game.seeds_per_hole() => (
@@ -1055,10 +1058,12 @@ fn solve(
         outln!("{out}")?;
         return Ok(());
     }
+    // A position's value is the seeds still to be taken, as `egtb probe` labels it (at a
+    // start nothing is taken yet: it is the round's final margin).
     let who = if position.is_some() {
-        "to move"
+        format!("to move; future seeds, {side} minus opponent")
     } else {
-        "the first player"
+        "the first player".to_string()
     };
     outln!(
         "{what}: value {:+} for {side} ({who}), tables 0..={}, {}, {:.2} s (tables opened in {load:.2} s)",
@@ -1067,6 +1072,15 @@ fn solve(
         plural(sol.nodes, "node", "nodes"),
         t1.elapsed().as_secs_f64()
     )?;
+    if let Some(taken) = taken {
+        // As `egtb probe`: what each took in the round so far plus the seeds still to take.
+        let me = i32::from(taken[side.index()]);
+        let them = i32::from(taken[side.other().index()]);
+        outln!(
+            "final margin of the round, seeds taken in it included: {:+} for {side}",
+            me - them + sol.value
+        )?;
+    }
     let pv: Vec<String> = sol.pv.iter().map(ToString::to_string).collect();
     outln!(
         "principal variation ({}): {}",

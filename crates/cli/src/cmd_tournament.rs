@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use pussa_engine::tournament::{
-    self, Config, Ending, GameResult, MoveLimits, PlayerSpec, Report, Sprt, SprtDecision,
-    Termination, Wdl,
+    self, Config, Ending, GameResult, MoveLimits, Pentanomial, PlayerSpec, Report, Sprt,
+    SprtDecision, Termination, Wdl,
 };
 use pussa_engine::ExactOracle;
 use pussa_rules::record::{Record, RecordResult};
@@ -103,8 +103,9 @@ pub struct Args {
     /// Stop early when this SPRT is decided: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05, or
     /// -3,1,0.05,0.05 for a non-regression test: a value may start with a minus sign). The
     /// GSPRT as fishtest computes it: pentanomial over the complete pairs, logistic Elo.
-    #[arg(long, value_name = "ELO0,ELO1,ALPHA,BETA")]
-    pub sprt: Option<String>,
+    /// elo0 below elo1, both within -6000..=6000; alpha and beta strictly between 0 and 0.5.
+    #[arg(long, value_name = "ELO0,ELO1,ALPHA,BETA", value_parser = sprt_arg)]
+    pub sprt: Option<Sprt>,
     /// How long an external engine may take to answer during a game, in milliseconds
     /// (default: 3 × movetime + 1000, or 10000); it must be above --movetime. At most
     /// 86400000 (a day).
@@ -234,6 +235,15 @@ mod sprt_args_tests {
 
 /// The value of `--name1` and `--name2`: one line of text, not empty, at most
 /// [`MAX_NAME_CHARS`] characters (leading and trailing spaces dropped).
+/// `--sprt`'s value ([`Sprt::parse`]); an error is a usage error (exit 2), which clap already
+/// introduces with the value.
+fn sprt_arg(s: &str) -> Result<Sprt, String> {
+    Sprt::parse(s).map_err(|e| {
+        e.strip_prefix(&format!("sprt '{s}': "))
+            .map_or(e.clone(), str::to_string)
+    })
+}
+
 fn player_name(s: &str) -> Result<String, String> {
     let name = s.trim();
     if name.is_empty() {
@@ -289,12 +299,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     }
-    let sprt = args
-        .sprt
-        .as_deref()
-        .map(Sprt::parse)
-        .transpose()
-        .map_err(anyhow::Error::msg)?;
+    let sprt = args.sprt;
     let concurrency = args.concurrency.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_CONCURRENCY))
     });
@@ -905,15 +910,14 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
 }
 
 /// The results as JSON. Values that the games do not determine are `null`: the score and the
-/// Elo with no games, an interval when every game (or every pair) gave the same result.
+/// Elo with no games, an infinite Elo or bound.
 fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Result<String> {
     let w = report.wdl;
     let any = w.games() > 0;
     let (elo, elo_low, elo_high) = w.elo_interval();
-    let spread = w.variance() > 0.0;
     let p = report.pairs;
     let (pe, plo, phi) = p.elo_interval();
-    let pairs_spread = p.0.iter().filter(|&&n| n > 0).count() > 1;
+    let some_pair = p.pairs() > 0;
     // A draw is "draw", as `pussa replay --json` says it.
     let mut games = serde_json::to_value(&report.games)?;
     if let Some(list) = games.as_array_mut() {
@@ -931,6 +935,7 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
     Ok(serde_json::to_string_pretty(&serde_json::json!({
         "game": config.game.name(),
         "mode": config.mode.name(),
+        "settings": settings_json(config),
         "players": report.players,
         // Each player as given on the command line (an engine's command), whatever its name.
         "specs": [config.player_spec(0), config.player_spec(1)],
@@ -942,20 +947,35 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
         "losses": report.wdl.losses,
         "score": any.then(|| w.score()),
         "elo": finite(elo).filter(|_| any),
-        "elo_low": finite(elo_low).filter(|_| spread),
-        "elo_high": finite(elo_high).filter(|_| spread),
+        "elo_low": finite(elo_low).filter(|_| any),
+        "elo_high": finite(elo_high).filter(|_| any),
+        // How the Elo intervals were computed (`same_result`: every game, or every pair, gave
+        // the same result, where the normal approximation has no spread).
+        "elo_interval": any.then(|| interval_method(w.variance() == 0.0)),
+        "elo_pairs_interval": some_pair.then(|| interval_method(same_points(&p))),
         "sprt": sprt,
+        // The test itself, so that `llr` and the decision can be checked from this file.
+        "sprt_test": config.sprt.map(|t| {
+            let (lower, upper) = t.bounds();
+            serde_json::json!({
+                "elo0": t.elo0,
+                "elo1": t.elo1,
+                "alpha": t.alpha,
+                "beta": t.beta,
+                "lower": lower,
+                "upper": upper,
+            })
+        }),
         "sprt_model": report.sprt.map(|_| SPRT_MODEL),
         "llr": report.llr,
         "sprt_games": report.sprt_games,
         "sprt_pairs": report.sprt_pairs.map(|p| p.0),
         "stopped_early": finished && report.stopped_early,
         "pairs": report.pairs.0,
-        // No pair finished yet (one game so far): no value rather than a made-up 0; no
-        // interval when every pair gave the same points (as the summary says).
-        "elo_pairs": finite(pe).filter(|_| p.pairs() > 0),
-        "elo_pairs_low": finite(plo).filter(|_| pairs_spread),
-        "elo_pairs_high": finite(phi).filter(|_| pairs_spread),
+        // No pair finished yet (one game so far): no value rather than a made-up 0.
+        "elo_pairs": finite(pe).filter(|_| some_pair),
+        "elo_pairs_low": finite(plo).filter(|_| some_pair),
+        "elo_pairs_high": finite(phi).filter(|_| some_pair),
         "below_exact": report.below_exact().map(|(b, known)| serde_json::json!({
             "players": b,
             "games": known,
@@ -968,6 +988,49 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
         "length_histogram": report.length_histogram(),
         "games": games,
     }))?)
+}
+
+/// The run's settings that decide its games, as given: the games asked for, the seed, the
+/// openings, the per-move limits, the round limit of a match and the games played at once.
+fn settings_json(config: &Config) -> serde_json::Value {
+    serde_json::json!({
+        "games": config.games,
+        "seed": config.seed,
+        "random_opening": config.random_opening,
+        "balanced_openings": config.balanced_openings,
+        "exact_openings": config.exact_openings.is_some(),
+        "movetime_ms": config.limits.movetime.map(|d| d.as_millis() as u64),
+        "depth": config.limits.depth,
+        "nodes": config.limits.nodes,
+        "max_rounds": (config.mode == Mode::Match).then_some(config.max_rounds),
+        "concurrency": config.concurrency,
+    })
+}
+
+/// Every pair gave the same points (or there are none).
+fn same_points(p: &Pentanomial) -> bool {
+    p.0.iter().filter(|&&n| n > 0).count() <= 1
+}
+
+/// How an Elo interval was computed, as results name it: `normal` (the normal approximation
+/// of the mean score) or `same_result` ([`tournament::same_result_interval`]).
+fn interval_method(same: bool) -> &'static str {
+    if same {
+        "same_result"
+    } else {
+        "normal"
+    }
+}
+
+/// The summary's words after an Elo interval computed by
+/// [`tournament::same_result_interval`]: `what` gave the same `result`.
+fn same_result_note(score: f64, what: &str, result: &str) -> String {
+    let how = if score <= 0.0 || score >= 1.0 {
+        "exact one-sided bound"
+    } else {
+        "Wilson score interval"
+    };
+    format!(" (every {what} gave the same {result}: {how})")
 }
 
 /// How long each external engine took to answer: for each player, `null` for a built-in
@@ -1147,16 +1210,17 @@ fn summary(config: &Config, report: &Report, stopped_by: Option<&str>) -> String
             w.score()
         );
     }
-    if w.games() > 0 && w.variance() == 0.0 {
+    if w.games() > 0 {
+        // Every game gave the same result: no spread, so the interval is the exact bound or
+        // the Wilson interval of the score, which the line names.
+        let note = if w.variance() == 0.0 {
+            same_result_note(w.score(), "game", "result")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "elo {}  95% interval: none (every game gave the same result)",
-            fmt_elo(elo)
-        );
-    } else if w.games() > 0 {
-        let _ = writeln!(
-            s,
-            "elo {}  95% interval [{}, {}]",
+            "elo {}  95% interval [{}, {}]{note}",
             fmt_elo(elo),
             fmt_elo(lo),
             fmt_elo(hi)
@@ -1165,12 +1229,12 @@ fn summary(config: &Config, report: &Report, stopped_by: Option<&str>) -> String
     let p = report.pairs;
     if p.pairs() > 0 {
         let (pe, plo, phi) = p.elo_interval();
-        // Every pair gave the same points: no spread, so no interval (as for the games).
-        let interval = if p.0.iter().filter(|&&n| n > 0).count() == 1 {
-            "95% interval: none (every pair gave the same points)".to_string()
+        let note = if same_points(&p) {
+            same_result_note(p.score(), "pair", "points")
         } else {
-            format!("95% interval [{}, {}]", fmt_elo(plo), fmt_elo(phi))
+            String::new()
         };
+        let interval = format!("95% interval [{}, {}]{note}", fmt_elo(plo), fmt_elo(phi));
         let _ = writeln!(
             s,
             "pairs {} (first player's points 0/0.5/1/1.5/2: {} {} {} {} {})  elo by pairs {}  {interval}",
@@ -1394,22 +1458,29 @@ fn seats_and_lengths(s: &mut String, config: &Config, report: &Report) {
         );
     }
     if let Some(p) = report.plies() {
-        let _ = writeln!(
-            s,
-            "plies a game: mean {:.1}  median {}  min {}  max {}",
-            p.mean, p.median, p.min, p.max
-        );
+        let _ = writeln!(s, "plies a game: {}", fmt_spread(&p, 1));
     }
     if config.mode == Mode::Match {
         if let Some(r) = report.rounds() {
-            let _ = writeln!(
-                s,
-                "rounds a match: mean {:.2}  median {}  min {}  max {}",
-                r.mean, r.median, r.min, r.max
-            );
+            let _ = writeln!(s, "rounds a match: {}", fmt_spread(&r, 2));
         }
     }
     let _ = writeln!(s, "{}", ended_line(config, report));
+}
+
+/// A spread as the summary gives it, the mean, its interval and the deviation to `digits`
+/// decimals: `mean 84.5  95% interval [41.3, 127.7]  sd 60.4  median 61  min 17  max 212` (no interval or
+/// deviation from one game).
+fn fmt_spread(p: &tournament::Spread, digits: usize) -> String {
+    let mut s = format!("mean {:.digits$}", p.mean);
+    if let (Some(lo), Some(hi), Some(sd)) = (p.mean_low, p.mean_high, p.sd) {
+        let _ = write!(
+            s,
+            "  95% interval [{lo:.digits$}, {hi:.digits$}]  sd {sd:.digits$}"
+        );
+    }
+    let _ = write!(s, "  median {}  min {}  max {}", p.median, p.min, p.max);
+    s
 }
 
 /// The summary's `ended:` line: the games counted by how they ended (losses on time only
@@ -1663,17 +1734,27 @@ mod tests {
         let v = json(&c, games, true);
         assert_eq!(v["pairs"], serde_json::json!([0, 0, 2, 0, 0]));
         assert_eq!(v["elo_pairs"], 0.0);
-        assert!(
-            v["elo_pairs_low"].is_null() && v["elo_pairs_high"].is_null(),
-            "{v}"
+        // Every pair split: no spread, yet not a certain Elo of 0 (the Wilson interval of the
+        // pairs' score, symmetric about it).
+        let (lo, hi) = (
+            v["elo_pairs_low"].as_f64().unwrap(),
+            v["elo_pairs_high"].as_f64().unwrap(),
         );
+        assert!(lo < -200.0 && (lo + hi).abs() < 1e-9, "{v}");
+        assert_eq!(v["elo_pairs_interval"], "same_result");
         assert_eq!(v["sprt"], "undecided");
         assert_eq!(v["games"][2]["winner"], "draw");
         assert_eq!(v["games"][0]["winner"], "S");
-        // Every game a draw: no interval for the games either.
+        assert_eq!(v["elo_interval"], "normal");
+        // Every game a draw: the same for the games.
         let v = json(&c, vec![game(0, None), game(1, None)], true);
         assert_eq!(v["elo"], 0.0);
-        assert!(v["elo_low"].is_null() && v["elo_high"].is_null(), "{v}");
+        let (lo, hi) = (
+            v["elo_low"].as_f64().unwrap(),
+            v["elo_high"].as_f64().unwrap(),
+        );
+        assert!(lo < -200.0 && (lo + hi).abs() < 1e-9, "{v}");
+        assert_eq!(v["elo_interval"], "same_result");
     }
 
     /// One forfeit is "the 1 forfeit", as one game is "the 1 game" (it said "the 1 forfeits").

@@ -952,7 +952,10 @@ fn egtb_wording_of_the_side_to_move_and_counts_of_one() {
     ]);
     assert!(ok, "{err}");
     assert!(
-        out.starts_with("the position: value +1 for North (to move), tables 0..=1, ")
+        out.starts_with(
+            "the position: value +1 for North (to move; future seeds, North minus opponent), \
+             tables 0..=1, "
+        ) && out.contains("final margin of the round, seeds taken in it included: -96 for North")
             && out.contains("principal variation (1 move): a")
             && !out.contains("first player"),
         "{out}"
@@ -1957,4 +1960,69 @@ fn egtb_solve_json_gives_the_value_as_probe_json_names_it() {
         assert!(text.contains(&pv.join(" ")), "{text}: {v}");
         assert!(v["nodes"].as_u64().unwrap() > 0);
     }
+}
+
+/// `egtb solve --position` labels its value as `egtb probe` does (the seeds still to be taken,
+/// side to move minus opponent) and adds the round's final margin with the seeds taken so far
+/// (it printed a bare `value -1`, which read as the final margin its start values are, while
+/// the round's final margin was -92): both lines agree with `probe`'s for a position in the
+/// tables.
+#[test]
+fn egtb_solve_of_a_position_labels_its_value_and_gives_the_final_margin() {
+    let dir = tables_dir().to_str().unwrap();
+    let pos = "1,0,0,1,0,3,0/2,0,0,0,0,0,0 91 0 N 1 raja-pasu";
+    let (ok, probe, err) = probe_raja(dir, pos);
+    assert!(ok, "{err}");
+    let (ok, solve, err) = pussa(&[
+        "egtb",
+        "solve",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        dir,
+        "--position",
+        pos,
+    ]);
+    assert!(ok, "{err}");
+    // The value: the seeds still to be taken, labelled.
+    let value = |out: &str| -> i32 {
+        let at = out.find("value ").unwrap() + "value ".len();
+        out[at..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let v = value(&probe);
+    assert_eq!(value(&solve), v, "{probe}\n{solve}");
+    assert!(
+        solve.starts_with(&format!(
+            "the position: value {v:+} for North (to move; future seeds, North minus opponent), "
+        )),
+        "{solve}"
+    );
+    // The round's final margin: North took nothing, South 91.
+    let margin = format!(
+        "final margin of the round, seeds taken in it included: {:+} for North\n",
+        v - 91
+    );
+    assert!(probe.contains(&margin), "{margin}\n{probe}");
+    assert!(solve.contains(&margin), "{margin}\n{solve}");
+    // A start's value is its final margin: no such line.
+    let (ok, start, err) = pussa(&[
+        "egtb",
+        "solve",
+        "--game",
+        "raja-pasu",
+        "--seeds-per-hole",
+        "1",
+        "--dir",
+        dir,
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        start.contains("(the first player)") && !start.contains("final margin"),
+        "{start}"
+    );
 }

@@ -371,10 +371,14 @@ fn misbehaving_engines_are_cut_off_and_stopped_whole() {
                 && !out.contains("plies a game"),
             "{out}"
         );
-        // Both games lost the same way: no spread, so no interval, for games or pairs.
+        // Both games lost the same way: no spread, so the exact one-sided bound, for games and
+        // pairs (0.025^(1/2) = 0.158 of the score from 2 games, an Elo of -290.5).
         assert!(
-            out.contains("95% interval: none (every game gave the same result)")
-                && out.contains("95% interval: none (every pair gave the same points)"),
+            out.contains(
+                "95% interval [-290.5, +inf] (every game gave the same result: exact one-sided bound)"
+            ) && out.contains(
+                ", +inf] (every pair gave the same points: exact one-sided bound)"
+            ),
             "{out}"
         );
     }

@@ -151,14 +151,136 @@ fn sprt_takes_a_negative_elo0() {
     ]);
     assert!(ok, "{err}");
     assert!(out.contains("sprt elo0 -3 elo1 1: llr "), "{out}");
-    // A value that is not one is still a one-line error naming it.
-    let (ok, _, err) = pussa(&["tournament", "random", "greedy", "--sprt", "-3,1"]);
-    assert!(!ok);
+    // A value that is not one is a usage error naming it (exit 2, as every option's range).
+    let (code, err) = status(&["tournament", "random", "greedy", "--sprt", "-3,1"]);
+    assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.starts_with("error: sprt '-3,1': expected elo0,elo1,alpha,beta")
-            && err.lines().count() == 1,
+        err.starts_with(
+            "error: invalid value '-3,1' for '--sprt <ELO0,ELO1,ALPHA,BETA>': expected \
+             elo0,elo1,alpha,beta"
+        ),
         "{err}"
     );
+}
+
+/// The exit code and stderr of `pussa args`.
+fn status(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .args(args)
+        .output()
+        .expect("run pussa");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// An Elo whose logistic score rounds to 0 or 1 (about ±6,400 and beyond) is refused at once as
+/// a usage error naming the range: its LLR was NaN, which crossed neither bound, so the run
+/// went on to its last game "undecided"; a huge one was printed with its 300 digits.
+#[test]
+fn sprt_elos_out_of_range_are_usage_errors() {
+    for sprt in [
+        "0,7000,0.05,0.05",
+        "-7000,0,0.05,0.05",
+        "-1e300,1e300,0.05,0.05",
+        "0,6000.5,0.05,0.05",
+    ] {
+        let (code, err) = status(&["tournament", "random", "greedy", &format!("--sprt={sprt}")]);
+        assert_eq!(code, Some(2), "{sprt}: {err}");
+        assert!(
+            err.contains(&format!(
+                "invalid value '{sprt}' for '--sprt <ELO0,ELO1,ALPHA,BETA>': elo0 and elo1 must \
+                 lie within -6000..=6000"
+            )) && !err.contains("00000000000"),
+            "{sprt}: {err}"
+        );
+    }
+    // The edge of the range runs, and its LLR is a number.
+    let json = tmp("sprt-edge.json");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "greedy",
+        "random",
+        "-n",
+        "4",
+        "-q",
+        "--sprt=-6000,6000,0.05,0.05",
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("sprt elo0 -6000 elo1 6000: llr "), "{out}");
+    assert!(!out.contains("NaN"), "{out}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(v["llr"].as_f64().is_some_and(f64::is_finite), "{v}");
+}
+
+/// The results file records the SPRT (elo0, elo1, alpha, beta and its bounds) and the run's
+/// settings, so that `llr` and the decision can be recomputed from the file alone, as
+/// docs/engine.md says: fishtest's LLR of `sprt_pairs` (or `pairs`) under the file's elo0 and
+/// elo1 is its `llr`, and the decision is where that stands against the file's bounds.
+#[test]
+fn the_results_record_the_sprt_and_the_settings() {
+    use pussa_engine::tournament::{Pentanomial, Sprt, SprtDecision};
+    let json = tmp("sprt-test.json");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "greedy",
+        "random",
+        "-n",
+        "200",
+        "--seed",
+        "5",
+        "--random-opening",
+        "3",
+        "--depth",
+        "2",
+        "--concurrency",
+        "1",
+        "-q",
+        "--sprt",
+        "0,100,0.05,0.05",
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("H1 accepted"), "{out}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let t = &v["sprt_test"];
+    let f = |k: &str| t[k].as_f64().unwrap_or_else(|| panic!("{k}: {t}"));
+    assert_eq!(
+        (f("elo0"), f("elo1"), f("alpha"), f("beta")),
+        (0.0, 100.0, 0.05, 0.05)
+    );
+    assert!((f("lower") - (0.05f64 / 0.95).ln()).abs() < 1e-12, "{t}");
+    assert!((f("upper") - (0.95f64 / 0.05).ln()).abs() < 1e-12, "{t}");
+    let s = &v["settings"];
+    assert_eq!(s["games"], 200, "{s}");
+    assert_eq!(s["seed"], 5, "{s}");
+    assert_eq!(s["random_opening"], 3, "{s}");
+    assert_eq!(s["depth"], 2, "{s}");
+    assert!(s["movetime_ms"].is_null() && s["nodes"].is_null(), "{s}");
+    // Recomputed from the file's own fields.
+    let counts: Vec<u32> = v["sprt_pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap() as u32)
+        .collect();
+    let sprt = Sprt {
+        elo0: f("elo0"),
+        elo1: f("elo1"),
+        alpha: f("alpha"),
+        beta: f("beta"),
+    };
+    let pairs = Pentanomial(counts.try_into().unwrap());
+    let llr = sprt.llr(&pairs);
+    assert!((llr - v["llr"].as_f64().unwrap()).abs() < 1e-9, "{llr} {v}");
+    assert!(llr >= f("upper"), "{llr}");
+    assert_eq!(sprt.decision(&pairs), SprtDecision::AcceptH1);
+    assert_eq!(v["sprt"], "accept_h1");
+    assert_eq!(v["sprt_games"].as_u64(), Some(2 * u64::from(pairs.pairs())));
 }
 
 /// `--sprt` with its value forgotten is clap's "a value is required" like every other option:

@@ -113,6 +113,21 @@ fn spread(values: &[u64]) -> (f64, f64, u64, u64) {
     )
 }
 
+/// The sample standard deviation of `values` and the 95% interval of their mean, Student's t
+/// with the quantile `t` (t(0.975, n - 1), from a table).
+fn mean_interval(values: &[u64], t: f64) -> (f64, f64, f64) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<u64>() as f64 / n;
+    let sd = (values
+        .iter()
+        .map(|&x| (x as f64 - mean).powi(2))
+        .sum::<f64>()
+        / (n - 1.0))
+        .sqrt();
+    let half = t * sd / n.sqrt();
+    (sd, mean - half, mean + half)
+}
+
 /// The opening tags of the elements named `name` with class `class`: their attributes.
 fn elements(svg: &str, class: &str) -> Vec<HashMap<String, String>> {
     let needle = format!("<g class=\"{class}\"");
@@ -268,7 +283,16 @@ fn lengths_and_endings_agree_with_the_games() {
         (Some(min), Some(max))
     );
     assert!(min < max, "random games of one length? {lengths:?}");
-    let line = format!("plies a game: mean {mean:.1}  median {median}  min {min}  max {max}");
+    // The spread and the 95% interval of the mean (t(0.975, 15) = 2.131450).
+    let (sd, lo, hi) = mean_interval(&lengths, 2.131_450);
+    for (key, want) in [("sd", sd), ("mean_low", lo), ("mean_high", hi)] {
+        assert!((p[key].as_f64().unwrap() - want).abs() < 1e-4, "{key}: {p}");
+    }
+    assert!(lo < mean && mean < hi && sd > 0.0, "{p}");
+    let line = format!(
+        "plies a game: mean {mean:.1}  95% interval [{lo:.1}, {hi:.1}]  sd {sd:.1}  median \
+         {median}  min {min}  max {max}"
+    );
     assert!(out.contains(&line), "{line}\n{out}");
     // Single games: one round each, and no rounds line in the summary.
     assert_eq!(
@@ -474,7 +498,12 @@ fn matches_count_rounds_and_the_csv_carries_the_seat() {
     }
     let (mean, median, min, max) = spread(&rounds);
     assert!(max > 1, "{rounds:?}");
-    let line = format!("rounds a match: mean {mean:.2}  median {median}  min {min}  max {max}");
+    // 4 matches: t(0.975, 3) = 3.182446.
+    let (sd, lo, hi) = mean_interval(&rounds, 3.182_446);
+    let line = format!(
+        "rounds a match: mean {mean:.2}  95% interval [{lo:.2}, {hi:.2}]  sd {sd:.2}  median \
+         {median}  min {min}  max {max}"
+    );
     assert!(out.contains(&line), "{line}\n{out}");
 }
 
@@ -585,4 +614,142 @@ fn a_few_alike_games_give_a_wide_seat_interval() {
             }
         }
     }
+}
+
+/// The plot's subtitle gives the lengths' spread and the 95% interval of their mean, as the
+/// summary does (it gave only the mean and the median).
+#[test]
+fn the_plot_subtitle_gives_the_spread_of_the_lengths() {
+    let (_, v, svg) = run(
+        "subtitle",
+        &[
+            "greedy",
+            "random",
+            "--game",
+            "raja-pasu",
+            "--match",
+            "-n",
+            "4",
+        ],
+    );
+    let f = |k: &str, r: &str| v[r][k].as_f64().unwrap();
+    let plies = format!(
+        "plies a game: mean {:.1} [{:.1}, {:.1}], sd {:.1}, median {}",
+        f("mean", "plies"),
+        f("mean_low", "plies"),
+        f("mean_high", "plies"),
+        f("sd", "plies"),
+        f("median", "plies"),
+    );
+    assert!(svg.contains(&plies), "{plies}\n{svg}");
+    let rounds = format!(
+        "rounds a match: mean {:.1} [{:.1}, {:.1}], sd {:.1}",
+        f("mean", "rounds"),
+        f("mean_low", "rounds"),
+        f("mean_high", "rounds"),
+        f("sd", "rounds"),
+    );
+    assert!(svg.contains(&rounds), "{rounds}\n{svg}");
+}
+
+/// Every game, or every pair, gave the same result, where the normal approximation has no
+/// spread: the Elo interval is still a real one (it was a zero-width "none").
+/// Ten wins of ten: the score is at least 0.025^(1/10) = 0.6915 (the exact one-sided bound),
+/// an Elo of at least +140.2; five pairs won 2-0 give at least 0.025^(1/5) = 0.4782, -15.2.
+#[test]
+fn all_wins_give_an_exact_one_sided_elo_bound() {
+    let (out, v, _) = run(
+        "allwins",
+        &[
+            "--game",
+            "raja-pasu",
+            "--match",
+            "greedy",
+            "random",
+            "-n",
+            "10",
+        ],
+    );
+    assert!(
+        out.contains(
+            "elo +inf  95% interval [+140.2, +inf] (every game gave the same result: exact \
+             one-sided bound)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "elo by pairs +inf  95% interval [-15.2, +inf] (every pair gave the same points: \
+             exact one-sided bound)"
+        ),
+        "{out}"
+    );
+    let bound = |s: f64| -400.0 * (1.0 / s - 1.0).log10();
+    assert!((v["elo_low"].as_f64().unwrap() - bound(0.025f64.powf(0.1))).abs() < 1e-9);
+    assert!((v["elo_pairs_low"].as_f64().unwrap() - bound(0.025f64.powf(0.2))).abs() < 1e-9);
+    assert!(
+        v["elo_high"].is_null() && v["elo_pairs_high"].is_null(),
+        "{v}"
+    );
+    assert_eq!(v["elo_interval"], "same_result");
+    assert_eq!(v["elo_pairs_interval"], "same_result");
+}
+
+/// Every game a draw (matches drawn at the round limit), and one pair split 1-1: Elo 0, with
+/// the Wilson interval of the score, not a certain 0.
+#[test]
+fn all_draws_and_split_pairs_give_a_wilson_interval() {
+    let wilson = |s: f64, n: f64| {
+        let z2 = 1.959_963_984_540_054f64.powi(2);
+        let c = (s + z2 / (2.0 * n)) / (1.0 + z2 / n);
+        let h = (z2 * (s * (1.0 - s) / n + z2 / (4.0 * n * n))).sqrt() / (1.0 + z2 / n);
+        let elo = |s: f64| -400.0 * (1.0 / s - 1.0).log10();
+        (elo(c - h), elo(c + h))
+    };
+    let (out, v, _) = run(
+        "draws",
+        &[
+            "--game",
+            "raja-pasu",
+            "--match",
+            "greedy",
+            "random",
+            "-n",
+            "6",
+            "--max-rounds",
+            "1",
+        ],
+    );
+    assert_eq!(
+        (v["wins"].as_u64(), v["draws"].as_u64()),
+        (Some(0), Some(6))
+    );
+    let (lo, hi) = wilson(0.5, 6.0);
+    let line = format!(
+        "elo +0.0  95% interval [{lo:+.1}, {hi:+.1}] (every game gave the same result: Wilson \
+         score interval)"
+    );
+    assert!(out.contains(&line), "{line}\n{out}");
+    assert!(
+        (v["elo_low"].as_f64().unwrap() - lo).abs() < 1e-9 && lo < -250.0,
+        "{v}"
+    );
+    assert!((v["elo_high"].as_f64().unwrap() - hi).abs() < 1e-9, "{v}");
+
+    let (out, v, _) = run("split", &["greedy", "random", "-n", "2", "--seed", "2"]);
+    assert_eq!(v["pairs"], serde_json::json!([0, 0, 1, 0, 0]), "{out}");
+    let (lo, hi) = wilson(0.5, 1.0);
+    let line = format!(
+        "elo by pairs +0.0  95% interval [{lo:+.1}, {hi:+.1}] (every pair gave the same points: \
+         Wilson score interval)"
+    );
+    assert!(out.contains(&line), "{line}\n{out}");
+    assert!(
+        (v["elo_pairs_low"].as_f64().unwrap() - lo).abs() < 1e-9,
+        "{v}"
+    );
+    assert!(
+        (v["elo_pairs_high"].as_f64().unwrap() - hi).abs() < 1e-9,
+        "{v}"
+    );
 }

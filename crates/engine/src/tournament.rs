@@ -78,13 +78,28 @@ impl Wdl {
     }
 
     /// The Elo difference (logistic model) and its 95% interval `(elo, low, high)`, from the
-    /// normal approximation of the mean score. Infinite when the score is 0 or 1.
+    /// normal approximation of the mean score; when every game gave the same result (no
+    /// spread, where that approximation is a single point), from [`same_result_interval`]
+    /// instead: 10 wins of 10 give an Elo of at least +140.2. The Elo is infinite when
+    /// the score is 0 or 1, and so is the interval's bound on that side.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::tournament::Wdl;
+    /// let (elo, lo, hi) = Wdl { wins: 10, draws: 0, losses: 0 }.elo_interval();
+    /// assert_eq!((elo, hi), (f64::INFINITY, f64::INFINITY));
+    /// assert!((lo - 140.2).abs() < 0.05);
+    /// ```
     #[must_use]
     pub fn elo_interval(&self) -> (f64, f64, f64) {
         if self.games() == 0 {
             return (0.0, f64::NEG_INFINITY, f64::INFINITY);
         }
-        let (lo, hi) = self.score_interval();
+        let (lo, hi) = if self.variance() == 0.0 {
+            same_result_interval(self.score(), self.games())
+        } else {
+            self.score_interval()
+        };
         (
             elo_from_score(self.score()),
             elo_from_score(lo),
@@ -132,15 +147,7 @@ impl Wdl {
         if n == 0 {
             return (0.0, 1.0);
         }
-        let n = f64::from(n);
-        let s = self.score();
-        let z2 = 1.959_963_984_540_054f64.powi(2);
-        let centre = (s + z2 / (2.0 * n)) / (1.0 + z2 / n);
-        let half = (z2 * (s * (1.0 - s) / n + z2 / (4.0 * n * n))).sqrt() / (1.0 + z2 / n);
-        (
-            (centre - half).clamp(0.0, 1.0),
-            (centre + half).clamp(0.0, 1.0),
-        )
+        wilson(self.score(), f64::from(n))
     }
 
     /// Adds one game's result for the first player.
@@ -221,7 +228,18 @@ impl Pentanomial {
         sum / f64::from(n)
     }
 
-    /// The Elo difference and its 95% interval `(elo, low, high)` from the pairs.
+    /// The Elo difference and its 95% interval `(elo, low, high)` from the pairs: the normal
+    /// approximation of the mean of the pairs' scores, or, when every pair gave the same
+    /// points (no spread), [`same_result_interval`] of the pairs' score over the pairs.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::tournament::Pentanomial;
+    /// // Ten pairs split 1-1: an Elo of 0, but not a certain one.
+    /// let (elo, lo, hi) = Pentanomial([0, 0, 10, 0, 0]).elo_interval();
+    /// assert_eq!(elo, 0.0);
+    /// assert!(lo < -150.0 && hi > 150.0 && (lo + hi).abs() < 1e-9);
+    /// ```
     #[must_use]
     pub fn elo_interval(&self) -> (f64, f64, f64) {
         let n = self.pairs();
@@ -229,14 +247,58 @@ impl Pentanomial {
         if n == 0 {
             return (0.0, f64::NEG_INFINITY, f64::INFINITY);
         }
-        let se = (self.variance() / f64::from(n)).sqrt();
-        let z = 1.959_963_984_540_054;
-        (
-            elo_from_score(s),
-            elo_from_score((s - z * se).clamp(0.0, 1.0)),
-            elo_from_score((s + z * se).clamp(0.0, 1.0)),
-        )
+        let (lo, hi) = if self.0.iter().filter(|&&c| c > 0).count() == 1 {
+            same_result_interval(s, n)
+        } else {
+            let se = (self.variance() / f64::from(n)).sqrt();
+            let z = 1.959_963_984_540_054;
+            ((s - z * se).clamp(0.0, 1.0), (s + z * se).clamp(0.0, 1.0))
+        };
+        (elo_from_score(s), elo_from_score(lo), elo_from_score(hi))
     }
+}
+
+/// The 95% interval of a score `s` per trial when all `n` trials (games, or pairs of games)
+/// gave the same result, where the normal approximation has no spread and would be the single
+/// point `s`. At a score of 1 it is the exact (Clopper–Pearson) one-sided bound
+/// `[0.025^(1/n), 1]`: the least score per trial under which `n` wins in `n` trials still
+/// have a 2.5% chance (10 of 10: 0.692, an Elo of +140.2); at 0 its mirror
+/// `[0, 1 - 0.025^(1/n)]`. Otherwise (every game drawn, every pair split 1–1) it is the Wilson
+/// score interval of `s` over `n` trials ([`Wdl::wilson_interval`]'s formula), symmetric about
+/// `s`. `(0, 1)` with no trials.
+///
+/// # Examples
+/// ```
+/// use pussa_engine::tournament::same_result_interval;
+/// let (lo, hi) = same_result_interval(1.0, 10);
+/// assert!((lo - 0.6915).abs() < 1e-4 && hi == 1.0);
+/// let (lo, hi) = same_result_interval(0.5, 6);
+/// assert!((lo - 0.1876).abs() < 1e-4 && (hi - 0.8124).abs() < 1e-4);
+/// ```
+#[must_use]
+pub fn same_result_interval(s: f64, n: u32) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let tail = 0.025f64.powf(1.0 / f64::from(n));
+    if s >= 1.0 {
+        (tail, 1.0)
+    } else if s <= 0.0 {
+        (0.0, 1.0 - tail)
+    } else {
+        wilson(s, f64::from(n))
+    }
+}
+
+/// The 95% Wilson score interval of the score `s` over `n` trials.
+fn wilson(s: f64, n: f64) -> (f64, f64) {
+    let z2 = 1.959_963_984_540_054f64.powi(2);
+    let centre = (s + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = (z2 * (s * (1.0 - s) / n + z2 / (4.0 * n * n))).sqrt() / (1.0 + z2 / n);
+    (
+        (centre - half).clamp(0.0, 1.0),
+        (centre + half).clamp(0.0, 1.0),
+    )
 }
 
 /// The Elo difference that gives an expected score `s` in the logistic model:
@@ -272,6 +334,11 @@ pub struct Sprt {
     pub beta: f64,
 }
 
+/// The largest Elo difference `--sprt` takes for elo0 or elo1, either sign: beyond about 6,400
+/// the logistic score ([`score_from_elo`]) rounds to exactly 0 or 1 in floating point, where
+/// no distribution of results has that mean.
+pub const SPRT_MAX_ELO: f64 = 6000.0;
+
 /// What an SPRT says so far.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -285,7 +352,8 @@ pub enum SprtDecision {
 }
 
 impl Sprt {
-    /// Parses `elo0,elo1,alpha,beta`, e.g. `0,10,0.05,0.05`.
+    /// Parses `elo0,elo1,alpha,beta`, e.g. `0,10,0.05,0.05`: elo0 below elo1, both within
+    /// ±[`SPRT_MAX_ELO`]; alpha and beta strictly between 0 and 0.5.
     ///
     /// # Errors
     /// A message naming the malformed part.
@@ -310,6 +378,12 @@ impl Sprt {
             alpha: v[2],
             beta: v[3],
         };
+        if sprt.elo0.abs() > SPRT_MAX_ELO || sprt.elo1.abs() > SPRT_MAX_ELO {
+            return Err(format!(
+                "sprt '{s}': elo0 and elo1 must lie within -{SPRT_MAX_ELO}..={SPRT_MAX_ELO} \
+                 (beyond about 6400 the logistic score rounds to 0 or 1)"
+            ));
+        }
         if sprt.elo0 >= sprt.elo1 {
             return Err(format!("sprt '{s}': elo0 must be below elo1"));
         }
@@ -359,8 +433,12 @@ impl Sprt {
             .enumerate()
             .map(|(i, &c)| (0.25 * i as f64, c / n))
             .collect();
-        let p0 = mle_with_mean(&observed, score_from_elo(self.elo0));
-        let p1 = mle_with_mean(&observed, score_from_elo(self.elo1));
+        // A score of exactly 0 or 1 (an Elo beyond about ±6400, which `parse` refuses) has no
+        // distribution with all five outcomes possible: kept just inside, so that the ratio is
+        // a number (huge) and never NaN, which would pass neither bound and stop nothing.
+        let score = |elo: f64| score_from_elo(elo).clamp(1e-15, 1.0 - 1e-15);
+        let p0 = mle_with_mean(&observed, score(self.elo0));
+        let p1 = mle_with_mean(&observed, score(self.elo1));
         n * observed
             .iter()
             .zip(p0.iter().zip(&p1))
@@ -562,13 +640,21 @@ impl Seats {
     }
 }
 
-/// The spread of a count over games (plies, rounds): mean, median, least and most.
+/// The spread of a count over games (plies, rounds): mean with its 95% interval, standard
+/// deviation, median, least and most.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     /// Games counted.
     pub games: u32,
     /// The mean.
     pub mean: f64,
+    /// The sample standard deviation (divided by `games - 1`); `None` with one game.
+    pub sd: Option<f64>,
+    /// The 95% interval of the mean, Student's t: `mean ± t(0.975, games - 1) sd / √games`,
+    /// its low end; `None` with one game.
+    pub mean_low: Option<f64>,
+    /// Its high end.
+    pub mean_high: Option<f64>,
     /// The median (the mean of the two middle values for an even number of games).
     pub median: f64,
     /// The least.
@@ -585,6 +671,11 @@ impl Spread {
     /// use pussa_engine::tournament::Spread;
     /// let s = Spread::of(&[30, 10, 20, 40]).unwrap();
     /// assert_eq!((s.mean, s.median, s.min, s.max), (25.0, 25.0, 10, 40));
+    /// // sd √(500/3) = 12.91; t(0.975, 3) = 3.182: 25 ± 20.54.
+    /// assert!((s.sd.unwrap() - 12.910).abs() < 1e-3);
+    /// assert!((s.mean_low.unwrap() - 4.457).abs() < 1e-3);
+    /// assert!((s.mean_high.unwrap() - 45.543).abs() < 1e-3);
+    /// assert_eq!(Spread::of(&[7]).unwrap().sd, None);
     /// ```
     #[must_use]
     pub fn of(values: &[u32]) -> Option<Spread> {
@@ -598,14 +689,45 @@ impl Spread {
             (f64::from(v[n / 2 - 1]) + f64::from(v[n / 2])) / 2.0
         };
         let sum: u64 = v.iter().map(|&x| u64::from(x)).sum();
+        let mean = sum as f64 / n as f64;
+        let sd = (n > 1).then(|| {
+            let squares: f64 = v.iter().map(|&x| (f64::from(x) - mean).powi(2)).sum();
+            (squares / (n - 1) as f64).sqrt()
+        });
+        let half = sd.map(|sd| t975(n as u32 - 1) * sd / (n as f64).sqrt());
         Some(Spread {
             games: n as u32,
-            mean: sum as f64 / n as f64,
+            mean,
+            sd,
+            mean_low: half.map(|h| mean - h),
+            mean_high: half.map(|h| mean + h),
             median,
             min,
             max,
         })
     }
+}
+
+/// The 97.5% quantile of Student's t distribution with `df` degrees of freedom (`df` ≥ 1), for
+/// a two-sided 95% interval: the usual table to 30, then the Cornish–Fisher expansion about
+/// the normal quantile 1.96 (within 1e-4 from 30 up).
+#[must_use]
+pub fn t975(df: u32) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706_205, 4.302_653, 3.182_446, 2.776_445, 2.570_582, 2.446_912, 2.364_624, 2.306_004,
+        2.262_157, 2.228_139, 2.200_985, 2.178_813, 2.160_369, 2.144_787, 2.131_450, 2.119_905,
+        2.109_816, 2.100_922, 2.093_024, 2.085_963, 2.079_614, 2.073_873, 2.068_658, 2.063_899,
+        2.059_539, 2.055_529, 2.051_831, 2.048_407, 2.045_230, 2.042_272,
+    ];
+    if let Some(&t) = TABLE.get(df.max(1) as usize - 1) {
+        return t;
+    }
+    let z = 1.959_963_984_540_054f64;
+    let v = f64::from(df);
+    let (z3, z5, z7) = (z.powi(3), z.powi(5), z.powi(7));
+    z + (z3 + z) / (4.0 * v)
+        + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * v * v)
+        + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * v * v * v)
 }
 
 /// One bar of the histogram of game lengths ([`length_histogram`]): the games of `from` to
@@ -4006,5 +4128,62 @@ mod tests {
             }
             assert_eq!(report.sprt, Some(SprtDecision::AcceptH1));
         }
+    }
+
+    /// An Elo whose logistic score rounds to 0 or 1 is refused; and an `Sprt` made with one
+    /// anyway (its fields are public) still gives a number: its LLR was NaN, which crossed
+    /// neither bound, so the test never stopped.
+    #[test]
+    fn sprt_elos_beyond_the_logistic_range_are_refused_and_never_give_nan() {
+        for s in [
+            "0,7000,0.05,0.05",
+            "-7000,0,0.05,0.05",
+            "-1e300,1e300,0.05,0.05",
+        ] {
+            let e = Sprt::parse(s).unwrap_err();
+            assert!(e.contains("must lie within -6000..=6000"), "{e}");
+        }
+        assert!(Sprt::parse("-6000,6000,0.05,0.05").is_ok());
+        assert_eq!(score_from_elo(7000.0), 1.0);
+        let pairs = Pentanomial([0, 0, 9, 2, 9]);
+        for (elo0, elo1) in [
+            (0.0, 7000.0),
+            (-7000.0, 0.0),
+            (-1e300, 1e300),
+            (-6000.0, 6000.0),
+        ] {
+            let sprt = Sprt {
+                elo0,
+                elo1,
+                alpha: 0.05,
+                beta: 0.05,
+            };
+            let llr = sprt.llr(&pairs);
+            assert!(llr.is_finite(), "{elo0} {elo1}: {llr}");
+        }
+        // H1 "elo 7000" (a score of 1) is refuted by the split pairs.
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 7000.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        assert_eq!(sprt.decision(&pairs), SprtDecision::AcceptH0);
+    }
+
+    /// Game lengths: the sample standard deviation and Student's t interval of the mean.
+    #[test]
+    fn a_spread_has_its_deviation_and_the_interval_of_its_mean() {
+        let s = Spread::of(&[10, 12, 14, 16, 18, 20]).unwrap();
+        // sd √14 = 3.742; t(0.975, 5) = 2.570582.
+        assert!((s.sd.unwrap() - 14f64.sqrt()).abs() < 1e-12);
+        let half = 2.570_582 * 14f64.sqrt() / 6f64.sqrt();
+        assert!((s.mean_low.unwrap() - (15.0 - half)).abs() < 1e-9);
+        assert!((s.mean_high.unwrap() - (15.0 + half)).abs() < 1e-9);
+        let one = Spread::of(&[5]).unwrap();
+        assert_eq!((one.sd, one.mean_low, one.mean_high), (None, None, None));
+        // Past the table, the expansion: within 1e-4 of t(0.975, 31) and t(0.975, 100).
+        assert!((t975(31) - 2.039_513).abs() < 1e-4);
+        assert!((t975(100) - 1.983_972).abs() < 1e-4);
     }
 }

@@ -107,15 +107,18 @@ pub fn tournament_svg(config: &Config, report: &Report) -> String {
         first.losses
     );
     if let Some(p) = report.plies() {
-        let _ = write!(
-            sub,
-            "; plies a game: mean {:.1}, median {}, {} to {}",
-            p.mean, p.median, p.min, p.max
-        );
+        let _ = write!(sub, "; plies a game: mean {:.1}", p.mean);
+        if let (Some(lo), Some(hi), Some(sd)) = (p.mean_low, p.mean_high, p.sd) {
+            let _ = write!(sub, " [{lo:.1}, {hi:.1}], sd {sd:.1}");
+        }
+        let _ = write!(sub, ", median {}, {} to {}", p.median, p.min, p.max);
     }
     if config.mode == Mode::Match {
         if let Some(r) = report.rounds() {
             let _ = write!(sub, "; rounds a match: mean {:.1}", r.mean);
+            if let (Some(lo), Some(hi), Some(sd)) = (r.mean_low, r.mean_high, r.sd) {
+                let _ = write!(sub, " [{lo:.1}, {hi:.1}], sd {sd:.1}");
+            }
         }
     }
     let _ = writeln!(
