@@ -107,6 +107,9 @@ struct Presence {
     conns: usize,
     /// Those of them that said hello with a seat's token.
     seated: usize,
+    /// Watchers' connections (no seat) silent for [`crate::ws::PRESENCE_SILENCE`]: open, yet
+    /// not counted among the watchers, as a silent player is not counted present.
+    quiet_watchers: usize,
     /// Since when each seat has had no connection (`None` while it has one): since the game
     /// was loaded if it never had one.
     absent_since: [Option<Instant>; 2],
@@ -130,6 +133,7 @@ impl Slot {
                 quiet: [0, 0],
                 conns: 0,
                 seated: 0,
+                quiet_watchers: 0,
                 absent_since: [Some(now), Some(now)],
             }),
             online: game.meta.opponent == Opponent::Online,
@@ -239,8 +243,9 @@ impl Slot {
     /// {"N": 17000}, "claim_after_ms": 60000}`: a computer seat is always present, a human seat
     /// while a connection that said hello for it is open and not silent for
     /// [`crate::ws::PRESENCE_SILENCE`]; `watchers` counts the connections
-    /// that said no hello with a seat's token; `away_ms` how long each absent human seat of a
-    /// joined online game has been away.
+    /// that said no hello with a seat's token and are not silent for as long (a watcher whose
+    /// network dropped without closing the socket stops being counted, as a player is seen away);
+    /// `away_ms` how long each absent human seat of a joined online game has been away.
     pub fn presence(&self) -> Value {
         self.presence_of(&lock(&self.present))
     }
@@ -259,7 +264,7 @@ impl Slot {
         }
         json!({"type": "presence", "present": {
             "S": present(Side::South), "N": present(Side::North)
-        }, "watchers": p.conns.saturating_sub(p.seated), "away_ms": away,
+        }, "watchers": p.conns.saturating_sub(p.seated).saturating_sub(p.quiet_watchers), "away_ms": away,
         "claim_after_ms": self.claim_after().as_millis() as u64})
     }
 
@@ -343,15 +348,18 @@ impl Slot {
     }
 
     /// A connection closed, that had said hello for `sides` (none: a watcher); every connection
-    /// of the game is told when that was a seat's last or a watcher. `seated`: the connection
-    /// had said hello with a seat's token; `quiet`: it had gone quiet (see [`Slot::go_quiet`]),
-    /// so its `sides` were no longer present through it.
+    /// of the game is told when that was a seat's last or a watcher counted. `seated`: the
+    /// connection had said hello with a seat's token; `quiet`: it had gone quiet (see
+    /// [`Slot::go_quiet`], [`Slot::watcher_quiet`]), so its `sides` were no longer present
+    /// through it (a watcher's: it was no longer counted).
     pub fn leave(&self, sides: &[Side], seated: bool, quiet: bool) {
         let mut p = lock(&self.present);
         p.conns = p.conns.saturating_sub(1);
-        let any = !seated;
+        let any = !seated && !quiet;
         if seated {
             p.seated = p.seated.saturating_sub(1);
+        } else if quiet {
+            p.quiet_watchers = p.quiet_watchers.saturating_sub(1);
         }
         let sides = if quiet {
             for side in sides {
@@ -374,6 +382,25 @@ impl Slot {
             p.quiet[side.index()] += 1;
         }
         self.absent(&mut p, sides, since, false);
+    }
+
+    /// A watcher's connection that stays open has sent nothing for
+    /// [`crate::ws::PRESENCE_SILENCE`] (its network dropped without closing it, as the page
+    /// pings every 2 s whoever it is): it stops being counted among the watchers, and every
+    /// connection of the game is told the new count. Counted again with
+    /// [`Slot::watcher_wake`] once it speaks.
+    pub fn watcher_quiet(&self) {
+        let mut p = lock(&self.present);
+        p.quiet_watchers += 1;
+        self.publish(&self.presence_of(&p));
+    }
+
+    /// A watcher's connection gone quiet ([`Slot::watcher_quiet`]) spoke again: it is counted
+    /// among the watchers again.
+    pub fn watcher_wake(&self) {
+        let mut p = lock(&self.present);
+        p.quiet_watchers = p.quiet_watchers.saturating_sub(1);
+        self.publish(&self.presence_of(&p));
     }
 
     /// How long `side`'s connections have been silent, when it is absent only because they

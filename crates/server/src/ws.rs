@@ -40,7 +40,9 @@ pub const IDLE_LIMIT: Duration = Duration::from_secs(75);
 /// it sends something again. The page sends a `ping` every 2 s, so this is three missed pings
 /// and a second to spare: a network that drops without closing the socket (Wi-Fi gone, a
 /// laptop asleep) shows as away within it. WebSocket pongs do not count (they answer the
-/// server's pings, which come every [`PING_EVERY`]); any message or ping frame does.
+/// server's pings, which come every [`PING_EVERY`]); any message or ping frame does. A
+/// watcher's connection silent as long stops being counted among the game's watchers (the
+/// page pings every 2 s whoever it is), until it sends something again.
 pub const PRESENCE_SILENCE: Duration = Duration::from_secs(7);
 
 /// Watchers (connections that have not said hello with a seat's token) one game accepts at
@@ -346,7 +348,8 @@ struct Seated {
     slot: Arc<Slot>,
     seats: [bool; 2],
     open: bool,
-    /// Silent for [`PRESENCE_SILENCE`]: its seats are not present through it.
+    /// Silent for [`PRESENCE_SILENCE`]: its seats are not present through it (a watcher's
+    /// connection: it is not counted among the watchers).
     quiet: bool,
     /// When it last sent something (pongs aside).
     spoke: Instant,
@@ -408,8 +411,17 @@ impl Seated {
             .collect()
     }
 
-    /// Silent for [`PRESENCE_SILENCE`]: its seats stop being present through it.
+    /// Silent for [`PRESENCE_SILENCE`]: its seats stop being present through it; a watcher's
+    /// connection stops being counted among the watchers.
     fn go_quiet(&mut self) {
+        if self.quiet {
+            return;
+        }
+        if self.seats == [false, false] {
+            self.quiet = true;
+            self.slot.watcher_quiet();
+            return;
+        }
         let held = self.present_seats();
         if !held.is_empty() {
             self.quiet = true;
@@ -417,12 +429,17 @@ impl Seated {
         }
     }
 
-    /// It sent something: its seats are present through it again.
+    /// It sent something: its seats are present through it again (a watcher's connection:
+    /// counted again).
     fn heard(&mut self) {
         self.spoke = Instant::now();
         if std::mem::replace(&mut self.quiet, false) {
-            let held = self.present_seats();
-            self.slot.wake(&held);
+            if self.seats == [false, false] {
+                self.slot.watcher_wake();
+            } else {
+                let held = self.present_seats();
+                self.slot.wake(&held);
+            }
         }
     }
 }
@@ -586,7 +603,7 @@ pub async fn serve(
     let mut broken = false;
     loop {
         tokio::select! {
-            () = &mut silence, if !seated.present_seats().is_empty() => seated.go_quiet(),
+            () = &mut silence, if !seated.quiet => seated.go_quiet(),
             _ = ping.tick() => {
                 if last_heard.elapsed() >= IDLE_LIMIT {
                     let _ = sink

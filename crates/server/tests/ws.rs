@@ -1131,3 +1131,75 @@ async fn the_computers_moves_made_with_the_game_are_kept_by_the_next_update() {
     }
     s.stop().await;
 }
+
+/// A watcher whose network drops without closing the socket sends no more messages (the page
+/// pings every 2 s, players and watchers alike): like a silent player, it stops being counted
+/// in `watchers` within `PRESENCE_SILENCE`, and is counted again once it speaks. A watcher that
+/// keeps pinging stays counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_watcher_leaves_the_count_of_watchers_within_the_presence_silence() {
+    use pussa_server::ws::PRESENCE_SILENCE;
+    use std::time::{Duration, Instant};
+    let s = TestServer::start("ws-silent-watcher").await;
+    let (id, south, _north) = online_game(&s).await;
+    let mut host = connect_with_token(&s, &id, &south).await;
+    assert_eq!(next_of(&mut host, "presence").await["watchers"], 0);
+    // A watcher that pings every 2 s, as the page does.
+    let (mut pinging, _) = connect_with_presence(&s, &id).await;
+    let pinger = tokio::spawn(async move {
+        loop {
+            send(&mut pinging, &json!({"type": "ping"})).await;
+            let _ = tokio::time::timeout(Duration::from_secs(2), async {
+                while recv(&mut pinging).await.is_ok() {}
+            })
+            .await;
+        }
+    });
+    // The host pings too (a player silent for as long would be seen away).
+    let (mut silent, _) = connect_with_presence(&s, &id).await;
+    let since = Instant::now();
+    let mut last_ping = Instant::now();
+    send(&mut host, &json!({"type": "ping"})).await;
+    let mut counts = Vec::new();
+    let dropped = loop {
+        if last_ping.elapsed() >= Duration::from_secs(2) {
+            send(&mut host, &json!({"type": "ping"})).await;
+            last_ping = Instant::now();
+        }
+        let Ok(m) = tokio::time::timeout(Duration::from_millis(500), recv(&mut host)).await else {
+            assert!(
+                since.elapsed() < PRESENCE_SILENCE + Duration::from_secs(4),
+                "the silent watcher is still counted: {counts:?}"
+            );
+            continue;
+        };
+        let m = m.unwrap();
+        if m["type"] != "presence" {
+            continue;
+        }
+        counts.push(m["watchers"].clone());
+        if m["watchers"] == 1 && counts.contains(&json!(2)) {
+            break since.elapsed();
+        }
+        assert!(
+            since.elapsed() < PRESENCE_SILENCE + Duration::from_secs(4),
+            "the silent watcher is still counted: {counts:?}"
+        );
+    };
+    assert!(
+        dropped >= PRESENCE_SILENCE - Duration::from_millis(300),
+        "a watcher silent for {dropped:?} only is not dropped: {counts:?}"
+    );
+    // The silent watcher speaks: counted again (the pinging one never left the count).
+    send(&mut silent, &json!({"type": "ping", "req": 1})).await;
+    loop {
+        let p = next_of(&mut host, "presence").await;
+        if p["watchers"] == 2 {
+            break;
+        }
+        assert_eq!(p["watchers"], 1, "{p}");
+    }
+    assert_eq!(next_of(&mut silent, "pong").await["req"], 1);
+    pinger.abort();
+    s.stop().await;
+}

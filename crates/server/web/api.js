@@ -186,12 +186,16 @@ export const seats = {
  * counts a player silent for 7 s as away, so the next ping is also timed from each pong: a
  * timer set from a message event is not a chained one, which browsers throttle to one wake-up
  * a minute in a tab long in the background (Chrome's intensive throttling), and the player
- * waiting in another tab stays present.
+ * waiting in another tab stays present. A lost connection is tried again on a doubling
+ * back-off (0.5 s up to 8 s), except that the browser's `online` event (its network back)
+ * makes it again at once (`wake`).
  */
 export const PING_MS = 2000;
 /** The `req` of the page's hello, by which its answer is known. */
 const HELLO_REQ = 'hello';
 export const SILENT_MS = 5000;
+/** After the network comes back, an open connection not heard from within this is made again. */
+export const WAKE_MS = 1500;
 /** What a WebSocket subprotocol value may hold (an HTTP token, RFC 9110 §5.6.2). */
 const WS_TOKEN_CHARS = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -206,7 +210,63 @@ export class GameSocket {
     this.delay = 500;
     this.heard = Date.now();
     this.beat = setInterval(() => this.heartbeat(), PING_MS / 2);
+    // The browser says its network is back: reconnect now rather than at the back-off's next
+    // try, which may be seconds away (as lichess does).
+    this.onOnline = () => this.wake();
+    window.addEventListener('online', this.onOnline);
     this.connect();
+  }
+
+  /**
+   * The network is back (the browser's `online` event): a connection lost or being tried is
+   * made again at once, the back-off starting over; an open one is asked for a pong now and,
+   * if none comes within `WAKE_MS`, dropped and made again at once (a connection the drop left
+   * half-open).
+   */
+  wake() {
+    if (this.closed) return;
+    this.delay = 500;
+    const ws = this.ws;
+    if (ws && ws.readyState === WebSocket.OPEN) {
+      const asked = Date.now();
+      this.ping(ws);
+      clearTimeout(this.wakeCheck);
+      this.wakeCheck = setTimeout(() => {
+        if (!this.closed && this.ws === ws && this.heard < asked) this.drop(ws, 0);
+      }, WAKE_MS);
+      return;
+    }
+    if (ws) {
+      // A try made while the network was down: it fails; a new one goes now.
+      this.drop(ws, 0);
+      return;
+    }
+    clearTimeout(this.retry);
+    this.connect();
+  }
+
+  /**
+   * A request of the page found no server (no answer): the connection may be gone without the
+   * socket knowing it yet. A ping goes now; should its answer (or that of a later ping) take
+   * `PING_MS` or more, the connection was down and is back: 'open' is reported again, so that
+   * what the page said about the lost connection goes. A prompt answer means the socket never
+   * lost the server (only the request failed): nothing is reported. A connection lost
+   * meanwhile reports 'open' when it is made again anyway.
+   */
+  confirm() {
+    if (this.closed) return;
+    this.doubtSince = Date.now();
+    const ws = this.ws;
+    if (ws && ws.readyState === WebSocket.OPEN) this.ping(ws);
+  }
+
+  ping(ws) {
+    this.pinged = Date.now();
+    try {
+      ws.send(JSON.stringify({ type: 'ping', req: this.pinged }));
+    } catch {
+      this.drop(ws);
+    }
   }
 
   heartbeat() {
@@ -217,17 +277,11 @@ export class GameSocket {
       this.drop(ws);
       return;
     }
-    if (Date.now() - (this.pinged || 0) >= PING_MS) {
-      this.pinged = Date.now();
-      try {
-        ws.send(JSON.stringify({ type: 'ping', req: this.pinged }));
-      } catch {
-        this.drop(ws);
-      }
-    }
+    if (Date.now() - (this.pinged || 0) >= PING_MS) this.ping(ws);
   }
 
-  drop(ws) {
+  /** Gives up connection `ws` and tries again after `delay` ms (the back-off's by default). */
+  drop(ws, delay = this.delay) {
     ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
     try {
       ws.close();
@@ -238,8 +292,9 @@ export class GameSocket {
     this.ws = null;
     this.onStatus('closed');
     if (this.closed) return;
-    setTimeout(() => this.connect(), this.delay);
-    this.delay = Math.min(this.delay * 2, 8000);
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => this.connect(), delay);
+    if (delay) this.delay = Math.min(this.delay * 2, 8000);
   }
 
   connect() {
@@ -267,6 +322,7 @@ export class GameSocket {
     ws.onopen = () => {
       opened = true;
       this.heard = Date.now();
+      this.doubtSince = 0;
       // The subprotocol has seated this connection already: no hello, so the token is said
       // once, in the handshake. A hello would repeat it in a message, which the server's
       // WebSocket library writes out at its trace level.
@@ -286,6 +342,12 @@ export class GameSocket {
       if (msg.type === 'pong') {
         clearTimeout(this.nextPing);
         this.nextPing = setTimeout(() => this.heartbeat(), PING_MS);
+        // The answer to a ping sent after a request found no server: the connection works.
+        if (this.doubtSince && typeof msg.req === 'number' && msg.req >= this.doubtSince) {
+          const down = Date.now() - this.doubtSince >= PING_MS;
+          this.doubtSince = 0;
+          if (down) this.onStatus('open');
+        }
         return;
       }
       if (msg.type === 'error' && msg.req === HELLO_REQ && msg.status === 403 && this.token) {
@@ -342,6 +404,9 @@ export class GameSocket {
     this.closed = true;
     clearInterval(this.beat);
     clearTimeout(this.nextPing);
+    clearTimeout(this.retry);
+    clearTimeout(this.wakeCheck);
+    window.removeEventListener('online', this.onOnline);
     if (this.ws) {
       const ws = this.ws;
       ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;

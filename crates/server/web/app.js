@@ -174,26 +174,29 @@ function points(x) {
 
 /**
  * How a game ended other than on the board (`s.ended`): "North resigned", "Game aborted", …;
- * '' when it ended on the board.
+ * '' when it ended on the board. A player's page names the other player as the rest of it
+ * does, "your friend", never by the seat ("Your friend claimed the win while you were away").
  */
 function endedText(s, names) {
   const e = s.ended;
   if (!e) return '';
   const i = sideIndex(e.by);
   const me = i >= 0 && names[i] === 'You';
-  const who = i >= 0 ? (me ? 'You' : SIDE_NAME[i]) : '';
-  const other = i >= 0 ? (names[1 - i] === 'You' ? 'you were away' : me ? 'your friend left' : `${SIDE_NAME[1 - i]} left`) : '';
+  const friend = i >= 0 && names[i] === 'Friend';
+  const who = i >= 0 ? (me ? 'You' : friend ? 'Your friend' : SIDE_NAME[i]) : '';
+  // The claimant's page says why it could claim; the absent player's, when it happened.
+  const why = i < 0 ? '' : me ? ': your friend left' : friend ? ' while you were away' : `: ${SIDE_NAME[1 - i]} left`;
   switch (e.kind) {
     case 'resign':
-      return `${who} resigned`;
+      return `${me ? 'You' : SIDE_NAME[i] || ''} resigned`;
     case 'abort':
-      return me ? 'Game aborted (by you)' : i >= 0 ? `Game aborted by ${who}` : 'Game aborted';
+      return me ? 'Game aborted (by you)' : friend ? 'Game aborted by your friend' : i >= 0 ? `Game aborted by ${who}` : 'Game aborted';
     case 'draw_agreed':
       return 'Draw agreed';
     case 'claim_win':
-      return `${who} claimed the win: ${other}`;
+      return `${who} claimed the win${why}`;
     case 'claim_draw':
-      return `${me ? 'You' : who} called it a draw: ${other}`;
+      return `${who} called it a draw${why}`;
     case 'round_limit':
       return `Drawn at the round limit (${e.rounds} ${e.rounds === 1 ? 'round' : 'rounds'})`;
     default:
@@ -206,7 +209,8 @@ function resultText(s, names) {
   const end = endedText(s, names);
   if (end) {
     if (s.ended.kind === 'abort' || s.winner === null || s.winner === undefined) return end;
-    if (s.ended.kind === 'draw_agreed' || s.ended.kind === 'claim_draw' || s.ended.kind === 'round_limit') return end;
+    // A claim names its winner already ("You claimed the win: your friend left").
+    if (['draw_agreed', 'claim_draw', 'claim_win', 'round_limit'].includes(s.ended.kind)) return end;
     return `${end}: ${winnerText(s.winner, names)}`;
   }
   return shortHoldingText(s, names) || `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} ${scoreText(s.winner, finalScore(s))}`;
@@ -262,9 +266,17 @@ function winnerText(w, names) {
   return names[i] === 'You' ? 'you win' : `${names[i]} wins`;
 }
 
-/** What a round that starts exactly as an earlier one did means for the match. */
+/**
+ * What a round that starts exactly as an earlier one did means for the match. Only the computer
+ * (its search, its hints) counts a third such start as a draw; between two people (online, or on
+ * one screen) nothing happens then: the match goes on, or the players agree a draw.
+ */
 function circleText(s) {
-  return `Round ${s.round} starts exactly as round ${s.repeats_round} did: the same seeds held, the same starter. The match is going round in a circle; played the same way it never ends. The rules give it no end; once a start comes round a third time the computer counts the circle as a draw, so the player ahead has to find another way to finish a round.`;
+  const start = `Round ${s.round} starts exactly as round ${s.repeats_round} did: the same seeds held, the same starter. The match is going round in a circle; played the same way it never ends. The rules give it no end`;
+  const kind = s.opponent?.kind;
+  if (kind === 'computer') return `${start}; once a start comes round a third time the computer counts the circle as a draw, so the player ahead has to find another way to finish a round.`;
+  const draw = kind === 'online' ? ', or the players agree a draw (Offer a draw)' : ', or the players agree to call the match a draw';
+  return `${start}: the match goes on until the player ahead finds another way to finish a round${draw}.`;
 }
 
 /**
@@ -1511,7 +1523,7 @@ class GameView {
     this.seat = null;
     this.mine = new Set();
     this.unsent = null;
-    this.connNotice = false;
+    this.connNotice = null;
     notice("This browser's seat in this game is no longer valid (the server does not know its token): you are watching this game.");
     const redraw = () => {
       if (!this.closed && game === this && this.state) this.show(this.state);
@@ -1647,8 +1659,9 @@ class GameView {
       live.textContent = 'not connected';
       live.className = 'live closed';
       this.connected = false;
-      this.connNotice = true;
-      notice(`The server refused this page's live connection (moves are not shown as they are played; trying again): ${reason}`);
+      this.connNotice = `The server refused this page's live connection (moves are not shown as they are played; trying again): ${reason}`;
+      notice(this.connNotice);
+      if (this.state && !this.busy) this.renderActions();
       return;
     }
     live.textContent = status === 'open' ? 'live' : 'reconnecting…';
@@ -1656,15 +1669,38 @@ class GameView {
     this.connected = status === 'open';
     // On (re)connecting the server sends the state: onSocket catches up with anything missed.
     if (status === 'open') {
-      // A message about the lost connection is stale now.
-      if (this.connNotice) notice(null);
-      this.connNotice = false;
+      // A message about the lost connection is stale now (unless another replaced it).
+      this.clearConnNotice();
       // A move that could not be sent goes again (at the ply it was made for: never twice).
       if (this.unsent) setTimeout(() => this.resend(), 300);
       // So does the seat of an invite that could not be taken.
       if (joining && joining.id === this.id) setTimeout(retryJoin, 300);
     }
-    if (this.state && !this.busy) this.renderTurn();
+    // The turn line says "Reconnecting…", and what needs the connection (a claim) waits for it.
+    if (this.state && !this.busy) {
+      this.renderTurn();
+      this.renderActions();
+    }
+  }
+
+  /**
+   * Shows `text`, a notice about the lost connection (a move or request that found no
+   * server): it goes once the connection is back (`clearConnNotice`). With `check`, the socket
+   * is asked to check the connection now: a drop shorter than its silence limit is never seen
+   * as one otherwise (a kept move needs no check: its notice goes once it is played).
+   */
+  connNote(text, check = true) {
+    if (this.gone()) return;
+    this.connNotice = text;
+    notice(text);
+    if (check) this.socket?.confirm();
+  }
+
+  /** The notice about the lost connection goes, unless another notice replaced it meanwhile. */
+  clearConnNotice() {
+    const text = this.connNotice;
+    this.connNotice = null;
+    if (text && !$('#notice').hidden && $('#notice-text').textContent === text) notice(null);
   }
 
   onSocket(m) {
@@ -2191,8 +2227,11 @@ class GameView {
     // A game that ended (resigned, claimed, aborted, drawn…) or went back before the move makes
     // an unsent move moot: its notice goes as when the move is played.
     if (s.id === this.id) {
+      this.settleSending(s);
       const moot = s.ended || s.match_over || (this.unsentNote && s.ply < this.unsentNote.ply);
+      const passed = !moot && this.unsent && s.ply > this.unsent.ply ? this.unsent : null;
       this.clearUnsentNote(moot ? Infinity : s.ply);
+      if (passed) this.explainPassed(passed, s);
     }
     this.setHeader(s);
     // Short names on the board's stores (the scoreboard has the long ones).
@@ -2597,12 +2636,17 @@ class GameView {
     claim.hidden = awayFor === null || waiting || this.claimAfter === undefined || !moved.has(friend);
     if (!claim.hidden) {
       const left = Math.ceil((this.claimAfter - awayFor) / 1000);
-      const ready = left <= 0;
+      // The server grants a claim only to a player it sees here: while this page reconnects
+      // (its turn line says so) the claim waits for the connection, as the countdown does.
+      const cut = this.connected === false;
+      const ready = left <= 0 && !cut;
       $('#claim-win').hidden = !ready;
       $('#claim-draw').hidden = !ready;
-      $('#claim-text').textContent = ready
-        ? 'Your friend has left the game. Claim the win, call it a draw, or wait for them.'
-        : `Your friend has left the game: you may claim it in ${left} s.`;
+      $('#claim-text').textContent = cut
+        ? 'Your friend has left the game: you may claim it once your connection is back.'
+        : ready
+          ? 'Your friend has left the game. Claim the win, call it a draw, or wait for them.'
+          : `Your friend has left the game: you may claim it in ${left} s.`;
       if (!ready) this.claimTimer = setTimeout(() => !this.closed && this.state && this.renderOnline(), 1000);
       // The bar is no live region (its seconds tick): screen readers hear the friend leave
       // (onSocket) and, once, that the game may be claimed.
@@ -2672,7 +2716,10 @@ class GameView {
       // "stale …: the game is at ply 15, not 14; reload the state": the page has the new state
       // already; say it in a player's words.
       const msg = /^stale/.test(e.message) ? `${staleWords(e.message)}; try again if you still want to` : e.message;
-      this.note(`Cannot ${what}: ${msg}`);
+      // No answer (the network or the server down): a notice about the lost connection, which
+      // goes once the connection is back.
+      if (e instanceof ApiError && e.status === 0) this.connNote(`Cannot ${what}: ${msg}`);
+      else this.note(`Cannot ${what}: ${msg}`);
       if (this.state) this.renderActions();
     }
   }
@@ -2751,14 +2798,27 @@ class GameView {
       return;
     }
     const withdraw = standing === me;
+    const heard = this.stateMessages;
     const r = await this.takeback(!withdraw);
     if (!r || this.gone()) return;
+    // A late answer, once the live connection has told what became of the proposal meanwhile
+    // (the friend accepted or declined it, a move lapsed it): the caption keeps that.
+    const overtaken = this.stateMessages !== heard && this.socket?.live && (this.latest?.offers?.takeback === me) === withdraw;
     if (r.undone) this.tell(`Your friend had proposed a takeback meanwhile: it is accepted. Took back ${r.undone} move${r.undone === 1 ? '' : 's'}.`);
-    else this.tell(withdraw ? 'Takeback proposal withdrawn.' : 'Takeback proposed: your friend accepts or declines it.');
+    else if (!overtaken) this.tell(withdraw ? 'Takeback proposal withdrawn.' : 'Takeback proposed: your friend accepts or declines it.');
   }
 
   claim(result) {
-    return this.request(result === 'win' ? 'claim the win' : 'call it a draw', () => api.claim(this.id, this.seat.token, result));
+    const what = result === 'win' ? 'claim the win' : 'call it a draw';
+    return this.request(what, () => api.claim(this.id, this.seat.token, result), (e) => {
+      // The server does not see this page here (its connection lost or silent, not yet noticed
+      // by the page): said in a player's words, not the API's.
+      if (!(e instanceof ApiError && e.status === 409 && /not connected to the game|connection to the game has been silent/.test(e.message))) return false;
+      this.note(`Cannot ${what} yet: the server does not see you here, as your connection to it was lost. Claim once the page is connected again.`);
+      this.socket?.confirm();
+      if (this.state) this.renderActions();
+      return true;
+    });
   }
 
   async play(letter) {
@@ -2789,11 +2849,19 @@ class GameView {
       this.board.mark(holeIndex(letter), 'pending');
       this.renderTurn();
     }
+    // This move's request: a live state showing it played settles it before its answer comes
+    // (`settleSending`), and then its answer, late or lost, changes nothing.
+    const seq = (this.moveSeq = (this.moveSeq || 0) + 1);
+    this.sendingMove = this.kind === 'online' && !computer ? { letter, ply, seq } : null;
+    const settled = () => this.kind === 'online' && !computer && this.sendingMove?.seq !== seq;
+    let overtaken = false;
     // The updates of this move and the computer's reply wait for the answer (see onSocket).
     this.awaitingReply = computer;
     this.heldUpdate = false;
     try {
       const r = await api.move(this.id, letter, this.seat.token, ply);
+      if ((overtaken = settled())) return;
+      this.sendingMove = null;
       this.awaitingReply = false;
       this.sending = null;
       // A move sent again and played: the notice that it was not sent is stale.
@@ -2805,25 +2873,32 @@ class GameView {
       }
       await this.enqueue(r.state, r.played);
     } catch (e) {
+      // Settled by the live state meanwhile: the lost answer says nothing new.
+      if ((overtaken = settled())) return;
+      this.sendingMove = null;
       this.awaitingReply = false;
       this.sending = null;
       if (!this.closed && this.state) this.board.clearMarks('pending');
-      // The live update showing the move played (shown, or held while the answer was awaited).
+      // The live state shows another move at this ply (another window's), or the game ended.
       const played = this.state && (this.state.ply > ply || (this.latest && this.latest.ply > ply));
-      if (e instanceof ApiError && e.status === 0 && this.kind === 'online' && this.state && (played || this.state.ended)) {
-        // Only the answer was lost: the live update showing the move played came first. The
-        // move is not "unsent"; the player is told the connection is being restored.
-        this.connNotice = true;
-        if (played) this.note(`Your move ${letter} is played; the connection to the server is being restored.`, 'info');
-        this.renderTurn();
-        this.updateLegal();
+      // Or this very move, brought by the live connection and not shown yet (an animation runs).
+      const seen = this.latest && this.latest.ply > ply ? (this.latest.moves || [])[ply] : null;
+      const mineSeen = !!seen && seen.move === letter && this.mine.has(sideIndex(seen.side));
+      if (e instanceof ApiError && e.status === 0 && this.kind === 'online' && mineSeen) {
+        // Played: shown once the page gets to it, and the lost answer says nothing new.
+      } else if (e instanceof ApiError && e.status === 0 && this.kind === 'online' && this.state && (played || this.state.ended)) {
+        // Not this move (it would have settled it): the server's game says what was played.
+        if (played) await this.refused(letter, ply, e);
+        if (!this.closed && this.state) {
+          this.renderTurn();
+          this.updateLegal();
+        }
       } else if (e instanceof ApiError && e.status === 0 && this.kind === 'online') {
         // No answer: the move is kept and sent again once the connection is back.
         this.unsent = { letter, ply };
-        this.connNotice = true;
         const text = `Move ${letter} not sent yet: ${e.message}. It is sent again when the connection is back.`;
         this.unsentNote = { ply, text };
-        this.note(text);
+        this.connNote(text, false);
         if (this.socket && this.socket.live) setTimeout(() => this.resend(), 2000);
       } else if (e instanceof ApiError && (e.status === 409 || e.status === 422)) {
         // Refused because the game moved on, or as illegal on the server's position: the board
@@ -2839,11 +2914,14 @@ class GameView {
       // thinking).
       if (!this.closed && this.state) this.renderTurn();
     } finally {
-      this.awaitingReply = false;
-      if (this.busy && !this.animator.running) {
-        this.setBusy(false);
-        this.updateLegal();
-        this.renderActions();
+      // (A move settled meanwhile leaves the page to what came since: maybe the next move.)
+      if (!overtaken) {
+        this.awaitingReply = false;
+        if (this.busy && !this.animator.running) {
+          this.setBusy(false);
+          this.updateLegal();
+          this.renderActions();
+        }
       }
     }
     // Updates held while the answer was awaited, and the answer lost: the socket's last
@@ -2866,7 +2944,39 @@ class GameView {
     if (!u || ply <= u.ply) return;
     this.unsentNote = null;
     if (!this.gone() && !$('#notice').hidden && $('#notice-text').textContent === u.text) notice(null);
-    if (!this.unsent) this.connNotice = false;
+    if (!this.unsent && this.connNotice === u.text) this.connNotice = null;
+  }
+
+  /**
+   * Online, a move whose answer has not come yet counts as played as soon as a state shows it
+   * played (a live update: the friend's reply can only follow it): "Sending your move…" goes
+   * and the player may move again, and the answer, late or lost, changes nothing then.
+   */
+  settleSending(s) {
+    const p = this.sendingMove;
+    if (!p || !this.sending || s.ply <= p.ply) return;
+    const then = (s.moves || [])[p.ply];
+    if (!then || then.move !== p.letter || !this.mine.has(sideIndex(then.side))) return;
+    this.sendingMove = null;
+    this.sending = null;
+  }
+
+  /**
+   * A move kept to send (`u`, made offline) that the game `s` has gone past without it (the
+   * same seat moved from another window, or the game changed): it is never sent, and the
+   * player is told why, as when the two windows race online.
+   */
+  explainPassed(u, s) {
+    const then = (s.moves || [])[u.ply];
+    if (!then || this.gone()) return;
+    const mine = this.mine.has(sideIndex(then.side));
+    if (mine && then.move === u.letter) return; // it was played after all (only its answer was lost)
+    notice(
+      mine
+        ? `${u.letter} was not played: ${then.move} was already played from your other window.`
+        : `${u.letter} was not played: ${this.names()[sideIndex(then.side)]} played ${then.move} first.`,
+      'info',
+    );
   }
 
   /** A move refused because the game moved on (another window, the friend): said in words. */
@@ -2912,8 +3022,10 @@ class GameView {
     }
     this.unsent = null;
     if (this.state.ply !== u.ply) {
-      // The game moved on from where the move was made: it is not sent, and its notice goes.
+      // The game moved on from where the move was made: it is not sent, and its notice goes
+      // (with why, when the game went past it).
       this.clearUnsentNote(Infinity);
+      if (this.state.ply > u.ply && !this.state.ended && !this.state.match_over) this.explainPassed(u, this.state);
       this.renderTurn();
       this.updateLegal();
       return;
