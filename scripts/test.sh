@@ -19,7 +19,11 @@ if ! command -v cargo >/dev/null; then
   echo "error: no cargo: the tests need a Rust toolchain, 1.88 or newer (https://rustup.rs; README.md, \"Install\")" >&2
   exit 1
 fi
-rust_version=$(rustc --version | awk '{print $2}')
+rust_version=$(rustc --version 2>/dev/null | awk '{print $2}' || true)
+if [ -z "$rust_version" ]; then
+  echo "error: cargo is there but rustc does not run (rustup: \`rustup default stable\`); the tests need Rust 1.88 or newer" >&2
+  exit 1
+fi
 if ! printf '1.88.0\n%s\n' "${rust_version%%-*}" | sort -V -C; then
   echo "error: the tests need Rust 1.88 or newer, found rustc $rust_version (rustup update; README.md, \"Install\")" >&2
   exit 1

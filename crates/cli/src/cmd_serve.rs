@@ -429,6 +429,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    pussa_server::set_build_commit(env!("PUSSA_COMMIT"));
     runtime.block_on(async move {
         let mut server = pussa_server::Server::bind(&config).await?;
         if let Some((limit, before)) = open_files {

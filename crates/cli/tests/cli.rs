@@ -1617,18 +1617,12 @@ fn replay_says_why_a_match_ends_on_a_holding_too_small_for_a_hole() {
 /// database tells apart.
 #[test]
 fn the_version_names_the_commit_and_the_database_schema() {
-    let head = std::process::Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8(o.stdout).unwrap().trim()[..9].to_string());
-    let commit = match (std::env::var("PUSSA_COMMIT"), head) {
-        (Ok(given), _) if !given.is_empty() => format!("commit {given}, "),
-        (_, Some(head)) => format!("commit {head}, "),
-        // Built from the unpacked package: no commit to name.
-        _ => String::new(),
+    // What the build script found (cargo gives the package's tests its `rustc-env` too).
+    let built = env!("PUSSA_COMMIT");
+    let commit = if built.is_empty() {
+        String::new()
+    } else {
+        format!("commit {built}, ")
     };
     assert_eq!(
         ok(&["--version"]).trim_end(),
@@ -1638,6 +1632,31 @@ fn the_version_names_the_commit_and_the_database_schema() {
             pussa_server::store::SCHEMA_VERSION
         )
     );
+    // And it is the right one: in a git checkout that tracks this crate, with no commit given
+    // by the builder, HEAD's (cargo builds the tests and the binary at the HEAD they run at).
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8(o.stdout).unwrap().trim().to_string())
+    };
+    let packaged = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(".cargo_vcs_info.json")
+        .exists();
+    if std::env::var_os("PUSSA_COMMIT").is_none()
+        && !packaged
+        && git(&["ls-files", "--error-unmatch", "build.rs"]).is_some()
+    {
+        let head = git(&["rev-parse", "HEAD"]).expect("HEAD");
+        assert_eq!(
+            built,
+            &head[..9],
+            "the build names another commit than HEAD"
+        );
+    }
 }
 
 /// `pussa engine --help` (and `pussa help engine`) shows the help written for it: where the

@@ -679,3 +679,28 @@ fn tournament_finds_the_tables_under_pussa_data_as_every_command() {
         .join(" ");
     assert!(help.contains("$PUSSA_DATA/egtb, else data/egtb"), "{help}");
 }
+
+/// `/api/health` and `/api/meta` name the commit `pussa --version` names (the build script's),
+/// so a club's monitoring tells builds apart as the command line does.
+#[test]
+fn health_and_meta_name_the_commit_the_version_names() {
+    let version = Command::new(env!("CARGO_BIN_EXE_pussa"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    let version = String::from_utf8(version.stdout).unwrap();
+    let commit = version
+        .split_once("(commit ")
+        .map(|(_, rest)| rest.split(',').next().unwrap().to_string());
+    let dir = temp("commit");
+    let s = serve("127.0.0.1:0", &dir, &dir.join("err"), "", &[], 1);
+    for path in ["/api/health", "/api/meta"] {
+        let (status, body) = http(s.addr, "GET", path, None);
+        assert_eq!(status, 200, "{path}: {body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        match &commit {
+            Some(c) => assert_eq!(v["commit"], c.as_str(), "{path}: {version} {body}"),
+            None => assert!(v["commit"].is_null(), "{path}: {version} {body}"),
+        }
+    }
+}

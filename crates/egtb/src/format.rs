@@ -193,7 +193,19 @@ impl std::fmt::Display for Remedy {
                 };
                 write!(f, "{what} of {game}")?;
                 if !pattern.is_open() {
-                    write!(f, " with closed holes {}", &pattern.dir_name()[1..])?;
+                    let holes = |n: u8| {
+                        if n == 1 {
+                            "1 hole".to_string()
+                        } else {
+                            format!("{n} holes")
+                        }
+                    };
+                    write!(
+                        f,
+                        " with {} closed in the mover's row and {} in the other's",
+                        holes(pattern.mine()),
+                        pattern.theirs()
+                    )?;
                 }
                 write!(f, " up to {max_seeds} seeds in {}", dir.display())
             }
@@ -791,6 +803,18 @@ mod tests {
         assert_eq!(
             again.to_string(),
             "build the missing tables of raja-pasu up to 12 seeds in data/egtb"
+        );
+        let closed = Remedy::Build {
+            dir: PathBuf::from("data/egtb"),
+            game: Game::PasuPondi,
+            pattern: Pattern::new(2, 1),
+            max_seeds: 14,
+            again: false,
+        };
+        assert_eq!(
+            closed.to_string(),
+            "build the tables of pasu-pondi with 2 holes closed in the mover's row and 1 in the \
+             other's up to 14 seeds in data/egtb"
         );
         assert_eq!(
             Remedy::DeleteOrRebuild.to_string(),

@@ -55,6 +55,7 @@ pub async fn meta() -> Json<Value> {
         .collect();
     Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
+        "commit": crate::build_commit(),
         "schema": crate::store::SCHEMA_VERSION,
         "games": games,
         "levels": engine::levels_json(),

@@ -1411,6 +1411,7 @@ impl App {
         Ok(json!({
             "status": "ok",
             "version": env!("CARGO_PKG_VERSION"),
+            "commit": crate::build_commit(),
             "schema": crate::store::SCHEMA_VERSION,
             "database": "ok",
             "uptime_s": self.started.elapsed().as_secs(),

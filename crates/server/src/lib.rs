@@ -136,6 +136,21 @@ impl Database {
     }
 }
 
+static BUILD_COMMIT: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Names the commit the running build was made from (the `pussa` command passes the one its
+/// build script found), for `/api/health` and `/api/meta` (`"commit"`); an empty string, or no
+/// call, leaves it `null`. Only the first call counts.
+pub fn set_build_commit(commit: &'static str) {
+    let _ = BUILD_COMMIT.set(commit);
+}
+
+/// The commit [`set_build_commit`] named, if any.
+#[must_use]
+pub fn build_commit() -> Option<&'static str> {
+    BUILD_COMMIT.get().copied().filter(|c| !c.is_empty())
+}
+
 /// The router: the API under `/api/`, the page everywhere else.
 pub fn router(app: Arc<app::App>) -> Router {
     let api = Router::new()
