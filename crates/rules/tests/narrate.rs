@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use pussa_rules::narrate;
 use pussa_rules::{
     EndReason, Event, Game, GameState, Hole, Mode, MoveOutcome, Moves, Position, Rng, RoundResult,
-    Side, Status,
+    Setup, Side, Status,
 };
 
 fn side_index(word: &str) -> usize {
@@ -251,6 +251,58 @@ fn every_move_of_random_games_is_told_consistently() {
 }
 
 /// The words of the end of a match, as `pussa replay` ends one: who is short of a hole's seeds.
+/// The first move of a match from a position whose round is over, traced as the server traces
+/// it (the round's end, the next round's refill, then the move), is told from the round laid
+/// out: `move_lines` of the position as given and the whole trace gives the lines of the
+/// laid-out position and the move's own events. Every round-opening move of random matches
+/// of every game, with each starting position read back from its setup text.
+#[test]
+fn a_trace_that_starts_with_a_round_end_and_a_refill_is_told_from_the_laid_out_round() {
+    let mut rng = Rng::new(21);
+    let mut checked = 0;
+    for game in Game::ALL {
+        for _ in 0..10 {
+            let mut g = GameState::new(game, Mode::Match, Side::South);
+            while !g.is_over() {
+                if let Status::RoundOver { result, .. } = g.status() {
+                    // The round-over position as a game is started from it.
+                    let setup = Setup::from_state(&g);
+                    let text = setup.to_string();
+                    let mut from: GameState = text
+                        .parse::<Setup>()
+                        .unwrap()
+                        .game_state(Mode::Match)
+                        .unwrap();
+                    assert!(from.is_round_over(), "{text}");
+                    let given = *from.position();
+                    let mut events = vec![Event::RoundEnd {
+                        reason: result.reason,
+                        swept: result.swept,
+                    }];
+                    assert!(from.next_round_traced(&mut events));
+                    let laid_out = *from.position();
+                    let legal = from.legal_moves();
+                    let mv = legal.nth(rng.below(legal.len() as u32) as usize).unwrap();
+                    let laid = events.len();
+                    from.play_traced(mv, &mut events).unwrap();
+                    assert_eq!(
+                        narrate::move_lines(&given, &events),
+                        narrate::move_lines(&laid_out, &events[laid..]),
+                        "{text}, then {mv}"
+                    );
+                    checked += 1;
+                    g.next_round();
+                    continue;
+                }
+                let legal = g.legal_moves();
+                let mv = legal.nth(rng.below(legal.len() as u32) as usize).unwrap();
+                g.play(mv).unwrap();
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} round-opening moves");
+}
+
 #[test]
 fn a_match_ends_with_who_cannot_fill_a_hole() {
     let mut rng = Rng::new(7);
