@@ -1118,17 +1118,9 @@ fn explain_tells_a_round_opening_move_as_from_the_laid_out_round() {
         let end = start + out[start..].find("Taken:").expect("Taken:");
         out[start..end].to_string()
     };
-    let args = |pos: &str| {
-        vec!["explain", "--match", "--position", pos, "--move", "C"]
-            .into_iter()
-            .map(String::from)
-            .collect::<Vec<_>>()
-    };
-    let from_over = ok(&args(over).iter().map(String::as_str).collect::<Vec<_>>());
-    let from_laid_out = ok(&args(&laid_out)
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>());
+    let explain = |pos: &str| ok(&["explain", "--match", "--position", pos, "--move", "C"]);
+    let from_over = explain(over);
+    let from_laid_out = explain(&laid_out);
     assert!(
         from_over.contains("round 12 is laid out first"),
         "{from_over}"
