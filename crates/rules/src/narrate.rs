@@ -7,7 +7,7 @@
 //!   Walak-pussa's chain.
 //! - [`outcome`]: a move in one phrase ("7 laps, South takes 6").
 //! - [`round_end`], [`end_reason`], [`no_legal_move`]: why and how a round ended.
-//! - [`holding`], [`refill_lines`]: a match between rounds.
+//! - [`holding`], [`final_holding`], [`refill_lines`]: a match between rounds.
 //! - [`result`], [`game_over`], [`short_holding`]: the end of a game or match.
 //!
 //! Every function is total: any input a caller can build (an event list that does not belong
@@ -497,33 +497,46 @@ pub fn round_end(game: Game, result: &RoundResult) -> String {
 }
 
 /// What each player holds once a round of a match is over, and who starts the next round:
-/// "Holding: South 30, North 40; North will start round 2." With `next_starter` `None` (a
-/// match that ends with this round, stopped by a result decided without the moves), the
-/// holdings alone: "Holding: South 30, North 40." The holdings are `g`'s stores.
+/// "Holding: South 30, North 40; North will start round 2." The holdings are `g`'s stores; the
+/// starter is the one `g`'s [`Status::RoundOver`] names. When no round follows (`g` is over,
+/// or still being played), the holdings alone: "Holding: South 30, North 40." (as
+/// [`final_holding`] tells them).
 ///
 /// # Examples
 /// ```
-/// use pussa_rules::{narrate, GameState, Hole, Mode, Setup, Status};
+/// use pussa_rules::{narrate, GameState, Hole, Mode, Setup};
 /// let mut g = "1,0,0,0,0,0,0/0,0,0,0,0,0,1 30 38 S 1 pasu-pondi".parse::<Setup>()?.game_state(Mode::Match)?;
 /// g.play(Hole::from_letter('A')?)?;
-/// let Status::RoundOver { next_starter, .. } = g.status() else { unreachable!() };
-/// assert_eq!(
-///     narrate::holding(&g, Some(next_starter)),
-///     "Holding: South 30, North 40; North will start round 2."
-/// );
-/// assert_eq!(narrate::holding(&g, None), "Holding: South 30, North 40.");
+/// assert_eq!(narrate::holding(&g), "Holding: South 30, North 40; North will start round 2.");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use]
-pub fn holding(g: &GameState, next_starter: Option<Side>) -> String {
-    let held = pair(g.position().stores());
-    match next_starter {
-        Some(starter) => format!(
-            "Holding: {held}; {starter} will start round {}.",
+pub fn holding(g: &GameState) -> String {
+    match g.status() {
+        Status::RoundOver { next_starter, .. } => format!(
+            "Holding: {}; {next_starter} will start round {}.",
+            pair(g.position().stores()),
             u64::from(g.round()) + 1
         ),
-        None => format!("Holding: {held}."),
+        _ => final_holding(g),
     }
+}
+
+/// What each player holds, with no next round: "Holding: South 30, North 40." The words for a
+/// match that ends with a round that is over in `g` although the rules would go on (stopped by
+/// a result decided without the moves, as `pussa replay` tells a record's result).
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{narrate, GameState, Hole, Mode, Setup};
+/// let mut g = "1,0,0,0,0,0,0/0,0,0,0,0,0,1 30 38 S 1 pasu-pondi".parse::<Setup>()?.game_state(Mode::Match)?;
+/// g.play(Hole::from_letter('A')?)?;
+/// assert_eq!(narrate::final_holding(&g), "Holding: South 30, North 40.");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn final_holding(g: &GameState) -> String {
+    format!("Holding: {}.", pair(g.position().stores()))
 }
 
 /// Names the holes of a mask, e.g. "A B".

@@ -74,7 +74,7 @@ fn tell_a_random_game(game: Game, mode: Mode, first: Side, seed: u64, max_moves:
             return;
         }
         if let Status::RoundOver { next_starter, .. } = g.status() {
-            let holding = narrate::holding(&g, Some(next_starter));
+            let holding = narrate::holding(&g);
             let [s, n] = g.position().stores();
             assert!(
                 holding.starts_with(&format!("Holding: South {s}, North {n}; {next_starter} ")),
@@ -329,6 +329,38 @@ fn a_match_ends_with_who_cannot_fill_a_hole() {
         result.ends_with(&format!(": {short}, too few to fill a hole of 7 seeds")),
         "{result}"
     );
+}
+
+/// `holding` reads the next round's starter from the state: a round over in a match names
+/// the starter its status holds, and a finished match (no round follows) gives the holdings
+/// alone, never "will start round N+1".
+#[test]
+fn holding_names_the_states_starter_and_no_round_after_a_finished_match() {
+    let mut rng = Rng::new(5);
+    for game in Game::ALL {
+        let mut g = GameState::new(game, Mode::Match, Side::North);
+        while !g.is_over() {
+            let [s, n] = g.position().stores();
+            if let Status::RoundOver { next_starter, .. } = g.status() {
+                assert_eq!(
+                    narrate::holding(&g),
+                    format!(
+                        "Holding: South {s}, North {n}; {next_starter} will start round {}.",
+                        g.round() + 1
+                    )
+                );
+                g.next_round();
+                continue;
+            }
+            let legal = g.legal_moves();
+            g.play(legal.nth(rng.below(legal.len() as u32) as usize).unwrap())
+                .unwrap();
+        }
+        let [s, n] = g.position().stores();
+        let held = format!("Holding: South {s}, North {n}.");
+        assert_eq!(narrate::holding(&g), held, "{game:?}");
+        assert_eq!(narrate::final_holding(&g), held);
+    }
 }
 
 fn hole() -> impl Strategy<Value = Hole> {
