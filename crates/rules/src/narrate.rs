@@ -685,7 +685,8 @@ pub fn result(g: &GameState) -> Option<String> {
 /// goes on. A match is won on the seeds held, and the line says why it ended (a holding too
 /// small to fill one hole, or the last round a match plays, [`MAX_ROUND`]); a single game on
 /// the seeds taken in its round, which from round 2 on are not the stores (those also hold
-/// what was carried over): the holdings are then told as well.
+/// what was carried over): the holdings are then told as well. The winner is named by side;
+/// [`game_over_with`] names the players.
 ///
 /// # Examples
 /// ```
@@ -693,28 +694,56 @@ pub fn result(g: &GameState) -> Option<String> {
 /// let mut g = "1,0,0,0,0,0,0/0,0,0,0,0,0,1 30 38 S 1 pasu-pondi".parse::<Setup>()?.game_state(Mode::Single)?;
 /// g.play(Hole::from_letter('A')?)?;
 /// assert_eq!(narrate::game_over(&g).as_deref(), Some("The game is over: North wins, 40 to 30."));
+/// let g = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 28 28 S 1000000 walak-pussa".parse::<Setup>()?.game_state(Mode::Match)?;
+/// assert_eq!(
+///     narrate::game_over(&g).as_deref(),
+///     Some("Round 1000000 is the last a match plays, so the match is over: a draw, 28 to 28.")
+/// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use]
 pub fn game_over(g: &GameState) -> Option<String> {
+    game_over_with(g, |side| side.to_string())
+}
+
+/// [`game_over`]'s line with the winner named by `name` (a player's name for a side, as the
+/// terminal game says "Ann wins, 40 to 30"); the holdings and who holds too few seeds are
+/// still told by side.
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{narrate, GameState, Hole, Mode, Setup, Side};
+/// let mut g = "1,0,0,0,0,0,0/0,0,0,0,0,0,1 30 38 S 1 pasu-pondi".parse::<Setup>()?.game_state(Mode::Single)?;
+/// g.play(Hole::from_letter('A')?)?;
+/// let name = |s: Side| if s == Side::North { "Ann".to_string() } else { "Bob".to_string() };
+/// assert_eq!(
+///     narrate::game_over_with(&g, name).as_deref(),
+///     Some("The game is over: Ann wins, 40 to 30.")
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn game_over_with(g: &GameState, name: impl Fn(Side) -> String) -> Option<String> {
     let Status::Over { result, winner } = g.status() else {
         return None;
     };
     let s = g.position().stores();
     if g.mode() == Mode::Match {
         let verdict = match winner {
-            Some(w) => format!("{w} wins, {} to {}", s[w.index()], s[w.other().index()]),
+            Some(w) => format!(
+                "{} wins, {} to {}",
+                name(w),
+                s[w.index()],
+                s[w.other().index()]
+            ),
             None => format!("a draw, {} to {}", s[0], s[1]),
         };
         let need = g.game().seeds_per_hole();
-        return Some(match short_holding(s, need) {
-            Some(who) => format!(
-                "{who}, too few to fill a hole of {need} seeds, so the match is over: {verdict}."
-            ),
-            None => format!(
-                "The match is over: {verdict} (round {MAX_ROUND} is the last a match plays)."
-            ),
-        });
+        let why = short_holding(s, need).map_or_else(
+            || format!("Round {MAX_ROUND} is the last a match plays"),
+            |who| format!("{who}, too few to fill a hole of {need} seeds"),
+        );
+        return Some(format!("{why}, so the match is over: {verdict}."));
     }
     let t = result.taken;
     let held = if g.round() > 1 {
@@ -724,12 +753,14 @@ pub fn game_over(g: &GameState) -> Option<String> {
     };
     Some(match winner {
         Some(w) if g.round() > 1 => format!(
-            "The game is over: {w} wins the round, {} to {} taken{held}.",
+            "The game is over: {} wins the round, {} to {} taken{held}.",
+            name(w),
             t[w.index()],
             t[w.other().index()]
         ),
         Some(w) => format!(
-            "The game is over: {w} wins, {} to {}.",
+            "The game is over: {} wins, {} to {}.",
+            name(w),
             t[w.index()],
             t[w.other().index()]
         ),

@@ -363,6 +363,70 @@ fn holding_names_the_states_starter_and_no_round_after_a_finished_match() {
     }
 }
 
+/// `game_over_with` is `game_over` with the winner named by the caller, nothing else changed:
+/// random finished single games (from round 1 and later rounds) and matches of every game.
+#[test]
+fn game_over_with_names_the_winner_and_says_the_rest_as_game_over() {
+    let name = |s: Side| match s {
+        Side::South => "Ann".to_string(),
+        Side::North => "Bob".to_string(),
+    };
+    let mut rng = Rng::new(9);
+    let mut seen = 0;
+    for game in Game::ALL {
+        for mode in [Mode::Single, Mode::Match] {
+            for _ in 0..3 {
+                let mut g = GameState::new(game, Mode::Match, Side::South);
+                // A single game from a later round of a match, or from the start.
+                let rounds = if mode == Mode::Single {
+                    rng.below(3)
+                } else {
+                    0
+                };
+                let mut g = loop {
+                    if g.is_over() {
+                        break g;
+                    }
+                    if g.is_round_over() {
+                        if mode == Mode::Single && g.round() > rounds {
+                            break g;
+                        }
+                        g.next_round();
+                        continue;
+                    }
+                    let legal = g.legal_moves();
+                    g.play(legal.nth(rng.below(legal.len() as u32) as usize).unwrap())
+                        .unwrap();
+                };
+                if mode == Mode::Single {
+                    if g.is_over() {
+                        continue;
+                    }
+                    g.next_round();
+                    let setup = Setup::from_state(&g);
+                    g = setup.game_state(Mode::Single).unwrap();
+                    while !g.is_over() {
+                        let legal = g.legal_moves();
+                        g.play(legal.nth(rng.below(legal.len() as u32) as usize).unwrap())
+                            .unwrap();
+                    }
+                }
+                let plain = narrate::game_over(&g).unwrap();
+                let named = narrate::game_over_with(&g, name).unwrap();
+                let expected = match g.winner().unwrap() {
+                    Some(w) => {
+                        plain.replacen(&format!("{w} wins"), &format!("{} wins", name(w)), 1)
+                    }
+                    None => plain.clone(),
+                };
+                assert_eq!(named, expected, "{plain}");
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen >= 12, "{seen}");
+}
+
 fn hole() -> impl Strategy<Value = Hole> {
     (0usize..14).prop_map(|i| Hole::ALL[i])
 }
