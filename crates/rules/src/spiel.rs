@@ -505,7 +505,8 @@ impl SpielGame {
     /// Who moves first: the game parameter `first`, or, for a game with a start
     /// ([`SpielGame::with_start`]), the player to move in the initial state: the start's side
     /// to move, or, when the start is a round that is over and the match goes on, the next
-    /// round's starter (the start's side to move if nobody moves: a finished game).
+    /// round's starter, whatever `max_rounds` is (the start's side to move if nobody moves: a
+    /// finished game).
     ///
     /// # Examples
     /// ```

@@ -881,3 +881,22 @@ fn a_starts_first_mover_is_its_next_mover_and_the_initial_states_player() {
     }
     assert!(over > 20, "{over} rounds over");
 }
+
+/// `first` does not depend on `max_rounds`: a start whose round is over at the round limit (the
+/// initial state is terminal, nobody moves) names the next round's starter, as the record of
+/// that state does.
+#[test]
+fn a_start_over_at_the_round_limit_names_the_next_rounds_starter() {
+    let over: Setup = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S"
+        .parse()
+        .unwrap();
+    let g = load_game("raja-pasu(mode=match,max_rounds=1)")
+        .unwrap()
+        .with_start(over)
+        .unwrap();
+    let x = g.new_initial_state();
+    assert!(x.is_terminal());
+    assert_eq!(g.first(), Side::South);
+    assert!(x.serialize().contains("[First \"S\"]"), "{}", x.serialize());
+    assert!(g.deserialize_state(&x.serialize()).unwrap().is_terminal());
+}
