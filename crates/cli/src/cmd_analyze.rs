@@ -165,18 +165,11 @@ impl RoundEndJson {
 /// holdings, the next round's layout), with `g` moved on to the next round. Nothing (and `g`
 /// unchanged) when the round is not over or the game is.
 fn next_round_told(g: &mut GameState) -> Vec<String> {
-    let Status::RoundOver {
-        result,
-        next_starter,
-    } = g.status()
-    else {
+    let Status::RoundOver { result, .. } = g.status() else {
         return Vec::new();
     };
     let game = g.game();
-    let mut lines = vec![
-        narrate::round_end(game, &result),
-        narrate::holding(g, Some(next_starter)),
-    ];
+    let mut lines = vec![narrate::round_end(game, &result), narrate::holding(g)];
     let mut refill = Vec::new();
     g.next_round_traced(&mut refill);
     lines.extend(narrate::refill_lines(game, &refill));

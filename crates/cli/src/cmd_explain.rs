@@ -120,16 +120,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 narrate::result(&g).unwrap_or_default()
             );
         }
-        if let Status::RoundOver {
-            result,
-            next_starter,
-        } = g.status()
-        {
+        if let Status::RoundOver { result, .. } = g.status() {
             events.push(Event::RoundEnd {
                 reason: result.reason,
                 swept: result.swept,
             });
-            ended = Some((result, narrate::holding(&g, Some(next_starter))));
+            ended = Some((result, narrate::holding(&g)));
         }
         g.next_round_traced(&mut events);
         if let Err(e) = g.clone().play(args.mv) {
@@ -150,8 +146,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map_err(|e| anyhow!("move {}: {}", args.mv, e.reason))?;
     // In a match, a round's end goes on with the refill of the next round, as the server's trace.
     let next = match g.status() {
-        Status::RoundOver { next_starter, .. } => {
-            let holding = narrate::holding(&g, Some(next_starter));
+        Status::RoundOver { .. } => {
+            let holding = narrate::holding(&g);
             g.next_round_traced(&mut events).then_some(holding)
         }
         _ => None,

@@ -572,12 +572,9 @@ impl<W: Write> Text<W> {
                 let side = g.position().to_move();
                 writeln!(self.out, "{side} to move; legal: {}", g.legal_moves())?;
             }
-            Status::RoundOver {
-                result,
-                next_starter,
-            } => {
+            Status::RoundOver { result, .. } => {
                 writeln!(self.out, "{}", narrate::round_end(g.game(), &result))?;
-                writeln!(self.out, "{}", narrate::holding(g, Some(next_starter)))?;
+                writeln!(self.out, "{}", narrate::holding(g))?;
             }
             Status::Over { result, .. } => {
                 writeln!(self.out, "{}", narrate::round_end(g.game(), &result))?;
@@ -657,7 +654,7 @@ impl<W: Write> Show for Text<W> {
             Status::RoundOver { result, .. } if ends => {
                 writeln!(self.out, "{}", board(g))?;
                 writeln!(self.out, "{}", narrate::round_end(g.game(), &result))?;
-                writeln!(self.out, "{}", narrate::holding(g, None))?;
+                writeln!(self.out, "{}", narrate::final_holding(g))?;
                 Ok(())
             }
             _ => self.state(g),

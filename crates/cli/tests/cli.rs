@@ -1096,6 +1096,42 @@ fn explain_lays_out_the_next_round_of_a_match_as_replay_does() {
     );
 }
 
+/// The move explained from a position whose round is over is told as from the round laid out:
+/// a Walak-pussa round 11 whose next round closes holes, where the chain's end is told across
+/// the holes the refill leaves open.
+#[test]
+fn explain_tells_a_round_opening_move_as_from_the_laid_out_round() {
+    let over = "0,0,0,0,0,0,0/x,x,0,0,0,0,0 5+15 3+33 S 11 walak-pussa N";
+    let mut g = over
+        .parse::<Setup>()
+        .unwrap()
+        .game_state(Mode::Match)
+        .unwrap();
+    assert!(g.is_round_over());
+    assert!(g.next_round());
+    let laid_out = Setup::from_state(&g).to_string();
+    // The lines of the move itself: from its heading to "Taken: …".
+    let move_block = |out: &str| -> String {
+        let start = out
+            .find("Walak-pussa, South plays C:")
+            .expect("the move's heading");
+        let end = start + out[start..].find("Taken:").expect("Taken:");
+        out[start..end].to_string()
+    };
+    let explain = |pos: &str| ok(&["explain", "--match", "--position", pos, "--move", "C"]);
+    let from_over = explain(over);
+    let from_laid_out = explain(&laid_out);
+    assert!(
+        from_over.contains("round 12 is laid out first"),
+        "{from_over}"
+    );
+    assert_eq!(move_block(&from_over), move_block(&from_laid_out));
+    assert!(
+        move_block(&from_over).contains("the hole after G (a) is not empty, so the chain stops"),
+        "{from_over}"
+    );
+}
+
 #[test]
 fn levels_lists_every_ladder_and_play_refuses_a_level_off_the_ladder() {
     use pussa_engine::Level;

@@ -7,7 +7,7 @@
 //!   Walak-pussa's chain.
 //! - [`outcome`]: a move in one phrase ("7 laps, South takes 6").
 //! - [`round_end`], [`end_reason`], [`no_legal_move`]: why and how a round ended.
-//! - [`holding`], [`refill_lines`]: a match between rounds.
+//! - [`holding`], [`final_holding`], [`refill_lines`]: a match between rounds.
 //! - [`result`], [`game_over`], [`short_holding`]: the end of a game or match.
 //!
 //! Every function is total: any input a caller can build (an event list that does not belong
@@ -33,16 +33,16 @@ use crate::state::{GameState, Mode, RoundResult, Status, MAX_ROUND};
 use crate::trace::{EndReason, Event};
 use crate::types::{Direction, Game, Hole, Moves, Side, StuckRule};
 
-/// The next open hole after `i` in the game's direction (`i` itself when no other hole is
-/// open).
-fn next_open(pos: &Position, i: Hole) -> Hole {
-    let step = |k: usize| match pos.game().direction() {
+/// The next open hole after `i` in `game`'s direction, `open` the mask of open holes (bit i =
+/// hole index i); `i` itself when no other hole is open.
+fn next_open(game: Game, open: u16, i: Hole) -> Hole {
+    let step = |k: usize| match game.direction() {
         Direction::Counterclockwise => (k + 1) % 14,
         Direction::Clockwise => (k + 13) % 14,
     };
     let mut k = step(i.index());
     for _ in 0..14 {
-        if pos.is_open(Hole::ALL[k]) {
+        if open & (1 << k) != 0 {
             break;
         }
         k = step(k);
@@ -164,9 +164,12 @@ fn lap_line(lap: &Lap, open: usize) -> String {
 ///
 /// `before` is the position the move was played from; `events` its trace, as
 /// [`Position::play_traced`] or [`crate::GameState::play_traced`] record it. The events of a
-/// round's end, a refill or the match's end that follow the move are passed over (tell them
-/// with [`round_end`] and [`refill_lines`]). The board at each step is followed through the
-/// events themselves, so the position after the move is not needed.
+/// round's end, a refill or the match's end give no line (tell them with [`round_end`] and
+/// [`refill_lines`]), but a refill is followed: a trace that begins with a round's end and the
+/// next round's refill (the first move of a match from a position whose round is over, as the
+/// server traces it) is told from the round laid out, with `before` the position as given.
+/// The board at each step is followed through the events themselves, so the position after
+/// the move (or the one laid out) is not needed.
 ///
 /// Events that do not belong to `before` (another position's trace, a list made up by hand)
 /// give lines that tell those events as they come; the function never panics.
@@ -214,23 +217,21 @@ fn lap_line(lap: &Lap, open: usize) -> String {
 /// ```
 #[must_use]
 pub fn move_lines(before: &Position, events: &[Event]) -> Vec<String> {
+    let game = before.game();
     let mut lines = Vec::new();
     let mut lap: Option<Lap> = None;
-    let open = Hole::ALL.iter().filter(|&&h| before.is_open(h)).count();
-    let flush = |lap: &mut Option<Lap>, lines: &mut Vec<String>| {
-        if let Some(l) = lap.take() {
-            lines.push(lap_line(&l, open));
-        }
-    };
-    // The board as the events leave it: lifts, drops, fours and captures (a round's end,
-    // which sweeps the board, and a refill are not the move's).
+    // The open holes and the board as the events leave them: lifts, drops, fours and
+    // captures, and a refill, which lays out a new round (a round's end, which sweeps the
+    // board, is followed by the refill in a match, and ends the game otherwise).
+    let mut open = before.open_mask();
     let mut board = before.board();
+    // The move's stop (the hole the last seed fell in) and its last capture.
     let mut last = None;
     let mut last_capture: Option<Hole> = None;
-    for e in events {
+    for (i, e) in events.iter().enumerate() {
         match *e {
             Event::Lift { hole, seeds, .. } => {
-                flush(&mut lap, &mut lines);
+                flush(&mut lap, &mut lines, open);
                 board[hole.index()] = 0;
                 lap = Some(Lap {
                     lift: (hole, seeds),
@@ -252,16 +253,16 @@ pub fn move_lines(before: &Position, events: &[Event]) -> Vec<String> {
                 }
             }
             Event::Stop { last: h, empty } => {
-                flush(&mut lap, &mut lines);
+                flush(&mut lap, &mut lines, open);
                 last = Some(h);
                 lines.push(format!("the hole after {h} is {empty}, empty: sowing ends"));
-                let m = next_open(before, empty);
+                let m = next_open(game, open, empty);
                 if m == h {
                     lines.push(format!(
                         "the hole after it is {m}, where the last seed fell: nothing is taken"
                     ));
                 } else if board[m.index()] == 0
-                    && !events
+                    && !events[i + 1..]
                         .iter()
                         .any(|e| matches!(e, Event::Capture { hole, .. } if *hole == m))
                 {
@@ -279,7 +280,7 @@ pub fn move_lines(before: &Position, events: &[Event]) -> Vec<String> {
                 board[hole.index()] = 0;
                 if chained {
                     let prev = last_capture.unwrap_or(hole);
-                    let e = next_open(before, prev);
+                    let e = next_open(game, open, prev);
                     lines.push(format!(
                         "the hole after {prev} ({e}) is empty and the one after it, {hole}, \
                          holds {seeds}: {by} takes {} too",
@@ -293,16 +294,51 @@ pub fn move_lines(before: &Position, events: &[Event]) -> Vec<String> {
                 }
                 last_capture = Some(hole);
             }
-            Event::RoundEnd { .. } | Event::Refill { .. } | Event::MatchEnd { .. } => {
-                flush(&mut lap, &mut lines);
+            Event::RoundEnd { .. } | Event::MatchEnd { .. } => {
+                flush(&mut lap, &mut lines, open);
+                chain_end(game, open, &board, &mut last, &mut last_capture, &mut lines);
+            }
+            Event::Refill { closed, .. } => {
+                flush(&mut lap, &mut lines, open);
+                chain_end(game, open, &board, &mut last, &mut last_capture, &mut lines);
+                // The new round's layout: every open hole holds the game's seeds per hole.
+                open = !closed & 0x3fff;
+                for h in Hole::ALL {
+                    board[h.index()] = if open & (1 << h.index()) != 0 {
+                        game.seeds_per_hole()
+                    } else {
+                        0
+                    };
+                }
             }
         }
     }
-    flush(&mut lap, &mut lines);
-    // Why Walak-pussa's chain stopped.
-    if let (true, Some(c), Some(h)) = (before.game().chain_capture(), last_capture, last) {
-        let e = next_open(before, c);
-        let f = next_open(before, e);
+    flush(&mut lap, &mut lines, open);
+    chain_end(game, open, &board, &mut last, &mut last_capture, &mut lines);
+    lines
+}
+
+/// Tells a lap that is still open, if any: `open` is the mask of open holes.
+fn flush(lap: &mut Option<Lap>, lines: &mut Vec<String>, open: u16) {
+    if let Some(l) = lap.take() {
+        lines.push(lap_line(&l, open.count_ones() as usize));
+    }
+}
+
+/// Why Walak-pussa's chain stopped, told once the move's events are over (the board is the
+/// move's, before any round's end or refill): the line after the last capture of a move that
+/// stopped, then the move is forgotten.
+fn chain_end(
+    game: Game,
+    open: u16,
+    board: &[u8; 14],
+    last: &mut Option<Hole>,
+    last_capture: &mut Option<Hole>,
+    lines: &mut Vec<String>,
+) {
+    if let (true, Some(c), Some(h)) = (game.chain_capture(), last_capture.take(), last.take()) {
+        let e = next_open(game, open, c);
+        let f = next_open(game, open, e);
         lines.push(if board[e.index()] != 0 {
             format!("the hole after {c} ({e}) is not empty, so the chain stops")
         } else if f == h {
@@ -314,7 +350,6 @@ pub fn move_lines(before: &Position, events: &[Event]) -> Vec<String> {
             format!("the hole after {c} ({e}) is empty, and so is {f}: the chain stops")
         });
     }
-    lines
 }
 
 /// A move in one phrase, as `pussa replay` heads each move with it: the laps sown and what each
@@ -462,33 +497,46 @@ pub fn round_end(game: Game, result: &RoundResult) -> String {
 }
 
 /// What each player holds once a round of a match is over, and who starts the next round:
-/// "Holding: South 30, North 40; North will start round 2." With `next_starter` `None` (a
-/// match that ends with this round, stopped by a result decided without the moves), the
-/// holdings alone: "Holding: South 30, North 40." The holdings are `g`'s stores.
+/// "Holding: South 30, North 40; North will start round 2." The holdings are `g`'s stores; the
+/// starter is the one `g`'s [`Status::RoundOver`] names. When no round follows (`g` is over,
+/// or still being played), the holdings alone: "Holding: South 30, North 40." (as
+/// [`final_holding`] tells them).
 ///
 /// # Examples
 /// ```
-/// use pussa_rules::{narrate, GameState, Hole, Mode, Setup, Status};
+/// use pussa_rules::{narrate, GameState, Hole, Mode, Setup};
 /// let mut g = "1,0,0,0,0,0,0/0,0,0,0,0,0,1 30 38 S 1 pasu-pondi".parse::<Setup>()?.game_state(Mode::Match)?;
 /// g.play(Hole::from_letter('A')?)?;
-/// let Status::RoundOver { next_starter, .. } = g.status() else { unreachable!() };
-/// assert_eq!(
-///     narrate::holding(&g, Some(next_starter)),
-///     "Holding: South 30, North 40; North will start round 2."
-/// );
-/// assert_eq!(narrate::holding(&g, None), "Holding: South 30, North 40.");
+/// assert_eq!(narrate::holding(&g), "Holding: South 30, North 40; North will start round 2.");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use]
-pub fn holding(g: &GameState, next_starter: Option<Side>) -> String {
-    let held = pair(g.position().stores());
-    match next_starter {
-        Some(starter) => format!(
-            "Holding: {held}; {starter} will start round {}.",
+pub fn holding(g: &GameState) -> String {
+    match g.status() {
+        Status::RoundOver { next_starter, .. } => format!(
+            "Holding: {}; {next_starter} will start round {}.",
+            pair(g.position().stores()),
             u64::from(g.round()) + 1
         ),
-        None => format!("Holding: {held}."),
+        _ => final_holding(g),
     }
+}
+
+/// What each player holds, with no next round: "Holding: South 30, North 40." The words for a
+/// match that ends with a round that is over in `g` although the rules would go on (stopped by
+/// a result decided without the moves, as `pussa replay` tells a record's result).
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{narrate, GameState, Hole, Mode, Setup};
+/// let mut g = "1,0,0,0,0,0,0/0,0,0,0,0,0,1 30 38 S 1 pasu-pondi".parse::<Setup>()?.game_state(Mode::Match)?;
+/// g.play(Hole::from_letter('A')?)?;
+/// assert_eq!(narrate::final_holding(&g), "Holding: South 30, North 40.");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn final_holding(g: &GameState) -> String {
+    format!("Holding: {}.", pair(g.position().stores()))
 }
 
 /// Names the holes of a mask, e.g. "A B".
@@ -637,7 +685,8 @@ pub fn result(g: &GameState) -> Option<String> {
 /// goes on. A match is won on the seeds held, and the line says why it ended (a holding too
 /// small to fill one hole, or the last round a match plays, [`MAX_ROUND`]); a single game on
 /// the seeds taken in its round, which from round 2 on are not the stores (those also hold
-/// what was carried over): the holdings are then told as well.
+/// what was carried over): the holdings are then told as well. The winner is named by side;
+/// [`game_over_with`] names the players.
 ///
 /// # Examples
 /// ```
@@ -645,28 +694,56 @@ pub fn result(g: &GameState) -> Option<String> {
 /// let mut g = "1,0,0,0,0,0,0/0,0,0,0,0,0,1 30 38 S 1 pasu-pondi".parse::<Setup>()?.game_state(Mode::Single)?;
 /// g.play(Hole::from_letter('A')?)?;
 /// assert_eq!(narrate::game_over(&g).as_deref(), Some("The game is over: North wins, 40 to 30."));
+/// let g = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 28 28 S 1000000 walak-pussa".parse::<Setup>()?.game_state(Mode::Match)?;
+/// assert_eq!(
+///     narrate::game_over(&g).as_deref(),
+///     Some("Round 1000000 is the last a match plays, so the match is over: a draw, 28 to 28.")
+/// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use]
 pub fn game_over(g: &GameState) -> Option<String> {
+    game_over_with(g, |side| side.to_string())
+}
+
+/// [`game_over`]'s line with the winner named by `name` (a player's name for a side, as the
+/// terminal game says "Ann wins, 40 to 30"); the holdings and who holds too few seeds are
+/// still told by side.
+///
+/// # Examples
+/// ```
+/// use pussa_rules::{narrate, GameState, Hole, Mode, Setup, Side};
+/// let mut g = "1,0,0,0,0,0,0/0,0,0,0,0,0,1 30 38 S 1 pasu-pondi".parse::<Setup>()?.game_state(Mode::Single)?;
+/// g.play(Hole::from_letter('A')?)?;
+/// let name = |s: Side| if s == Side::North { "Ann".to_string() } else { "Bob".to_string() };
+/// assert_eq!(
+///     narrate::game_over_with(&g, name).as_deref(),
+///     Some("The game is over: Ann wins, 40 to 30.")
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn game_over_with(g: &GameState, name: impl Fn(Side) -> String) -> Option<String> {
     let Status::Over { result, winner } = g.status() else {
         return None;
     };
     let s = g.position().stores();
     if g.mode() == Mode::Match {
         let verdict = match winner {
-            Some(w) => format!("{w} wins, {} to {}", s[w.index()], s[w.other().index()]),
+            Some(w) => format!(
+                "{} wins, {} to {}",
+                name(w),
+                s[w.index()],
+                s[w.other().index()]
+            ),
             None => format!("a draw, {} to {}", s[0], s[1]),
         };
         let need = g.game().seeds_per_hole();
-        return Some(match short_holding(s, need) {
-            Some(who) => format!(
-                "{who}, too few to fill a hole of {need} seeds, so the match is over: {verdict}."
-            ),
-            None => format!(
-                "The match is over: {verdict} (round {MAX_ROUND} is the last a match plays)."
-            ),
-        });
+        let why = short_holding(s, need).map_or_else(
+            || format!("Round {MAX_ROUND} is the last a match plays"),
+            |who| format!("{who}, too few to fill a hole of {need} seeds"),
+        );
+        return Some(format!("{why}, so the match is over: {verdict}."));
     }
     let t = result.taken;
     let held = if g.round() > 1 {
@@ -676,12 +753,14 @@ pub fn game_over(g: &GameState) -> Option<String> {
     };
     Some(match winner {
         Some(w) if g.round() > 1 => format!(
-            "The game is over: {w} wins the round, {} to {} taken{held}.",
+            "The game is over: {} wins the round, {} to {} taken{held}.",
+            name(w),
             t[w.index()],
             t[w.other().index()]
         ),
         Some(w) => format!(
-            "The game is over: {w} wins, {} to {}.",
+            "The game is over: {} wins, {} to {}.",
+            name(w),
             t[w.index()],
             t[w.other().index()]
         ),

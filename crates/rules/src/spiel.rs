@@ -505,7 +505,8 @@ impl SpielGame {
     /// Who moves first: the game parameter `first`, or, for a game with a start
     /// ([`SpielGame::with_start`]), the player to move in the initial state: the start's side
     /// to move, or, when the start is a round that is over and the match goes on, the next
-    /// round's starter (the start's side to move if nobody moves: a finished game).
+    /// round's starter, whatever `max_rounds` is (the start's side to move if nobody moves: a
+    /// finished game).
     ///
     /// # Examples
     /// ```
@@ -523,15 +524,15 @@ impl SpielGame {
         self.start_mover().unwrap_or(self.first)
     }
 
-    /// The side that moves first from the start, if the game has one: the initial state's
-    /// player to move, or the start's side to move when nobody moves.
+    /// The side that moves first from the start, if the game has one:
+    /// [`GameState::next_mover`] of the start (the next round's starter when its round is
+    /// over and the match goes on), or the start's side to move when it is not a valid state.
     fn start_mover(&self) -> Option<Side> {
         let setup = self.start?;
         Some(
-            self.new_initial_state()
-                .state
-                .to_move()
-                .unwrap_or(setup.to_move),
+            setup
+                .game_state(self.mode)
+                .map_or(setup.to_move, |g| g.next_mover()),
         )
     }
 

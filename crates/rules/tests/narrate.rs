@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use pussa_rules::narrate;
 use pussa_rules::{
     EndReason, Event, Game, GameState, Hole, Mode, MoveOutcome, Moves, Position, Rng, RoundResult,
-    Side, Status,
+    Setup, Side, Status,
 };
 
 fn side_index(word: &str) -> usize {
@@ -74,7 +74,7 @@ fn tell_a_random_game(game: Game, mode: Mode, first: Side, seed: u64, max_moves:
             return;
         }
         if let Status::RoundOver { next_starter, .. } = g.status() {
-            let holding = narrate::holding(&g, Some(next_starter));
+            let holding = narrate::holding(&g);
             let [s, n] = g.position().stores();
             assert!(
                 holding.starts_with(&format!("Holding: South {s}, North {n}; {next_starter} ")),
@@ -251,6 +251,58 @@ fn every_move_of_random_games_is_told_consistently() {
 }
 
 /// The words of the end of a match, as `pussa replay` ends one: who is short of a hole's seeds.
+/// The first move of a match from a position whose round is over, traced as the server traces
+/// it (the round's end, the next round's refill, then the move), is told from the round laid
+/// out: `move_lines` of the position as given and the whole trace gives the lines of the
+/// laid-out position and the move's own events. Every round-opening move of random matches
+/// of every game, with each starting position read back from its setup text.
+#[test]
+fn a_trace_that_starts_with_a_round_end_and_a_refill_is_told_from_the_laid_out_round() {
+    let mut rng = Rng::new(21);
+    let mut checked = 0;
+    for game in Game::ALL {
+        for _ in 0..10 {
+            let mut g = GameState::new(game, Mode::Match, Side::South);
+            while !g.is_over() {
+                if let Status::RoundOver { result, .. } = g.status() {
+                    // The round-over position as a game is started from it.
+                    let setup = Setup::from_state(&g);
+                    let text = setup.to_string();
+                    let mut from: GameState = text
+                        .parse::<Setup>()
+                        .unwrap()
+                        .game_state(Mode::Match)
+                        .unwrap();
+                    assert!(from.is_round_over(), "{text}");
+                    let given = *from.position();
+                    let mut events = vec![Event::RoundEnd {
+                        reason: result.reason,
+                        swept: result.swept,
+                    }];
+                    assert!(from.next_round_traced(&mut events));
+                    let laid_out = *from.position();
+                    let legal = from.legal_moves();
+                    let mv = legal.nth(rng.below(legal.len() as u32) as usize).unwrap();
+                    let laid = events.len();
+                    from.play_traced(mv, &mut events).unwrap();
+                    assert_eq!(
+                        narrate::move_lines(&given, &events),
+                        narrate::move_lines(&laid_out, &events[laid..]),
+                        "{text}, then {mv}"
+                    );
+                    checked += 1;
+                    g.next_round();
+                    continue;
+                }
+                let legal = g.legal_moves();
+                let mv = legal.nth(rng.below(legal.len() as u32) as usize).unwrap();
+                g.play(mv).unwrap();
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} round-opening moves");
+}
+
 #[test]
 fn a_match_ends_with_who_cannot_fill_a_hole() {
     let mut rng = Rng::new(7);
@@ -277,6 +329,102 @@ fn a_match_ends_with_who_cannot_fill_a_hole() {
         result.ends_with(&format!(": {short}, too few to fill a hole of 7 seeds")),
         "{result}"
     );
+}
+
+/// `holding` reads the next round's starter from the state: a round over in a match names
+/// the starter its status holds, and a finished match (no round follows) gives the holdings
+/// alone, never "will start round N+1".
+#[test]
+fn holding_names_the_states_starter_and_no_round_after_a_finished_match() {
+    let mut rng = Rng::new(5);
+    for game in Game::ALL {
+        let mut g = GameState::new(game, Mode::Match, Side::North);
+        while !g.is_over() {
+            let [s, n] = g.position().stores();
+            if let Status::RoundOver { next_starter, .. } = g.status() {
+                assert_eq!(
+                    narrate::holding(&g),
+                    format!(
+                        "Holding: South {s}, North {n}; {next_starter} will start round {}.",
+                        g.round() + 1
+                    )
+                );
+                g.next_round();
+                continue;
+            }
+            let legal = g.legal_moves();
+            g.play(legal.nth(rng.below(legal.len() as u32) as usize).unwrap())
+                .unwrap();
+        }
+        let [s, n] = g.position().stores();
+        let held = format!("Holding: South {s}, North {n}.");
+        assert_eq!(narrate::holding(&g), held, "{game:?}");
+        assert_eq!(narrate::final_holding(&g), held);
+    }
+}
+
+/// `game_over_with` is `game_over` with the winner named by the caller, nothing else changed:
+/// random finished single games (from round 1 and later rounds) and matches of every game.
+#[test]
+fn game_over_with_names_the_winner_and_says_the_rest_as_game_over() {
+    let name = |s: Side| match s {
+        Side::South => "Ann".to_string(),
+        Side::North => "Bob".to_string(),
+    };
+    let mut rng = Rng::new(9);
+    let mut seen = 0;
+    for game in Game::ALL {
+        for mode in [Mode::Single, Mode::Match] {
+            for _ in 0..3 {
+                let mut g = GameState::new(game, Mode::Match, Side::South);
+                // A single game from a later round of a match, or from the start.
+                let rounds = if mode == Mode::Single {
+                    rng.below(3)
+                } else {
+                    0
+                };
+                let mut g = loop {
+                    if g.is_over() {
+                        break g;
+                    }
+                    if g.is_round_over() {
+                        if mode == Mode::Single && g.round() > rounds {
+                            break g;
+                        }
+                        g.next_round();
+                        continue;
+                    }
+                    let legal = g.legal_moves();
+                    g.play(legal.nth(rng.below(legal.len() as u32) as usize).unwrap())
+                        .unwrap();
+                };
+                if mode == Mode::Single {
+                    if g.is_over() {
+                        continue;
+                    }
+                    g.next_round();
+                    let setup = Setup::from_state(&g);
+                    g = setup.game_state(Mode::Single).unwrap();
+                    while !g.is_over() {
+                        let legal = g.legal_moves();
+                        g.play(legal.nth(rng.below(legal.len() as u32) as usize).unwrap())
+                            .unwrap();
+                    }
+                }
+                let plain = narrate::game_over(&g).unwrap();
+                let named = narrate::game_over_with(&g, name).unwrap();
+                let expected = match g.winner().unwrap() {
+                    Some(w) => {
+                        plain.replacen(&format!("{w} wins"), &format!("{} wins", name(w)), 1)
+                    }
+                    None => plain.clone(),
+                };
+                assert_eq!(named, expected, "{plain}");
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen >= 12, "{seen}");
 }
 
 fn hole() -> impl Strategy<Value = Hole> {

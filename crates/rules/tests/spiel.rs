@@ -842,3 +842,61 @@ fn old_form_json_of_a_start_at_a_round_that_is_over_still_reads() {
     let again: SpielGame = serde_json::from_str(&serde_json::to_string(&g).unwrap()).unwrap();
     assert_eq!(again, g);
 }
+
+/// A game with a start moves first with the side the start's `GameState::next_mover` names,
+/// which is the initial state's player to move: every position of random matches of every
+/// game, rounds over included, as single games and matches.
+#[test]
+fn a_starts_first_mover_is_its_next_mover_and_the_initial_states_player() {
+    let mut rng = Rng::new(33);
+    let mut over = 0;
+    for game in Game::ALL {
+        for _ in 0..4 {
+            let mut g = GameState::new(game, Mode::Match, Side::South);
+            while !g.is_over() {
+                let setup = Setup::from_state(&g);
+                for mode in ["single", "match"] {
+                    let Ok(started) = load_game(&format!("{}(mode={mode})", game.name()))
+                        .unwrap()
+                        .with_start(setup)
+                    else {
+                        continue;
+                    };
+                    let state = setup.game_state(started.mode()).unwrap();
+                    assert_eq!(started.first(), state.next_mover(), "{setup}, {mode}");
+                    if let Some(p) = started.new_initial_state().current_player() {
+                        assert_eq!(p, started.first().index(), "{setup}, {mode}");
+                    }
+                }
+                if g.is_round_over() {
+                    over += 1;
+                    g.next_round();
+                    continue;
+                }
+                let legal = g.legal_moves();
+                g.play(legal.nth(rng.below(legal.len() as u32) as usize).unwrap())
+                    .unwrap();
+            }
+        }
+    }
+    assert!(over > 20, "{over} rounds over");
+}
+
+/// `first` does not depend on `max_rounds`: a start whose round is over at the round limit (the
+/// initial state is terminal, nobody moves) names the next round's starter, as the record of
+/// that state does.
+#[test]
+fn a_start_over_at_the_round_limit_names_the_next_rounds_starter() {
+    let over: Setup = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S"
+        .parse()
+        .unwrap();
+    let g = load_game("raja-pasu(mode=match,max_rounds=1)")
+        .unwrap()
+        .with_start(over)
+        .unwrap();
+    let x = g.new_initial_state();
+    assert!(x.is_terminal());
+    assert_eq!(g.first(), Side::South);
+    assert!(x.serialize().contains("[First \"S\"]"), "{}", x.serialize());
+    assert!(g.deserialize_state(&x.serialize()).unwrap().is_terminal());
+}

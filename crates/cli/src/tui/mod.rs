@@ -515,48 +515,12 @@ impl App {
                     result.round + 1
                 )
             }
-            Status::Over { result, winner } => {
+            Status::Over { result, .. } => {
+                // The round's end, then the game's or match's end with the players' names.
                 let mut text = narrate::round_end(game, &result);
-                let single = self.state.mode() == Mode::Single;
-                // A single game is won on the seeds taken in its round; from round 2 on the
-                // stores also hold what was carried over, told as the holdings.
-                let later_round = single && result.round > 1;
-                let score = if single { result.taken } else { st };
-                let what = if later_round { " the round" } else { "" };
-                let verdict = match winner {
-                    Some(w) => format!(
-                        "{} wins{what}, {} to {}",
-                        self.player_name(w),
-                        score[w.index()],
-                        score[w.other().index()]
-                    ),
-                    None if later_round => {
-                        format!("the round is drawn, {} to {}", score[0], score[1])
-                    }
-                    None => format!("a draw, {} to {}", score[0], score[1]),
-                };
-                let verdict = if later_round {
-                    format!("{verdict} taken (holding South {}, North {})", st[0], st[1])
-                } else {
-                    verdict
-                };
-                if self.state.mode() == Mode::Match {
-                    // Why the match ends: a holding too small to fill one hole.
-                    let sph = game.seeds_per_hole();
-                    if let Some(who) = narrate::short_holding(st, sph) {
-                        text.push_str(&format!(
-                            " {who}, too few to fill a hole of {sph} seeds, so the match is \
-                             over: {verdict}."
-                        ));
-                    } else {
-                        text.push_str(&format!(
-                            " Round {} is the last a match plays, so the match is over: \
-                             {verdict}.",
-                            pussa_rules::MAX_ROUND
-                        ));
-                    }
-                } else {
-                    text.push_str(&format!(" The game is over: {verdict}."));
+                if let Some(over) = narrate::game_over_with(&self.state, |s| self.player_name(s)) {
+                    text.push(' ');
+                    text.push_str(&over);
                 }
                 // The keys that apply, as the key line gives them: undo only if there is a
                 // move to take back.
