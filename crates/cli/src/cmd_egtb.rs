@@ -526,8 +526,15 @@ struct ProbeMoveJson {
     future: Option<i32>,
     /// Seeds the move takes now, mover minus opponent.
     gain: i32,
-    /// The move's value is the position's.
-    best: bool,
+    /// The move's value is the position's: null if either is not determined (a build with a
+    /// small `--budget`), as no move can be known to reach a value not known.
+    best: Option<bool>,
+}
+
+/// Whether a move of value `mv` is best in a position of value `value` (both the seeds still to
+/// take, for the player to move): only known when both are determined.
+fn is_best(value: Option<i32>, mv: Option<i32>) -> Option<bool> {
+    Some(mv? == value?)
 }
 
 fn probe(
@@ -622,7 +629,6 @@ fn probe(
         };
         let mut moves = tables.move_values(&pos).unwrap_or_default();
         moves.sort_by_key(|m| std::cmp::Reverse(m.value.unwrap_or(i32::MIN)));
-        let best = moves.first().and_then(|m| m.value);
         let out = ProbeJson {
             game: game.name(),
             position: Setup::from_state(&state).to_string(),
@@ -638,14 +644,14 @@ fn probe(
                     score: m.value.map(|v| so_far + v),
                     future: m.value,
                     gain: m.gain,
-                    best: m.value.is_some() && m.value == best,
+                    best: is_best(future, m.value),
                 })
                 .collect(),
         };
         outln!("{}", serde_json::to_string(&out)?)?;
         return Ok(());
     }
-    match tables.entry(&pos) {
+    let value = match tables.entry(&pos) {
         Some(Entry::Value { margin, history }) => {
             outln!(
                 "value {margin:+} for {side} (future seeds, {side} minus opponent){}",
@@ -665,16 +671,24 @@ fn probe(
                 "final margin of the round, seeds taken in it included: {:+} for {side}",
                 me - them + margin
             )?;
+            Some(margin)
         }
-        Some(Entry::Unknown) => outln!("value not determined (history search budget)")?,
+        Some(Entry::Unknown) => {
+            outln!(
+                "value not determined (built with a small --budget; a later `pussa egtb \
+                 build` builds the layer again): no move is marked best"
+            )?;
+            None
+        }
         None => bail!("not covered by the tables"),
-    }
+    };
     let mut moves = tables.move_values(&pos).unwrap_or_default();
     moves.sort_by_key(|m| std::cmp::Reverse(m.value.unwrap_or(i32::MIN)));
-    let best = moves.first().and_then(|m| m.value);
     for m in moves {
         let v = m.value.map_or("?".to_string(), |v| format!("{v:+}"));
-        let mark = if m.value.is_some() && m.value == best {
+        // Best only when known to be: the position's value and the move's both determined
+        // and equal (the one move determined of a position not determined can be its worst).
+        let mark = if is_best(value, m.value) == Some(true) {
             "  best"
         } else {
             ""

@@ -1460,6 +1460,109 @@ fn egtb_undetermined_positions_are_reported_and_built_again() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `egtb probe` with tables built with a small `--budget`: a move is `best` (JSON) or marked
+/// `best` (text) only when the position's value and the move's are both determined and equal;
+/// in a position whose value is not determined no move is best (`best` null), even the only
+/// move whose value is known (QA pass 21, interop2 #1: it was marked best, and could be the
+/// worst move).
+#[test]
+fn egtb_probe_marks_no_move_best_when_a_value_is_not_determined() {
+    const K: usize = 6;
+    let dir = empty_dir("probe-budget");
+    let d = dir.to_str().unwrap();
+    let game = Game::WalakPussa;
+    let tables = build_dir(
+        &dir,
+        game,
+        K,
+        BuildOptions { search_budget: 1 },
+        false,
+        &|_| {},
+        &mut |_| {},
+    )
+    .expect("build the tables");
+    let total = Position::start(game).seeds_on_board() as usize;
+    // (position not determined with a move determined, position determined) probed.
+    let (mut unknown_with_known_move, mut known) = (0, 0);
+    for k in (3..=K).rev() {
+        let rest = total - k;
+        for r in 0..pussa_egtb::index::layer_size(k) {
+            if unknown_with_known_move >= 6 && known >= 6 {
+                break;
+            }
+            let board = pussa_egtb::index::unrank(k, r);
+            let pos = Position::from_parts_unchecked(
+                game,
+                board,
+                0,
+                [(rest / 2) as u8, (rest - rest / 2) as u8],
+                Side::South,
+            );
+            let Some(moves) = tables.move_values(&pos) else {
+                continue;
+            };
+            if moves.is_empty() {
+                continue;
+            }
+            let entry = tables.entry(&pos).unwrap();
+            let some_known = moves.iter().any(|m| m.value.is_some());
+            let case = match entry {
+                pussa_egtb::Entry::Unknown if some_known && unknown_with_known_move < 6 => {
+                    &mut unknown_with_known_move
+                }
+                pussa_egtb::Entry::Value { .. } if known < 6 => &mut known,
+                _ => continue,
+            };
+            *case += 1;
+            let fen = Setup::from_position(&pos, 1).to_string();
+            let (ok, out, err) =
+                pussa(&["egtb", "probe", "--position", &fen, "--dir", d, "--json"]);
+            assert!(ok, "{fen}: {err}");
+            let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+            let value = v["value"].as_i64();
+            let mut best = Vec::new();
+            for m in v["moves"].as_array().unwrap() {
+                let want = match (value, m["score"].as_i64()) {
+                    (Some(value), Some(score)) => serde_json::json!(score == value),
+                    _ => serde_json::Value::Null,
+                };
+                assert_eq!(m["best"], want, "{fen}: {v}");
+                if m["best"] == true {
+                    best.push(m["move"].as_str().unwrap().to_string());
+                }
+            }
+            match entry {
+                pussa_egtb::Entry::Unknown => assert!(value.is_none() && best.is_empty(), "{v}"),
+                pussa_egtb::Entry::Value { .. } => {
+                    let top = v["moves"][0]["score"].as_i64();
+                    if top.is_some() {
+                        assert_eq!(top, value, "{fen}: best first: {v}");
+                    }
+                }
+            }
+            // The text marks the same moves.
+            let (ok, out, err) = pussa(&["egtb", "probe", "--position", &fen, "--dir", d]);
+            assert!(ok, "{fen}: {err}");
+            let marked: Vec<String> = out
+                .lines()
+                .filter(|l| l.ends_with("  best"))
+                .map(|l| l.split_whitespace().next().unwrap().to_string())
+                .collect();
+            assert_eq!(marked, best, "{fen}:\n{out}");
+            if value.is_none() {
+                assert!(
+                    out.contains("value not determined") && out.contains("no move is marked best"),
+                    "{out}"
+                );
+            }
+        }
+    }
+    assert!(
+        unknown_with_known_move >= 1 && known >= 1,
+        "cases: {unknown_with_known_move} not determined with a move determined, {known} determined"
+    );
+}
+
 /// `verify --samples 0` checks the files only and says so once, not a line per layer.
 #[test]
 fn egtb_verify_samples_zero_says_nothing_was_re_computed() {
