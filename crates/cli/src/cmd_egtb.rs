@@ -592,18 +592,20 @@ fn probe(
                 "{seeds} on the board: no tables can reach this position (they are built up to \
                  {limit} seeds at most); `pussa egtb solve --position` searches it"
             ))
-        } else if pattern.is_open() {
+        } else if pattern.is_open() && top.is_some() {
             e.context(format!(
                 "{seeds} on the board (build the tables to {k}, or use `pussa egtb solve --position`)"
             ))
+        } else if pattern.is_open() {
+            // No tables at all: `solve` needs some too; the error's advice builds them.
+            e.context(format!("{seeds} on the board"))
         } else {
+            // The command that builds them is the error's own advice (up to the position's
+            // seeds, `Tables::open_pattern`'s `Remedy`): one command, said once.
             e.context(format!(
-                "{seeds} on the board with closed holes {pattern} (their tables are built by \
-                 `pussa egtb build --game {game} --closed {} --max-seeds {k} --dir {}`{})",
-                &pattern.dir_name()[1..],
-                dir.display(),
+                "{seeds} on the board with closed holes {pattern}{}",
                 if closed_dir.is_none() {
-                    "; --closed-dir DIR says where they are"
+                    " (--closed-dir DIR says where their tables are)"
                 } else {
                     ""
                 }
@@ -1041,7 +1043,10 @@ fn solve(
             .context("the position's closed holes are not a closing of the game")?
     };
     let max_seeds = cap_max_seeds(game, &[(dir, pattern)], max_seeds);
-    let tables = Tables::open_pattern(dir, game, pattern, max_seeds)?;
+    // No layer above the position's seeds is used: a missing table's advice builds no more
+    // (the start of a full game keeps the library's suggestion).
+    let tables = Tables::open_pattern(dir, game, pattern, max_seeds)
+        .map_err(|e| e.needing_at_most(pos.seeds_on_board() as usize))?;
     let load = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let mut solver = pussa_egtb::solve::Solver::new(&tables, nodes);
