@@ -526,8 +526,15 @@ struct ProbeMoveJson {
     future: Option<i32>,
     /// Seeds the move takes now, mover minus opponent.
     gain: i32,
-    /// The move's value is the position's.
-    best: bool,
+    /// The move's value is the position's: null if either is not determined (a build with a
+    /// small `--budget`), as no move can be known to reach a value not known.
+    best: Option<bool>,
+}
+
+/// Whether a move of value `mv` is best in a position of value `value` (both the seeds still to
+/// take, for the player to move): only known when both are determined.
+fn is_best(value: Option<i32>, mv: Option<i32>) -> Option<bool> {
+    Some(mv? == value?)
 }
 
 fn probe(
@@ -585,18 +592,20 @@ fn probe(
                 "{seeds} on the board: no tables can reach this position (they are built up to \
                  {limit} seeds at most); `pussa egtb solve --position` searches it"
             ))
-        } else if pattern.is_open() {
+        } else if pattern.is_open() && top.is_some() {
             e.context(format!(
                 "{seeds} on the board (build the tables to {k}, or use `pussa egtb solve --position`)"
             ))
+        } else if pattern.is_open() {
+            // No tables at all: `solve` needs some too; the error's advice builds them.
+            e.context(format!("{seeds} on the board"))
         } else {
+            // The command that builds them is the error's own advice (up to the position's
+            // seeds, `Tables::open_pattern`'s `Remedy`): one command, said once.
             e.context(format!(
-                "{seeds} on the board with closed holes {pattern} (their tables are built by \
-                 `pussa egtb build --game {game} --closed {} --max-seeds {k} --dir {}`{})",
-                &pattern.dir_name()[1..],
-                dir.display(),
+                "{seeds} on the board with closed holes {pattern}{}",
                 if closed_dir.is_none() {
-                    "; --closed-dir DIR says where they are"
+                    " (--closed-dir DIR says where their tables are)"
                 } else {
                     ""
                 }
@@ -622,7 +631,6 @@ fn probe(
         };
         let mut moves = tables.move_values(&pos).unwrap_or_default();
         moves.sort_by_key(|m| std::cmp::Reverse(m.value.unwrap_or(i32::MIN)));
-        let best = moves.first().and_then(|m| m.value);
         let out = ProbeJson {
             game: game.name(),
             position: Setup::from_state(&state).to_string(),
@@ -638,14 +646,14 @@ fn probe(
                     score: m.value.map(|v| so_far + v),
                     future: m.value,
                     gain: m.gain,
-                    best: m.value.is_some() && m.value == best,
+                    best: is_best(future, m.value),
                 })
                 .collect(),
         };
         outln!("{}", serde_json::to_string(&out)?)?;
         return Ok(());
     }
-    match tables.entry(&pos) {
+    let value = match tables.entry(&pos) {
         Some(Entry::Value { margin, history }) => {
             outln!(
                 "value {margin:+} for {side} (future seeds, {side} minus opponent){}",
@@ -665,16 +673,24 @@ fn probe(
                 "final margin of the round, seeds taken in it included: {:+} for {side}",
                 me - them + margin
             )?;
+            Some(margin)
         }
-        Some(Entry::Unknown) => outln!("value not determined (history search budget)")?,
+        Some(Entry::Unknown) => {
+            outln!(
+                "value not determined (built with a small --budget; a later `pussa egtb \
+                 build` builds the layer again): no move is marked best"
+            )?;
+            None
+        }
         None => bail!("not covered by the tables"),
-    }
+    };
     let mut moves = tables.move_values(&pos).unwrap_or_default();
     moves.sort_by_key(|m| std::cmp::Reverse(m.value.unwrap_or(i32::MIN)));
-    let best = moves.first().and_then(|m| m.value);
     for m in moves {
         let v = m.value.map_or("?".to_string(), |v| format!("{v:+}"));
-        let mark = if m.value.is_some() && m.value == best {
+        // Best only when known to be: the position's value and the move's both determined
+        // and equal (the one move determined of a position not determined can be its worst).
+        let mark = if is_best(value, m.value) == Some(true) {
             "  best"
         } else {
             ""
@@ -1027,7 +1043,10 @@ fn solve(
             .context("the position's closed holes are not a closing of the game")?
     };
     let max_seeds = cap_max_seeds(game, &[(dir, pattern)], max_seeds);
-    let tables = Tables::open_pattern(dir, game, pattern, max_seeds)?;
+    // No layer above the position's seeds is used: a missing table's advice builds no more
+    // (the start of a full game keeps the library's suggestion).
+    let tables = Tables::open_pattern(dir, game, pattern, max_seeds)
+        .map_err(|e| e.needing_at_most(pos.seeds_on_board() as usize))?;
     let load = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let mut solver = pussa_egtb::solve::Solver::new(&tables, nodes);

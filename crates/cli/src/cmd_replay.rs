@@ -22,8 +22,10 @@ use serde::Serialize;
 /// ("S", "N", "draw",
 /// or null until the game or match is over). At the end of a round the board has been swept:
 /// every hole is 0 and the stores include what each player took off the board at the end.
-/// A start position that already ends its round is shown as given first (its player to move,
-/// no legal move, `round_over` true, not swept), then the round's end.
+/// A start position that already ends its round with seeds on its board is shown as given
+/// first (its player to move, no legal move, `round_over` true, not swept), then the round's
+/// end; one whose board is already swept (a round's end, as a line's `position` writes it) is
+/// that round's end, one state.
 ///
 /// A single game is won on the seeds taken in its round (from a round-2 position, not the
 /// stores, which also hold what was carried over); a match on the seeds held.
@@ -450,8 +452,8 @@ struct Decided {
 /// How replay shows what happens.
 trait Show {
     fn start(&mut self, g: &GameState) -> anyhow::Result<()>;
-    /// The start when the position given already ends its round: the position as given, then
-    /// (a separate step) the round's end in `g`.
+    /// The start when the position given already ends its round with seeds still on its
+    /// board: the position as given, then (a separate step) the round's end in `g`, swept.
     fn start_over(&mut self, given: &Position, why: &str, g: &GameState) -> anyhow::Result<()>;
     /// Move `n` of the list (from 1), numbered `number` as records write it (`3...`, `R2 1.`).
     /// `ends`: the move ends a round of a match, and the match with it, by the result that
@@ -695,8 +697,13 @@ fn replay(
     decided: Option<&Decided>,
     show: &mut dyn Show,
 ) -> anyhow::Result<()> {
+    // A position whose round is over and whose board still has to be swept is shown as given
+    // first, then swept. A board already swept (a round's end as `replay` itself writes it)
+    // is that round's end: one state, the one its line showed (QA pass 21, interop2 #3).
     match (given, over_at_once(&g)) {
-        (Some(given), Some(why)) => show.start_over(&given, &why, &g)?,
+        (Some(given), Some(why)) if given.seeds_on_board() > 0 => {
+            show.start_over(&given, &why, &g)?;
+        }
         _ => show.start(&g)?,
     }
     // Moves are numbered from the round the position is in, as a record numbers them: a round

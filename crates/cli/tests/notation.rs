@@ -281,7 +281,7 @@ fn a_position_that_ends_its_round_is_shown_as_given_then_ended() {
         lines[0],
         serde_json::json!({"round":1,"board":[0,0,0,0,0,1,0,0,0,0,0,0,0,0],"closed":[],
             "stores":[60,9],"to_move":"S","legal":[],"round_over":true,"match_over":false,
-            "winner":null})
+            "winner":null,"position":OVER_AT_ONCE,"taken":[60,9]})
     );
     assert_eq!(lines[1]["board"], serde_json::json!([0u8; 14].to_vec()));
     assert_eq!(lines[1]["stores"], serde_json::json!([61, 9]));
@@ -1492,10 +1492,15 @@ fn replay_of_a_round_ended_by_repetition_from_its_position_string_agrees_with_th
     // The between-rounds state's position string, as Setup::from_state writes it.
     let text = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S repetition";
     let read = ok(&["replay", "--match", "--position", text]);
-    assert!(
-        read.contains("the round is already over in this position: the position repeated."),
+    // The board is swept: the string is the round's end, shown once, as the moves showed it (not
+    // first "as given" with a player to move, QA pass 21, interop2 #3).
+    assert_eq!(
+        read.matches("Round 1 is over: the position repeated")
+            .count(),
+        1,
         "{read}"
     );
+    assert!(!read.contains("already over in this position"), "{read}");
     assert!(
         read.contains("Holding: South 65, North 33; North will start round 2."),
         "{read}"

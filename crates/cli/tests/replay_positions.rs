@@ -7,6 +7,9 @@ use std::process::{Command, Output};
 use pussa_rules::{Game, GameState, Mode, Rng, Setup, Side};
 use serde_json::Value;
 
+mod common;
+use common::Scratch;
+
 fn pussa(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pussa"))
         .args(args)
@@ -167,24 +170,28 @@ fn the_takings_and_the_starter_tell_alike_boards_apart() {
     assert_ne!(seen[0], seen[2]);
 }
 
-/// A round ended by repetition keeps its marker; a position whose round is over as given is
-/// shown as given (its takings before the sweep), then swept; a decided result keeps the
-/// board the moves left.
+/// A round ended by repetition keeps its marker (its board swept, it is one state, the round's
+/// end); a position whose round is over as given with seeds on its board is shown as given (its
+/// player to move, its takings before the sweep), then swept; a decided result keeps the board
+/// the moves left.
 #[test]
 fn repetition_a_round_over_as_given_and_a_decided_result_keep_their_positions() {
     let p = "0,0,0,0,0,0,0/0,0,0,0,0,0,0 65 33 N 1 raja-pasu S repetition";
     let lines = json_lines(&["replay", "--match", "--position", p, "--json"]);
-    // As given, then its end (nothing left to sweep), then round 2.
-    assert_eq!(lines.len(), 3, "{lines:?}");
+    // Its end (the board is swept: nothing to show as given first), then round 2.
+    assert_eq!(lines.len(), 2, "{lines:?}");
     assert_eq!(lines[0]["position"], p, "{lines:?}");
-    assert_eq!(lines[1]["position"], p, "{lines:?}");
+    assert_eq!(lines[0]["to_move"], Value::Null, "{lines:?}");
     // Raja Pasu: the round ended by repetition, so North, who did not start it, starts round 2.
-    assert_eq!(lines[2]["round"], 2);
-    assert_eq!(lines[2]["to_move"], "N");
+    assert_eq!(lines[1]["round"], 2);
+    assert_eq!(lines[1]["to_move"], "N");
 
+    // A board that still has to be swept: shown as given first (its player to move), then swept.
     let p = "0,0,0,0,0,0,0/0,0,0,0,0,3,0 10+30 0+27 S 2 pasu-pondi";
     let lines = json_lines(&["replay", "--match", "--position", p, "--json"]);
     assert_eq!(lines[0]["position"], p);
+    assert_eq!(lines[0]["to_move"], "S");
+    assert_eq!(lines[0]["round_over"], true);
     assert_eq!(lines[0]["taken"], serde_json::json!([30, 27]));
     assert_eq!(
         lines[1]["position"],
@@ -206,4 +213,87 @@ fn repetition_a_round_over_as_given_and_a_decided_result_keep_their_positions() 
     g.play("A".parse().unwrap()).unwrap();
     g.play("d".parse().unwrap()).unwrap();
     assert_eq!(last["position"], Setup::from_state(&g).to_string());
+}
+
+/// Every `replay --json` line of `pussa tournament`'s records, in both modes, read back by
+/// `replay --position P --json` (`--match` for a match) is that state: its first line is the
+/// line itself, also at a round's end and at the match's end, where the board is already swept
+/// (docs/notation.md, "JSON states": "read back, it is that state"). It used to print the swept
+/// board twice, first with a player to move and, at the match's end, `match_over` false (QA
+/// pass 21, interop2 #3). A record's last line decided without the moves finishing (the round
+/// limit) keeps its board, takings and position; its result is not in a position string.
+#[test]
+fn tournament_lines_read_back_by_replay_position_as_the_same_state() {
+    let dir = Scratch::new("replay-readback");
+    let (mut round_ends, mut match_ends, mut lines_read) = (0, 0, 0);
+    for game in Game::ALL {
+        for (mode, flag) in [(Mode::Single, None), (Mode::Match, Some("--match"))] {
+            let pgn = dir.join(format!("{}-{}.pgn", game.name(), mode == Mode::Match));
+            let pgn = pgn.to_str().unwrap();
+            let mut args = vec![
+                "tournament",
+                "random",
+                "greedy",
+                "--game",
+                game.name(),
+                "-n",
+                "2",
+                "--max-rounds",
+                "8",
+                "--concurrency",
+                "1",
+                "-q",
+                "--pgn",
+                pgn,
+            ];
+            args.extend(flag);
+            let o = pussa(&args);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let records = std::fs::read_to_string(pgn).unwrap();
+            for number in ["1", "2"] {
+                let lines =
+                    json_lines(&["replay", "--record", pgn, "--game-number", number, "--json"]);
+                let record = records
+                    .split("[Number ")
+                    .find(|r| r.starts_with(&format!("\"{number}\"]")))
+                    .unwrap();
+                let decided = record.contains("[Termination ");
+                for (i, line) in lines.iter().enumerate() {
+                    let last = i + 1 == lines.len();
+                    let is_round_end = line["round_over"] == true;
+                    // Every round's end and match's end, and a sample of the other lines.
+                    if !is_round_end && !last && i % 11 != 0 {
+                        continue;
+                    }
+                    let text = line["position"].as_str().unwrap();
+                    let mut a = vec!["replay", "--position", text, "--json"];
+                    a.extend(flag);
+                    let back = json_lines(&a);
+                    lines_read += 1;
+                    if last && decided {
+                        for key in ["round", "board", "closed", "stores", "taken", "position"] {
+                            assert_eq!(back[0][key], line[key], "{key}: {text}: {line}");
+                        }
+                        continue;
+                    }
+                    assert_eq!(&back[0], line, "{text}: read back first {back:?}");
+                    if is_round_end {
+                        round_ends += 1;
+                        // A round's end in a match: the next round follows, as in the game.
+                        if let Some(next) = lines.get(i + 1) {
+                            assert_eq!(back.get(1), Some(next), "{text}");
+                        }
+                    }
+                    if line["match_over"] == true {
+                        match_ends += 1;
+                        assert_eq!(back.len(), 1, "{text}: {back:?}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        round_ends > 20 && match_ends > 4,
+        "{lines_read} lines read back: {round_ends} round ends, {match_ends} ends of a game or match"
+    );
 }

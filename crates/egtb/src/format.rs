@@ -217,6 +217,29 @@ impl std::fmt::Display for Remedy {
     }
 }
 
+impl Remedy {
+    /// A [`Remedy::Build`] of new layers (not `again`) that builds no more than `seeds` seeds
+    /// ([`FormatError::needing_at_most`]); any other remedy as it is.
+    fn at_most(self, seeds: usize) -> Remedy {
+        match self {
+            Remedy::Build {
+                dir,
+                game,
+                pattern,
+                max_seeds,
+                again: false,
+            } => Remedy::Build {
+                dir,
+                game,
+                pattern,
+                max_seeds: max_seeds.min(seeds),
+                again: false,
+            },
+            r => r,
+        }
+    }
+}
+
 impl FormatError {
     /// What would fix the error, when the library knows: a missing table or directory is built
     /// ([`Remedy::Build`]), a damaged file a build would keep is deleted or rebuilt
@@ -228,6 +251,35 @@ impl FormatError {
                 remedy.as_ref()
             }
             _ => None,
+        }
+    }
+
+    /// The error with its [`Remedy::Build`] building no more than `seeds` seeds, when it builds
+    /// new layers (not `again`) up to more: for a caller that knows its case needs no more (a
+    /// position of `seeds` seeds uses no larger layer), so that the remedy is the build that
+    /// fixes the case at hand, not a general suggestion. Any other error is returned as it is.
+    #[must_use]
+    pub fn needing_at_most(self, seeds: usize) -> FormatError {
+        match self {
+            FormatError::Invalid {
+                path,
+                reason,
+                remedy,
+            } => FormatError::Invalid {
+                path,
+                reason,
+                remedy: remedy.map(|r| r.at_most(seeds)),
+            },
+            FormatError::Missing {
+                path,
+                reason,
+                remedy,
+            } => FormatError::Missing {
+                path,
+                reason,
+                remedy: remedy.map(|r| r.at_most(seeds)),
+            },
+            e => e,
         }
     }
 

@@ -394,7 +394,7 @@ impl Tables {
     /// seed counts the directory has; no tables at all; any damaged or mismatched file, or a
     /// directory where a file should be. A missing layer's or table's error says what builds it
     /// ([`FormatError::remedy`], [`Remedy::Build`]: up to `max` when more seeds are asked for
-    /// than were built, if the builder can build that many), a damaged or mismatched file's that
+    /// than were built or none are there, if the builder can build that many), a damaged or mismatched file's that
     /// it is deleted or rebuilt ([`Remedy::DeleteOrRebuild`], as [`build_dir`] says); the message
     /// itself names no command.
     ///
@@ -1393,7 +1393,8 @@ fn damaged_remedy(e: FormatError) -> FormatError {
 }
 
 /// A missing layer's [`Remedy::Build`] when `max` seeds were asked for: up to them (not only
-/// to the first missing layer), if the builder can build that many.
+/// to the first missing layer, nor to the suggestion for an empty directory, past them), if
+/// the builder can build that many; a gap below the top is built again up to the top.
 fn build_up_to(e: FormatError, max: Option<usize>) -> FormatError {
     match (e, max) {
         (
@@ -1411,10 +1412,15 @@ fn build_up_to(e: FormatError, max: Option<usize>) -> FormatError {
             },
             Some(m),
         ) => {
-            let max_seeds = if m <= crate::max_build_seeds(game, pattern) {
+            // New layers are built up to `m`, what the caller asked for: no more (the general
+            // suggestion for a directory without tables would build more than the case needs,
+            // QA pass 21, interop2 #5). Layers built again go at least to the top already there.
+            let max_seeds = if m > crate::max_build_seeds(game, pattern) {
+                max_seeds
+            } else if again {
                 max_seeds.max(m)
             } else {
-                max_seeds
+                m
             };
             FormatError::Missing {
                 path,

@@ -600,6 +600,43 @@ fn table_errors_name_no_command_line() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Opening `0..=max` of a directory without tables: the remedy builds up to `max`, what was
+/// asked for, not the general suggestion past it (QA pass 21, interop2 #5: a 2-seed position's
+/// error said `--max-seeds 14`); opened whole (`None`), the suggestion, which
+/// `FormatError::needing_at_most` narrows to what a caller's case needs.
+#[test]
+fn a_remedy_for_an_empty_directory_builds_what_was_asked_for() {
+    let dir = temp_dir("empty-remedy");
+    std::fs::create_dir_all(&dir).unwrap();
+    let game = Game::RajaPasu;
+    let build = |pattern, max_seeds| Remedy::Build {
+        dir: dir.clone(),
+        game,
+        pattern,
+        max_seeds,
+        again: false,
+    };
+    let open = pussa_egtb::Pattern::OPEN;
+    let closed = pussa_egtb::Pattern::new(1, 0);
+    let e = Tables::open(&dir, game, Some(2)).map(|_| ()).unwrap_err();
+    assert_eq!(e.remedy(), Some(&build(open, 2)), "{e}");
+    let e = Tables::open_pattern(&dir, game, closed, Some(3))
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(e.remedy(), Some(&build(closed, 3)), "{e}");
+    let e = Tables::open_pattern(&dir, game, closed, None)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(e.remedy(), Some(&build(closed, 14)), "{e}");
+    let text = e.to_string();
+    let e = e.needing_at_most(2);
+    assert_eq!(e.remedy(), Some(&build(closed, 2)), "{e}");
+    assert_eq!(e.to_string(), text, "the message is the same");
+    // Never widened.
+    assert_eq!(e.needing_at_most(20).remedy(), Some(&build(closed, 2)));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Opening more seeds than were built: the missing layer's remedy builds up to the seeds asked
 /// for (the layers there are kept); past what the builder can build, there is none.
 #[test]
