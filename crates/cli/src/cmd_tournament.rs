@@ -999,7 +999,9 @@ fn settings_json(config: &Config) -> serde_json::Value {
         "random_opening": config.random_opening,
         "balanced_openings": config.balanced_openings,
         "exact_openings": config.exact_openings.is_some(),
-        "movetime_ms": config.limits.movetime.map(|d| d.as_millis() as u64),
+        // The move time the players got: --movetime, or the 100 ms of no limit given; `null`
+        // under a game clock (`time_control`) or with only --depth/--nodes.
+        "movetime_ms": config.engine_movetime().map(|d| d.as_millis() as u64),
         "depth": config.limits.depth,
         "nodes": config.limits.nodes,
         "max_rounds": (config.mode == Mode::Match).then_some(config.max_rounds),
@@ -1512,7 +1514,7 @@ fn moves_text(moves: &[pussa_rules::Hole]) -> String {
 }
 
 /// The first line of the CSV results (docs/engine.md, "Results" lists the columns).
-const CSV_HEADER: &str = "number,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game,index\n";
+const CSV_HEADER: &str = "number,south,north,result,first_player_score,termination,reason,plies,rounds,south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game_name,index\n";
 
 /// One CSV row a game.
 fn csv(config: &Config, report: &Report) -> String {

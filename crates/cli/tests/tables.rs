@@ -561,7 +561,7 @@ fn tournament_exact_openings() {
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(
         text.lines().next().unwrap().ends_with(
-            ",exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game,index"
+            ",exact_margin,first_mover,first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game_name,index"
         ),
         "{text}"
     );

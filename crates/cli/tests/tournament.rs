@@ -132,7 +132,7 @@ fn csv_results_spell_values_as_the_json_results_do() {
         "number,south,north,result,first_player_score,termination,reason,plies,rounds,\
          south_seeds,north_seeds,opening,moves,final_position,exact_margin,first_mover,\
          first_mover_score,ending,south_overruns,north_overruns,time_control,south_clock_ms,\
-         north_clock_ms,game,index"
+         north_clock_ms,game_name,index"
     );
     let names: Vec<&str> = header.split(',').collect();
     let v: serde_json::Value =
@@ -143,8 +143,8 @@ fn csv_results_spell_values_as_the_json_results_do() {
     for (row, g) in rows.iter().zip(games) {
         assert_eq!(row.len(), names.len(), "{row:?}");
         let col = |name: &str| row[names.iter().position(|n| *n == name).unwrap()].as_str();
-        assert_eq!(col("game"), "pasu-pondi");
-        assert_eq!(col("game"), v["game"]);
+        assert_eq!(col("game_name"), "pasu-pondi");
+        assert_eq!(col("game_name"), v["game"]);
         assert_eq!(col("index"), g["index"].to_string());
         assert_eq!(
             col("number"),

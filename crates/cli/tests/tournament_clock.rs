@@ -324,7 +324,7 @@ fn a_clocked_run_records_the_clocks() {
         }
         let mut lines = text.lines();
         assert!(lines.next().unwrap().ends_with(
-            ",south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game,index"
+            ",south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game_name,index"
         ));
         for row in lines {
             // The clock columns, before the game's name and index.

@@ -216,6 +216,28 @@ fn sprt_elos_out_of_range_are_usage_errors() {
     assert!(v["llr"].as_f64().is_some_and(f64::is_finite), "{v}");
 }
 
+/// With no per-move limit given the players get 100 ms a move, and the results' settings say
+/// so (they said `null`, which read as "no limit").
+#[test]
+fn the_settings_record_the_default_move_time() {
+    let json = tmp("settings-default.json");
+    let (ok, _, err) = pussa(&[
+        "tournament",
+        "random",
+        "random",
+        "-n",
+        "2",
+        "-q",
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let s = &v["settings"];
+    assert_eq!(s["movetime_ms"], 100, "{s}");
+    assert!(s["depth"].is_null() && s["nodes"].is_null(), "{s}");
+}
+
 /// The results file records the SPRT (elo0, elo1, alpha, beta and its bounds) and the run's
 /// settings, so that `llr` and the decision can be recomputed from the file alone, as
 /// docs/engine.md says: fishtest's LLR of `sprt_pairs` (or `pairs`) under the file's elo0 and
@@ -533,7 +555,7 @@ fn an_engines_time_overruns_are_reported() {
     let mut lines = text.lines();
     assert!(
         lines.next().unwrap().ends_with(
-            ",ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game,index"
+            ",ending,south_overruns,north_overruns,time_control,south_clock_ms,north_clock_ms,game_name,index"
         ),
         "{text}"
     );

@@ -115,17 +115,30 @@ fn spread(values: &[u64]) -> (f64, f64, u64, u64) {
 
 /// The sample standard deviation of `values` and the 95% interval of their mean, Student's t
 /// with the quantile `t` (t(0.975, n - 1), from a table).
-fn mean_interval(values: &[u64], t: f64) -> (f64, f64, f64) {
+fn mean_interval(values: &[(u64, u64)], t: f64) -> (f64, f64, f64) {
+    // `values`: (pair, length). The games' sd; the interval over the pairs' mean lengths (the
+    // two games of a pair share an opening), never below 0.
     let n = values.len() as f64;
-    let mean = values.iter().sum::<u64>() as f64 / n;
+    let mean = values.iter().map(|&(_, v)| v).sum::<u64>() as f64 / n;
     let sd = (values
         .iter()
-        .map(|&x| (x as f64 - mean).powi(2))
+        .map(|&(_, x)| (x as f64 - mean).powi(2))
         .sum::<f64>()
         / (n - 1.0))
         .sqrt();
-    let half = t * sd / n.sqrt();
-    (sd, mean - half, mean + half)
+    let mut pairs: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
+    for &(p, v) in values {
+        pairs.entry(p).or_default().push(v as f64);
+    }
+    let means: Vec<f64> = pairs
+        .values()
+        .map(|v| v.iter().sum::<f64>() / v.len() as f64)
+        .collect();
+    let k = means.len() as f64;
+    let m = means.iter().sum::<f64>() / k;
+    let psd = (means.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (k - 1.0)).sqrt();
+    let half = t * psd / k.sqrt();
+    (sd, (m - half).max(0.0), m + half)
 }
 
 /// The opening tags of the elements named `name` with class `class`: their attributes.
@@ -283,8 +296,12 @@ fn lengths_and_endings_agree_with_the_games() {
         (Some(min), Some(max))
     );
     assert!(min < max, "random games of one length? {lengths:?}");
-    // The spread and the 95% interval of the mean (t(0.975, 15) = 2.131450).
-    let (sd, lo, hi) = mean_interval(&lengths, 2.131_450);
+    // The spread and the 95% interval of the mean over the 8 pairs (t(0.975, 7) = 2.364624).
+    let paired: Vec<(u64, u64)> = games
+        .iter()
+        .map(|g| (g["index"].as_u64().unwrap() / 2, plies(g)))
+        .collect();
+    let (sd, lo, hi) = mean_interval(&paired, 2.364_624);
     for (key, want) in [("sd", sd), ("mean_low", lo), ("mean_high", hi)] {
         assert!((p[key].as_f64().unwrap() - want).abs() < 1e-4, "{key}: {p}");
     }
@@ -480,12 +497,17 @@ fn matches_count_rounds_and_the_csv_carries_the_seat() {
     );
     assert_eq!(rows.len(), 5);
     let mut rounds = Vec::new();
+    let mut paired = Vec::new();
     for r in &rows[1..] {
         assert_eq!(r.len(), head.len(), "{r:?}");
         let moves = r[col("moves")].split_whitespace().count();
         assert_eq!(r[col("plies")], moves.to_string());
         rounds.push(r[col("rounds")].parse::<u64>().unwrap());
-        assert_eq!(r[col("first_mover")], "South");
+        paired.push((
+            (r[col("number")].parse::<u64>().unwrap() - 1) / 2,
+            *rounds.last().unwrap(),
+        ));
+        assert_eq!(r[col("first_mover")], "S");
         // South's result is the first mover's.
         let want = match r[col("result")].as_str() {
             "1-0" => "1",
@@ -498,8 +520,8 @@ fn matches_count_rounds_and_the_csv_carries_the_seat() {
     }
     let (mean, median, min, max) = spread(&rounds);
     assert!(max > 1, "{rounds:?}");
-    // 4 matches: t(0.975, 3) = 3.182446.
-    let (sd, lo, hi) = mean_interval(&rounds, 3.182_446);
+    // 4 matches, 2 pairs: t(0.975, 1) = 12.706205.
+    let (sd, lo, hi) = mean_interval(&paired, 12.706_205);
     let line = format!(
         "rounds a match: mean {mean:.2}  95% interval [{lo:.2}, {hi:.2}]  sd {sd:.2}  median \
          {median}  min {min}  max {max}"

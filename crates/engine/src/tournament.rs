@@ -650,8 +650,10 @@ pub struct Spread {
     pub mean: f64,
     /// The sample standard deviation (divided by `games - 1`); `None` with one game.
     pub sd: Option<f64>,
-    /// The 95% interval of the mean, Student's t: `mean ± t(0.975, games - 1) sd / √games`,
-    /// its low end; `None` with one game.
+    /// The 95% interval of the mean, Student's t over independent units, its low end (never
+    /// below 0); `None` with fewer than two units or none of them apart. [`Spread::of`]: the
+    /// games are the units, `mean ± t(0.975, games - 1) sd / √games`; [`Spread::of_pairs`]
+    /// (the tournament's): the pairs of games sharing an opening, which are not independent.
     pub mean_low: Option<f64>,
     /// Its high end.
     pub mean_high: Option<f64>,
@@ -694,17 +696,63 @@ impl Spread {
             let squares: f64 = v.iter().map(|&x| (f64::from(x) - mean).powi(2)).sum();
             (squares / (n - 1) as f64).sqrt()
         });
-        let half = sd.map(|sd| t975(n as u32 - 1) * sd / (n as f64).sqrt());
+        let half = sd
+            .filter(|&sd| sd > 0.0)
+            .map(|sd| t975(n as u32 - 1) * sd / (n as f64).sqrt());
         Some(Spread {
             games: n as u32,
             mean,
             sd,
-            mean_low: half.map(|h| mean - h),
+            mean_low: half.map(|h| (mean - h).max(0.0)),
             mean_high: half.map(|h| mean + h),
             median,
             min,
             max,
         })
+    }
+
+    /// The spread of `values`, each `(pair, value)`: as [`Spread::of`] over the values, but the
+    /// interval of the mean is taken over the pairs (the two games of a tournament's pair share
+    /// their opening, so their lengths are not independent): the pair means' Student's t
+    /// interval, `m ± t(0.975, pairs - 1) sd(pair means) / √pairs` about the mean of the pair
+    /// means `m` (a pair with one game played out counts with that game). `None` if there are
+    /// no values.
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::tournament::Spread;
+    /// // Two pairs: means 15 and 35.
+    /// let s = Spread::of_pairs(&[(0, 10), (0, 20), (1, 30), (1, 40)]).unwrap();
+    /// assert_eq!((s.mean, s.median), (25.0, 25.0));
+    /// // sd of the pair means 14.142; t(0.975, 1) = 12.706: 25 ± 127.06, clamped at 0.
+    /// assert_eq!(s.mean_low, Some(0.0));
+    /// assert!((s.mean_high.unwrap() - 152.06).abs() < 0.01);
+    /// // One pair: no interval.
+    /// assert_eq!(Spread::of_pairs(&[(0, 21), (0, 21)]).unwrap().mean_low, None);
+    /// ```
+    #[must_use]
+    pub fn of_pairs(values: &[(u32, u32)]) -> Option<Spread> {
+        let plain: Vec<u32> = values.iter().map(|&(_, v)| v).collect();
+        let mut s = Spread::of(&plain)?;
+        let mut pairs: std::collections::BTreeMap<u32, (f64, u32)> = Default::default();
+        for &(p, v) in values {
+            let e = pairs.entry(p).or_insert((0.0, 0));
+            e.0 += f64::from(v);
+            e.1 += 1;
+        }
+        let means: Vec<f64> = pairs.values().map(|&(sum, n)| sum / f64::from(n)).collect();
+        let k = means.len();
+        let m = means.iter().sum::<f64>() / k as f64;
+        let half = (k > 1)
+            .then(|| {
+                let squares: f64 = means.iter().map(|x| (x - m).powi(2)).sum();
+                (squares / (k - 1) as f64).sqrt()
+            })
+            .filter(|&sd| sd > 0.0)
+            .map(|sd| t975(k as u32 - 1) * sd / (k as f64).sqrt());
+        s.mean_low = half.map(|h| (m - h).max(0.0));
+        s.mean_high = half.map(|h| m + h);
+        Some(s)
     }
 }
 
@@ -2901,26 +2949,26 @@ impl Report {
     /// ([`GameResult::played_out`]); `None` with none.
     #[must_use]
     pub fn plies(&self) -> Option<Spread> {
-        let v: Vec<u32> = self
+        let v: Vec<(u32, u32)> = self
             .games
             .iter()
             .filter(|g| g.played_out())
-            .map(GameResult::plies)
+            .map(|g| (g.index / 2, g.plies()))
             .collect();
-        Spread::of(&v)
+        Spread::of_pairs(&v)
     }
 
     /// The spread of the rounds played a game (1 in every single game) among the games
     /// played out ([`GameResult::played_out`]); `None` with none.
     #[must_use]
     pub fn rounds(&self) -> Option<Spread> {
-        let v: Vec<u32> = self
+        let v: Vec<(u32, u32)> = self
             .games
             .iter()
             .filter(|g| g.played_out())
-            .map(|g| g.rounds)
+            .map(|g| (g.index / 2, g.rounds))
             .collect();
-        Spread::of(&v)
+        Spread::of_pairs(&v)
     }
 
     /// For each player (first, second) that is an external engine, how long it took to
@@ -4169,6 +4217,31 @@ mod tests {
             beta: 0.05,
         };
         assert_eq!(sprt.decision(&pairs), SprtDecision::AcceptH0);
+    }
+
+    /// Game lengths of a tournament: the interval of the mean is over the pairs (the two games
+    /// of a pair share their opening), never below 0, and absent where the units do not differ.
+    #[test]
+    fn the_length_interval_is_over_the_pairs_and_never_negative() {
+        // Four games in two pairs whose games agree: the pairs differ (15 against 35), the
+        // games within a pair do not. Over games (n = 4, t 3.18) the interval is far narrower
+        // than over the two pairs (t 12.7).
+        let paired = Spread::of_pairs(&[(0, 15), (0, 15), (1, 35), (1, 35)]).unwrap();
+        let games = Spread::of(&[15, 15, 35, 35]).unwrap();
+        assert_eq!(paired.mean, games.mean);
+        let width = |s: &Spread| s.mean_high.unwrap() - s.mean_low.unwrap();
+        assert!(width(&paired) > width(&games), "{paired:?} {games:?}");
+        // 10 ± 127: the low end is clamped at 0, not a negative count of plies.
+        let wide = Spread::of_pairs(&[(0, 0), (0, 0), (1, 20), (1, 20)]).unwrap();
+        assert_eq!(wide.mean_low, Some(0.0));
+        // Every pair alike, or one pair: no interval, not a single point.
+        let alike = Spread::of_pairs(&[(0, 21), (0, 21), (1, 20), (1, 22)]).unwrap();
+        assert_eq!((alike.mean_low, alike.mean_high), (None, None));
+        assert_eq!(
+            Spread::of_pairs(&[(0, 21), (0, 30)]).unwrap().mean_low,
+            None
+        );
+        assert_eq!(Spread::of(&[21, 21]).unwrap().mean_low, None);
     }
 
     /// Game lengths: the sample standard deviation and Student's t interval of the mean.
