@@ -515,6 +515,22 @@ struct ProbeJson {
     moves: Vec<ProbeMoveJson>,
 }
 
+/// `egtb solve --json`: the fields in the order docs/egtb.md gives them, as `probe --json`'s
+/// (a `json!` object would write them in alphabetical order).
+#[derive(serde::Serialize)]
+struct SolveJson {
+    game: &'static str,
+    position: String,
+    to_move: &'static str,
+    taken: [u8; 2],
+    value: i32,
+    future: i32,
+    history: &'static str,
+    pv: Vec<String>,
+    nodes: u64,
+    tables_max_seeds: usize,
+}
+
 #[derive(serde::Serialize)]
 struct ProbeMoveJson {
     #[serde(rename = "move")]
@@ -1062,19 +1078,19 @@ fn solve(
         let setup = setup.unwrap_or_else(|| Setup::from_position(&pos, 1));
         let taken = setup.taken;
         let so_far = i32::from(taken[side.index()]) - i32::from(taken[side.other().index()]);
-        let out = serde_json::json!({
-            "game": game.name(),
-            "position": setup.to_string(),
-            "to_move": if side == Side::South { "S" } else { "N" },
-            "taken": taken,
-            "value": so_far + sol.value,
-            "future": sol.value,
-            "history": "starts_here",
-            "pv": sol.pv.iter().map(|h| h.letter().to_string()).collect::<Vec<_>>(),
-            "nodes": sol.nodes,
-            "tables_max_seeds": tables.max_seeds(),
-        });
-        outln!("{out}")?;
+        let out = SolveJson {
+            game: game.name(),
+            position: setup.to_string(),
+            to_move: if side == Side::South { "S" } else { "N" },
+            taken,
+            value: so_far + sol.value,
+            future: sol.value,
+            history: "starts_here",
+            pv: sol.pv.iter().map(|h| h.letter().to_string()).collect(),
+            nodes: sol.nodes,
+            tables_max_seeds: tables.max_seeds(),
+        };
+        outln!("{}", serde_json::to_string(&out)?)?;
         return Ok(());
     }
     // A position's value is the seeds still to be taken, as `egtb probe` labels it (at a
