@@ -68,7 +68,7 @@ pub const JOIN_RETRY_WINDOW: Duration = Duration::from_secs(120);
 /// A game's state after its last change, as kept in memory: the state JSON as text (what a
 /// `GET` and a WebSocket's first message send as they are), and the state without its `moves`
 /// and `rounds` (what an update is made from, with the game's rounds). The text costs about
-/// 130 bytes a move; a `serde_json::Value` tree of the same state costs some 1.5 KiB a move,
+/// 210 bytes a move (each entry of `moves` with its `position` and `taken`); a `serde_json::Value` tree of the same state costs some 1.5 KiB a move,
 /// which made a long game weigh megabytes.
 #[derive(Clone)]
 struct Snap {
@@ -614,7 +614,7 @@ pub const PIN_SHARE: usize = 8;
 pub const DEFAULT_MAX_GAMES_IN_MEMORY: usize = 10_000;
 
 /// Moves held in memory at most, over every game held, unless set otherwise
-/// ([`App::set_memory_caps`]): about 100 MiB at the some 200 bytes a move a game held costs
+/// ([`App::set_memory_caps`]): about 135 MiB at the some 270 bytes a move a game held costs
 /// (its state's JSON text, its moves, the allocator's share).
 pub const DEFAULT_MAX_PLIES_IN_MEMORY: usize = 500_000;
 
@@ -2644,6 +2644,7 @@ impl App {
                 "closed": live::closed_letters(start.closed),
                 "stores": start.stores,
                 "taken": start.taken,
+                "position": start.to_string(),
             },
             "moves": out,
         }))

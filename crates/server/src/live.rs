@@ -55,35 +55,10 @@ pub struct MoveRec {
     pub side: Side,
     /// The hole.
     pub mv: Hole,
-    /// The position after it (after the refill when it ended a round of a match).
-    pub after: Snapshot,
-}
-
-/// The board, closed holes and stores at one moment of the game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Snapshot {
-    /// 14 counts, A..G then a..g.
-    pub board: [u8; 14],
-    /// Closed holes (bit i = hole index i).
-    pub closed: u16,
-    /// Seeds held off the board by [South, North].
-    pub stores: [u8; 2],
-    /// Seeds each player took in the round so far, part of `stores`, [South, North].
-    pub taken: [u8; 2],
-}
-
-impl Snapshot {
-    /// The snapshot of the position `state` is at.
-    #[must_use]
-    pub fn of(state: &GameState) -> Snapshot {
-        let pos = state.position();
-        Snapshot {
-            board: pos.board(),
-            closed: pos.closed_mask(),
-            stores: pos.stores(),
-            taken: state.taken_this_round(),
-        }
-    }
+    /// The position after it (after the refill when it ended a round of a match), with what
+    /// its position string needs beyond the board (who is to move, the round and its starter,
+    /// what each took in the round, the repetition marker): [`Setup::from_state`].
+    pub after: Setup,
 }
 
 /// A move just played, with its trace, for the answer and the broadcast.
@@ -95,12 +70,6 @@ pub struct Played {
     pub by: &'static str,
     /// Every event of the move, the round's end and the refill.
     pub trace: Vec<Event>,
-    /// The position after it: board.
-    pub board: [u8; 14],
-    /// Closed holes after it.
-    pub closed: u16,
-    /// Stores after it.
-    pub stores: [u8; 2],
 }
 
 impl Played {
@@ -115,9 +84,11 @@ impl Played {
             "move": self.rec.mv.letter().to_string(),
             "by": self.by,
             "trace": trace,
-            "board": self.board,
-            "closed": closed_letters(self.closed),
-            "stores": self.stores,
+            "board": self.rec.after.board,
+            "closed": closed_letters(self.rec.after.closed),
+            "stores": self.rec.after.stores,
+            "taken": self.rec.after.taken,
+            "position": self.rec.after.to_string(),
         })
     }
 }
@@ -358,7 +329,7 @@ pub struct LiveGame {
     pub rounds: Vec<RoundResult>,
     /// The position before the first move: the opening layout, or the imported `Position` as
     /// given (unswept, when its round is already over).
-    pub start: Snapshot,
+    pub start: Setup,
     /// Starting from a position whose round is already over (a match goes on): that round's
     /// `round_end` and the next round's `refill`, which begin the first move's trace (as
     /// `pussa explain --match` tells them). Empty otherwise.
@@ -581,16 +552,11 @@ impl LiveGame {
                     swept: result.swept,
                 });
                 advance(&mut state, &mut rounds, &mut opening);
-                Snapshot {
-                    board: setup.board,
-                    closed: setup.closed,
-                    stores: setup.stores,
-                    taken: setup.taken,
-                }
+                *setup
             }
             _ => {
                 advance(&mut state, &mut rounds, &mut pussa_rules::NoTrace);
-                Snapshot::of(&state)
+                Setup::from_state(&state)
             }
         };
         Ok(LiveGame {
@@ -713,7 +679,7 @@ impl LiveGame {
             round,
             side,
             mv,
-            after: Snapshot::of(&self.state),
+            after: Setup::from_state(&self.state),
         };
         self.moves.push(rec.clone());
         Ok(rec)
@@ -730,15 +696,7 @@ impl LiveGame {
     ) -> Result<Played, pussa_rules::IllegalMove> {
         let mut trace = Vec::new();
         let rec = self.play(mv, &mut trace)?;
-        let pos = self.state.position();
-        Ok(Played {
-            rec,
-            by,
-            trace,
-            board: pos.board(),
-            closed: pos.closed_mask(),
-            stores: pos.stores(),
-        })
+        Ok(Played { rec, by, trace })
     }
 
     /// Whether `side` is played by the computer.
@@ -775,14 +733,17 @@ impl LiveGame {
             .moves
             .iter()
             .map(|m| {
+                let after = &m.after;
                 json!({
                     "ply": m.ply,
                     "round": m.round,
                     "side": m.side.letter().to_string(),
                     "move": m.mv.letter().to_string(),
-                    "board": m.after.board,
-                    "closed": closed_letters(m.after.closed),
-                    "stores": m.after.stores,
+                    "board": after.board,
+                    "closed": closed_letters(after.closed),
+                    "stores": after.stores,
+                    "taken": after.taken,
+                    "position": after.to_string(),
                 })
             })
             .collect();
@@ -814,6 +775,7 @@ impl LiveGame {
                 "closed": closed_letters(self.start.closed),
                 "stores": self.start.stores,
                 "taken": self.start.taken,
+                "position": self.start.to_string(),
             },
             "moves": moves,
             "rounds": rounds,

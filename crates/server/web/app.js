@@ -1814,7 +1814,7 @@ class GameView {
     if (!(kept <= base.moves.length) || !(roundsKept <= base.rounds.length) || kept + played.length !== s.ply) return null;
     const moves = base.moves
       .slice(0, kept)
-      .concat(played.map((p) => ({ ply: p.ply, round: p.round, side: p.side, move: p.move, board: p.board, closed: p.closed, stores: p.stores })));
+      .concat(played.map((p) => ({ ply: p.ply, round: p.round, side: p.side, move: p.move, board: p.board, closed: p.closed, stores: p.stores, taken: p.taken, position: p.position })));
     return { ...s, moves, rounds: base.rounds.slice(0, roundsKept).concat(m.rounds_added || []) };
   }
 
