@@ -707,6 +707,9 @@ pub struct NewGame {
     pub moves: Vec<Hole>,
     /// How the players ended it (an imported record of a resigned game, say).
     pub ended: Option<Ending>,
+    /// The record's `Termination` text, kept for a forfeit or a loss on time
+    /// ([`crate::live::Meta::termination`]).
+    pub termination: Option<String>,
 }
 
 /// Locks `m`, a poisoned lock included (a panic elsewhere never leaves the server unable to
@@ -1754,6 +1757,7 @@ impl App {
             setup,
             moves: Vec::new(),
             ended: None,
+            termination: None,
         })
         .await
     }
@@ -1781,6 +1785,7 @@ impl App {
             setup,
             moves,
             ended,
+            termination,
         } = new;
         // Room in memory first, before the moves are replayed (their count is known): a record
         // that can never be served, or one refused for want of room, costs no replay. The room
@@ -1812,6 +1817,7 @@ impl App {
             ended: None,
             offers: Offers::default(),
             series: None,
+            termination: None,
         };
         let mut g =
             LiveGame::new(meta).map_err(|e| ApiError::bad_request(format!("record: {e}")))?;
@@ -1823,6 +1829,9 @@ impl App {
         // An ending only stands where the moves leave the game unfinished.
         if !g.state.is_over() {
             g.meta.ended = ended;
+            if ended.is_some_and(|e| matches!(e.kind, EndKind::Forfeit | EndKind::Time)) {
+                g.meta.termination = termination;
+            }
         }
         {
             let mut row = g.to_row();
@@ -2015,6 +2024,7 @@ impl App {
                 ended: None,
                 offers: Offers::default(),
                 series: None,
+                termination: None,
             };
             let mut new = LiveGame::new(meta).map_err(ApiError::internal)?;
             new.meta.series = Some(next_series(&g));

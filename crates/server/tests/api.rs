@@ -817,6 +817,7 @@ fn raja_single_row(id: &str, level: &str, token: &str) -> pussa_server::store::G
         ended: None,
         ended_by: None,
         series: None,
+        termination: None,
         unreadable: None,
     }
 }
@@ -1920,7 +1921,7 @@ fn the_api_docs_list_every_ended_value() {
     let doc = include_str!("../docs/api.md");
     let code: std::collections::BTreeSet<String> =
         EndKind::ALL.iter().map(|k| k.name().to_string()).collect();
-    assert_eq!(code.len(), 6);
+    assert_eq!(code.len(), 8);
     let after = |start: &str, end: &str| -> String {
         let at = doc
             .find(start)

@@ -199,6 +199,12 @@ function endedText(s, names) {
       return `${who} called it a draw${why}`;
     case 'round_limit':
       return `Drawn at the round limit (${e.rounds} ${e.rounds === 1 ? 'round' : 'rounds'})`;
+    // An imported tournament game: the loser forfeited (an illegal move, an engine that
+    // failed) or ran out of time (the record's own words are `e.termination`).
+    case 'forfeit':
+      return `${me ? 'You' : SIDE_NAME[i] || ''} forfeited`;
+    case 'time':
+      return `${me ? 'You' : SIDE_NAME[i] || ''} lost on time`;
     default:
       return `Game ended (${e.kind})`;
   }
