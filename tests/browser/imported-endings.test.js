@@ -51,3 +51,25 @@ test('a match imported from a position whose round is over starts there and play
   assert.deepEqual(shown.stores, [60, 32]);
   page.checkClean();
 });
+
+test('imported tournament games lost by forfeit or on time say so, not "resigned" nor "Game ended (…)"', async () => {
+  const { server, browser } = env;
+  const cases = [
+    ['time forfeit: South no move within 423.432 ms with 392.928 ms left on its clock (2+0.1, + 10 ms margin)', '0-1', 'time', 'South lost on time'],
+    ['forfeit: North played an illegal move: illegal move A: not your hole: North is to move and owns a-g', '1-0', 'forfeit', 'North forfeited'],
+  ];
+  for (const [termination, result, kind, words] of cases) {
+    const record =
+      `[Game "raja-pasu"]\n[Mode "match"]\n[First "S"]\n[Result "${result}"]\n[Event "pussa tournament"]\n` +
+      `[Termination "${termination}"]\n\n1. C d 2. D c 3. F d 4. G c ${result}\n`;
+    const r = await server.post('/api/games/import', { record });
+    assert.equal(r.state.ended.kind, kind);
+    assert.equal(r.state.ended.termination, termination);
+    const { page } = await openAs(browser, server, r.id, { token: r.token, seats: r.seats || ['S', 'N'] });
+    await page.waitForFunction((w) => document.querySelector('#turn')?.textContent.includes(w), words, { timeout: 10000 });
+    const turn = (await page.textContent('#turn')).trim();
+    assert.ok(turn.startsWith(`${words}: `), turn);
+    assert.ok(!/resigned|Game ended/.test(turn), turn);
+    page.checkClean();
+  }
+});

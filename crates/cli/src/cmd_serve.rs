@@ -12,7 +12,7 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 pub const MAX_GAMES_IN_MEMORY: u64 = 10_000_000;
 /// The fewest `--max-moves-in-memory` takes (fewer would refuse most games).
 pub const MIN_MOVES_IN_MEMORY: u64 = 1000;
-/// The most `--max-moves-in-memory` takes (some 20 GiB at about 200 bytes a move).
+/// The most `--max-moves-in-memory` takes (some 27 GiB at about 270 bytes a move).
 pub const MAX_MOVES_IN_MEMORY: u64 = 100_000_000;
 
 /// Start the web server: play in the browser, against the computer, on one screen or online.
@@ -52,8 +52,8 @@ pub struct Args {
     /// game, nor watch one while playing its own) [default: 10000].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(1, MAX_GAMES_IN_MEMORY))]
     pub max_games_in_memory: Option<usize>,
-    /// Moves held in memory at most, over every game held (about 200 bytes each: the default
-    /// is about 100 MiB); no one game may be longer: a move past it, and a new game, import or
+    /// Moves held in memory at most, over every game held (about 270 bytes each: the default
+    /// is about 135 MiB); no one game may be longer: a move past it, and a new game, import or
     /// stored game longer than this, are refused [default: 500000].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::numarg::ranged::<usize>(MIN_MOVES_IN_MEMORY, MAX_MOVES_IN_MEMORY))]
     pub max_moves_in_memory: Option<usize>,

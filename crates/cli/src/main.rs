@@ -74,7 +74,7 @@ macro_rules! errln {
 
 /// `pussa --version`: the release, the commit it was built from when built in a git checkout
 /// (build.rs), and the database schema this build reads and writes (`pussa 0.1.0 (commit
-/// 5cc80ec1a, database schema 2)`), which tell builds of one release apart for a bug report
+/// 5cc80ec1a, database schema 3)`), which tell builds of one release apart for a bug report
 /// and where it matters to a club's database.
 static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     let commit = match env!("PUSSA_COMMIT") {

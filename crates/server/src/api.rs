@@ -506,6 +506,7 @@ pub async fn import(
             setup: rec.setup().copied(),
             moves: rec.moves().iter().map(|m| m.hole).collect(),
             ended: record::ending(&rec, seat),
+            termination: rec.tag("Termination").map(str::to_string),
         })
         .await;
     Ok((StatusCode::CREATED, Json(given_back(&app, peer, made)?)))

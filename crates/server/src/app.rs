@@ -68,7 +68,7 @@ pub const JOIN_RETRY_WINDOW: Duration = Duration::from_secs(120);
 /// A game's state after its last change, as kept in memory: the state JSON as text (what a
 /// `GET` and a WebSocket's first message send as they are), and the state without its `moves`
 /// and `rounds` (what an update is made from, with the game's rounds). The text costs about
-/// 130 bytes a move; a `serde_json::Value` tree of the same state costs some 1.5 KiB a move,
+/// 210 bytes a move (each entry of `moves` with its `position` and `taken`); a `serde_json::Value` tree of the same state costs some 1.5 KiB a move,
 /// which made a long game weigh megabytes.
 #[derive(Clone)]
 struct Snap {
@@ -614,7 +614,7 @@ pub const PIN_SHARE: usize = 8;
 pub const DEFAULT_MAX_GAMES_IN_MEMORY: usize = 10_000;
 
 /// Moves held in memory at most, over every game held, unless set otherwise
-/// ([`App::set_memory_caps`]): about 100 MiB at the some 200 bytes a move a game held costs
+/// ([`App::set_memory_caps`]): about 135 MiB at the some 270 bytes a move a game held costs
 /// (its state's JSON text, its moves, the allocator's share).
 pub const DEFAULT_MAX_PLIES_IN_MEMORY: usize = 500_000;
 
@@ -707,6 +707,9 @@ pub struct NewGame {
     pub moves: Vec<Hole>,
     /// How the players ended it (an imported record of a resigned game, say).
     pub ended: Option<Ending>,
+    /// The record's `Termination` text, kept for a forfeit or a loss on time
+    /// ([`crate::live::Meta::termination`]).
+    pub termination: Option<String>,
 }
 
 /// Locks `m`, a poisoned lock included (a panic elsewhere never leaves the server unable to
@@ -1754,6 +1757,7 @@ impl App {
             setup,
             moves: Vec::new(),
             ended: None,
+            termination: None,
         })
         .await
     }
@@ -1781,6 +1785,7 @@ impl App {
             setup,
             moves,
             ended,
+            termination,
         } = new;
         // Room in memory first, before the moves are replayed (their count is known): a record
         // that can never be served, or one refused for want of room, costs no replay. The room
@@ -1812,6 +1817,7 @@ impl App {
             ended: None,
             offers: Offers::default(),
             series: None,
+            termination: None,
         };
         let mut g =
             LiveGame::new(meta).map_err(|e| ApiError::bad_request(format!("record: {e}")))?;
@@ -1823,6 +1829,9 @@ impl App {
         // An ending only stands where the moves leave the game unfinished.
         if !g.state.is_over() {
             g.meta.ended = ended;
+            if ended.is_some_and(|e| matches!(e.kind, EndKind::Forfeit | EndKind::Time)) {
+                g.meta.termination = termination;
+            }
         }
         {
             let mut row = g.to_row();
@@ -2015,6 +2024,7 @@ impl App {
                 ended: None,
                 offers: Offers::default(),
                 series: None,
+                termination: None,
             };
             let mut new = LiveGame::new(meta).map_err(ApiError::internal)?;
             new.meta.series = Some(next_series(&g));
@@ -2644,6 +2654,7 @@ impl App {
                 "closed": live::closed_letters(start.closed),
                 "stores": start.stores,
                 "taken": start.taken,
+                "position": start.to_string(),
             },
             "moves": out,
         }))

@@ -55,35 +55,10 @@ pub struct MoveRec {
     pub side: Side,
     /// The hole.
     pub mv: Hole,
-    /// The position after it (after the refill when it ended a round of a match).
-    pub after: Snapshot,
-}
-
-/// The board, closed holes and stores at one moment of the game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Snapshot {
-    /// 14 counts, A..G then a..g.
-    pub board: [u8; 14],
-    /// Closed holes (bit i = hole index i).
-    pub closed: u16,
-    /// Seeds held off the board by [South, North].
-    pub stores: [u8; 2],
-    /// Seeds each player took in the round so far, part of `stores`, [South, North].
-    pub taken: [u8; 2],
-}
-
-impl Snapshot {
-    /// The snapshot of the position `state` is at.
-    #[must_use]
-    pub fn of(state: &GameState) -> Snapshot {
-        let pos = state.position();
-        Snapshot {
-            board: pos.board(),
-            closed: pos.closed_mask(),
-            stores: pos.stores(),
-            taken: state.taken_this_round(),
-        }
-    }
+    /// The position after it (after the refill when it ended a round of a match), with what
+    /// its position string needs beyond the board (who is to move, the round and its starter,
+    /// what each took in the round, the repetition marker): [`Setup::from_state`].
+    pub after: Setup,
 }
 
 /// A move just played, with its trace, for the answer and the broadcast.
@@ -95,12 +70,6 @@ pub struct Played {
     pub by: &'static str,
     /// Every event of the move, the round's end and the refill.
     pub trace: Vec<Event>,
-    /// The position after it: board.
-    pub board: [u8; 14],
-    /// Closed holes after it.
-    pub closed: u16,
-    /// Stores after it.
-    pub stores: [u8; 2],
 }
 
 impl Played {
@@ -115,9 +84,11 @@ impl Played {
             "move": self.rec.mv.letter().to_string(),
             "by": self.by,
             "trace": trace,
-            "board": self.board,
-            "closed": closed_letters(self.closed),
-            "stores": self.stores,
+            "board": self.rec.after.board,
+            "closed": closed_letters(self.rec.after.closed),
+            "stores": self.rec.after.stores,
+            "taken": self.rec.after.taken,
+            "position": self.rec.after.to_string(),
         })
     }
 }
@@ -139,18 +110,28 @@ pub enum EndKind {
     /// --max-rounds`, `[Termination "drawn at the round limit (N)"]`), its last move ending
     /// round N.
     RoundLimit,
+    /// `by` forfeited a tournament game (an illegal move, an engine that failed): only an
+    /// imported record ends so (`pussa tournament`'s `[Termination "forfeit: South …"]`, kept
+    /// as [`Meta::termination`]). The other side wins.
+    Forfeit,
+    /// `by` lost a tournament game on time (`pussa tournament --tc`): only an imported record
+    /// ends so (`[Termination "time forfeit: South …"]`, kept as [`Meta::termination`]). The
+    /// other side wins.
+    Time,
 }
 
 impl EndKind {
     /// Every kind: the values the state's `ended.kind`, the game list's `ended` and the
     /// `ended` column can hold (docs/api.md lists each).
-    pub const ALL: [EndKind; 6] = [
+    pub const ALL: [EndKind; 8] = [
         EndKind::Resign,
         EndKind::Abort,
         EndKind::DrawAgreed,
         EndKind::ClaimWin,
         EndKind::ClaimDraw,
         EndKind::RoundLimit,
+        EndKind::Forfeit,
+        EndKind::Time,
     ];
 
     /// The name in the state's `ended.kind` and in the `ended` column.
@@ -163,6 +144,8 @@ impl EndKind {
             EndKind::ClaimWin => "claim_win",
             EndKind::ClaimDraw => "claim_draw",
             EndKind::RoundLimit => "round_limit",
+            EndKind::Forfeit => "forfeit",
+            EndKind::Time => "time",
         }
     }
 
@@ -187,7 +170,7 @@ impl Ending {
     #[must_use]
     pub fn winner(self) -> Option<Option<Side>> {
         match self.kind {
-            EndKind::Resign => Some(self.by.map(Side::other)),
+            EndKind::Resign | EndKind::Forfeit | EndKind::Time => Some(self.by.map(Side::other)),
             EndKind::ClaimWin => Some(self.by),
             EndKind::DrawAgreed | EndKind::ClaimDraw | EndKind::RoundLimit => Some(None),
             EndKind::Abort => None,
@@ -211,7 +194,9 @@ impl Ending {
 
     /// What happened, in words (the record's `Termination` tag): `North resigned`, `aborted`,
     /// `draw agreed`, `South claimed the win: North left`, `South claimed a draw: North left`,
-    /// `drawn at the round limit` (the game adds the limit: [`LiveGame::ending_text`]).
+    /// `drawn at the round limit` (the game adds the limit: [`LiveGame::ending_text`]), `South
+    /// forfeited`, `South lost on time` (the game says the record's own words:
+    /// [`LiveGame::ending_text`]).
     #[must_use]
     pub fn text(self) -> String {
         let by = self.by.unwrap_or(Side::South);
@@ -222,6 +207,8 @@ impl Ending {
             EndKind::ClaimWin => format!("{by} claimed the win: {} left", by.other()),
             EndKind::ClaimDraw => format!("{by} claimed a draw: {} left", by.other()),
             EndKind::RoundLimit => ROUND_LIMIT.to_string(),
+            EndKind::Forfeit => format!("{by} forfeited"),
+            EndKind::Time => format!("{by} lost on time"),
         }
     }
 
@@ -259,6 +246,25 @@ impl Ending {
                 kind: EndKind::DrawAgreed,
                 by: None,
             });
+        }
+        // `pussa tournament`'s words, `time forfeit: South no move within …` and `forfeit:
+        // South played an illegal move: …` (the loser first), and [`Ending::text`]'s.
+        for (prefix, kind) in [
+            ("time forfeit: ", EndKind::Time),
+            ("forfeit: ", EndKind::Forfeit),
+        ] {
+            if let Some(rest) = text.strip_prefix(prefix) {
+                let who = rest.split(' ').next().unwrap_or("");
+                return side(who).map(|by| Ending { kind, by: Some(by) });
+            }
+        }
+        for (suffix, kind) in [
+            (" forfeited", EndKind::Forfeit),
+            (" lost on time", EndKind::Time),
+        ] {
+            if let Some(who) = text.strip_suffix(suffix) {
+                return side(who).map(|by| Ending { kind, by: Some(by) });
+            }
         }
         if let Some(who) = text.strip_suffix(" resigned") {
             return side(who).map(|by| Ending {
@@ -343,6 +349,9 @@ pub struct Meta {
     /// The state's `series` (a rematch: its place in the chain and the earlier games' points),
     /// worked out from the game before when the rematch is made, stored on its row.
     pub series: Option<Value>,
+    /// An imported game that ended by forfeit or on time: its record's `Termination` text, as
+    /// `pussa tournament` wrote it (the state's `ended.termination`, exported as it was).
+    pub termination: Option<String>,
 }
 
 /// A game in memory.
@@ -358,7 +367,7 @@ pub struct LiveGame {
     pub rounds: Vec<RoundResult>,
     /// The position before the first move: the opening layout, or the imported `Position` as
     /// given (unswept, when its round is already over).
-    pub start: Snapshot,
+    pub start: Setup,
     /// Starting from a position whose round is already over (a match goes on): that round's
     /// `round_end` and the next round's `refill`, which begin the first move's trace (as
     /// `pussa explain --match` tells them). Empty otherwise.
@@ -472,6 +481,7 @@ impl LiveGame {
                 EndKind::ClaimWin | EndKind::ClaimDraw | EndKind::RoundLimit => {
                     format!("the {what} is over: {}", self.ending_text(e))
                 }
+                EndKind::Forfeit | EndKind::Time => format!("the {what} is over: {}", e.text()),
             };
         }
         match self.state.winner() {
@@ -484,11 +494,12 @@ impl LiveGame {
     /// What ending `e` of this game was, in words (the record's `Termination` tag):
     /// [`Ending::text`], with the round limit for [`EndKind::RoundLimit`]
     /// (`drawn at the round limit (100)`: the round the last move ended, which the match ends
-    /// with).
+    /// with), the record's own words for a forfeit or a loss on time ([`Meta::termination`]).
     #[must_use]
     pub fn ending_text(&self, e: Ending) -> String {
-        match e.kind {
-            EndKind::RoundLimit => format!("{} ({})", e.text(), self.limit_round()),
+        match (e.kind, &self.meta.termination) {
+            (EndKind::RoundLimit, _) => format!("{} ({})", e.text(), self.limit_round()),
+            (EndKind::Forfeit | EndKind::Time, Some(text)) => text.clone(),
             _ => e.text(),
         }
     }
@@ -518,6 +529,11 @@ impl LiveGame {
         match self.meta.ended {
             Some(e) if e.kind == EndKind::RoundLimit => {
                 json!({"kind": e.kind.name(), "rounds": self.limit_round()})
+            }
+            Some(e) if matches!(e.kind, EndKind::Forfeit | EndKind::Time) => {
+                let mut v = e.to_json();
+                v["termination"] = json!(self.ending_text(e));
+                v
             }
             Some(e) => e.to_json(),
             None => Value::Null,
@@ -581,16 +597,11 @@ impl LiveGame {
                     swept: result.swept,
                 });
                 advance(&mut state, &mut rounds, &mut opening);
-                Snapshot {
-                    board: setup.board,
-                    closed: setup.closed,
-                    stores: setup.stores,
-                    taken: setup.taken,
-                }
+                *setup
             }
             _ => {
                 advance(&mut state, &mut rounds, &mut pussa_rules::NoTrace);
-                Snapshot::of(&state)
+                Setup::from_state(&state)
             }
         };
         Ok(LiveGame {
@@ -662,6 +673,7 @@ impl LiveGame {
             },
             offers: Offers::default(),
             series: None,
+            termination: row.termination.clone(),
         };
         if row.ply != moves.len() as i64 {
             return Err(format!(
@@ -713,7 +725,7 @@ impl LiveGame {
             round,
             side,
             mv,
-            after: Snapshot::of(&self.state),
+            after: Setup::from_state(&self.state),
         };
         self.moves.push(rec.clone());
         Ok(rec)
@@ -730,15 +742,7 @@ impl LiveGame {
     ) -> Result<Played, pussa_rules::IllegalMove> {
         let mut trace = Vec::new();
         let rec = self.play(mv, &mut trace)?;
-        let pos = self.state.position();
-        Ok(Played {
-            rec,
-            by,
-            trace,
-            board: pos.board(),
-            closed: pos.closed_mask(),
-            stores: pos.stores(),
-        })
+        Ok(Played { rec, by, trace })
     }
 
     /// Whether `side` is played by the computer.
@@ -775,14 +779,17 @@ impl LiveGame {
             .moves
             .iter()
             .map(|m| {
+                let after = &m.after;
                 json!({
                     "ply": m.ply,
                     "round": m.round,
                     "side": m.side.letter().to_string(),
                     "move": m.mv.letter().to_string(),
-                    "board": m.after.board,
-                    "closed": closed_letters(m.after.closed),
-                    "stores": m.after.stores,
+                    "board": after.board,
+                    "closed": closed_letters(after.closed),
+                    "stores": after.stores,
+                    "taken": after.taken,
+                    "position": after.to_string(),
                 })
             })
             .collect();
@@ -814,6 +821,7 @@ impl LiveGame {
                 "closed": closed_letters(self.start.closed),
                 "stores": self.start.stores,
                 "taken": self.start.taken,
+                "position": self.start.to_string(),
             },
             "moves": moves,
             "rounds": rounds,
@@ -856,6 +864,7 @@ impl LiveGame {
                 .and_then(|e| e.by)
                 .map(|s| s.letter().to_string()),
             series: self.meta.series.as_ref().map(Value::to_string),
+            termination: self.meta.termination.clone(),
             unreadable: None,
         }
     }

@@ -49,7 +49,9 @@ pub fn write(g: &LiveGame) -> Result<String, RecordError> {
 
 /// How the players ended the game a record holds, when its moves leave it unfinished: the
 /// ending its `Termination` tag names (as [`write()`] writes it, or `pussa tournament` for a
-/// match drawn at its round limit) if that agrees with its result, else, for a decided result,
+/// match drawn at its round limit, a forfeit or a loss on time: `forfeit: South …`, `time
+/// forfeit: South …`, whose text the game keeps) if that agrees with its result, else, for a
+/// decided result,
 /// a resignation of the loser or an agreed draw. An aborted game is taken as aborted by
 /// `seat`. A round limit agrees when the record's moves end round N of its `(N)` (the round is
 /// over, the next not begun) and its result is a draw.

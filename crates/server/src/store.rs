@@ -41,10 +41,15 @@ pub struct GameRow {
     /// The id of the rematch of this (finished, online) game, once a player asked for one.
     pub rematch: Option<String>,
     /// How the players ended the game, when they did: `resign`, `abort`, `draw_agreed`,
-    /// `claim_win`, `claim_draw` (`None` while it goes on or when the rules ended it).
+    /// `claim_win`, `claim_draw`, `round_limit`, `forfeit`, `time` (`None` while it goes on or
+    /// when the rules ended it).
     pub ended: Option<String>,
-    /// `S` or `N`: who resigned, aborted or claimed (`None` for an agreed draw).
+    /// `S` or `N`: who resigned, aborted, claimed, forfeited or lost on time (`None` for a
+    /// draw agreed or at the round limit).
     pub ended_by: Option<String>,
+    /// The `Termination` text of an imported record that ended by forfeit or on time, as
+    /// `pussa tournament` wrote it (exported again as it was); `None` otherwise.
+    pub termination: Option<String>,
     /// A rematch's `series` as JSON (`{"game": 3, "score": {"S": 1.5, "N": 0.5}}`), worked out
     /// when the rematch was made from the game before it, so that no chain is ever walked
     /// (`None` for other games, and for rematches stored by an older pussa).
@@ -442,7 +447,8 @@ CREATE TABLE IF NOT EXISTS games (
     rematch      TEXT,
     ended        TEXT,
     ended_by     TEXT,
-    series       TEXT
+    series       TEXT,
+    termination  TEXT
 );
 CREATE INDEX IF NOT EXISTS games_finished ON games(finished);
 CREATE TABLE IF NOT EXISTS moves (
@@ -460,7 +466,7 @@ CREATE TABLE IF NOT EXISTS health (
 
 const GAME_COLS: &str = "id, game, mode, first, opponent, level, creator_seat, token_s, token_n, \
                          invite, created, finished, winner, ply, setup, rematch, ended, ended_by, \
-                         series";
+                         series, termination";
 
 /// Columns added to `games` after its first release, with their type: a database made before
 /// gets them (NULL in every old row) when it is opened.
@@ -469,14 +475,15 @@ const ADDED_COLS: &[(&str, &str)] = &[
     ("ended", "TEXT"),
     ("ended_by", "TEXT"),
     ("series", "TEXT"),
+    ("termination", "TEXT"),
 ];
 
 const INSERT_GAME: &str = "INSERT INTO games (id, game, mode, first, opponent, level, \
     creator_seat, token_s, token_n, invite, created, finished, winner, ply, setup, rematch, \
-    ended, ended_by, series) \
-    VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)";
+    ended, ended_by, series, termination) \
+    VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20)";
 
-fn insert_params(g: &GameRow) -> [&dyn rusqlite::ToSql; 19] {
+fn insert_params(g: &GameRow) -> [&dyn rusqlite::ToSql; 20] {
     [
         &g.id,
         &g.game,
@@ -497,6 +504,7 @@ fn insert_params(g: &GameRow) -> [&dyn rusqlite::ToSql; 19] {
         &g.ended,
         &g.ended_by,
         &g.series,
+        &g.termination,
     ]
 }
 
@@ -614,6 +622,7 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
         ended: l.opt_text(16, "ended")?,
         ended_by: l.opt_text(17, "ended_by")?,
         series: l.opt_text(18, "series")?,
+        termination: l.opt_text(19, "termination")?,
         unreadable: None,
     };
     g.unreadable = l.why;
@@ -623,7 +632,8 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
 /// The `PRAGMA application_id` of a pussa database (`puss` in ASCII).
 pub const APPLICATION_ID: i32 = 0x7075_7373;
 /// The schema version this pussa writes (`PRAGMA user_version`). An older database (0: made
-/// before the marker; 1: before `series` and the `round_limit` ending) is upgraded in place
+/// before the marker; 1: before `series` and the `round_limit` ending; 2: before
+/// `termination` and the `forfeit` and `time` endings) is upgraded in place
 /// when opened (one without the marker, as `.dump` saves it, has the version its columns say).
 /// A database with a higher version was written by a newer pussa and is refused,
 /// so a change that older builds would misread (a new column they would not fill, a new
@@ -631,7 +641,9 @@ pub const APPLICATION_ID: i32 = 0x7075_7373;
 ///
 /// - 1: the schema marker, with the `rematch`, `ended` and `ended_by` columns.
 /// - 2: the `series` column (a rematch's score so far) and the `round_limit` ending.
-pub const SCHEMA_VERSION: i32 = 2;
+/// - 3: the `termination` column (an imported forfeit's or time loss's `Termination` text) and
+///   the `forfeit` and `time` endings.
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// The columns every pussa `games` table has had since the first release.
 const BASE_COLS: &[&str] = &[
@@ -988,8 +1000,9 @@ fn private_side_files(path: &Path) {
 }
 
 /// The schema version a file without the schema marker (`user_version` 0) has by its
-/// `games` table's columns: [`SCHEMA_VERSION`] with every column, 1 with those of version 1
-/// (`rematch`, `ended`, `ended_by`), else 0 (made before the marker). A file saved with
+/// `games` table's columns: [`SCHEMA_VERSION`] with every column, 2 with those of version 2
+/// (up to `series`), 1 with those of version 1 (`rematch`, `ended`, `ended_by`), else 0 (made
+/// before the marker). A file saved with
 /// `sqlite3 FILE .dump` keeps its tables and columns but neither `user_version` nor
 /// `application_id`, so the columns say which schema it has.
 fn schema_by_columns(conn: &Connection) -> rusqlite::Result<i32> {
@@ -1000,6 +1013,11 @@ fn schema_by_columns(conn: &Connection) -> rusqlite::Result<i32> {
     let has = |col: &str| names.iter().any(|n| n == col);
     Ok(if ADDED_COLS.iter().all(|(col, _)| has(col)) {
         SCHEMA_VERSION
+    } else if ["rematch", "ended", "ended_by", "series"]
+        .into_iter()
+        .all(has)
+    {
+        2
     } else if ["rematch", "ended", "ended_by"].into_iter().all(has) {
         1
     } else {
@@ -1620,6 +1638,7 @@ mod tests {
             ended: None,
             ended_by: None,
             series: None,
+            termination: None,
             unreadable: None,
         }
     }
@@ -1681,7 +1700,7 @@ mod tests {
             // The games table as the first release made it, with a game in it.
             let conn = Connection::open(&path).unwrap();
             conn.execute_batch(&SCHEMA.replace(
-                "setup        TEXT,\n    rematch      TEXT,\n    ended        TEXT,\n    ended_by     TEXT,\n    series       TEXT",
+                "setup        TEXT,\n    rematch      TEXT,\n    ended        TEXT,\n    ended_by     TEXT,\n    series       TEXT,\n    termination  TEXT",
                 "setup        TEXT",
             ))
             .unwrap();

@@ -817,6 +817,7 @@ fn raja_single_row(id: &str, level: &str, token: &str) -> pussa_server::store::G
         ended: None,
         ended_by: None,
         series: None,
+        termination: None,
         unreadable: None,
     }
 }
@@ -1234,11 +1235,21 @@ async fn the_api_docs_state_example_is_a_real_games() {
     ];
     for m in st["moves"].as_array().unwrap() {
         want.push(format!(
-            "\"board\": {}, \"closed\": [], \"stores\": {}}}",
+            "\"board\": {}, \"closed\": [], \"stores\": {},",
             holes(&m["board"]),
             pair(&m["stores"])
         ));
+        // Each entry's own position string and takings (QA pass 21, interop2 #2).
+        want.push(format!(
+            "\"taken\": {}, \"position\": {}}}",
+            pair(&m["taken"]),
+            m["position"]
+        ));
     }
+    want.push(format!(
+        "\"taken\": [0, 0],\n            \"position\": {}}}",
+        st["start"]["position"]
+    ));
     let record = "[Game \"raja-pasu\"]\n[Mode \"match\"]\n\n1. G e 2. D c 3. B g 4. E f 5. E g 6. C\nR2 1. D f *\n";
     let r = s
         .post("/api/games/import", &json!({"record": record}))
@@ -1589,6 +1600,7 @@ async fn a_game_from_a_position_whose_round_is_over_starts_there_and_its_first_t
         "closed": ["a", "b"],
         "stores": [60, 32],
         "taken": [50, 28],
+        "position": position,
     });
     let st = &imp["state"];
     assert_eq!(st["start"], given);
@@ -1909,7 +1921,7 @@ fn the_api_docs_list_every_ended_value() {
     let doc = include_str!("../docs/api.md");
     let code: std::collections::BTreeSet<String> =
         EndKind::ALL.iter().map(|k| k.name().to_string()).collect();
-    assert_eq!(code.len(), 6);
+    assert_eq!(code.len(), 8);
     let after = |start: &str, end: &str| -> String {
         let at = doc
             .find(start)

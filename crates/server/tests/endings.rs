@@ -1193,3 +1193,107 @@ async fn an_imported_match_drawn_at_the_round_limit_ends_with_the_limits_round()
     assert_ends_as_its_record_replays(&again, record);
     s.stop().await;
 }
+
+/// Tournament records lost by forfeit or on time import with that ending, not as a resignation
+/// (QA pass 21, interop2 #6): the state's `ended` names it with the loser and the record's own
+/// `Termination` text, the game list says it, a move is refused with it, the export writes the
+/// same `Termination` back, and it reads back so after a restart and a second import.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tournament_forfeits_and_time_losses_import_and_export_with_their_own_ending() {
+    let s = TestServer::start("end-forfeit-time").await;
+    let time = "time forfeit: South no move within 423.432 ms with 392.928 ms left on its clock \
+                (2+0.1, + 10 ms margin)";
+    let forfeit = "forfeit: North played an illegal move: illegal move A: not your hole: North \
+                   is to move and owns a-g";
+    let cases = [
+        (
+            time,
+            "0-1",
+            "time",
+            "S",
+            "N",
+            "the match is over: South lost on time",
+        ),
+        (
+            forfeit,
+            "1-0",
+            "forfeit",
+            "N",
+            "S",
+            "the match is over: North forfeited",
+        ),
+    ];
+    let mut ids = Vec::new();
+    for (termination, result, kind, by, winner, refusal) in cases {
+        let record = format!(
+            "[Game \"raja-pasu\"]\n[Mode \"match\"]\n[South \"a\"]\n[North \"b\"]\n[First \"S\"]\n\
+             [Result \"{result}\"]\n[Event \"pussa tournament\"]\n[Termination \"{termination}\"]\n\n\
+             1. C d 2. D c 3. F d 4. G c {result}\n"
+        );
+        let imp = s
+            .post("/api/games/import", &json!({"record": record}))
+            .await;
+        assert_eq!(imp.status, 201, "{}", imp.body);
+        let st = imp.json()["state"].clone();
+        let id = st["id"].as_str().unwrap().to_string();
+        let ended = json!({"kind": kind, "by": by, "termination": termination});
+        assert_eq!(st["ended"], ended, "{st}");
+        assert_eq!(st["winner"], winner);
+        assert_eq!(
+            (&st["match_over"], &st["to_move"], &st["legal"]),
+            (&json!(true), &Value::Null, &json!([]))
+        );
+        // A move is refused with the ending named.
+        s.post(
+            &format!("/api/games/{id}/moves"),
+            &json!({"move": "A", "token": imp.json()["token"]}),
+        )
+        .await
+        .assert_error(409, refusal);
+        // The game list names the kind.
+        let list = s.get("/api/games?limit=10").await.json();
+        let row = list["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["id"] == json!(id))
+            .cloned()
+            .expect("listed");
+        assert_eq!(
+            (&row["ended"], &row["winner"]),
+            (&json!(kind), &json!(winner))
+        );
+        // Exported with the record's own Termination, not "South resigned"; imported again the
+        // same.
+        let rec = s.get(&format!("/api/games/{id}/record")).await.body;
+        assert!(
+            rec.contains(&format!("[Termination \"{termination}\"]")),
+            "{rec}"
+        );
+        assert!(rec.contains(&format!("[Result \"{result}\"]")), "{rec}");
+        assert!(!rec.contains("resigned"), "{rec}");
+        let again = s.post("/api/games/import", &json!({"record": rec})).await;
+        assert_eq!(again.json()["state"]["ended"], ended);
+        ids.push((id, ended));
+    }
+    // A result the Termination contradicts is still taken as the loser's resignation.
+    let record = format!(
+        "[Game \"raja-pasu\"]\n[Mode \"match\"]\n[Result \"1-0\"]\n[Termination \"{time}\"]\n\n\
+         1. C d 1-0\n"
+    );
+    let st = s
+        .post("/api/games/import", &json!({"record": record}))
+        .await
+        .json()["state"]
+        .clone();
+    assert_eq!(st["ended"], json!({"kind": "resign", "by": "N"}));
+    // Read back the same after a restart.
+    let dir = s.dir.clone();
+    s.stop().await;
+    let s = TestServer::start_in(dir).await;
+    for (id, ended) in ids {
+        let st = s.get(&format!("/api/games/{id}")).await.json();
+        assert_eq!(st["ended"], ended);
+    }
+    s.stop().await;
+}

@@ -411,6 +411,7 @@ async fn a_long_series_counts_every_game() {
         ended: finished.then(|| "resign".to_string()),
         ended_by: finished.then(|| "N".to_string()),
         series: None,
+        termination: None,
         unreadable: None,
     };
     {
@@ -630,11 +631,11 @@ async fn a_rematch_keeps_its_series_without_walking_the_chain() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_version_1_database_is_upgraded_to_2_so_older_builds_refuse_it() {
-    // Version 2 added the `series` column and the `round_limit` ending, which a pussa of
-    // version 1 would misread (it would call a round-limit draw damaged): such a pussa refuses
-    // any database above 1, so the version written must be 2.
-    assert_eq!(pussa_server::store::SCHEMA_VERSION, 2);
+async fn a_version_2_database_is_upgraded_to_3_so_older_builds_refuse_it() {
+    // Version 3 added the `termination` column and the `forfeit` and `time` endings, which a
+    // pussa of version 2 would misread (it would call an imported forfeit damaged): such a
+    // pussa refuses any database above 2, so the version written must be 3.
+    assert_eq!(pussa_server::store::SCHEMA_VERSION, 3);
     let dir = common::temp_dir("store-v1");
     let s = TestServer::start_in(dir.clone()).await;
     let c = s
@@ -648,23 +649,23 @@ async fn a_version_1_database_is_upgraded_to_2_so_older_builds_refuse_it() {
         conn.pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap()
     };
-    let has_series = |conn: &Connection| -> bool {
+    let has_termination = |conn: &Connection| -> bool {
         conn.query_row(
-            "SELECT count(*) FROM pragma_table_info('games') WHERE name = 'series'",
+            "SELECT count(*) FROM pragma_table_info('games') WHERE name = 'termination'",
             [],
             |r| r.get::<_, i64>(0),
         )
         .unwrap()
             == 1
     };
-    // Made as version 1 wrote it: no `series` column, user_version 1.
+    // Made as version 2 wrote it: no `termination` column, user_version 2.
     {
         let conn = Connection::open(&db).unwrap();
-        assert_eq!(version(&conn), 2, "a new database is written as version 2");
-        conn.execute_batch("ALTER TABLE games DROP COLUMN series")
+        assert_eq!(version(&conn), 3, "a new database is written as version 3");
+        conn.execute_batch("ALTER TABLE games DROP COLUMN termination")
             .unwrap();
-        conn.pragma_update(None, "user_version", 1).unwrap();
-        assert!(!has_series(&conn));
+        conn.pragma_update(None, "user_version", 2).unwrap();
+        assert!(!has_termination(&conn));
     }
     let s = TestServer::start_in(dir.clone()).await;
     let st = s.get(&format!("/api/games/{id}")).await;
@@ -672,16 +673,16 @@ async fn a_version_1_database_is_upgraded_to_2_so_older_builds_refuse_it() {
     s.stop().await;
     {
         let conn = Connection::open(&db).unwrap();
-        assert_eq!(version(&conn), 2, "the version-1 database was upgraded");
-        assert!(has_series(&conn), "the series column was added");
-        // What a pussa reading up to version 1 does with it.
-        conn.pragma_update(None, "user_version", 3).unwrap();
+        assert_eq!(version(&conn), 3, "the version-2 database was upgraded");
+        assert!(has_termination(&conn), "the termination column was added");
+        // What a pussa reading up to version 2 does with it.
+        conn.pragma_update(None, "user_version", 4).unwrap();
     }
     let e = refusal(&dir).await;
     assert!(
         e.contains(
-            "written by a newer pussa (schema version 3; this pussa reads up to 2): run a pussa \
-             that reads schema 3 (`pussa --version` says which schema a build reads), or \
+            "written by a newer pussa (schema version 4; this pussa reads up to 3): run a pussa \
+             that reads schema 4 (`pussa --version` says which schema a build reads), or \
              restore the backup made before the upgrade"
         ),
         "{e}"
@@ -716,8 +717,10 @@ async fn an_older_database_is_upgraded_only_once_the_address_is_bound_and_the_up
     // As version 1 wrote it.
     {
         let conn = Connection::open(&db).unwrap();
-        conn.execute_batch("ALTER TABLE games DROP COLUMN series")
-            .unwrap();
+        conn.execute_batch(
+            "ALTER TABLE games DROP COLUMN series; ALTER TABLE games DROP COLUMN termination",
+        )
+        .unwrap();
         conn.pragma_update(None, "user_version", 1).unwrap();
     }
     assert_eq!(version(&db), (1, 0));
@@ -746,14 +749,14 @@ async fn an_older_database_is_upgraded_only_once_the_address_is_bound_and_the_up
         server.database().lines(),
         [
             format!(
-                "pussa: upgraded {d} from schema 1 to 2; earlier pussa builds can no longer \
+                "pussa: upgraded {d} from schema 1 to 3; earlier pussa builds can no longer \
                  open it"
             ),
             format!("pussa: 3 games (3 unfinished) in {d}"),
         ]
     );
     drop(server);
-    assert_eq!(version(&db), (2, 1));
+    assert_eq!(version(&db), (3, 1));
     // Started again: nothing left to upgrade.
     let server = pussa_server::Server::bind(&config).await.unwrap();
     assert_eq!(
@@ -805,8 +808,10 @@ async fn a_start_that_fails_reading_the_games_leaves_an_older_schema_as_it_was()
     // As version 1 wrote it, and then the games table's page damaged.
     let (page_size, root) = {
         let conn = Connection::open(&db).unwrap();
-        conn.execute_batch("ALTER TABLE games DROP COLUMN series")
-            .unwrap();
+        conn.execute_batch(
+            "ALTER TABLE games DROP COLUMN series; ALTER TABLE games DROP COLUMN termination",
+        )
+        .unwrap();
         conn.pragma_update(None, "user_version", 1).unwrap();
         let page_size: u64 = conn
             .pragma_query_value(None, "page_size", |r| r.get(0))
@@ -878,19 +883,21 @@ async fn a_current_database_saved_with_dump_is_marked_not_announced_as_upgraded(
         server.database().lines(),
         [
             format!(
-                "pussa: {d} had the tables of schema 2 without its marker (a copy saved with \
-                 .dump): marked as schema 2, nothing upgraded"
+                "pussa: {d} had the tables of schema 3 without its marker (a copy saved with \
+                 .dump): marked as schema 3, nothing upgraded"
             ),
             format!("pussa: 2 games (2 unfinished) in {d}"),
         ]
     );
     drop(server);
-    assert_eq!(schema_of(&db), (2, true));
+    assert_eq!(schema_of(&db), (3, true));
     // A version-1 file that lost its marker the same way is an upgrade from 1, said as such.
     {
         let conn = Connection::open(&db).unwrap();
-        conn.execute_batch("ALTER TABLE games DROP COLUMN series")
-            .unwrap();
+        conn.execute_batch(
+            "ALTER TABLE games DROP COLUMN series; ALTER TABLE games DROP COLUMN termination",
+        )
+        .unwrap();
         conn.pragma_update(None, "user_version", 0).unwrap();
         conn.pragma_update(None, "application_id", 0).unwrap();
     }
@@ -898,7 +905,7 @@ async fn a_current_database_saved_with_dump_is_marked_not_announced_as_upgraded(
     assert_eq!(
         server.database().lines()[0],
         format!(
-            "pussa: upgraded {d} from schema 1 to 2; earlier pussa builds can no longer open it"
+            "pussa: upgraded {d} from schema 1 to 3; earlier pussa builds can no longer open it"
         )
     );
 }

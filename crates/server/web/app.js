@@ -199,6 +199,12 @@ function endedText(s, names) {
       return `${who} called it a draw${why}`;
     case 'round_limit':
       return `Drawn at the round limit (${e.rounds} ${e.rounds === 1 ? 'round' : 'rounds'})`;
+    // An imported tournament game: the loser forfeited (an illegal move, an engine that
+    // failed) or ran out of time (the record's own words are `e.termination`).
+    case 'forfeit':
+      return `${me ? 'You' : SIDE_NAME[i] || ''} forfeited`;
+    case 'time':
+      return `${me ? 'You' : SIDE_NAME[i] || ''} lost on time`;
     default:
       return `Game ended (${e.kind})`;
   }
@@ -1814,7 +1820,7 @@ class GameView {
     if (!(kept <= base.moves.length) || !(roundsKept <= base.rounds.length) || kept + played.length !== s.ply) return null;
     const moves = base.moves
       .slice(0, kept)
-      .concat(played.map((p) => ({ ply: p.ply, round: p.round, side: p.side, move: p.move, board: p.board, closed: p.closed, stores: p.stores })));
+      .concat(played.map((p) => ({ ply: p.ply, round: p.round, side: p.side, move: p.move, board: p.board, closed: p.closed, stores: p.stores, taken: p.taken, position: p.position })));
     return { ...s, moves, rounds: base.rounds.slice(0, roundsKept).concat(m.rounds_added || []) };
   }
 

@@ -94,6 +94,7 @@ pub fn apply_update(last: &Value, msg: &Value) -> Value {
         moves.push(serde_json::json!({
             "ply": p["ply"], "round": p["round"], "side": p["side"], "move": p["move"],
             "board": p["board"], "closed": p["closed"], "stores": p["stores"],
+            "taken": p["taken"], "position": p["position"],
         }));
     }
     assert_eq!(Some(moves.len() as u64), state["ply"].as_u64(), "{msg}");
