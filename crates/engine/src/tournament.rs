@@ -395,13 +395,23 @@ impl Sprt {
         Ok(sprt)
     }
 
-    /// The lower and upper bounds on the log-likelihood ratio:
-    /// `ln(beta / (1 - alpha))` and `ln((1 - beta) / alpha)`.
+    /// The lower and upper bounds on the log-likelihood ratio, `ln(beta / (1 - alpha))` and
+    /// `ln((1 - beta) / alpha)`, computed as differences of logarithms,
+    /// `ln(beta) - ln(1 - alpha)` and `ln(1 - beta) - ln(alpha)`: finite for every alpha and
+    /// beta that [`Sprt::parse`] accepts, even a subnormal one, where the quotient would
+    /// overflow to infinity (alpha 5e-324: an upper bound of 744.389, not `inf`).
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::tournament::Sprt;
+    /// let (lo, hi) = Sprt::parse("0,10,5e-324,0.05").unwrap().bounds();
+    /// assert!((lo + 2.9957).abs() < 1e-4 && (hi - 744.3888).abs() < 1e-4);
+    /// ```
     #[must_use]
     pub fn bounds(&self) -> (f64, f64) {
         (
-            (self.beta / (1.0 - self.alpha)).ln(),
-            ((1.0 - self.beta) / self.alpha).ln(),
+            self.beta.ln() - (-self.alpha).ln_1p(),
+            (-self.beta).ln_1p() - self.alpha.ln(),
         )
     }
 
@@ -4169,6 +4179,47 @@ mod tests {
             beta: 0.05,
         };
         assert_eq!(sprt.decision(&pairs), SprtDecision::AcceptH0);
+    }
+
+    /// The SPRT's bounds are differences of logarithms: a subnormal alpha or beta (which
+    /// `parse` accepts) gives the finite bound, not the quotient's overflow to infinity.
+    #[test]
+    fn sprt_bounds_stay_finite_for_every_accepted_alpha_and_beta() {
+        let (lo, hi) = Sprt::parse("0,10,5e-324,0.05").unwrap().bounds();
+        assert!(close(lo, (0.05f64).ln(), 1e-12), "{lo}");
+        // ln(0.95) - ln(5e-324) = ln(0.95) + 744.440... (QA: 744.3887786269937)
+        assert!(close(hi, 744.388_778_626_993_7, 1e-9), "{hi}");
+        let (lo, hi) = Sprt::parse("0,10,0.05,5e-324").unwrap().bounds();
+        assert!(close(lo, -744.388_778_626_993_7, 1e-9), "{lo}");
+        assert!(close(hi, (0.05f64).ln().abs(), 1e-12), "{hi}");
+        // The smallest and largest accepted values, either side.
+        for (a, b) in [
+            (f64::from_bits(1), f64::from_bits(1)),
+            (0.499_999_999_999_999_9, 0.499_999_999_999_999_9),
+            (f64::MIN_POSITIVE, 0.25),
+        ] {
+            let sprt = Sprt {
+                elo0: 0.0,
+                elo1: 10.0,
+                alpha: a,
+                beta: b,
+            };
+            let (lo, hi) = sprt.bounds();
+            assert!(
+                lo.is_finite() && hi.is_finite() && lo < 0.0 && hi > 0.0,
+                "{a} {b}: {lo} {hi}"
+            );
+            // The same bounds as the quotients wherever those do not overflow.
+            if (1.0 - b) / a < f64::MAX {
+                assert!(close(hi, ((1.0 - b) / a).ln(), 1e-9), "{hi}");
+            }
+        }
+        // Undecided after a few pairs, with H1 still reachable.
+        let sprt = Sprt::parse("0,10,5e-324,0.05").unwrap();
+        assert_eq!(
+            sprt.decision(&Pentanomial([0, 0, 1, 0, 1])),
+            SprtDecision::Continue
+        );
     }
 
     /// Game lengths: the sample standard deviation and Student's t interval of the mean.
