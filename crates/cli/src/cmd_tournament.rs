@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use pussa_engine::tournament::{
-    self, Config, Ending, GameResult, MoveLimits, Pentanomial, PlayerSpec, Report, Sprt,
-    SprtDecision, Termination, Wdl,
+    self, Config, Ending, GameResult, MoveLimits, PlayerSpec, Report, Sprt, SprtDecision,
+    Termination, Wdl,
 };
 use pussa_engine::ExactOracle;
 use pussa_rules::record::{Record, RecordResult};
@@ -949,10 +949,10 @@ fn results_json(config: &Config, report: &Report, finished: bool) -> anyhow::Res
         "elo": finite(elo).filter(|_| any),
         "elo_low": finite(elo_low).filter(|_| any),
         "elo_high": finite(elo_high).filter(|_| any),
-        // How the Elo intervals were computed (`same_result`: every game, or every pair, gave
-        // the same result, where the normal approximation has no spread).
-        "elo_interval": any.then(|| interval_method(w.variance() == 0.0)),
-        "elo_pairs_interval": some_pair.then(|| interval_method(same_points(&p))),
+        // How the Elo intervals were computed: `agresti_coull` (the adjusted normal interval,
+        // tournament::agresti_coull_interval), for the games and for the pairs alike.
+        "elo_interval": any.then_some(tournament::ELO_INTERVAL_METHOD),
+        "elo_pairs_interval": some_pair.then_some(tournament::ELO_INTERVAL_METHOD),
         "sprt": sprt,
         // The test itself, so that `llr` and the decision can be checked from this file.
         "sprt_test": config.sprt.map(|t| {
@@ -1007,32 +1007,6 @@ fn settings_json(config: &Config) -> serde_json::Value {
         "max_rounds": (config.mode == Mode::Match).then_some(config.max_rounds),
         "concurrency": config.concurrency,
     })
-}
-
-/// Every pair gave the same points (or there are none).
-fn same_points(p: &Pentanomial) -> bool {
-    p.0.iter().filter(|&&n| n > 0).count() <= 1
-}
-
-/// How an Elo interval was computed, as results name it: `normal` (the normal approximation
-/// of the mean score) or `same_result` ([`tournament::same_result_interval`]).
-fn interval_method(same: bool) -> &'static str {
-    if same {
-        "same_result"
-    } else {
-        "normal"
-    }
-}
-
-/// The summary's words after an Elo interval computed by
-/// [`tournament::same_result_interval`]: `what` gave the same `result`.
-fn same_result_note(score: f64, what: &str, result: &str) -> String {
-    let how = if score <= 0.0 || score >= 1.0 {
-        "exact one-sided bound"
-    } else {
-        "Wilson score interval"
-    };
-    format!(" (every {what} gave the same {result}: {how})")
 }
 
 /// How long each external engine took to answer: for each player, `null` for a built-in
@@ -1213,16 +1187,11 @@ fn summary(config: &Config, report: &Report, stopped_by: Option<&str>) -> String
         );
     }
     if w.games() > 0 {
-        // Every game gave the same result: no spread, so the interval is the exact bound or
-        // the Wilson interval of the score, which the line names.
-        let note = if w.variance() == 0.0 {
-            same_result_note(w.score(), "game", "result")
-        } else {
-            String::new()
-        };
+        // One method whatever the results (every game alike included): the adjusted normal
+        // interval, docs/engine.md.
         let _ = writeln!(
             s,
-            "elo {}  95% interval [{}, {}]{note}",
+            "elo {}  95% interval [{}, {}]",
             fmt_elo(elo),
             fmt_elo(lo),
             fmt_elo(hi)
@@ -1231,12 +1200,7 @@ fn summary(config: &Config, report: &Report, stopped_by: Option<&str>) -> String
     let p = report.pairs;
     if p.pairs() > 0 {
         let (pe, plo, phi) = p.elo_interval();
-        let note = if same_points(&p) {
-            same_result_note(p.score(), "pair", "points")
-        } else {
-            String::new()
-        };
-        let interval = format!("95% interval [{}, {}]{note}", fmt_elo(plo), fmt_elo(phi));
+        let interval = format!("95% interval [{}, {}]", fmt_elo(plo), fmt_elo(phi));
         let _ = writeln!(
             s,
             "pairs {} (first player's points 0/0.5/1/1.5/2: {} {} {} {} {})  elo by pairs {}  {interval}",
@@ -1720,7 +1684,7 @@ mod tests {
         }
     }
 
-    /// Every pair 1-1: no interval by pairs (it was -0.0 to -0.0), as the summary says; an
+    /// Every pair 1-1: not a certain Elo of 0 (the interval was -0.0 to -0.0); an
     /// undecided SPRT is "undecided" (it was "continue"); a draw's winner is "draw", as
     /// `pussa replay --json` says it (it was null).
     #[test]
@@ -1736,18 +1700,18 @@ mod tests {
         let v = json(&c, games, true);
         assert_eq!(v["pairs"], serde_json::json!([0, 0, 2, 0, 0]));
         assert_eq!(v["elo_pairs"], 0.0);
-        // Every pair split: no spread, yet not a certain Elo of 0 (the Wilson interval of the
-        // pairs' score, symmetric about it).
+        // Every pair split: no spread, yet not a certain Elo of 0 (the Agresti–Coull interval
+        // of the pairs' score, symmetric about it).
         let (lo, hi) = (
             v["elo_pairs_low"].as_f64().unwrap(),
             v["elo_pairs_high"].as_f64().unwrap(),
         );
         assert!(lo < -200.0 && (lo + hi).abs() < 1e-9, "{v}");
-        assert_eq!(v["elo_pairs_interval"], "same_result");
+        assert_eq!(v["elo_pairs_interval"], "agresti_coull");
         assert_eq!(v["sprt"], "undecided");
         assert_eq!(v["games"][2]["winner"], "draw");
         assert_eq!(v["games"][0]["winner"], "S");
-        assert_eq!(v["elo_interval"], "normal");
+        assert_eq!(v["elo_interval"], "agresti_coull");
         // Every game a draw: the same for the games.
         let v = json(&c, vec![game(0, None), game(1, None)], true);
         assert_eq!(v["elo"], 0.0);
@@ -1756,7 +1720,7 @@ mod tests {
             v["elo_high"].as_f64().unwrap(),
         );
         assert!(lo < -200.0 && (lo + hi).abs() < 1e-9, "{v}");
-        assert_eq!(v["elo_interval"], "same_result");
+        assert_eq!(v["elo_interval"], "agresti_coull");
     }
 
     /// One forfeit is "the 1 forfeit", as one game is "the 1 game" (it said "the 1 forfeits").

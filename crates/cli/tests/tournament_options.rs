@@ -305,6 +305,35 @@ fn the_results_record_the_sprt_and_the_settings() {
     assert_eq!(v["sprt_games"].as_u64(), Some(2 * u64::from(pairs.pairs())));
 }
 
+/// A subnormal alpha (which `--sprt` accepts: strictly between 0 and 0.5) gives the finite
+/// upper bound `ln(1 - beta) - ln(alpha)` = 744.389 in the summary and the JSON; the quotient
+/// `(1 - beta) / alpha` overflowed, and the bound was printed `inf` and written `null`.
+#[test]
+fn a_subnormal_alpha_gives_finite_sprt_bounds() {
+    let json = tmp("sprt-tiny-alpha.json");
+    let (ok, out, err) = pussa(&[
+        "tournament",
+        "greedy",
+        "random",
+        "-n",
+        "4",
+        "--seed",
+        "1",
+        "-q",
+        "--sprt=0,10,5e-324,0.05",
+        "--results",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("bounds [-2.996, 744.389]"), "{out}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let t = &v["sprt_test"];
+    let upper = t["upper"].as_f64().unwrap_or_else(|| panic!("{t}"));
+    assert!((upper - 744.388_778_626_993_7).abs() < 1e-9, "{t}");
+    let lower = t["lower"].as_f64().unwrap_or_else(|| panic!("{t}"));
+    assert!((lower - 0.05f64.ln()).abs() < 1e-12, "{t}");
+}
+
 /// `--sprt` with its value forgotten is clap's "a value is required" like every other option:
 /// the next option (`--games`, `-q`) is not taken as the value (it was, and the error blamed the
 /// next word, `unexpected argument '100'`). `--sprt -- -3,…`, clap's usual advice for a value

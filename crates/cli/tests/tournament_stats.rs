@@ -674,12 +674,35 @@ fn the_plot_subtitle_gives_the_spread_of_the_lengths() {
     assert!(svg.contains(&rounds), "{rounds}\n{svg}");
 }
 
-/// Every game, or every pair, gave the same result, where the normal approximation has no
-/// spread: the Elo interval is still a real one (it was a zero-width "none").
-/// Ten wins of ten: the score is at least 0.025^(1/10) = 0.6915 (the exact one-sided bound),
-/// an Elo of at least +140.2; five pairs won 2-0 give at least 0.025^(1/5) = 0.4782, -15.2.
+/// The Elo intervals, games and pairs, by the adjusted normal (Agresti–Coull) interval
+/// whatever the results, recomputed here: z²/2 pseudo-results of 0 and of 1 added to the
+/// results (1, ½, 0 a game; a pair's points / 2), the normal interval of their mean, to Elo.
+fn agresti_coull_elo(results: &[(f64, f64)]) -> (f64, f64) {
+    let z = 1.959_963_984_540_054f64;
+    let c = z * z / 2.0;
+    let n: f64 = results.iter().map(|r| r.1).sum::<f64>() + 2.0 * c;
+    let m = (results.iter().map(|r| r.0 * r.1).sum::<f64>() + c) / n;
+    let v = (results.iter().map(|r| r.1 * (r.0 - m).powi(2)).sum::<f64>()
+        + c * (m * m + (1.0 - m).powi(2)))
+        / n;
+    let h = z * (v / n).sqrt();
+    let elo = |s: f64| {
+        if s >= 1.0 {
+            f64::INFINITY
+        } else {
+            -400.0 * (1.0 / s - 1.0).log10()
+        }
+    };
+    (elo((m - h).max(0.0)), elo((m + h).min(1.0)))
+}
+
+/// Every game, or every pair, gave the same result: the Elo interval is a real one (it was a
+/// zero-width "none"), by the same method as one result away, so a better result never gives
+/// a weaker bound (ten wins of ten gave at least +140.2 by an exact bound while nine wins and a
+/// loss gave +159.0 by the normal one; five pairs won 2-0 gave -15.2, four and a split +168.1).
+/// Ten wins of ten: at least +130.2; five pairs won 2-0: at least +7.6.
 #[test]
-fn all_wins_give_an_exact_one_sided_elo_bound() {
+fn all_wins_give_an_elo_bound_above_one_loss() {
     let (out, v, _) = run(
         "allwins",
         &[
@@ -692,42 +715,44 @@ fn all_wins_give_an_exact_one_sided_elo_bound() {
             "10",
         ],
     );
+    assert_eq!(v["wins"].as_u64(), Some(10), "{out}");
+    let (lo, _) = agresti_coull_elo(&[(1.0, 10.0)]);
     assert!(
-        out.contains(
-            "elo +inf  95% interval [+140.2, +inf] (every game gave the same result: exact \
-             one-sided bound)"
-        ),
-        "{out}"
+        out.contains(&format!("elo +inf  95% interval [{lo:+.1}, +inf]\n")),
+        "{lo}\n{out}"
     );
     assert!(
-        out.contains(
-            "elo by pairs +inf  95% interval [-15.2, +inf] (every pair gave the same points: \
-             exact one-sided bound)"
-        ),
+        out.contains("elo +inf  95% interval [+130.2, +inf]"),
         "{out}"
     );
-    let bound = |s: f64| -400.0 * (1.0 / s - 1.0).log10();
-    assert!((v["elo_low"].as_f64().unwrap() - bound(0.025f64.powf(0.1))).abs() < 1e-9);
-    assert!((v["elo_pairs_low"].as_f64().unwrap() - bound(0.025f64.powf(0.2))).abs() < 1e-9);
+    let (plo, _) = agresti_coull_elo(&[(1.0, 5.0)]);
+    assert!(
+        out.contains(&format!(
+            "elo by pairs +inf  95% interval [{plo:+.1}, +inf]\n"
+        )),
+        "{plo}\n{out}"
+    );
+    assert!((v["elo_low"].as_f64().unwrap() - lo).abs() < 1e-9, "{v}");
+    assert!(
+        (v["elo_pairs_low"].as_f64().unwrap() - plo).abs() < 1e-9,
+        "{v}"
+    );
     assert!(
         v["elo_high"].is_null() && v["elo_pairs_high"].is_null(),
         "{v}"
     );
-    assert_eq!(v["elo_interval"], "same_result");
-    assert_eq!(v["elo_pairs_interval"], "same_result");
+    assert_eq!(v["elo_interval"], "agresti_coull");
+    assert_eq!(v["elo_pairs_interval"], "agresti_coull");
+    // One result worse (nine wins and a loss; four pairs won and one split): weaker bounds.
+    let (worse, _) = agresti_coull_elo(&[(1.0, 9.0), (0.0, 1.0)]);
+    let (pworse, _) = agresti_coull_elo(&[(1.0, 4.0), (0.5, 1.0)]);
+    assert!(worse < lo && pworse < plo && plo > 0.0, "{worse} {pworse}");
 }
 
 /// Every game a draw (matches drawn at the round limit), and one pair split 1-1: Elo 0, with
-/// the Wilson interval of the score, not a certain 0.
+/// the same interval as any other results, not a certain 0.
 #[test]
-fn all_draws_and_split_pairs_give_a_wilson_interval() {
-    let wilson = |s: f64, n: f64| {
-        let z2 = 1.959_963_984_540_054f64.powi(2);
-        let c = (s + z2 / (2.0 * n)) / (1.0 + z2 / n);
-        let h = (z2 * (s * (1.0 - s) / n + z2 / (4.0 * n * n))).sqrt() / (1.0 + z2 / n);
-        let elo = |s: f64| -400.0 * (1.0 / s - 1.0).log10();
-        (elo(c - h), elo(c + h))
-    };
+fn all_draws_and_split_pairs_give_an_interval() {
     let (out, v, _) = run(
         "draws",
         &[
@@ -746,25 +771,21 @@ fn all_draws_and_split_pairs_give_a_wilson_interval() {
         (v["wins"].as_u64(), v["draws"].as_u64()),
         (Some(0), Some(6))
     );
-    let (lo, hi) = wilson(0.5, 6.0);
-    let line = format!(
-        "elo +0.0  95% interval [{lo:+.1}, {hi:+.1}] (every game gave the same result: Wilson \
-         score interval)"
-    );
+    let (lo, hi) = agresti_coull_elo(&[(0.5, 6.0)]);
+    let line = format!("elo +0.0  95% interval [{lo:+.1}, {hi:+.1}]\n");
     assert!(out.contains(&line), "{line}\n{out}");
     assert!(
-        (v["elo_low"].as_f64().unwrap() - lo).abs() < 1e-9 && lo < -250.0,
-        "{v}"
+        out.contains("elo +0.0  95% interval [-143.2, +143.2]"),
+        "{out}"
     );
+    assert!((v["elo_low"].as_f64().unwrap() - lo).abs() < 1e-9, "{v}");
     assert!((v["elo_high"].as_f64().unwrap() - hi).abs() < 1e-9, "{v}");
+    assert_eq!(v["elo_interval"], "agresti_coull");
 
     let (out, v, _) = run("split", &["greedy", "random", "-n", "2", "--seed", "2"]);
     assert_eq!(v["pairs"], serde_json::json!([0, 0, 1, 0, 0]), "{out}");
-    let (lo, hi) = wilson(0.5, 1.0);
-    let line = format!(
-        "elo by pairs +0.0  95% interval [{lo:+.1}, {hi:+.1}] (every pair gave the same points: \
-         Wilson score interval)"
-    );
+    let (lo, hi) = agresti_coull_elo(&[(0.5, 1.0)]);
+    let line = format!("elo by pairs +0.0  95% interval [{lo:+.1}, {hi:+.1}]\n");
     assert!(out.contains(&line), "{line}\n{out}");
     assert!(
         (v["elo_pairs_low"].as_f64().unwrap() - lo).abs() < 1e-9,
@@ -774,4 +795,5 @@ fn all_draws_and_split_pairs_give_a_wilson_interval() {
         (v["elo_pairs_high"].as_f64().unwrap() - hi).abs() < 1e-9,
         "{v}"
     );
+    assert_eq!(v["elo_pairs_interval"], "agresti_coull");
 }

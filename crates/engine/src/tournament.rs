@@ -77,29 +77,22 @@ impl Wdl {
             / n
     }
 
-    /// The Elo difference (logistic model) and its 95% interval `(elo, low, high)`, from the
-    /// normal approximation of the mean score; when every game gave the same result (no
-    /// spread, where that approximation is a single point), from [`same_result_interval`]
-    /// instead: 10 wins of 10 give an Elo of at least +140.2. The Elo is infinite when
-    /// the score is 0 or 1, and so is the interval's bound on that side.
+    /// The Elo difference (logistic model) and its 95% interval `(elo, low, high)`: the Elo of
+    /// [`Wdl::score`] and of the ends of [`Wdl::score_interval`] (the adjusted normal,
+    /// Agresti–Coull, interval). The Elo is infinite when the score is 0 or 1, and so is the
+    /// interval's bound on that side: 10 wins of 10 give `[+130.2, +inf]`, 9 wins and a loss
+    /// `[+51.8, +inf]`.
     ///
     /// # Examples
     /// ```
     /// use pussa_engine::tournament::Wdl;
     /// let (elo, lo, hi) = Wdl { wins: 10, draws: 0, losses: 0 }.elo_interval();
     /// assert_eq!((elo, hi), (f64::INFINITY, f64::INFINITY));
-    /// assert!((lo - 140.2).abs() < 0.05);
+    /// assert!((lo - 130.2).abs() < 0.05);
     /// ```
     #[must_use]
     pub fn elo_interval(&self) -> (f64, f64, f64) {
-        if self.games() == 0 {
-            return (0.0, f64::NEG_INFINITY, f64::INFINITY);
-        }
-        let (lo, hi) = if self.variance() == 0.0 {
-            same_result_interval(self.score(), self.games())
-        } else {
-            self.score_interval()
-        };
+        let (lo, hi) = self.score_interval();
         (
             elo_from_score(self.score()),
             elo_from_score(lo),
@@ -107,27 +100,21 @@ impl Wdl {
         )
     }
 
-    /// The 95% interval `(low, high)` of the score per game: the normal approximation of the
-    /// mean of the trinomial results (0, ½ or 1 a game, their variance [`Wdl::variance`]),
-    /// clipped to `[0, 1]`. A single point when every game gave the same result; `(0, 1)`
-    /// with no games.
+    /// The 95% interval `(low, high)` of the score per game: [`agresti_coull_interval`] of the
+    /// games' results (1, ½ or 0 a game), the normal approximation of their mean with
+    /// z²/2 ≈ 1.92 pseudo-wins and as many pseudo-losses added. Never a single point, and a
+    /// better result (a loss made a draw, a draw a win) never lowers either end; `(0, 1)` with
+    /// no games.
     ///
     /// # Examples
     /// ```
     /// use pussa_engine::tournament::Wdl;
     /// let (lo, hi) = Wdl { wins: 60, draws: 0, losses: 40 }.score_interval();
-    /// assert!((lo - 0.504).abs() < 1e-3 && (hi - 0.696).abs() < 1e-3);
+    /// assert!((lo - 0.5019).abs() < 1e-4 && (hi - 0.6907).abs() < 1e-4);
     /// ```
     #[must_use]
     pub fn score_interval(&self) -> (f64, f64) {
-        let n = self.games();
-        if n == 0 {
-            return (0.0, 1.0);
-        }
-        let s = self.score();
-        let se = (self.variance() / f64::from(n)).sqrt();
-        let z = 1.959_963_984_540_054;
-        ((s - z * se).clamp(0.0, 1.0), (s + z * se).clamp(0.0, 1.0))
+        agresti_coull_interval(&[(0.0, self.losses), (0.5, self.draws), (1.0, self.wins)])
     }
 
     /// The 95% Wilson score interval `(low, high)` of the score per game, a draw counting as
@@ -228,9 +215,24 @@ impl Pentanomial {
         sum / f64::from(n)
     }
 
-    /// The Elo difference and its 95% interval `(elo, low, high)` from the pairs: the normal
-    /// approximation of the mean of the pairs' scores, or, when every pair gave the same
-    /// points (no spread), [`same_result_interval`] of the pairs' score over the pairs.
+    /// The 95% interval `(low, high)` of the score per game from the pairs:
+    /// [`agresti_coull_interval`] of the pairs' scores (0, ¼, ½, ¾ or 1 a pair), the normal
+    /// approximation of their mean with z²/2 ≈ 1.92 pseudo-pairs won 2–0 and as many lost 0–2
+    /// added. Never a single point (ten pairs split 1–1 included), and a better pair never
+    /// lowers either end; `(0, 1)` with no pairs.
+    #[must_use]
+    pub fn score_interval(&self) -> (f64, f64) {
+        let results: Vec<(f64, u32)> = self
+            .0
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| (0.25 * k as f64, c))
+            .collect();
+        agresti_coull_interval(&results)
+    }
+
+    /// The Elo difference and its 95% interval `(elo, low, high)` from the pairs: the Elo of
+    /// [`Pentanomial::score`] and of the ends of [`Pentanomial::score_interval`].
     ///
     /// # Examples
     /// ```
@@ -238,56 +240,61 @@ impl Pentanomial {
     /// // Ten pairs split 1-1: an Elo of 0, but not a certain one.
     /// let (elo, lo, hi) = Pentanomial([0, 0, 10, 0, 0]).elo_interval();
     /// assert_eq!(elo, 0.0);
-    /// assert!(lo < -150.0 && hi > 150.0 && (lo + hi).abs() < 1e-9);
+    /// assert!(lo < -90.0 && hi > 90.0 && (lo + hi).abs() < 1e-9);
     /// ```
     #[must_use]
     pub fn elo_interval(&self) -> (f64, f64, f64) {
-        let n = self.pairs();
-        let s = self.score();
-        if n == 0 {
-            return (0.0, f64::NEG_INFINITY, f64::INFINITY);
-        }
-        let (lo, hi) = if self.0.iter().filter(|&&c| c > 0).count() == 1 {
-            same_result_interval(s, n)
-        } else {
-            let se = (self.variance() / f64::from(n)).sqrt();
-            let z = 1.959_963_984_540_054;
-            ((s - z * se).clamp(0.0, 1.0), (s + z * se).clamp(0.0, 1.0))
-        };
-        (elo_from_score(s), elo_from_score(lo), elo_from_score(hi))
+        let (lo, hi) = self.score_interval();
+        (
+            elo_from_score(self.score()),
+            elo_from_score(lo),
+            elo_from_score(hi),
+        )
     }
 }
 
-/// The 95% interval of a score `s` per trial when all `n` trials (games, or pairs of games)
-/// gave the same result, where the normal approximation has no spread and would be the single
-/// point `s`. At a score of 1 it is the exact (Clopper–Pearson) one-sided bound
-/// `[0.025^(1/n), 1]`: the least score per trial under which `n` wins in `n` trials still
-/// have a 2.5% chance (10 of 10: 0.692, an Elo of +140.2); at 0 its mirror
-/// `[0, 1 - 0.025^(1/n)]`. Otherwise (every game drawn, every pair split 1–1) it is the Wilson
-/// score interval of `s` over `n` trials ([`Wdl::wilson_interval`]'s formula), symmetric about
-/// `s`. `(0, 1)` with no trials.
+/// How the Elo intervals are computed, as the results name it (`elo_interval`,
+/// `elo_pairs_interval`): [`agresti_coull_interval`].
+pub const ELO_INTERVAL_METHOD: &str = "agresti_coull";
+
+/// The 95% adjusted normal (Agresti–Coull) interval `(low, high)` of the mean of results in
+/// `[0, 1]`, given as `(value, count)`: z²/2 ≈ 1.92 pseudo-results of 0 and as many of 1 are
+/// added to the `n` results, and the interval is the normal approximation of the mean of
+/// those `ñ = n + z²` results, `m̃ ± z √(ṽ/ñ)` (`m̃` their mean, `ṽ` their variance,
+/// z = 1.96), clipped to `[0, 1]`. With results of 0 and 1 only (no draws) it is Agresti and
+/// Coull's interval for a proportion; draws (½), or pairs' scores (¼, ½, ¾), narrow it as they
+/// narrow the plain normal (cutechess-cli, fishtest) interval, to which it tends as `n`
+/// grows. Unlike that one it is never a single point, when every result is alike included,
+/// and it is monotone: a better result never lowers either end (the unit tests check every
+/// count of up to 200 games and 24 pairs). `(0, 1)` with no results.
 ///
 /// # Examples
 /// ```
-/// use pussa_engine::tournament::same_result_interval;
-/// let (lo, hi) = same_result_interval(1.0, 10);
-/// assert!((lo - 0.6915).abs() < 1e-4 && hi == 1.0);
-/// let (lo, hi) = same_result_interval(0.5, 6);
-/// assert!((lo - 0.1876).abs() < 1e-4 && (hi - 0.8124).abs() < 1e-4);
+/// use pussa_engine::tournament::agresti_coull_interval;
+/// // 10 wins of 10: at least 0.679 (an Elo of +130.2); 9 wins and a loss: at least 0.574.
+/// let (lo, hi) = agresti_coull_interval(&[(1.0, 10)]);
+/// assert!((lo - 0.6791).abs() < 1e-4 && hi == 1.0);
+/// let (lo, _) = agresti_coull_interval(&[(1.0, 9), (0.0, 1)]);
+/// assert!((lo - 0.5740).abs() < 1e-4);
 /// ```
 #[must_use]
-pub fn same_result_interval(s: f64, n: u32) -> (f64, f64) {
+pub fn agresti_coull_interval(results: &[(f64, u32)]) -> (f64, f64) {
+    let n: u32 = results.iter().map(|&(_, c)| c).sum();
     if n == 0 {
         return (0.0, 1.0);
     }
-    let tail = 0.025f64.powf(1.0 / f64::from(n));
-    if s >= 1.0 {
-        (tail, 1.0)
-    } else if s <= 0.0 {
-        (0.0, 1.0 - tail)
-    } else {
-        wilson(s, f64::from(n))
-    }
+    let z = 1.959_963_984_540_054f64;
+    let pseudo = z * z / 2.0;
+    let total = f64::from(n) + 2.0 * pseudo;
+    let mean = (results.iter().map(|&(a, c)| a * f64::from(c)).sum::<f64>() + pseudo) / total;
+    let variance = (results
+        .iter()
+        .map(|&(a, c)| f64::from(c) * (a - mean).powi(2))
+        .sum::<f64>()
+        + pseudo * (mean.powi(2) + (1.0 - mean).powi(2)))
+        / total;
+    let half = z * (variance / total).sqrt();
+    ((mean - half).clamp(0.0, 1.0), (mean + half).clamp(0.0, 1.0))
 }
 
 /// The 95% Wilson score interval of the score `s` over `n` trials.
@@ -395,13 +402,23 @@ impl Sprt {
         Ok(sprt)
     }
 
-    /// The lower and upper bounds on the log-likelihood ratio:
-    /// `ln(beta / (1 - alpha))` and `ln((1 - beta) / alpha)`.
+    /// The lower and upper bounds on the log-likelihood ratio, `ln(beta / (1 - alpha))` and
+    /// `ln((1 - beta) / alpha)`, computed as differences of logarithms,
+    /// `ln(beta) - ln(1 - alpha)` and `ln(1 - beta) - ln(alpha)`: finite for every alpha and
+    /// beta that [`Sprt::parse`] accepts, even a subnormal one, where the quotient would
+    /// overflow to infinity (alpha 5e-324: an upper bound of 744.389, not `inf`).
+    ///
+    /// # Examples
+    /// ```
+    /// use pussa_engine::tournament::Sprt;
+    /// let (lo, hi) = Sprt::parse("0,10,5e-324,0.05").unwrap().bounds();
+    /// assert!((lo + 2.9957).abs() < 1e-4 && (hi - 744.3888).abs() < 1e-4);
+    /// ```
     #[must_use]
     pub fn bounds(&self) -> (f64, f64) {
         (
-            (self.beta / (1.0 - self.alpha)).ln(),
-            ((1.0 - self.beta) / self.alpha).ln(),
+            self.beta.ln() - (-self.alpha).ln_1p(),
+            (-self.beta).ln_1p() - self.alpha.ln(),
         )
     }
 
@@ -3321,7 +3338,7 @@ mod tests {
 
     #[test]
     fn elo_interval_of_known_results() {
-        // 60 wins, 20 draws, 20 losses: score 0.7, per-game variance 0.16, standard error 0.04.
+        // 60 wins, 20 draws, 20 losses: score 0.7, per-game variance 0.16.
         let wdl = Wdl {
             wins: 60,
             draws: 20,
@@ -3331,14 +3348,138 @@ mod tests {
         assert!(close(wdl.variance(), 0.16, 1e-12));
         let (elo, lo, hi) = wdl.elo_interval();
         assert!(close(elo, 147.190_714_117_838, 1e-6));
-        // 0.7 ∓ 1.96 × 0.04 = 0.62160 … 0.77840
-        assert!(close(
-            lo,
-            elo_from_score(0.7 - 1.959_963_984_540_054 * 0.04),
-            1e-9
-        ));
-        assert!(close(lo, 86.225, 0.001), "{lo}");
-        assert!(close(hi, 218.252, 0.001), "{hi}");
+        // Agresti–Coull, by hand: z²/2 = 1.920729 pseudo-wins and pseudo-losses, ñ = 103.8415,
+        // m̃ = 71.920729 / ñ = 0.692604, ṽ = 0.167713, m̃ ∓ 1.96 √(ṽ/ñ) = 0.614532 … 0.770671
+        // (the QA's independent script: the same to 1e-9); the plain normal interval would
+        // be 0.6216 … 0.7784 (+86.2 … +218.3).
+        let z = 1.959_963_984_540_054f64;
+        let c = z * z / 2.0;
+        let total = 100.0 + 2.0 * c;
+        let m = (70.0 + c) / total;
+        let v = (60.0 * (1.0 - m).powi(2)
+            + 20.0 * (0.5 - m).powi(2)
+            + 20.0 * m * m
+            + c * (m * m + (1.0 - m).powi(2)))
+            / total;
+        let half = z * (v / total).sqrt();
+        assert!(close(lo, elo_from_score(m - half), 1e-9));
+        assert!(close(hi, elo_from_score(m + half), 1e-9));
+        assert!(close(lo, 81.022_344_499_791, 1e-6), "{lo}");
+        assert!(close(hi, 210.563_789_991_930, 1e-6), "{hi}");
+    }
+
+    /// A better result never gives a weaker bound: for every count of wins, draws and losses
+    /// of up to 12 games (and on to 200), a loss made a draw or a draw made a win never lowers
+    /// either end of the Elo interval; for every count of up to 6 pairs (and on to 24), one
+    /// pair given half a point more (0–2 to ½–1½, …, 1½–½ to 2–0) never does either. Each
+    /// interval holds its Elo and is never a single point. (The interval spliced from two
+    /// methods failed this: 10 wins of 10 gave at least +140.2 and 9 wins and a loss +159.0;
+    /// 5 pairs won 2-0 gave -15.2, 4 won and 1 split +168.1.)
+    #[test]
+    fn elo_bounds_never_weaken_with_a_better_result() {
+        fn check(what: &dyn Fn() -> String, worse: (f64, f64, f64), better: (f64, f64, f64)) {
+            assert!(
+                better.1 >= worse.1 && better.2 >= worse.2,
+                "{}: {worse:?} then {better:?}",
+                what()
+            );
+        }
+        fn sound(what: &dyn Fn() -> String, (elo, lo, hi): (f64, f64, f64)) {
+            assert!(
+                lo < hi && lo <= elo && elo <= hi,
+                "{}: {elo} [{lo}, {hi}]",
+                what()
+            );
+        }
+        let games = |max: u32| {
+            let mut checked = 0u32;
+            for n in 1..=max {
+                for wins in 0..=n {
+                    for draws in 0..=n - wins {
+                        let w = Wdl {
+                            wins,
+                            draws,
+                            losses: n - wins - draws,
+                        };
+                        let e = w.elo_interval();
+                        sound(&|| format!("{w:?}"), e);
+                        let mut better = Vec::new();
+                        if w.losses > 0 {
+                            better.push(Wdl {
+                                draws: w.draws + 1,
+                                losses: w.losses - 1,
+                                ..w
+                            });
+                        }
+                        if w.draws > 0 {
+                            better.push(Wdl {
+                                wins: w.wins + 1,
+                                draws: w.draws - 1,
+                                ..w
+                            });
+                        }
+                        for b in better {
+                            check(&|| format!("{w:?} -> {b:?}"), e, b.elo_interval());
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+            checked
+        };
+        // A loss to make a draw in n(n+1)/2 of the counts of n games, a draw to make a win in
+        // as many.
+        assert_eq!(
+            games(12),
+            2 * (1..=12).map(|n| n * (n + 1) / 2).sum::<u32>()
+        );
+        games(200);
+        let pairs = |max: u32| {
+            let mut checked = 0u32;
+            for n in 1..=max {
+                for a in 0..=n {
+                    for b in 0..=n - a {
+                        for c in 0..=n - a - b {
+                            for d in 0..=n - a - b - c {
+                                let p = Pentanomial([a, b, c, d, n - a - b - c - d]);
+                                let e = p.elo_interval();
+                                sound(&|| format!("{p:?}"), e);
+                                for k in 0..4 {
+                                    if p.0[k] > 0 {
+                                        let mut q = p;
+                                        q.0[k] -= 1;
+                                        q.0[k + 1] += 1;
+                                        check(&|| format!("{p:?} -> {q:?}"), e, q.elo_interval());
+                                        checked += 1;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            checked
+        };
+        // Pairs with a count at k > 0: C(n + 3, 4) for each of the four k, n = 1..=6.
+        assert_eq!(pairs(6), 4 * (1 + 5 + 15 + 35 + 70 + 126));
+        pairs(24);
+        // The report's cases, in order now.
+        let games = |wins, losses| {
+            Wdl {
+                wins,
+                draws: 0,
+                losses,
+            }
+            .elo_interval()
+            .1
+        };
+        assert!(games(10, 0) > games(9, 1) && games(9, 1) > games(8, 2));
+        let pairs = |won, split| Pentanomial([0, 0, split, 0, won]).elo_interval().1;
+        assert!(pairs(5, 0) > pairs(4, 1) && pairs(4, 1) > pairs(3, 2));
+        assert!(
+            pairs(5, 0) > 0.0,
+            "five pairs won 2-0 admit no weaker first player"
+        );
     }
 
     #[test]
@@ -3387,8 +3528,10 @@ mod tests {
         assert!(close(p.variance(), 0.055_625, 1e-12));
         let (elo, lo, hi) = p.elo_interval();
         assert!(close(elo, -17.386_277_512_436, 1e-6));
-        assert!(close(lo, -123.951_026_554_196, 1e-6));
-        assert!(close(hi, 85.912_619_597_839, 1e-6));
+        // Agresti–Coull over the pairs' scores (the QA's script with 1.92 pseudo-pairs of 0 and
+        // of 1): 0.307456 … 0.656421.
+        assert!(close(lo, -141.065_970_246_688, 1e-6), "{lo}");
+        assert!(close(hi, 112.462_263_871_303, 1e-6), "{hi}");
     }
 
     /// An oracle whose "exact" values are a function of the board: the seeds in South's first
@@ -3653,17 +3796,18 @@ mod tests {
                 }
             ]
         );
-        // The interval: normal approximation, clipped; a point when every game is alike.
+        // The interval: Agresti–Coull (1.92 pseudo-wins and pseudo-losses added to the four
+        // games), clipped; never a point, even when every game is alike.
         let (lo, hi) = s.first_mover.score_interval();
-        let sd = (s.first_mover.variance() / 4.0).sqrt();
-        assert!((lo - (0.625 - 1.959_963_984_540_054 * sd)).abs() < 1e-12);
-        assert!((hi - 1.0).abs() < 1e-12, "{hi}");
+        assert!((lo - 0.239_939_160_675_596_7).abs() < 1e-12, "{lo}");
+        assert!((hi - 0.887_588_130_210_754).abs() < 1e-12, "{hi}");
         let all = Wdl {
             wins: 5,
             draws: 0,
             losses: 0,
         };
-        assert_eq!(all.score_interval(), (1.0, 1.0));
+        let (lo, hi) = all.score_interval();
+        assert!(lo > 0.5 && lo < 0.7 && hi == 1.0, "{lo} {hi}");
         assert_eq!(Wdl::default().score_interval(), (0.0, 1.0));
     }
 
@@ -4242,6 +4386,47 @@ mod tests {
             None
         );
         assert_eq!(Spread::of(&[21, 21]).unwrap().mean_low, None);
+    }
+
+    /// The SPRT's bounds are differences of logarithms: a subnormal alpha or beta (which
+    /// `parse` accepts) gives the finite bound, not the quotient's overflow to infinity.
+    #[test]
+    fn sprt_bounds_stay_finite_for_every_accepted_alpha_and_beta() {
+        let (lo, hi) = Sprt::parse("0,10,5e-324,0.05").unwrap().bounds();
+        assert!(close(lo, (0.05f64).ln(), 1e-12), "{lo}");
+        // ln(0.95) - ln(5e-324) = ln(0.95) + 744.440... (QA: 744.3887786269937)
+        assert!(close(hi, 744.388_778_626_993_7, 1e-9), "{hi}");
+        let (lo, hi) = Sprt::parse("0,10,0.05,5e-324").unwrap().bounds();
+        assert!(close(lo, -744.388_778_626_993_7, 1e-9), "{lo}");
+        assert!(close(hi, (0.05f64).ln().abs(), 1e-12), "{hi}");
+        // The smallest and largest accepted values, either side.
+        for (a, b) in [
+            (f64::from_bits(1), f64::from_bits(1)),
+            (0.499_999_999_999_999_9, 0.499_999_999_999_999_9),
+            (f64::MIN_POSITIVE, 0.25),
+        ] {
+            let sprt = Sprt {
+                elo0: 0.0,
+                elo1: 10.0,
+                alpha: a,
+                beta: b,
+            };
+            let (lo, hi) = sprt.bounds();
+            assert!(
+                lo.is_finite() && hi.is_finite() && lo < 0.0 && hi > 0.0,
+                "{a} {b}: {lo} {hi}"
+            );
+            // The same bounds as the quotients wherever those do not overflow.
+            if (1.0 - b) / a < f64::MAX {
+                assert!(close(hi, ((1.0 - b) / a).ln(), 1e-9), "{hi}");
+            }
+        }
+        // Undecided after a few pairs, with H1 still reachable.
+        let sprt = Sprt::parse("0,10,5e-324,0.05").unwrap();
+        assert_eq!(
+            sprt.decision(&Pentanomial([0, 0, 1, 0, 1])),
+            SprtDecision::Continue
+        );
     }
 
     /// Game lengths: the sample standard deviation and Student's t interval of the mean.
