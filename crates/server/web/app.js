@@ -174,8 +174,11 @@ function points(x) {
 
 /**
  * How a game ended other than on the board (`s.ended`): "North resigned", "Game aborted", …;
- * '' when it ended on the board. A player's page names the other player as the rest of it
- * does, "your friend", never by the seat ("Your friend claimed the win while you were away").
+ * '' when it ended on the board. A player's page names the other player of an online game
+ * "your friend", never by the seat, whatever the ending ("Your friend resigned", "Your friend
+ * claimed the win while you were away", "Game aborted by your friend"); itself "You"; a page
+ * that holds neither seat (a watcher's, or one screen's two players) names both by the seat
+ * ("North resigned").
  */
 function endedText(s, names) {
   const e = s.ended;
@@ -188,7 +191,7 @@ function endedText(s, names) {
   const why = i < 0 ? '' : me ? ': your friend left' : friend ? ' while you were away' : `: ${SIDE_NAME[1 - i]} left`;
   switch (e.kind) {
     case 'resign':
-      return `${me ? 'You' : SIDE_NAME[i] || ''} resigned`;
+      return `${i >= 0 ? who : ''} resigned`;
     case 'abort':
       return me ? 'Game aborted (by you)' : friend ? 'Game aborted by your friend' : i >= 0 ? `Game aborted by ${who}` : 'Game aborted';
     case 'draw_agreed':
@@ -204,13 +207,19 @@ function endedText(s, names) {
   }
 }
 
-/** The result in a sentence: "North resigned: you win", "Game over: you win 42–28". */
+/**
+ * The result in a sentence: "Your friend resigned: you win", "You resigned: your friend wins",
+ * "North resigned: South wins" (a watcher), "Game over: you win 42–28".
+ */
 function resultText(s, names) {
   const end = endedText(s, names);
   if (end) {
     if (s.ended.kind === 'abort' || s.winner === null || s.winner === undefined) return end;
     // A claim names its winner already ("You claimed the win: your friend left").
     if (['draw_agreed', 'claim_draw', 'claim_win', 'round_limit'].includes(s.ended.kind)) return end;
+    // The friend, as `endedText` names them: "your friend wins".
+    const w = sideIndex(s.winner);
+    if (w >= 0 && names[w] === 'Friend') return `${end}: your friend wins`;
     return `${end}: ${winnerText(s.winner, names)}`;
   }
   return shortHoldingText(s, names) || `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} ${scoreText(s.winner, finalScore(s))}`;
