@@ -189,6 +189,12 @@ test('a claim refused because the server does not see the page here is said in a
     const text = await noticeText(page);
     assert.match(text, /^Cannot claim the win yet: the server does not see you here/);
     assert.doesNotMatch(text, /WebSocket|token/);
+    // The page is connected (its socket's ping is answered): the notice goes, read first (QA
+    // pass 21's review, finding 10: it stayed for good), and the claim is offered.
+    const shown = Date.now();
+    await page.waitForFunction(() => document.querySelector('#notice').hidden, null, { timeout: 10000 });
+    assert.ok(Date.now() - shown >= 1500, 'the notice is shown long enough to be read');
+    assert.equal(await page.locator('#claim-win').isVisible(), true);
     await ctx.close();
   } finally {
     await server.stop();
@@ -248,6 +254,31 @@ test('a notice that the server could not be reached goes once the connection is 
   await page.waitForFunction(() => document.querySelector('#notice').hidden, null, { timeout: 15000 });
   assert.equal(await page.locator('#offer-bar').isVisible(), true, 'the offer still stands');
   assert.equal((await server.get(`/api/games/${g.id}`)).ended, null);
+  await ctx.close();
+});
+
+test('a request that found no server in a drop too short for the socket to notice: its notice goes once the server is reached [pass 2, 1]', async () => {
+  const { server, browser } = env;
+  const g = await onlineGame(server);
+  await apiMove(server, g);
+  await apiMove(server, g);
+  const { page, ctx } = await openAs(browser, server, g.id, g.S, { expectErrors: [LOST, 'Cannot offer a draw'] });
+  await settle(page, 2);
+  await page.waitForSelector('#offer-draw:visible');
+  // About 1.3 s offline: the ping sent after the failed request is answered in less than the
+  // 2 s that would show the socket a drop, and far less than its 5 s silence limit.
+  await ctx.setOffline(true);
+  await page.waitForTimeout(300);
+  await page.click('#offer-draw');
+  await page.waitForFunction(() => /cannot reach the server/.test(document.querySelector('#notice-text').textContent) && !document.querySelector('#notice').hidden);
+  assert.match(await noticeText(page), /^Cannot offer a draw: cannot reach the server/);
+  await page.waitForTimeout(1000);
+  // Still offline: the notice stands.
+  assert.equal(await page.locator('#notice').isVisible(), true);
+  await ctx.setOffline(false);
+  await page.waitForFunction(() => document.querySelector('#notice').hidden, null, { timeout: 8000 });
+  assert.equal(await page.textContent('#live'), 'live', 'the socket never saw a drop');
+  assert.equal((await server.get(`/api/games/${g.id}`)).offers?.draw ?? null, null, 'no offer was made');
   await ctx.close();
 });
 

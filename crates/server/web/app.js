@@ -39,6 +39,10 @@ function keepSeat(id, seat) {
 }
 /** Local storage: the game whose rematch this browser asked for last (see `askedHere`). */
 const REMATCH_ASKED = 'pussa.rematchAsked';
+/** While a request's "cannot reach the server" stands, the page asks whether it can, this often. */
+const REACH_CHECK_MS = 1000;
+/** A notice about the connection cleared by the socket's ping is shown this long at least. */
+const NOTICE_MIN_MS = 2000;
 let keyboardUser = false; // the last interaction was a key, not a pointer // a message from the landing (invite) step, shown once routed
 
 // ---------------------------------------------------------------------------------------------
@@ -1693,16 +1697,56 @@ class GameView {
   }
 
   /**
-   * Shows `text`, a notice about the lost connection (a move or request that found no
-   * server): it goes once the connection is back (`clearConnNotice`). With `check`, the socket
-   * is asked to check the connection now: a drop shorter than its silence limit is never seen
-   * as one otherwise (a kept move needs no check: its notice goes once it is played).
+   * Shows `text`, a notice about the lost connection: it goes once the socket reconnects
+   * (`clearConnNotice`), and, after a drop too short for the socket to notice (under its 5 s
+   * silence limit), as `until` says:
+   * - 'reach' (a request that found no server): once a request reaches the server again. The
+   *   page asks for `api/meta` every `REACH_CHECK_MS` while the notice stands (the first time
+   *   `REACH_CHECK_MS` after it was shown), and the socket checks its connection now;
+   * - 'live' (the server refused because it does not hear this page, a claim): once the socket
+   *   is known live, a ping sent after the notice answered (the server has heard the page
+   *   then), and no sooner than `NOTICE_MIN_MS` after it was shown, so that it is read;
+   * - null (a kept move): only on reconnecting, or once the move is played (`clearUnsentNote`).
+   *
+   * A notice that another replaced meanwhile is left alone.
    */
-  connNote(text, check = true) {
+  connNote(text, until = 'reach') {
     if (this.gone()) return;
     this.connNotice = text;
     notice(text);
-    if (check) this.socket?.confirm();
+    if (until === 'reach') {
+      this.socket?.confirm();
+      this.checkReach(text);
+    } else if (until === 'live' && this.socket) {
+      const shown = Date.now();
+      this.socket.confirm().then(() => {
+        setTimeout(() => {
+          if (!this.closed && this.connNotice === text) this.clearConnNotice();
+        }, Math.max(0, shown + NOTICE_MIN_MS - Date.now()));
+      });
+    }
+  }
+
+  /**
+   * While the notice `text` stands (a request found no server), asks the server for `api/meta`
+   * every `REACH_CHECK_MS`: the first answer clears the notice. A drop shorter than the
+   * socket's silence limit is seen this way too, whatever the socket's pings showed.
+   */
+  checkReach(text) {
+    clearTimeout(this.reachTimer);
+    this.reachTimer = setTimeout(async () => {
+      if (this.closed || this.connNotice !== text) return;
+      let reached = false;
+      try {
+        await api.reach();
+        reached = true;
+      } catch {
+        /* still no server: asked again */
+      }
+      if (this.closed || this.connNotice !== text) return;
+      if (reached) this.clearConnNotice();
+      else this.checkReach(text);
+    }, REACH_CHECK_MS);
   }
 
   /** The notice about the lost connection goes, unless another notice replaced it meanwhile. */
@@ -2823,8 +2867,9 @@ class GameView {
       // The server does not see this page here (its connection lost or silent, not yet noticed
       // by the page): said in a player's words, not the API's.
       if (!(e instanceof ApiError && e.status === 409 && /not connected to the game|connection to the game has been silent/.test(e.message))) return false;
-      this.note(`Cannot ${what} yet: the server does not see you here, as your connection to it was lost. Claim once the page is connected again.`);
-      this.socket?.confirm();
+      // A notice about the connection: it goes once the server hears the page again (a ping
+      // answered, or a new connection), when the claim buttons are back.
+      this.connNote(`Cannot ${what} yet: the server does not see you here, as your connection to it was lost. Claim once the page is connected again.`, 'live');
       if (this.state) this.renderActions();
       return true;
     });
@@ -2907,7 +2952,7 @@ class GameView {
         this.unsent = { letter, ply };
         const text = `Move ${letter} not sent yet: ${e.message}. It is sent again when the connection is back.`;
         this.unsentNote = { ply, text };
-        this.connNote(text, false);
+        this.connNote(text, null);
         if (this.socket && this.socket.live) setTimeout(() => this.resend(), 2000);
       } else if (e instanceof ApiError && (e.status === 409 || e.status === 422)) {
         // Refused because the game moved on, or as illegal on the server's position: the board
