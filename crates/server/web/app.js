@@ -43,6 +43,12 @@ const REMATCH_ASKED = 'pussa.rematchAsked';
 const REACH_CHECK_MS = 1000;
 /** A notice about the connection cleared by the socket's ping is shown this long at least. */
 const NOTICE_MIN_MS = 2000;
+/**
+ * Live updates that follow on within this of the last one told are told together with it: a
+ * burst (what a connection held by a short drop brings at once) would otherwise leave only its
+ * last move in the caption, and to screen readers, which hear only the last of quick changes.
+ */
+const CATCH_UP_MS = 1000;
 let keyboardUser = false; // the last interaction was a key, not a pointer // a message from the landing (invite) step, shown once routed
 
 // ---------------------------------------------------------------------------------------------
@@ -505,9 +511,10 @@ function endsRound(p) {
 
 /**
  * One line on a played move: who played what and what each side took, and how a round it ended
- * ended. `names`: what the page calls South and North ("You", "Computer"…), in every part of it.
+ * ended. `names`: what the page calls South and North ("You", "Computer"…), in every part of it;
+ * `where`, said after the move ("from your other window").
  */
-function summary(p, names = SIDE_NAME) {
+function summary(p, names = SIDE_NAME, where = '') {
   const side = sideIndex(p.side);
   const got = [0, 0];
   // What each side took: its fours counted, each capture with its hole.
@@ -534,7 +541,7 @@ function summary(p, names = SIDE_NAME) {
   const took = [];
   if (got[side]) took.push(`took ${got[side]}: ${how(side)}`);
   if (got[1 - side]) took.push(`${mid(names[1 - side])} took ${got[1 - side]}: ${how(1 - side)}`);
-  let text = `${names[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join('; ')}` : ''}).`;
+  let text = `${names[side]} played ${p.move}${where ? ` ${where}` : ''} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join('; ')}` : ''}).`;
   const end = (p.trace || []).find((ev) => ev.type === 'round_end');
   if (end) {
     text += ` Round over: ${reasonText(end.reason, names)}; ${sweepText(end.reason, end.swept, names, false)}.`;
@@ -1847,8 +1854,21 @@ class GameView {
       // Online, the friend's move is shown at once: the animation running (your own move's)
       // ends now rather than keeping theirs waiting behind it.
       if (this.kind === 'online' && this.animator.running) this.animator.skip();
-      this.enqueue(m.state, m.played, m.undone);
+      this.enqueue(m.state, m.played, m.undone, true);
     }
+  }
+
+  /**
+   * Whether the played move `p` (of a state the server sent) is one of this page's seat that
+   * this window did not send: the same seat played it from another window (or tab).
+   */
+  fromOtherWindow(p) {
+    return this.kind === 'online' && this.mine.has(sideIndex(p.side)) && !this.sentHere(p);
+  }
+
+  /** Whether the played move `p` was sent from this window. */
+  sentHere(p) {
+    return this.mine.has(sideIndex(p.side)) && !!this.sentMoves?.has(`${p.ply - 1}:${p.move}`);
   }
 
   /**
@@ -1894,7 +1914,10 @@ class GameView {
     if (!moves.length && !undone) return;
     const names = this.names();
     const said = moves
-      .map((m) => (m.trace ? summary(m, names) : `${names[sideIndex(m.side)]} played ${m.move}.`))
+      .map((m) => {
+        const where = this.fromOtherWindow(m) ? 'from your other window' : '';
+        return m.trace ? summary(m, names, where) : `${names[sideIndex(m.side)]} played ${m.move}${where ? ` ${where}` : ''}.`;
+      })
       .join(' ');
     const back = undone ? `${undone} move${undone === 1 ? ' was' : 's were'} taken back.` : '';
     const text = `While the connection was down: ${[back, said].filter(Boolean).join(' ')}`;
@@ -1918,8 +1941,9 @@ class GameView {
     w.title = `${n} ${n === 1 ? 'person is' : 'people are'} watching this game`;
   }
 
-  enqueue(state, played, undone) {
-    this.chain = this.chain.then(() => this.apply(state, played, undone)).catch((e) => {
+  /** Shows `state` after the page's queue (`live`: a live update of the socket). */
+  enqueue(state, played, undone, live = false) {
+    this.chain = this.chain.then(() => this.apply(state, played, undone, live)).catch((e) => {
       console.error(e);
       notice(`Display error: ${e.message}`);
       // Whatever went wrong in the drawing, the game goes on from the server's state.
@@ -1932,7 +1956,7 @@ class GameView {
     return this.chain;
   }
 
-  async apply(state, played, undone) {
+  async apply(state, played, undone, live = false) {
     if (this.closed) return;
     if (!undone && played && state.ply <= this.shownPly && state.id === this.state?.id) return;
     // A new move snaps back to the live position (the animation starts from it).
@@ -1943,6 +1967,15 @@ class GameView {
       $('#round-dialog').close();
     }
     const animate = !undone && played && played.length && played[0].ply === this.shownPly + 1;
+    // A live update that follows on right after the last one told (a burst, `CATCH_UP_MS`): the
+    // caption and screen readers tell the moves of both, not only the last. Only moves played
+    // elsewhere (the friend's, the other window's) are told so: a move clicked here was heard
+    // as it was clicked.
+    const elsewhere = live && !undone && played?.length > 0 && !played.some((p) => this.sentHere(p));
+    const last = this.lastTold;
+    const carry =
+      elsewhere && last && last.id === state.id && last.ply === played[0].ply - 1 && Date.now() - last.at < CATCH_UP_MS ? last.text : '';
+    this.lastTold = null;
     this.replayable = null;
     // The moves up to a round's end told with its summary (summaryFirst), not told again.
     this.toldThrough = null;
@@ -1952,9 +1985,11 @@ class GameView {
       if (this.animator.speed !== 'off' || this.holdsForSummary(played)) await this.animatePlayed(state, played);
       else sounds.playMoves(played.map((p) => p.trace || []));
     }
+    // A move of this seat that came live and was not sent from here: from the other window.
+    const tellMove = (p) => summary(p, this.names(), live && this.fromOtherWindow(p) ? 'from your other window' : '');
     let said = '';
     if (undone) said = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
-    else if (played && played.length) said = played.map((p) => summary(p, this.names())).join(' ');
+    else if (played && played.length) said = [carry, ...played.map(tellMove)].filter(Boolean).join(' ');
     if (said) $('#caption').textContent = said;
     const ended = undone ? [] : (state.rounds || []).slice(this.shownRounds);
     this.show(state);
@@ -1962,8 +1997,9 @@ class GameView {
     // read one by one), with what a round's end changed (the dialog's news).
     const news = roundNews(ended, state, this.names(), false, (ply) => this.traceOf(ply));
     const told = this.toldThrough;
-    const heard = told === null || undone ? said : played.filter((p) => p.ply > told).map((p) => summary(p, this.names())).join(' ');
+    const heard = told === null || undone ? said : played.filter((p) => p.ply > told).map(tellMove).join(' ');
     if (said) this.announce(`${heard ? `${heard} ` : ''}${news ? `${news} ` : ''}${$('#turn').textContent}`);
+    if (said && elsewhere) this.lastTold = { id: state.id, ply: state.ply, text: said, at: Date.now() };
   }
 
   /**
@@ -2913,6 +2949,9 @@ class GameView {
     this.awaitingReply = computer;
     this.heldUpdate = false;
     try {
+      // Moves sent from this window, by the ply they were made at: one of the seat's moves not
+      // among them was played from another window (`fromOtherWindow`).
+      if (this.kind === 'online') (this.sentMoves ||= new Set()).add(`${ply}:${letter}`);
       const r = await api.move(this.id, letter, this.seat.token, ply);
       if ((overtaken = settled())) return;
       this.sendingMove = null;
