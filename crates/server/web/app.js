@@ -1969,9 +1969,10 @@ class GameView {
     const animate = !undone && played && played.length && played[0].ply === this.shownPly + 1;
     // A live update that follows on right after the last one told (a burst, `CATCH_UP_MS`): the
     // caption and screen readers tell the moves of both, not only the last. Only moves played
-    // elsewhere (the friend's, the other window's) are told so: a move clicked here was heard
-    // as it was clicked.
-    const elsewhere = live && !undone && played?.length > 0 && !played.some((p) => this.sentHere(p));
+    // elsewhere (the friend's, the other window's) in an online game or for a watcher are told
+    // so: a move clicked here was heard as it was clicked (against the computer, with its reply).
+    const elsewhere =
+      live && (this.kind === 'online' || !this.mine.size) && !undone && played?.length > 0 && !played.some((p) => this.sentHere(p));
     const last = this.lastTold;
     const carry =
       elsewhere && last && last.id === state.id && last.ply === played[0].ply - 1 && Date.now() - last.at < CATCH_UP_MS ? last.text : '';
