@@ -7,7 +7,11 @@
 // could not be reached goes once the connection is back [7]; the note on a match going round in
 // a circle tells friends nothing about a computer [8]; a claim's and an abort's endings name
 // the friend as the rest of the page does [9]. (The watchers' count [10] is the server's:
-// crates/server/tests/ws.rs.)
+// crates/server/tests/ws.rs.) Second pass (report2-liveplay.md, "pass 2" in brackets): a
+// request's "cannot reach the server" goes after a drop too short for the socket to notice [1];
+// moves missed in a short drop are all told, the seat's own from its other window too [2]; and
+// (review2.md, finding 10) a claim refused because the server does not hear the page has a
+// notice that goes once it does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser, startServer, onlineGame, openAs, settle, apiMove, noticeText } from './harness.js';
@@ -101,6 +105,35 @@ test('a move kept unsent that the same seat has moved past from another window i
   await ctx.close();
 });
 
+test("moves missed in a short drop: the caption tells the seat's own move from the other window too, not only the friend's [pass 2, 2]", async () => {
+  const { server, browser } = env;
+  const g = await onlineGame(server);
+  const { page, ctx } = await openAs(browser, server, g.id, g.S, { expectErrors: [LOST, 'not sent yet'] });
+  await settle(page, 0);
+  await page.waitForFunction(() => document.querySelector('#live').textContent === 'live');
+  const [mine, other] = (await server.get(`/api/games/${g.id}`)).legal;
+  // A drop shorter than the socket's silence limit: the move clicked is kept unsent, and the
+  // updates of the moves played meanwhile arrive together once the network is back.
+  await ctx.setOffline(true);
+  await page.waitForTimeout(300);
+  await page.click(`svg.board .hole[data-hole="${mine}"]`);
+  await page.waitForFunction(() => /not sent yet/.test(document.querySelector('#turn').textContent + document.querySelector('#caption').textContent));
+  // The same seat plays another hole from another window, and the friend replies.
+  await apiMove(server, g, other);
+  const st = await apiMove(server, g);
+  const reply = st.moves[1].move;
+  await page.waitForTimeout(1000);
+  await ctx.setOffline(false);
+  await page.waitForFunction(() => document.body.dataset.ply === '2' && document.body.dataset.busy === '0', null, { timeout: 20000 });
+  await page.waitForFunction(() => /was not played/.test(document.querySelector('#notice-text').textContent) && !document.querySelector('#notice').hidden);
+  const caption = await page.textContent('#caption');
+  assert.match(caption, new RegExp(`You played ${other} from your other window \\(`), caption);
+  assert.match(caption, new RegExp(`Friend played ${reply} \\(`), caption);
+  assert.ok(caption.indexOf(`You played ${other}`) < caption.indexOf(`Friend played ${reply}`), 'in the order played');
+  assert.match(await page.textContent('#announce'), new RegExp(`You played ${other} from your other window.*Friend played ${reply}`));
+  await ctx.close();
+});
+
 test("a late answer to one's takeback proposal does not put the proposal back in the caption [4]", async () => {
   const { server, browser } = env;
   const g = await onlineGame(server);
@@ -189,6 +222,12 @@ test('a claim refused because the server does not see the page here is said in a
     const text = await noticeText(page);
     assert.match(text, /^Cannot claim the win yet: the server does not see you here/);
     assert.doesNotMatch(text, /WebSocket|token/);
+    // The page is connected (its socket's ping is answered): the notice goes, read first (QA
+    // pass 21's review, finding 10: it stayed for good), and the claim is offered.
+    const shown = Date.now();
+    await page.waitForFunction(() => document.querySelector('#notice').hidden, null, { timeout: 10000 });
+    assert.ok(Date.now() - shown >= 1500, 'the notice is shown long enough to be read');
+    assert.equal(await page.locator('#claim-win').isVisible(), true);
     await ctx.close();
   } finally {
     await server.stop();
@@ -248,6 +287,31 @@ test('a notice that the server could not be reached goes once the connection is 
   await page.waitForFunction(() => document.querySelector('#notice').hidden, null, { timeout: 15000 });
   assert.equal(await page.locator('#offer-bar').isVisible(), true, 'the offer still stands');
   assert.equal((await server.get(`/api/games/${g.id}`)).ended, null);
+  await ctx.close();
+});
+
+test('a request that found no server in a drop too short for the socket to notice: its notice goes once the server is reached [pass 2, 1]', async () => {
+  const { server, browser } = env;
+  const g = await onlineGame(server);
+  await apiMove(server, g);
+  await apiMove(server, g);
+  const { page, ctx } = await openAs(browser, server, g.id, g.S, { expectErrors: [LOST, 'Cannot offer a draw'] });
+  await settle(page, 2);
+  await page.waitForSelector('#offer-draw:visible');
+  // About 1.3 s offline: the ping sent after the failed request is answered in less than the
+  // 2 s that would show the socket a drop, and far less than its 5 s silence limit.
+  await ctx.setOffline(true);
+  await page.waitForTimeout(300);
+  await page.click('#offer-draw');
+  await page.waitForFunction(() => /cannot reach the server/.test(document.querySelector('#notice-text').textContent) && !document.querySelector('#notice').hidden);
+  assert.match(await noticeText(page), /^Cannot offer a draw: cannot reach the server/);
+  await page.waitForTimeout(1000);
+  // Still offline: the notice stands.
+  assert.equal(await page.locator('#notice').isVisible(), true);
+  await ctx.setOffline(false);
+  await page.waitForFunction(() => document.querySelector('#notice').hidden, null, { timeout: 8000 });
+  assert.equal(await page.textContent('#live'), 'live', 'the socket never saw a drop');
+  assert.equal((await server.get(`/api/games/${g.id}`)).offers?.draw ?? null, null, 'no offer was made');
   await ctx.close();
 });
 

@@ -66,11 +66,15 @@ test('Abort while both have not moved; then Resign, asked to confirm; the ending
   assert.equal((await server.get(`/api/games/${g.id}`)).ended, null, 'No keeps the game going');
   await north.click('#resign');
   await north.click('#resign-yes');
-  await south.waitForFunction(() => /North resigned/.test(document.querySelector('#turn').textContent));
-  assert.match(await turn(south), /North resigned: you win/);
-  assert.match(await turn(north), /You resigned: Friend wins/);
+  // A player's page names the friend "your friend", as claims and aborts do; a watcher's the
+  // seats.
+  await south.waitForFunction(() => /resigned/.test(document.querySelector('#turn').textContent));
+  assert.match(await turn(south), /Your friend resigned: you win/);
+  assert.doesNotMatch(await turn(south), /North/);
+  await north.waitForFunction(() => /resigned/.test(document.querySelector('#turn').textContent));
+  assert.match(await turn(north), /You resigned: your friend wins/);
   await watcher.waitForFunction(() => /North resigned: South wins/.test(document.querySelector('#turn').textContent));
-  assert.match(await south.textContent('#round-dialog'), /North resigned/);
+  assert.match(await south.textContent('#round-dialog'), /Your friend resigned: you win/);
   await south.screenshot({ path: join(SHOTS, 'online-resigned.png') });
 
   // A rematch: the series score stands by the names (the old South, the winner, is now North).

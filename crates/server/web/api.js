@@ -49,6 +49,9 @@ async function call(method, path, body, timeoutMs = 0) {
 
 export const api = {
   meta: () => call('GET', 'api/meta'),
+  // Whether a request reaches the server (the page's check after one found none): `api/meta`,
+  // given up after 4 s.
+  reach: () => call('GET', 'api/meta', undefined, 4000),
   rules: (game) => call('GET', `api/rules/${encodeURIComponent(game)}`),
   create: (req) => call('POST', 'api/games', req),
   // A join not answered in time is given up and asked again (the server answers a join asked
@@ -246,18 +249,31 @@ export class GameSocket {
   }
 
   /**
-   * A request of the page found no server (no answer): the connection may be gone without the
-   * socket knowing it yet. A ping goes now; should its answer (or that of a later ping) take
-   * `PING_MS` or more, the connection was down and is back: 'open' is reported again, so that
-   * what the page said about the lost connection goes. A prompt answer means the socket never
-   * lost the server (only the request failed): nothing is reported. A connection lost
-   * meanwhile reports 'open' when it is made again anyway.
+   * A request of the page found no server (no answer), or the server said it does not hear
+   * this page: the connection may be gone without the socket knowing it yet. A ping goes now;
+   * should its answer (or that of a later ping) take `PING_MS` or more, the connection was down
+   * and is back: 'open' is reported again (a move kept unsent goes again). A prompt answer means
+   * the socket never lost the server: nothing is reported. A connection lost meanwhile reports
+   * 'open' when it is made again anyway.
+   *
+   * Returns a promise that resolves once the connection is known live: the answer to this ping
+   * (or to a later one) has come, prompt or late, or a new connection has opened. The server
+   * has heard this page then (a seat's connection counts as here again).
    */
   confirm() {
-    if (this.closed) return;
+    if (this.closed) return new Promise(() => {});
     this.doubtSince = Date.now();
+    const live = new Promise((resolve) => (this.confirming ||= []).push(resolve));
     const ws = this.ws;
     if (ws && ws.readyState === WebSocket.OPEN) this.ping(ws);
+    return live;
+  }
+
+  /** The connection is known live: every `confirm()` waiting is answered. */
+  confirmed() {
+    const waiting = this.confirming || [];
+    this.confirming = [];
+    for (const resolve of waiting) resolve();
   }
 
   ping(ws) {
@@ -323,6 +339,7 @@ export class GameSocket {
       opened = true;
       this.heard = Date.now();
       this.doubtSince = 0;
+      this.confirmed();
       // The subprotocol has seated this connection already: no hello, so the token is said
       // once, in the handshake. A hello would repeat it in a message, which the server's
       // WebSocket library writes out at its trace level.
@@ -347,6 +364,7 @@ export class GameSocket {
           const down = Date.now() - this.doubtSince >= PING_MS;
           this.doubtSince = 0;
           if (down) this.onStatus('open');
+          this.confirmed();
         }
         return;
       }

@@ -39,6 +39,16 @@ function keepSeat(id, seat) {
 }
 /** Local storage: the game whose rematch this browser asked for last (see `askedHere`). */
 const REMATCH_ASKED = 'pussa.rematchAsked';
+/** While a request's "cannot reach the server" stands, the page asks whether it can, this often. */
+const REACH_CHECK_MS = 1000;
+/** A notice about the connection cleared by the socket's ping is shown this long at least. */
+const NOTICE_MIN_MS = 2000;
+/**
+ * Live updates that follow on within this of the last one told are told together with it: a
+ * burst (what a connection held by a short drop brings at once) would otherwise leave only its
+ * last move in the caption, and to screen readers, which hear only the last of quick changes.
+ */
+const CATCH_UP_MS = 1000;
 let keyboardUser = false; // the last interaction was a key, not a pointer // a message from the landing (invite) step, shown once routed
 
 // ---------------------------------------------------------------------------------------------
@@ -174,8 +184,11 @@ function points(x) {
 
 /**
  * How a game ended other than on the board (`s.ended`): "North resigned", "Game aborted", …;
- * '' when it ended on the board. A player's page names the other player as the rest of it
- * does, "your friend", never by the seat ("Your friend claimed the win while you were away").
+ * '' when it ended on the board. A player's page names the other player of an online game
+ * "your friend", never by the seat, whatever the ending ("Your friend resigned", "Your friend
+ * claimed the win while you were away", "Game aborted by your friend"); itself "You"; a page
+ * that holds neither seat (a watcher's, or one screen's two players) names both by the seat
+ * ("North resigned").
  */
 function endedText(s, names) {
   const e = s.ended;
@@ -188,7 +201,7 @@ function endedText(s, names) {
   const why = i < 0 ? '' : me ? ': your friend left' : friend ? ' while you were away' : `: ${SIDE_NAME[1 - i]} left`;
   switch (e.kind) {
     case 'resign':
-      return `${me ? 'You' : SIDE_NAME[i] || ''} resigned`;
+      return `${i >= 0 ? who : ''} resigned`;
     case 'abort':
       return me ? 'Game aborted (by you)' : friend ? 'Game aborted by your friend' : i >= 0 ? `Game aborted by ${who}` : 'Game aborted';
     case 'draw_agreed':
@@ -210,13 +223,19 @@ function endedText(s, names) {
   }
 }
 
-/** The result in a sentence: "North resigned: you win", "Game over: you win 42–28". */
+/**
+ * The result in a sentence: "Your friend resigned: you win", "You resigned: your friend wins",
+ * "North resigned: South wins" (a watcher), "Game over: you win 42–28".
+ */
 function resultText(s, names) {
   const end = endedText(s, names);
   if (end) {
     if (s.ended.kind === 'abort' || s.winner === null || s.winner === undefined) return end;
     // A claim names its winner already ("You claimed the win: your friend left").
     if (['draw_agreed', 'claim_draw', 'claim_win', 'round_limit'].includes(s.ended.kind)) return end;
+    // The friend, as `endedText` names them: "your friend wins".
+    const w = sideIndex(s.winner);
+    if (w >= 0 && names[w] === 'Friend') return `${end}: your friend wins`;
     return `${end}: ${winnerText(s.winner, names)}`;
   }
   return shortHoldingText(s, names) || `${s.mode === 'match' ? 'Match over' : 'Game over'}: ${winnerText(s.winner, names)} ${scoreText(s.winner, finalScore(s))}`;
@@ -498,9 +517,10 @@ function endsRound(p) {
 
 /**
  * One line on a played move: who played what and what each side took, and how a round it ended
- * ended. `names`: what the page calls South and North ("You", "Computer"…), in every part of it.
+ * ended. `names`: what the page calls South and North ("You", "Computer"…), in every part of it;
+ * `where`, said after the move ("from your other window").
  */
-function summary(p, names = SIDE_NAME) {
+function summary(p, names = SIDE_NAME, where = '') {
   const side = sideIndex(p.side);
   const got = [0, 0];
   // What each side took: its fours counted, each capture with its hole.
@@ -527,7 +547,7 @@ function summary(p, names = SIDE_NAME) {
   const took = [];
   if (got[side]) took.push(`took ${got[side]}: ${how(side)}`);
   if (got[1 - side]) took.push(`${mid(names[1 - side])} took ${got[1 - side]}: ${how(1 - side)}`);
-  let text = `${names[side]} played ${p.move} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join('; ')}` : ''}).`;
+  let text = `${names[side]} played ${p.move}${where ? ` ${where}` : ''} (${laps} lap${laps === 1 ? '' : 's'}${took.length ? `; ${took.join('; ')}` : ''}).`;
   const end = (p.trace || []).find((ev) => ev.type === 'round_end');
   if (end) {
     text += ` Round over: ${reasonText(end.reason, names)}; ${sweepText(end.reason, end.swept, names, false)}.`;
@@ -1690,16 +1710,56 @@ class GameView {
   }
 
   /**
-   * Shows `text`, a notice about the lost connection (a move or request that found no
-   * server): it goes once the connection is back (`clearConnNotice`). With `check`, the socket
-   * is asked to check the connection now: a drop shorter than its silence limit is never seen
-   * as one otherwise (a kept move needs no check: its notice goes once it is played).
+   * Shows `text`, a notice about the lost connection: it goes once the socket reconnects
+   * (`clearConnNotice`), and, after a drop too short for the socket to notice (under its 5 s
+   * silence limit), as `until` says:
+   * - 'reach' (a request that found no server): once a request reaches the server again. The
+   *   page asks for `api/meta` every `REACH_CHECK_MS` while the notice stands (the first time
+   *   `REACH_CHECK_MS` after it was shown), and the socket checks its connection now;
+   * - 'live' (the server refused because it does not hear this page, a claim): once the socket
+   *   is known live, a ping sent after the notice answered (the server has heard the page
+   *   then), and no sooner than `NOTICE_MIN_MS` after it was shown, so that it is read;
+   * - null (a kept move): only on reconnecting, or once the move is played (`clearUnsentNote`).
+   *
+   * A notice that another replaced meanwhile is left alone.
    */
-  connNote(text, check = true) {
+  connNote(text, until = 'reach') {
     if (this.gone()) return;
     this.connNotice = text;
     notice(text);
-    if (check) this.socket?.confirm();
+    if (until === 'reach') {
+      this.socket?.confirm();
+      this.checkReach(text);
+    } else if (until === 'live' && this.socket) {
+      const shown = Date.now();
+      this.socket.confirm().then(() => {
+        setTimeout(() => {
+          if (!this.closed && this.connNotice === text) this.clearConnNotice();
+        }, Math.max(0, shown + NOTICE_MIN_MS - Date.now()));
+      });
+    }
+  }
+
+  /**
+   * While the notice `text` stands (a request found no server), asks the server for `api/meta`
+   * every `REACH_CHECK_MS`: the first answer clears the notice. A drop shorter than the
+   * socket's silence limit is seen this way too, whatever the socket's pings showed.
+   */
+  checkReach(text) {
+    clearTimeout(this.reachTimer);
+    this.reachTimer = setTimeout(async () => {
+      if (this.closed || this.connNotice !== text) return;
+      let reached = false;
+      try {
+        await api.reach();
+        reached = true;
+      } catch {
+        /* still no server: asked again */
+      }
+      if (this.closed || this.connNotice !== text) return;
+      if (reached) this.clearConnNotice();
+      else this.checkReach(text);
+    }, REACH_CHECK_MS);
   }
 
   /** The notice about the lost connection goes, unless another notice replaced it meanwhile. */
@@ -1800,8 +1860,21 @@ class GameView {
       // Online, the friend's move is shown at once: the animation running (your own move's)
       // ends now rather than keeping theirs waiting behind it.
       if (this.kind === 'online' && this.animator.running) this.animator.skip();
-      this.enqueue(m.state, m.played, m.undone);
+      this.enqueue(m.state, m.played, m.undone, true);
     }
+  }
+
+  /**
+   * Whether the played move `p` (of a state the server sent) is one of this page's seat that
+   * this window did not send: the same seat played it from another window (or tab).
+   */
+  fromOtherWindow(p) {
+    return this.kind === 'online' && this.mine.has(sideIndex(p.side)) && !this.sentHere(p);
+  }
+
+  /** Whether the played move `p` was sent from this window. */
+  sentHere(p) {
+    return this.mine.has(sideIndex(p.side)) && !!this.sentMoves?.has(`${p.ply - 1}:${p.move}`);
   }
 
   /**
@@ -1847,7 +1920,10 @@ class GameView {
     if (!moves.length && !undone) return;
     const names = this.names();
     const said = moves
-      .map((m) => (m.trace ? summary(m, names) : `${names[sideIndex(m.side)]} played ${m.move}.`))
+      .map((m) => {
+        const where = this.fromOtherWindow(m) ? 'from your other window' : '';
+        return m.trace ? summary(m, names, where) : `${names[sideIndex(m.side)]} played ${m.move}${where ? ` ${where}` : ''}.`;
+      })
       .join(' ');
     const back = undone ? `${undone} move${undone === 1 ? ' was' : 's were'} taken back.` : '';
     const text = `While the connection was down: ${[back, said].filter(Boolean).join(' ')}`;
@@ -1871,8 +1947,9 @@ class GameView {
     w.title = `${n} ${n === 1 ? 'person is' : 'people are'} watching this game`;
   }
 
-  enqueue(state, played, undone) {
-    this.chain = this.chain.then(() => this.apply(state, played, undone)).catch((e) => {
+  /** Shows `state` after the page's queue (`live`: a live update of the socket). */
+  enqueue(state, played, undone, live = false) {
+    this.chain = this.chain.then(() => this.apply(state, played, undone, live)).catch((e) => {
       console.error(e);
       notice(`Display error: ${e.message}`);
       // Whatever went wrong in the drawing, the game goes on from the server's state.
@@ -1885,7 +1962,7 @@ class GameView {
     return this.chain;
   }
 
-  async apply(state, played, undone) {
+  async apply(state, played, undone, live = false) {
     if (this.closed) return;
     if (!undone && played && state.ply <= this.shownPly && state.id === this.state?.id) return;
     // A new move snaps back to the live position (the animation starts from it).
@@ -1896,6 +1973,16 @@ class GameView {
       $('#round-dialog').close();
     }
     const animate = !undone && played && played.length && played[0].ply === this.shownPly + 1;
+    // A live update that follows on right after the last one told (a burst, `CATCH_UP_MS`): the
+    // caption and screen readers tell the moves of both, not only the last. Only moves played
+    // elsewhere (the friend's, the other window's) in an online game or for a watcher are told
+    // so: a move clicked here was heard as it was clicked (against the computer, with its reply).
+    const elsewhere =
+      live && (this.kind === 'online' || !this.mine.size) && !undone && played?.length > 0 && !played.some((p) => this.sentHere(p));
+    const last = this.lastTold;
+    const carry =
+      elsewhere && last && last.id === state.id && last.ply === played[0].ply - 1 && Date.now() - last.at < CATCH_UP_MS ? last.text : '';
+    this.lastTold = null;
     this.replayable = null;
     // The moves up to a round's end told with its summary (summaryFirst), not told again.
     this.toldThrough = null;
@@ -1905,9 +1992,11 @@ class GameView {
       if (this.animator.speed !== 'off' || this.holdsForSummary(played)) await this.animatePlayed(state, played);
       else sounds.playMoves(played.map((p) => p.trace || []));
     }
+    // A move of this seat that came live and was not sent from here: from the other window.
+    const tellMove = (p) => summary(p, this.names(), live && this.fromOtherWindow(p) ? 'from your other window' : '');
     let said = '';
     if (undone) said = `Took back ${undone} move${undone === 1 ? '' : 's'}.`;
-    else if (played && played.length) said = played.map((p) => summary(p, this.names())).join(' ');
+    else if (played && played.length) said = [carry, ...played.map(tellMove)].filter(Boolean).join(' ');
     if (said) $('#caption').textContent = said;
     const ended = undone ? [] : (state.rounds || []).slice(this.shownRounds);
     this.show(state);
@@ -1915,8 +2004,9 @@ class GameView {
     // read one by one), with what a round's end changed (the dialog's news).
     const news = roundNews(ended, state, this.names(), false, (ply) => this.traceOf(ply));
     const told = this.toldThrough;
-    const heard = told === null || undone ? said : played.filter((p) => p.ply > told).map((p) => summary(p, this.names())).join(' ');
+    const heard = told === null || undone ? said : played.filter((p) => p.ply > told).map(tellMove).join(' ');
     if (said) this.announce(`${heard ? `${heard} ` : ''}${news ? `${news} ` : ''}${$('#turn').textContent}`);
+    if (said && elsewhere) this.lastTold = { id: state.id, ply: state.ply, text: said, at: Date.now() };
   }
 
   /**
@@ -2820,8 +2910,9 @@ class GameView {
       // The server does not see this page here (its connection lost or silent, not yet noticed
       // by the page): said in a player's words, not the API's.
       if (!(e instanceof ApiError && e.status === 409 && /not connected to the game|connection to the game has been silent/.test(e.message))) return false;
-      this.note(`Cannot ${what} yet: the server does not see you here, as your connection to it was lost. Claim once the page is connected again.`);
-      this.socket?.confirm();
+      // A notice about the connection: it goes once the server hears the page again (a ping
+      // answered, or a new connection), when the claim buttons are back.
+      this.connNote(`Cannot ${what} yet: the server does not see you here, as your connection to it was lost. Claim once the page is connected again.`, 'live');
       if (this.state) this.renderActions();
       return true;
     });
@@ -2865,6 +2956,9 @@ class GameView {
     this.awaitingReply = computer;
     this.heldUpdate = false;
     try {
+      // Moves sent from this window, by the ply they were made at: one of the seat's moves not
+      // among them was played from another window (`fromOtherWindow`).
+      if (this.kind === 'online') (this.sentMoves ||= new Set()).add(`${ply}:${letter}`);
       const r = await api.move(this.id, letter, this.seat.token, ply);
       if ((overtaken = settled())) return;
       this.sendingMove = null;
@@ -2904,7 +2998,7 @@ class GameView {
         this.unsent = { letter, ply };
         const text = `Move ${letter} not sent yet: ${e.message}. It is sent again when the connection is back.`;
         this.unsentNote = { ply, text };
-        this.connNote(text, false);
+        this.connNote(text, null);
         if (this.socket && this.socket.live) setTimeout(() => this.resend(), 2000);
       } else if (e instanceof ApiError && (e.status === 409 || e.status === 422)) {
         // Refused because the game moved on, or as illegal on the server's position: the board
