@@ -233,8 +233,6 @@ mod sprt_args_tests {
     }
 }
 
-/// The value of `--name1` and `--name2`: one line of text, not empty, at most
-/// [`MAX_NAME_CHARS`] characters (leading and trailing spaces dropped).
 /// `--sprt`'s value ([`Sprt::parse`]); an error is a usage error (exit 2), which clap already
 /// introduces with the value.
 fn sprt_arg(s: &str) -> Result<Sprt, String> {
@@ -244,6 +242,8 @@ fn sprt_arg(s: &str) -> Result<Sprt, String> {
     })
 }
 
+/// The value of `--name1` and `--name2`: one line of text, not empty, at most
+/// [`MAX_NAME_CHARS`] characters (leading and trailing spaces dropped).
 fn player_name(s: &str) -> Result<String, String> {
     let name = s.trim();
     if name.is_empty() {

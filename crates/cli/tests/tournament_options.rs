@@ -175,7 +175,7 @@ fn status(args: &[&str]) -> (Option<i32>, String) {
     )
 }
 
-/// An Elo whose logistic score rounds to 0 or 1 (about ±6,400 and beyond) is refused at once as
+/// An Elo beyond ±6000 (about +6,400 rounds the logistic score to 1) is refused at once as
 /// a usage error naming the range: its LLR was NaN, which crossed neither bound, so the run
 /// went on to its last game "undecided"; a huge one was printed with its 300 digits.
 #[test]

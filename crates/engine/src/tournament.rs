@@ -341,9 +341,10 @@ pub struct Sprt {
     pub beta: f64,
 }
 
-/// The largest Elo difference `--sprt` takes for elo0 or elo1, either sign: beyond about 6,400
-/// the logistic score ([`score_from_elo`]) rounds to exactly 0 or 1 in floating point, where
-/// no distribution of results has that mean.
+/// The largest Elo difference `--sprt` takes for elo0 or elo1, either sign: beyond about
+/// +6,400 the logistic score ([`score_from_elo`]) rounds to exactly 1 in floating point, where
+/// no distribution of results but all wins has that mean (it reaches 0 only near -123,000);
+/// the same bound below keeps the range symmetric, as a test and its mirror are.
 pub const SPRT_MAX_ELO: f64 = 6000.0;
 
 /// What an SPRT says so far.
@@ -388,7 +389,7 @@ impl Sprt {
         if sprt.elo0.abs() > SPRT_MAX_ELO || sprt.elo1.abs() > SPRT_MAX_ELO {
             return Err(format!(
                 "sprt '{s}': elo0 and elo1 must lie within -{SPRT_MAX_ELO}..={SPRT_MAX_ELO} \
-                 (beyond about 6400 the logistic score rounds to 0 or 1)"
+                 (beyond about +6400 the logistic score rounds to 1; the range is symmetric)"
             ));
         }
         if sprt.elo0 >= sprt.elo1 {
@@ -4322,7 +4323,7 @@ mod tests {
         }
     }
 
-    /// An Elo whose logistic score rounds to 0 or 1 is refused; and an `Sprt` made with one
+    /// An Elo beyond the SPRT range (where the logistic score rounds to 1) is refused; and an `Sprt` made with one
     /// anyway (its fields are public) still gives a number: its LLR was NaN, which crossed
     /// neither bound, so the test never stopped.
     #[test]
