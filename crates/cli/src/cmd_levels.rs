@@ -6,7 +6,7 @@ use pussa_rules::{Game, Mode};
 use serde_json::json;
 
 /// List the computer's levels and the ladder offered in each game: every level on a ladder
-/// scores at least 65% against the one below it (measurements in docs/engine.md).
+/// scored at least 65% against the one below it in 100 games (measurements, with their 95% intervals, in docs/engine.md).
 #[derive(clap::Args)]
 pub struct Args {
     /// Only this game: walak-pussa, raja-pasu, pasu-pondi or pasu-pondi-6.
@@ -94,7 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map(|l| l.name())
             .collect();
         outln!(
-            "The levels offered in {} {}, weakest first: each scores at least 65% against the one below.",
+            "The levels offered in {} {}, weakest first: each scored at least 65% against the one below (100 games a step).",
             g.title(),
             mode_words(m)
         )?;
@@ -106,7 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    outln!("The ladder of each game and mode (each level scores at least 65% against the one below; docs/engine.md in pussa's source):")?;
+    outln!("The ladder of each game and mode (each level scored at least 65% against the one below in 100 games; docs/engine.md in pussa's source gives the intervals):")?;
     let width = Game::ALL.iter().map(|g| g.title().len()).max().unwrap_or(0);
     for (g, m) in pairs {
         let names: Vec<&str> = Level::ladder(g, m).iter().map(|l| l.name()).collect();

@@ -52,7 +52,7 @@ impl Level {
     ];
 
     /// The levels offered in `game` played as `mode`, weakest first: the ladder on which each
-    /// level scores at least 65% against the one below it. Where a game squeezes neighbouring
+    /// level scored at least 65% against the one below it (100 games a step). Where a game squeezes neighbouring
     /// levels together (Raja Pasu and the Pasu Pondi games in single games, Walak-pussa in
     /// matches) the levels that cannot be told apart there are left out
     /// ([`params::level::ladder`]; the measurements are in docs/engine.md).
@@ -272,7 +272,7 @@ fn quote(s: &str) -> String {
 /// A level that is not on the ladder of a game and mode ([`Level::offered`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "level '{level}' is not offered in {} {}: a ladder with it would have a step under 65%; the levels there, each scoring at least 65% against the one below, are {}",
+    "level '{level}' is not offered in {} {}: a ladder with it would have a step under 65%; the levels there, each of which scored at least 65% against the one below in 100 games, are {}",
     game.title(),
     match mode { Mode::Single => "single games", Mode::Match => "matches" },
     Level::ladder(*game, *mode).iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")

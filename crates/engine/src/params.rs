@@ -192,7 +192,7 @@ pub mod level {
     /// against novice.
     const WALAK_MATCH: &[Level] = &[Level::Beginner, Level::Novice, Level::Max];
 
-    /// The levels offered in `game` played as `mode`, weakest first: each scores at least 65%
+    /// The levels offered in `game` played as `mode`, weakest first: each scored at least 65%
     /// against the one below it (docs/engine.md, "The ladders"). The levels left out do not
     /// (in that game and mode they play too much like a neighbour, or draw with it).
     #[must_use]

@@ -1058,7 +1058,7 @@ function setupHome() {
     const left = all.filter((l) => !offered.includes(l)).map((l) => l.name);
     note.hidden = !left.length;
     note.textContent = left.length
-      ? `Not offered in ${game ? game.title : 'this game'} ${form.mode.value === 'match' ? 'matches' : 'single games'}: ${left.join(', ')}. Each level offered scores at least 65% against the one below; a list with ${left.length === 1 ? 'it' : 'them'} would have a smaller step.`
+      ? `Not offered in ${game ? game.title : 'this game'} ${form.mode.value === 'match' ? 'matches' : 'single games'}: ${left.join(', ')}. Each level offered scored at least 65% against the one below in 100 games; a list with ${left.length === 1 ? 'it' : 'them'} would have a smaller step.`
       : '';
   };
   // The level picked last is kept in this browser, so that Back, a reload or the next visit
