@@ -107,6 +107,13 @@ pub enum Sub {
         /// the margins before them still need the tables). Compares with the margins' verdicts.
         #[arg(long)]
         exhaustive: bool,
+        /// Print one JSON object instead of text (docs/egtb.md, "match --json"): `rounds` (each
+        /// with its `position`, `starter`, `filled`, `remainder`, `closed`, `value` (the round's
+        /// exact margin for the starter), `taken`, `reason`, `holdings`, `next_starter`, `pv`,
+        /// `nodes`), `result` (`kind`, `winner`, `rounds`), and with --states and --exhaustive
+        /// the states' verdicts (`states`, `exhaustive`).
+        #[arg(long)]
+        json: bool,
     },
     /// Solve a start position exactly: the real start, or a reduced game with S seeds a hole.
     Solve {
@@ -269,6 +276,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             first,
             seeds_per_hole,
             exhaustive,
+            json,
         } => crate::cmd_egtb_match::run_match(
             game,
             &dir,
@@ -279,6 +287,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             first,
             seeds_per_hole.unwrap_or(game.seeds_per_hole()),
             exhaustive,
+            json,
         ),
         Sub::Solve {
             game,

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use pussa_egtb::matches::{
-    match_patterns, play_match, solve_match, MatchEnd, MatchTables, MatchValue,
+    match_patterns, play_match, round_start, solve_match, MatchEnd, MatchTables, MatchValue,
 };
 use pussa_egtb::{build_pattern_dir, BuildOptions, LayerEvent, Pattern, Tables};
 use pussa_rules::{Game, Setup, Side};
@@ -195,8 +195,169 @@ pub fn verify_closed(game: Option<Game>, dir: &Path, samples: u64) -> anyhow::Re
     crate::cmd_egtb::verified("all closed-hole tables", samples, &problems)
 }
 
-/// `pussa egtb match`.
-#[allow(clippy::too_many_arguments)]
+/// `egtb match --json`: one object, the fields in the order docs/egtb.md gives them
+/// ("match --json"; a `json!` object would write them in alphabetical order).
+#[derive(serde::Serialize)]
+struct MatchJson {
+    game: &'static str,
+    first: Side,
+    seeds_per_hole: u8,
+    /// The largest layer of the tables used (the text's `tables 0..=N seeds`).
+    tables_max_seeds: usize,
+    rounds: Vec<RoundJson>,
+    result: ResultJson,
+    /// With `--states`, else null.
+    states: Option<StatesJson>,
+    /// With `--exhaustive`, else null.
+    exhaustive: Option<ExhaustiveJson>,
+}
+
+/// One round played perfectly for seeds.
+#[derive(serde::Serialize)]
+struct RoundJson {
+    round: u32,
+    /// The round's first position, as a position string.
+    position: String,
+    starter: Side,
+    /// Holes each side filled, `[South, North]`.
+    filled: [u8; 2],
+    /// Seeds each side kept in store at the round's start, `[South, North]` (as the API's
+    /// `refill` event names them).
+    remainder: [u8; 2],
+    /// The closed holes' indices in board order (0-13: `A`..`G` then `a`..`g`), as `replay
+    /// --json` writes them.
+    closed: Vec<usize>,
+    /// The round's exact final margin for the starter (as `solve --json`'s `value`).
+    value: i32,
+    /// Seeds taken in the round, `[South, North]`.
+    taken: [u8; 2],
+    /// How the round ended, as the API's `rounds[].reason`.
+    reason: pussa_rules::EndReason,
+    /// Holdings after the round, `[South, North]`.
+    holdings: [u8; 2],
+    /// Who starts the next round; null when the match is over.
+    next_starter: Option<Side>,
+    /// The principal variation, letters.
+    pv: Vec<pussa_rules::Hole>,
+    nodes: u64,
+}
+
+/// How the match played ended.
+#[derive(serde::Serialize)]
+struct ResultJson {
+    /// `"won"`, `"cycle"` (a round start came back: with this play the match never ends) or
+    /// `"limit"` (stopped at the round limit).
+    kind: &'static str,
+    /// The match's winner; null unless `kind` is `"won"`.
+    winner: Option<Side>,
+    /// Rounds played.
+    rounds: usize,
+    /// A cycle: the round that would start as round `of` did; else null.
+    repeats: Option<u32>,
+    of: Option<u32>,
+}
+
+/// A match value in fields: `verdict` `"win"` (with `winner` and `within`, the rounds within
+/// which the winner can force the end), `"endless"` or `"unresolved"`.
+#[derive(serde::Serialize)]
+struct VerdictJson {
+    verdict: &'static str,
+    winner: Option<Side>,
+    within: Option<u32>,
+}
+
+impl VerdictJson {
+    fn of(v: MatchValue) -> VerdictJson {
+        let (verdict, winner, within) = match v {
+            MatchValue::Win { side, rounds } => ("win", Some(side), Some(rounds)),
+            MatchValue::Draw => ("endless", None, None),
+            MatchValue::Unresolved => ("unresolved", None, None),
+        };
+        VerdictJson {
+            verdict,
+            winner,
+            within,
+        }
+    }
+}
+
+/// `--states`: the match states by backward induction on the round margins.
+#[derive(serde::Serialize)]
+struct StatesJson {
+    /// Every round start solved, in the order solved.
+    round_starts: Vec<RoundStartJson>,
+    rounds_solved: usize,
+    nodes: u64,
+    values: Vec<StateJson>,
+    south_wins: usize,
+    north_wins: usize,
+    endless: usize,
+    unresolved: usize,
+    /// The state the match starts in (`--first` starting); null if it is not among them.
+    start: Option<VerdictJson>,
+}
+
+#[derive(serde::Serialize)]
+struct RoundStartJson {
+    position: String,
+    to_move: Side,
+    /// The round's exact final margin for the player to move (the starter).
+    value: i32,
+    nodes: u64,
+}
+
+#[derive(serde::Serialize)]
+struct StateJson {
+    /// South's holding.
+    south: u32,
+    starter: Side,
+    /// Seeds on the board at the round's start.
+    board: u32,
+    /// The round's exact final margin for South.
+    margin: i32,
+    #[serde(flatten)]
+    value: VerdictJson,
+}
+
+/// `--exhaustive`: the exact match values, compared with the margins' verdicts.
+#[derive(serde::Serialize)]
+struct ExhaustiveJson {
+    /// Whether the rounds' searches stopped at the tables (more than 1 seed a hole) or were
+    /// searched without them (1 seed a hole).
+    with_tables: bool,
+    values: Vec<ExactJson>,
+    south_wins: usize,
+    north_wins: usize,
+    endless: usize,
+    /// The margins' verdicts the exact values confirmed (the same value, or the same winner).
+    confirmed: usize,
+    /// Always 0 in an answer: a contradiction is an error.
+    contradicted: usize,
+    start: Option<VerdictJson>,
+}
+
+#[derive(serde::Serialize)]
+struct ExactJson {
+    south: u32,
+    starter: Side,
+    #[serde(flatten)]
+    value: VerdictJson,
+    /// The margins' verdict against it: `"same"`, `"same_winner"`, `"different"`, or null
+    /// when the margins do not decide the state.
+    margins: Option<&'static str>,
+}
+
+/// Text to stdout unless `json` (then nothing: the object is printed at the end).
+macro_rules! text {
+    ($json:expr, $($arg:tt)*) => {
+        if !$json {
+            outln!($($arg)*)?;
+        }
+    };
+}
+
+/// `pussa egtb match`; with `json` one object ([`MatchJson`]) instead of the text.
+#[allow(clippy::too_many_arguments, clippy::too_many_lines)]
 pub fn run_match(
     game: Game,
     dir: &Path,
@@ -207,6 +368,7 @@ pub fn run_match(
     first: Side,
     per_hole: u8,
     exhaustive: bool,
+    json: bool,
 ) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let wanted: Vec<(&Path, Pattern)> = std::iter::once((dir, Pattern::OPEN))
@@ -222,15 +384,57 @@ pub fn run_match(
          ... --closed all` builds them all), whatever --seeds-per-hole (with 1 seed a hole only \
          --exhaustive's exact values are searched without them)"
     })?;
-    outln!(
+    text!(
+        json,
         "{game}: tables 0..={} seeds (open board and closed patterns) opened in {:.2} s",
         tables.max_seeds(),
         t0.elapsed().as_secs_f64()
-    )?;
+    );
     let t1 = Instant::now();
     let m = play_match(&tables, per_hole, first, nodes, 200)?;
-    outln!("Every round played perfectly for seeds:")?;
+    let mut out = MatchJson {
+        game: game.name(),
+        first,
+        seeds_per_hole: per_hole,
+        tables_max_seeds: tables.max_seeds(),
+        rounds: Vec::new(),
+        result: ResultJson {
+            kind: "limit",
+            winner: None,
+            rounds: m.rounds.len(),
+            repeats: None,
+            of: None,
+        },
+        states: None,
+        exhaustive: None,
+    };
+    text!(json, "Every round played perfectly for seeds:");
+    // South's holding at the start of each round: the start's own, then each round's end's.
+    let mut south = 7 * u32::from(per_hole);
     for r in &m.rounds {
+        if json {
+            // The round's first position, laid out as `play_match` laid it out (its position
+            // string is not one of a whole game when the match is reduced).
+            let pos = round_start(game, per_hole, south, r.starter);
+            south = u32::from(r.holdings[0]);
+            let closed = pos.closed_mask();
+            out.rounds.push(RoundJson {
+                round: r.round,
+                position: r.start.clone(),
+                starter: r.starter,
+                filled: r.filled,
+                remainder: pos.stores(),
+                closed: (0..14).filter(|i| closed & (1 << i) != 0).collect(),
+                value: r.value,
+                taken: r.taken,
+                reason: r.reason,
+                holdings: r.holdings,
+                next_starter: r.next_starter,
+                pv: r.pv.clone(),
+                nodes: r.nodes,
+            });
+            continue;
+        }
         let pv: Vec<String> = r.pv.iter().map(ToString::to_string).collect();
         outln!(
             "round {}: {} (filled S {} / N {}), {} starts: margin {:+} for {}, taken S {} / N {}, ended as {}; holdings S {} / N {}{}; {}, {:.2} s",
@@ -258,24 +462,63 @@ pub fn run_match(
         )?;
     }
     match m.end {
-        MatchEnd::Won(w) => outln!(
-            "{w} wins the match in {} ({:.1} s)",
-            plural(m.rounds.len() as u64, "round", "rounds"),
-            t1.elapsed().as_secs_f64()
-        )?,
-        MatchEnd::Cycle { repeats, of } => outln!(
-            "round {repeats} would start as round {of} did: with this play the match never ends"
-        )?,
-        MatchEnd::Limit => outln!(
+        MatchEnd::Won(w) => {
+            out.result.kind = "won";
+            out.result.winner = Some(w);
+            text!(
+                json,
+                "{w} wins the match in {} ({:.1} s)",
+                plural(m.rounds.len() as u64, "round", "rounds"),
+                t1.elapsed().as_secs_f64()
+            );
+        }
+        MatchEnd::Cycle { repeats, of } => {
+            out.result.kind = "cycle";
+            out.result.repeats = Some(repeats);
+            out.result.of = Some(of);
+            text!(
+                json,
+                "round {repeats} would start as round {of} did: with this play the match never ends"
+            );
+        }
+        MatchEnd::Limit => text!(
+            json,
             "stopped after {}",
             plural(m.rounds.len() as u64, "round", "rounds")
-        )?,
+        ),
     }
-    if !states {
-        return Ok(());
+    if states {
+        solve_states(&tables, per_hole, nodes, first, exhaustive, json, &mut out)?;
     }
+    if json {
+        outln!("{}", serde_json::to_string(&out)?)?;
+    }
+    Ok(())
+}
+
+/// `egtb match --states` (and `--exhaustive`): the text, or the fields of `out` if `json`.
+fn solve_states(
+    tables: &MatchTables,
+    per_hole: u8,
+    nodes: u64,
+    first: Side,
+    exhaustive: bool,
+    json: bool,
+    out: &mut MatchJson,
+) -> anyhow::Result<()> {
+    let game = tables.game();
     let t2 = Instant::now();
-    let sol = solve_match(&tables, per_hole, nodes, &mut |pos, v, n| {
+    let mut round_starts = Vec::new();
+    let sol = solve_match(tables, per_hole, nodes, &mut |pos, v, n| {
+        if json {
+            round_starts.push(RoundStartJson {
+                position: Setup::from_position(pos, 2).to_string(),
+                to_move: pos.to_move(),
+                value: v,
+                nodes: n,
+            });
+            return;
+        }
         let _ = outln!(
             "  round start {}: margin {v:+} for {} ({})",
             Setup::from_position(pos, 2),
@@ -283,13 +526,15 @@ pub fn run_match(
             plural(n, "node", "nodes")
         );
     })?;
-    outln!(
+    text!(
+        json,
         "Match states (South's holding, starter), by backward induction on the round margins: {} solved, {}, {:.1} s",
         plural(sol.rounds_solved as u64, "round start", "round starts"),
         plural(sol.nodes, "node", "nodes"),
         t2.elapsed().as_secs_f64()
-    )?;
+    );
     let (mut ws, mut wn, mut dr, mut un) = (0, 0, 0, 0);
+    let mut state_list = Vec::new();
     for s in &sol.states {
         let v = match s.value {
             MatchValue::Win { side, rounds } => {
@@ -312,22 +557,48 @@ pub fn run_match(
                 "unresolved by the margins".into()
             }
         };
-        outln!(
+        if json {
+            state_list.push(StateJson {
+                south: s.south,
+                starter: s.starter,
+                board: s.board,
+                margin: s.margin,
+                value: VerdictJson::of(s.value),
+            });
+        }
+        text!(
+            json,
             "  S holds {:>3}, {} starts ({} on the board): round margin {:+} for South; {v}",
             s.south,
             s.starter,
-            plural(s.board, "seed", "seeds"),
+            plural(u64::from(s.board), "seed", "seeds"),
             s.margin
-        )?;
+        );
     }
-    outln!(
+    text!(
+        json,
         "{} states: South wins {ws}, North wins {wn}, endless {dr}, unresolved {un}",
         sol.states.len()
-    )?;
+    );
     let start = 7 * u32::from(per_hole);
     if let Some(s) = sol.get(start, first) {
-        outln!("The match from the start ({first} first): {}", s.value)?;
+        text!(
+            json,
+            "The match from the start ({first} first): {}",
+            s.value
+        );
     }
+    out.states = json.then(|| StatesJson {
+        round_starts,
+        rounds_solved: sol.rounds_solved,
+        nodes: sol.nodes,
+        values: state_list,
+        south_wins: ws,
+        north_wins: wn,
+        endless: dr,
+        unresolved: un,
+        start: sol.get(start, first).map(|s| VerdictJson::of(s.value)),
+    });
     if !exhaustive {
         return Ok(());
     }
@@ -335,9 +606,10 @@ pub fn run_match(
     let exact = if per_hole <= 1 {
         pussa_egtb::matches::solve_match_exhaustive(game, per_hole, nodes)?
     } else {
-        pussa_egtb::matches::solve_match_with_tables(&tables, per_hole, nodes)?
+        pussa_egtb::matches::solve_match_with_tables(tables, per_hole, nodes)?
     };
-    outln!(
+    text!(
+        json,
         "Exact match values (every round searched to its end{}), {:.1} s:",
         if per_hole <= 1 {
             ""
@@ -345,26 +617,42 @@ pub fn run_match(
             ", stopping at the tables where a threshold decides"
         },
         t3.elapsed().as_secs_f64()
-    )?;
+    );
     let mut disagree = 0;
     let mut confirmed = 0;
+    let mut exact_list = Vec::new();
     for &(south, starter, v) in &exact {
         let m = sol.get(south, starter).map(|s| s.value);
-        let note = match m {
-            Some(MatchValue::Unresolved) | None => "",
+        let margins = match m {
+            Some(MatchValue::Unresolved) | None => None,
             Some(mv) if mv == v => {
                 confirmed += 1;
-                "  (margins: the same)"
+                Some("same")
             }
             Some(MatchValue::Win { side, .. }) if matches!(v, MatchValue::Win { side: w, .. } if w == side) =>
             {
                 confirmed += 1;
-                "  (margins: the same winner)"
+                Some("same_winner")
             }
             Some(_) => {
                 disagree += 1;
-                "  (margins: DIFFERENT)"
+                Some("different")
             }
+        };
+        if json {
+            exact_list.push(ExactJson {
+                south,
+                starter,
+                value: VerdictJson::of(v),
+                margins,
+            });
+            continue;
+        }
+        let note = match margins {
+            None => "",
+            Some("same") => "  (margins: the same)",
+            Some("same_winner") => "  (margins: the same winner)",
+            Some(_) => "  (margins: DIFFERENT)",
         };
         outln!("  S holds {south:>3}, {starter} starts: {v}{note}")?;
     }
@@ -377,15 +665,33 @@ pub fn run_match(
             MatchValue::Win { .. } => (a, b + 1, c),
             _ => (a, b, c + 1),
         });
-    outln!(
+    text!(
+        json,
         "exact: South wins {ws}, North wins {wn}, endless {dr}; the margins' verdicts confirmed {confirmed}, contradicted {disagree}"
-    )?;
-    if let Some(&(_, _, v)) = exact.iter().find(|&&(s, st, _)| s == start && st == first) {
-        outln!("The match from the start ({first} first), exactly: {v}")?;
+    );
+    let exact_start = exact
+        .iter()
+        .find(|&&(s, st, _)| s == start && st == first)
+        .map(|&(_, _, v)| v);
+    if let Some(v) = exact_start {
+        text!(
+            json,
+            "The match from the start ({first} first), exactly: {v}"
+        );
     }
     if disagree > 0 {
         bail!("{disagree} states where the margins' verdict contradicts the exact value");
     }
+    out.exhaustive = json.then(|| ExhaustiveJson {
+        with_tables: per_hole > 1,
+        values: exact_list,
+        south_wins: ws,
+        north_wins: wn,
+        endless: dr,
+        confirmed,
+        contradicted: disagree,
+        start: exact_start.map(VerdictJson::of),
+    });
     Ok(())
 }
 
@@ -434,6 +740,7 @@ mod tests {
             Side::South,
             1,
             true,
+            false,
         )
         .unwrap_err();
         assert!(format!("{e:#}").contains("c1-0"), "{e:#}");
@@ -449,6 +756,7 @@ mod tests {
             Side::South,
             1,
             true,
+            false,
         )
         .expect("match");
         std::fs::remove_dir_all(&dir).ok();

@@ -2206,3 +2206,271 @@ fn egtb_solve_of_a_position_labels_its_value_and_gives_the_final_margin() {
         "{start}"
     );
 }
+
+/// `egtb match --json` (QA pass 21, interop #7): one object on one line that says what the text
+/// of the same run says, field by field (the rounds with their closed holes and seeds kept in
+/// store read from the text's position strings, the result, the states by the margins and the
+/// exact values); a missing table stays a one-line error on stderr, nothing on stdout.
+#[test]
+fn egtb_match_json_says_what_the_text_says() {
+    let dir = small_tables("match-json", 6);
+    let d = dir.to_str().unwrap();
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "match",
+        "--game",
+        "raja-pasu",
+        "--dir",
+        d,
+        "--seeds-per-hole",
+        "1",
+        "--json",
+    ]);
+    let e = one_line_error(ok, &err);
+    assert!(e.contains("--closed"), "{e}");
+    let (ok, _, err) = pussa(&[
+        "egtb",
+        "build",
+        "--game",
+        "raja-pasu",
+        "--max-seeds",
+        "6",
+        "--closed",
+        "all",
+        "--dir",
+        d,
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    let word = |v: &serde_json::Value| match v.as_str().unwrap() {
+        "S" => "South",
+        "N" => "North",
+        other => panic!("not a side: {other}"),
+    };
+    let verdict = |v: &serde_json::Value| match v["verdict"].as_str().unwrap() {
+        "win" => {
+            let n = v["within"].as_u64().unwrap();
+            (
+                format!(
+                    "{} wins within {n} round{}",
+                    word(&v["winner"]),
+                    if n == 1 { "" } else { "s" }
+                ),
+                format!(
+                    "{} wins (within {n} round{})",
+                    word(&v["winner"]),
+                    if n == 1 { "" } else { "s" }
+                ),
+            )
+        }
+        "endless" => (
+            "endless (neither side can force a win)".to_string(),
+            "endless (neither can force a win)".to_string(),
+        ),
+        "unresolved" => (
+            "not decided by the round margins".to_string(),
+            "unresolved by the margins".to_string(),
+        ),
+        other => panic!("verdict {other}"),
+    };
+    let mut kinds = std::collections::BTreeSet::new();
+    for first in ["S", "N"] {
+        let base = [
+            "egtb",
+            "match",
+            "--game",
+            "raja-pasu",
+            "--dir",
+            d,
+            "--seeds-per-hole",
+            "1",
+            "--first",
+            first,
+            "--states",
+            "--exhaustive",
+        ];
+        let (ok, text, err) = pussa(&base);
+        assert!(ok, "{err}");
+        let (ok, out, err) = pussa(&[&base[..], &["--json"]].concat());
+        assert!(ok, "{err}");
+        assert_eq!(out.lines().count(), 1, "{out}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        // In the documented order (serde_json's map keeps it with `preserve_order` only, so
+        // read it from the text).
+        let at = |k: &str| out.find(&format!("\"{k}\":")).unwrap();
+        let order = [
+            "game",
+            "first",
+            "seeds_per_hole",
+            "tables_max_seeds",
+            "rounds",
+            "result",
+            "states",
+            "exhaustive",
+        ];
+        assert_eq!(keys.len(), order.len(), "{keys:?}");
+        assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{out}");
+        assert_eq!(v["game"], "raja-pasu");
+        assert_eq!(v["first"], first);
+        assert_eq!(v["seeds_per_hole"], 1);
+        assert_eq!(v["tables_max_seeds"], 6);
+        assert!(
+            text.starts_with("raja-pasu: tables 0..=6 seeds (open board and closed patterns)"),
+            "{text}"
+        );
+        let rounds = v["rounds"].as_array().unwrap();
+        for r in rounds {
+            let pos = r["position"].as_str().unwrap();
+            let starter = word(&r["starter"]);
+            let reason = match r["reason"]["kind"].as_str().unwrap() {
+                "no_legal_move" => format!("{} has no legal move", word(&r["reason"]["stuck"])),
+                "repetition" => "the position repeated".into(),
+                "one_row" => "every seed is in one row".into(),
+                other => panic!("{other}"),
+            };
+            let next = if r["next_starter"].is_null() {
+                String::new()
+            } else {
+                format!(", {} starts the next round", word(&r["next_starter"]))
+            };
+            let nodes = r["nodes"].as_u64().unwrap();
+            let line = format!(
+                "round {}: {pos} (filled S {} / N {}), {starter} starts: margin {:+} for {starter}, taken S {} / N {}, ended as {reason}; holdings S {} / N {}{next}; {nodes} node{}, ",
+                r["round"],
+                r["filled"][0],
+                r["filled"][1],
+                r["value"].as_i64().unwrap(),
+                r["taken"][0],
+                r["taken"][1],
+                r["holdings"][0],
+                r["holdings"][1],
+                if nodes == 1 { "" } else { "s" },
+            );
+            assert!(text.contains(&line), "{line}\nnot in\n{text}");
+            let pv: Vec<&str> = r["pv"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap())
+                .collect();
+            let pv_line = format!(
+                "  principal variation ({} move{}): {}\n",
+                pv.len(),
+                if pv.len() == 1 { "" } else { "s" },
+                pv.join(" ")
+            );
+            // The round's line of moves is the line after the round's.
+            let after = &text[text.find(&line).unwrap()..];
+            let after = &after[after.find('\n').unwrap() + 1..];
+            assert!(after.starts_with(&pv_line), "{pv_line}\n{text}");
+            // The closed holes and the seeds kept in store, as the position string has them.
+            let fields: Vec<&str> = pos.split(' ').collect();
+            let holes: Vec<&str> = fields[0].split(['/', ',']).collect();
+            let closed: Vec<usize> = (0..14).filter(|&i| holes[i] == "x").collect();
+            assert_eq!(r["closed"], serde_json::json!(closed), "{r}");
+            assert_eq!(r["remainder"][0].to_string(), fields[1], "{r}");
+            assert_eq!(r["remainder"][1].to_string(), fields[2], "{r}");
+            assert_eq!(r["starter"], fields[3], "{r}");
+        }
+        assert!(rounds
+            .iter()
+            .any(|r| !r["closed"].as_array().unwrap().is_empty()));
+        let result = &v["result"];
+        assert_eq!(result["kind"], "won", "{result}");
+        assert_eq!(result["rounds"], rounds.len());
+        assert!(rounds.last().unwrap()["next_starter"].is_null());
+        assert!(
+            text.contains(&format!(
+                "{} wins the match in {} rounds",
+                word(&result["winner"]),
+                rounds.len()
+            )),
+            "{text}"
+        );
+        // The states by the margins.
+        let st = &v["states"];
+        for s in st["round_starts"].as_array().unwrap() {
+            let n = s["nodes"].as_u64().unwrap();
+            let line = format!(
+                "  round start {}: margin {:+} for {} ({n} node{})\n",
+                s["position"].as_str().unwrap(),
+                s["value"].as_i64().unwrap(),
+                word(&s["to_move"]),
+                if n == 1 { "" } else { "s" }
+            );
+            assert!(text.contains(&line), "{line}");
+        }
+        assert!(text.contains(&format!(
+            "by backward induction on the round margins: {} round starts solved, {} nodes, ",
+            st["rounds_solved"], st["nodes"]
+        )));
+        let values = st["values"].as_array().unwrap();
+        for s in values {
+            let line = format!(
+                "  S holds {:>3}, {} starts ({} seeds on the board): round margin {:+} for South; {}\n",
+                s["south"].as_u64().unwrap(),
+                word(&s["starter"]),
+                s["board"],
+                s["margin"].as_i64().unwrap(),
+                verdict(s).1
+            );
+            assert!(text.contains(&line), "{line}\n{text}");
+            kinds.insert(s["verdict"].as_str().unwrap().to_string());
+        }
+        assert!(text.contains(&format!(
+            "{} states: South wins {}, North wins {}, endless {}, unresolved {}\n",
+            values.len(),
+            st["south_wins"],
+            st["north_wins"],
+            st["endless"],
+            st["unresolved"]
+        )));
+        assert!(text.contains(&format!(
+            "The match from the start ({} first): {}\n",
+            word(&v["first"]),
+            verdict(&st["start"]).0
+        )));
+        // The exact values and the comparison.
+        let ex = &v["exhaustive"];
+        assert_eq!(ex["with_tables"], false);
+        assert!(text.contains("Exact match values (every round searched to its end), "));
+        let exact = ex["values"].as_array().unwrap();
+        assert_eq!(exact.len(), values.len());
+        for s in exact {
+            let note = match s["margins"].as_str() {
+                None => "",
+                Some("same") => "  (margins: the same)",
+                Some("same_winner") => "  (margins: the same winner)",
+                Some(other) => panic!("{other}"),
+            };
+            let line = format!(
+                "  S holds {:>3}, {} starts: {}{note}\n",
+                s["south"].as_u64().unwrap(),
+                word(&s["starter"]),
+                verdict(s).0
+            );
+            assert!(text.contains(&line), "{line}\n{text}");
+        }
+        assert!(text.contains(&format!(
+            "exact: South wins {}, North wins {}, endless {}; the margins' verdicts confirmed {}, contradicted {}\n",
+            ex["south_wins"], ex["north_wins"], ex["endless"], ex["confirmed"], ex["contradicted"]
+        )));
+        assert!(text.contains(&format!(
+            "The match from the start ({} first), exactly: {}\n",
+            word(&v["first"]),
+            verdict(&ex["start"]).0
+        )));
+        // Without --states: no states, no exact values.
+        let (ok, out, err) = pussa(&[&base[..10], &["--json"]].concat());
+        assert!(ok, "{err}");
+        let w: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(w["states"].is_null() && w["exhaustive"].is_null(), "{w}");
+        assert_eq!(w["rounds"], v["rounds"]);
+    }
+    assert!(
+        kinds.contains("win") && kinds.contains("unresolved"),
+        "{kinds:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
